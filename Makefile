@@ -1,0 +1,30 @@
+# Two commands set everything up on a machine with only python3 and make:
+#   make run    -- the main job on the embedded synthetic challenge
+#   make test   -- the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test test-slow bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m experiments.rank_convergence
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -m slow
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.bench_overlap
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

@@ -1,0 +1,202 @@
+"""The challenge data model: who annotated which image, which runs exist, lazy mask access.
+
+A :class:`Challenge` is the one object every study starts from, whether it was
+read from disk (:mod:`robustness.io`) or generated (:mod:`robustness.synthetic`).
+It holds only metadata; masks are produced one image at a time by its
+``source`` so that no study ever holds all masks in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from .errors import InputError, MaskWarning
+
+__all__ = ["Challenge", "MaskSource"]
+
+
+class MaskSource(Protocol):
+    """Where a challenge's masks come from (files on disk, a generator...).
+
+    ``read(image, kind, name)`` returns ``(mask, note)``: a boolean array of the
+    image's shape and either ``None`` or a one-line note describing a repair
+    that was applied while decoding (e.g. stray pixel values). ``kind`` is
+    ``"annotator"`` or ``"system"``. Sources must be picklable so that the pixel
+    pass can run in worker processes.
+    """
+
+    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, str | None]: ...
+
+    def fingerprint(self) -> dict: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Challenge:
+    """A segmentation challenge: test images, annotators' gold masks and submitted runs.
+
+    Parameters
+    ----------
+    images : tuple of str
+        Image ids in a stable order (the order used by every result array).
+    encounters : tuple of str
+        The encounter (patient case) each image belongs to; images of one
+        encounter are not independent and can be resampled together.
+    shapes : tuple of (int, int)
+        Each image's shape (rows, columns).
+    annotators : tuple of str
+        Every annotator that annotated at least one image.
+    annotated : ndarray of bool, shape (n_images, n_annotators)
+        ``annotated[i, j]`` is True when annotator ``j`` drew a mask for image ``i``.
+    systems : tuple of str
+        The submitted runs.
+    source : MaskSource
+        Lazy access to the masks.
+    notes : tuple of str
+        What the loader did with imperfect input (one line each).
+
+    Examples
+    --------
+    >>> from robustness.synthetic import make_challenge
+    >>> ch = make_challenge(n_encounters=3, n_images=5, n_runs=4, n_teams=2, rng=0)
+    >>> ch.n_images, len(ch.systems)
+    (5, 4)
+    >>> masks = ch.annotator_masks(0)
+    >>> sorted(masks) == list(ch.annotators_of(0))
+    True
+    """
+
+    images: tuple[str, ...]
+    encounters: tuple[str, ...]
+    shapes: tuple[tuple[int, int], ...]
+    annotators: tuple[str, ...]
+    annotated: np.ndarray
+    systems: tuple[str, ...]
+    source: MaskSource
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        n = len(self.images)
+        if len(set(self.images)) != n:
+            dup = sorted({i for i in self.images if self.images.count(i) > 1})
+            raise InputError(f"duplicate image ids: {', '.join(dup[:5])}")
+        if len(set(self.systems)) != len(self.systems):
+            raise InputError(f"duplicate run names in {self.systems}")
+        if len(self.encounters) != n or len(self.shapes) != n:
+            raise ValueError("images, encounters and shapes must have the same length")
+        annotated = np.asarray(self.annotated, dtype=bool)
+        if annotated.shape != (n, len(self.annotators)):
+            raise ValueError(
+                f"annotated has shape {annotated.shape}, expected {(n, len(self.annotators))}"
+            )
+        empty = np.flatnonzero(~annotated.any(axis=1))
+        if empty.size:
+            raise InputError(f"image {self.images[empty[0]]} has no annotator mask")
+        annotated.setflags(write=False)
+        object.__setattr__(self, "annotated", annotated)
+
+    # -- sizes -------------------------------------------------------------
+    @property
+    def n_images(self) -> int:
+        return len(self.images)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @property
+    def n_annotators(self) -> int:
+        return len(self.annotators)
+
+    @property
+    def n_pixels(self) -> np.ndarray:
+        """Number of pixels of every image (int64)."""
+        return np.array([h * w for h, w in self.shapes], dtype=np.int64)
+
+    def image_index(self, image: int | str) -> int:
+        """Position of an image given its index or its id."""
+        if isinstance(image, (int, np.integer)):
+            if not 0 <= image < self.n_images:
+                raise IndexError(f"image index {image} out of range 0..{self.n_images - 1}")
+            return int(image)
+        try:
+            return self.images.index(image)
+        except ValueError:
+            raise KeyError(f"unknown image id {image!r}") from None
+
+    def annotators_of(self, image: int | str) -> tuple[str, ...]:
+        """The annotators that annotated one image, in challenge order."""
+        i = self.image_index(image)
+        return tuple(a for a, ok in zip(self.annotators, self.annotated[i]) if ok)
+
+    def encounter_codes(self) -> np.ndarray:
+        """Integer code of every image's encounter (first-seen order)."""
+        codes: dict[str, int] = {}
+        return np.array([codes.setdefault(e, len(codes)) for e in self.encounters], dtype=np.intp)
+
+    # -- masks -------------------------------------------------------------
+    def read(self, image: int | str, kind: str, name: str) -> tuple[np.ndarray, str | None]:
+        """One mask and the note of any repair applied while decoding it."""
+        i = self.image_index(image)
+        mask, note = self.source.read(i, kind, name)
+        if mask.shape != self.shapes[i]:
+            raise InputError(
+                f"{kind} {name!r}, image {self.images[i]}: mask has shape {mask.shape}, "
+                f"expected {self.shapes[i]}"
+            )
+        return mask, note
+
+    def annotator_masks(self, image: int | str) -> dict[str, np.ndarray]:
+        """Every annotator mask of one image (boolean arrays), keyed by annotator."""
+        out = {}
+        for a in self.annotators_of(image):
+            out[a] = self._warned(*self.read(image, "annotator", a))
+        return out
+
+    def system_mask(self, image: int | str, system: str) -> np.ndarray:
+        """One run's mask for one image (boolean array)."""
+        if system not in self.systems:
+            raise KeyError(f"unknown run {system!r}")
+        return self._warned(*self.read(image, "system", system))
+
+    def system_masks(self, image: int | str) -> dict[str, np.ndarray]:
+        """Every run's mask for one image. Loads ``n_systems`` masks: prefer :meth:`system_mask`."""
+        return {s: self.system_mask(image, s) for s in self.systems}
+
+    @staticmethod
+    def _warned(mask, note):
+        if note:
+            warnings.warn(note, MaskWarning, stacklevel=3)
+        return mask
+
+    # -- identity ----------------------------------------------------------
+    def fingerprint(self) -> str:
+        """A hash of everything the overlap counts depend on (inputs and their metadata)."""
+        payload = {
+            "images": self.images,
+            "encounters": self.encounters,
+            "shapes": self.shapes,
+            "annotators": self.annotators,
+            "annotated": self.annotated.astype(int).tolist(),
+            "systems": self.systems,
+            "source": self.source.fingerprint(),
+        }
+        blob = json.dumps(payload, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+    def describe(self) -> dict:
+        """Counts a human wants first: images, encounters, annotators per image, runs."""
+        k = self.annotated.sum(axis=1)
+        return {
+            "images": self.n_images,
+            "encounters": len(set(self.encounters)),
+            "annotators": self.n_annotators,
+            "annotators_per_image": {int(v): int((k == v).sum()) for v in np.unique(k)},
+            "runs": self.n_systems,
+            "megapixels_median": float(np.median(self.n_pixels) / 1e6),
+        }
