@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,7 @@ __all__ = [
     "load_raters",
     "load_challenge",
     "MASK_SUFFIXES",
+    "write_dermavqa",
 ]
 
 MASK_SUFFIXES = (".tif", ".tiff", ".png")
@@ -218,14 +220,14 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     if fmt.strict or fraction > fmt.stray_tolerance:
         raise InputError(
             f"{path}: not a binary mask: values {_show(present)} "
-            f"({n_stray} pixels outside {{{fmt.background}, {fmt.foreground}}})"
+            f"({n_stray} pixels besides foreground {fmt.foreground} and background {fmt.background})"
         )
     to_fg = [v for v in stray if abs(int(v) - fmt.foreground) < abs(int(v) - fmt.background)]
     if to_fg:
         mask = mask | np.isin(grey, to_fg)
     note = (
-        f"{path}: {n_stray} pixel(s) with value(s) {_show(stray)} outside "
-        f"{{{fmt.background}, {fmt.foreground}}}: each assigned to the nearer of foreground "
+        f"{path}: {n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
+        f"{fmt.foreground} and background {fmt.background}: each assigned to the nearer of foreground "
         f"{fmt.foreground} and background {fmt.background} (strict refuses such masks)"
     )
     return mask, note
@@ -570,3 +572,52 @@ def load_challenge(data, *, layout: str = "dermavqa", **options) -> Challenge:
     if layout == "raters":
         return load_raters(data, **options)
     raise ValueError(f"layout must be 'dermavqa' or 'raters', got {layout!r}")
+
+
+def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compression: str | None = "zlib",
+                   progress: bool = False) -> Path:
+    """Write a challenge to disk in the DermaVQA-DAS layout (binary 0/1 uint8 TIFFs).
+
+    ``folder/reference/{image}_mask_{annotator}.tiff`` and
+    ``folder/submissions/{run}/{image}_mask_{run}.tiff``: the official scorer,
+    and :func:`load_dermavqa`, read it back. The folder is built under a
+    temporary name and renamed into place, so an interrupted write leaves no
+    half-written challenge under ``folder``.
+
+    Raises
+    ------
+    InputError
+        When ``folder`` already exists.
+    """
+    import shutil
+
+    import tifffile
+
+    folder = Path(folder)
+    if folder.exists():
+        raise InputError(f"{folder}: already exists; choose a new folder")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".partial"))
+    try:
+        ref = tmp / "reference"
+        ref.mkdir()
+        for run in challenge.systems:
+            (tmp / "submissions" / run).mkdir(parents=True)
+        images = range(challenge.n_images)
+        if progress:
+            from tqdm.auto import tqdm
+
+            images = tqdm(images, desc="writing masks", unit="image", leave=False)
+        for i in images:
+            image = challenge.images[i]
+            for a, m in challenge.annotator_masks(i).items():
+                tifffile.imwrite(ref / f"{image}_mask_{a}.tiff", m.view(np.uint8), compression=compression)
+            for run in challenge.systems:
+                m = challenge.system_mask(i, run)
+                tifffile.imwrite(tmp / "submissions" / run / f"{image}_mask_{run}.tiff", m.view(np.uint8),
+                                 compression=compression)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return folder
