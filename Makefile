@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m experiments.rank_convergence
+	$(PY) -m experiments.synthetic_summary
+	$(PY) -m experiments.score --out results/score
 
 test: $(STAMP)
 	$(PY) -m pytest -q

@@ -18,6 +18,7 @@ __all__ = [
     "pattern_codes",
     "pack_lut",
     "count_run",
+    "count_run_words",
     "popcount_and",
 ]
 
@@ -36,24 +37,24 @@ def _popcount64(typingctx, x):
 
 
 @njit(cache=True, nogil=True)
-def binarize(values, foreground, background):
-    """Foreground mask and value census of a flat uint8 array, in one pass.
+def binarize(values, foreground, background, nonzero):
+    """Turn a flat uint8 array into a 0/1 mask in place and count its values, in one pass.
 
-    Returns ``(mask, n_foreground, n_background)`` where ``mask`` is uint8 0/1
-    with ``mask[p] = values[p] == foreground``. Pixels that are neither
-    foreground nor background number ``values.size - n_foreground - n_background``.
+    With ``nonzero`` False, ``values[p] = values[p] == foreground``; with it True,
+    ``values[p] = values[p] != background``. Returns ``(n_foreground, n_background)``
+    counted on the original values; pixels that were neither number
+    ``values.size - n_foreground - n_background``.
     """
-    n = values.size
-    mask = np.empty(n, dtype=np.uint8)
     n_fg = 0
     n_bg = 0
-    for p in range(n):
+    for p in range(values.size):
         v = values[p]
         f = v == foreground
-        mask[p] = f
+        b = v == background
         n_fg += f
-        n_bg += v == background
-    return mask, n_fg, n_bg
+        n_bg += b
+        values[p] = (not b) if nonzero else f
+    return n_fg, n_bg
 
 
 @njit(cache=True, nogil=True)
@@ -82,50 +83,88 @@ def pattern_codes(masks):
 def pack_lut(codes, lut):
     """Bit-packed golds from pattern codes through look-up tables.
 
-    ``lut`` is uint8 0/1 of shape (g, 2**k): gold ``r`` is foreground at pixel
-    ``p`` when ``lut[r, codes[p]]``. Returns uint64 words of shape (g, ceil(n/64)).
+    ``lut`` is uint8 0/1 of shape (g, 2**k) with g <= 64: gold ``r`` is
+    foreground at pixel ``p`` when ``lut[r, codes[p]]``. Returns uint64 words
+    of shape (g, ceil(n/64)). Each pattern's golds are gathered into one
+    bitmask first, so a pixel in no gold (most of an image) costs one look-up.
     """
-    g = lut.shape[0]
+    g, n_pat = lut.shape
     n = codes.size
     n_words = (n + 63) // 64
+    comb = np.zeros(n_pat, dtype=np.uint64)
+    for r in range(g):
+        for c in range(n_pat):
+            if lut[r, c]:
+                comb[c] |= np.uint64(1) << np.uint64(r)
     words = np.zeros((g, n_words), dtype=np.uint64)
+    acc = np.zeros(g, dtype=np.uint64)
     for w in range(n_words):
         start = w * 64
         stop = min(start + 64, n)
-        for r in range(g):
-            table = lut[r]
-            acc = np.uint64(0)
-            for p in range(start, stop):
-                acc |= np.uint64(table[codes[p]]) << np.uint64(p - start)
-            words[r, w] = acc
+        any_set = np.uint64(0)
+        for p in range(start, stop):
+            v = comb[codes[p]]
+            if v:
+                any_set |= v
+                bit = np.uint64(p - start)
+                for r in range(g):
+                    acc[r] |= ((v >> np.uint64(r)) & np.uint64(1)) << bit
+        if any_set:
+            for r in range(g):
+                words[r, w] = acc[r]
+                acc[r] = 0
     return words
 
 
-@njit(cache=True, nogil=True)
-def count_run(run, gold_words):
-    """Pack one run's mask on the fly and count its overlap with every gold.
+# Multiplying a uint64 holding eight 0/1 bytes by this constant gathers byte i's
+# bit into bit 56 + i (no two partial products share a bit, so nothing carries).
+_GATHER = np.uint64(0x0102040810204080)
 
-    ``run`` is uint8 0/1 of length n, ``gold_words`` uint64 of shape
-    (g, ceil(n/64)) as made by :func:`pack_lut`. Returns ``(size, tp)``: the
-    number of foreground pixels of the run and, for every gold ``r``, the
-    number of pixels in both (int64, g). FP = size - TP, FN = |gold| - TP.
-    """
+
+@njit(cache=True, nogil=True)
+def _pack_bytes8(x):
+    """Eight 0/1 bytes (little-endian in a uint64) -> 8 bits, byte i -> bit i."""
+    return (x * _GATHER) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def count_run_words(run64, tail, gold_words):
+    """Kernel of :func:`count_run`: ``run64`` is the run's 0/1 bytes viewed as uint64
+    (eight pixels per element, a multiple of 8 elements), ``tail`` the remaining bytes."""
     g, n_words = gold_words.shape
-    n = run.size
     tp = np.zeros(g, dtype=np.int64)
     size = 0
-    for w in range(n_words):
-        start = w * 64
-        stop = min(start + 64, n)
+    n_full = run64.size // 8
+    for w in range(n_full):
         acc = np.uint64(0)
-        for p in range(start, stop):
-            acc |= np.uint64(run[p]) << np.uint64(p - start)
+        for q in range(8):
+            acc |= _pack_bytes8(run64[8 * w + q]) << np.uint64(8 * q)
         if acc == 0:
             continue
         size += _popcount64(acc)
         for r in range(g):
             tp[r] += _popcount64(acc & gold_words[r, w])
+    if tail.size:
+        acc = np.uint64(0)
+        for p in range(tail.size):
+            acc |= np.uint64(tail[p]) << np.uint64(p)
+        size += _popcount64(acc)
+        for r in range(g):
+            tp[r] += _popcount64(acc & gold_words[r, n_full])
     return size, tp
+
+
+def count_run(run, gold_words):
+    """Pack one run's mask on the fly and count its overlap with every gold.
+
+    ``run`` is a contiguous uint8 0/1 array of n pixels, ``gold_words`` uint64
+    of shape (g, ceil(n/64)) as made by :func:`pack_lut`. Returns ``(size, tp)``:
+    the run's number of foreground pixels and, for every gold ``r``, the number
+    of pixels in both (int64, g). FP = size - TP, FN = |gold| - TP.
+    """
+    run = np.ascontiguousarray(run, dtype=np.uint8)
+    m = run.size - run.size % 64
+    return count_run_words(run[:m].view(np.uint64), run[m:], gold_words)
 
 
 @njit(cache=True, nogil=True)

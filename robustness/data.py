@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import InputError, MaskWarning
 
-__all__ = ["Challenge", "MaskSource"]
+__all__ = ["Challenge", "MaskSource", "ArraySource", "from_arrays"]
 
 
 class MaskSource(Protocol):
@@ -200,3 +200,69 @@ class Challenge:
             "runs": self.n_systems,
             "megapixels_median": float(np.median(self.n_pixels) / 1e6),
         }
+
+
+@dataclass(frozen=True, eq=False)
+class ArraySource:
+    """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks)."""
+
+    masks: dict
+
+    def read(self, image, kind, name):
+        return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
+
+    def fingerprint(self) -> dict:
+        h = hashlib.sha256()
+        for key in sorted(self.masks):
+            for m in self.masks[key]:
+                h.update(repr(key).encode())
+                if m is not None:
+                    a = np.ascontiguousarray(m, dtype=bool)
+                    h.update(repr(a.shape).encode())
+                    h.update(a.tobytes())
+        return {"arrays": h.hexdigest()}
+
+
+def from_arrays(annotators: dict, systems: dict, *, encounters: dict | None = None) -> Challenge:
+    """A challenge from in-memory masks.
+
+    Parameters
+    ----------
+    annotators : dict
+        ``{image_id: {annotator: 2-D array}}``; an annotator absent from an
+        image's dict did not annotate it.
+    systems : dict
+        ``{run: {image_id: 2-D array}}``, every run covering every image.
+    encounters : dict, optional
+        ``{image_id: encounter}`` (default: each image its own encounter).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ch = from_arrays({"a": {"ann0": np.eye(2), "ann1": np.ones((2, 2))}},
+    ...                  {"run": {"a": np.eye(2)}})
+    >>> ch.annotators_of("a"), ch.shapes
+    (('ann0', 'ann1'), ((2, 2),))
+    """
+    images = tuple(annotators)
+    names = tuple(sorted({a for v in annotators.values() for a in v}))
+    masks: dict = {}
+    shapes = []
+    for i, im in enumerate(images):
+        shape = None
+        for a in names:
+            m = annotators[im].get(a)
+            masks.setdefault(("annotator", a), [None] * len(images))[i] = m
+            if m is not None:
+                if shape is not None and np.shape(m) != shape:
+                    raise InputError(f"image {im}: annotator {a} mask has shape {np.shape(m)}, others {shape}")
+                shape = np.shape(m)
+        shapes.append(tuple(int(x) for x in shape))
+    for run, per_image in systems.items():
+        missing = [im for im in images if im not in per_image]
+        if missing:
+            raise InputError(f"run {run!r} has no mask for image {missing[0]}")
+        masks[("system", run)] = [per_image[im] for im in images]
+    annotated = np.array([[annotators[im].get(a) is not None for a in names] for im in images])
+    enc = tuple((encounters or {}).get(im, im) for im in images)
+    return Challenge(images, enc, tuple(shapes), names, annotated, tuple(systems), ArraySource(masks))

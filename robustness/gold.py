@@ -91,8 +91,9 @@ class StapleResult:
     lut : ndarray of bool, (2**k,)
         Foreground patterns (probability > 0.5).
     probability : ndarray of float, (2**k,)
-        Posterior probability of foreground for every pattern (nan for
-        guarded cases where EM did not run).
+        Posterior probability of foreground for every pattern (0 or 1 in
+        the guarded cases where EM does not run; nan for patterns that do not
+        occur and whose posterior is 0/0).
     sensitivity, specificity : ndarray of float, (k,)
     iterations : int
         EM iterations run (0 when a guard applied).
@@ -178,8 +179,7 @@ def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 
             rule = "all-full"
         else:
             rule = "identical"
-        prob = np.full(n_pat, np.nan)
-        return StapleResult(lut, prob, nan_k, nan_k, 0, True, rule)
+        return StapleResult(lut, lut.astype(np.float64), nan_k, nan_k, 0, True, rule)
 
     # EM over the patterns that occur (others carry no pixels; their 0/0 would poison sums)
     all_bits = pattern_bits(k)

@@ -97,11 +97,52 @@ class MaskFormat:
 
 # -- single files -----------------------------------------------------------
 
+def _tiff_shape_fast(path: Path) -> tuple[int, int] | None:
+    """(rows, columns) from the first IFD of a classic single-sample TIFF, else None.
+
+    Reads a few hundred bytes (the header and the first IFD's ImageWidth,
+    ImageLength and SamplesPerPixel tags, TIFF 6.0 section 2). Anything else
+    (BigTIFF, several samples per pixel, odd layouts) returns None so that the
+    caller falls back to tifffile.
+    """
+    import struct
+
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8 or head[:4] not in (b"II*\0", b"MM\0*"):
+            return None
+        e = "<" if head[:2] == b"II" else ">"
+        (offset,) = struct.unpack(e + "I", head[4:8])
+        f.seek(offset)
+        raw = f.read(2)
+        if len(raw) < 2:
+            return None
+        (n,) = struct.unpack(e + "H", raw)
+        entries = f.read(12 * n)
+    if len(entries) < 12 * n:
+        return None
+    tags = {}
+    for k in range(n):
+        tag, typ, count = struct.unpack(e + "HHI", entries[12 * k:12 * k + 8])
+        if tag in (256, 257, 277) and count == 1:
+            value = entries[12 * k + 8:12 * k + 12]
+            if typ == 3:  # SHORT
+                tags[tag] = struct.unpack(e + "H", value[:2])[0]
+            elif typ == 4:  # LONG
+                tags[tag] = struct.unpack(e + "I", value)[0]
+    if 256 not in tags or 257 not in tags or tags.get(277, 1) != 1:
+        return None
+    return int(tags[257]), int(tags[256])
+
+
 def read_shape(path: str | os.PathLike) -> tuple[int, int]:
     """(rows, columns) of an image file, from its header only."""
     path = Path(path)
     try:
         if path.suffix.lower() in _TIFF:
+            shape = _tiff_shape_fast(path)
+            if shape is not None:
+                return shape
             import tifffile
 
             with tifffile.TiffFile(path) as tif:
@@ -199,15 +240,19 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     """
     path = Path(path)
     grey = _to_grey_u8(_read_pixels(path), path)
+    if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
+        grey = grey.copy()
     shape = grey.shape
     flat = grey.reshape(-1)
-    if fmt.binarize:
-        return (flat != fmt.background).reshape(shape), None
-    mask, n_fg, n_bg = _kernels.binarize(flat, np.uint8(fmt.foreground), np.uint8(fmt.background))
+    # one pass, in place (the decoded array is ours): 0/1 mask + value census
+    n_fg, n_bg = _kernels.binarize(flat, np.uint8(fmt.foreground), np.uint8(fmt.background), fmt.binarize)
     n_stray = flat.size - n_fg - n_bg
-    mask = mask.view(bool).reshape(shape)
-    if n_stray == 0:
+    mask = flat.view(bool).reshape(shape)
+    if n_stray == 0 or fmt.binarize:
         return mask, None
+    # rare: values besides the two expected ones. Decode again to see them.
+    grey = _to_grey_u8(_read_pixels(path), path)
+    flat = grey.reshape(-1)
     counts = np.bincount(flat, minlength=256)
     present = np.flatnonzero(counts)
     stray = [v for v in present if v not in (fmt.foreground, fmt.background)]
@@ -224,7 +269,7 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
         )
     to_fg = [v for v in stray if abs(int(v) - fmt.foreground) < abs(int(v) - fmt.background)]
     if to_fg:
-        mask = mask | np.isin(grey, to_fg)
+        mask = mask | np.isin(grey, to_fg)  # mask holds value == foreground already
     note = (
         f"{path}: {n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
         f"{fmt.foreground} and background {fmt.background}: each assigned to the nearer of foreground "
@@ -289,10 +334,13 @@ def _dir(path, what) -> Path:
 def _scan_dermavqa(folder: Path, what: str) -> dict[str, dict[str, Path]]:
     """``{rater: {image: path}}`` for every ``*_mask_*.tif(f)`` file in ``folder``."""
     out: dict[str, dict[str, Path]] = {}
-    for p in sorted(folder.iterdir()):
-        m = _MASK_NAME.match(p.name)
-        if not p.is_file() or m is None:
+    with os.scandir(folder) as it:
+        entries = sorted((e.name, e.is_file()) for e in it)
+    for name, is_file in entries:
+        m = _MASK_NAME.match(name)
+        if not is_file or m is None:
             continue
+        p = folder / name
         rater, image = m["rater"], m["image"]
         prev = out.setdefault(rater, {}).get(image)
         if prev is not None:

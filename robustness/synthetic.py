@@ -23,6 +23,8 @@ false blobs added, and a few masks are empty.
 - Annotators have a personal bias (sd 0.08), a per-image jitter (sd 0.06), a
   wobble of 0.12, miss a blob with probability 0.08, add one with 0.05 and draw
   nothing with 0.02.
+- Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
+  (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
 - Runs have a skill ``s`` in (0, 1): teams draw a skill spread between
   ``skill_range`` and a bias (sd 0.12); their runs vary around both (sd 0.04).
   A run's wobble is ``0.08 + 0.55 (1 - s)``, its per-image jitter
@@ -63,6 +65,7 @@ class SyntheticConfig:
     n_teams: int = 6
     skill_range: tuple[float, float] = (0.1, 0.85)
     size: str = "small"
+    megapixels: float | None = None
 
     def __post_init__(self):
         if self.n_images < self.n_encounters:
@@ -75,10 +78,14 @@ class SyntheticConfig:
             raise ValueError("need n_runs >= n_teams >= 1")
         if self.size not in ("small", "realistic"):
             raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
+        if self.megapixels is not None and not self.megapixels > 0:
+            raise ValueError(f"megapixels must be positive, got {self.megapixels}")
 
 
-def _image_shapes(n, size, rng):
-    if size == "small":
+def _image_shapes(n, size, rng, megapixels=None):
+    if megapixels is not None:
+        mp = megapixels * np.exp(rng.uniform(np.log(0.8), np.log(1.25), n))  # about this size
+    elif size == "small":
         mp = np.exp(rng.uniform(np.log(0.01), np.log(0.06), n))  # ~100x100 .. 245x245
     else:
         mp = np.exp(rng.uniform(np.log(0.3), np.log(12.0), n))  # realistic: 0.3 .. 12 MP
@@ -287,7 +294,7 @@ def make_challenge(
         for j in range(1, k + 1):
             images.append(f"IMG_ENC{e:05d}_{j:05d}")
             encounters.append(f"ENC{e:05d}")
-    shapes = _image_shapes(c.n_images, c.size, rng)
+    shapes = _image_shapes(c.n_images, c.size, rng, c.megapixels)
     annotators = tuple(f"ann{j}" for j in range(c.n_annotators))
     annotated = np.zeros((c.n_images, c.n_annotators), dtype=bool)
     for i in range(c.n_images):

@@ -1,0 +1,78 @@
+"""Shared fixtures: the real data folder (skipped with a reason where absent) and small challenges."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data() -> Path:
+    """../shared/data, or $ROBUSTNESS_SHARED_DATA."""
+    env = os.environ.get("ROBUSTNESS_SHARED_DATA")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def bubil() -> Path:
+    path = shared_data() / "bu-bil" / "dataset1"
+    if not path.is_dir():
+        pytest.skip(f"real BU-BIL data not found at {path} (set ROBUSTNESS_SHARED_DATA)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def dermavqa() -> Path:
+    path = shared_data() / "dermavqa"
+    if not path.is_dir():
+        pytest.skip(f"real DermaVQA-DAS files not found at {path} (set ROBUSTNESS_SHARED_DATA)")
+    return path
+
+
+def tree_digest(folder: Path) -> str:
+    """Hash of every file's name, bytes and mtime under a folder (to prove we never write to inputs)."""
+    h = hashlib.sha256()
+    for p in sorted(Path(folder).rglob("*")):
+        h.update(str(p.relative_to(folder)).encode())
+        if p.is_file():
+            h.update(p.read_bytes())
+            h.update(str(p.stat().st_mtime_ns).encode())
+    return h.hexdigest()
+
+
+def write_tiff(path: Path, array) -> Path:
+    import tifffile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tifffile.imwrite(path, np.asarray(array))
+    return path
+
+
+def write_png(path: Path, array) -> Path:
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.asarray(array)).save(path)
+    return path
+
+
+@pytest.fixture
+def tiny_dermavqa(tmp_path) -> Path:
+    """A 3-image challenge in the official layout: 3 or 4 annotators, 2 runs, 0/1 uint8 TIFFs."""
+    rng = np.random.default_rng(7)
+    root = tmp_path / "challenge"
+    images = ["IMG_ENC00001_00001", "IMG_ENC00001_00002", "IMG_ENC00002_00001"]
+    shapes = [(5, 6), (4, 4), (7, 3)]
+    annotators = [("ann0", "ann1", "ann2"), ("ann0", "ann1", "ann2", "ann3"), ("ann1", "ann2", "ann3")]
+    for im, shape, anns in zip(images, shapes, annotators):
+        for a in anns:
+            write_tiff(root / "reference" / f"{im}_mask_{a}.tiff", (rng.random(shape) < 0.5).astype(np.uint8))
+        for run in ("runA", "runB"):
+            write_tiff(root / "submissions" / run / f"{im}_mask_{run}.tiff",
+                       (rng.random(shape) < 0.4).astype(np.uint8))
+    return root

@@ -1,0 +1,222 @@
+"""The pixel pass: hand-made cases, a numpy reference on random challenges, n_jobs, the cache."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from robustness import overlap as ov
+from robustness.data import from_arrays
+from robustness.gold import staple
+from robustness.overlap import compute_overlap, load_counts, save_counts
+from robustness.synthetic import make_challenge
+
+
+def ref_counts(run, gold):
+    run, gold = np.asarray(run, bool), np.asarray(gold, bool)
+    return [int((run & gold).sum()), int((run & ~gold).sum()), int((~run & gold).sum())]
+
+
+def ref_gold(masks, strategy):
+    a = np.stack([np.asarray(m, bool) for m in masks])
+    k = len(a)
+    if strategy == "majority":
+        return a.sum(0) >= np.ceil(k / 2)
+    if strategy == "intersection":
+        return a.all(0)
+    if strategy == "union":
+        return a.any(0)
+    raise ValueError(strategy)
+
+
+def check_against_reference(ch, oc):
+    for i in range(ch.n_images):
+        ann = ch.annotator_masks(i)
+        for r, s in enumerate(ch.systems):
+            run = ch.system_mask(i, s)
+            for g in ("majority", "intersection", "union"):
+                if g in oc.strategies:
+                    assert oc.strategy_counts(g)[r, i].tolist() == ref_counts(run, ref_gold(list(ann.values()), g))
+            for a, m in ann.items():
+                j = ch.annotators.index(a)
+                assert oc.annotator_counts[j, r, i].tolist() == ref_counts(run, m)
+            for s_idx, name in enumerate(oc.strategies):
+                if name.startswith("rand"):
+                    chosen = ch.annotators[oc.rand_choice[int(name[4:]) - 1, i]]
+                    assert chosen in ann
+                    assert oc.counts[s_idx, r, i].tolist() == ref_counts(run, ann[chosen])
+        for a, m in ann.items():
+            j = ch.annotators.index(a)
+            for b, mb in ann.items():
+                assert oc.pair_counts[j, ch.annotators.index(b), i].tolist() == ref_counts(m, mb)
+            for g in ("majority", "union"):
+                gi = oc.strategies.index(g)
+                assert oc.annotator_vs_gold[j, gi, i].tolist() == ref_counts(m, ref_gold(list(ann.values()), g))
+        missing = [j for j, a in enumerate(ch.annotators) if a not in ann]
+        assert not oc.annotator_valid[missing, i].any()
+        assert (oc.annotator_counts[missing, :, i] == 0).all()
+
+
+def test_hand_made_cases():
+    t = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 0], [0, 1, 1]])
+    tie4 = {  # 4 annotators, a 2-2 tie on the top-left 2x2 block: majority is foreground there
+        "ann0": np.array([[1, 1, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]),
+        "ann1": np.array([[1, 1, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]),
+        "ann2": np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0], [0, 0, 0]]),
+        "ann3": np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0], [0, 0, 1]]),
+    }
+    two = {"ann0": t, "ann2": np.array([[1, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0]])}
+    empty_ann = {"ann0": np.zeros((4, 3)), "ann1": t, "ann3": t}
+    all_empty = {"ann1": np.zeros((4, 3)), "ann2": np.zeros((4, 3)), "ann3": np.zeros((4, 3))}
+    ann = {"tie4": tie4, "two": two, "empty_ann": empty_ann, "all_empty": all_empty}
+    runs = {
+        "good": {"tie4": t, "two": t, "empty_ann": t, "all_empty": np.zeros((4, 3))},
+        "empty": {k: np.zeros((4, 3)) for k in ann},
+        "full": {k: np.ones((4, 3)) for k in ann},
+    }
+    ch = from_arrays(ann, runs)
+    oc = compute_overlap(ch, rng=0)
+    check_against_reference(ch, oc)
+    # spelled out: on the 2-2 tie image, the majority is the 2x2 block plus nothing else
+    maj = oc.strategy_counts("majority")
+    assert maj[ch.systems.index("good"), 0].tolist() == [4, 2, 0]
+    assert maj[ch.systems.index("full"), 0].tolist() == [4, 8, 0]
+    # two annotators: majority == union
+    assert oc.strategy_counts("majority")[:, 1].tolist() == oc.strategy_counts("union")[:, 1].tolist()
+    # all-empty image: every gold empty, STAPLE guard applied
+    i = ch.images.index("all_empty")
+    assert oc.staple_rule[i] == "all-empty"
+    assert oc.strategy_counts("staple")[ch.systems.index("empty"), i].tolist() == [0, 0, 0]
+    assert oc.strategy_counts("staple")[ch.systems.index("full"), i].tolist() == [0, 12, 0]
+
+
+def test_random_challenge_against_reference():
+    ch = make_challenge(n_encounters=6, n_images=12, n_runs=5, n_teams=2, rng=9)
+    oc = compute_overlap(ch, rng=1)
+    check_against_reference(ch, oc)
+    # STAPLE counts: against the STAPLE mask rebuilt independently from the pattern histogram
+    from robustness import _kernels
+
+    for i in range(ch.n_images):
+        masks = list(ch.annotator_masks(i).values())
+        codes, hist = _kernels.pattern_codes(np.stack([m.ravel().view(np.uint8) for m in masks]))
+        gold = staple(hist).lut[codes].reshape(masks[0].shape)
+        for r, s in enumerate(ch.systems):
+            assert oc.strategy_counts("staple")[r, i].tolist() == ref_counts(ch.system_mask(i, s), gold)
+
+
+def test_identical_for_any_n_jobs():
+    ch = make_challenge(n_encounters=8, n_images=14, n_runs=4, n_teams=2, rng=3)
+    a = compute_overlap(ch, rng=5, n_jobs=1)
+    b = compute_overlap(ch, rng=5, n_jobs=2)
+    for name in ("counts", "annotator_counts", "annotator_vs_gold", "pair_counts", "rand_choice",
+                 "staple_iterations", "staple_converged"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_rand_strategies_seeded():
+    ch = make_challenge(n_encounters=8, n_images=20, n_runs=2, n_teams=1, rng=3)
+    a = compute_overlap(ch, rng=1)
+    b = compute_overlap(ch, rng=1)
+    c = compute_overlap(ch, rng=2)
+    np.testing.assert_array_equal(a.rand_choice, b.rand_choice)
+    assert not np.array_equal(a.rand_choice, c.rand_choice)
+    assert not np.array_equal(a.rand_choice[0], a.rand_choice[1])  # independent per strategy
+
+
+def test_strategy_selection_and_order():
+    ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=3)
+    oc = compute_overlap(ch, strategies=["staple", "rand1", "majority"], rng=0)
+    full = compute_overlap(ch, rng=0)
+    assert oc.strategies == ("staple", "rand1", "majority")
+    np.testing.assert_array_equal(oc.strategy_counts("staple"), full.strategy_counts("staple"))
+    np.testing.assert_array_equal(oc.strategy_counts("majority"), full.strategy_counts("majority"))
+
+
+def test_to_frame_and_save_load(tmp_path):
+    ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=3)
+    oc = compute_overlap(ch, rng=0)
+    df = oc.to_frame()
+    assert list(df.columns) == ["strategy", "system", "image", "encounter", "tp", "fp", "fn"]
+    n_valid = int(oc.annotator_valid.sum())
+    assert len(df) == 7 * 2 * 4 + n_valid * 2
+    row = df[(df.strategy == "union") & (df.system == ch.systems[1]) & (df.image == ch.images[2])]
+    assert row[["tp", "fp", "fn"]].values.tolist() == [oc.strategy_counts("union")[1, 2].tolist()]
+    save_counts(oc, tmp_path / "c.npz")
+    back = load_counts(tmp_path / "c.npz")
+    assert back.strategies == oc.strategies and back.images == oc.images
+    np.testing.assert_array_equal(back.counts, oc.counts)
+
+
+# -- the cache --------------------------------------------------------------
+
+@pytest.fixture
+def disk_challenge(tmp_path):
+    from robustness.io import load_dermavqa, write_dermavqa
+
+    ch = make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=1, rng=8)
+    folder = write_dermavqa(ch, tmp_path / "challenge")
+    return folder, load_dermavqa(folder)
+
+
+def count_passes(monkeypatch):
+    calls = []
+    real = ov._pixel_pass
+    monkeypatch.setattr(ov, "_pixel_pass", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def test_cache_reused_and_invalidated(disk_challenge, tmp_path, monkeypatch):
+    from robustness.io import load_dermavqa
+
+    folder, ch = disk_challenge
+    calls = count_passes(monkeypatch)
+    cache = tmp_path / "cache"
+    a = compute_overlap(ch, cache_dir=cache, rng=0)
+    b = compute_overlap(ch, cache_dir=cache, rng=1)  # another seed: rand draws change, pixels do not
+    assert len(calls) == 1
+    np.testing.assert_array_equal(a.annotator_counts, b.annotator_counts)
+    # a changed input invalidates the cache
+    p = next((folder / "submissions").rglob("*.tiff"))
+    st = p.stat()
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    compute_overlap(load_dermavqa(folder), cache_dir=cache, rng=0)
+    assert len(calls) == 2
+    # other settings invalidate it too
+    compute_overlap(load_dermavqa(folder), cache_dir=cache, staple_max_iter=7, rng=0)
+    assert len(calls) == 3
+
+
+def test_interrupted_cache_write_is_never_trusted(disk_challenge, tmp_path, monkeypatch):
+    _, ch = disk_challenge
+    cache = tmp_path / "cache"
+    real = np.savez_compressed
+
+    def interrupted(f, **arrays):
+        f.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        compute_overlap(ch, cache_dir=cache, rng=0)
+    assert list(cache.iterdir()) == []  # nothing left behind
+    monkeypatch.setattr(np, "savez_compressed", real)
+    calls = count_passes(monkeypatch)
+    compute_overlap(ch, cache_dir=cache, rng=0)
+    assert len(calls) == 1
+
+
+def test_damaged_cache_is_recomputed(disk_challenge, tmp_path, monkeypatch):
+    _, ch = disk_challenge
+    cache = tmp_path / "cache"
+    good = compute_overlap(ch, cache_dir=cache, rng=0)
+    (f,) = cache.iterdir()
+    f.write_bytes(f.read_bytes()[:100])
+    calls = count_passes(monkeypatch)
+    with pytest.warns(RuntimeWarning, match="ignoring unreadable overlap cache"):
+        again = compute_overlap(ch, cache_dir=cache, rng=0)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(good.counts, again.counts)

@@ -1,0 +1,88 @@
+"""The embedded synthetic challenge: structure, determinism, agreement levels."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from robustness.metrics import agreement, micro
+from robustness.overlap import compute_overlap
+from robustness.synthetic import SyntheticConfig, make_challenge, true_mask
+
+
+@pytest.fixture(scope="module")
+def default_challenge():
+    return make_challenge(rng=0)
+
+
+@pytest.fixture(scope="module")
+def default_counts(default_challenge):
+    return compute_overlap(default_challenge, strategies=["majority"], rng=0)
+
+
+def test_paper_scale_structure(default_challenge):
+    ch = default_challenge
+    assert ch.n_images == 314 and len(set(ch.encounters)) == 100
+    per_enc = np.bincount(ch.encounter_codes())
+    assert per_enc.min() >= 1 and per_enc.max() <= 6
+    k = ch.annotated.sum(axis=1)
+    assert set(k.tolist()) == {3, 4} and (k == 3).mean() > 0.5  # 3, sometimes 4
+    assert ch.n_annotators == 4 and ch.n_systems == 40
+    teams = set(ch.source.team.values())
+    assert 4 <= len(teams) <= 6
+    assert all(sum(1 for t in ch.source.team.values() if t == team) >= 1 for team in teams)
+
+
+def test_deterministic_under_seed():
+    a = make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=11)
+    b = make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=11)
+    c = make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=12)
+    assert a.fingerprint() == b.fingerprint() != c.fingerprint()
+    for i in (8, 0, 3):  # access order does not matter
+        for s in a.systems:
+            np.testing.assert_array_equal(a.system_mask(i, s), b.system_mask(i, s))
+        for k, m in a.annotator_masks(i).items():
+            np.testing.assert_array_equal(m, b.annotator_masks(i)[k])
+    assert a.shapes != c.shapes  # another seed, another challenge
+    # picklable (workers) and identical after the round trip
+    d = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(d.system_mask(4, d.systems[1]), a.system_mask(4, a.systems[1]))
+
+
+def test_agreement_levels_like_the_real_challenge(default_counts):
+    a = agreement(default_counts)
+    assert 0.58 <= a["run_micro_jaccard_vs_majority_best"] <= 0.68
+    assert 0.18 <= a["run_micro_jaccard_vs_majority_worst"] <= 0.32
+    assert 0.6 <= a["annotator_pairwise_jaccard_median"] <= 0.7
+    # lesions from under 1% to over 40% of the image
+    assert a["gold_coverage_p5"] < 0.01 and a["gold_coverage_p95"] > 0.4
+
+
+def test_true_skill_drives_scores(default_challenge, default_counts):
+    j = micro(default_counts.strategy_counts("majority"), "jaccard")
+    skill = np.array([default_challenge.source.skill[s] for s in default_challenge.systems])
+    from scipy.stats import spearmanr
+
+    assert spearmanr(j, skill).statistic > 0.8
+
+
+def test_truth_and_masks_shapes():
+    ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=5)
+    for i in range(ch.n_images):
+        t = true_mask(ch, i)
+        assert t.shape == ch.shapes[i] and t.dtype == bool and t.any()
+
+
+def test_realistic_sizes_option():
+    ch = make_challenge(n_encounters=10, n_images=20, n_runs=2, n_teams=1, size="realistic", rng=0)
+    mp = ch.n_pixels / 1e6
+    assert mp.min() >= 0.25 and mp.max() <= 13 and np.median(mp) > 0.8
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="n_images must be >= n_encounters"):
+        SyntheticConfig(n_encounters=10, n_images=5)
+    with pytest.raises(ValueError, match="size must be 'small' or 'realistic'"):
+        SyntheticConfig(size="huge")
