@@ -26,6 +26,7 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.bench_overlap
+	$(PY) -m benchmarks.bench_resampling
 
 clean:
 	rm -rf $(VENV) results .pytest_cache
