@@ -15,8 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m experiments.synthetic_summary
-	$(PY) -m experiments.score --out results/score
+	$(PY) -m experiments.rank_convergence
 
 test: $(STAMP)
 	$(PY) -m pytest -q

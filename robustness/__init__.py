@@ -15,7 +15,7 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "data", "errors", "io", "synthetic", "gold", "overlap", "metrics", "ranking", "resampling",
+    "data", "errors", "io", "synthetic", "gold", "overlap", "metrics", "ranking", "resampling", "plotting",
 }
 
 __all__ = sorted(_SUBMODULES | {"__version__"})

@@ -54,6 +54,7 @@ __all__ = [
     "leaderboard",
     "official_results",
     "agreement",
+    "gold_spread",
 ]
 
 METRICS = ("jaccard", "dice")
@@ -261,3 +262,80 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
         f"run_micro_jaccard_vs_{gold}_median": float(np.median(run_j)),
         f"run_micro_jaccard_vs_{gold}_worst": float(run_j.min()),
     }
+
+
+def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
+                empty: str = "one"):
+    """How many standard deviations each run lies from the annotators' agreement with the consensus (Table 4).
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+        Must include the ``staple`` strategy.
+    metric : {'jaccard', 'dice'}
+    variant : {'staple', 'leave_one_out'}
+        ``staple``: per image ``i``, ``g_ij = score(annotator j, STAPLE_i)``,
+        ``mu_i`` and ``sigma_i`` their mean and standard deviation over the
+        annotators present, and ``z_i = (mu_i - score(run, STAPLE_i)) / sigma_i``.
+        ``leave_one_out``: annotator ``j`` is scored against the STAPLE
+        consensus of the *other* annotators (``C_ij``), so it cannot agree with
+        a consensus that contains itself, and the run's score is its mean score
+        against the same consensuses ``C_ij``.
+    ddof : int
+        Delta degrees of freedom of ``sigma_i`` (1: the sample standard
+        deviation over the 3-4 annotators; 0: population).
+    empty : str
+        Both-empty policy for the per-image scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run: ``system, z_mean`` (mean of ``z_i`` over the images
+        used; positive = the run agrees less with the consensus than the
+        annotators do), ``z_median``, ``images_used``, ``skipped_zero_sd``
+        (images where every annotator agrees equally with the consensus, so
+        ``sigma_i = 0``), ``skipped_few_annotators`` (fewer than ``ddof + 1``).
+
+    Notes
+    -----
+    The overview paper (Table 4) reports the average number of standard
+    deviations; it does not say whether ``sigma`` is the sample or population
+    standard deviation, nor how images with ``sigma = 0`` are handled. We use
+    the sample standard deviation and skip such images, reporting how many.
+    """
+    import pandas as pd
+
+    if variant == "staple":
+        if "staple" not in overlap.strategies:
+            raise ValueError("gold_spread needs the 'staple' strategy")
+        s = overlap.strategies.index("staple")
+        g = pair_score(overlap.annotator_vs_gold[:, s], metric, empty=empty)  # (n_ann, n_img)
+        valid = overlap.annotator_valid
+        run = pair_score(overlap.counts[s], metric, empty=empty)  # (R, n_img)
+    elif variant == "leave_one_out":
+        g = pair_score(overlap.loo_annotator, metric, empty=empty)  # (n_ann, n_img)
+        valid = overlap.loo_valid
+        loo = pair_score(overlap.loo_counts, metric, empty=empty)  # (n_ann, R, n_img)
+        w = valid[:, None, :]
+        run = np.where(w, loo, 0.0).sum(axis=0) / np.maximum(w.sum(axis=0), 1)
+    else:
+        raise ValueError(f"variant must be 'staple' or 'leave_one_out', got {variant!r}")
+    k = valid.sum(axis=0)
+    gv = np.where(valid, g, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mu = np.nanmean(gv, axis=0)
+        sd = np.nanstd(gv, axis=0, ddof=ddof)
+    few = k < ddof + 1 if ddof else k < 1
+    few |= k < 2
+    zero = ~few & ~(sd > 0)
+    use = ~few & ~zero
+    z = (mu[use][None, :] - run[:, use]) / sd[use][None, :]
+    return pd.DataFrame({
+        "system": list(overlap.systems),
+        "z_mean": z.mean(axis=1) if use.any() else np.nan,
+        "z_median": np.median(z, axis=1) if use.any() else np.nan,
+        "images_used": int(use.sum()),
+        "skipped_zero_sd": int(zero.sum()),
+        "skipped_few_annotators": int(few.sum()),
+    })

@@ -31,7 +31,7 @@ from .gold import AGGREGATES, STAPLE_MAX_ITER, annotator_luts, split_strategies,
 
 __all__ = ["OverlapCounts", "compute_overlap", "count_image"]
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +56,13 @@ class OverlapCounts:
         the annotators' own spread, e.g. the paper's Table 4).
     pair_counts : int64 (n_annotators, n_annotators, n_images, 3)
         Annotator ``a`` (as run) against annotator ``b`` (as gold).
+    loo_counts : int64 (n_annotators, n_systems, n_images, 3)
+        Every run against the STAPLE consensus of all annotators but one
+        (leave-one-annotator-out), indexed by the annotator left out.
+    loo_annotator : int64 (n_annotators, n_images, 3)
+        Each annotator against the STAPLE consensus of the others.
+    loo_valid : bool (n_annotators, n_images)
+        Annotator present and at least one other annotator present.
     rand_choice : int (n_random, n_images)
         Index of the annotator each ``randN`` strategy uses for every image.
     n_pixels : int64 (n_images,)
@@ -76,6 +83,9 @@ class OverlapCounts:
     annotator_valid: np.ndarray
     annotator_vs_gold: np.ndarray
     pair_counts: np.ndarray
+    loo_counts: np.ndarray
+    loo_annotator: np.ndarray
+    loo_valid: np.ndarray
     rand_choice: np.ndarray
     n_pixels: np.ndarray
     staple_iterations: np.ndarray
@@ -132,6 +142,9 @@ class OverlapCounts:
             annotator_valid=self.annotator_valid[:, ii],
             annotator_vs_gold=self.annotator_vs_gold[:, si][:, :, ii],
             pair_counts=self.pair_counts[:, :, ii],
+            loo_counts=self.loo_counts[:, ri][:, :, ii],
+            loo_annotator=self.loo_annotator[:, ii],
+            loo_valid=self.loo_valid[:, ii],
             rand_choice=self.rand_choice[:len(rand_rows)][:, ii] if rand_rows else self.rand_choice[:0, ii],
             n_pixels=self.n_pixels[ii],
             staple_iterations=self.staple_iterations[ii],
@@ -143,15 +156,26 @@ class OverlapCounts:
 
 # -- one image ----------------------------------------------------------------
 
+def _staple_without(hist, k, j, max_iter):
+    """STAPLE of all annotators but ``j``, as a LUT over the full ``2**k`` patterns."""
+    p = np.arange(1 << k)
+    low = p & ((1 << j) - 1)
+    high = (p >> (j + 1)) << j
+    reduced = low | high  # pattern without bit j
+    sub = np.bincount(reduced, weights=hist, minlength=1 << (k - 1)).astype(np.int64)
+    return staple(sub, max_iter=max_iter).lut[reduced]
+
+
 def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES),
-                staple_max_iter: int = STAPLE_MAX_ITER) -> dict:
+                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True) -> dict:
     """All counts of one image (the unit of work of the pixel pass).
 
     Returns a dict of arrays for this image: ``system`` (n_golds, n_systems, 3)
     where the golds are the annotators present then ``aggregates``;
     ``annotator`` (k, n_golds, 3) with each present annotator as a run;
-    ``present`` (indices of the annotators present), STAPLE diagnostics and
-    the decoding notes.
+    ``present`` (indices of the annotators present), ``n_loo`` (the number
+    of trailing leave-one-annotator-out STAPLE golds: k, or 0 when k < 2),
+    STAPLE diagnostics and the decoding notes.
     """
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
@@ -173,6 +197,12 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
             luts.append(st.lut[None, :])
         else:
             luts.append(AGGREGATES[agg](k)[None, :])
+    # leave-one-annotator-out STAPLE: consensus of the others, one per annotator present
+    n_loo = 0
+    if loo and k >= 2:
+        for j in range(k):
+            luts.append(_staple_without(hist, k, j, staple_max_iter)[None, :])
+        n_loo = k
     lut = np.concatenate(luts).astype(np.uint8)  # (g, 2**k)
     gold_words = _kernels.pack_lut(codes, lut)
     gold_size = lut.astype(np.int64) @ hist  # (g,)
@@ -195,6 +225,7 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
     ann_counts = np.stack([ann_tp, ann_size[:, None] - ann_tp, gold_size[None, :] - ann_tp], axis=-1)
     return {
         "present": np.array(present, dtype=np.intp),
+        "n_loo": n_loo,
         "system": sys_counts,
         "annotator": ann_counts,
         "staple_iterations": st.iterations if st else 0,
@@ -205,7 +236,8 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
 
 
 def _count_batch(challenge, images, aggregates, staple_max_iter):
-    return [count_image(challenge, i, aggregates=aggregates, staple_max_iter=staple_max_iter) for i in images]
+    return [count_image(challenge, i, aggregates=aggregates, staple_max_iter=staple_max_iter, loo=True)
+            for i in images]
 
 
 # -- the pass ---------------------------------------------------------------
@@ -228,6 +260,9 @@ def _pixel_pass(challenge, aggregates, staple_max_iter, n_jobs, progress):
     ann_counts = np.zeros((n_ann, n_sys, n_img, 3), dtype=np.int64)
     ann_vs_agg = np.zeros((n_ann, n_agg, n_img, 3), dtype=np.int64)
     pair = np.zeros((n_ann, n_ann, n_img, 3), dtype=np.int64)
+    loo_counts = np.zeros((n_ann, n_sys, n_img, 3), dtype=np.int64)
+    loo_ann = np.zeros((n_ann, n_img, 3), dtype=np.int64)
+    loo_valid = np.zeros((n_ann, n_img), dtype=bool)
     st_iter = np.zeros(n_img, dtype=np.int64)
     st_conv = np.ones(n_img, dtype=bool)
     st_rule = [""] * n_img
@@ -252,11 +287,16 @@ def _pixel_pass(challenge, aggregates, staple_max_iter, n_jobs, progress):
         for i, r in zip(b, res):
             pres = r["present"]
             k = pres.size
+            n_loo = r["n_loo"]
             sc, ac = r["system"], r["annotator"]
             ann_counts[pres, :, i] = sc[:k]
-            agg_counts[:, :, i] = sc[k:]
+            agg_counts[:, :, i] = sc[k:k + n_agg]
             pair[pres[:, None], pres[None, :], i] = ac[:, :k]
-            ann_vs_agg[pres, :, i] = ac[:, k:]
+            ann_vs_agg[pres, :, i] = ac[:, k:k + n_agg]
+            if n_loo:
+                loo_counts[pres, :, i] = sc[k + n_agg:]
+                loo_ann[pres, i] = ac[np.arange(k), k + n_agg + np.arange(k)]
+                loo_valid[pres, i] = True
             st_iter[i], st_conv[i], st_rule[i] = r["staple_iterations"], r["staple_converged"], r["staple_rule"]
             notes.extend(r["notes"])
         if bar is not None:
@@ -264,7 +304,7 @@ def _pixel_pass(challenge, aggregates, staple_max_iter, n_jobs, progress):
     if bar is not None:
         bar.close()
     return dict(agg_counts=agg_counts, ann_counts=ann_counts, ann_vs_agg=ann_vs_agg, pair=pair,
-                st_iter=st_iter, st_conv=st_conv, st_rule=np.array(st_rule), notes=np.array(notes, dtype=str))
+                loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, st_iter=st_iter, st_conv=st_conv, st_rule=np.array(st_rule), notes=np.array(notes, dtype=str))
 
 
 def _load_cache(path: Path, key: str):
@@ -408,6 +448,9 @@ def compute_overlap(
         annotator_valid=valid,
         annotator_vs_gold=np.stack(vs_rows, axis=1),
         pair_counts=pair,
+        loo_counts=data["loo_counts"],
+        loo_annotator=data["loo_ann"],
+        loo_valid=data["loo_valid"],
         rand_choice=choice,
         n_pixels=challenge.n_pixels,
         staple_iterations=data["st_iter"],

@@ -43,6 +43,8 @@ __all__ = [
     "bootstrap_interval",
     "pairwise_tests",
     "parallel_backend",
+    "strategy_agreement",
+    "adjacent_pairs",
 ]
 
 _EMPTY_VALUE = {"one": 1.0, "zero": 0.0, "ignore": np.nan, "official": np.nan}
@@ -764,3 +766,45 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, correction: str = "
             "p": p, "p_adjusted": p_adj, "better": reject,
         }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+# -- summaries across schemes ----------------------------------------------------------------
+
+def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float = TIE_TOL):
+    """Kendall's tau-b between the full-set rankings of every pair of strategies.
+
+    Returns a tidy table ``metric, average, strategy, other, tau`` (within each
+    metric and averaging; the diagonal is 1).
+    """
+    import pandas as pd
+
+    ranks = rank(schemes.scores(), method=method, tol=tol)
+    rows = []
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        for t, (other, metric2, average2) in enumerate(schemes.names):
+            if (metric2, average2) == (metric, average):
+                rows.append({"metric": metric, "average": average, "strategy": strat, "other": other,
+                             "tau": float(_kernels.kendall_tau_b(ranks[s], ranks[t]))})
+    return pd.DataFrame(rows)
+
+
+def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+                   level: float = 0.95):
+    """Neighbours on a leaderboard and whether the bootstrap tells them apart.
+
+    For runs at consecutive positions of the full-set ranking under one scheme,
+    ``win_share`` is the share of resamples in which the higher-ranked run
+    scores strictly higher; the pair is ``distinguishable`` when it reaches
+    ``level`` (a one-sided paired bootstrap comparison at 1 - level).
+    """
+    import pandas as pd
+
+    s = result.schemes.index(strategy, metric, average)
+    order = np.argsort(-np.nan_to_num(result.estimate[s], nan=-np.inf), kind="stable")
+    systems = result.schemes.systems
+    rows = []
+    for a, b in zip(order[:-1], order[1:]):
+        share = float(result.wins[s, a, b])
+        rows.append({"system": systems[a], "next": systems[b], "score": result.estimate[s, a],
+                     "next_score": result.estimate[s, b], "win_share": share, "distinguishable": share >= level})
+    return pd.DataFrame(rows)

@@ -179,3 +179,30 @@ def test_leaderboard_table():
     assert "max_jaccard_micro" not in board  # mean/max over annotators are macro only
     r = ch.systems.index(board.index[0])
     assert board.iloc[0]["union_dice_macro"] == metrics.macro(oc.strategy_counts("union")[r], "dice")
+
+
+def test_gold_spread_by_hand():
+    from robustness.data import from_arrays
+
+    z = np.zeros((4, 4), int)
+    lesion = z.copy()
+    lesion[1:3, 1:3] = 1
+    big = z.copy()
+    big[0:3, 0:3] = 1
+    small = z.copy()
+    small[1, 1] = 1
+    ann = {"i1": {"ann0": lesion, "ann1": lesion, "ann2": big}, "i2": {"ann0": lesion, "ann1": lesion, "ann2": lesion}}
+    run = {"r": {"i1": small, "i2": lesion}}
+    oc = compute_overlap(from_arrays(ann, run), rng=0)
+    table = metrics.gold_spread(oc)
+    # i1: STAPLE = the 2x2 lesion (2 of 3 agree); g = [1, 1, 4/9]; run = 1/4. i2: all equal -> sd 0, skipped
+    g = np.array([1.0, 1.0, 4 / 9])
+    expected = (g.mean() - 0.25) / g.std(ddof=1)
+    row = table.iloc[0]
+    assert row.z_mean == pytest.approx(expected)
+    assert (row.images_used, row.skipped_zero_sd, row.skipped_few_annotators) == (1, 1, 0)
+    loo = metrics.gold_spread(oc, variant="leave_one_out")
+    # i1 leave-one-out: C_0 = STAPLE(ann1, ann2), C_1 = STAPLE(ann0, ann2), C_2 = STAPLE(ann0, ann1) = lesion
+    assert loo.iloc[0].images_used + loo.iloc[0].skipped_zero_sd == 2
+    with pytest.raises(ValueError, match="variant must be"):
+        metrics.gold_spread(oc, variant="mean")

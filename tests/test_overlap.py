@@ -220,3 +220,23 @@ def test_damaged_cache_is_recomputed(disk_challenge, tmp_path, monkeypatch):
         again = compute_overlap(ch, cache_dir=cache, rng=0)
     assert len(calls) == 1
     np.testing.assert_array_equal(good.counts, again.counts)
+
+
+def test_leave_one_out_consensus_counts():
+    from robustness import _kernels
+
+    ch = make_challenge(n_encounters=5, n_images=8, n_runs=3, n_teams=1, rng=12)
+    oc = compute_overlap(ch, rng=0)
+    for i in range(ch.n_images):
+        ann = ch.annotator_masks(i)
+        for a in ann:
+            others = [m for b, m in ann.items() if b != a]
+            codes, hist = _kernels.pattern_codes(np.stack([m.ravel().view(np.uint8) for m in others]))
+            consensus = staple(hist).lut[codes].reshape(others[0].shape)
+            j = ch.annotators.index(a)
+            assert oc.loo_valid[j, i]
+            assert oc.loo_annotator[j, i].tolist() == ref_counts(ann[a], consensus)
+            for r, s in enumerate(ch.systems):
+                assert oc.loo_counts[j, r, i].tolist() == ref_counts(ch.system_mask(i, s), consensus)
+        absent = [j for j, a in enumerate(ch.annotators) if a not in ann]
+        assert not oc.loo_valid[absent, i].any()

@@ -1,0 +1,30 @@
+"""Leaderboard with bootstrap confidence intervals (forest plot) under one gold strategy, micro and macro."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def make(results_dir, out_path, *, strategy="majority", metric="jaccard", method="percentile"):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from figures import save
+    from robustness import plotting
+
+    ci = pd.read_csv(Path(results_dir) / "bootstrap_ci.csv")
+    ci = ci[ci.method == method]
+    n = ci.system.nunique()
+    with plotting.style():
+        fig, axes = plt.subplots(1, 2, figsize=(7.0, max(2.2, 0.11 * n + 0.8)), layout="constrained")
+        for ax, average in zip(axes, ("micro", "macro")):
+            plotting.forest(ci, strategy=strategy, metric=metric, average=average, ax=ax)
+            ax.set_title(f"{average}, gold: {plotting.strategy_style(strategy)['label']}")
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])

@@ -1,0 +1,30 @@
+"""Kendall's tau between the rankings under different gold strategies (micro and macro Jaccard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def make(results_dir, out_path, *, metric="jaccard"):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from figures import save
+    from robustness import plotting
+
+    tau = pd.read_csv(Path(results_dir) / "kendall_tau.csv")
+    with plotting.style():
+        fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.1), layout="constrained")
+        for ax, average in zip(axes, ("micro", "macro")):
+            m = tau[(tau.metric == metric) & (tau.average == average)]
+            order = list(dict.fromkeys(m.strategy))
+            mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
+            plotting.tau_heatmap(mat, ax=ax, title=f"{metric.capitalize()}, {average}")
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])

@@ -1,0 +1,112 @@
+"""Result folders: atomic writes, provenance, and refusal to mix results of different inputs.
+
+A results folder holds ``.inputs`` (the fingerprint of the input the results
+came from, written first) and ``meta.json`` (written last, after every table).
+A folder without ``meta.json`` is incomplete: an interrupted run leaves it
+that way, and :func:`open_results` refuses to read it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+from .errors import InputError
+from .overlap import atomic_write
+
+__all__ = ["ResultsDir", "open_results"]
+
+META = "meta.json"
+INPUTS = ".inputs"
+
+
+class ResultsDir:
+    """A folder being (re)written by one study.
+
+    Parameters
+    ----------
+    path : path
+    fingerprint : str
+        Identity of the input data.
+    force : bool
+        Overwrite a folder that holds results of another input.
+
+    Raises
+    ------
+    InputError
+        ``path`` is non-empty and holds results of another input (or foreign
+        files), unless ``force``.
+    """
+
+    def __init__(self, path, *, fingerprint: str, force: bool = False):
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise InputError(f"{self.path}: output exists and is not a folder")
+        if self.path.exists() and any(self.path.iterdir()) and not force:
+            mark = self.path / INPUTS
+            if not mark.exists() or mark.read_text().strip() != fingerprint:
+                raise InputError(
+                    f"{self.path}: output folder holds results of another input; "
+                    "pass --force to overwrite it or choose another --out"
+                )
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            (self.path / META).unlink()  # from now on the folder is incomplete
+        except FileNotFoundError:
+            pass
+        self.write_text(INPUTS, fingerprint + "\n")
+        self.written: list[str] = []
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def _write(self, name, data: bytes):
+        atomic_write(self.path / name, lambda f: f.write(data))
+        if not name.startswith("."):
+            self.written.append(name)
+
+    def write_text(self, name: str, text: str):
+        self._write(name, text.encode())
+
+    def write_json(self, name: str, obj):
+        self.write_text(name, json.dumps(obj, indent=2, default=str) + "\n")
+
+    def write_csv(self, name: str, frame, **kw):
+        self.write_text(name, frame.to_csv(float_format="%.17g", **kw))
+
+    def write_parquet(self, name: str, frame):
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        self._write(name, buf.getvalue())
+
+    def finish(self, meta: dict):
+        """Write ``meta.json`` last: the folder is complete."""
+        meta = dict(meta, files=sorted(set(self.written)))
+        atomic_write(self.path / META, lambda f: f.write((json.dumps(meta, indent=2, default=str) + "\n").encode()))
+
+
+def open_results(path) -> tuple[Path, dict]:
+    """A complete results folder and its ``meta.json``; refuses incomplete ones."""
+    path = Path(path)
+    meta = path / META
+    if not meta.exists():
+        raise InputError(f"{path}: no complete results here (meta.json missing: the run did not finish)")
+    return path, json.loads(meta.read_text())
+
+
+def versions() -> dict:
+    """Versions of the package and of what its numbers depend on."""
+    import importlib.metadata as md
+    import platform
+
+    out = {"python": platform.python_version()}
+    for name in ("robustness", "numpy", "scipy", "numba", "pandas", "matplotlib", "joblib", "SimpleITK",
+                 "statsmodels", "tifffile", "imagecodecs", "pillow", "pyarrow"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = None
+    out["cpu_count"] = os.cpu_count()
+    return out
