@@ -1,0 +1,103 @@
+"""Figure modules and plotting functions, checked on their artists (lines, labels, legends), not pixels."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from robustness import plotting  # noqa: E402
+
+
+@pytest.fixture
+def summary():
+    rows = []
+    for strat in ("majority", "staple", "rand1"):
+        for metric in ("jaccard", "dice"):
+            for n in range(1, 11):
+                m = 20.0 / n + (strat == "rand1")
+                rows.append(dict(strategy=strat, metric=metric, average="micro", n=n, n_images=n, mean=m,
+                                 low=m - 1, median=m, high=m + 1))
+    return pd.DataFrame(rows)
+
+
+def test_convergence_artists(summary):
+    example = summary.rename(columns={"mean": "l1"}).assign(order=0)
+    ax = plotting.convergence(summary, metric="jaccard", average="micro", example=example)
+    labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert labels == ["majority", "STAPLE", "rand1"]
+    assert len(ax.get_lines()) == 6  # mean + example order per strategy
+    assert len(ax.collections) == 3  # one band per strategy
+    assert ax.get_xlabel() == "test images (n)" and ax.get_ylabel().startswith("L1 rank change")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["majority", "STAPLE", "rand1"]
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), 20.0 / np.arange(1, 11))
+    assert ax.get_lines()[0].get_color() == "#0072B2"
+    plt.close("all")
+
+
+def test_convergence_figure_has_both_metrics(summary):
+    fig = plotting.convergence_figure(summary, average="micro")
+    assert [a.get_title() for a in fig.axes] == ["Jaccard, micro", "Dice, micro"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["majority", "STAPLE", "rand1"]
+    plt.close(fig)
+
+
+def test_forest_blobs_heatmap_artists():
+    ci = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "b", "c"],
+                           score=[0.5, 0.7, 0.6], low=[0.4, 0.6, 0.5], high=[0.6, 0.8, 0.7], confidence_level=0.95))
+    ax = plotting.forest(ci, strategy="majority")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]  # best on top
+    assert ax.get_xlabel() == "micro Jaccard (95% CI)"
+    plt.close("all")
+    dist = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "a", "b"],
+                             rank=[1, 2, 2], share=[0.7, 0.3, 1.0], full_rank=[1.0, 1.0, 2.0]))
+    ax = plotting.rank_blobs(dist, strategy="majority")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    offsets = ax.collections[0].get_offsets()
+    assert offsets.tolist() == [[1, 1], [1, 2], [2, 2]]
+    plt.close("all")
+    m = pd.DataFrame([[1.0, 0.8], [0.8, 1.0]], index=["majority", "staple"], columns=["majority", "staple"])
+    ax = plotting.tau_heatmap(m, title="t")
+    assert sorted(t.get_text() for t in ax.texts) == ["0.80", "0.80", "1.00", "1.00"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["majority", "STAPLE"]
+    plt.close("all")
+
+
+def test_figure_modules_on_results(tmp_path):
+    """The figure modules read a results folder and draw the expected artists."""
+    from experiments import rank_convergence as job
+    from figures import fig_02_micro_convergence, fig_03_macro_convergence
+    from robustness.io import write_dermavqa
+    from robustness.synthetic import make_challenge
+
+    data = write_dermavqa(make_challenge(n_encounters=4, n_images=7, n_runs=4, n_teams=2, rng=1), tmp_path / "c")
+    out = tmp_path / "out"
+    job.main(["--data", str(data), "--out", str(out), "--orders", "4", "--bootstrap", "10", "--quiet"])
+    captured = {}
+    real_save = __import__("figures").save
+
+    def spy(fig, path):
+        captured[path.name] = fig
+        return real_save(fig, path)
+
+    import figures
+
+    figures.save = spy
+    try:
+        paths = fig_02_micro_convergence.make(out, tmp_path / "f2")
+        fig_03_macro_convergence.make(out, tmp_path / "f3")
+    finally:
+        figures.save = real_save
+    assert [p.suffix for p in paths] == [".png", ".pdf"]
+    f2, f3 = captured["f2"], captured["f3"]
+    labels2 = [t.get_text() for t in f2.legends[0].get_texts()]
+    labels3 = [t.get_text() for t in f3.legends[0].get_texts()]
+    assert labels2 == ["rand1", "rand2", "rand3", "majority", "intersection", "union", "STAPLE"]
+    assert labels3 == labels2 + ["mean over annotators", "max over annotators"]
+    assert [a.get_title() for a in f3.axes] == ["Jaccard, macro", "Dice, macro"]
+    assert len(f2.axes[0].get_lines()) == 2 * 7  # mean + example order per strategy

@@ -1,0 +1,118 @@
+"""End to end: the main job on a tiny challenge, its tables checked against direct library calls."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import rank_convergence as job
+from robustness import metrics, overlap as ov
+from robustness.errors import InputError
+from robustness.io import load_dermavqa, write_dermavqa
+from robustness.overlap import compute_overlap
+from robustness.resampling import bootstrap, rank_convergence, schemes_from_counts
+from robustness.results import open_results
+from robustness.synthetic import make_challenge
+
+ARGS = ["--orders", "8", "--bootstrap", "30", "--seed", "3", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("job")
+    ch = make_challenge(n_encounters=6, n_images=12, n_runs=5, n_teams=2, rng=5)
+    data = write_dermavqa(ch, root / "challenge")
+    out = root / "out"
+    assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0
+    return data, out
+
+
+def test_tables_match_library(tiny):
+    data, out = tiny
+    path, meta = open_results(out)
+    counts = compute_overlap(load_dermavqa(data), rng=3)
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    direct = metrics.leaderboard(counts)
+    assert list(board.index) == list(direct.index)
+    np.testing.assert_array_equal(board.to_numpy(), direct.to_numpy())
+
+    sc = schemes_from_counts(counts, unit="image")
+    conv = rank_convergence(sc, n_orders=8, rng=np.random.default_rng([3, 1]))
+    curves = pd.read_parquet(out / "curves.parquet")
+    assert list(curves.columns[:6]) == ["strategy", "metric", "average", "order", "n", "n_images"]
+    pd.testing.assert_frame_equal(curves, conv.to_frame())
+    assert set(curves.strategy) == {"rand1", "rand2", "rand3", "majority", "intersection", "union", "staple",
+                                    "mean", "max"}
+    assert set(curves.metric) == {"jaccard", "dice"} and set(curves.average) == {"micro", "macro"}
+    orders = pd.read_csv(out / "orders.csv")
+    assert list(orders.columns) == ["order", "position", "unit"]
+    pd.testing.assert_frame_equal(orders, conv.orders_frame().astype({"unit": object}), check_dtype=False)
+
+    boot = bootstrap(schemes_from_counts(counts, unit="encounter"), n_resamples=30, rng=np.random.default_rng([3, 2]))
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    exp = boot.intervals(method="percentile")
+    got = ci[ci.method == "percentile"].reset_index(drop=True)
+    np.testing.assert_array_equal(got[["score", "low", "high"]].to_numpy(), exp[["score", "low", "high"]].to_numpy())
+
+    spread = pd.read_csv(out / "gold_spread.csv")
+    t4 = metrics.gold_spread(counts)
+    np.testing.assert_allclose(spread[(spread.metric == "jaccard") & (spread.variant == "staple")].z_mean, t4.z_mean)
+
+    assert meta["seed"] == 3 and meta["parameters"]["orders"] == 8
+    assert meta["versions"]["numpy"] == np.__version__
+    assert meta["input"]["fingerprint"] and meta["wall_time_s"] > 0
+    assert "leaderboard.csv" in meta["files"] and "figures/fig_02_micro_convergence.png" in meta["files"]
+    for name in ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest", "fig_05_rank_blobs",
+                 "fig_06_kendall_tau"):
+        for suffix in (".png", ".pdf"):
+            assert (out / "figures" / f"{name}{suffix}").stat().st_size > 1000
+    report = (out / "summary.md").read_text()
+    for heading in ("## Leaderboard under the official scheme", "## Which gold strategy converges fastest?",
+                    "## How much do the rankings under different golds disagree?",
+                    "## Runs whose ranks are not statistically distinguishable"):
+        assert heading in report
+
+
+def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch):
+    data, out = tiny
+    calls = []
+    real = ov._pixel_pass
+    monkeypatch.setattr(ov, "_pixel_pass", lambda *a, **k: calls.append(1) or real(*a, **k))
+    before = pd.read_csv(out / "leaderboard.csv")
+    assert job.main(["--data", str(data), "--out", str(out), "--no-figures"] + ARGS) == 0
+    assert calls == []  # counts came from out/cache
+    pd.testing.assert_frame_equal(before, pd.read_csv(out / "leaderboard.csv"))
+
+    other = write_dermavqa(make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=1, rng=9), tmp_path / "other")
+    with pytest.raises(InputError, match=r"out: output folder holds results of another input; pass --force"):
+        job.main(["--data", str(other), "--out", str(out)] + ARGS)
+    assert job.main(["--data", str(other), "--out", str(tmp_path / "o2"), "--no-figures"] + ARGS) == 0
+
+
+def test_interrupted_run_leaves_nothing_trusted(tiny, tmp_path, monkeypatch):
+    data, _ = tiny
+    out = tmp_path / "out"
+    import robustness.resampling as rs
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rs, "bootstrap", boom)
+    with pytest.raises(KeyboardInterrupt):
+        job.main(["--data", str(data), "--out", str(out)] + ARGS)
+    with pytest.raises(InputError, match="no complete results here"):
+        open_results(out)
+    monkeypatch.undo()
+    assert job.main(["--data", str(data), "--out", str(out), "--no-figures"] + ARGS) == 0  # same input: resumes
+    open_results(out)
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    from experiments._cli import run
+
+    assert run(job.main, ["--data", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {tmp_path / 'missing'}: challenge folder not found"
