@@ -244,6 +244,8 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
         grey = grey.copy()
     shape = grey.shape
     flat = grey.reshape(-1)
+    if (fmt.foreground, fmt.background) == (1, 0) and not fmt.binarize and flat.size and flat.max() <= 1:
+        return flat.view(bool).reshape(shape), None  # already 0/1 (the official format): nothing to do
     # one pass, in place (the decoded array is ours): 0/1 mask + value census
     n_fg, n_bg = _kernels.binarize(flat, np.uint8(fmt.foreground), np.uint8(fmt.background), fmt.binarize)
     n_stray = flat.size - n_fg - n_bg
