@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli
+from experiments import _cli, _study
 
 STRATEGIES = "rand1,rand2,rand3,majority,intersection,union,staple"
 
@@ -102,28 +102,9 @@ def main(argv=None) -> int:
     board = metrics.leaderboard(counts, empty=empty)
     out.write_csv("leaderboard.csv", board)
     out.write_csv("scores.csv", scores_df, index=False)
-    out.write_csv("orders.csv", conv.orders_frame(), index=False)
-    out.write_parquet("curves.parquet", conv.to_frame())
-    summary = conv.summary(level=0.9)
-    out.write_csv("curves_summary.csv", summary, index=False)
     lenient = float(len(counts.systems))  # L1 <= number of runs: runs move one rank on average
-    points = pd.concat([conv.convergence_points(tolerance=args.tolerance).assign(tolerance=args.tolerance),
-                        conv.convergence_points(tolerance=lenient).assign(tolerance=lenient)], ignore_index=True)
-    out.write_csv("convergence.csv", points, index=False)
-    ci = pd.concat([boot.intervals(method="percentile"), boot.intervals(method="bca")], ignore_index=True)
-    out.write_csv("bootstrap_ci.csv", ci, index=False)
-    out.write_csv("rank_distribution.csv", boot.rank_distribution(), index=False)
-    out.write_csv("stability.csv", boot.stability(), index=False)
-    wins = []
-    for s, (strat, metric, average) in enumerate(boot_schemes.names):
-        w = boot.wins[s]
-        ii, jj = np.where(~np.eye(w.shape[0], dtype=bool))
-        wins.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                  "system": np.asarray(counts.systems, dtype=object)[ii],
-                                  "other": np.asarray(counts.systems, dtype=object)[jj], "win_share": w[ii, jj]}))
-    pairwise = pd.concat(wins, ignore_index=True).merge(
-        tests, on=["strategy", "metric", "average", "system", "other"], how="left")
-    out.write_parquet("pairwise.parquet", pairwise)
+    points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=lenient)
+    _study.write_bootstrap(out, boot, tests)
     agreement = resampling.strategy_agreement(conv_schemes)
     out.write_csv("kendall_tau.csv", agreement, index=False)
     spread = []
@@ -180,15 +161,6 @@ def main(argv=None) -> int:
     return 0
 
 
-def _md_table(df, floatfmt="{:.4f}"):
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        cells = [floatfmt.format(v) if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def _summary_md(challenge, counts, board, points, agreement, boot, tests, spread, truth, official, args, empty):
     import numpy as np
     import pandas as pd
@@ -213,7 +185,7 @@ def _summary_md(challenge, counts, board, points, agreement, boot, tests, spread
     tab.insert(0, "rank", np.arange(1, len(tab) + 1))
     tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
     tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
-    lines += [_md_table(tab.head(15)), ""]
+    lines += [_study.md_table(tab.head(15)), ""]
     if len(tab) > 15:
         lines += [f"({len(tab) - 15} more runs in leaderboard.csv)", ""]
 
@@ -237,7 +209,7 @@ def _summary_md(challenge, counts, board, points, agreement, boot, tests, spread
     auc = points[(points.metric == "jaccard") & (points.tolerance == lenient)].set_index(["strategy", "average"]).auc
     table["AUC"] = auc
     lines += ["", "Convergence points (95% of orders) and area under the mean L1 curve, Jaccard:", "",
-              _md_table(table.reset_index(), "{:.1f}"), ""]
+              _study.md_table(table.reset_index(), "{:.1f}"), ""]
 
     # disagreement
     lines += ["## How much do the rankings under different golds disagree? (Kendall's tau, micro Jaccard)", ""]
@@ -245,7 +217,7 @@ def _summary_md(challenge, counts, board, points, agreement, boot, tests, spread
     mat = m.pivot(index="strategy", columns="other", values="tau")
     order = list(dict.fromkeys(m.strategy))
     mat = mat.loc[order, order]
-    lines += [_md_table(mat.reset_index().rename(columns={"strategy": ""}), "{:.2f}"), ""]
+    lines += [_study.md_table(mat.reset_index().rename(columns={"strategy": ""}), "{:.2f}"), ""]
 
     # indistinguishable
     adj = adjacent_pairs(boot, strategy=official, metric="jaccard", average="micro")

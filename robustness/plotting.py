@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["style", "STRATEGY_STYLE", "strategy_style", "convergence", "convergence_figure", "forest",
-           "rank_blobs", "tau_heatmap"]
+           "rank_blobs", "tau_heatmap", "qa_convergence"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -30,6 +30,10 @@ STRATEGY_STYLE = {
     "mean": dict(color="#009E73", linestyle="-", label="mean over annotators"),
     "max": dict(color="#CC79A7", linestyle="-", label="max over annotators"),
 }
+
+
+# Okabe-Ito without black, then grey and Tol's wine: nine colour-blind-safe line colours.
+_OKABE_ITO_PLUS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999", "#882255")
 
 
 def strategy_style(name: str) -> dict:
@@ -171,4 +175,26 @@ def tau_heatmap(matrix, *, ax=None, title: str | None = None):
     ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
     if title:
         ax.set_title(title)
+    return ax
+
+
+def qa_convergence(summary, *, ax=None, band: bool = True):
+    """QA rank convergence: ``accuracy_all`` (black, with its band) and each parent question (thin)."""
+    ax = _ax(ax)
+    metrics = list(dict.fromkeys(summary.metric))
+    parents = [m for m in metrics if m != "all"]
+    colors = _OKABE_ITO_PLUS
+    for k, metric in enumerate(parents):
+        d = summary[summary.metric == metric].sort_values("n")
+        ax.plot(d["n"], d["mean"], color=colors[k % len(colors)], linewidth=0.8, label=metric)
+    if "all" in metrics:
+        d = summary[summary.metric == "all"].sort_values("n")
+        ax.plot(d["n"], d["mean"], color="black", linewidth=1.8, label="all questions")
+        if band:
+            ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0)
+    ax.set_xlabel("test encounters (n)")
+    ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper right", ncols=2, fontsize=5.5, title="accuracy of", title_fontsize=6)
     return ax
