@@ -84,12 +84,17 @@ def test_identical_on_a_dask_local_cluster(small_counts):
     sc = schemes_from_counts(small_counts)
     local = rank_convergence(sc, n_orders=12, batch_size=4, rng=8)
     boot = bootstrap(sc, n_resamples=24, batch_size=8, rng=8)
+    ch = make_challenge(n_encounters=8, n_images=15, n_runs=6, n_teams=2, rng=4)
     with parallel_backend("local", n_workers=2) as client:
         assert client is not None
         remote = rank_convergence(sc, n_orders=12, batch_size=4, rng=8, n_jobs=2)
         rboot = bootstrap(sc, n_resamples=24, batch_size=8, rng=8, n_jobs=2)
+        rcounts = compute_overlap(ch, rng=0, n_jobs=2)  # the pixel pass, on the Dask workers
+        assert client.run(lambda: 1)  # the cluster is up and answering
     np.testing.assert_array_equal(local.l1, remote.l1)
     np.testing.assert_array_equal(boot.distribution, rboot.distribution)
+    np.testing.assert_array_equal(rcounts.counts, small_counts.counts)
+    np.testing.assert_array_equal(rcounts.annotator_counts, small_counts.annotator_counts)
 
 
 def test_positions_step_and_tables(small_counts):
