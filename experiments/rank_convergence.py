@@ -70,7 +70,8 @@ def main(argv=None) -> int:
     strategies = [s for s in args.strategies.split(",") if s]
 
     challenge = _cli.load(args)
-    out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
+    fingerprint = challenge.fingerprint()
+    out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     say(f"{challenge.n_images} images, {challenge.n_systems} runs, {challenge.n_annotators} annotators -> {out.path}")
 
     with resampling.parallel_backend(args.scheduler, n_workers=max(args.n_jobs, 1)):
@@ -146,7 +147,7 @@ def main(argv=None) -> int:
         "parameters": {k: v for k, v in vars(args).items()},
         "empty_policy": empty,
         "seed": args.seed,
-        "input": {"fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
+        "input": {"fingerprint": fingerprint, "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "runs": challenge.n_systems, "annotators": list(challenge.annotators),
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",
                   "notes": list(challenge.notes)},

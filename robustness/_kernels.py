@@ -19,7 +19,6 @@ __all__ = [
     "pack_lut",
     "count_run",
     "count_run_words",
-    "popcount_and",
 ]
 
 
@@ -165,21 +164,6 @@ def count_run(run, gold_words):
     run = np.ascontiguousarray(run, dtype=np.uint8)
     m = run.size - run.size % 64
     return count_run_words(run[:m].view(np.uint64), run[m:], gold_words)
-
-
-@njit(cache=True, nogil=True)
-def popcount_and(a, b):
-    """Pairwise overlap of two sets of packed masks: ``out[i, j] = |a_i & b_j|``."""
-    na, n_words = a.shape
-    nb = b.shape[0]
-    out = np.zeros((na, nb), dtype=np.int64)
-    for i in range(na):
-        for j in range(nb):
-            s = 0
-            for w in range(n_words):
-                s += _popcount64(a[i, w] & b[j, w])
-            out[i, j] = s
-    return out
 
 
 # -- ranking and resampling ---------------------------------------------------

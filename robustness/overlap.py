@@ -125,34 +125,6 @@ class OverlapCounts:
             }))
         return pd.concat(parts, ignore_index=True)
 
-    def select(self, *, strategies=None, systems=None, images=None) -> "OverlapCounts":
-        """A subset by names (order as given)."""
-        si = [self.strategies.index(s) for s in (strategies or self.strategies)]
-        ri = [self.systems.index(s) for s in (systems or self.systems)]
-        ii = [self.images.index(s) for s in (images or self.images)]
-        rand_rows = [k for k, s in enumerate(strategies or self.strategies) if s.startswith("rand")]
-        return OverlapCounts(
-            strategies=tuple(self.strategies[k] for k in si),
-            systems=tuple(self.systems[k] for k in ri),
-            images=tuple(self.images[k] for k in ii),
-            encounters=tuple(self.encounters[k] for k in ii),
-            annotators=self.annotators,
-            counts=self.counts[np.ix_(si, ri, ii)],
-            annotator_counts=self.annotator_counts[:, ri][:, :, ii],
-            annotator_valid=self.annotator_valid[:, ii],
-            annotator_vs_gold=self.annotator_vs_gold[:, si][:, :, ii],
-            pair_counts=self.pair_counts[:, :, ii],
-            loo_counts=self.loo_counts[:, ri][:, :, ii],
-            loo_annotator=self.loo_annotator[:, ii],
-            loo_valid=self.loo_valid[:, ii],
-            rand_choice=self.rand_choice[:len(rand_rows)][:, ii] if rand_rows else self.rand_choice[:0, ii],
-            n_pixels=self.n_pixels[ii],
-            staple_iterations=self.staple_iterations[ii],
-            staple_converged=self.staple_converged[ii],
-            staple_rule=tuple(self.staple_rule[k] for k in ii),
-            fingerprint=self.fingerprint,
-        )
-
 
 # -- one image ----------------------------------------------------------------
 

@@ -121,10 +121,6 @@ class Answers:
     questions: QuestionSet
     notes: tuple = field(default=())
 
-    def subset(self, encounters) -> "Answers":
-        idx = [self.encounters.index(e) for e in encounters]
-        return Answers(self.name, tuple(encounters), self.values[idx], self.questions, self.notes)
-
     def to_records(self) -> list[dict]:
         """The official JSON form."""
         return [{"encounter_id": e, **{q: int(v) for q, v in zip(self.questions.qids, row)}}
