@@ -285,7 +285,8 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 @pytest.mark.parametrize("byteorder", ["<", ">"])
 @pytest.mark.parametrize("shape,dtype,kw", [
     ((5, 7), np.uint8, {}), ((300, 200), np.uint8, {"compression": "zlib"}), ((70000, 3), np.uint8, {}),
-    ((4, 6), np.uint16, {}), ((9, 8), bool, {}), ((4, 6, 3), np.uint8, {}), ((3, 4, 6), np.uint8, {"planarconfig": "separate"}),
+    ((4, 6), np.uint16, {}), ((9, 8), bool, {}), ((4, 6, 3), np.uint8, {"photometric": "rgb"}),
+    ((3, 4, 6), np.uint8, {"photometric": "rgb", "planarconfig": "separate"}),
 ])
 def test_header_shape_reader_agrees_with_tifffile(tmp_path, byteorder, shape, dtype, kw):
     import tifffile
