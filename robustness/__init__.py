@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "data", "errors", "io", "synthetic", "gold", "overlap", "metrics", "ranking", "resampling", "plotting",
+    "qa", "results",
 }
 
 __all__ = sorted(_SUBMODULES | {"__version__"})

@@ -89,6 +89,9 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
             if not e.empty:
                 e = e.sort_values("n")
                 ax.plot(e[x], e["l1"], color=st["color"], linewidth=0.4, alpha=0.45, linestyle="-")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("test images (n)" if x == "n_images" else "test units (n)")
     ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
     ax.set_xlim(left=0)
@@ -192,6 +195,9 @@ def qa_convergence(summary, *, ax=None, band: bool = True):
         ax.plot(d["n"], d["mean"], color="black", linewidth=1.8, label="all questions")
         if band:
             ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("test encounters (n)")
     ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
     ax.set_xlim(left=0)

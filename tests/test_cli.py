@@ -18,7 +18,8 @@ from tests.conftest import REPO, tree_digest
 
 
 @pytest.mark.parametrize("module", ["experiments.score", "experiments.synthetic_summary", "experiments.rank_convergence",
-                                    "experiments.qa_score", "experiments.qa_rank_convergence"])
+                                    "experiments.qa_score", "experiments.qa_rank_convergence",
+                                    "experiments.table_rank_convergence"])
 def test_help_imports_nothing_heavy(module):
     code = (
         "import sys, runpy\n"

@@ -224,3 +224,23 @@ def test_pairwise_tests_find_a_clear_winner():
     better = {(r.system, r.other) for r in pt.itertuples() if r.better}
     assert better == {("strong", "weak"), ("strong", "weak_twin")}
     assert (pt.p_adjusted >= pt.p - 1e-15).all()
+
+
+def test_table_command_matches_library(small_counts, tmp_path):
+    import pandas as pd
+
+    from experiments import table_rank_convergence as job
+
+    table = per_case_table(small_counts)
+    table.to_csv(tmp_path / "scores.csv", index=False)
+    out = tmp_path / "out"
+    assert job.main(["--table", str(tmp_path / "scores.csv"), "--unit", "encounter", "--orders", "6",
+                     "--bootstrap", "20", "--out", str(out), "--quiet"]) == 0
+    sc = schemes_from_table(table, unit="encounter")
+    conv = rank_convergence(sc, n_orders=6, rng=np.random.default_rng([0, 1]))
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "curves.parquet"), conv.to_frame())
+    assert (out / "figures" / "fig_08_table_convergence.png").exists()
+    from robustness.errors import InputError
+
+    with pytest.raises(InputError, match=r"nope\.csv: file not found"):
+        job.main(["--table", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o2")])
