@@ -26,7 +26,7 @@ import numpy as np
 
 from . import __version__, _kernels
 from .data import Challenge
-from .errors import MaskWarning
+from .errors import InputError, MaskWarning
 from .gold import AGGREGATES, STAPLE_MAX_ITER, annotator_luts, split_strategies, staple, strategy_names
 
 __all__ = ["OverlapCounts", "compute_overlap", "count_image"]
@@ -367,8 +367,10 @@ def compute_overlap(
     """
     strategies = list(strategies or strategy_names(n_random))
     aggregates, n_rand = split_strategies(strategies)
-    if max(challenge.annotated.sum(axis=1)) > 16:
-        raise ValueError("at most 16 annotators per image are supported")
+    k = challenge.annotated.sum(axis=1)
+    if k.max() > 16:
+        i = int(np.argmax(k))
+        raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; at most 16 per image are supported")
     rng = np.random.default_rng(rng)
     key = _pass_key(challenge, aggregates, staple_max_iter)
     data = None

@@ -240,3 +240,12 @@ def test_leave_one_out_consensus_counts():
                 assert oc.loo_counts[j, r, i].tolist() == ref_counts(ch.system_mask(i, s), consensus)
         absent = [j for j, a in enumerate(ch.annotators) if a not in ann]
         assert not oc.loo_valid[absent, i].any()
+
+
+def test_more_than_16_annotators_is_a_clear_error():
+    from robustness.errors import InputError
+
+    m = np.zeros((2, 2))
+    ch = from_arrays({"img": {f"a{j:02d}": m for j in range(17)}}, {"run": {"img": m}})
+    with pytest.raises(InputError, match=r"image img has 17 annotators; at most 16 per image are supported"):
+        compute_overlap(ch)
