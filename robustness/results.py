@@ -3,7 +3,9 @@
 A results folder holds ``.inputs`` (the fingerprint of the input the results
 came from, written first) and ``meta.json`` (written last, after every table).
 A folder without ``meta.json`` is incomplete: an interrupted run leaves it
-that way, and :func:`open_results` refuses to read it.
+that way, and :func:`open_results` refuses to read it. A new run first deletes
+the files the previous run listed in its ``meta.json`` (only those), so no
+stale table survives beside the new ones.
 """
 
 from __future__ import annotations
@@ -52,12 +54,27 @@ class ResultsDir:
                     "pass --force to overwrite it or choose another --out"
                 )
         self.path.mkdir(parents=True, exist_ok=True)
+        self._remove_previous()
         try:
             (self.path / META).unlink()  # from now on the folder is incomplete
         except FileNotFoundError:
             pass
         self.write_text(INPUTS, fingerprint + "\n")
         self.written: list[str] = []
+
+    def _remove_previous(self):
+        """Delete the files the previous complete run listed in its meta.json (and nothing else),
+        so that no stale table of an earlier run sits beside the new ones."""
+        meta = self.path / META
+        try:
+            files = json.loads(meta.read_text()).get("files", [])
+        except (FileNotFoundError, ValueError):
+            return
+        root = self.path.resolve()
+        for name in files:
+            p = (self.path / name).resolve()
+            if root in p.parents and p.is_file():
+                p.unlink()
 
     def file(self, name: str) -> Path:
         return self.path / name

@@ -116,3 +116,17 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert run(job.main, ["--data", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: {tmp_path / 'missing'}: challenge folder not found"
+
+
+def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
+    data, _ = tiny
+    out = tmp_path / "out"
+    assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0
+    assert (out / "figures" / "fig_02_micro_convergence.png").exists()
+    (out / "my_notes.txt").write_text("mine")  # not ours: must survive
+    assert job.main(["--data", str(data), "--out", str(out), "--no-figures"] + ARGS) == 0
+    _, meta = open_results(out)
+    assert not (out / "figures" / "fig_02_micro_convergence.png").exists()
+    assert not any(f.startswith("figures/") for f in meta["files"])
+    assert (out / "my_notes.txt").read_text() == "mine"
+    assert (out / "leaderboard.csv").exists()
