@@ -614,6 +614,10 @@ class BootstrapResult:
     wins: np.ndarray
     jackknife: np.ndarray
 
+    def to_frame(self):
+        """The tidy summary: every run's score with its 95% percentile interval (see :meth:`intervals`)."""
+        return self.intervals()
+
     def intervals(self, *, method: str = "percentile", confidence_level: float = 0.95):
         """CIs of every run's score: ``strategy, metric, average, system, score, low, high, method``."""
         import pandas as pd
