@@ -47,3 +47,15 @@ def md_table(df, floatfmt="{:.4f}"):
         cells = [floatfmt.format(v) if isinstance(v, float) else str(v) for v in row]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def write_figure(out, name: str):
+    """Draw ``figures.<name>`` from the results in ``out`` into ``out/figures`` (PNG + PDF) and record the files."""
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    module = importlib.import_module(f"figures.{name}")
+    for path in module.make(out.path, out.path / "figures" / name):
+        out.written.append(str(path.relative_to(out.path)))

@@ -92,13 +92,7 @@ def main(argv=None) -> int:
     report = "\n".join(lines)
     out.write_text("summary.md", report)
     if not args.no_figures:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from figures import fig_08_table_convergence
-
-        for path in fig_08_table_convergence.make(out.path, out.path / "figures" / "fig_08_table_convergence"):
-            out.written.append(str(path.relative_to(out.path)))
+        _study.write_figure(out, "fig_08_table_convergence")
     out.finish({"command": "python -m experiments.table_rank_convergence "
                 + " ".join(argv if argv is not None else sys.argv[1:]),
                 "parameters": vars(args), "seed": args.seed, "input": {"table": args.table, "fingerprint": fingerprint},
