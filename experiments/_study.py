@@ -59,3 +59,34 @@ def write_figure(out, name: str):
     module = importlib.import_module(f"figures.{name}")
     for path in module.make(out.path, out.path / "figures" / name):
         out.written.append(str(path.relative_to(out.path)))
+
+
+def add_study_options(p, *, out: str, unit: str = "units") -> None:
+    """The resampling and execution options every study shares."""
+    g = p.add_argument_group("study")
+    g.add_argument("--orders", type=int, default=200, help=f"random orders of {unit} (default 200)")
+    g.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    g.add_argument("--tolerance", type=float, default=0.0, help="L1 at or below this counts as converged (default 0)")
+    g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
+    g = p.add_argument_group("execution")
+    g.add_argument("--out", default=out, metavar="DIR", help=f"output folder (default {out})")
+    g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
+    g.add_argument("--n-jobs", type=int, default=1, help="parallel workers (default 1)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run the resampling on a Dask cluster ('local' starts one)")
+    g.add_argument("--no-figures", action="store_true", help="write tables only")
+    g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
+
+
+def resample(schemes, args, *, progress: bool):
+    """Rank convergence and bootstrap of ``schemes`` as the study options say (local or on Dask)."""
+    import numpy as np
+
+    from robustness import resampling
+
+    with resampling.parallel_backend(args.scheduler, n_workers=max(args.n_jobs, 1)):
+        n_jobs = max(args.n_jobs, 2) if args.scheduler else args.n_jobs
+        conv = resampling.rank_convergence(schemes, n_orders=args.orders, n_jobs=n_jobs, progress=progress,
+                                           rng=np.random.default_rng([args.seed, 1]))
+        boot = resampling.bootstrap(schemes, n_resamples=args.bootstrap, n_jobs=n_jobs, progress=progress,
+                                    rng=np.random.default_rng([args.seed, 2]))
+    return conv, boot

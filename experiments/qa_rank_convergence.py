@@ -20,16 +20,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m experiments.qa_rank_convergence",
                                 description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=False)
-    p.add_argument("--orders", type=int, default=200, help="random orders of encounters (default 200)")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--tolerance", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="results/qa_rank_convergence", metavar="DIR")
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--n-jobs", type=int, default=1)
-    p.add_argument("--scheduler", metavar="ADDRESS")
-    p.add_argument("--no-figures", action="store_true")
-    p.add_argument("--quiet", action="store_true")
+    _study.add_study_options(p, out="results/qa_rank_convergence", unit="encounters")
     return p
 
 
@@ -37,8 +28,6 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     t_start = time.time()
     import json
-
-    import numpy as np
 
     from robustness import resampling
     from robustness.qa import qa_table
@@ -56,12 +45,7 @@ def main(argv=None) -> int:
     table = qa_table(gold, runs)
     out.write_parquet("per_case.parquet", table)
     schemes = resampling.schemes_from_table(table)
-    with resampling.parallel_backend(args.scheduler, n_workers=max(args.n_jobs, 1)):
-        n_jobs = max(args.n_jobs, 2) if args.scheduler else args.n_jobs
-        conv = resampling.rank_convergence(schemes, n_orders=args.orders, n_jobs=n_jobs, progress=progress,
-                                           rng=np.random.default_rng([args.seed, 1]))
-        boot = resampling.bootstrap(schemes, n_resamples=args.bootstrap, n_jobs=n_jobs, progress=progress,
-                                    rng=np.random.default_rng([args.seed, 2]))
+    conv, boot = _study.resample(schemes, args, progress=progress)
     tests = resampling.pairwise_tests(schemes)
     points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)))
     ci = _study.write_bootstrap(out, boot, tests)

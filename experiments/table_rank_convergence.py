@@ -26,15 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", default="algorithm", help="algorithm column (default algorithm)")
     p.add_argument("--value", default="value", help="score column (default value)")
     p.add_argument("--unit", metavar="COLUMN", help="column grouping cases into resampling units (default: cases)")
-    p.add_argument("--orders", type=int, default=200)
-    p.add_argument("--bootstrap", type=int, default=1000)
-    p.add_argument("--tolerance", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="results/table_rank_convergence", metavar="DIR")
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--n-jobs", type=int, default=1)
-    p.add_argument("--no-figures", action="store_true")
-    p.add_argument("--quiet", action="store_true")
+    _study.add_study_options(p, out="results/table_rank_convergence")
     return p
 
 
@@ -59,7 +51,6 @@ def main(argv=None) -> int:
     t_start = time.time()
     import hashlib
 
-    import numpy as np
 
     from robustness import resampling
     from robustness.results import ResultsDir, versions
@@ -71,10 +62,7 @@ def main(argv=None) -> int:
                                  + "|".join(schemes.systems).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     progress = not args.quiet and sys.stderr.isatty()
-    conv = resampling.rank_convergence(schemes, n_orders=args.orders, n_jobs=args.n_jobs, progress=progress,
-                                       rng=np.random.default_rng([args.seed, 1]))
-    boot = resampling.bootstrap(schemes, n_resamples=args.bootstrap, n_jobs=args.n_jobs, progress=progress,
-                                rng=np.random.default_rng([args.seed, 2]))
+    conv, boot = _study.resample(schemes, args, progress=progress)
     tests = resampling.pairwise_tests(schemes)
     points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(schemes.systems)))
     ci = _study.write_bootstrap(out, boot, tests)
