@@ -51,7 +51,6 @@ def main(argv=None) -> int:
     t_start = time.time()
     import hashlib
 
-
     from robustness import resampling
     from robustness.results import ResultsDir, versions
 
