@@ -20,16 +20,16 @@ A rater (annotator or run) draws ``max_{b kept} f_b + level + amp * noise > 0``:
 Gaussian noise that makes the boundary wobble, some blobs are missed, some
 false blobs added, and a few masks are empty.
 
-- Annotators have a personal bias (sd 0.08), a per-image jitter (sd 0.06), a
-  wobble of 0.12, miss a blob with probability 0.08, add one with 0.05 and draw
-  nothing with 0.02.
+- Annotators have a personal bias (sd 0.1), a per-image jitter (sd 0.06), a
+  wobble of 0.16, miss a blob with probability 0.08 (0.02 when the lesion is a
+  single blob), add one with 0.05 and draw nothing with 0.02.
 - Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
   (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
 - Runs have a skill ``s`` in (0, 1): teams draw a skill spread between
   ``skill_range`` and a bias (sd 0.12); their runs vary around both (sd 0.04).
-  A run's wobble is ``0.08 + 0.55 (1 - s)``, its per-image jitter
+  A run's wobble is ``0.1 + 0.6 (1 - s)``, its per-image jitter
   ``0.04 + 0.25 (1 - s)``; it misses a blob with probability ``0.35 (1 - s)``,
-  adds ``Poisson(1.5 (1 - s))`` false blobs and is empty with ``0.1 (1 - s)``.
+  adds ``Poisson(2 (1 - s))`` false blobs and is empty with ``0.1 (1 - s)``.
 
 Fields are evaluated on a coarse grid (at most 64 points a side) and
 interpolated bilinearly to the image, which keeps boundaries smooth and
