@@ -92,14 +92,10 @@ def main(argv=None) -> int:
     tests = resampling.pairwise_tests(image_schemes)
 
     # -- tables --------------------------------------------------------------------------
-    labels = conv_schemes.labels_frame()
-    scores = conv_schemes.scores()
-    ranks = rank(scores)
-    score_rows = []
-    for s, (strat, metric, average) in enumerate(conv_schemes.names):
-        score_rows.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                        "system": list(counts.systems), "score": scores[s], "rank": ranks[s]}))
-    scores_df = pd.concat(score_rows, ignore_index=True)
+    # one source for every score table: robustness.metrics (the official-equal reductions)
+    scores_df = metrics.scores_frame(counts, empty=empty)
+    keys = ["strategy", "metric", "average"]
+    scores_df["rank"] = scores_df.groupby(keys, sort=False)["score"].transform(lambda v: rank(v.to_numpy()))
     board = metrics.leaderboard(counts, empty=empty)
     out.write_csv("leaderboard.csv", board)
     out.write_csv("scores.csv", scores_df, index=False)
@@ -123,10 +119,13 @@ def main(argv=None) -> int:
     out.write_parquet("per_case.parquet", resampling.per_case_table(counts, empty=empty))
     truth = None
     if isinstance(challenge.source, SyntheticSource):
-        skill = np.array([challenge.source.skill[s] for s in counts.systems])
-        from robustness._kernels import kendall_tau_b
+        from robustness.ranking import kendall_tau
 
-        truth = labels.assign(tau_to_truth=[kendall_tau_b(rank(skill), ranks[s]) for s in range(len(labels))])
+        true_rank = rank(np.array([challenge.source.skill[s] for s in counts.systems]))
+        truth = pd.DataFrame([
+            dict(zip(keys, key), tau_to_truth=float(kendall_tau(true_rank, g.set_index("system").loc[
+                list(counts.systems), "rank"].to_numpy())))
+            for key, g in scores_df.groupby(keys, sort=False)])
         out.write_csv("truth.csv", truth, index=False)
 
     official = "majority" if "majority" in strategies else strategies[0]
@@ -135,12 +134,10 @@ def main(argv=None) -> int:
     out.write_text("summary.md", report)
 
     # -- figures -------------------------------------------------------------------------
-    figure_files = []
     if not args.no_figures:
         from figures import make_all
 
-        figure_files = make_all(out.path, official=official)
-        out.written.extend(str(p.relative_to(out.path)) for p in figure_files)
+        out.written.extend(str(p.relative_to(out.path)) for p in make_all(out.path, official=official))
 
     meta = {
         "command": "python -m experiments.rank_convergence " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -191,7 +191,7 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
         sys_counts[:, r, 2] = gold_size - tp
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)
-    ann_luts = annotator_luts(k).astype(np.int64)
+    ann_luts = lut[:k].astype(np.int64)  # the first k golds are the annotators themselves
     ann_tp = (ann_luts * hist) @ lut.T.astype(np.int64)  # (k, g)
     ann_size = ann_luts @ hist
     ann_counts = np.stack([ann_tp, ann_size[:, None] - ann_tp, gold_size[None, :] - ann_tp], axis=-1)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels
-from .metrics import EMPTY_POLICIES, METRICS, over_annotators, per_image
+from .metrics import _EMPTY_VALUE, EMPTY_POLICIES, METRICS, over_annotators, per_image
 from .ranking import TIE_TOL, _method_code, rank
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "adjacent_pairs",
 ]
 
-_EMPTY_VALUE = {"one": 1.0, "zero": 0.0, "ignore": np.nan, "official": np.nan}
 _KIND = {"micro_jaccard": _kernels.SCORE_MICRO_JACCARD, "micro_dice": _kernels.SCORE_MICRO_DICE}
 
 

@@ -39,6 +39,14 @@ def test_tables_match_library(tiny):
     assert list(board.index) == list(direct.index)
     np.testing.assert_array_equal(board.to_numpy(), direct.to_numpy())
 
+    scores = pd.read_csv(out / "scores.csv")
+    for column in ("majority_jaccard_micro", "staple_dice_macro", "max_jaccard_macro"):
+        strat, metric, average = column.split("_")
+        sel = scores[(scores.strategy == strat) & (scores.metric == metric) & (scores.average == average)]
+        np.testing.assert_array_equal(sel.set_index("system").loc[board.index, "score"].to_numpy(), board[column].to_numpy())
+    assert sorted(scores[(scores.strategy == "majority") & (scores.metric == "jaccard")
+                         & (scores.average == "micro")]["rank"]) == [1.0, 2.0, 3.0, 4.0, 5.0]
+
     sc = schemes_from_counts(counts, unit="image")
     conv = rank_convergence(sc, n_orders=8, rng=np.random.default_rng([3, 1]))
     curves = pd.read_parquet(out / "curves.parquet")
