@@ -29,6 +29,30 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
                    help="synthetic image sizes: small (fast) or realistic 0.3-12 MP")
 
 
+def add_scoring_options(g) -> None:
+    """``--strategies`` (gold registry) and ``--empty`` (both-empty policy; ``--compat official`` is its alias)."""
+    from robustness.empty import EMPTY_POLICIES
+    from robustness.gold import resolve
+
+    counted = ",".join(s.name for s in resolve(None, macro_only="drop"))
+    over = " and ".join(s.name for s in resolve(None) if s.macro_only)
+    g.add_argument("--strategies", metavar="S1,S2,..",
+                   help=f"gold strategies (default {counted}); macro adds {over} over annotators "
+                        "unless the list names one of them")
+    g.add_argument("--empty", choices=tuple(EMPTY_POLICIES), default="one",
+                   help="score of a pair where run and reference are both empty (default one; "
+                        "official: 0/0 = nan as the official scorer)")
+    g.add_argument("--compat", choices=("official",), dest="empty",
+                   help="alias of --empty official: reproduce the official scorer exactly, nan included")
+
+
+def strategies(args):
+    """The gold strategies the options ask for, validated by the registry."""
+    from robustness.gold import resolve
+
+    return resolve([s for s in args.strategies.split(",") if s] if args.strategies is not None else None)
+
+
 def load(args):
     """The challenge the options describe (synthetic when no input is given)."""
     from robustness.io import load_dermavqa, load_raters

@@ -29,7 +29,7 @@ def main(argv=None) -> int:
     import json
     from pathlib import Path
 
-    from robustness.overlap import atomic_write
+    from robustness.results import atomic_write
 
     gold, runs, _ = _qa.load(args)
     out = Path(args.out)

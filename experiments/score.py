@@ -19,11 +19,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m experiments.score", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--strategies", metavar="S1,S2,..",
-                   help="gold strategies (default rand1,rand2,rand3,majority,intersection,union,staple)")
-    p.add_argument("--compat", choices=("official",), help="reproduce the official scorer exactly, nan included")
-    p.add_argument("--empty", choices=("one", "zero", "ignore", "official"), default="one",
-                   help="score of a pair where run and reference are both empty (default: one)")
+    _cli.add_scoring_options(p)
     p.add_argument("--seed", type=int, default=0, help="seed for the randN strategies (default 0)")
     p.add_argument("--n-jobs", type=int, default=1, help="worker processes for the pixel pass")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -35,23 +31,25 @@ def main(argv=None) -> int:
     import json
     from pathlib import Path
 
-    from robustness import metrics
-    from robustness.overlap import atomic_write, compute_overlap
+    from robustness import scores
+    from robustness.overlap import compute_overlap
+    from robustness.results import atomic_write
 
-    empty = "official" if args.compat == "official" else args.empty
+    empty = args.empty
+    chosen = _cli.strategies(args)
+    over = [s.name for s in chosen if s.macro_only]
     challenge = _cli.load(args)
     out = Path(args.out)
     counts = compute_overlap(
-        challenge,
-        strategies=args.strategies.split(",") if args.strategies else None,
+        challenge, strategies=[s.name for s in chosen if not s.macro_only],
         n_jobs=args.n_jobs, cache_dir=out / "cache", progress=not args.quiet and sys.stderr.isatty(),
         rng=args.seed,
     )
-    board = metrics.leaderboard(counts, empty=empty)
+    board = scores.leaderboard(counts, empty=empty, annotators=over)
     atomic_write(out / "leaderboard.csv", lambda f: f.write(board.to_csv(float_format="%.17g").encode()))
     if "majority" in counts.strategies:
         for run in counts.systems:
-            res = metrics.official_results(counts, run, empty=empty)
+            res = scores.official_results(counts, run, empty=empty)
             name = run.replace("/", "__")
             atomic_write(out / "official" / f"{name}.json", lambda f: f.write(json.dumps(res, indent=4).encode()))
     if not args.quiet:

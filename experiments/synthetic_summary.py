@@ -24,7 +24,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    from robustness.metrics import agreement
+    from robustness.spread import agreement
     from robustness.overlap import compute_overlap
 
     ch = _cli.load(args)

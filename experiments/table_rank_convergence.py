@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _study
+from experiments import _cli, _report, _study
 
 
 def parser() -> argparse.ArgumentParser:
@@ -48,42 +48,28 @@ def read_table(path):
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    t_start = time.time()
+    started = time.time()
     import hashlib
 
-    from robustness import resampling
+    from robustness.comparisons import pairwise_tests, strategy_agreement
     from robustness.results import ResultsDir, versions
+    from robustness.schemes import schemes_from_table
 
     table = read_table(args.table)
-    schemes = resampling.schemes_from_table(table, case=args.case, algorithm=args.algorithm, value=args.value,
-                                            unit=args.unit)
+    schemes = schemes_from_table(table, case=args.case, algorithm=args.algorithm, value=args.value, unit=args.unit)
     fingerprint = hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
                                  + "|".join(schemes.systems).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
-    progress = not args.quiet and sys.stderr.isatty()
-    conv, boot = _study.resample(schemes, args, progress=progress)
-    tests = resampling.pairwise_tests(schemes)
+    with _study.execution(args) as n_jobs:
+        conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
+    tests = pairwise_tests(schemes)
     points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(schemes.systems)))
     ci = _study.write_bootstrap(out, boot, tests)
-    out.write_csv("agreement.csv", resampling.strategy_agreement(schemes), index=False)
-    lines = ["# Per-case table: leaderboard robustness", "",
-             f"Input: {args.table} — {len(schemes.systems)} algorithms, {schemes.n_units} units, "
-             f"{len(schemes.names)} scheme(s); {args.orders} orders, {args.bootstrap} resamples, seed {args.seed}.", ""]
-    for strat, metric, average in schemes.names:
-        c = ci[(ci.strategy == strat) & (ci.metric == metric)].sort_values("score", ascending=False)
-        p = points[(points.strategy == strat) & (points.metric == metric)]
-        lines += [f"## {strat} / {metric}", "", _study.md_table(c[["system", "score", "low", "high", "rank"]]), "",
-                  "Convergence points (95% of orders): "
-                  + ", ".join(f"L1 <= {r.tolerance:g} at n = {r.convergence_n}" for r in p.itertuples())
-                  + f"; area under the mean L1 curve {p.auc.iloc[0]:.2f}.", ""]
-    report = "\n".join(lines)
+    out.write_csv("agreement.csv", strategy_agreement(schemes), index=False)
+    report = _report.table_rank_convergence(schemes, ci, points, args)
     out.write_text("summary.md", report)
-    if not args.no_figures:
-        _study.write_figure(out, "fig_08_table_convergence")
-    out.finish({"command": "python -m experiments.table_rank_convergence "
-                + " ".join(argv if argv is not None else sys.argv[1:]),
-                "parameters": vars(args), "seed": args.seed, "input": {"table": args.table, "fingerprint": fingerprint},
-                "versions": versions(), "wall_time_s": round(time.time() - t_start, 2)})
+    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, meta={
+        "input": {"table": args.table, "fingerprint": fingerprint}, "versions": versions()})
     if not args.quiet:
         print(report)
     return 0

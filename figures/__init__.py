@@ -1,15 +1,21 @@
 """One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG and PDF.
 
 Figure modules never recompute: they read the tables a study wrote and draw
-them through :mod:`robustness.plotting`.
+them through :mod:`robustness.plotting`. :func:`make_all` draws every figure
+of a study's results folder in one call.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-FIGURES = ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest", "fig_05_rank_blobs",
-           "fig_06_kendall_tau")
+#: The figures of each study, in the order they are drawn.
+FIGURES = {
+    "rank_convergence": ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest",
+                         "fig_05_rank_blobs", "fig_06_kendall_tau"),
+    "qa_rank_convergence": ("fig_07_qa_convergence",),
+    "table_rank_convergence": ("fig_08_table_convergence",),
+}
 
 
 def save(fig, out_path) -> list[Path]:
@@ -27,17 +33,17 @@ def save(fig, out_path) -> list[Path]:
     return paths
 
 
-def make_all(results_dir, *, official: str = "majority") -> list[Path]:
-    """Every figure of a rank-convergence results folder, into ``results_dir/figures``."""
+def make_all(results_dir, *, study: str = "rank_convergence") -> list[Path]:
+    """Every figure of a study's results folder, into ``results_dir/figures``; returns the files."""
     import importlib
 
     import matplotlib
 
+    if study not in FIGURES:
+        raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
     matplotlib.use("Agg")
     results_dir = Path(results_dir)
     paths = []
-    for name in FIGURES:
-        mod = importlib.import_module(f"figures.{name}")
-        kw = {"strategy": official} if name in ("fig_04_forest", "fig_05_rank_blobs") else {}
-        paths += mod.make(results_dir, results_dir / "figures" / name, **kw)
+    for name in FIGURES[study]:
+        paths += importlib.import_module(f"figures.{name}").make(results_dir, results_dir / "figures" / name)
     return paths

@@ -5,16 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, strategy="majority", metric="jaccard", method="percentile"):
-    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+def make(results_dir, out_path, *, strategy=None, metric="jaccard", method="percentile"):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
+
+    ``strategy``: the gold strategy to show (default: the results' official one, see
+    :func:`robustness.gold.official_strategy`).
+    """
     import matplotlib.pyplot as plt
     import pandas as pd
 
     from figures import save
     from robustness import plotting
+    from robustness.gold import official_strategy
 
     ci = pd.read_csv(Path(results_dir) / "bootstrap_ci.csv")
     ci = ci[ci.method == method]
+    strategy = strategy or official_strategy(list(dict.fromkeys(ci.strategy)))
     n = ci.system.nunique()
     with plotting.style():
         fig, axes = plt.subplots(1, 2, figsize=(7.0, max(2.2, 0.11 * n + 0.8)), layout="constrained")

@@ -2,8 +2,15 @@
 
 Data flow (pixels are read once)::
 
-    io / synthetic -> Challenge -> overlap (numba kernels) -> OverlapCounts
-                   -> metrics, ranking -> resampling -> plotting
+    files (io, masks) / synthetic -> Challenge
+      -> overlap (gold registry, numba kernels) -> OverlapCounts        (counts)
+      -> schemes (metric table, empty policy)   -> Schemes              (per-unit statistics)
+      -> convergence / bootstrap / comparisons  -> results              (tables)
+      -> plotting, figures, report                                      (figures, summary)
+
+One table per concept: metrics (:data:`robustness.metrics.METRICS`), gold
+strategies (:data:`robustness.gold.STRATEGIES`), both-empty policies
+(:data:`robustness.metrics.EMPTY_POLICIES`).
 
 Heavy modules are imported lazily, so ``import robustness`` is cheap.
 """
@@ -15,8 +22,9 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "data", "errors", "io", "synthetic", "gold", "overlap", "metrics", "ranking", "resampling", "plotting",
-    "qa", "results",
+    "data", "errors", "empty", "masks", "io", "counts", "synthetic", "staple", "gold", "overlap", "metrics", "scores", "spread",
+    "ranking", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
+    "results",
 }
 
 __all__ = sorted(_SUBMODULES | {"__version__"})

@@ -1,63 +1,79 @@
-"""Gold-standard strategies: how several annotators' masks become one reference.
+"""The gold-strategy registry: how several annotators' masks become one reference.
 
 With ``k`` annotators, every pixel shows one of ``2**k`` *rater patterns*
-(bit ``j`` set when annotator ``j`` marked it). Every strategy here is a
-function of the pattern alone, so each is a look-up table (LUT) of ``2**k``
-booleans, and a gold mask is ``lut[pattern]``. This makes building all golds
-of an image one pass over its pixels, and lets STAPLE run exactly on the
-``2**k`` pattern counts instead of on millions of pixels.
+(bit ``j`` set when annotator ``j`` marked it). Every pixel-level gold here is
+a function of the pattern, so it is a look-up table (LUT) of ``2**k``
+booleans and a gold mask is ``lut[pattern]``: building all golds of an image
+is one pass over its pixels, and STAPLE runs exactly on the ``2**k`` pattern
+counts.
 
-Strategies (registry :data:`AGGREGATES`, plus ``rand1..randN``):
+Each strategy is one :class:`GoldStrategy` in :data:`STRATEGIES`; the overlap
+pass, the metrics, the resampling schemes, the command-line defaults and the
+plots all read it. Kinds:
 
-``majority``
-    Foreground when at least ``ceil(k / 2)`` of the ``k`` annotators present
-    marked the pixel (the official MEDIQA-MAGIC rule: with 4 annotators a 2-2
-    tie is foreground; with 2 annotators this is the union).
-``intersection`` / ``union``
-    All / any of the annotators present.
-``staple``
-    STAPLE (Warfield, Zou & Wells 2004) as ITK/SimpleITK's ``STAPLEImageFilter``
-    computes it, foreground where the estimated probability is strictly above
-    0.5; see :func:`staple`.
-``randN``
-    For every image, one of the annotators present, drawn at random
-    (independently per strategy and image, reproducible under ``rng``). These
-    need no pixel pass: their counts are the chosen annotator's counts.
+``lut``
+    ``build(k)`` gives the LUT for ``k`` annotators: ``majority`` (at least
+    ``ceil(k / 2)``, the official MEDIQA-MAGIC rule: with 4 annotators a 2-2
+    tie is foreground; with 2 annotators this is the union), ``intersection``
+    (all), ``union`` (any).
+``histogram``
+    ``build(hist)`` gives a :class:`~robustness.staple.StapleResult`-like fit
+    (``lut``, ``iterations``, ``converged``, ``rule``) from the image's pattern
+    counts: ``staple`` (ITK/SimpleITK's STAPLE, foreground where the posterior
+    is strictly above 0.5; see :mod:`robustness.staple`).
+``random``
+    ``randN``: for every image one of the annotators present, drawn at random
+    (independently per strategy and image, reproducible under ``rng``). No
+    pixel pass: their counts are the chosen annotator's. Any ``N`` is accepted;
+    ``rand1..rand3`` are the defaults.
+``annotators``
+    Macro only: per image the ``mean`` or ``max`` over the annotators present
+    of the run's score against each of them (the official ``meanofmean`` and
+    ``meanofmax``).
 
-For macro scoring the individual annotators are golds too, so that the mean
-and the maximum over annotators can be taken per image.
+Adding a look-up-table strategy is one call::
+
+    register(GoldStrategy("atleast2", "lut", build=lambda k: pattern_bits(k).sum(axis=1) >= 2))
+
+The registry imports nothing heavy (numpy is loaded on first use), so command
+lines can read their defaults from it without slowing ``--help``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Callable
 
 __all__ = [
-    "AGGREGATES",
-    "StapleResult",
-    "staple",
+    "GoldStrategy",
+    "STRATEGIES",
+    "register",
+    "get_strategy",
+    "resolve",
+    "strategy_names",
+    "split_strategies",
     "majority_lut",
     "intersection_lut",
     "union_lut",
     "annotator_luts",
     "pattern_bits",
-    "strategy_names",
-    "split_strategies",
+    "official_strategy",
     "MAX_ANNOTATORS",
     "STAPLE_MAX_ITER",
 ]
 
+KINDS = ("lut", "histogram", "random", "annotators")
 MAX_ANNOTATORS = 16
 #: Default cap on STAPLE's EM iterations (SimpleITK has no cap by default).
 STAPLE_MAX_ITER = 1000
-#: ITK's convergence rule: every (p_j - p_j_prev)**2 and (q_j - q_j_prev)**2 at most this.
-STAPLE_TOL = 1.0e-14
 
 
-def pattern_bits(k: int) -> np.ndarray:
+def pattern_bits(k: int):
     """``bits[p, j]``: whether annotator ``j`` is foreground in pattern ``p`` (bool, (2**k, k))."""
+    import numpy as np
+
     if not 1 <= k <= MAX_ANNOTATORS:
         raise ValueError(f"between 1 and {MAX_ANNOTATORS} annotators per image are supported, got {k}")
     p = np.arange(1 << k)
@@ -83,169 +99,213 @@ def annotator_luts(k: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class StapleResult:
-    """STAPLE on one image's pattern counts.
-
-    Attributes
-    ----------
-    lut : ndarray of bool, (2**k,)
-        Foreground patterns (probability > 0.5).
-    probability : ndarray of float, (2**k,)
-        Posterior probability of foreground for every pattern (0 or 1 in
-        the guarded cases where EM does not run; nan for patterns that do not
-        occur and whose posterior is 0/0).
-    sensitivity, specificity : ndarray of float, (k,)
-    iterations : int
-        EM iterations run (0 when a guard applied).
-    converged : bool
-        False when the iteration cap was reached first.
-    rule : str
-        Which path produced the result: ``"em"``, ``"all-empty"``,
-        ``"all-full"`` or ``"identical"``.
-    """
-
-    lut: np.ndarray
-    probability: np.ndarray
-    sensitivity: np.ndarray
-    specificity: np.ndarray
-    iterations: int
-    converged: bool
-    rule: str
-
-
-def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 1.0) -> StapleResult:
-    """STAPLE on the pattern histogram of ``k`` binary raters.
+class GoldStrategy:
+    """One way of building the gold standard.
 
     Parameters
     ----------
-    hist : array_like of int, (2**k,)
-        Number of pixels showing each rater pattern (bit ``j`` = rater ``j``).
-    max_iter : int
-        Cap on EM iterations; ``converged`` is False when it is reached.
-    confidence_weight : float
-        ITK's ``ConfidenceWeight``: the prior is this times the mean rater vote.
-
-    Returns
-    -------
-    StapleResult
-
-    Notes
-    -----
-    This is the EM of ITK's ``STAPLEImageFilter`` (which has no spatial term),
-    run on pattern counts ``n_p``. With ``D_pj`` the vote of rater ``j`` in
-    pattern ``p`` and ``N = sum_p n_p``:
-
-    - start: ``W_p = (sum_j D_pj) / k``; prior ``g = c * sum_p n_p W_p / N``;
-    - M step: ``p_j = sum_p n_p W_p D_pj / sum_p n_p W_p`` and
-      ``q_j = sum_p n_p (1 - W_p)(1 - D_pj) / sum_p n_p (1 - W_p)``;
-    - E step: ``a_p = prod_j p_j^D (1 - p_j)^(1-D)``,
-      ``b_p = prod_j (1 - q_j)^D q_j^(1-D)``, ``W_p = g a_p / (g a_p + (1 - g) b_p)``;
-    - stop after an iteration (not the first) where every squared change of
-      ``p_j`` and ``q_j`` is at most 1e-14.
-
-    The gold is ``W_p > 0.5``. Guards (where SimpleITK returns an all-NaN map):
-    every rater empty gives an empty gold, every rater full a full gold, and
-    identical raters (only the all-0 and all-1 patterns occur, which includes
-    a single rater) give their common mask without running EM. Pixel sums are
-    taken per pattern here rather than per pixel, so probabilities agree with
-    SimpleITK to rounding (about 1e-12); thresholded masks are identical
-    unless a pattern's probability lies within that distance of 0.5.
-
-    Examples
-    --------
-    >>> hist = [50, 5, 5, 40]      # 2 raters: both 0, only rater 0, only rater 1, both 1
-    >>> r = staple(hist)
-    >>> r.lut.tolist(), r.rule
-    ([False, False, False, True], 'em')
+    name : str
+    kind : {'lut', 'histogram', 'random', 'annotators'}
+        See the module notes.
+    build : callable, optional
+        ``lut``: ``build(k) -> bool (2**k,)``; ``histogram``: ``build(hist, max_iter=...)``
+        returning an object with ``lut``, ``iterations``, ``converged``, ``rule``.
+    label : str, optional
+        Name in figures and reports (default: ``name``).
+    style : dict
+        Matplotlib line style (``color``, ``linestyle``, ``linewidth``).
+    default : bool
+        Part of the default strategy list of every study.
+    how : {'mean', 'max'}, optional
+        ``annotators`` kind: the reduction over annotators.
+    index : int, optional
+        ``random`` kind: ``N`` of ``randN``.
     """
-    hist = np.asarray(hist, dtype=np.int64)
-    n_pat = hist.size
-    k = int(np.log2(n_pat))
-    if n_pat != 1 << k or k < 1:
-        raise ValueError(f"hist must have 2**k entries, got {n_pat}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
-    full = n_pat - 1
-    occurring = np.flatnonzero(hist)
-    nan_k = np.full(k, np.nan)
-    if occurring.size == 0:
-        raise ValueError("hist is all zero (an image without pixels)")
-    if set(occurring.tolist()) <= {0, full}:
-        lut = np.zeros(n_pat, dtype=bool)
-        lut[full] = True
-        if occurring.tolist() == [0]:
-            rule = "all-empty"
-        elif occurring.tolist() == [full]:
-            rule = "all-full"
-        else:
-            rule = "identical"
-        return StapleResult(lut, lut.astype(np.float64), nan_k, nan_k, 0, True, rule)
 
-    # EM over the patterns that occur (others carry no pixels; their 0/0 would poison sums)
-    all_bits = pattern_bits(k)
-    bits = all_bits[occurring]
-    d = bits.astype(np.float64)
-    n = hist[occurring].astype(np.float64)
-    w = d.sum(axis=1) / k
-    g = (n @ w) / n.sum() * confidence_weight
-    last_p = np.full(k, -10.0)
-    last_q = np.full(k, -10.0)
-    converged = False
-    it = 0
-    for it in range(max_iter):
-        nw = n * w
-        nv = n * (1.0 - w)
-        p = (nw @ d) / nw.sum()
-        q = (nv @ (1.0 - d)) / nv.sum()
-        w = _posterior(bits, p, q, g)
-        if it != 0 and np.all((p - last_p) ** 2 <= STAPLE_TOL) and np.all((q - last_q) ** 2 <= STAPLE_TOL):
-            converged = True
-            break
-        last_p, last_q = p, q
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prob = _posterior(all_bits, p, q, g)  # non-occurring patterns may be 0/0 = nan
-    prob[occurring] = w
-    return StapleResult(prob > 0.5, prob, p, q, it + 1, converged, "em")
+    name: str
+    kind: str
+    build: Callable | None = None
+    label: str | None = None
+    style: dict = field(default_factory=dict)
+    default: bool = True
+    description: str = ""
+    how: str | None = None
+    index: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"strategy {self.name!r}: kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
+        if self.kind in ("lut", "histogram") and self.build is None:
+            raise ValueError(f"strategy {self.name!r}: a {self.kind} strategy needs build")
+        if self.kind == "annotators" and self.how not in ("mean", "max"):
+            raise ValueError(f"strategy {self.name!r}: an annotators strategy needs how='mean' or 'max'")
+        if self.label is None:
+            object.__setattr__(self, "label", self.name)
+
+    @property
+    def macro_only(self) -> bool:
+        """Scored per image over annotators, so it has no micro average."""
+        return self.kind == "annotators"
+
+    @property
+    def in_pixel_pass(self) -> bool:
+        """Its gold masks are built in the pixel pass (look-up table or pattern-count fit)."""
+        return self.kind in ("lut", "histogram")
+
+    def fit(self, k: int, hist, *, max_iter: int = STAPLE_MAX_ITER):
+        """The gold of one image: ``(lut, fit)`` from its annotator count and pattern histogram.
+
+        ``fit`` is the histogram strategy's result (diagnostics), None for a LUT strategy.
+        """
+        import numpy as np
+
+        if self.kind == "lut":
+            lut = np.asarray(self.build(k), dtype=bool)
+            if lut.shape != (1 << k,):
+                raise ValueError(f"strategy {self.name!r}: build({k}) must give {1 << k} booleans, got {lut.shape}")
+            return lut, None
+        if self.kind == "histogram":
+            result = self.build(hist, max_iter=max_iter)
+            return np.asarray(result.lut, dtype=bool), result
+        raise ValueError(f"strategy {self.name!r} ({self.kind}) has no pixel-level gold")
+
+    def identity(self, ks) -> str:
+        """What the cached counts of this strategy depend on: its LUTs for ``ks`` annotators, or its fit."""
+        import numpy as np
+
+        h = hashlib.sha256(f"{self.name}|{self.kind}".encode())
+        if self.kind == "lut":
+            for k in sorted(set(int(k) for k in ks)):
+                h.update(np.packbits(self.fit(k, None)[0]).tobytes())
+        elif self.kind == "histogram":
+            h.update(f"{self.build.__module__}.{getattr(self.build, '__qualname__', self.build)}".encode())
+        return h.hexdigest()[:16]
 
 
-def _posterior(bits, p, q, g):
-    """``g a / (g a + (1 - g) b)`` for every pattern row of ``bits`` (rater order products, as ITK)."""
-    a = np.ones(bits.shape[0])
-    b = np.ones(bits.shape[0])
-    for j in range(bits.shape[1]):
-        a = a * np.where(bits[:, j], p[j], 1.0 - p[j])
-        b = b * np.where(bits[:, j], 1.0 - q[j], q[j])
-    return g * a / (g * a + (1.0 - g) * b)
+#: The registry: every gold strategy, in the order studies report them.
+STRATEGIES: dict[str, GoldStrategy] = {}
 
-
-AGGREGATES = {
-    "majority": majority_lut,
-    "intersection": intersection_lut,
-    "union": union_lut,
-    "staple": None,  # needs the pattern histogram: see staple()
+_RANDOM = re.compile(r"^rand([1-9][0-9]*)$")
+# Okabe & Ito (2008) palette; the random single-annotator golds share greys with dash patterns.
+_RANDOM_STYLES = {
+    1: dict(color="#999999", linestyle=(0, (1, 1))),
+    2: dict(color="#777777", linestyle=(0, (4, 2))),
+    3: dict(color="#555555", linestyle=(0, (6, 2, 1, 2))),
 }
 
 
-def strategy_names(n_random: int = 3, aggregates=tuple(AGGREGATES)) -> list[str]:
-    """The default strategy list: ``rand1..randN`` then the aggregates, in paper order."""
-    return [f"rand{i}" for i in range(1, n_random + 1)] + list(aggregates)
+def register(strategy: GoldStrategy) -> GoldStrategy:
+    """Add (or replace) a gold strategy in :data:`STRATEGIES`; returns it."""
+    if not isinstance(strategy, GoldStrategy):
+        raise TypeError(f"expected a GoldStrategy, got {type(strategy).__name__}")
+    if strategy.kind != "random" and _RANDOM.match(strategy.name):
+        raise ValueError(f"the name {strategy.name!r} is reserved for random single-annotator golds")
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+def _random(n: int, default: bool = False) -> GoldStrategy:
+    style = _RANDOM_STYLES.get(n, dict(color="#888888", linestyle=(0, (2, 2))))
+    return GoldStrategy(f"rand{n}", "random", style=dict(style), default=default, index=n,
+                        description=f"one annotator per image, drawn at random (draw {n})")
+
+
+for _n in (1, 2, 3):
+    register(_random(_n, default=True))
+register(GoldStrategy("majority", "lut", build=majority_lut, style=dict(color="#0072B2", linestyle="-"),
+                      description="at least ceil(k/2) of the k annotators present (official)"))
+register(GoldStrategy("intersection", "lut", build=intersection_lut, style=dict(color="#E69F00", linestyle="-"),
+                      description="all annotators present"))
+register(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#56B4E9", linestyle="-"),
+                      description="any annotator present"))
+def _staple(hist, *, max_iter: int = STAPLE_MAX_ITER):
+    from .staple import staple
+
+    return staple(hist, max_iter=max_iter)
+
+
+register(GoldStrategy("staple", "histogram", build=_staple, label="STAPLE",
+                      style=dict(color="#D55E00", linestyle="-", linewidth=1.6),
+                      description="STAPLE (Warfield et al. 2004) as SimpleITK, posterior > 0.5"))
+register(GoldStrategy("mean", "annotators", how="mean", label="mean over annotators",
+                      style=dict(color="#009E73", linestyle="-"),
+                      description="per image, the mean over annotators of the run's score (macro only)"))
+register(GoldStrategy("max", "annotators", how="max", label="max over annotators",
+                      style=dict(color="#CC79A7", linestyle="-"),
+                      description="per image, the max over annotators of the run's score (macro only)"))
+
+
+def get_strategy(name) -> GoldStrategy:
+    """The registry entry of ``name``; ``randN`` for any ``N`` (a GoldStrategy passes through)."""
+    if isinstance(name, GoldStrategy):
+        return name
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    m = _RANDOM.match(str(name))
+    if m:
+        return _random(int(m[1]))
+    choices = ["rand1..randN"] + [s for s, g in STRATEGIES.items() if g.kind != "random"]
+    raise ValueError(f"unknown gold strategy {name!r}; choose from {', '.join(choices)}")
+
+
+def resolve(names=None, *, macro_only: str = "default") -> list[GoldStrategy]:
+    """Validated strategies, in the order given (default: the registry's default ones).
+
+    ``randN`` names must be ``rand1..randN`` without gaps; no duplicates.
+    ``macro_only='default'`` adds the default macro-only strategies (``mean``,
+    ``max``) when ``names`` lists none; ``'keep'`` takes ``names`` as they are;
+    ``'drop'`` removes them (the strategies that have counts).
+    """
+    if names is None:
+        out = [s for s in STRATEGIES.values() if s.default]
+    else:
+        names = list(names)
+        if not names:
+            raise ValueError("no gold strategy given")
+        out = [get_strategy(n) for n in names]
+        seen = [s.name for s in out]
+        dup = next((n for n in seen if seen.count(n) > 1), None)
+        if dup is not None:
+            raise ValueError(f"gold strategy {dup!r} is given twice")
+        rand = sorted(s.index for s in out if s.kind == "random")
+        if rand != list(range(1, len(rand) + 1)):
+            raise ValueError("random strategies must be rand1..randN without gaps, got "
+                             + ", ".join(f"rand{i}" for i in rand))
+        if macro_only == "default" and not any(s.macro_only for s in out):
+            out += [s for s in STRATEGIES.values() if s.default and s.macro_only]
+    if macro_only == "drop":
+        out = [s for s in out if not s.macro_only]
+    return out
+
+
+def official_strategy(names) -> str:
+    """The gold a study reports as its leaderboard: ``majority`` (the official gold) if present, else the first
+    strategy that has a micro average."""
+    names = [getattr(n, "name", n) for n in names]
+    if "majority" in names:
+        return "majority"
+    micro = [n for n in names if n not in STRATEGIES or not STRATEGIES[n].macro_only]
+    return (micro or names)[0]
+
+
+def strategy_names(n_random: int = 3) -> list[str]:
+    """The default strategies that have counts: ``rand1..randN`` then the pixel-pass ones, in registry order."""
+    fixed = [s.name for s in resolve(macro_only="drop") if s.kind != "random"]
+    return [f"rand{i}" for i in range(1, n_random + 1)] + fixed
 
 
 def split_strategies(names) -> tuple[list[str], int]:
-    """Validate strategy names; return (aggregates in registry order, number of rand strategies).
+    """Validate strategy names; return (pixel-pass strategies in registry order, number of rand strategies)."""
+    chosen = resolve(names, macro_only="keep")
+    names = {s.name for s in chosen}
+    passed = [s.name for s in STRATEGIES.values() if s.in_pixel_pass and s.name in names]
+    passed += [s.name for s in chosen if s.in_pixel_pass and s.name not in passed]
+    return passed, sum(s.kind == "random" for s in chosen)
 
-    ``randN`` names must be ``rand1..randN`` without gaps.
-    """
-    names = list(names)
-    aggregates = [a for a in AGGREGATES if a in names]
-    rand = sorted(int(s[4:]) for s in names if s.startswith("rand") and s[4:].isdigit())
-    unknown = [s for s in names if s not in AGGREGATES and not (s.startswith("rand") and s[4:].isdigit())]
-    if unknown:
-        raise ValueError(
-            f"unknown gold strategy {unknown[0]!r}; choose from rand1..randN, {', '.join(AGGREGATES)}"
-        )
-    if rand != list(range(1, len(rand) + 1)):
-        raise ValueError(f"random strategies must be rand1..randN without gaps, got {names}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"duplicate strategy in {names}")
-    return aggregates, len(rand)
+
+def __getattr__(name):  # STAPLE itself lives in robustness.staple (numpy), loaded on first use
+    if name in ("staple", "StapleResult"):
+        from . import staple as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

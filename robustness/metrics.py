@@ -1,13 +1,22 @@
-"""Jaccard and Dice from overlap counts: micro, macro, and mean/max over annotators.
+"""The metric table and the both-empty policy: per-pair, micro and macro scores from overlap counts.
+
+A metric is one entry of :data:`METRICS`: its numerator and denominator as
+weights over ``(tp, fp, fn)``. Everything that scores reads that entry: the
+per-image scores and micro sums here, and the resampling kernels (which
+receive the weights as coefficient arrays, see :mod:`robustness.schemes`).
+Adding a metric is one call to :func:`register_metric`.
+
+=========== ======================= =========================
+metric      numerator               denominator
+=========== ======================= =========================
+``jaccard`` ``tp``                  ``tp + fp + fn``
+``dice``    ``2 tp``                ``2 tp + fp + fn``
+=========== ======================= =========================
 
 All functions take count arrays whose last axis is ``(tp, fp, fn)`` and whose
 second-to-last axis is the image; any leading axes (strategy, run, resample...)
-are carried through, so the resampling engine calls the same functions on
-gathered subsets.
+are carried through.
 
-Definitions (per pair of masks, then averaged):
-
-- Jaccard ``J = TP / (TP + FP + FN)``, Dice ``D = 2 TP / (2 TP + FP + FN)``.
 - micro: sum TP, FP, FN over images first, then one ratio. Micro Dice is
   ``2J / (1 + J)`` of micro Jaccard, so both rank runs identically.
 - macro: one ratio per image, then the mean over images.
@@ -15,7 +24,9 @@ Definitions (per pair of masks, then averaged):
   image, the max / mean over the annotators present of the run's score
   against each annotator, then the mean over images.
 
-Both-empty pairs (``TP + FP + FN = 0``) follow the ``empty`` policy:
+Both-empty pairs (denominator 0; for Jaccard and Dice exactly the pairs where
+run and reference are both empty) follow one :class:`EmptyPolicy` of
+:data:`EMPTY_POLICIES`:
 
 ``"one"`` (default)
     score 1: the run agrees perfectly with an empty reference. This is the
@@ -31,46 +42,129 @@ Both-empty pairs (``TP + FP + FN = 0``) follow the ``empty`` policy:
     official scorer: a single both-empty pair makes the run's macro score nan.
 
 Wherever the official scorer produces no nan, every policy gives its numbers
-bit for bit: same integer sums, same float divisions, and reductions in the
-same order (numpy's ``mean`` over a contiguous axis).
+bit for bit: integer numerators and denominators, the same float division,
+and reductions in the same order (numpy's ``mean`` over a contiguous axis).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
+from .empty import EMPTY_POLICIES, EmptyPolicy, empty_policy
+
 __all__ = [
+    "Metric",
     "METRICS",
+    "register_metric",
+    "get_metric",
+    "EmptyPolicy",
     "EMPTY_POLICIES",
+    "empty_policy",
+    "AVERAGES",
     "pair_score",
     "micro",
     "macro",
     "per_image",
     "over_annotators",
     "macro_over_annotators",
-    "scores_frame",
-    "leaderboard",
-    "official_results",
-    "agreement",
-    "gold_spread",
 ]
 
-METRICS = ("jaccard", "dice")
-EMPTY_POLICIES = ("one", "zero", "ignore", "official")
-_EMPTY_VALUE = {"one": 1.0, "zero": 0.0, "ignore": np.nan, "official": np.nan}
+AVERAGES = ("micro", "macro")
 
 
-def _check(metric, empty):
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    if empty not in EMPTY_POLICIES:
-        raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
+@dataclass(frozen=True)
+class Metric:
+    """A ratio of weighted overlap counts: ``numerator . (tp, fp, fn) / denominator . (tp, fp, fn)``.
+
+    Parameters
+    ----------
+    name : str
+    numerator, denominator : tuple of 3 numbers
+        Weights over ``(tp, fp, fn)``. Integer weights keep the arithmetic
+        exact (integer sums, one float division).
+    description : str
+        One line for reports.
+
+    Examples
+    --------
+    >>> precision = Metric("precision", (1, 0, 0), (1, 1, 0), "TP / (TP + FP)")
+    >>> float(precision.score([3, 1, 2]))
+    0.75
+    """
+
+    name: str
+    numerator: tuple
+    denominator: tuple
+    description: str = ""
+
+    def __post_init__(self):
+        for side in ("numerator", "denominator"):
+            w = tuple(getattr(self, side))
+            if len(w) != 3 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in w):
+                raise ValueError(f"metric {self.name!r}: {side} must be 3 finite weights over (tp, fp, fn), got {w}")
+            object.__setattr__(self, side, w)
+        if not any(self.denominator):
+            raise ValueError(f"metric {self.name!r}: the denominator weights are all zero")
+
+    def weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """The weights as float64 arrays (for the resampling kernels)."""
+        return np.array(self.numerator, dtype=np.float64), np.array(self.denominator, dtype=np.float64)
+
+    def score(self, counts, *, empty="one") -> np.ndarray:
+        """The metric of each (tp, fp, fn) triple along the last axis; ``empty`` where the denominator is 0."""
+        policy = empty_policy(empty)
+        c = np.asarray(counts)
+        num = _weighted(c, self.numerator)
+        den = _weighted(c, self.denominator)
+        out = np.full(np.shape(den), policy.value, dtype=np.float64)
+        np.divide(num, den, out=out, where=den != 0)
+        return out
 
 
-def pair_score(counts, metric: str = "jaccard", *, empty: str = "one") -> np.ndarray:
-    """Jaccard or Dice of each (tp, fp, fn) triple along the last axis.
+def _weighted(c, weights):
+    """``sum_k w_k c[..., k]`` over the non-zero weights; integer when the weights and counts are."""
+    exact = all(float(w).is_integer() for w in weights) and np.issubdtype(c.dtype, np.integer)
+    c = c.astype(np.int64 if exact else np.float64, copy=False)
+    total = None
+    for k, w in enumerate(weights):
+        if w:
+            term = c[..., k] if w == 1 else (int(w) if exact else w) * c[..., k]
+            total = term if total is None else total + term
+    return np.zeros(c.shape[:-1], dtype=c.dtype) if total is None else total
+
+
+#: The metric table: every metric the package computes, by name.
+METRICS: dict[str, Metric] = {}
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Add a metric to :data:`METRICS` (every study then computes it); returns it."""
+    if not isinstance(metric, Metric):
+        raise TypeError(f"expected a Metric, got {type(metric).__name__}")
+    METRICS[metric.name] = metric
+    return metric
+
+
+register_metric(Metric("jaccard", (1, 0, 0), (1, 1, 1), "Jaccard index TP / (TP + FP + FN)"))
+register_metric(Metric("dice", (2, 0, 0), (2, 1, 1), "Dice coefficient 2 TP / (2 TP + FP + FN)"))
+
+
+def get_metric(name) -> Metric:
+    """The table entry of a metric (a :class:`Metric` passes through)."""
+    if isinstance(name, Metric):
+        return name
+    try:
+        return METRICS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}") from None
+
+
+def pair_score(counts, metric="jaccard", *, empty="one") -> np.ndarray:
+    """The metric of each (tp, fp, fn) triple along the last axis.
 
     Examples
     --------
@@ -79,44 +173,36 @@ def pair_score(counts, metric: str = "jaccard", *, empty: str = "one") -> np.nda
     >>> pair_score([[2, 1, 1], [0, 0, 0]], "jaccard", empty="official")
     array([0.5, nan])
     """
-    _check(metric, empty)
-    c = np.asarray(counts, dtype=np.int64)
-    tp, fp, fn = c[..., 0], c[..., 1], c[..., 2]
-    if metric == "jaccard":
-        num, den = tp, tp + fn + fp
-    else:
-        num, den = 2 * tp, 2 * tp + fn + fp
-    out = np.full(den.shape, _EMPTY_VALUE[empty], dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
+    m = get_metric(metric)
+    return m.score(counts, empty=empty_policy(empty))
 
 
-def micro(counts, metric: str = "jaccard", *, empty: str = "one") -> np.ndarray:
+def micro(counts, metric="jaccard", *, empty="one") -> np.ndarray:
     """Pool TP/FP/FN over the image axis (-2), then one ratio."""
     return pair_score(np.asarray(counts, dtype=np.int64).sum(axis=-2), metric, empty=empty)
 
 
-def per_image(counts, metric: str = "jaccard", *, empty: str = "one") -> np.ndarray:
+def per_image(counts, metric="jaccard", *, empty="one") -> np.ndarray:
     """One score per image: shape ``counts.shape[:-1]``."""
     return pair_score(counts, metric, empty=empty)
 
 
-def _mean_last(x, empty):
+def _mean_last(x, policy: EmptyPolicy):
     x = np.ascontiguousarray(x)
-    if empty == "ignore":
+    if policy.skip:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return np.nanmean(x, axis=-1)
     return np.mean(x, axis=-1)
 
 
-def macro(counts, metric: str = "jaccard", *, empty: str = "one") -> np.ndarray:
+def macro(counts, metric="jaccard", *, empty="one") -> np.ndarray:
     """Mean over images (axis -2 of ``counts``) of the per-image score."""
-    return _mean_last(per_image(counts, metric, empty=empty), empty)
+    policy = empty_policy(empty)
+    return _mean_last(per_image(counts, metric, empty=policy), policy)
 
 
-def over_annotators(annotator_counts, valid, metric: str = "jaccard", *, how: str = "max",
-                    empty: str = "one") -> np.ndarray:
+def over_annotators(annotator_counts, valid, metric="jaccard", *, how: str = "max", empty="one") -> np.ndarray:
     """Per image, the max or mean over the annotators present of the per-pair score.
 
     Parameters
@@ -131,7 +217,8 @@ def over_annotators(annotator_counts, valid, metric: str = "jaccard", *, how: st
     """
     if how not in ("max", "mean"):
         raise ValueError(f"how must be 'max' or 'mean', got {how!r}")
-    s = pair_score(annotator_counts, metric, empty=empty)  # (n_ann, ..., n_img)
+    policy = empty_policy(empty)
+    s = pair_score(annotator_counts, metric, empty=policy)  # (n_ann, ..., n_img)
     valid = np.asarray(valid, dtype=bool)
     out = np.full(s.shape[1:], np.nan)
     # Images with the same set of annotators are reduced together over a
@@ -142,11 +229,10 @@ def over_annotators(annotator_counts, valid, metric: str = "jaccard", *, how: st
         if not rows.any():
             continue
         cols = np.flatnonzero(inverse == p)
-        sub = np.moveaxis(s[rows][..., cols], 0, -1)  # (..., m, k)
-        sub = np.ascontiguousarray(sub)
+        sub = np.ascontiguousarray(np.moveaxis(s[rows][..., cols], 0, -1))  # (..., m, k)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            if empty == "ignore":
+            if policy.skip:
                 red = np.nanmax(sub, axis=-1) if how == "max" else np.nanmean(sub, axis=-1)
             else:
                 red = np.max(sub, axis=-1) if how == "max" else np.mean(sub, axis=-1)
@@ -154,188 +240,8 @@ def over_annotators(annotator_counts, valid, metric: str = "jaccard", *, how: st
     return out
 
 
-def macro_over_annotators(annotator_counts, valid, metric: str = "jaccard", *, how: str = "max",
-                          empty: str = "one") -> np.ndarray:
+def macro_over_annotators(annotator_counts, valid, metric="jaccard", *, how: str = "max",
+                          empty="one") -> np.ndarray:
     """Official ``meanofmax`` (``how='max'``) or ``meanofmean``: mean over images of :func:`over_annotators`."""
-    return _mean_last(over_annotators(annotator_counts, valid, metric, how=how, empty=empty), empty)
-
-
-# -- tables -----------------------------------------------------------------
-
-def scores_frame(overlap, *, empty: str = "one"):
-    """Every run's score under every strategy, metric and averaging, as a tidy table.
-
-    Columns: ``strategy, metric, average, system, score``. Strategies are the
-    gold strategies of ``overlap`` (micro and macro) plus ``mean`` and ``max``
-    over annotators (macro only).
-    """
-    import pandas as pd
-
-    rows = []
-    for metric in METRICS:
-        for s, name in enumerate(overlap.strategies):
-            c = overlap.counts[s]
-            for average, vals in (("micro", micro(c, metric, empty=empty)),
-                                  ("macro", macro(c, metric, empty=empty))):
-                rows.append((name, metric, average, vals))
-        for how in ("mean", "max"):
-            vals = macro_over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric,
-                                         how=how, empty=empty)
-            rows.append((how, metric, "macro", vals))
-    frames = [
-        pd.DataFrame({"strategy": st, "metric": me, "average": av, "system": list(overlap.systems), "score": v})
-        for st, me, av, v in rows
-    ]
-    return pd.concat(frames, ignore_index=True)
-
-
-def leaderboard(overlap, *, empty: str = "one", official: str = "majority"):
-    """Wide leaderboard: one row per run, a column per ``strategy_metric_average``.
-
-    Sorted by the official ranking column (``{official}_jaccard_micro``, best first).
-    """
-    df = scores_frame(overlap, empty=empty)
-    df["column"] = df["strategy"] + "_" + df["metric"] + "_" + df["average"]
-    wide = df.pivot(index="system", columns="column", values="score")
-    order = list(dict.fromkeys(df["column"]))
-    wide = wide[order]
-    key = f"{official}_jaccard_micro"
-    if key in wide:
-        wide = wide.sort_values(key, ascending=False, kind="stable")
-    wide.columns.name = None
-    return wide
-
-
-def official_results(overlap, system: str, *, empty: str = "official") -> dict:
-    """The official scorer's JSON for one run: same keys, same order, same numbers.
-
-    ``jaccard``/``dice`` are micro scores against the majority vote;
-    ``*_meanofmax``/``*_meanofmean`` are macro over annotators.
-    """
-    if "majority" not in overlap.strategies:
-        raise ValueError("official results need the 'majority' strategy")
-    r = overlap.systems.index(system)
-    ac = overlap.annotator_counts[:, r]
-    valid = overlap.annotator_valid
-    out = {}
-    for metric in METRICS:
-        for how in ("max", "mean"):
-            out[f"{metric}_meanof{how}"] = float(macro_over_annotators(ac, valid, metric, how=how, empty=empty))
-    maj = overlap.strategy_counts("majority")[r]
-    out["jaccard"] = float(micro(maj, "jaccard", empty=empty))
-    out["dice"] = float(micro(maj, "dice", empty=empty))
-    out["number_segmentation_instances"] = int(overlap.n_images)
-    return out
-
-
-def agreement(overlap, *, gold: str = "majority") -> dict:
-    """How much annotators agree with each other and runs with the gold: a challenge's vital signs.
-
-    Returns a dict with the median, 10th and 90th percentiles of the pairwise
-    annotator Jaccard (over images and unordered pairs of annotators present;
-    both-empty pairs count as 1), the gold's coverage of the image (median,
-    5th and 95th percentile), and the best, median and worst micro Jaccard
-    of the runs against ``gold``.
-    """
-    pair = overlap.pair_counts
-    valid = overlap.annotator_valid
-    n_ann = pair.shape[0]
-    vals = []
-    for a in range(n_ann):
-        for b in range(a + 1, n_ann):
-            both = valid[a] & valid[b]
-            vals.append(pair_score(pair[a, b][both], "jaccard", empty="one"))
-    pj = np.concatenate(vals) if vals else np.array([np.nan])
-    g = overlap.strategy_counts(gold)
-    gold_size = g[0, :, 0] + g[0, :, 2]  # tp + fn of any run = |gold|
-    cover = gold_size / overlap.n_pixels
-    run_j = micro(g, "jaccard")
-    return {
-        "annotator_pairwise_jaccard_median": float(np.median(pj)),
-        "annotator_pairwise_jaccard_p10": float(np.percentile(pj, 10)),
-        "annotator_pairwise_jaccard_p90": float(np.percentile(pj, 90)),
-        "gold_coverage_median": float(np.median(cover)),
-        "gold_coverage_p5": float(np.percentile(cover, 5)),
-        "gold_coverage_p95": float(np.percentile(cover, 95)),
-        "empty_gold_images": int((gold_size == 0).sum()),
-        f"run_micro_jaccard_vs_{gold}_best": float(run_j.max()),
-        f"run_micro_jaccard_vs_{gold}_median": float(np.median(run_j)),
-        f"run_micro_jaccard_vs_{gold}_worst": float(run_j.min()),
-    }
-
-
-def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
-                empty: str = "one"):
-    """How many standard deviations each run lies from the annotators' agreement with the consensus (Table 4).
-
-    Parameters
-    ----------
-    overlap : OverlapCounts
-        Must include the ``staple`` strategy.
-    metric : {'jaccard', 'dice'}
-    variant : {'staple', 'leave_one_out'}
-        ``staple``: per image ``i``, ``g_ij = score(annotator j, STAPLE_i)``,
-        ``mu_i`` and ``sigma_i`` their mean and standard deviation over the
-        annotators present, and ``z_i = (mu_i - score(run, STAPLE_i)) / sigma_i``.
-        ``leave_one_out``: annotator ``j`` is scored against the STAPLE
-        consensus of the *other* annotators (``C_ij``), so it cannot agree with
-        a consensus that contains itself, and the run's score is its mean score
-        against the same consensuses ``C_ij``.
-    ddof : int
-        Delta degrees of freedom of ``sigma_i`` (1: the sample standard
-        deviation over the 3-4 annotators; 0: population).
-    empty : str
-        Both-empty policy for the per-image scores.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per run: ``system, z_mean`` (mean of ``z_i`` over the images
-        used; positive = the run agrees less with the consensus than the
-        annotators do), ``z_median``, ``images_used``, ``skipped_zero_sd``
-        (images where every annotator agrees equally with the consensus, so
-        ``sigma_i = 0``), ``skipped_few_annotators`` (fewer than ``ddof + 1``).
-
-    Notes
-    -----
-    The overview paper (Table 4) reports the average number of standard
-    deviations; it does not say whether ``sigma`` is the sample or population
-    standard deviation, nor how images with ``sigma = 0`` are handled. We use
-    the sample standard deviation and skip such images, reporting how many.
-    """
-    import pandas as pd
-
-    if variant == "staple":
-        if "staple" not in overlap.strategies:
-            raise ValueError("gold_spread needs the 'staple' strategy")
-        s = overlap.strategies.index("staple")
-        g = pair_score(overlap.annotator_vs_gold[:, s], metric, empty=empty)  # (n_ann, n_img)
-        valid = overlap.annotator_valid
-        run = pair_score(overlap.counts[s], metric, empty=empty)  # (R, n_img)
-    elif variant == "leave_one_out":
-        g = pair_score(overlap.loo_annotator, metric, empty=empty)  # (n_ann, n_img)
-        valid = overlap.loo_valid
-        loo = pair_score(overlap.loo_counts, metric, empty=empty)  # (n_ann, R, n_img)
-        w = valid[:, None, :]
-        run = np.where(w, loo, 0.0).sum(axis=0) / np.maximum(w.sum(axis=0), 1)
-    else:
-        raise ValueError(f"variant must be 'staple' or 'leave_one_out', got {variant!r}")
-    k = valid.sum(axis=0)
-    gv = np.where(valid, g, np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mu = np.nanmean(gv, axis=0)
-        sd = np.nanstd(gv, axis=0, ddof=ddof)
-    few = k < ddof + 1 if ddof else k < 1
-    few |= k < 2
-    zero = ~few & ~(sd > 0)
-    use = ~few & ~zero
-    z = (mu[use][None, :] - run[:, use]) / sd[use][None, :]
-    return pd.DataFrame({
-        "system": list(overlap.systems),
-        "z_mean": z.mean(axis=1) if use.any() else np.nan,
-        "z_median": np.median(z, axis=1) if use.any() else np.nan,
-        "images_used": int(use.sum()),
-        "skipped_zero_sd": int(zero.sum()),
-        "skipped_few_annotators": int(few.sum()),
-    })
+    policy = empty_policy(empty)
+    return _mean_last(over_annotators(annotator_counts, valid, metric, how=how, empty=policy), policy)

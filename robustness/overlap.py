@@ -1,12 +1,12 @@
 """The pixel pass: TP/FP/FN of every run against every gold, one image at a time.
 
 For each image the annotators' masks are read once and turned into rater
-pattern codes; every aggregated gold (majority, intersection, union, STAPLE)
-and every individual annotator is a look-up table over those codes
-(:mod:`robustness.gold`), packed into 64-pixel words once per image. Each
-run's mask is then read once and counted against all golds with popcounts.
-Peak memory is a few copies of the largest image, whatever the number of
-images or runs.
+pattern codes; every pixel-level gold of the registry (:mod:`robustness.gold`:
+look-up tables such as majority, pattern-count fits such as STAPLE) and every
+individual annotator is a look-up table over those codes, packed into 64-pixel
+words once per image. Each run's mask is then read once and counted against
+all golds with popcounts. Peak memory is a few copies of the largest image,
+whatever the number of images or runs.
 
 The result, :class:`OverlapCounts`, is all that every later study needs; it
 is cached on disk under a fingerprint of the inputs.
@@ -17,116 +17,64 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__, _kernels
+from .counts import OverlapCounts, load_counts, save_counts
 from .data import Challenge
 from .errors import InputError, MaskWarning
-from .gold import AGGREGATES, STAPLE_MAX_ITER, annotator_luts, split_strategies, staple, strategy_names
+from .gold import MAX_ANNOTATORS, STAPLE_MAX_ITER, annotator_luts, get_strategy, resolve
+from .parallel import progress_bar, run_batches
+from .results import atomic_write
+from .staple import staple
 
-__all__ = ["OverlapCounts", "compute_overlap", "count_image"]
+__all__ = ["OverlapCounts", "ImageCounts", "compute_overlap", "count_image", "save_counts", "load_counts"]
 
-_CACHE_FORMAT = 2
-
-
-@dataclass(frozen=True, eq=False)
-class OverlapCounts:
-    """Per-image overlap counts of every run against every gold.
-
-    Count arrays end in an axis of 3: ``(tp, fp, fn)`` with FP = run pixels
-    outside the gold and FN = gold pixels the run missed.
-
-    Attributes
-    ----------
-    strategies : tuple of str
-        Gold strategies of ``counts`` (``rand1..`` then aggregates).
-    systems, images, encounters, annotators : tuple of str
-    counts : int64 (n_strategies, n_systems, n_images, 3)
-    annotator_counts : int64 (n_annotators, n_systems, n_images, 3)
-        Every run against every individual annotator (zeros where invalid).
-    annotator_valid : bool (n_annotators, n_images)
-        Whether the annotator annotated the image.
-    annotator_vs_gold : int64 (n_annotators, n_strategies, n_images, 3)
-        Every annotator scored as if it were a run against every gold (for
-        the annotators' own spread, e.g. the paper's Table 4).
-    pair_counts : int64 (n_annotators, n_annotators, n_images, 3)
-        Annotator ``a`` (as run) against annotator ``b`` (as gold).
-    loo_counts : int64 (n_annotators, n_systems, n_images, 3)
-        Every run against the STAPLE consensus of all annotators but one
-        (leave-one-annotator-out), indexed by the annotator left out.
-    loo_annotator : int64 (n_annotators, n_images, 3)
-        Each annotator against the STAPLE consensus of the others.
-    loo_valid : bool (n_annotators, n_images)
-        Annotator present and at least one other annotator present.
-    rand_choice : int (n_random, n_images)
-        Index of the annotator each ``randN`` strategy uses for every image.
-    n_pixels : int64 (n_images,)
-    staple_iterations : int (n_images,), staple_converged : bool (n_images,)
-    staple_rule : tuple of str
-        Per image, which STAPLE path applied (em, all-empty, all-full, identical).
-    fingerprint : str
-        Hash of the inputs and settings the pixel pass depended on.
-    """
-
-    strategies: tuple
-    systems: tuple
-    images: tuple
-    encounters: tuple
-    annotators: tuple
-    counts: np.ndarray
-    annotator_counts: np.ndarray
-    annotator_valid: np.ndarray
-    annotator_vs_gold: np.ndarray
-    pair_counts: np.ndarray
-    loo_counts: np.ndarray
-    loo_annotator: np.ndarray
-    loo_valid: np.ndarray
-    rand_choice: np.ndarray
-    n_pixels: np.ndarray
-    staple_iterations: np.ndarray
-    staple_converged: np.ndarray
-    staple_rule: tuple
-    fingerprint: str
-
-    @property
-    def n_images(self) -> int:
-        return len(self.images)
-
-    def strategy_counts(self, strategy: str) -> np.ndarray:
-        """Counts against one strategy: int64 (n_systems, n_images, 3)."""
-        return self.counts[self.strategies.index(strategy)]
-
-    def to_frame(self):
-        """Tidy long table: strategy, system, image, encounter, tp, fp, fn.
-
-        Strategies ``ann0``.. are the individual annotators (invalid pairs dropped).
-        """
-        import pandas as pd
-
-        parts = []
-        for names, arr, valid in (
-            (self.strategies, self.counts, None),
-            (self.annotators, self.annotator_counts, self.annotator_valid),
-        ):
-            s, r, i = np.meshgrid(np.arange(len(names)), np.arange(len(self.systems)),
-                                  np.arange(self.n_images), indexing="ij")
-            keep = np.ones(s.shape, bool) if valid is None else np.broadcast_to(valid[:, None, :], s.shape)
-            parts.append(pd.DataFrame({
-                "strategy": np.asarray(names, dtype=object)[s[keep]],
-                "system": np.asarray(self.systems, dtype=object)[r[keep]],
-                "image": np.asarray(self.images, dtype=object)[i[keep]],
-                "encounter": np.asarray(self.encounters, dtype=object)[i[keep]],
-                "tp": arr[..., 0][keep], "fp": arr[..., 1][keep], "fn": arr[..., 2][keep],
-            }))
-        return pd.concat(parts, ignore_index=True)
+_CACHE_FORMAT = 3
 
 
 # -- one image ----------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ImageCounts:
+    """All counts of one image: the unit of work of the pixel pass.
+
+    Golds are ordered: the ``k`` annotators present, then the pixel-pass
+    strategies, then (``n_loo`` of them) each annotator's leave-one-out STAPLE.
+
+    Attributes
+    ----------
+    present : int (k,)
+        Indices of the annotators present.
+    system : int64 (n_golds, n_systems, 3)
+        Every run against every gold.
+    annotator : int64 (k, n_golds, 3)
+        Every present annotator, as a run, against every gold.
+    n_loo : int
+        Number of trailing leave-one-out golds (k, or 0 when k < 2).
+    fit_iterations, fit_converged, fit_rule : tuple
+        Diagnostics of each histogram strategy's fit.
+    notes : tuple of str
+        Repairs applied while decoding the masks.
+    """
+
+    present: np.ndarray
+    system: np.ndarray
+    annotator: np.ndarray
+    n_loo: int
+    fit_iterations: tuple
+    fit_converged: tuple
+    fit_rule: tuple
+    notes: tuple
+
+    @property
+    def k(self) -> int:
+        return self.present.size
+
 
 def _staple_without(hist, k, j, max_iter):
     """STAPLE of all annotators but ``j``, as a LUT over the full ``2**k`` patterns."""
@@ -138,17 +86,15 @@ def _staple_without(hist, k, j, max_iter):
     return staple(sub, max_iter=max_iter).lut[reduced]
 
 
-def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES),
-                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True) -> dict:
-    """All counts of one image (the unit of work of the pixel pass).
+def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter: int = STAPLE_MAX_ITER,
+                loo: bool = True) -> ImageCounts:
+    """All counts of one image against the annotators, the pixel-pass ``golds`` and the leave-one-out STAPLEs.
 
-    Returns a dict of arrays for this image: ``system`` (n_golds, n_systems, 3)
-    where the golds are the annotators present then ``aggregates``;
-    ``annotator`` (k, n_golds, 3) with each present annotator as a run;
-    ``present`` (indices of the annotators present), ``n_loo`` (the number
-    of trailing leave-one-annotator-out STAPLE golds: k, or 0 when k < 2),
-    STAPLE diagnostics and the decoding notes.
+    ``golds`` are registry strategies (names or :class:`~robustness.gold.GoldStrategy`)
+    with a pixel-level gold; default: the registry's default ones.
     """
+    golds = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] if golds is None \
+        else [get_strategy(g) for g in golds]
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
     notes = []
@@ -162,14 +108,13 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
     codes, hist = _kernels.pattern_codes(np.stack(masks))
     del masks
     luts = [annotator_luts(k)]
-    st = None
-    for agg in aggregates:
-        if agg == "staple":
-            st = staple(hist, max_iter=staple_max_iter)
-            luts.append(st.lut[None, :])
-        else:
-            luts.append(AGGREGATES[agg](k)[None, :])
-    # leave-one-annotator-out STAPLE: consensus of the others, one per annotator present
+    fits = []
+    for g in golds:
+        lut, fit = g.fit(k, hist, max_iter=staple_max_iter)
+        luts.append(lut[None, :])
+        if g.kind == "histogram":
+            fits.append(fit)
+    # leave-one-annotator-out STAPLE (Table 4): consensus of the others, one per annotator present
     n_loo = 0
     if loo and k >= 2:
         for j in range(k):
@@ -195,29 +140,24 @@ def count_image(challenge: Challenge, image: int, *, aggregates=tuple(AGGREGATES
     ann_tp = (ann_luts * hist) @ lut.T.astype(np.int64)  # (k, g)
     ann_size = ann_luts @ hist
     ann_counts = np.stack([ann_tp, ann_size[:, None] - ann_tp, gold_size[None, :] - ann_tp], axis=-1)
-    return {
-        "present": np.array(present, dtype=np.intp),
-        "n_loo": n_loo,
-        "system": sys_counts,
-        "annotator": ann_counts,
-        "staple_iterations": st.iterations if st else 0,
-        "staple_converged": st.converged if st else True,
-        "staple_rule": st.rule if st else "",
-        "notes": notes,
-    }
+    return ImageCounts(
+        present=np.array(present, dtype=np.intp), system=sys_counts, annotator=ann_counts, n_loo=n_loo,
+        fit_iterations=tuple(f.iterations for f in fits), fit_converged=tuple(f.converged for f in fits),
+        fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
+    )
 
 
-def _count_batch(challenge, images, aggregates, staple_max_iter):
-    return [count_image(challenge, i, aggregates=aggregates, staple_max_iter=staple_max_iter, loo=True)
-            for i in images]
+def _count_batch(challenge, images, golds, staple_max_iter):
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=True) for i in images]
 
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, aggregates, staple_max_iter) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter) -> str:
+    ks = np.unique(challenge.annotated.sum(axis=1))
     payload = {
         "challenge": challenge.fingerprint(),
-        "aggregates": list(aggregates),
+        "golds": [[g.name, g.identity(ks)] for g in golds],
         "staple_max_iter": staple_max_iter,
         "version": __version__,
         "format": _CACHE_FORMAT,
@@ -225,58 +165,44 @@ def _pass_key(challenge: Challenge, aggregates, staple_max_iter) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _pixel_pass(challenge, aggregates, staple_max_iter, n_jobs, progress):
+def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
     n_img, n_sys, n_ann = challenge.n_images, challenge.n_systems, challenge.n_annotators
-    n_agg = len(aggregates)
-    agg_counts = np.zeros((n_agg, n_sys, n_img, 3), dtype=np.int64)
+    n_gold = len(golds)
+    n_fit = sum(g.kind == "histogram" for g in golds)
+    gold_counts = np.zeros((n_gold, n_sys, n_img, 3), dtype=np.int64)
     ann_counts = np.zeros((n_ann, n_sys, n_img, 3), dtype=np.int64)
-    ann_vs_agg = np.zeros((n_ann, n_agg, n_img, 3), dtype=np.int64)
+    ann_vs_gold = np.zeros((n_ann, n_gold, n_img, 3), dtype=np.int64)
     pair = np.zeros((n_ann, n_ann, n_img, 3), dtype=np.int64)
     loo_counts = np.zeros((n_ann, n_sys, n_img, 3), dtype=np.int64)
     loo_ann = np.zeros((n_ann, n_img, 3), dtype=np.int64)
     loo_valid = np.zeros((n_ann, n_img), dtype=bool)
-    st_iter = np.zeros(n_img, dtype=np.int64)
-    st_conv = np.ones(n_img, dtype=bool)
-    st_rule = [""] * n_img
+    fit_iter = np.zeros((n_fit, n_img), dtype=np.int64)
+    fit_conv = np.ones((n_fit, n_img), dtype=bool)
+    fit_rule = np.full((n_fit, n_img), "", dtype=object)
     notes: list[str] = []
 
     batch = 4
-    batches = [list(range(s, min(s + batch, n_img))) for s in range(0, n_img, batch)]
-    if n_jobs == 1:
-        results = (_count_batch(challenge, b, aggregates, staple_max_iter) for b in batches)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_count_batch)(challenge, b, aggregates, staple_max_iter) for b in batches
-        )
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=n_img, desc="pixel pass", unit="image", leave=False)
-    for b, res in zip(batches, results):
-        for i, r in zip(b, res):
-            pres = r["present"]
-            k = pres.size
-            n_loo = r["n_loo"]
-            sc, ac = r["system"], r["annotator"]
+    batches = [(challenge, list(range(s, min(s + batch, n_img))), golds, staple_max_iter)
+               for s in range(0, n_img, batch)]
+    bar = progress_bar(progress, n_img, "pixel pass", unit="image")
+    results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(b[1]) for b in batches])
+    for (_, images, _, _), res in zip(batches, results):
+        for i, r in zip(images, res):
+            pres, k, n_loo = r.present, r.k, r.n_loo
+            sc, ac = r.system, r.annotator
             ann_counts[pres, :, i] = sc[:k]
-            agg_counts[:, :, i] = sc[k:k + n_agg]
+            gold_counts[:, :, i] = sc[k:k + n_gold]
             pair[pres[:, None], pres[None, :], i] = ac[:, :k]
-            ann_vs_agg[pres, :, i] = ac[:, k:k + n_agg]
+            ann_vs_gold[pres, :, i] = ac[:, k:k + n_gold]
             if n_loo:
-                loo_counts[pres, :, i] = sc[k + n_agg:]
-                loo_ann[pres, i] = ac[np.arange(k), k + n_agg + np.arange(k)]
+                loo_counts[pres, :, i] = sc[k + n_gold:]
+                loo_ann[pres, i] = ac[np.arange(k), k + n_gold + np.arange(k)]
                 loo_valid[pres, i] = True
-            st_iter[i], st_conv[i], st_rule[i] = r["staple_iterations"], r["staple_converged"], r["staple_rule"]
-            notes.extend(r["notes"])
-        if bar is not None:
-            bar.update(len(b))
-    if bar is not None:
-        bar.close()
-    return dict(agg_counts=agg_counts, ann_counts=ann_counts, ann_vs_agg=ann_vs_agg, pair=pair,
-                loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, st_iter=st_iter, st_conv=st_conv, st_rule=np.array(st_rule), notes=np.array(notes, dtype=str))
+            fit_iter[:, i], fit_conv[:, i], fit_rule[:, i] = r.fit_iterations, r.fit_converged, r.fit_rule
+            notes.extend(r.notes)
+    return dict(gold_counts=gold_counts, ann_counts=ann_counts, ann_vs_gold=ann_vs_gold, pair=pair,
+                loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, fit_iter=fit_iter, fit_conv=fit_conv,
+                fit_rule=fit_rule.astype(str), notes=np.array(notes, dtype=str))
 
 
 def _load_cache(path: Path, key: str):
@@ -292,33 +218,22 @@ def _load_cache(path: Path, key: str):
         return None
 
 
-def atomic_write(path: Path, write) -> None:
-    """Write a file through ``write(fileobj)`` into a temporary sibling, then rename it into place.
-
-    An interrupted write leaves at most a ``*.tmp`` file, which nothing reads.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+def _draw_random(valid, n_rand, rng):
+    """``choice[s, i]``: the annotator the ``rand{s+1}`` gold uses for image ``i`` (uniform among those present)."""
+    k = valid.sum(axis=0)
+    choice = np.empty((n_rand, valid.shape[1]), dtype=np.intp)
+    for s in range(n_rand):
+        pick = rng.integers(0, k)  # position among the annotators present
+        for i in range(valid.shape[1]):
+            choice[s, i] = np.flatnonzero(valid[:, i])[pick[i]]
+    return choice
 
 
 def compute_overlap(
     challenge: Challenge,
     *,
     strategies=None,
-    n_random: int = 3,
+    n_random: int | None = None,
     staple_max_iter: int = STAPLE_MAX_ITER,
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
@@ -331,13 +246,14 @@ def compute_overlap(
     ----------
     challenge : Challenge
     strategies : list of str, optional
-        Gold strategies (default ``rand1..rand{n_random}``, majority,
-        intersection, union, staple).
-    n_random : int
+        Gold strategies of the registry (:mod:`robustness.gold`); default: its
+        default ones (``rand1..rand3``, majority, intersection, union, staple).
+        Macro-only strategies (``mean``, ``max``) need no counts and are skipped.
+    n_random : int, optional
         Number of ``randN`` strategies when ``strategies`` is not given.
     staple_max_iter : int
         Cap on STAPLE's EM iterations; images that reach it are flagged in
-        ``staple_converged``.
+        ``fit_converged``.
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
@@ -365,54 +281,47 @@ def compute_overlap(
     >>> oc.counts.shape
     (7, 2, 4, 3)
     """
-    strategies = list(strategies or strategy_names(n_random))
-    aggregates, n_rand = split_strategies(strategies)
+    if strategies is None and n_random is not None:
+        strategies = [f"rand{i}" for i in range(1, n_random + 1)] + [
+            s.name for s in resolve(None, macro_only="drop") if s.kind != "random"]
+    chosen = resolve(strategies, macro_only="drop")
+    golds = [s for s in chosen if s.in_pixel_pass]
+    n_rand = sum(s.kind == "random" for s in chosen)
     k = challenge.annotated.sum(axis=1)
-    if k.max() > 16:
+    if k.max() > MAX_ANNOTATORS:
         i = int(np.argmax(k))
-        raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; at most 16 per image are supported")
+        raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
+                         f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    key = _pass_key(challenge, aggregates, staple_max_iter)
+    key = _pass_key(challenge, golds, staple_max_iter)
     data = None
     cache_path = None
     if cache_dir is not None:
         cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
         data = _load_cache(cache_path, key)
     if data is None:
-        data = _pixel_pass(challenge, aggregates, staple_max_iter, n_jobs, progress)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
     for note in data["notes"]:
         warnings.warn(str(note), MaskWarning, stacklevel=2)
 
-    # random strategies: a draw per (strategy, image) among the annotators present
     valid = challenge.annotated.T.copy()  # (n_ann, n_img)
-    k = valid.sum(axis=0)
-    choice = np.empty((n_rand, challenge.n_images), dtype=np.intp)
-    for s in range(n_rand):
-        pick = rng.integers(0, k)  # position among the annotators present
-        for i in range(challenge.n_images):
-            choice[s, i] = np.flatnonzero(valid[:, i])[pick[i]]
+    choice = _draw_random(valid, n_rand, rng)
     img = np.arange(challenge.n_images)
-    ann_counts, pair, ann_vs_agg = data["ann_counts"], data["pair"], data["ann_vs_agg"]
-    rand_counts = np.stack([ann_counts[choice[s], :, img].transpose(1, 0, 2) for s in range(n_rand)]) \
-        if n_rand else np.zeros((0,) + ann_counts.shape[1:], dtype=np.int64)
-    rand_vs = np.stack([pair[:, choice[s], img] for s in range(n_rand)], axis=1) \
-        if n_rand else np.zeros((ann_counts.shape[0], 0) + pair.shape[2:], dtype=np.int64)
-
-    # order as requested: strategies as given by the caller
+    ann_counts, pair = data["ann_counts"], data["pair"]
     rows, vs_rows = [], []
-    for name in strategies:
-        if name.startswith("rand"):
-            s = int(name[4:]) - 1
-            rows.append(rand_counts[s])
-            vs_rows.append(rand_vs[:, s])
+    for s in chosen:  # in the order asked for
+        if s.kind == "random":
+            c = choice[s.index - 1]
+            rows.append(ann_counts[c, :, img].transpose(1, 0, 2))
+            vs_rows.append(pair[:, c, img])
         else:
-            a = aggregates.index(name)
-            rows.append(data["agg_counts"][a])
-            vs_rows.append(ann_vs_agg[:, a])
+            g = golds.index(s)
+            rows.append(data["gold_counts"][g])
+            vs_rows.append(data["ann_vs_gold"][:, g])
     return OverlapCounts(
-        strategies=tuple(strategies),
+        strategies=tuple(s.name for s in chosen),
         systems=challenge.systems,
         images=challenge.images,
         encounters=challenge.encounters,
@@ -427,31 +336,9 @@ def compute_overlap(
         loo_valid=data["loo_valid"],
         rand_choice=choice,
         n_pixels=challenge.n_pixels,
-        staple_iterations=data["st_iter"],
-        staple_converged=data["st_conv"],
-        staple_rule=tuple(str(x) for x in data["st_rule"]),
+        fits=tuple(g.name for g in golds if g.kind == "histogram"),
+        fit_iterations=data["fit_iter"],
+        fit_converged=data["fit_conv"],
+        fit_rule=data["fit_rule"],
         fingerprint=key,
     )
-
-
-def save_counts(counts: OverlapCounts, path) -> None:
-    """Save :class:`OverlapCounts` to one ``.npz`` file, atomically."""
-    arrays = {}
-    for f in fields(counts):
-        v = getattr(counts, f.name)
-        arrays[f.name] = np.asarray(v) if not isinstance(v, str) else np.array(v)
-    atomic_write(Path(path), lambda fh: np.savez_compressed(fh, **arrays))
-
-
-def load_counts(path) -> OverlapCounts:
-    """Inverse of :func:`save_counts`."""
-    with np.load(path, allow_pickle=False) as z:
-        kw = {}
-        for f in fields(OverlapCounts):
-            v = z[f.name]
-            if f.name in ("strategies", "systems", "images", "encounters", "annotators", "staple_rule"):
-                v = tuple(str(x) for x in v)
-            elif f.name == "fingerprint":
-                v = str(v)
-            kw[f.name] = v
-    return OverlapCounts(**kw)

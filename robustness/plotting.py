@@ -3,7 +3,9 @@
 Every function takes tidy tables (as written by the studies), an optional
 ``ax`` and returns the Axes (or the Figure for multi-panel figures); none does
 file I/O. :func:`style` applies the house style (``robustness.mplstyle``):
-Okabe-Ito colour-blind-safe colours, sizes readable at column width.
+Okabe-Ito colour-blind-safe colours, sizes readable at column width. Each gold
+strategy's colour, dashes and label come from its entry in the registry
+(:data:`robustness.gold.STRATEGIES`).
 """
 
 from __future__ import annotations
@@ -13,32 +15,24 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["style", "STRATEGY_STYLE", "strategy_style", "convergence", "convergence_figure", "forest",
+from .gold import get_strategy
+
+__all__ = ["style", "strategy_style", "convergence", "convergence_figure", "forest",
            "rank_blobs", "tau_heatmap", "qa_convergence"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
-
-# Okabe & Ito (2008) palette; the random single-annotator golds share a grey with three dash patterns.
-STRATEGY_STYLE = {
-    "rand1": dict(color="#999999", linestyle=(0, (1, 1)), label="rand1"),
-    "rand2": dict(color="#777777", linestyle=(0, (4, 2)), label="rand2"),
-    "rand3": dict(color="#555555", linestyle=(0, (6, 2, 1, 2)), label="rand3"),
-    "majority": dict(color="#0072B2", linestyle="-", label="majority"),
-    "intersection": dict(color="#E69F00", linestyle="-", label="intersection"),
-    "union": dict(color="#56B4E9", linestyle="-", label="union"),
-    "staple": dict(color="#D55E00", linestyle="-", label="STAPLE", linewidth=1.6),
-    "mean": dict(color="#009E73", linestyle="-", label="mean over annotators"),
-    "max": dict(color="#CC79A7", linestyle="-", label="max over annotators"),
-}
-
 
 # Okabe-Ito without black, then grey and Tol's wine: nine colour-blind-safe line colours.
 _OKABE_ITO_PLUS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999", "#882255")
 
 
 def strategy_style(name: str) -> dict:
-    """Line style of a strategy (unknown names get a black line)."""
-    return dict(STRATEGY_STYLE.get(name, dict(color="black", linestyle="-", label=name)))
+    """Line style and ``label`` of a gold strategy, from the registry (unknown names get a black line)."""
+    try:
+        strategy = get_strategy(name)
+    except ValueError:
+        return dict(color="black", linestyle="-", label=name)
+    return dict(strategy.style, label=strategy.label)
 
 
 @contextlib.contextmanager

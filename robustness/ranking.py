@@ -24,13 +24,14 @@ import numpy as np
 
 from . import _kernels
 
-__all__ = ["rank", "l1", "footrule", "kendall_tau", "n_changed", "TIE_TOL", "METHODS"]
+__all__ = ["rank", "l1", "footrule", "kendall_tau", "n_changed", "method_code", "TIE_TOL", "METHODS"]
 
 TIE_TOL = 1e-12
 METHODS = {"average": 0, "min": 1}
 
 
-def _method_code(method):
+def method_code(method) -> int:
+    """The kernels' integer code of a tie rule (``average`` 0, ``min`` 1)."""
     try:
         return METHODS[method]
     except KeyError:
@@ -49,7 +50,7 @@ def rank(scores, *, method: str = "average", tol: float = TIE_TOL) -> np.ndarray
     >>> rank([0.2, np.nan, 0.3])
     array([2., 3., 1.])
     """
-    code = _method_code(method)
+    code = method_code(method)
     if tol < 0:
         raise ValueError(f"tol must be >= 0, got {tol}")
     s = np.asarray(scores, dtype=np.float64)

@@ -13,15 +13,37 @@ from __future__ import annotations
 import io
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from .errors import InputError
-from .overlap import atomic_write
 
-__all__ = ["ResultsDir", "open_results"]
+__all__ = ["ResultsDir", "open_results", "atomic_write", "versions"]
 
 META = "meta.json"
 INPUTS = ".inputs"
+
+
+def atomic_write(path: Path, write) -> None:
+    """Write a file through ``write(fileobj)`` into a temporary sibling, then rename it into place.
+
+    An interrupted write leaves at most a ``*.tmp`` file, which nothing reads.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 class ResultsDir:

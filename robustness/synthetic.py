@@ -42,8 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from ._kernels import upsample_positive
 from .data import Challenge
 
 __all__ = ["SyntheticConfig", "SyntheticSource", "make_challenge", "true_mask"]
@@ -208,9 +208,9 @@ def _generate_image(src: SyntheticSource, i: int) -> dict:
         if empty or not (keep or extra):
             return np.zeros((h, w), dtype=bool)
         field = np.max(np.stack(keep + extra), axis=0) + level + amp * noise
-        return _upsample_positive(np.ascontiguousarray(field, dtype=np.float64), h, w)
+        return upsample_positive(np.ascontiguousarray(field, dtype=np.float64), h, w)
 
-    out = {("truth", "truth"): _upsample_positive(np.max(np.stack(blobs), axis=0), h, w)}
+    out = {("truth", "truth"): upsample_positive(np.max(np.stack(blobs), axis=0), h, w)}
     for j, a in enumerate(src.annotators):
         # draw for every annotator, present or not, so presence does not shift the stream
         m = rater(
@@ -231,27 +231,6 @@ def _generate_image(src: SyntheticSource, i: int) -> dict:
             n_extra=int(rng.poisson(2.0 * (1 - s))),
             p_empty=0.1 * (1 - s),
         )
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _upsample_positive(coarse, h, w):
-    """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0."""
-    ch, cw = coarse.shape
-    out = np.empty((h, w), dtype=np.bool_)
-    sy = (ch - 1) / max(h - 1, 1)
-    sx = (cw - 1) / max(w - 1, 1)
-    for y in range(h):
-        fy = y * sy
-        y0 = min(int(fy), ch - 2)
-        ty = fy - y0
-        for x in range(w):
-            fx = x * sx
-            x0 = min(int(fx), cw - 2)
-            tx = fx - x0
-            top = coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx
-            bot = coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx
-            out[y, x] = top * (1 - ty) + bot * ty > 0.0
     return out
 
 

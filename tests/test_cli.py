@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from experiments import score, synthetic_summary
-from robustness import metrics
+from robustness import scores
 from robustness.io import load_dermavqa
 from robustness.overlap import compute_overlap
 from tests.conftest import REPO, tree_digest
@@ -43,12 +43,12 @@ def test_score_writes_leaderboard_and_official_json(tiny_dermavqa, tmp_path):
     assert score.main(["--data", str(tiny_dermavqa), "--out", str(out), "--quiet", "--compat", "official"]) == 0
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     oc = compute_overlap(load_dermavqa(tiny_dermavqa), rng=0)
-    direct = metrics.leaderboard(oc, empty="official")
+    direct = scores.leaderboard(oc, empty="official")
     assert list(board.index) == list(direct.index)
     np.testing.assert_array_equal(board.to_numpy(), direct.to_numpy())  # %.17g round-trips exactly
     for run in ("runA", "runB"):
         res = json.loads((out / "official" / f"{run}.json").read_text())
-        exp = metrics.official_results(oc, run, empty="official")
+        exp = scores.official_results(oc, run, empty="official")
         assert list(res) == list(exp)
         assert all(res[k] == exp[k] or (np.isnan(res[k]) and np.isnan(exp[k])) for k in res)
         assert res["number_segmentation_instances"] == 3

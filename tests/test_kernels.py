@@ -7,7 +7,6 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from robustness import _kernels
-from robustness.synthetic import _upsample_positive
 
 
 # -- numpy twins --------------------------------------------------------------
@@ -129,11 +128,11 @@ def twin_upsample(coarse, h, w):
               elements=st.floats(-1, 1, allow_nan=False)),
        st.integers(2, 20), st.integers(2, 20))
 def test_upsample_matches_twin(coarse, h, w):
-    np.testing.assert_array_equal(_upsample_positive(coarse, h, w), twin_upsample(coarse, h, w))
+    np.testing.assert_array_equal(_kernels.upsample_positive(coarse, h, w), twin_upsample(coarse, h, w))
 
 
 def test_upsample_hand_made():
     coarse = np.array([[-1.0, 1.0], [-1.0, 1.0]])
-    out = _upsample_positive(coarse, 3, 5)
+    out = _kernels.upsample_positive(coarse, 3, 5)
     # columns at x = 0, .25, .5, .75, 1 of the coarse grid: field -1, -.5, 0, .5, 1
     assert out.tolist() == [[False, False, False, True, True]] * 3

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from experiments import rank_convergence as job
-from robustness import metrics, overlap as ov
+from robustness import overlap as ov, scores as score_tables, spread as spread_tables
 from robustness.errors import InputError
 from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap
@@ -35,7 +35,7 @@ def test_tables_match_library(tiny):
     path, meta = open_results(out)
     counts = compute_overlap(load_dermavqa(data), rng=3)
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
-    direct = metrics.leaderboard(counts)
+    direct = score_tables.leaderboard(counts)
     assert list(board.index) == list(direct.index)
     np.testing.assert_array_equal(board.to_numpy(), direct.to_numpy())
 
@@ -66,7 +66,7 @@ def test_tables_match_library(tiny):
     np.testing.assert_array_equal(got[["score", "low", "high"]].to_numpy(), exp[["score", "low", "high"]].to_numpy())
 
     spread = pd.read_csv(out / "gold_spread.csv")
-    t4 = metrics.gold_spread(counts)
+    t4 = spread_tables.gold_spread(counts)
     np.testing.assert_allclose(spread[(spread.metric == "jaccard") & (spread.variant == "staple")].z_mean, t4.z_mean)
 
     assert meta["seed"] == 3 and meta["parameters"]["orders"] == 8
@@ -103,7 +103,7 @@ def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch)
 def test_interrupted_run_leaves_nothing_trusted(tiny, tmp_path, monkeypatch):
     data, _ = tiny
     out = tmp_path / "out"
-    import robustness.resampling as rs
+    import robustness.bootstrap as rs
 
     def boom(*a, **k):
         raise KeyboardInterrupt

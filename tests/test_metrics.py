@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from robustness import metrics
+from robustness import metrics, scores, spread
 from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap
 from robustness.synthetic import make_challenge
@@ -81,7 +81,7 @@ def test_official_numbers_bit_for_bit(official_folder, empty):
     oc = compute_overlap(ch, rng=0)
     for run in ch.systems:
         ref = official_like(official_folder / "reference", official_folder / "submissions" / run, run, ch.images)
-        got = metrics.official_results(oc, run, empty=empty)
+        got = scores.official_results(oc, run, empty=empty)
         assert list(got) == list(ref)  # same keys, same order
         has_nan = any(isinstance(v, float) and np.isnan(v) for v in ref.values())
         if empty == "official" or not has_nan:
@@ -98,15 +98,15 @@ def test_official_mode_propagates_nan_and_default_does_not():
 
     ch = from_arrays(ann, {"r": {"i1": m, "i2": e}})
     oc = compute_overlap(ch, rng=0)
-    off = metrics.official_results(oc, "r", empty="official")
+    off = scores.official_results(oc, "r", empty="official")
     assert np.isnan(off["jaccard_meanofmax"]) and np.isnan(off["dice_meanofmean"])
     assert off["jaccard"] == 1.0  # micro pools counts: no 0/0 overall
-    one = metrics.official_results(oc, "r", empty="one")
+    one = scores.official_results(oc, "r", empty="one")
     assert one["jaccard_meanofmax"] == 1.0
     assert one["jaccard_meanofmean"] == np.mean([np.mean([1.0, 1.0, 0.0]), 1.0])
-    ign = metrics.official_results(oc, "r", empty="ignore")
+    ign = scores.official_results(oc, "r", empty="ignore")
     assert ign["jaccard_meanofmean"] == np.mean([1.0, 1.0, 0.0])  # image 2 left out
-    zero = metrics.official_results(oc, "r", empty="zero")
+    zero = scores.official_results(oc, "r", empty="zero")
     assert zero["jaccard_meanofmax"] == 0.5
 
 
@@ -172,7 +172,7 @@ def test_over_annotators_matches_numpy_lists(data):
 def test_leaderboard_table():
     ch = make_challenge(n_encounters=4, n_images=6, n_runs=4, n_teams=2, rng=1)
     oc = compute_overlap(ch, rng=0)
-    board = metrics.leaderboard(oc)
+    board = scores.leaderboard(oc)
     assert list(board.index) != [] and set(board.index) == set(ch.systems)
     assert board["majority_jaccard_micro"].is_monotonic_decreasing
     assert "max_jaccard_macro" in board and "mean_dice_macro" in board and "staple_dice_micro" in board
@@ -194,15 +194,15 @@ def test_gold_spread_by_hand():
     ann = {"i1": {"ann0": lesion, "ann1": lesion, "ann2": big}, "i2": {"ann0": lesion, "ann1": lesion, "ann2": lesion}}
     run = {"r": {"i1": small, "i2": lesion}}
     oc = compute_overlap(from_arrays(ann, run), rng=0)
-    table = metrics.gold_spread(oc)
+    table = spread.gold_spread(oc)
     # i1: STAPLE = the 2x2 lesion (2 of 3 agree); g = [1, 1, 4/9]; run = 1/4. i2: all equal -> sd 0, skipped
     g = np.array([1.0, 1.0, 4 / 9])
     expected = (g.mean() - 0.25) / g.std(ddof=1)
     row = table.iloc[0]
     assert row.z_mean == pytest.approx(expected)
     assert (row.images_used, row.skipped_zero_sd, row.skipped_few_annotators) == (1, 1, 0)
-    loo = metrics.gold_spread(oc, variant="leave_one_out")
+    loo = spread.gold_spread(oc, variant="leave_one_out")
     # i1 leave-one-out: C_0 = STAPLE(ann1, ann2), C_1 = STAPLE(ann0, ann2), C_2 = STAPLE(ann0, ann1) = lesion
     assert loo.iloc[0].images_used + loo.iloc[0].skipped_zero_sd == 2
     with pytest.raises(ValueError, match="variant must be"):
-        metrics.gold_spread(oc, variant="mean")
+        spread.gold_spread(oc, variant="mean")

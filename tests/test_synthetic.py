@@ -7,7 +7,8 @@ import pickle
 import numpy as np
 import pytest
 
-from robustness.metrics import agreement, micro
+from robustness.metrics import micro
+from robustness.spread import agreement
 from robustness.overlap import compute_overlap
 from robustness.synthetic import SyntheticConfig, make_challenge, true_mask
 

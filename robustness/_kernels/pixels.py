@@ -1,0 +1,194 @@
+"""Pixel kernels: mask decoding, rater patterns, bit packing and overlap counts (numba).
+
+Plain arrays in, arrays out: no objects, no generators, no pandas. Every
+kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
+
+Bit layout used throughout: a mask of ``n`` pixels (row-major) is packed into
+``ceil(n / 64)`` uint64 words; pixel ``p`` is bit ``p % 64`` of word ``p // 64``;
+the unused high bits of the last word are zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.core import config
+from numba.extending import intrinsic
+
+__all__ = [
+    "binarize",
+    "pattern_codes",
+    "pack_lut",
+    "count_run",
+    "count_run_words",
+    "upsample_positive",
+]
+
+
+if config.DISABLE_JIT:  # pure Python (NUMBA_DISABLE_JIT=1): an intrinsic cannot run outside numba
+    def _popcount64(x):
+        return int(x).bit_count()
+else:
+    @intrinsic
+    def _popcount64(typingctx, x):
+        """Hardware population count of a uint64 (LLVM ``ctpop``)."""
+        if not isinstance(x, types.Integer):
+            return None
+        sig = types.uint64(types.uint64)
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def binarize(values, foreground, background, nonzero):
+    """Turn a flat uint8 array into a 0/1 mask in place and count its values, in one pass.
+
+    With ``nonzero`` False, ``values[p] = values[p] == foreground``; with it True,
+    ``values[p] = values[p] != background``. Returns ``(n_foreground, n_background)``
+    counted on the original values; pixels that were neither number
+    ``values.size - n_foreground - n_background``.
+    """
+    n_fg = 0
+    n_bg = 0
+    for p in range(values.size):
+        v = values[p]
+        f = v == foreground
+        b = v == background
+        n_fg += f
+        n_bg += b
+        values[p] = (not b) if nonzero else f
+    return n_fg, n_bg
+
+
+@njit(cache=True, nogil=True)
+def pattern_codes(masks):
+    """Rater pattern of every pixel and the pattern histogram.
+
+    ``masks`` is uint8 0/1 of shape (k, n) with k <= 16. Returns ``codes``
+    (uint16, n) with ``codes[p] = sum_j masks[j, p] << j`` and ``hist``
+    (int64, 2**k) counting the pixels of every pattern.
+    """
+    k, n = masks.shape
+    codes = np.zeros(n, dtype=np.uint16)
+    for j in range(k):
+        row = masks[j]
+        bit = np.uint16(1 << j)
+        for p in range(n):
+            if row[p]:
+                codes[p] |= bit
+    hist = np.zeros(1 << k, dtype=np.int64)
+    for p in range(n):
+        hist[codes[p]] += 1
+    return codes, hist
+
+
+@njit(cache=True, nogil=True)
+def pack_lut(codes, lut):
+    """Bit-packed golds from pattern codes through look-up tables.
+
+    ``lut`` is uint8 0/1 of shape (g, 2**k) with g <= 64: gold ``r`` is
+    foreground at pixel ``p`` when ``lut[r, codes[p]]``. Returns uint64 words
+    of shape (g, ceil(n/64)). Each pattern's golds are gathered into one
+    bitmask first, so a pixel in no gold (most of an image) costs one look-up.
+    """
+    g, n_pat = lut.shape
+    n = codes.size
+    n_words = (n + 63) // 64
+    comb = np.zeros(n_pat, dtype=np.uint64)
+    for r in range(g):
+        for c in range(n_pat):
+            if lut[r, c]:
+                comb[c] |= np.uint64(1) << np.uint64(r)
+    words = np.zeros((g, n_words), dtype=np.uint64)
+    acc = np.zeros(g, dtype=np.uint64)
+    for w in range(n_words):
+        start = w * 64
+        stop = min(start + 64, n)
+        any_set = np.uint64(0)
+        for p in range(start, stop):
+            v = comb[codes[p]]
+            if v:
+                any_set |= v
+                bit = np.uint64(p - start)
+                for r in range(g):
+                    acc[r] |= ((v >> np.uint64(r)) & np.uint64(1)) << bit
+        if any_set:
+            for r in range(g):
+                words[r, w] = acc[r]
+                acc[r] = 0
+    return words
+
+
+# Multiplying a uint64 holding eight 0/1 bytes by this constant gathers byte i's
+# bit into bit 56 + i (no two partial products share a bit, so nothing carries).
+_GATHER = np.uint64(0x0102040810204080)
+
+
+@njit(cache=True, nogil=True)
+def _pack_bytes8(x):
+    """Eight 0/1 bytes (little-endian in a uint64) -> 8 bits, byte i -> bit i."""
+    return (x * _GATHER) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def count_run_words(run64, tail, gold_words):
+    """Kernel of :func:`count_run`: ``run64`` is the run's 0/1 bytes viewed as uint64
+    (eight pixels per element, a multiple of 8 elements), ``tail`` the remaining bytes."""
+    g, n_words = gold_words.shape
+    tp = np.zeros(g, dtype=np.int64)
+    size = 0
+    n_full = run64.size // 8
+    for w in range(n_full):
+        acc = np.uint64(0)
+        for q in range(8):
+            acc |= _pack_bytes8(run64[8 * w + q]) << np.uint64(8 * q)
+        if acc == 0:
+            continue
+        size += _popcount64(acc)
+        for r in range(g):
+            tp[r] += _popcount64(acc & gold_words[r, w])
+    if tail.size:
+        acc = np.uint64(0)
+        for p in range(tail.size):
+            acc |= np.uint64(tail[p]) << np.uint64(p)
+        size += _popcount64(acc)
+        for r in range(g):
+            tp[r] += _popcount64(acc & gold_words[r, n_full])
+    return size, tp
+
+
+def count_run(run, gold_words):
+    """Pack one run's mask on the fly and count its overlap with every gold.
+
+    ``run`` is a contiguous uint8 0/1 array of n pixels, ``gold_words`` uint64
+    of shape (g, ceil(n/64)) as made by :func:`pack_lut`. Returns ``(size, tp)``:
+    the run's number of foreground pixels and, for every gold ``r``, the number
+    of pixels in both (int64, g). FP = size - TP, FN = |gold| - TP.
+    """
+    run = np.ascontiguousarray(run, dtype=np.uint8)
+    m = run.size - run.size % 64
+    return count_run_words(run[:m].view(np.uint64), run[m:], gold_words)
+
+
+@njit(cache=True, nogil=True)
+def upsample_positive(coarse, h, w):
+    """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0."""
+    ch, cw = coarse.shape
+    out = np.empty((h, w), dtype=np.bool_)
+    sy = (ch - 1) / max(h - 1, 1)
+    sx = (cw - 1) / max(w - 1, 1)
+    for y in range(h):
+        fy = y * sy
+        y0 = min(int(fy), ch - 2)
+        ty = fy - y0
+        for x in range(w):
+            fx = x * sx
+            x0 = min(int(fx), cw - 2)
+            tx = fx - x0
+            top = coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx
+            bot = coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx
+            out[y, x] = top * (1 - ty) + bot * ty > 0.0
+    return out

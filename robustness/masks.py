@@ -1,0 +1,252 @@
+"""Decoding one mask file: TIFF or PNG, grey or equal-channel colour, to a boolean array.
+
+Decoding rules (all reported, never silent)
+-------------------------------------------
+- RGB(A) masks whose colour channels are equal are read as grey (alpha is
+  ignored); unequal channels are an error.
+- A mask holding only the expected background and foreground values is read
+  as ``value == foreground``.
+- A 0/255 mask where 0/1 is expected is an error that says so (the official
+  scorer would score it as empty); ``binarize=True`` reads ``value != background``.
+- Other values ("stray" pixels): when they are at most ``stray_tolerance`` of
+  the image, each is assigned to the nearer of foreground and background (ties
+  go to background) and a :class:`~robustness.errors.MaskWarning` counts them;
+  beyond that, or with ``strict=True``, the mask is rejected as not binary.
+
+Nothing is ever written to a mask file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _kernels
+from .errors import InputError
+
+__all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES"]
+
+MASK_SUFFIXES = (".tif", ".tiff", ".png")
+_TIFF = (".tif", ".tiff")
+
+
+@dataclass(frozen=True)
+class MaskFormat:
+    """How the pixel values of a mask file map to foreground.
+
+    Parameters
+    ----------
+    foreground, background : int
+        The two expected pixel values.
+    binarize : bool
+        Read every value other than ``background`` as foreground.
+    strict : bool
+        Reject any value other than the two expected ones.
+    stray_tolerance : float
+        Largest fraction of an image's pixels that may hold other values
+        before the mask is rejected as not binary (see module notes).
+    """
+
+    foreground: int = 1
+    background: int = 0
+    binarize: bool = False
+    strict: bool = False
+    stray_tolerance: float = 0.0
+
+    def __post_init__(self):
+        for name in ("foreground", "background"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, np.integer)) and 0 <= v <= 255):
+                raise ValueError(f"{name} must be an integer in 0..255, got {v!r}")
+        if self.foreground == self.background:
+            raise ValueError("foreground and background must differ")
+        if not 0.0 <= self.stray_tolerance < 1.0:
+            raise ValueError(f"stray_tolerance must be in [0, 1), got {self.stray_tolerance}")
+
+
+# -- single files -----------------------------------------------------------
+
+def _tiff_shape_fast(path: Path) -> tuple[int, int] | None:
+    """(rows, columns) from the first IFD of a classic single-sample TIFF, else None.
+
+    Reads a few hundred bytes (the header and the first IFD's ImageWidth,
+    ImageLength and SamplesPerPixel tags, TIFF 6.0 section 2). Anything else
+    (BigTIFF, several samples per pixel, odd layouts) returns None so that the
+    caller falls back to tifffile.
+    """
+    import struct
+
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8 or head[:4] not in (b"II*\0", b"MM\0*"):
+            return None
+        e = "<" if head[:2] == b"II" else ">"
+        (offset,) = struct.unpack(e + "I", head[4:8])
+        f.seek(offset)
+        raw = f.read(2)
+        if len(raw) < 2:
+            return None
+        (n,) = struct.unpack(e + "H", raw)
+        entries = f.read(12 * n)
+    if len(entries) < 12 * n:
+        return None
+    tags = {}
+    for k in range(n):
+        tag, typ, count = struct.unpack(e + "HHI", entries[12 * k:12 * k + 8])
+        if tag in (256, 257, 277) and count == 1:
+            value = entries[12 * k + 8:12 * k + 12]
+            if typ == 3:  # SHORT
+                tags[tag] = struct.unpack(e + "H", value[:2])[0]
+            elif typ == 4:  # LONG
+                tags[tag] = struct.unpack(e + "I", value)[0]
+    if 256 not in tags or 257 not in tags or tags.get(277, 1) != 1:
+        return None
+    return int(tags[257]), int(tags[256])
+
+
+def read_shape(path: str | os.PathLike) -> tuple[int, int]:
+    """(rows, columns) of an image file, from its header only."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() in _TIFF:
+            shape = _tiff_shape_fast(path)
+            if shape is not None:
+                return shape
+            import tifffile
+
+            with tifffile.TiffFile(path) as tif:
+                shape = tif.pages[0].shape
+                if len(shape) == 3 and shape[0] in (3, 4) and shape[-1] not in (3, 4):
+                    shape = shape[1:]  # planar RGB(A)
+                return int(shape[0]), int(shape[1])
+        from PIL import Image
+
+        with Image.open(path) as im:
+            w, h = im.size
+            return int(h), int(w)
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except Exception as exc:  # any decoder error means the same thing to the user
+        raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+
+
+def _read_pixels(path: Path) -> np.ndarray:
+    try:
+        if path.suffix.lower() in _TIFF:
+            import tifffile
+
+            return tifffile.imread(path)
+        from PIL import Image
+
+        with Image.open(path) as im:
+            return np.asarray(im)
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except Exception as exc:
+        raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+
+
+def _to_grey_u8(arr: np.ndarray, path: Path) -> np.ndarray:
+    if arr.ndim == 3 and arr.shape[0] in (3, 4) and arr.shape[-1] not in (1, 3, 4):
+        arr = np.moveaxis(arr, 0, -1)  # planar TIFF
+    if arr.ndim == 3 and arr.shape[-1] == 1:
+        arr = arr[..., 0]
+    if arr.ndim == 3 and arr.shape[-1] in (3, 4):
+        r, g, b = arr[..., 0], arr[..., 1], arr[..., 2]
+        differ = np.count_nonzero((r != g) | (r != b))
+        if differ:
+            raise InputError(
+                f"{path}: colour mask with unequal channels in {differ} pixels; "
+                "expected a grey or binary mask"
+            )
+        arr = r
+    if arr.ndim != 2:
+        raise InputError(f"{path}: expected a 2-D mask, got an array of shape {arr.shape}")
+    if arr.dtype == np.uint8:
+        return np.ascontiguousarray(arr)
+    if arr.dtype == bool:
+        return np.ascontiguousarray(arr).view(np.uint8)
+    lo, hi = arr.min(), arr.max()
+    if np.issubdtype(arr.dtype, np.floating) and not np.array_equal(arr, np.round(arr)):
+        raise InputError(f"{path}: not a binary mask: non-integer values between {lo} and {hi}")
+    if lo < 0 or hi > 255:
+        values = np.unique(arr)
+        raise InputError(
+            f"{path}: not a binary mask: values {_show(values)} outside 0..255"
+        )
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def _show(values, limit=6) -> str:
+    values = [int(v) for v in values]
+    text = ", ".join(map(str, values[:limit]))
+    return "{" + text + (", ..." if len(values) > limit else "") + "}"
+
+
+def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[np.ndarray, str | None]:
+    """Decode one mask file to a boolean array, following ``fmt``.
+
+    Returns
+    -------
+    mask : ndarray of bool, 2-D
+    note : str or None
+        One line describing a repair (stray values), else None.
+
+    Raises
+    ------
+    InputError
+        Unreadable or corrupt file, unequal colour channels, 0/255 where 0/1 is
+        expected, or a mask that is not binary. The message names the file.
+
+    Examples
+    --------
+    >>> import numpy as np, tifffile, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.tiff")
+    >>> tifffile.imwrite(path, np.array([[0, 1], [1, 1]], dtype=np.uint8))
+    >>> mask, note = read_mask(path)
+    >>> mask.sum(), note
+    (np.int64(3), None)
+    """
+    path = Path(path)
+    grey = _to_grey_u8(_read_pixels(path), path)
+    if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
+        grey = grey.copy()
+    shape = grey.shape
+    flat = grey.reshape(-1)
+    if (fmt.foreground, fmt.background) == (1, 0) and not fmt.binarize and flat.size and flat.max() <= 1:
+        return flat.view(bool).reshape(shape), None  # already 0/1 (the official format): nothing to do
+    # one pass, in place (the decoded array is ours): 0/1 mask + value census
+    n_fg, n_bg = _kernels.binarize(flat, np.uint8(fmt.foreground), np.uint8(fmt.background), fmt.binarize)
+    n_stray = flat.size - n_fg - n_bg
+    mask = flat.view(bool).reshape(shape)
+    if n_stray == 0 or fmt.binarize:
+        return mask, None
+    # rare: values besides the two expected ones. Decode again to see them.
+    grey = _to_grey_u8(_read_pixels(path), path)
+    flat = grey.reshape(-1)
+    counts = np.bincount(flat, minlength=256)
+    present = np.flatnonzero(counts)
+    stray = [v for v in present if v not in (fmt.foreground, fmt.background)]
+    if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
+        raise InputError(
+            f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
+            "would score it as empty); pass binarize to read values > 0 as foreground"
+        )
+    fraction = n_stray / flat.size
+    if fmt.strict or fraction > fmt.stray_tolerance:
+        raise InputError(
+            f"{path}: not a binary mask: values {_show(present)} "
+            f"({n_stray} pixels besides foreground {fmt.foreground} and background {fmt.background})"
+        )
+    to_fg = [v for v in stray if abs(int(v) - fmt.foreground) < abs(int(v) - fmt.background)]
+    if to_fg:
+        mask = mask | np.isin(grey, to_fg)  # mask holds value == foreground already
+    note = (
+        f"{path}: {n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
+        f"{fmt.foreground} and background {fmt.background}: each assigned to the nearer of foreground "
+        f"{fmt.foreground} and background {fmt.background} (strict refuses such masks)"
+    )
+    return mask, note

@@ -1,0 +1,200 @@
+"""Closed-QA question definitions and answer files: reading and checking them (one-line errors)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["Question", "QuestionSet", "Answers", "load_definitions", "load_answers"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One slot question."""
+
+    qid: str
+    options: tuple
+    question: str = ""
+    type: str = ""
+
+    @property
+    def parent(self) -> str:
+        return self.qid.split("-")[0]
+
+    @property
+    def not_mentioned(self) -> int:
+        """Index of the "Not mentioned" option (the last one)."""
+        return len(self.options) - 1
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """Slot questions in definition order, grouped into parents (first-seen order)."""
+
+    questions: tuple
+
+    @property
+    def qids(self) -> tuple:
+        return tuple(q.qid for q in self.questions)
+
+    @property
+    def parents(self) -> tuple:
+        return tuple(dict.fromkeys(q.parent for q in self.questions))
+
+    def slots(self, parent: str) -> list[int]:
+        """Positions of a parent's slots in :attr:`qids`."""
+        return [i for i, q in enumerate(self.questions) if q.parent == parent]
+
+    @property
+    def n_options(self) -> np.ndarray:
+        return np.array([len(q.options) for q in self.questions])
+
+    @property
+    def not_mentioned(self) -> np.ndarray:
+        return np.array([q.not_mentioned for q in self.questions])
+
+
+@dataclass(frozen=True, eq=False)
+class Answers:
+    """One answer file: ``values[e, s]`` is the option index of slot ``s`` for encounter ``e``."""
+
+    name: str
+    encounters: tuple
+    values: np.ndarray
+    questions: QuestionSet
+    notes: tuple = field(default=())
+
+    def to_records(self) -> list[dict]:
+        """The official JSON form."""
+        return [{"encounter_id": e, **{q: int(v) for q, v in zip(self.questions.qids, row)}}
+                for e, row in zip(self.encounters, self.values)]
+
+    def write(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_records(), indent=1))
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def load_definitions(path: str | os.PathLike) -> QuestionSet:
+    """Read ``closedquestions_definitions_imageclef2025.json`` (or a file of the same shape)."""
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, list) or not data:
+        raise InputError(f"{path}: expected a non-empty JSON list of question definitions")
+    questions = []
+    for k, item in enumerate(data):
+        if not isinstance(item, dict) or "qid" not in item or "options_en" not in item:
+            raise InputError(f"{path}: definition #{k} has no 'qid' or 'options_en'")
+        qid = item["qid"]
+        if "-" not in qid:
+            raise InputError(f"{path}: question id {qid!r} is not of the form CQIDnnn-mmm")
+        questions.append(Question(qid, tuple(item["options_en"]), item.get("question_en", ""),
+                                  item.get("question_type_en", "")))
+    qids = [q.qid for q in questions]
+    if len(set(qids)) != len(qids):
+        dup = next(q for q in qids if qids.count(q) > 1)
+        raise InputError(f"{path}: question {dup} is defined twice")
+    return QuestionSet(tuple(questions))
+
+
+def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str | None = None,
+                 encounters=None, missing: str = "error") -> Answers:
+    """Read and check one answer file.
+
+    Parameters
+    ----------
+    path : path
+    questions : QuestionSet
+    name : str, optional
+        Run name (default: the file's stem).
+    encounters : sequence of str, optional
+        The encounters that must be answered (a run is checked against the
+        gold's encounters); extra encounters are dropped with a note.
+    missing : {'error', 'not_mentioned'}
+        A missing encounter or slot: error (default), or answer "Not
+        mentioned" there and say how many.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the encounter/slot: not a list, no encounter id,
+        unknown question id, option index out of range or not an integer,
+        duplicate encounters, missing encounters or slots (under 'error').
+    """
+    if missing not in ("error", "not_mentioned"):
+        raise ValueError(f"missing must be 'error' or 'not_mentioned', got {missing!r}")
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of answer records")
+    qids = questions.qids
+    pos = {q: i for i, q in enumerate(qids)}
+    n_opt = questions.n_options
+    notes = []
+    rows: dict[str, dict] = {}
+    cut = []
+    for k, item in enumerate(data):
+        if not isinstance(item, dict) or "encounter_id" not in item:
+            raise InputError(f"{path}: record #{k} has no 'encounter_id'")
+        raw = str(item["encounter_id"])
+        enc = raw.split("-")[0]
+        if enc != raw:
+            cut.append(raw)
+        if enc in rows:
+            raise InputError(f"{path}: encounter {enc} appears twice" + (f" (as {raw})" if enc != raw else ""))
+        answers = {}
+        for key, value in item.items():
+            if key == "encounter_id":
+                continue
+            if key not in pos:
+                raise InputError(f"{path}: encounter {enc}, slot {key}: unknown question id")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputError(f"{path}: encounter {enc}, slot {key}: answer {value!r} is not an option index")
+            if not 0 <= value < n_opt[pos[key]]:
+                raise InputError(f"{path}: encounter {enc}, slot {key}: option index {value} out of range "
+                                 f"0..{n_opt[pos[key]] - 1}")
+            answers[key] = int(value)
+        rows[enc] = answers
+    if cut:
+        notes.append(f"{path.name}: {len(cut)} encounter id(s) cut at the first '-' as the official scorer does, "
+                     f"e.g. {cut[0]} -> {cut[0].split('-')[0]}")
+    wanted = list(rows) if encounters is None else list(encounters)
+    extra = [e for e in rows if e not in set(wanted)]
+    if extra:
+        notes.append(f"{path.name}: {len(extra)} encounter(s) not in the reference ignored, e.g. {extra[0]}")
+    values = np.empty((len(wanted), len(qids)), dtype=np.int64)
+    n_missing_enc = n_missing_slot = 0
+    for e, enc in enumerate(wanted):
+        row = rows.get(enc)
+        if row is None:
+            if missing == "error":
+                raise InputError(f"{path}: encounter {enc} is missing (missing='not_mentioned' answers it "
+                                 "'Not mentioned' everywhere)")
+            n_missing_enc += 1
+            row = {}
+        for s, q in enumerate(qids):
+            if q in row:
+                values[e, s] = row[q]
+            else:
+                if missing == "error":
+                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer")
+                if enc in rows:
+                    n_missing_slot += 1
+                values[e, s] = questions.questions[s].not_mentioned
+    if n_missing_enc or n_missing_slot:
+        notes.append(f"{path.name}: {n_missing_enc} missing encounter(s) and {n_missing_slot} missing slot(s) "
+                     "answered 'Not mentioned'")
+    return Answers(name or path.stem, tuple(wanted), values, questions, tuple(notes))

@@ -1,0 +1,283 @@
+"""Per-unit statistics: every leaderboard score as a ratio of sums over test units.
+
+Every leaderboard number is a ratio of sums over test units (images or
+encounters): micro scores sum TP, FP and FN and apply the metric's weights
+(:data:`robustness.metrics.METRICS`); macro scores sum per-image scores and
+divide by the number of images. :class:`Schemes` holds those per-unit additive
+statistics for every scoring scheme (gold strategy x metric x averaging), so
+that a prefix of a random order is a running sum (:mod:`robustness.convergence`)
+and a bootstrap resample is a sum over drawn units (:mod:`robustness.bootstrap`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels
+from .errors import InputError
+from .gold import resolve
+from .metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
+
+__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "MEAN_WEIGHTS"]
+
+#: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
+MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+
+
+@dataclass(frozen=True, eq=False)
+class Schemes:
+    """Per-unit additive statistics of every run under every scoring scheme.
+
+    Attributes
+    ----------
+    names : list of (strategy, metric, average)
+    systems : tuple of str
+    units : tuple of str
+        Resampling units (image or encounter ids).
+    unit_images : int array (U,)
+        Number of images in each unit.
+    x : float64 (U, M)
+        Additive statistics, one column each (shared between schemes).
+    cols : int (S, R, 3)
+        For scheme ``s`` and run ``r`` the columns of ``x`` holding (tp, fp,
+        fn) for micro schemes, or (sum of per-image scores, number of scored
+        images, number of scored images) for macro schemes.
+    numerator, denominator : float64 (S, 3)
+        Weights over those three columns: the metric's for micro schemes,
+        :data:`MEAN_WEIGHTS` for macro ones.
+    empty_values : float64 (S,)
+        The score where the denominator is 0: the empty policy's value for
+        micro schemes, nan for a macro mean over no image.
+    empty : EmptyPolicy
+        The both-empty policy the statistics were built with.
+    per_case : float64 (S, R, N) or None
+        Per-image scores of macro schemes (nan rows for micro schemes), for
+        paired tests.
+    """
+
+    names: list
+    systems: tuple
+    units: tuple
+    unit_images: np.ndarray
+    x: np.ndarray
+    cols: np.ndarray
+    numerator: np.ndarray
+    denominator: np.ndarray
+    empty_values: np.ndarray
+    empty: EmptyPolicy = empty_policy("one")
+    per_case: np.ndarray | None = None
+
+    @property
+    def n_units(self) -> int:
+        return len(self.units)
+
+    @property
+    def weights(self) -> tuple:
+        """``(cols, numerator, denominator, empty_values)``: what the kernels need to score."""
+        return self.cols, self.numerator, self.denominator, self.empty_values
+
+    def scores(self, sums=None) -> np.ndarray:
+        """Scores (S, R) from summed statistics (default: the whole test set)."""
+        if sums is None:
+            sums = self.x.sum(axis=0)
+        return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), *self.weights)
+
+    def index(self, strategy, metric, average) -> int:
+        return self.names.index((strategy, metric, average))
+
+    def is_macro(self, s: int) -> bool:
+        """Scheme ``s`` averages per-image scores (it has per-case values for paired tests)."""
+        return self.names[s][2] == "macro"
+
+    def labels_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.names, columns=["strategy", "metric", "average"])
+
+
+class _Builder:
+    """Collects unit columns and scheme rows (shared count columns are stored once)."""
+
+    def __init__(self, codes, n_units):
+        self.codes, self.n_units = codes, n_units
+        self.columns, self.names, self.cols, self.num, self.den, self.empty, self.per_case = [], [], [], [], [], [], []
+        self._shared = {}
+
+    def group(self, values):
+        """Sum the rows of ``values`` (N, ...) into the units."""
+        out = np.zeros((self.n_units,) + values.shape[1:], dtype=np.float64)
+        np.add.at(out, self.codes, values)
+        return out
+
+    def add(self, col, *, shared=False):
+        if shared:
+            key = col.tobytes()
+            if key not in self._shared:
+                self._shared[key] = self.add(col)
+            return self._shared[key]
+        self.columns.append(col)
+        return len(self.columns) - 1
+
+    def scheme(self, name, cols, weights, empty_value, per_case):
+        self.names.append(name)
+        self.cols.append(cols)
+        self.num.append(weights[0])
+        self.den.append(weights[1])
+        self.empty.append(empty_value)
+        self.per_case.append(per_case)
+
+    def macro(self, name, values, policy):
+        """A macro scheme from per-case scores ``values`` (R, N); nan = left out (unless nan propagates)."""
+        ok = ~np.isnan(values)
+        if policy.propagates:
+            sums, counts = values, np.ones_like(values)  # nan propagates
+        else:
+            sums, counts = np.where(ok, values, 0.0), ok.astype(np.float64)
+        gs = self.group(sums.T)  # (U, R)
+        gc = self.group(counts.T)
+        rows = []
+        for r in range(values.shape[0]):
+            c = self.add(gc[:, r], shared=True)
+            rows.append([self.add(gs[:, r]), c, c])
+        self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values)
+
+    def build(self, systems, units, empty):
+        return Schemes(
+            names=self.names, systems=tuple(systems), units=tuple(units),
+            unit_images=np.bincount(self.codes, minlength=self.n_units),
+            x=np.ascontiguousarray(np.stack(self.columns, axis=1)),
+            cols=np.array(self.cols, dtype=np.int64), numerator=np.array(self.num, dtype=np.float64),
+            denominator=np.array(self.den, dtype=np.float64), empty_values=np.array(self.empty, dtype=np.float64),
+            empty=empty, per_case=np.stack(self.per_case),
+        )
+
+
+def _unit_codes(ids, unit_of=None):
+    """Integer unit of every case (first-seen order) and the unit names."""
+    keys = ids if unit_of is None else unit_of
+    first: dict = {}
+    codes = np.array([first.setdefault(u, len(first)) for u in keys], dtype=np.intp)
+    return codes, tuple(str(u) for u in first)
+
+
+def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies=None, metrics=None,
+                        averages=("micro", "macro"), annotators=None) -> Schemes:
+    """Build :class:`Schemes` from :class:`~robustness.overlap.OverlapCounts`.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    unit : {'image', 'encounter'}
+        The resampling unit; with 'encounter' an encounter's images stay together.
+    empty : str or EmptyPolicy
+        Both-empty policy (see :mod:`robustness.metrics`). Under 'ignore' such
+        images are left out of macro sums and counts.
+    strategies : list of str, optional
+        Gold strategies with counts (default: all of ``overlap``).
+    metrics : list of str, optional
+        Metrics of the metric table (default: all of it).
+    annotators : list of str, optional
+        Macro-only strategies over annotators to add (default: the registry's
+        default ones, ``mean`` and ``max``).
+    """
+    if unit not in ("image", "encounter"):
+        raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
+    policy = empty_policy(empty)
+    metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
+    strategies = list(strategies or overlap.strategies)
+    annotators = (resolve(annotators, macro_only="keep") if annotators is not None
+                  else [s for s in resolve(None) if s.macro_only])
+    annotators = [a for a in annotators if a.macro_only]
+    if unit == "image":
+        codes, units = _unit_codes(overlap.images)
+    else:
+        codes, units = _unit_codes(overlap.images, overlap.encounters)
+    b = _Builder(codes, len(units))
+    n_sys = len(overlap.systems)
+
+    micro_cols = {}
+    if "micro" in averages:
+        for strat in strategies:
+            c = overlap.strategy_counts(strat).astype(np.float64)  # (R, N, 3)
+            g = b.group(np.moveaxis(c, 1, 0))  # (U, R, 3)
+            micro_cols[strat] = [[b.add(g[:, r, k]) for k in range(3)] for r in range(n_sys)]
+    for metric in metrics:
+        for strat in strategies:
+            if "micro" in averages:
+                b.scheme((strat, metric.name, "micro"), micro_cols[strat], metric.weights(), policy.value,
+                         np.full((n_sys, overlap.n_images), np.nan))
+            if "macro" in averages:
+                v = per_image(overlap.strategy_counts(strat), metric, empty=policy)
+                b.macro((strat, metric.name, "macro"), v, policy)
+        if "macro" in averages:
+            for a in annotators:
+                v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
+                                    empty=policy)
+                b.macro((a.name, metric.name, "macro"), v, policy)
+    return b.build(overlap.systems, units, policy)
+
+
+def per_case_table(overlap, *, empty="one", metrics=None):
+    """Per-image scores as a challengeR-style long table.
+
+    Columns: ``case, algorithm, value, strategy, metric, encounter``; one row
+    per image, run, strategy (plus ``mean``/``max`` over annotators) and metric.
+    """
+    import pandas as pd
+
+    s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
+    frames = []
+    n_img = overlap.n_images
+    for k, (strat, metric, _) in enumerate(s.names):
+        v = s.per_case[k]  # (R, N)
+        frames.append(pd.DataFrame({
+            "case": np.tile(np.asarray(overlap.images, dtype=object), len(s.systems)),
+            "algorithm": np.repeat(np.asarray(s.systems, dtype=object), n_img),
+            "value": v.reshape(-1),
+            "strategy": strat,
+            "metric": metric,
+            "encounter": np.tile(np.asarray(overlap.encounters, dtype=object), len(s.systems)),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm", value: str = "value",
+                       by=("strategy", "metric"), unit: str | None = None) -> Schemes:
+    """Build macro :class:`Schemes` from a long per-case table (e.g. challengeR's input).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per (case, algorithm[, by...]) with a score in ``value``
+        (higher is better). Every algorithm must have a value for every case.
+    by : tuple of str
+        Columns that name a scheme (missing columns are ignored).
+    unit : str, optional
+        A column grouping cases into resampling units (e.g. ``encounter``);
+        default: every case is a unit.
+    """
+    for c in (case, algorithm, value):
+        if c not in table:
+            raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
+    by = [b for b in by if b in table]
+    groups = table.groupby(by, sort=False) if by else [((), table)]
+    systems = tuple(sorted(table[algorithm].unique()))
+    cases = tuple(sorted(table[case].unique()))
+    unit_of = None if unit is None else table.drop_duplicates(case).set_index(case)[unit].reindex(cases)
+    codes, units = _unit_codes(cases, unit_of)
+    b = _Builder(codes, len(units))
+    policy = empty_policy("one")
+    for key, df in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        wide = df.pivot_table(index=algorithm, columns=case, values=value, aggfunc="first")
+        wide = wide.reindex(index=systems, columns=cases)
+        if wide.isna().any().any():
+            r, c = np.argwhere(wide.isna().to_numpy())[0]
+            raise InputError(f"per-case table: no value for algorithm {systems[r]!r}, case {cases[c]!r} "
+                             f"(scheme {key})")
+        label = dict(zip(by, key))
+        name = (str(label.get("strategy", "table")), str(label.get("metric", value)), "macro")
+        b.macro(name, wide.to_numpy(dtype=np.float64), policy)
+    return b.build(systems, units, policy)
