@@ -99,7 +99,8 @@ def main(argv=None):
     import tifffile
 
     from robustness import _kernels
-    from robustness.gold import AGGREGATES, annotator_luts, staple
+    from robustness.gold import STRATEGIES, annotator_luts
+    from robustness.staple import staple
     from robustness.io import load_dermavqa, write_dermavqa
     from robustness.overlap import compute_overlap
     from robustness.synthetic import make_challenge
@@ -123,7 +124,7 @@ def main(argv=None):
     k = len(ann)
     stack = np.stack([a.reshape(-1).view(np.uint8) for a in ann])
     codes, hist = _kernels.pattern_codes(stack)
-    lut = np.concatenate([annotator_luts(k)] + [AGGREGATES[a](k)[None] for a in ("majority", "intersection", "union")])
+    lut = np.concatenate([annotator_luts(k)] + [STRATEGIES[a].build(k)[None] for a in ("majority", "intersection", "union")])
     lut = lut.astype(np.uint8)
     words = _kernels.pack_lut(codes, lut)
     golds_bool = [lut[r][codes].astype(bool).reshape(run.shape) for r in range(lut.shape[0])]

@@ -22,7 +22,7 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "data", "errors", "empty", "masks", "io", "counts", "synthetic", "staple", "gold", "overlap", "metrics", "scores", "spread",
+    "data", "errors", "empty", "masks", "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread",
     "ranking", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
     "results",
 }

@@ -17,7 +17,7 @@ plots all read it. Kinds:
     tie is foreground; with 2 annotators this is the union), ``intersection``
     (all), ``union`` (any).
 ``histogram``
-    ``build(hist)`` gives a :class:`~robustness.staple.StapleResult`-like fit
+    ``build(hist[, max_iter=...])`` gives a :class:`~robustness.staple.StapleResult`-like fit
     (``lut``, ``iterations``, ``converged``, ``rule``) from the image's pattern
     counts: ``staple`` (ITK/SimpleITK's STAPLE, foreground where the posterior
     is strictly above 0.5; see :mod:`robustness.staple`).
@@ -46,6 +46,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .patterns import MAX_ANNOTATORS, annotator_luts, intersection_lut, majority_lut, pattern_bits, union_lut
+
 __all__ = [
     "GoldStrategy",
     "STRATEGIES",
@@ -61,41 +63,9 @@ __all__ = [
     "pattern_bits",
     "official_strategy",
     "MAX_ANNOTATORS",
-    "STAPLE_MAX_ITER",
 ]
 
 KINDS = ("lut", "histogram", "random", "annotators")
-MAX_ANNOTATORS = 16
-#: Default cap on STAPLE's EM iterations (SimpleITK has no cap by default).
-STAPLE_MAX_ITER = 1000
-
-
-def pattern_bits(k: int):
-    """``bits[p, j]``: whether annotator ``j`` is foreground in pattern ``p`` (bool, (2**k, k))."""
-    import numpy as np
-
-    if not 1 <= k <= MAX_ANNOTATORS:
-        raise ValueError(f"between 1 and {MAX_ANNOTATORS} annotators per image are supported, got {k}")
-    p = np.arange(1 << k)
-    return ((p[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
-
-
-def majority_lut(k: int) -> np.ndarray:
-    """Official majority vote: at least ``ceil(k/2)`` annotators."""
-    return pattern_bits(k).sum(axis=1) >= -(-k // 2)
-
-
-def intersection_lut(k: int) -> np.ndarray:
-    return pattern_bits(k).all(axis=1)
-
-
-def union_lut(k: int) -> np.ndarray:
-    return pattern_bits(k).any(axis=1)
-
-
-def annotator_luts(k: int) -> np.ndarray:
-    """One LUT per annotator: annotator ``j``'s own mask (bool, (k, 2**k))."""
-    return pattern_bits(k).T.copy()
 
 
 @dataclass(frozen=True)
@@ -152,10 +122,11 @@ class GoldStrategy:
         """Its gold masks are built in the pixel pass (look-up table or pattern-count fit)."""
         return self.kind in ("lut", "histogram")
 
-    def fit(self, k: int, hist, *, max_iter: int = STAPLE_MAX_ITER):
+    def fit(self, k: int, hist, *, max_iter: int | None = None):
         """The gold of one image: ``(lut, fit)`` from its annotator count and pattern histogram.
 
-        ``fit`` is the histogram strategy's result (diagnostics), None for a LUT strategy.
+        ``fit`` is the histogram strategy's result (diagnostics), None for a LUT strategy;
+        ``max_iter`` caps an iterative fit (None: its own default).
         """
         import numpy as np
 
@@ -165,7 +136,7 @@ class GoldStrategy:
                 raise ValueError(f"strategy {self.name!r}: build({k}) must give {1 << k} booleans, got {lut.shape}")
             return lut, None
         if self.kind == "histogram":
-            result = self.build(hist, max_iter=max_iter)
+            result = self.build(hist) if max_iter is None else self.build(hist, max_iter=max_iter)
             return np.asarray(result.lut, dtype=bool), result
         raise ValueError(f"strategy {self.name!r} ({self.kind}) has no pixel-level gold")
 
@@ -218,10 +189,10 @@ register(GoldStrategy("intersection", "lut", build=intersection_lut, style=dict(
                       description="all annotators present"))
 register(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#56B4E9", linestyle="-"),
                       description="any annotator present"))
-def _staple(hist, *, max_iter: int = STAPLE_MAX_ITER):
+def _staple(hist, **options):
     from .staple import staple
 
-    return staple(hist, max_iter=max_iter)
+    return staple(hist, **options)
 
 
 register(GoldStrategy("staple", "histogram", build=_staple, label="STAPLE",

@@ -27,10 +27,11 @@ from . import __version__, _kernels
 from .counts import OverlapCounts, load_counts, save_counts
 from .data import Challenge
 from .errors import InputError, MaskWarning
-from .gold import MAX_ANNOTATORS, STAPLE_MAX_ITER, annotator_luts, get_strategy, resolve
+from .gold import get_strategy, resolve
+from .patterns import MAX_ANNOTATORS, annotator_luts
 from .parallel import progress_bar, run_batches
 from .results import atomic_write
-from .staple import staple
+from .staple import STAPLE_MAX_ITER, staple
 
 __all__ = ["OverlapCounts", "ImageCounts", "compute_overlap", "count_image", "save_counts", "load_counts"]
 

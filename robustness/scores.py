@@ -8,7 +8,6 @@ to the last digit.
 
 from __future__ import annotations
 
-import numpy as np
 
 from .gold import resolve
 from .metrics import METRICS, macro, macro_over_annotators, micro

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gold import STAPLE_MAX_ITER, pattern_bits
+from .patterns import pattern_bits
 
-__all__ = ["StapleResult", "staple", "STAPLE_TOL"]
+__all__ = ["StapleResult", "staple", "STAPLE_MAX_ITER", "STAPLE_TOL"]
+
+#: Default cap on STAPLE's EM iterations (SimpleITK has no cap by default).
+STAPLE_MAX_ITER = 1000
 
 #: ITK's convergence rule: every (p_j - p_j_prev)**2 and (q_j - q_j_prev)**2 at most this.
 STAPLE_TOL = 1.0e-14

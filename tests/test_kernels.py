@@ -1,41 +1,22 @@
-"""Every numba kernel against a slow, obviously correct numpy twin: random inputs and hand-made cases."""
+"""Every numba kernel against its slow, obviously correct numpy twin (tests/naive.py): random inputs and hand-made
+cases, jitted and once with numba's JIT disabled."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from robustness import _kernels
-
-
-# -- numpy twins --------------------------------------------------------------
-
-def twin_binarize(values, fg, bg, nonzero):
-    mask = (values != bg) if nonzero else (values == fg)
-    return mask.astype(np.uint8), int((values == fg).sum()), int((values == bg).sum())
-
-
-def twin_pattern_codes(masks):
-    k = masks.shape[0]
-    codes = np.zeros(masks.shape[1], dtype=np.int64)
-    for j in range(k):
-        codes += masks[j].astype(np.int64) * 2**j
-    return codes, np.array([(codes == p).sum() for p in range(2**k)])
-
-
-def twin_pack(bits01):
-    """Pixel p -> bit p % 64 of word p // 64, by explicit arithmetic."""
-    n = bits01.size
-    words = []
-    for w in range((n + 63) // 64):
-        chunk = bits01[w * 64:(w + 1) * 64]
-        words.append(sum(int(b) << i for i, b in enumerate(chunk)))
-    return np.array(words, dtype=np.uint64)
-
-
-def twin_count_run(run, golds01):
-    return int(run.sum()), np.array([int((run.astype(bool) & g.astype(bool)).sum()) for g in golds01])
+from tests.conftest import REPO
+from tests.naive import (
+    tiny_cases, twin_binarize, twin_count_run, twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows,
+    twin_resample_sums, twin_scores_from_sums, twin_upsample,
+)
 
 
 masks_strategy = st.integers(1, 5).flatmap(
@@ -108,21 +89,6 @@ def test_count_run_word_boundaries():
     assert _kernels.count_run(run, words)[1].tolist() == [6]
 
 
-def twin_upsample(coarse, h, w):
-    ch, cw = coarse.shape
-    ys = np.arange(h) * ((ch - 1) / max(h - 1, 1))  # grid positions, same arithmetic as documented
-    xs = np.arange(w) * ((cw - 1) / max(w - 1, 1))
-    out = np.empty((h, w), bool)
-    for y, fy in enumerate(ys):
-        for x, fx in enumerate(xs):
-            y0, x0 = min(int(fy), ch - 2), min(int(fx), cw - 2)
-            ty, tx = fy - y0, fx - x0
-            v = (coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx) * (1 - ty) + \
-                (coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx) * ty
-            out[y, x] = v > 0
-    return out
-
-
 @settings(max_examples=30, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 6)),
               elements=st.floats(-1, 1, allow_nan=False)),
@@ -136,3 +102,66 @@ def test_upsample_hand_made():
     out = _kernels.upsample_positive(coarse, 3, 5)
     # columns at x = 0, .25, .5, .75, 1 of the coarse grid: field -1, -.5, 0, .5, 1
     assert out.tolist() == [[False, False, False, True, True]] * 3
+
+
+# -- ranking kernels --------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 12)),
+              elements=st.one_of(st.integers(0, 5).map(lambda v: v / 5), st.just(np.nan))),
+       st.sampled_from([0.0, 1e-12, 0.25]), st.sampled_from([0, 1]))
+def test_rank_rows_matches_twin(scores, tol, method):
+    np.testing.assert_array_equal(_kernels.rank_rows(scores, tol, method), twin_rank_rows(scores, tol, method))
+
+
+def statistics(data, n_units, n_runs, n_schemes):
+    """Random per-unit statistics and scheme weights: micro-like (tp, fp, fn) and macro-like (sum, count)."""
+    m = 3 * n_runs + n_runs + 1
+    x = data.draw(arrays(np.float64, (n_units, m), elements=st.integers(0, 6).map(float)))
+    x[:, -1] = 1.0  # the count column of macro schemes
+    cols, num, den, empty = [], [], [], []
+    for s in range(n_schemes):
+        if data.draw(st.booleans()):
+            cols.append([[3 * r, 3 * r + 1, 3 * r + 2] for r in range(n_runs)])
+            metric = data.draw(st.sampled_from([((1, 0, 0), (1, 1, 1)), ((2, 0, 0), (2, 1, 1)), ((1, 0, 0), (1, 1, 0))]))
+            num.append(metric[0])
+            den.append(metric[1])
+            empty.append(data.draw(st.sampled_from([1.0, 0.0, np.nan])))
+        else:
+            cols.append([[3 * n_runs + r, m - 1, m - 1] for r in range(n_runs)])
+            num.append((1, 0, 0))
+            den.append((0, 1, 0))
+            empty.append(np.nan)
+    return (x, np.array(cols, dtype=np.int64), np.array(num, dtype=float), np.array(den, dtype=float),
+            np.array(empty))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_scores_sums_and_curves_match_twins(data):
+    n_units, n_runs, n_schemes = data.draw(st.integers(1, 7)), data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
+    x, cols, num, den, empty = statistics(data, n_units, n_runs, n_schemes)
+    sums = x.sum(axis=0)
+    scores = _kernels.scores_from_sums(sums, cols, num, den, empty)
+    np.testing.assert_array_equal(scores, twin_scores_from_sums(sums, cols, num, den, empty))
+    idx = data.draw(arrays(np.int64, (3, n_units), elements=st.integers(0, n_units - 1)))
+    np.testing.assert_array_equal(_kernels.resample_sums(x, idx), twin_resample_sums(x, idx))
+    orders = np.stack([np.random.default_rng(k).permutation(n_units) for k in range(2)])
+    positions = np.unique(data.draw(st.lists(st.integers(1, n_units), min_size=1, max_size=4)))
+    method = data.draw(st.sampled_from([0, 1]))
+    final = twin_rank_rows(scores, 1e-12, method)
+    np.testing.assert_array_equal(
+        _kernels.l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, method),
+        twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, method))
+
+
+def test_tiny_cases_jitted():
+    assert tiny_cases() == 11
+
+
+def test_tiny_cases_pure_python():
+    """The kernels' Python source, run by the interpreter (numba's JIT off), gives the same answers."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-m", "tests.naive"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "11 kernels agree with their twins (jit disabled)" in out.stdout

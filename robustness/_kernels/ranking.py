@@ -98,16 +98,30 @@ def kendall_tau_b(x, y):
 
 
 @njit(cache=True, nogil=True)
-def _ratio(sums, c, num, den, empty):
-    """``num . sums[c] / den . sums[c]``, or ``empty`` where the denominator is 0."""
-    n = 0.0
-    d = 0.0
-    for k in range(3):
-        if num[k] != 0:
-            n += num[k] * sums[c[k]]
-        if den[k] != 0:
-            d += den[k] * sums[c[k]]
-    return n / d if d != 0 else empty
+def _scheme_scores(sums, cols, num, den, empty, s, out):
+    """``out[r] = num[s] . sums[cols[s, r]] / den[s] . sums[cols[s, r]]`` (``empty[s]`` where the denominator is 0)."""
+    n0, n1, n2 = num[s, 0], num[s, 1], num[s, 2]
+    d0, d1, d2 = den[s, 0], den[s, 1], den[s, 2]
+    e = empty[s]
+    for r in range(cols.shape[1]):
+        v0 = sums[cols[s, r, 0]]
+        v1 = sums[cols[s, r, 1]]
+        v2 = sums[cols[s, r, 2]]
+        n = 0.0
+        d = 0.0
+        if n0 != 0:
+            n += n0 * v0
+        if n1 != 0:
+            n += n1 * v1
+        if n2 != 0:
+            n += n2 * v2
+        if d0 != 0:
+            d += d0 * v0
+        if d1 != 0:
+            d += d1 * v1
+        if d2 != 0:
+            d += d2 * v2
+        out[r] = n / d if d != 0 else e
 
 
 @njit(cache=True, nogil=True)
@@ -116,8 +130,7 @@ def scores_from_sums(sums, cols, num, den, empty):
     n_s, n_r = cols.shape[0], cols.shape[1]
     out = np.empty((n_s, n_r), dtype=np.float64)
     for s in range(n_s):
-        for r in range(n_r):
-            out[s, r] = _ratio(sums, cols[s, r], num[s], den[s], empty[s])
+        _scheme_scores(sums, cols, num, den, empty, s, out[s])
     return out
 
 
@@ -151,9 +164,10 @@ def l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, met
                 cum[c] += row[c]
             if p < n_p and n + 1 == positions[p]:
                 for s in range(n_s):
+                    _scheme_scores(cum, cols, num, den, empty, s, work)
                     for r in range(n_r):
-                        v = _ratio(cum, cols[s, r], num[s], den[s], empty[s])
-                        work[r] = v if v == v else -np.inf
+                        if work[r] != work[r]:
+                            work[r] = -np.inf
                     _insertion_sort_desc(work, perm[s])
                     _ranks_from_sorted(work, perm[s], ranks, tol, method)
                     d = 0.0

@@ -1,0 +1,220 @@
+"""Slow, obviously correct numpy twins of every numba kernel in ``robustness._kernels``, in one place.
+
+Each ``twin_<kernel>`` computes what the kernel of the same name computes, by
+the plainest route (Python loops, scipy). ``tests/test_kernels.py`` compares
+every kernel with its twin on random inputs (hypothesis) and on the hand-made
+cases of :func:`tiny_cases`, which the suite also runs with numba's JIT
+disabled (``NUMBA_DISABLE_JIT=1``) so that the kernels' Python source is
+exercised and seen by coverage: ``python -m tests.naive`` runs them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# -- pixel kernels ------------------------------------------------------------------------------
+
+
+def twin_binarize(values, fg, bg, nonzero):
+    """(0/1 mask, number of foreground values, number of background values)."""
+    mask = (values != bg) if nonzero else (values == fg)
+    return mask.astype(np.uint8), int((values == fg).sum()), int((values == bg).sum())
+
+
+def twin_pattern_codes(masks):
+    """Rater pattern of every pixel (bit j = annotator j) and the pattern histogram."""
+    k = masks.shape[0]
+    codes = np.zeros(masks.shape[1], dtype=np.int64)
+    for j in range(k):
+        codes += masks[j].astype(np.int64) * 2**j
+    return codes, np.array([(codes == p).sum() for p in range(2**k)])
+
+
+def twin_pack(bits01):
+    """Pixel p -> bit p % 64 of word p // 64, by explicit arithmetic."""
+    n = bits01.size
+    words = []
+    for w in range((n + 63) // 64):
+        chunk = bits01[w * 64:(w + 1) * 64]
+        words.append(sum(int(b) << i for i, b in enumerate(chunk)))
+    return np.array(words, dtype=np.uint64)
+
+
+def twin_count_run(run, golds01):
+    """(foreground pixels of the run, its overlap with every gold)."""
+    return int(run.sum()), np.array([int((run.astype(bool) & g.astype(bool)).sum()) for g in golds01])
+
+
+def twin_upsample(coarse, h, w):
+    """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0, pixel by pixel."""
+    ch, cw = coarse.shape
+    ys = np.arange(h) * ((ch - 1) / max(h - 1, 1))  # grid positions, same arithmetic as documented
+    xs = np.arange(w) * ((cw - 1) / max(w - 1, 1))
+    out = np.empty((h, w), bool)
+    for y, fy in enumerate(ys):
+        for x, fx in enumerate(xs):
+            y0, x0 = min(int(fy), ch - 2), min(int(fx), cw - 2)
+            ty, tx = fy - y0, fx - x0
+            v = (coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx) * (1 - ty) + \
+                (coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx) * ty
+            out[y, x] = v > 0
+    return out
+
+
+# -- ranking kernels ----------------------------------------------------------------------------
+
+
+def twin_rank_rows(scores, tol, method):
+    """Ranks per row: 1 = highest; neighbours within ``tol`` in sorted order tie; nan last; 0 average, 1 min."""
+    scores = np.asarray(scores, dtype=float)
+    out = np.empty(scores.shape)
+    for i, row in enumerate(scores):
+        vals = [(-np.inf if np.isnan(v) else v, k) for k, v in enumerate(row)]
+        vals.sort(key=lambda t: -t[0])  # stable: equal scores keep their order
+        groups, current = [], [vals[0]]
+        for prev, cur in zip(vals, vals[1:]):
+            if prev[0] == cur[0] or prev[0] - cur[0] <= tol:
+                current.append(cur)
+            else:
+                groups.append(current)
+                current = [cur]
+        groups.append(current)
+        start = 1
+        for g in groups:
+            r = start + (len(g) - 1) / 2 if method == 0 else start
+            for _, k in g:
+                out[i, k] = r
+            start += len(g)
+    return out
+
+
+def twin_kendall_tau_b(x, y):
+    """Kendall's tau-b (scipy.stats.kendalltau)."""
+    from scipy.stats import kendalltau
+
+    return kendalltau(x, y).statistic
+
+
+def twin_scores_from_sums(sums, cols, num, den, empty):
+    """``num . sums[cols] / den . sums[cols]`` per scheme and run, ``empty`` where the denominator is 0."""
+    n_s, n_r = cols.shape[:2]
+    out = np.empty((n_s, n_r))
+    for s in range(n_s):
+        for r in range(n_r):
+            v = [sums[c] for c in cols[s, r]]
+            n = sum(w * x for w, x in zip(num[s], v) if w != 0)
+            d = sum(w * x for w, x in zip(den[s], v) if w != 0)
+            out[s, r] = n / d if d != 0 else empty[s]
+    return out
+
+
+def twin_resample_sums(x, idx):
+    """``out[b] = sum_j x[idx[b, j]]``, added in draw order."""
+    out = np.zeros((idx.shape[0], x.shape[1]))
+    for b in range(idx.shape[0]):
+        for j in idx[b]:
+            out[b] += x[j]
+    return out
+
+
+def twin_l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, method):
+    """L1 to ``final_ranks`` after each recorded prefix of each order: sum, score, rank, compare."""
+    out = np.empty((cols.shape[0], orders.shape[0], positions.size), dtype=np.float32)
+    for k, order in enumerate(orders):
+        for p, n in enumerate(positions):
+            sums = twin_resample_sums(x, order[None, :n])[0]
+            ranks = twin_rank_rows(twin_scores_from_sums(sums, cols, num, den, empty), tol, method)
+            out[:, k, p] = np.abs(ranks - final_ranks).sum(axis=1)
+    return out
+
+
+# -- hand-made cases, run jitted and with NUMBA_DISABLE_JIT=1 --------------------------------------
+
+
+def tiny_cases() -> int:
+    """Every kernel on tiny hand-made inputs, checked against its twin and against numbers worked out by hand.
+
+    Returns the number of kernels checked; raises AssertionError on a difference.
+    """
+    from robustness import _kernels
+
+    checked = 0
+    # pixels: three annotators on a 3x3 image, patterns spelled out
+    a0 = np.array([[1, 1, 0], [0, 1, 0], [0, 0, 0]], np.uint8)
+    a1 = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0]], np.uint8)
+    a2 = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1]], np.uint8)
+    masks = np.stack([a0.ravel(), a1.ravel(), a2.ravel()])
+    codes, hist = _kernels.pattern_codes(masks)
+    assert codes.reshape(3, 3).tolist() == [[7, 5, 0], [0, 3, 2], [0, 0, 4]]
+    assert hist.tolist() == [4, 0, 1, 1, 1, 1, 0, 1]
+    ec, eh = twin_pattern_codes(masks)
+    assert codes.tolist() == ec.tolist() and hist.tolist() == eh.tolist()
+    checked += 1
+    majority = np.array([0, 0, 0, 1, 0, 1, 1, 1], np.uint8)  # >= 2 of 3
+    words = _kernels.pack_lut(codes, majority[None, :])
+    assert int(words[0, 0]) == 0b000010011 == int(twin_pack(majority[codes])[0])  # pixels 0, 1, 4
+    checked += 1
+    run = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 0]], np.uint8).ravel()
+    size, tp = _kernels.count_run(run, words)
+    assert (size, tp.tolist()) == (3, [2]) == (twin_count_run(run, majority[codes][None])[0], [2])
+    long_run = np.zeros(130, np.uint8)
+    long_run[[0, 63, 64, 127, 128, 129]] = 1  # two full words and a tail of 2
+    w = _kernels.pack_lut(long_run.astype(np.uint16), np.array([[0, 1]], np.uint8))
+    assert _kernels.count_run(long_run, w)[1].tolist() == [6]
+    checked += 2  # count_run and count_run_words
+    values = np.array([0, 1, 255, 7, 1], np.uint8)
+    inplace = values.copy()
+    n_fg, n_bg = _kernels.binarize(inplace, np.uint8(1), np.uint8(0), False)
+    em, efg, ebg = twin_binarize(values, 1, 0, False)
+    assert inplace.tolist() == em.tolist() == [0, 1, 0, 0, 1] and (n_fg, n_bg) == (efg, ebg) == (2, 1)
+    checked += 1
+    coarse = np.array([[-1.0, 1.0], [-1.0, 1.0]])
+    up = _kernels.upsample_positive(coarse, 3, 5)
+    assert up.tolist() == twin_upsample(coarse, 3, 5).tolist() == [[False, False, False, True, True]] * 3
+    checked += 1
+
+    # ranking: 3 runs, one micro-Jaccard scheme and one macro mean over 3 units
+    scores = np.array([[0.5, np.nan, 0.7, 0.5]])
+    for method in (0, 1):
+        assert _kernels.rank_rows(scores, 1e-12, method).tolist() == twin_rank_rows(scores, 1e-12, method).tolist()
+    assert _kernels.rank_rows(scores, 1e-12, 0).tolist() == [[2.5, 4.0, 1.0, 2.5]]
+    checked += 1
+    x1, y1 = np.array([1.0, 2.0, 3.0, 3.0]), np.array([1.0, 3.0, 2.0, 4.0])
+    assert abs(_kernels.kendall_tau_b(x1, y1) - twin_kendall_tau_b(x1, y1)) < 1e-12
+    checked += 1
+    # per-unit statistics: columns 0-8 are (tp, fp, fn) of runs 0-2, column 9 the per-unit score sum
+    # of run 0, column 10 the number of images
+    x = np.array([[2, 1, 1, 0, 2, 2, 1, 0, 0, 0.5, 1],
+                  [1, 0, 1, 1, 0, 1, 0, 0, 2, 1.0, 1],
+                  [0, 0, 0, 3, 1, 0, 2, 2, 0, 0.0, 1]], dtype=np.float64)
+    cols = np.array([[[0, 1, 2], [3, 4, 5], [6, 7, 8]], [[9, 10, 10], [9, 10, 10], [9, 10, 10]]])
+    num = np.array([[1.0, 0, 0], [1.0, 0, 0]])
+    den = np.array([[1.0, 1, 1], [0, 1.0, 0]])
+    empty = np.array([1.0, np.nan])
+    sums = x.sum(axis=0)
+    got = _kernels.scores_from_sums(sums, cols, num, den, empty)
+    assert got.tolist() == twin_scores_from_sums(sums, cols, num, den, empty).tolist()
+    assert got[0].tolist() == [3 / 6, 4 / 10, 3 / 7] and got[1, 0] == 0.5
+    checked += 1
+    idx = np.array([[0, 0, 2], [1, 2, 1]])
+    assert _kernels.resample_sums(x, idx).tolist() == twin_resample_sums(x, idx).tolist()
+    checked += 1
+    orders = np.array([[0, 1, 2], [2, 1, 0]])
+    positions = np.array([1, 2, 3])
+    final = twin_rank_rows(got, 1e-12, 0)
+    curves = _kernels.l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
+    twin = twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
+    assert curves.tolist() == twin.tolist() and (curves[:, :, -1] == 0).all()
+    checked += 1
+    return checked
+
+
+if __name__ == "__main__":
+    import warnings
+
+    from numba.core import config
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # uint64 products wrap on purpose (byte gathering)
+        n = tiny_cases()
+    print(f"{n} kernels agree with their twins (jit {'disabled' if config.DISABLE_JIT else 'enabled'})")
