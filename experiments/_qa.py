@@ -79,15 +79,21 @@ def leaderboard(gold, runs):
     return board.sort_values("accuracy_all", ascending=False, kind="stable"), res
 
 
-def answer_counts(gold, runs):
-    """Table 5, with and without 'Not mentioned'."""
+def answer_counts(gold, runs, *, n_resamples: int = 1000, rng=0):
+    """Table 5, with and without 'Not mentioned': each mean with its percentile bootstrap interval over encounters."""
+    import numpy as np
     import pandas as pd
 
+    from robustness.bootstrap import mean_interval
     from robustness.qa import answer_count_difference
 
     rows = []
     for r in runs:
         for include in (False, True):
-            d = answer_count_difference(gold, r, include_not_mentioned=include)
-            rows.append({"run": r.name, "include_not_mentioned": include, **d})
+            d = answer_count_difference(gold, r, include_not_mentioned=include, per_encounter=True)
+            row = {"run": r.name, "include_not_mentioned": include}
+            for parent, values in d.items():
+                low, high = mean_interval(values, n_resamples=n_resamples, rng=np.random.default_rng([rng, 7]))
+                row |= {parent: float(values.mean()), f"{parent}_low": low, f"{parent}_high": high}
+            rows.append(row)
     return pd.DataFrame(rows)

@@ -29,7 +29,6 @@ def main(argv=None) -> int:
     started = time.time()
     import json
 
-    from robustness.comparisons import pairwise_tests
     from robustness.qa import qa_table
     from robustness.results import ResultsDir, versions
     from robustness.schemes import schemes_from_table
@@ -40,25 +39,24 @@ def main(argv=None) -> int:
     out.write_csv("leaderboard.csv", board)
     for name, r in res.items():
         out.write_text(f"official/{name}.json", json.dumps(r, indent=4))
-    counts = _qa.answer_counts(gold, runs)
+    counts = _qa.answer_counts(gold, runs, n_resamples=args.bootstrap, rng=args.seed)
     out.write_csv("answer_counts.csv", counts, index=False)
     table = qa_table(gold, runs)
     out.write_parquet("per_case.parquet", table)
-    schemes = schemes_from_table(table)
+    schemes = schemes_from_table(table, unit_name="encounter")
     with _study.execution(args) as n_jobs:
         conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
-    tests = pairwise_tests(schemes)
-    points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)))
-    ci = _study.write_bootstrap(out, boot, tests)
-    report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, boot, counts, args)
-    out.write_text("summary.md", report)
-    _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, meta={
+    points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)),
+                                                all_curves=args.all_curves)
+    ci, pairwise = _study.write_bootstrap(out, boot)
+    report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, pairwise, counts, args)
+    _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, report=report, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs), "encounters": len(gold.encounters),
-                  "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes]},
+                  "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes] + notes},
         "versions": versions(),
     })
     if not args.quiet:
-        print(report)
+        print(report.to_markdown())
         print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
     return 0
 

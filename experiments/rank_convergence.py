@@ -36,17 +36,17 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
+    import numpy as np
     import pandas as pd
 
     from robustness import scores, spread
-    from robustness.comparisons import pairwise_tests, strategy_agreement
+    from robustness.comparisons import strategy_agreement
     from robustness.empty import empty_policy
     from robustness.gold import official_strategy
     from robustness.overlap import compute_overlap
     from robustness.results import ResultsDir, versions
     from robustness.schemes import per_case_table, schemes_from_counts
-    from robustness.synthetic import SyntheticSource
-    from robustness.truth import skill_agreement
+    from robustness.truth import truth_agreement
 
     empty = empty_policy(args.empty)
     chosen = _cli.strategies(args)
@@ -62,6 +62,7 @@ def main(argv=None) -> int:
     def schemes(unit):
         return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over)
 
+    lenient = float(challenge.n_systems)  # L1 <= number of runs: runs move one place on average
     with _study.execution(args) as n_jobs:
         t0 = time.time()
         counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=out.path / "cache",
@@ -70,23 +71,27 @@ def main(argv=None) -> int:
         conv_schemes = schemes(args.unit)
         boot_schemes = conv_schemes if args.bootstrap_unit == args.unit else schemes(args.bootstrap_unit)
         conv, boot = _study.resample(conv_schemes, args, n_jobs=n_jobs, boot_schemes=boot_schemes)
-    image_schemes = conv_schemes if args.unit == "image" else schemes("image")
-    tests = pairwise_tests(image_schemes)
+        per_size, _, needed = _study.write_uncertainty(out, boot_schemes, args, n_jobs=n_jobs, tolerance=lenient)
+        truth = None
+        if counts.has_truth:
+            truth = truth_agreement(boot_schemes, counts, n_resamples=args.bootstrap, n_jobs=n_jobs,
+                                    rng=np.random.default_rng([args.seed, 4]))
+            out.write_csv("truth.csv", truth[0], index=False)
 
     # -- tables: one source for every score table, robustness.scores (the official-equal reductions)
     scores_df = scores.scores_frame(counts, empty=empty, annotators=over, ranks=True)
     board = scores.leaderboard(counts, empty=empty, annotators=over)
     out.write_csv("leaderboard.csv", board)
     out.write_csv("scores.csv", scores_df, index=False)
-    lenient = float(len(counts.systems))  # L1 <= number of runs: runs move one rank on average
-    points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=lenient)
-    _study.write_bootstrap(out, boot, tests)
-    agreement = strategy_agreement(conv_schemes)
+    points, comparison, notes = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=lenient,
+                                                         all_curves=args.all_curves)
+    ci, pairwise = _study.write_bootstrap(out, boot)
+    agreement = strategy_agreement(conv_schemes, boot=boot)
     out.write_csv("kendall_tau.csv", agreement, index=False)
     spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
     spread_df = pd.concat([
-        spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty).assign(metric=metric,
-                                                                                             variant=variant)
+        spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty, n_resamples=args.bootstrap,
+                           rng=np.random.default_rng([args.seed, 5])).assign(metric=metric, variant=variant)
         for metric in ("jaccard", "dice") for variant in ("staple", "leave_one_out")
         if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
     out.write_csv("gold_spread.csv", spread_df, index=False)
@@ -94,27 +99,23 @@ def main(argv=None) -> int:
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1), index=False)
     out.write_parquet("per_case.parquet", per_case_table(counts, empty=empty))
-    truth = None
-    if isinstance(challenge.source, SyntheticSource):
-        truth = skill_agreement(scores_df, challenge.source.skill)
-        out.write_csv("truth.csv", truth, index=False)
 
     official = official_strategy(counted)
-    report = _report.rank_convergence(challenge, counts, board, points, agreement, boot, tests, spread_df, truth,
-                                      official, args, empty)
-    out.write_text("summary.md", report)
-    _study.finish(out, args, study="rank_convergence", argv=argv, started=started, meta={
+    report = _report.rank_convergence(challenge, counts, board, ci, points, comparison, agreement, pairwise,
+                                      per_size, needed, spread_df, truth, official, args, empty,
+                                      boot_schemes.unit, boot_schemes.n_units)
+    _study.finish(out, args, study="rank_convergence", argv=argv, started=started, report=report, meta={
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
         "input": {"fingerprint": fingerprint, "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "runs": challenge.n_systems, "annotators": list(challenge.annotators),
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",
-                  "notes": list(challenge.notes)},
+                  "notes": list(challenge.notes) + notes},
         "versions": versions(),
         "pixel_pass_s": round(t_pass, 2),
     })
     if not args.quiet:
-        print(report)
+        print(report.to_markdown())
         print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
     return 0
 

@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     started = time.time()
     import hashlib
 
-    from robustness.comparisons import pairwise_tests, strategy_agreement
+    from robustness.comparisons import strategy_agreement
     from robustness.results import ResultsDir, versions
     from robustness.schemes import schemes_from_table
 
@@ -62,16 +62,15 @@ def main(argv=None) -> int:
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     with _study.execution(args) as n_jobs:
         conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
-    tests = pairwise_tests(schemes)
-    points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(schemes.systems)))
-    ci = _study.write_bootstrap(out, boot, tests)
-    out.write_csv("agreement.csv", strategy_agreement(schemes), index=False)
-    report = _report.table_rank_convergence(schemes, ci, points, args)
-    out.write_text("summary.md", report)
-    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, meta={
-        "input": {"table": args.table, "fingerprint": fingerprint}, "versions": versions()})
+    points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance,
+                                                lenient=float(len(schemes.systems)), all_curves=args.all_curves)
+    ci, pairwise = _study.write_bootstrap(out, boot)
+    out.write_csv("agreement.csv", strategy_agreement(schemes, boot=boot), index=False)
+    report = _report.table_rank_convergence(schemes, ci, points, pairwise, args)
+    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report, meta={
+        "input": {"table": args.table, "fingerprint": fingerprint, "notes": notes}, "versions": versions()})
     if not args.quiet:
-        print(report)
+        print(report.to_markdown())
     return 0
 
 

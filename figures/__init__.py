@@ -12,7 +12,8 @@ from pathlib import Path
 #: The figures of each study, in the order they are drawn.
 FIGURES = {
     "rank_convergence": ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest",
-                         "fig_05_rank_blobs", "fig_06_kendall_tau"),
+                         "fig_05_rank_blobs", "fig_06_kendall_tau", "fig_09_significance_map",
+                         "fig_10_test_set_size", "fig_11_convergence_auc"),
     "qa_rank_convergence": ("fig_07_qa_convergence",),
     "table_rank_convergence": ("fig_08_table_convergence",),
 }

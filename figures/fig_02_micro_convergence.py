@@ -20,10 +20,12 @@ def make(results_dir, out_path, *, average="micro"):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     from figures import save
     from robustness import plotting
+    from robustness.gold import official_strategy
 
     summary, example = load(results_dir, average)
+    official = official_strategy(list(dict.fromkeys(summary.strategy)))
     with plotting.style():
-        fig = plotting.convergence_figure(summary, average=average, example=example)
+        fig = plotting.convergence_figure(summary, average=average, example=example, official=official)
         return save(fig, out_path)
 
 

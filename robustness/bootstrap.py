@@ -21,7 +21,7 @@ from .parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from .ranking import TIE_TOL, method_code, rank
 from .schemes import Schemes
 
-__all__ = ["BootstrapResult", "bootstrap", "bootstrap_interval"]
+__all__ = ["BootstrapResult", "bootstrap", "bootstrap_interval", "mean_interval"]
 
 
 def bootstrap_interval(estimate, distribution, jackknife=None, *, method: str = "percentile",
@@ -102,7 +102,8 @@ class BootstrapResult:
         return self.intervals()
 
     def intervals(self, *, method: str = "percentile", confidence_level: float = 0.95):
-        """CIs of every run's score: ``strategy, metric, average, system, score, low, high, method``."""
+        """CIs of every run's score: ``strategy, metric, average, system, score, low, high, rank, method,
+        confidence_level, unit, n_resamples`` (what was resampled, and how often)."""
         import pandas as pd
 
         dist = np.moveaxis(self.distribution, 1, -1)  # (S, R, B)
@@ -113,21 +114,9 @@ class BootstrapResult:
             frames.append(pd.DataFrame({
                 "strategy": strat, "metric": metric, "average": average, "system": list(self.schemes.systems),
                 "score": self.estimate[s], "low": low[s], "high": high[s], "rank": self.final_ranks[s],
-                "method": method, "confidence_level": confidence_level,
+                "method": method, "confidence_level": confidence_level, "unit": self.schemes.unit,
+                "n_resamples": self.distribution.shape[1],
             }))
-        return pd.concat(frames, ignore_index=True)
-
-    def wins_frame(self):
-        """Pairwise win shares: ``strategy, metric, average, system, other, win_share`` (every ordered pair)."""
-        import pandas as pd
-
-        systems = np.asarray(self.schemes.systems, dtype=object)
-        frames = []
-        for s, (strat, metric, average) in enumerate(self.schemes.names):
-            w = self.wins[s]
-            ii, jj = np.where(~np.eye(w.shape[0], dtype=bool))
-            frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                        "system": systems[ii], "other": systems[jj], "win_share": w[ii, jj]}))
         return pd.concat(frames, ignore_index=True)
 
     def rank_distribution(self):
@@ -218,3 +207,20 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, method: str = "avera
     jack = np.stack([schemes.scores(total - schemes.x[j]) for j in range(u)], axis=-1)  # (S, R, U)
     return BootstrapResult(schemes=schemes, estimate=estimate, distribution=scores, ranks=ranks,
                            final_ranks=final, tau=tau, wins=wins, jackknife=jack)
+
+
+def mean_interval(values, *, n_resamples: int = 1000, confidence: float = 0.95, rng=None) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (one value per unit, units drawn with replacement).
+
+    Examples
+    --------
+    >>> low, high = mean_interval(np.arange(10.0), rng=0)
+    >>> bool(low < 4.5 < high)
+    True
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return np.nan, np.nan
+    w = np.random.default_rng(rng).multinomial(values.size, np.full(values.size, 1 / values.size), size=n_resamples)
+    means = w @ values / values.size
+    return float(np.quantile(means, (1 - confidence) / 2)), float(np.quantile(means, (1 + confidence) / 2))

@@ -1,11 +1,16 @@
-"""Comparisons between runs and between gold strategies: paired tests, neighbours on a leaderboard, agreement.
+"""Comparisons between runs and between gold strategies: the significance analysis, agreement between golds.
 
-- :func:`pairwise_tests`: one-sided paired Wilcoxon signed-rank tests between
-  all runs on per-case scores, Holm-adjusted per scheme;
-- :func:`adjacent_pairs`: whether the bootstrap tells neighbours on a
-  leaderboard apart;
+- :func:`pairwise_comparisons`: the package's one significance analysis. For
+  every pair of runs under every scheme, the paired bootstrap of the score
+  difference over the resampling unit (encounters by default; micro scores
+  re-sum counts), a two-sided test from the bootstrap standard error, and a
+  Wilcoxon signed-rank test on unit-level scores; Holm over all pairs of a
+  scheme; neighbours on the leaderboard flagged in the same table.
 - :func:`strategy_agreement`: Kendall's tau between the rankings under
-  different gold strategies.
+  different gold strategies, with bootstrap intervals.
+- :func:`pairwise_tests` (image-level one-sided Wilcoxon, Holm over ordered
+  pairs, as challengeR's significance maps) and :func:`adjacent_pairs` (bootstrap
+  win shares of neighbours) are kept for direct use.
 """
 
 from __future__ import annotations
@@ -19,7 +24,104 @@ from .bootstrap import BootstrapResult
 from .ranking import TIE_TOL, rank
 from .schemes import Schemes
 
-__all__ = ["pairwise_tests", "adjacent_pairs", "strategy_agreement"]
+__all__ = ["pairwise_comparisons", "holm", "unit_scores", "pairwise_tests", "adjacent_pairs", "strategy_agreement"]
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error over all of ``p``).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def unit_scores(schemes: Schemes) -> np.ndarray:
+    """Every run's score on every resampling unit alone (S, R, U): micro re-sums the unit's counts, macro is the
+    unit's mean per-image score."""
+    out = np.empty((len(schemes.names), len(schemes.systems), schemes.n_units))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for u in range(schemes.n_units):
+            out[:, :, u] = schemes.scores(schemes.x[u])
+    return out
+
+
+def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confidence: float = 0.95):
+    """The significance analysis: every pair of runs under every scheme, on the bootstrap's resampling unit.
+
+    For each scheme and each unordered pair of runs (``system`` ranked above
+    ``other`` on the whole test set):
+
+    - ``diff``: score of ``system`` minus score of ``other``; ``diff_low``,
+      ``diff_high``: the percentile ``confidence`` interval of the paired
+      bootstrap differences (the same resamples for both runs; micro scores
+      re-sum TP/FP/FN, macro scores re-average per-image scores);
+      ``win_share``: share of resamples in which ``system`` scores strictly higher;
+    - ``p_bootstrap``: two-sided test of ``diff = 0`` with the bootstrap
+      standard error, ``2 Phi(-|diff| / sd*)``; ``p_bootstrap_holm``: Holm over
+      all pairs of the scheme; ``significant``: ``p_bootstrap_holm < alpha``;
+    - ``p_wilcoxon``, ``p_wilcoxon_holm``, ``significant_wilcoxon``: two-sided
+      Wilcoxon signed-rank test on the unit-level scores (one score per unit and
+      run: micro re-sums the unit's counts, macro averages its images), the
+      rank-based check (normal approximation, zero differences dropped);
+    - ``neighbours``: the two runs are next to each other on the leaderboard;
+      ``unit`` and ``n_units``: what was resampled and how many.
+
+    A pair that is not significant has *no evidence of a difference* at this
+    level; that is not evidence that the runs are equivalent.
+    """
+    import pandas as pd
+    from scipy.special import ndtr
+    from scipy.stats import wilcoxon
+
+    schemes = boot.schemes
+    per_unit = unit_scores(schemes)
+    systems = np.asarray(schemes.systems, dtype=object)
+    lo, hi = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+    frames = []
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        r = boot.final_ranks[s]
+        order = np.lexsort((np.arange(r.size), r))  # best first; ties keep their order
+        pos = np.empty(r.size, dtype=np.int64)
+        pos[order] = np.arange(r.size)
+        a, b = np.triu_indices(r.size, k=1)
+        i, j = order[a], order[b]  # system i is ranked above (or tied with) j
+        est = boot.estimate[s]
+        d = boot.distribution[s][:, i] - boot.distribution[s][:, j]  # (B, pairs)
+        diff = est[i] - est[j]
+        sd = d.std(axis=0, ddof=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_boot = np.where(sd > 0, 2 * ndtr(-np.abs(diff) / np.where(sd > 0, sd, 1)),
+                              np.where(diff == 0, 1.0, 0.0))
+        p_boot = np.nan_to_num(p_boot, nan=1.0)
+        du = per_unit[s][i] - per_unit[s][j]  # (pairs, U)
+        p_w = np.ones(i.size)
+        ok = ~np.isnan(du).any(axis=0)
+        nonzero = (du[:, ok] != 0).any(axis=1)
+        if nonzero.any() and ok.sum() > 1:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p_w[nonzero] = wilcoxon(du[nonzero][:, ok], axis=1, method="asymptotic").pvalue
+        p_w = np.nan_to_num(p_w, nan=1.0)
+        ph, pwh = holm(p_boot), holm(p_w)
+        frames.append(pd.DataFrame({
+            "strategy": strat, "metric": metric, "average": average, "system": systems[i], "other": systems[j],
+            "rank": r[i], "other_rank": r[j], "neighbours": pos[j] - pos[i] == 1,
+            "diff": diff, "diff_low": np.nanquantile(d, lo, axis=0) if d.size else np.nan,
+            "diff_high": np.nanquantile(d, hi, axis=0) if d.size else np.nan,
+            "win_share": (d > 0).mean(axis=0), "p_bootstrap": p_boot, "p_bootstrap_holm": ph,
+            "significant": ph < alpha, "p_wilcoxon": p_w, "p_wilcoxon_holm": pwh, "significant_wilcoxon": pwh < alpha,
+            "unit": schemes.unit, "n_units": schemes.n_units, "n_resamples": d.shape[0],
+        }))
+    return pd.concat(frames, ignore_index=True)
 
 
 def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, correction: str = "holm"):
@@ -68,21 +170,35 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, correction: str = "
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float = TIE_TOL):
+def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float = TIE_TOL,
+                       boot: BootstrapResult | None = None, confidence: float = 0.95):
     """Kendall's tau-b between the full-set rankings of every pair of strategies.
 
     Returns a tidy table ``metric, average, strategy, other, tau`` (within each
-    metric and averaging; the diagonal is 1).
+    metric and averaging; the diagonal is 1). With ``boot`` (a bootstrap of the
+    same schemes' names), ``tau_low``/``tau_high`` give the percentile
+    ``confidence`` interval of tau between the two rankings over the resamples
+    (both rankings recomputed on each resample).
     """
     import pandas as pd
 
     ranks = rank(schemes.scores(), method=method, tol=tol)
+    lo, hi = (1 - confidence) / 2, 1 - (1 - confidence) / 2
     rows = []
     for s, (strat, metric, average) in enumerate(schemes.names):
         for t, (other, metric2, average2) in enumerate(schemes.names):
             if (metric2, average2) == (metric, average):
-                rows.append({"metric": metric, "average": average, "strategy": strat, "other": other,
-                             "tau": float(_kernels.kendall_tau_b(ranks[s], ranks[t]))})
+                row = {"metric": metric, "average": average, "strategy": strat, "other": other,
+                       "tau": float(_kernels.kendall_tau_b(ranks[s], ranks[t]))}
+                if boot is not None:
+                    bs, bt = boot.schemes.index(strat, metric, average), boot.schemes.index(other, metric, average)
+                    taus = np.array([_kernels.kendall_tau_b(boot.ranks[bs, b].astype(np.float64),
+                                                            boot.ranks[bt, b].astype(np.float64))
+                                     for b in range(boot.ranks.shape[1])])
+                    taus = taus[~np.isnan(taus)]
+                    row["tau_low"] = float(np.quantile(taus, lo)) if taus.size else np.nan
+                    row["tau_high"] = float(np.quantile(taus, hi)) if taus.size else np.nan
+                rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -23,7 +23,7 @@ from .parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from .ranking import TIE_TOL, method_code, rank
 from .schemes import Schemes
 
-__all__ = ["Convergence", "rank_convergence"]
+__all__ = ["Convergence", "rank_convergence", "quantile_interval", "fastest"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +42,15 @@ class Convergence:
     l1 : float32 (S, K, P)
     final_ranks : float (S, R)
         Ranking on the whole test set under each scheme.
+
+    Notes
+    -----
+    What this measures: how fast the ranking on a random subset of *this* test
+    set approaches the ranking on the whole test set (L1 = 0 at n = N by
+    construction). It does not say how far the test set's ranking is from the
+    runs' ranking on unlimited data; :mod:`robustness.uncertainty` estimates that.
+    Every summary over orders carries its Monte Carlo error (the orders are a
+    random sample of all orders): ``auc_se`` and intervals for the points.
     """
 
     schemes: Schemes
@@ -53,20 +62,32 @@ class Convergence:
     method: str
     tol: float
 
-    def to_frame(self):
-        """Every curve: ``strategy, metric, average, order, n, n_images, l1`` (n in units)."""
+    @property
+    def n_orders(self) -> int:
+        return self.orders.shape[0]
+
+    def to_frame(self, *, orders=None):
+        """The curves of ``orders`` (default all): ``strategy, metric, average, order, n, n_images, l1``."""
         import pandas as pd
 
-        s_n, k_n, p_n = self.l1.shape
-        lab = np.asarray(self.schemes.names, dtype=object)
-        s_idx = np.repeat(np.arange(s_n), k_n * p_n)
-        return pd.DataFrame({
-            "strategy": lab[s_idx, 0], "metric": lab[s_idx, 1], "average": lab[s_idx, 2],
-            "order": np.tile(np.repeat(np.arange(k_n), p_n), s_n),
-            "n": np.tile(self.positions, s_n * k_n),
-            "n_images": np.tile(self.n_images.reshape(-1), s_n),
-            "l1": self.l1.reshape(-1).astype(np.float64),
-        })
+        return pd.concat(list(self.iter_frames(orders=orders)), ignore_index=True)
+
+    def iter_frames(self, *, orders=None):
+        """:meth:`to_frame` one scheme at a time (bounded memory: write each, then drop it)."""
+        import pandas as pd
+
+        orders = np.arange(self.n_orders) if orders is None else np.asarray(orders)
+        k_n, p_n = orders.size, self.positions.size
+        for s, (strat, metric, average) in enumerate(self.schemes.names):
+            yield pd.DataFrame({
+                "strategy": np.full(k_n * p_n, strat, dtype=object),
+                "metric": np.full(k_n * p_n, metric, dtype=object),
+                "average": np.full(k_n * p_n, average, dtype=object),
+                "order": np.repeat(orders, p_n),
+                "n": np.tile(self.positions, k_n),
+                "n_images": self.n_images[orders].reshape(-1),
+                "l1": self.l1[s, orders].reshape(-1).astype(np.float64),
+            })
 
     def orders_frame(self):
         """The orders: ``order, position, unit`` (position 1 = first unit added)."""
@@ -78,54 +99,154 @@ class Convergence:
                              "unit": units[self.orders.reshape(-1)]})
 
     def summary(self, *, level: float = 0.9):
-        """Mean L1 over orders at every prefix with a central ``level`` band (quantiles)."""
+        """Mean L1 over orders at every prefix with a central ``level`` band of the orders (quantiles)."""
         import pandas as pd
 
         lo, hi = (1 - level) / 2, 1 - (1 - level) / 2
-        q = np.quantile(self.l1, [lo, 0.5, hi], axis=1)  # (3, S, P)
-        mean = self.l1.mean(axis=1, dtype=np.float64)
         frames = []
-        for s, (strat, metric, average) in enumerate(self.schemes.names):
+        n_images = self.n_images.mean(axis=0)
+        for s, (strat, metric, average) in enumerate(self.schemes.names):  # one scheme at a time: bounded memory
+            q = np.quantile(self.l1[s], [lo, 0.5, hi], axis=0)  # (3, P)
             frames.append(pd.DataFrame({
                 "strategy": strat, "metric": metric, "average": average, "n": self.positions,
-                "n_images": self.n_images.mean(axis=0), "mean": mean[s], "low": q[0, s], "median": q[1, s],
-                "high": q[2, s],
+                "n_images": n_images, "mean": self.l1[s].mean(axis=0, dtype=np.float64), "low": q[0],
+                "median": q[1], "high": q[2],
             }))
         return pd.concat(frames, ignore_index=True)
 
+    def order_auc(self) -> np.ndarray:
+        """Area under each order's curve: the mean L1 over the recorded prefixes, (S, K) in rank units."""
+        return np.stack([self.l1[s].mean(axis=1, dtype=np.float64) for s in range(self.l1.shape[0])])
+
     def order_convergence(self, *, tolerance: float = 0.0) -> np.ndarray:
         """Per scheme and order, the smallest recorded n from which L1 stays <= tolerance. (S, K)"""
-        bad = self.l1 > tolerance  # (S, K, P)
-        any_bad = bad.any(axis=2)
-        last_bad = self.positions.size - 1 - np.argmax(bad[..., ::-1], axis=2)
-        idx = np.where(any_bad, last_bad + 1, 0)
-        idx = np.minimum(idx, self.positions.size - 1)
-        return self.positions[idx]
+        out = np.empty(self.l1.shape[:2], dtype=self.positions.dtype)
+        for s in range(self.l1.shape[0]):
+            bad = self.l1[s] > tolerance  # (K, P)
+            last_bad = self.positions.size - 1 - np.argmax(bad[:, ::-1], axis=1)
+            idx = np.minimum(np.where(bad.any(axis=1), last_bad + 1, 0), self.positions.size - 1)
+            out[s] = self.positions[idx]
+        return out
 
-    def convergence_points(self, *, tolerance: float = 0.0, coverage: float = 0.95):
-        """The convergence point of every scheme and the distribution over orders.
+    def convergence_points(self, *, tolerance: float = 0.0, coverage: float = 0.95, confidence: float = 0.95):
+        """The convergence point of every scheme, its Monte Carlo interval, and the area under the curve.
 
-        The point is the smallest prefix length n after which L1 stays <= ``tolerance``
-        in at least ``coverage`` of the orders (the ``coverage`` quantile, taken as an
-        observed value, of the per-order points). Also: median, 5% and 95% of the
-        per-order points, and the area under the mean L1 curve (the mean L1 over all
-        recorded prefixes, in rank units), a one-number robustness score.
+        Columns: ``convergence_n``, the smallest prefix length n after which L1
+        stays <= ``tolerance`` in at least ``coverage`` of the orders (the
+        ``coverage`` quantile of the per-order points, an observed value), with
+        ``convergence_n_low``/``_high``, a distribution-free ``confidence``
+        interval for that quantile over the random orders (order statistics,
+        binomial); ``reached`` (the point lies before the whole test set);
+        ``median_n``, ``p05_n``, ``p95_n`` (spread of the per-order points; the
+        point lies inside it); ``auc`` (mean L1 over all recorded prefixes and
+        orders, in rank units) with ``auc_se`` (its Monte Carlo standard error
+        over orders) and the normal ``confidence`` interval ``auc_low``/``auc_high``.
         """
         import pandas as pd
+        from scipy.special import ndtri
 
         per_order = self.order_convergence(tolerance=tolerance)  # (S, K)
+        auc = self.order_auc()
+        z = float(ndtri(0.5 + confidence / 2))
+        k = self.n_orders
         rows = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):
             pts = per_order[s]
+            low, high = quantile_interval(pts, coverage, confidence=confidence)
+            mean = float(auc[s].mean())
+            se = float(auc[s].std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
+            point = int(np.quantile(pts, coverage, method="higher"))
             rows.append({
                 "strategy": strat, "metric": metric, "average": average,
-                "convergence_n": int(np.quantile(pts, coverage, method="higher")),
+                "convergence_n": point, "convergence_n_low": int(low), "convergence_n_high": int(high),
+                "reached": bool(point < self.positions[-1]),
                 "median_n": float(np.median(pts)),
-                "p05_n": float(np.quantile(pts, 0.05)), "p95_n": float(np.quantile(pts, 0.95)),
-                "auc": float(self.l1[s].mean(dtype=np.float64)),
-                "n_units": int(self.positions[-1]),
+                "p05_n": int(np.quantile(pts, 0.05, method="lower")),
+                "p95_n": int(np.quantile(pts, 0.95, method="higher")),
+                "auc": mean, "auc_se": se, "auc_low": mean - z * se, "auc_high": mean + z * se,
+                "n_units": int(self.positions[-1]), "n_orders": k,
             })
         return pd.DataFrame(rows)
+
+    def compare_strategies(self, *, confidence: float = 0.95):
+        """Paired differences of the area under the curve between the strategies of each metric and averaging.
+
+        Every order is shared by all schemes, so ``auc_a - auc_b`` is computed
+        per order and averaged; ``auc_diff_se`` is its Monte Carlo standard
+        error over orders and ``auc_diff_low``/``_high`` the normal
+        ``confidence`` interval. Negative: ``strategy_a`` converges faster.
+
+        Returns a tidy table ``metric, average, strategy_a, strategy_b, auc_diff, auc_diff_se,
+        auc_diff_low, auc_diff_high`` (every ordered pair).
+        """
+        import pandas as pd
+        from scipy.special import ndtri
+
+        auc = self.order_auc()
+        z = float(ndtri(0.5 + confidence / 2))
+        k = self.n_orders
+        rows = []
+        names = self.schemes.names
+        for a, (sa, metric, average) in enumerate(names):
+            for b, (sb, metric_b, average_b) in enumerate(names):
+                if a == b or (metric_b, average_b) != (metric, average):
+                    continue
+                d = auc[a] - auc[b]
+                mean = float(d.mean())
+                se = float(d.std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
+                rows.append({"metric": metric, "average": average, "strategy_a": sa, "strategy_b": sb,
+                             "auc_diff": mean, "auc_diff_se": se, "auc_diff_low": mean - z * se,
+                             "auc_diff_high": mean + z * se})
+        return pd.DataFrame(rows, columns=["metric", "average", "strategy_a", "strategy_b", "auc_diff",
+                                           "auc_diff_se", "auc_diff_low", "auc_diff_high"])
+
+
+def quantile_interval(values, q: float, *, confidence: float = 0.95) -> tuple:
+    """Distribution-free interval for the ``q`` quantile from a sample: two order statistics.
+
+    With ``B ~ Binomial(K, q)`` the ranks ``l = B^{-1}((1 - c) / 2)`` and
+    ``u = B^{-1}((1 + c) / 2) + 1`` give ``P(x_(l) <= xi_q <= x_(u)) >= c``
+    (Hahn & Meeker, Statistical Intervals, 1991, 5.2), clipped to the sample.
+
+    Examples
+    --------
+    >>> quantile_interval(np.arange(1, 101), 0.5)
+    (np.int64(40), np.int64(61))
+    """
+    from scipy.stats import binom
+
+    x = np.sort(np.asarray(values))
+    k = x.size
+    alpha = 1 - confidence
+    lo = int(binom.ppf(alpha / 2, k, q))
+    hi = int(binom.ppf(1 - alpha / 2, k, q)) + 1
+    return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]
+
+
+def fastest(comparison, *, metric: str, average: str, confidence: float = 0.95) -> dict:
+    """Which strategy converges fastest, if any: simultaneous intervals over its comparisons with every other.
+
+    The candidate is the strategy with the smallest mean AUC. It is named
+    fastest only if every paired difference ``auc(candidate) - auc(other)``
+    has a Bonferroni-adjusted (over the ``S - 1`` comparisons) ``confidence``
+    interval below zero. Otherwise ``tied`` lists the candidate and every
+    strategy whose adjusted interval includes zero.
+
+    Returns ``{"fastest": name or None, "tied": [names], "level": adjusted level}``.
+    """
+    from scipy.special import ndtri
+
+    c = comparison[(comparison.metric == metric) & (comparison.average == average)]
+    if c.empty:
+        return {"fastest": None, "tied": [], "level": confidence}
+    mean_diff = c.groupby("strategy_a", sort=False).auc_diff.mean()
+    best = mean_diff.idxmin()
+    rows = c[c.strategy_a == best]
+    level = 1 - (1 - confidence) / max(len(rows), 1)
+    z = float(ndtri(0.5 + level / 2))
+    high = rows.auc_diff + z * rows.auc_diff_se
+    tied = [best] + [b for b, h in zip(rows.strategy_b, high) if not h < 0]
+    return {"fastest": best if len(tied) == 1 else None, "tied": tied, "level": level}
 
 
 def _convergence_batch(x, weights, n_units, positions, final, tol, method, size, child):
@@ -187,9 +308,14 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
     args = [(schemes.x, schemes.weights, u, positions, final, float(tol), code, size, child)
             for size, child in zip(sizes, children)]
     bar = progress_bar(progress, len(sizes), "rank convergence")
-    results = list(run_batches(_convergence_batch, args, n_jobs=n_jobs, prefer="threads", progress=bar))
-    orders = np.concatenate([r[0] for r in results])
-    l1 = np.concatenate([r[1] for r in results], axis=1)
+    orders = np.empty((n_orders, u), dtype=np.int64)
+    l1 = np.empty((len(schemes.names), n_orders, positions.size), dtype=np.float32)
+    start = 0
+    for size, (o, curves) in zip(sizes, run_batches(_convergence_batch, args, n_jobs=n_jobs, prefer="threads",
+                                                     progress=bar)):
+        orders[start:start + size] = o  # filled batch by batch: the peak is the result plus one batch
+        l1[:, start:start + size] = curves
+        start += size
     cum_images = np.cumsum(schemes.unit_images[orders], axis=1)
     return Convergence(schemes=schemes, orders=orders, positions=positions, n_images=cum_images[:, positions - 1],
                        l1=l1, final_ranks=final, method=method, tol=tol)

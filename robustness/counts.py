@@ -51,6 +51,11 @@ class OverlapCounts:
     fit_rule : str (n_fits, n_images)
         Per image, which path of the fit applied (e.g. STAPLE's em, all-empty,
         all-full, identical).
+    truth_counts : int64 (1, n_systems, n_images, 3) or (0, ...)
+        Every run against the latent true lesion, when the challenge knows it
+        (synthetic challenges); empty otherwise.
+    truth_annotator : int64 (1, n_annotators, n_images, 3) or (0, ...)
+        Every annotator against the latent truth (zeros where invalid).
     fingerprint : str
         Hash of the inputs and settings the pixel pass depended on.
     """
@@ -74,11 +79,18 @@ class OverlapCounts:
     fit_iterations: np.ndarray
     fit_converged: np.ndarray
     fit_rule: np.ndarray
+    truth_counts: np.ndarray
+    truth_annotator: np.ndarray
     fingerprint: str
 
     @property
     def n_images(self) -> int:
         return len(self.images)
+
+    @property
+    def has_truth(self) -> bool:
+        """Whether the runs were also counted against the latent truth."""
+        return self.truth_counts.shape[0] > 0
 
     def strategy_counts(self, strategy: str) -> np.ndarray:
         """Counts against one strategy: int64 (n_systems, n_images, 3)."""

@@ -27,8 +27,9 @@ class MaskSource(Protocol):
     ``read(image, kind, name)`` returns ``(mask, note)``: a boolean array of the
     image's shape and either ``None`` or a one-line note describing a repair
     that was applied while decoding (e.g. stray pixel values). ``kind`` is
-    ``"annotator"`` or ``"system"``. Sources must be picklable so that the pixel
-    pass can run in worker processes.
+    ``"annotator"`` or ``"system"`` (or ``"truth"``, name ``"truth"``, for a source
+    with ``has_truth = True``: the latent true lesion of a synthetic challenge).
+    Sources must be picklable so that the pixel pass can run in worker processes.
     """
 
     def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, str | None]: ...
@@ -112,6 +113,11 @@ class Challenge:
     @property
     def n_annotators(self) -> int:
         return len(self.annotators)
+
+    @property
+    def has_truth(self) -> bool:
+        """Whether the masks of the latent truth are known (synthetic challenges)."""
+        return bool(getattr(self.source, "has_truth", False))
 
     @property
     def n_pixels(self) -> np.ndarray:

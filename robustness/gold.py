@@ -62,6 +62,7 @@ __all__ = [
     "annotator_luts",
     "pattern_bits",
     "official_strategy",
+    "annotator_strategies",
     "MAX_ANNOTATORS",
 ]
 
@@ -247,6 +248,12 @@ def resolve(names=None, *, macro_only: str = "default") -> list[GoldStrategy]:
     if macro_only == "drop":
         out = [s for s in out if not s.macro_only]
     return out
+
+
+def annotator_strategies(names=None) -> list[GoldStrategy]:
+    """The macro-only strategies over annotators among ``names`` (default: the registry's default ones)."""
+    chosen = resolve(None) if names is None else [get_strategy(n) for n in names]
+    return [s for s in chosen if s.macro_only]
 
 
 def official_strategy(names) -> str:

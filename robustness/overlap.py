@@ -35,7 +35,7 @@ from .staple import STAPLE_MAX_ITER, staple
 
 __all__ = ["OverlapCounts", "ImageCounts", "compute_overlap", "count_image", "save_counts", "load_counts"]
 
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 
 
 # -- one image ----------------------------------------------------------------
@@ -61,6 +61,10 @@ class ImageCounts:
         Diagnostics of each histogram strategy's fit.
     notes : tuple of str
         Repairs applied while decoding the masks.
+    truth : int64 (n_systems, 3) or None
+        Every run against the latent truth (challenges that know it).
+    truth_annotator : int64 (k, 3) or None
+        Every present annotator against the latent truth.
     """
 
     present: np.ndarray
@@ -71,10 +75,15 @@ class ImageCounts:
     fit_converged: tuple
     fit_rule: tuple
     notes: tuple
+    truth: np.ndarray | None = None
+    truth_annotator: np.ndarray | None = None
 
     @property
     def k(self) -> int:
         return self.present.size
+
+
+_TRUTH_LUT = np.array([[0, 1]], dtype=np.uint8)  # a 0/1 mask as its own one-rater pattern code
 
 
 def _staple_without(hist, k, j, max_iter):
@@ -107,6 +116,15 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
             notes.append(note)
     k = len(masks)
     codes, hist = _kernels.pattern_codes(np.stack(masks))
+    truth_words = truth_annotator = None
+    if challenge.has_truth:  # the latent truth: one more gold, packed once
+        t, _ = challenge.read(image, "truth", "truth")
+        truth_words = _kernels.pack_lut(t.reshape(-1).view(np.uint8).astype(np.uint16), _TRUTH_LUT)
+        truth_size = int(t.sum())
+        truth_annotator = np.empty((k, 3), dtype=np.int64)
+        for j, m in enumerate(masks):
+            size, tp = _kernels.count_run(m, truth_words)
+            truth_annotator[j] = (tp[0], size - tp[0], truth_size - tp[0])
     del masks
     luts = [annotator_luts(k)]
     fits = []
@@ -126,15 +144,21 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     gold_size = lut.astype(np.int64) @ hist  # (g,)
     del codes
 
-    sys_counts = np.empty((lut.shape[0], challenge.n_systems, 3), dtype=np.int64)
+    run_golds, run_gold_size = gold_words, gold_size
+    if truth_words is not None:
+        run_golds, run_gold_size = np.concatenate([gold_words, truth_words]), np.append(gold_size, truth_size)
+    sys_counts = np.empty((run_golds.shape[0], challenge.n_systems, 3), dtype=np.int64)
     for r, system in enumerate(challenge.systems):
         m, note = challenge.read(image, "system", system)
         if note:
             notes.append(note)
-        size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), gold_words)
+        size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
-        sys_counts[:, r, 2] = gold_size - tp
+        sys_counts[:, r, 2] = run_gold_size - tp
+    truth = None
+    if truth_words is not None:
+        truth, sys_counts = sys_counts[-1], sys_counts[:-1]
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)
     ann_luts = lut[:k].astype(np.int64)  # the first k golds are the annotators themselves
@@ -144,7 +168,7 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     return ImageCounts(
         present=np.array(present, dtype=np.intp), system=sys_counts, annotator=ann_counts, n_loo=n_loo,
         fit_iterations=tuple(f.iterations for f in fits), fit_converged=tuple(f.converged for f in fits),
-        fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
+        fit_rule=tuple(f.rule for f in fits), notes=tuple(notes), truth=truth, truth_annotator=truth_annotator,
     )
 
 
@@ -180,6 +204,9 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
     fit_iter = np.zeros((n_fit, n_img), dtype=np.int64)
     fit_conv = np.ones((n_fit, n_img), dtype=bool)
     fit_rule = np.full((n_fit, n_img), "", dtype=object)
+    n_truth = 1 if challenge.has_truth else 0
+    truth = np.zeros((n_truth, n_sys, n_img, 3), dtype=np.int64)
+    truth_ann = np.zeros((n_truth, n_ann, n_img, 3), dtype=np.int64)
     notes: list[str] = []
 
     batch = 4
@@ -200,10 +227,13 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
                 loo_ann[pres, i] = ac[np.arange(k), k + n_gold + np.arange(k)]
                 loo_valid[pres, i] = True
             fit_iter[:, i], fit_conv[:, i], fit_rule[:, i] = r.fit_iterations, r.fit_converged, r.fit_rule
+            if n_truth:
+                truth[0, :, i] = r.truth
+                truth_ann[0, pres, i] = r.truth_annotator
             notes.extend(r.notes)
     return dict(gold_counts=gold_counts, ann_counts=ann_counts, ann_vs_gold=ann_vs_gold, pair=pair,
                 loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, fit_iter=fit_iter, fit_conv=fit_conv,
-                fit_rule=fit_rule.astype(str), notes=np.array(notes, dtype=str))
+                fit_rule=fit_rule.astype(str), truth=truth, truth_ann=truth_ann, notes=np.array(notes, dtype=str))
 
 
 def _load_cache(path: Path, key: str):
@@ -341,5 +371,7 @@ def compute_overlap(
         fit_iterations=data["fit_iter"],
         fit_converged=data["fit_conv"],
         fit_rule=data["fit_rule"],
+        truth_counts=data["truth"],
+        truth_annotator=data["truth_ann"],
         fingerprint=key,
     )

@@ -17,8 +17,8 @@ import numpy as np
 
 from .gold import get_strategy
 
-__all__ = ["style", "strategy_style", "convergence", "convergence_figure", "forest",
-           "rank_blobs", "tau_heatmap", "qa_convergence"]
+__all__ = ["style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
+           "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -52,7 +52,20 @@ def _ax(ax, **kw):
     return ax
 
 
-def convergence(summary, *, metric: str, average: str, example=None, ax=None, band: bool = True,
+def _identical_to(curves: dict) -> dict:
+    """For each name whose curve equals an earlier one's exactly, the earlier name."""
+    out, seen = {}, []
+    for name, y in curves.items():
+        for other, yo in seen:
+            if len(y) == len(yo) and np.array_equal(y, yo):
+                out[name] = other
+                break
+        else:
+            seen.append((name, y))
+    return out
+
+
+def convergence(summary, *, metric: str, average: str, example=None, ax=None, band=None,
                 strategies=None, x: str = "n_images", legend: bool = True):
     """L1 rank change vs number of test images, one line per strategy.
 
@@ -63,26 +76,36 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
     example : DataFrame, optional
         One order's curves (``curves`` rows of a single order): drawn thin, as
         the paper's single-order figure.
-    band : bool
-        Shade the band between ``low`` and ``high`` (e.g. 90% of orders).
+    band : str or True, optional
+        Shade the band between ``low`` and ``high`` (e.g. 90% of orders) for
+        this strategy only (``True``: every strategy).
+
+    A strategy whose mean curve equals an earlier one's exactly is drawn
+    dashed and labelled ``name (= other)``, so that it is not lost under it.
     """
     ax = _ax(ax)
     sel = summary[(summary.metric == metric) & (summary.average == average)]
     names = list(dict.fromkeys(sel.strategy)) if strategies is None else list(strategies)
-    for name in names:
-        d = sel[sel.strategy == name].sort_values("n")
-        if d.empty:
-            continue
+    curves = {n: sel[sel.strategy == n].sort_values("n") for n in names}
+    curves = {n: d for n, d in curves.items() if not d.empty}
+    same = _identical_to({n: d["mean"].to_numpy() for n, d in curves.items()})
+    for name, d in curves.items():
         st = strategy_style(name)
         label = st.pop("label")
+        if name in same:
+            label = f"{label} (= {strategy_style(same[name])['label']})"
+            st["linestyle"] = (0, (2, 2))
         ax.plot(d[x], d["mean"], label=label, **st)
-        if band:
-            ax.fill_between(d[x], d["low"], d["high"], color=st["color"], alpha=0.07, linewidth=0)
+        if band is True or band == name:
+            from matplotlib.colors import to_rgba
+
+            ax.fill_between(d[x], d["low"], d["high"], facecolor=to_rgba(st["color"], 0.16),
+                            edgecolor=to_rgba(st["color"], 0.7), linewidth=0.5)
         if example is not None:
             e = example[(example.metric == metric) & (example.average == average) & (example.strategy == name)]
             if not e.empty:
                 e = e.sort_values("n")
-                ax.plot(e[x], e["l1"], color=st["color"], linewidth=0.4, alpha=0.45, linestyle="-")
+                ax.plot(e[x], e["l1"], color=st["color"], linewidth=0.4, alpha=0.35, linestyle="-")
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -96,22 +119,51 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
     return ax
 
 
-def convergence_figure(summary, *, average: str, example=None, band_label: str = "90% of orders"):
-    """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro)."""
+def convergence_figure(summary, *, average: str, example=None, official: str | None = None,
+                       band_label: str = "90% of orders"):
+    """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro).
+
+    Thick lines: mean over orders; thin: one single order (as the paper showed);
+    band: ``band_label`` for the ``official`` strategy only.
+    """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.8), sharey=True, layout="constrained")
     for ax, metric in zip(axes, ("jaccard", "dice")):
-        convergence(summary, metric=metric, average=average, example=example, ax=ax, legend=False)
+        convergence(summary, metric=metric, average=average, example=example, ax=ax, legend=False, band=official)
     axes[1].set_ylabel("")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right center", title=f"gold (band: {band_label};\nthin: one order)",
+    extra = [Line2D([], [], color="grey", linewidth=1.2), Line2D([], [], color="grey", linewidth=0.4)]
+    extra_labels = ["mean over orders", "one single order"]
+    if official is not None:
+        extra.append(Patch(color=strategy_style(official)["color"], alpha=0.18, linewidth=0))
+        extra_labels.append(f"{band_label} ({strategy_style(official)['label']})")
+    fig.legend(handles + extra, labels + extra_labels, loc="outside right center", title="gold strategy",
                title_fontsize=6.5)
     return fig
 
 
+def auc_intervals(points, *, metric: str = "jaccard", average: str, ax=None):
+    """Area under the mean L1 curve per strategy with its interval (``convergence.csv`` rows of one tolerance)."""
+    ax = _ax(ax)
+    d = points[(points.metric == metric) & (points.average == average)]
+    d = d.drop_duplicates("strategy").iloc[::-1]
+    y = np.arange(len(d))
+    for yi, row in zip(y, d.itertuples()):
+        color = strategy_style(row.strategy)["color"]
+        ax.errorbar(row.auc, yi, xerr=[[row.auc - row.auc_low], [row.auc_high - row.auc]], fmt="o",
+                    markersize=3, color=color, ecolor=color, elinewidth=1.0, capsize=2)
+    ax.set_yticks(y, [strategy_style(s)["label"] for s in d.strategy])
+    ax.set_xlabel("area under the mean L1 curve\n(mean L1 over prefixes; 95% interval over orders)")
+    ax.set_title(f"{metric.capitalize()}, {average}")
+    ax.grid(axis="y", visible=False)
+    return ax
+
+
 def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None, top=None):
-    """Leaderboard with bootstrap confidence intervals: one row per run, best on top."""
+    """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval."""
     d = intervals[(intervals.strategy == strategy) & (intervals.metric == metric) & (intervals.average == average)]
     d = d.sort_values("score", ascending=True)
     if top is not None:
@@ -123,7 +175,11 @@ def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = 
                 color=color, ecolor=color, elinewidth=0.8, capsize=0)
     ax.set_yticks(y, d["system"])
     ax.tick_params(axis="y", labelsize=5.5)
-    ax.set_xlabel(f"{average} {metric.capitalize()} ({int(round(d['confidence_level'].iloc[0] * 100))}% CI)")
+    first = d.iloc[0]
+    how = f"{first['method']} bootstrap"
+    if "unit" in d:
+        how += f", {int(first['n_resamples'])} resamples of {first['unit']}s"
+    ax.set_xlabel(f"{average} {metric.capitalize()}\n({int(round(first['confidence_level'] * 100))}% CI: {how})")
     ax.set_title(f"gold: {strategy_style(strategy)['label']}")
     ax.grid(axis="y", visible=False)
     return ax
@@ -137,12 +193,15 @@ def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", ave
     pos = {s: i + 1 for i, s in enumerate(order)}
     ax = _ax(ax, figsize=(3.5, 3.2))
     xs = d["system"].map(pos)
-    ax.scatter(xs, d["rank"], s=40 * d["share"], color=strategy_style(strategy)["color"], alpha=0.8, linewidths=0)
+    color = strategy_style(strategy)["color"]
+    ax.scatter(xs, d["rank"], s=40 * d["share"], color=color, alpha=0.8, linewidths=0)
     n = len(order)
     ax.plot([1, n], [1, n], color="black", linewidth=0.5, alpha=0.5)
     full = d.drop_duplicates("system")
     ax.scatter(full["system"].map(pos), full["full_rank"], marker="x", s=6, color="black", linewidths=0.5,
-               label="full test set")
+               label="rank on the full test set")
+    for share in (0.1, 0.5, 1.0):  # size legend: dot area is the share of resamples
+        ax.scatter([], [], s=40 * share, color=color, alpha=0.8, linewidths=0, label=f"{share:.0%} of resamples")
     ax.set_xticks(range(1, n + 1), order, rotation=90)
     ax.tick_params(axis="x", labelsize=4.5)
     ax.set_xlabel("run (by rank on the full test set)")
@@ -150,7 +209,7 @@ def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", ave
     ax.set_xlim(0.3, n + 0.7)
     ax.set_ylim(n + 0.7, 0.3)
     ax.set_title(f"rank stability, gold: {strategy_style(strategy)['label']} ({average} {metric})")
-    ax.legend(loc="lower left", markerscale=2)
+    ax.legend(loc="lower left", title="dot area: share of resamples at that rank", title_fontsize=6)
     return ax
 
 
@@ -188,7 +247,8 @@ def qa_convergence(summary, *, ax=None, band: bool = True):
         d = summary[summary.metric == "all"].sort_values("n")
         ax.plot(d["n"], d["mean"], color="black", linewidth=1.8, label="all questions")
         if band:
-            ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0)
+            ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0,
+                            label="all questions: 90% of orders")
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -197,4 +257,67 @@ def qa_convergence(summary, *, ax=None, band: bool = True):
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper right", ncols=2, fontsize=5.5, title="accuracy of", title_fontsize=6)
+    return ax
+
+
+def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None):
+    """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
+
+    ``pairwise`` is the significance analysis table (``pairwise.parquet``);
+    runs are ordered by their rank on the whole test set, best first.
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
+    ranks = dict(zip(d.system, d["rank"])) | dict(zip(d.other, d.other_rank))
+    order = sorted(ranks, key=lambda s: (ranks[s], s))
+    pos = {s: i for i, s in enumerate(order)}
+    n = len(order)
+    m = np.zeros((n, n))
+    np.fill_diagonal(m, 2)
+    for row in d.itertuples():
+        if row.significant:
+            better, worse = (row.system, row.other) if row.diff > 0 else (row.other, row.system)
+            m[pos[better], pos[worse]] = 1
+    ax = _ax(ax, figsize=(3.6, 3.6))
+    color = strategy_style(strategy)["color"]
+    ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
+    size = 4.5 if n > 25 else 6
+    ax.set_xticks(range(n), order, rotation=90, fontsize=size)
+    ax.set_yticks(range(n), order, fontsize=size)
+    ax.grid(False)
+    ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
+    ax.legend(handles=[Patch(color=color, label="row run significantly better"),
+                       Patch(color="#f2f2f2", label="no evidence of a difference")],
+              loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else -0.2), ncols=2, fontsize=6)
+    return ax
+
+
+def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: str | None = None,
+                  tolerance: float | None = None, unit: str = "encounter", ax=None):
+    """Expected L1 to the ranking on unlimited data vs test-set size (``ranking_uncertainty.csv``), per strategy."""
+    ax = _ax(ax)
+    d = per_size[(per_size.metric == metric) & (per_size.average == average)]
+    for name in dict.fromkeys(d.strategy):
+        g = d[d.strategy == name].sort_values("m")
+        st = strategy_style(name)
+        label = st.pop("label")
+        ax.plot(g.m, g.expected_l1, marker="o", markersize=2, label=label, **st)
+        if name == official:
+            ax.fill_between(g.m, g.l1_low, g.l1_high, color=st["color"], alpha=0.15, linewidth=0,
+                            label=f"95% of resamples ({label})")
+    observed = d[d.observed_size].m
+    if len(observed):
+        ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
+    if tolerance is not None:
+        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":", label=f"L1 = {tolerance:g} (one place per run)")
+    ax.set_xscale("log", base=2)
+    from matplotlib.ticker import ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.set_xlabel(f"test-set size ({unit}s, log scale)")
+    ax.set_ylabel("expected L1 to the ranking on\nunlimited data (bootstrap)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{metric.capitalize()}, {average}")
     return ax

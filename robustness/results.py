@@ -120,6 +120,25 @@ class ResultsDir:
         frame.to_parquet(buf, index=False)
         self._write(name, buf.getvalue())
 
+    def write_parquet_frames(self, name: str, frames):
+        """One Parquet file from frames of the same columns, one row group each, written as they come
+        (memory: one frame at a time)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def write(f):
+            writer = None
+            for frame in frames:
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(f, table.schema)
+                writer.write_table(table)
+            if writer is not None:
+                writer.close()
+
+        atomic_write(self.path / name, write)
+        self.written.append(name)
+
     def finish(self, meta: dict):
         """Write ``meta.json`` last: the folder is complete."""
         meta = dict(meta, files=sorted(set(self.written)))

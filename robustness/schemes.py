@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _kernels
 from .errors import InputError
-from .gold import resolve
+from .gold import annotator_strategies
 from .metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
 
 __all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "MEAN_WEIGHTS"]
@@ -36,6 +36,8 @@ class Schemes:
     systems : tuple of str
     units : tuple of str
         Resampling units (image or encounter ids).
+    unit : str
+        What a unit is (``image``, ``encounter``, ``case``...), for reports.
     unit_images : int array (U,)
         Number of images in each unit.
     x : float64 (U, M)
@@ -68,6 +70,7 @@ class Schemes:
     empty_values: np.ndarray
     empty: EmptyPolicy = empty_policy("one")
     per_case: np.ndarray | None = None
+    unit: str = "image"
 
     @property
     def n_units(self) -> int:
@@ -143,14 +146,14 @@ class _Builder:
             rows.append([self.add(gs[:, r]), c, c])
         self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values)
 
-    def build(self, systems, units, empty):
+    def build(self, systems, units, empty, unit):
         return Schemes(
             names=self.names, systems=tuple(systems), units=tuple(units),
             unit_images=np.bincount(self.codes, minlength=self.n_units),
             x=np.ascontiguousarray(np.stack(self.columns, axis=1)),
             cols=np.array(self.cols, dtype=np.int64), numerator=np.array(self.num, dtype=np.float64),
             denominator=np.array(self.den, dtype=np.float64), empty_values=np.array(self.empty, dtype=np.float64),
-            empty=empty, per_case=np.stack(self.per_case),
+            empty=empty, per_case=np.stack(self.per_case), unit=unit,
         )
 
 
@@ -187,9 +190,7 @@ def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies
     policy = empty_policy(empty)
     metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
     strategies = list(strategies or overlap.strategies)
-    annotators = (resolve(annotators, macro_only="keep") if annotators is not None
-                  else [s for s in resolve(None) if s.macro_only])
-    annotators = [a for a in annotators if a.macro_only]
+    annotators = annotator_strategies(annotators)
     if unit == "image":
         codes, units = _unit_codes(overlap.images)
     else:
@@ -216,7 +217,7 @@ def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies
                 v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
                                     empty=policy)
                 b.macro((a.name, metric.name, "macro"), v, policy)
-    return b.build(overlap.systems, units, policy)
+    return b.build(overlap.systems, units, policy, unit)
 
 
 def per_case_table(overlap, *, empty="one", metrics=None):
@@ -244,7 +245,7 @@ def per_case_table(overlap, *, empty="one", metrics=None):
 
 
 def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm", value: str = "value",
-                       by=("strategy", "metric"), unit: str | None = None) -> Schemes:
+                       by=("strategy", "metric"), unit: str | None = None, unit_name: str | None = None) -> Schemes:
     """Build macro :class:`Schemes` from a long per-case table (e.g. challengeR's input).
 
     Parameters
@@ -257,6 +258,8 @@ def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm
     unit : str, optional
         A column grouping cases into resampling units (e.g. ``encounter``);
         default: every case is a unit.
+    unit_name : str, optional
+        What a unit is, for reports (default: ``unit``, or ``case``).
     """
     for c in (case, algorithm, value):
         if c not in table:
@@ -280,4 +283,4 @@ def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm
         label = dict(zip(by, key))
         name = (str(label.get("strategy", "table")), str(label.get("metric", value)), "macro")
         b.macro(name, wide.to_numpy(dtype=np.float64), policy)
-    return b.build(systems, units, policy)
+    return b.build(systems, units, policy, unit_name or unit or "case")

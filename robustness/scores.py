@@ -9,16 +9,11 @@ to the last digit.
 from __future__ import annotations
 
 
-from .gold import resolve
+from .gold import annotator_strategies
 from .metrics import METRICS, macro, macro_over_annotators, micro
 from .ranking import rank
 
 __all__ = ["scores_frame", "leaderboard", "official_results"]
-
-
-def _annotator_strategies(annotators):
-    chosen = resolve(annotators, macro_only="keep") if annotators is not None else resolve(None)
-    return [s for s in chosen if s.macro_only]
 
 
 def scores_frame(overlap, *, empty="one", annotators=None, ranks: bool = False):
@@ -31,7 +26,7 @@ def scores_frame(overlap, *, empty="one", annotators=None, ranks: bool = False):
     """
     import pandas as pd
 
-    over = _annotator_strategies(annotators)
+    over = annotator_strategies(annotators)
     rows = []
     for metric in METRICS:
         for s, name in enumerate(overlap.strategies):

@@ -55,13 +55,13 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
 
 
 def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
-                empty: str = "one"):
+                empty="one", n_resamples: int = 1000, confidence: float = 0.95, rng=None):
     """How many standard deviations each run lies from the annotators' agreement with the consensus (Table 4).
 
     Parameters
     ----------
     overlap : OverlapCounts
-        Must include the ``staple`` strategy.
+        Must include the ``staple`` strategy (for ``variant='staple'``).
     metric : {'jaccard', 'dice'}
     variant : {'staple', 'leave_one_out'}
         ``staple``: per image ``i``, ``g_ij = score(annotator j, STAPLE_i)``,
@@ -74,17 +74,30 @@ def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", dd
     ddof : int
         Delta degrees of freedom of ``sigma_i`` (1: the sample standard
         deviation over the 3-4 annotators; 0: population).
-    empty : str
+    empty : str or EmptyPolicy
         Both-empty policy for the per-image scores.
+    n_resamples, confidence, rng
+        Percentile intervals of ``z_mean`` and ``z_pooled`` over encounters
+        drawn with replacement (SPEC 7 ``rng``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per run: ``system, z_mean`` (mean of ``z_i`` over the images
-        used; positive = the run agrees less with the consensus than the
-        annotators do), ``z_median``, ``images_used``, ``skipped_zero_sd``
-        (images where every annotator agrees equally with the consensus, so
-        ``sigma_i = 0``), ``skipped_few_annotators`` (fewer than ``ddof + 1``).
+        One row per run:
+
+        - ``z_mean`` (paper-compatible: the mean of ``z_i`` over the images with
+          ``sigma_i > 0``; positive = the run agrees less with the consensus
+          than the annotators do), ``z_mean_low``, ``z_mean_high``;
+        - ``z_median``: the median of ``z_i``;
+        - ``z_pooled``: the mean difference ``mu_i - score_i`` over the images
+          with at least two annotators divided by the pooled annotator standard
+          deviation ``sqrt(mean_i sigma_i^2)``: one scale for all images, so
+          images where the annotators happen to agree exactly (``sigma_i`` near
+          0) cannot dominate; ``z_pooled_low``, ``z_pooled_high``;
+        - ``small_sd_share``: the share of the sum of ``z_i`` contributed by the
+          10% of images with the smallest ``sigma_i`` (a diagnostic of ``z_mean``);
+        - ``images_used``, ``skipped_zero_sd`` (``sigma_i = 0``: left out of
+          ``z_mean``), ``skipped_few_annotators`` (fewer than 2).
 
     Notes
     -----
@@ -92,6 +105,10 @@ def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", dd
     deviations; it does not say whether ``sigma`` is the sample or population
     standard deviation, nor how images with ``sigma = 0`` are handled. We use
     the sample standard deviation and skip such images, reporting how many.
+    With 3 annotators ``sigma_i`` has 2 degrees of freedom, so ``1 / sigma_i``
+    is heavy-tailed (``E[sigma / s] = 1.77`` for normal scores): the mean of
+    per-image ratios is dominated by a few images. ``z_pooled`` is the version
+    that does not depend on them.
     """
     import pandas as pd
 
@@ -121,10 +138,39 @@ def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", dd
     zero = ~few & ~(sd > 0)
     use = ~few & ~zero
     z = (mu[use][None, :] - run[:, use]) / sd[use][None, :]
+    diff = mu[None, ~few] - run[:, ~few]  # (R, images with >= 2 annotators)
+    var = sd[~few] ** 2
+    # encounter sums for the interval: z over the images used, differences and variances over the others
+    enc = np.unique(np.asarray(overlap.encounters), return_inverse=True)[1].reshape(-1)
+    n_enc = int(enc.max()) + 1 if enc.size else 0
+
+    def by_encounter(values, mask):  # (..., images in mask) -> (..., encounters)
+        out = np.zeros(values.shape[:-1] + (n_enc,))
+        np.add.at(out.T, enc[mask], np.moveaxis(values, -1, 0))
+        return out
+
+    zs, zc = by_encounter(z, use), by_encounter(np.ones(int(use.sum())), use)
+    ds, vs, dc = by_encounter(diff, ~few), by_encounter(var, ~few), by_encounter(np.ones(int((~few).sum())), ~few)
+    w = np.random.default_rng(rng).multinomial(n_enc, np.full(n_enc, 1 / n_enc), size=n_resamples) \
+        if n_enc else np.zeros((0, 0))
+    lo, hi = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_mean_b = (zs @ w.T) / (w @ zc)  # (R, B)
+        z_pool_b = ((ds @ w.T) / (w @ dc)) / np.sqrt((w @ vs) / (w @ dc))
+        z_pooled = diff.mean(axis=1) / np.sqrt(var.mean()) if var.size and var.mean() > 0 else np.full(len(run), np.nan)
+    order = np.argsort(sd[use], kind="stable")[: max(1, int(round(0.1 * use.sum())))] if use.any() else []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        small_share = z[:, order].sum(axis=1) / z.sum(axis=1) if use.any() else np.nan
     return pd.DataFrame({
         "system": list(overlap.systems),
         "z_mean": z.mean(axis=1) if use.any() else np.nan,
+        "z_mean_low": np.nanquantile(z_mean_b, lo, axis=1) if use.any() else np.nan,
+        "z_mean_high": np.nanquantile(z_mean_b, hi, axis=1) if use.any() else np.nan,
         "z_median": np.median(z, axis=1) if use.any() else np.nan,
+        "z_pooled": z_pooled,
+        "z_pooled_low": np.nanquantile(z_pool_b, lo, axis=1) if var.size else np.nan,
+        "z_pooled_high": np.nanquantile(z_pool_b, hi, axis=1) if var.size else np.nan,
+        "small_sd_share": small_share,
         "images_used": int(use.sum()),
         "skipped_zero_sd": int(zero.sum()),
         "skipped_few_annotators": int(few.sum()),

@@ -127,6 +127,8 @@ class SyntheticSource:
     team_of: tuple
     entropy: int
 
+    has_truth = True
+
     @property
     def skill(self) -> dict:
         return dict(zip(self.systems, self.run_skill.tolist()))

@@ -1,40 +1,111 @@
-"""Truth on synthetic data: how well each scheme's ranking recovers the runs' true ranking.
+"""Truth on synthetic data: how well each scheme's ranking recovers the runs' ranking against the latent truth.
 
-Real data has no ground truth; the synthetic challenge (:mod:`robustness.synthetic`)
-knows each run's true skill, so a study can ask which scoring scheme ranks the
-runs as their skill does.
+Real data has no ground truth. A synthetic challenge (:mod:`robustness.synthetic`)
+knows the latent true lesion of every image, and the pixel pass counts every
+run against it (``OverlapCounts.truth_counts``). The *true ranking* of a scheme
+is the runs' ranking by the same metric and averaging against the true masks
+on the same test images (for ``mean``/``max`` over annotators: the macro
+score against the truth), so a scheme's distance from it isolates the bias
+of its gold. Kendall's tau to it carries a bootstrap interval over the
+resampling unit (both rankings recomputed on every resample).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .ranking import kendall_tau, rank
+from . import _kernels
+from .bootstrap import bootstrap
+from .ranking import TIE_TOL, rank
+from .schemes import Schemes, schemes_from_counts
 
-__all__ = ["skill_agreement"]
+__all__ = ["truth_schemes", "truth_agreement", "best_with_ties"]
 
 
-def skill_agreement(scores, skill: dict):
-    """Kendall's tau-b between every scheme's ranking and the ranking by true skill.
+def truth_schemes(overlap, *, unit: str = "image", empty="one", metrics=None) -> Schemes:
+    """Per-unit statistics of every run against the latent truth: schemes ``("truth", metric, average)``."""
+    if not overlap.has_truth:
+        raise ValueError("these counts have no latent truth (only synthetic challenges know it)")
+    view = replace(overlap, strategies=("truth",), counts=overlap.truth_counts)
+    return schemes_from_counts(view, unit=unit, empty=empty, metrics=metrics, annotators=[])
+
+
+def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confidence: float = 0.95,
+                    method: str = "average", tol: float = TIE_TOL, n_jobs: int = 1, rng=None):
+    """Kendall's tau-b between every scheme's ranking and the true ranking of the same metric and averaging.
 
     Parameters
     ----------
-    scores : DataFrame
-        :func:`robustness.scores.scores_frame` with ``ranks=True``.
-    skill : dict
-        Each run's true skill (higher is better).
+    schemes : Schemes
+        The schemes to judge (built on ``overlap`` with the resampling unit).
+    overlap : OverlapCounts
+        With ``truth_counts``.
+    n_resamples, rng
+        The bootstrap over ``schemes``' units: scheme and truth scores are
+        recomputed on the same resamples.
 
     Returns
     -------
-    DataFrame ``strategy, metric, average, tau_to_truth``.
+    (table, taus)
+        ``table``: ``strategy, metric, average, tau_to_truth, tau_low, tau_high``
+        (percentile ``confidence`` interval over resamples) and ``p_best``
+        (share of resamples in which this scheme has the highest tau within its
+        metric and averaging); ``taus``: (S, B) resampled taus, for paired
+        comparisons (:func:`best_with_ties`).
     """
     import pandas as pd
 
-    keys = ["strategy", "metric", "average"]
-    systems = list(dict.fromkeys(scores["system"]))
-    true_rank = rank(np.array([skill[s] for s in systems]))
+    truth = truth_schemes(overlap, unit=schemes.unit, empty=schemes.empty,
+                          metrics=list(dict.fromkeys(n[1] for n in schemes.names)))
+    if truth.units != schemes.units:
+        raise ValueError("the schemes and the truth must share their resampling units")
+    seed = np.random.default_rng(rng).integers(2**63)
+    boot = bootstrap(schemes, n_resamples=n_resamples, method=method, tol=tol, n_jobs=n_jobs, rng=seed)
+    tboot = bootstrap(truth, n_resamples=n_resamples, method=method, tol=tol, n_jobs=n_jobs, rng=seed)  # same draws
+    final = rank(schemes.scores(), method=method, tol=tol)
+    tfinal = rank(truth.scores(), method=method, tol=tol)
+    lo, hi = (1 - confidence) / 2, 1 - (1 - confidence) / 2
+    taus = np.empty((len(schemes.names), n_resamples))
     rows = []
-    for key, g in scores.groupby(keys, sort=False):
-        r = g.set_index("system").loc[systems, "rank"].to_numpy()
-        rows.append(dict(zip(keys, key), tau_to_truth=float(kendall_tau(true_rank, r))))
-    return pd.DataFrame(rows)
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        t = truth.index("truth", metric, average)
+        taus[s] = [_kernels.kendall_tau_b(boot.ranks[s, b].astype(np.float64), tboot.ranks[t, b].astype(np.float64))
+                   for b in range(n_resamples)]
+        rows.append({"strategy": strat, "metric": metric, "average": average,
+                     "tau_to_truth": float(_kernels.kendall_tau_b(final[s], tfinal[t])),
+                     "tau_low": float(np.nanquantile(taus[s], lo)), "tau_high": float(np.nanquantile(taus[s], hi))})
+    table = pd.DataFrame(rows)
+    table["p_best"] = 0.0
+    for _, idx in table.groupby(["metric", "average"], sort=False).groups.items():
+        idx = np.asarray(idx)
+        t = np.nan_to_num(taus[idx], nan=-np.inf)
+        top = t == t.max(axis=0)  # ties for the best share the resample
+        table.loc[idx, "p_best"] = (top / top.sum(axis=0)).mean(axis=1)
+    return table, taus
+
+
+def best_with_ties(draws, names, *, higher_is_better: bool = True, confidence: float = 0.95) -> dict:
+    """The best item by its point value, and the items not distinguishable from it over paired draws.
+
+    ``draws`` (items, draws) are paired over their second axis (e.g. the same
+    bootstrap resamples). The leader is the item with the best mean draw; an
+    item is tied with it when the percentile interval of the paired difference,
+    Bonferroni-adjusted over the comparisons with the leader, contains 0.
+
+    Returns ``{"best": name or None (when something is tied with it), "tied": [names], "level": adjusted level}``.
+    """
+    draws = np.asarray(draws, dtype=np.float64)
+    sign = 1.0 if higher_is_better else -1.0
+    lead = int(np.nanargmax(sign * np.nanmean(draws, axis=1)))
+    level = 1 - (1 - confidence) / max(len(names) - 1, 1)
+    tied = [names[lead]]
+    for i, name in enumerate(names):
+        if i == lead:
+            continue
+        d = sign * (draws[lead] - draws[i])
+        d = d[~np.isnan(d)]
+        if not d.size or np.quantile(d, (1 - level) / 2) <= 0:
+            tied.append(name)
+    return {"best": names[lead] if len(tied) == 1 else None, "tied": tied, "level": level}

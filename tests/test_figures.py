@@ -28,31 +28,37 @@ def summary():
 
 def test_convergence_artists(summary):
     example = summary.rename(columns={"mean": "l1"}).assign(order=0)
-    ax = plotting.convergence(summary, metric="jaccard", average="micro", example=example)
+    ax = plotting.convergence(summary, metric="jaccard", average="micro", example=example, band="majority")
     labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
-    assert labels == ["majority", "STAPLE", "rand1"]
+    # STAPLE's curve equals majority's here: it is drawn dashed and said so, not lost under it
+    assert labels == ["majority", "STAPLE (= majority)", "rand1"]
+    assert ax.get_lines()[2].get_linestyle() != ax.get_lines()[0].get_linestyle()
     assert len(ax.get_lines()) == 6  # mean + example order per strategy
-    assert len(ax.collections) == 3  # one band per strategy
+    assert len(ax.collections) == 1  # one band: the official scheme's
     assert ax.get_xlabel() == "test images (n)" and ax.get_ylabel().startswith("L1 rank change")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["majority", "STAPLE", "rand1"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == labels
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), 20.0 / np.arange(1, 11))
     assert ax.get_lines()[0].get_color() == "#0072B2"
     plt.close("all")
 
 
 def test_convergence_figure_has_both_metrics(summary):
-    fig = plotting.convergence_figure(summary, average="micro")
+    fig = plotting.convergence_figure(summary, average="micro", official="majority")
     assert [a.get_title() for a in fig.axes] == ["Jaccard, micro", "Dice, micro"]
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["majority", "STAPLE", "rand1"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [
+        "majority", "STAPLE (= majority)", "rand1", "mean over orders", "one single order",
+        "90% of orders (majority)"]
     plt.close(fig)
 
 
 def test_forest_blobs_heatmap_artists():
     ci = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "b", "c"],
-                           score=[0.5, 0.7, 0.6], low=[0.4, 0.6, 0.5], high=[0.6, 0.8, 0.7], confidence_level=0.95))
+                           score=[0.5, 0.7, 0.6], low=[0.4, 0.6, 0.5], high=[0.6, 0.8, 0.7], confidence_level=0.95,
+                           method="percentile", unit="encounter", n_resamples=1000))
     ax = plotting.forest(ci, strategy="majority")
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]  # best on top
-    assert ax.get_xlabel() == "micro Jaccard (95% CI)"
+    # the axis says which interval it shows
+    assert ax.get_xlabel() == "micro Jaccard\n(95% CI: percentile bootstrap, 1000 resamples of encounters)"
     plt.close("all")
     dist = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "a", "b"],
                              rank=[1, 2, 2], share=[0.7, 0.3, 1.0], full_rank=[1.0, 1.0, 2.0]))
@@ -97,7 +103,25 @@ def test_figure_modules_on_results(tmp_path):
     f2, f3 = captured["f2"], captured["f3"]
     labels2 = [t.get_text() for t in f2.legends[0].get_texts()]
     labels3 = [t.get_text() for t in f3.legends[0].get_texts()]
-    assert labels2 == ["rand1", "rand2", "rand3", "majority", "intersection", "union", "STAPLE"]
-    assert labels3 == labels2 + ["mean over annotators", "max over annotators"]
+    names2 = [label.split(" (= ")[0] for label in labels2]
+    names3 = [label.split(" (= ")[0] for label in labels3]
+    assert names2[:7] == ["rand1", "rand2", "rand3", "majority", "intersection", "union", "STAPLE"]
+    assert names3[:9] == names2[:7] + ["mean over annotators", "max over annotators"]
+    assert names2[7:] == ["mean over orders", "one single order", "90% of orders (majority)"]
+    # a strategy marked "(= other)" really has the other's mean curve, and only then
+    summ = pd.read_csv(out / "curves_summary.csv")
+    label_of = {plotting.strategy_style(s)["label"]: s for s in summ.strategy.unique()}
+
+    def curve(label, metric="jaccard", average="micro"):
+        sel = summ[(summ.strategy == label_of[label]) & (summ.metric == metric) & (summ.average == average)]
+        return sel.sort_values("n")["mean"].to_numpy()
+
+    for label in labels2[:7]:
+        if " (= " in label:
+            name, other = label[:-1].split(" (= ")
+            np.testing.assert_array_equal(curve(name), curve(other))
+        else:
+            earlier = [x.split(" (= ")[0] for x in labels2[:labels2.index(label)]]
+            assert not any(np.array_equal(curve(label), curve(e)) for e in earlier)
     assert [a.get_title() for a in f3.axes] == ["Jaccard, macro", "Dice, macro"]
     assert len(f2.axes[0].get_lines()) == 2 * 7  # mean + example order per strategy

@@ -73,18 +73,21 @@ def official_results(gold: Answers, run: Answers) -> dict:
 
 
 def answer_count_difference(gold: Answers, run: Answers, *, parents=MULTI_SLOT_PARENTS,
-                            include_not_mentioned: bool = False) -> dict:
-    """Table 5: mean over encounters of (# distinct run answers) - (# distinct gold answers), per parent."""
+                            include_not_mentioned: bool = False, per_encounter: bool = False) -> dict:
+    """Table 5: mean over encounters of (# distinct run answers) - (# distinct gold answers), per parent.
+
+    With ``per_encounter=True`` each value is the array of per-encounter differences (gold order) instead.
+    """
     _check_pair(gold, run)
     ridx = [run.encounters.index(e) for e in gold.encounters]
     out = {}
     for parent in parents:
         if parent not in gold.questions.parents:
             raise ValueError(f"unknown parent question {parent!r}")
-        d = [len(_sets(run, parent, ridx[e], drop_not_mentioned=not include_not_mentioned))
-             - len(_sets(gold, parent, e, drop_not_mentioned=not include_not_mentioned))
-             for e in range(len(gold.encounters))]
-        out[parent] = float(np.mean(d))
+        d = np.array([len(_sets(run, parent, ridx[e], drop_not_mentioned=not include_not_mentioned))
+                      - len(_sets(gold, parent, e, drop_not_mentioned=not include_not_mentioned))
+                      for e in range(len(gold.encounters))])
+        out[parent] = d if per_encounter else float(np.mean(d))
     return out
 
 

@@ -1,0 +1,39 @@
+"""How far the ranking on a test set of m units is from the ranking on unlimited data (bootstrap), against m."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def make(results_dir, out_path, *, metric="jaccard"):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from figures import save
+    from robustness import plotting
+    from robustness.gold import official_strategy
+
+    results_dir = Path(results_dir)
+    per_size = pd.read_csv(results_dir / "ranking_uncertainty.csv")
+    needed = pd.read_csv(results_dir / "test_set_size.csv")
+    official = official_strategy(list(dict.fromkeys(per_size.strategy)))
+    tolerance = float(needed.tolerance.iloc[0])
+    unit = pd.read_csv(results_dir / "bootstrap_ci.csv", nrows=1).unit.iloc[0]
+    averages = [a for a in ("micro", "macro") if (per_size.average == a).any()]
+    with plotting.style():
+        fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.6, 2.8), sharey=True,
+                                 squeeze=False, layout="constrained")
+        for ax, average in zip(axes[0], averages):
+            plotting.test_set_size(per_size, average=average, metric=metric, official=official, tolerance=tolerance,
+                                   unit=unit, ax=ax)
+        axes[0][-1].set_ylabel("")
+        handles, labels = axes[0][-1].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside right center", title="gold strategy", title_fontsize=6.5)
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])
