@@ -21,8 +21,8 @@ def strategy_label(name: str) -> str:
 
 
 def ci(value, low, high, fmt="{:.3f}") -> str:
-    """``0.620 (95% CI 0.601-0.640)``."""
-    return f"{fmt.format(value)} (95% CI {fmt.format(low)}-{fmt.format(high)})"
+    """``0.620 (95% CI 0.601 to 0.640)``."""
+    return f"{fmt.format(value)} (95% CI {fmt.format(low)} to {fmt.format(high)})"
 
 
 def names(items) -> str:
@@ -73,7 +73,7 @@ def _unlimited(r: Report, per_size, needed, n_runs, boot_unit, n_units, n_resamp
     for row in at_n.itertuples():
         nd = need.loc[(row.strategy, row.average)]
         needed_text = (f"> {nd.largest_size}" if nd.beyond else
-                       (f"<= {int(row.m)}" if nd.already else f"{nd.units_needed:.0f}"))
+                       (f"<= {nd.units_needed:.0f}" if nd.already else f"{nd.units_needed:.0f}"))
         rows.append({"strategy": strategy_label(row.strategy), "average": row.average,
                      "expected L1 at N": f"{row.expected_l1:.1f} ± {1.96 * row.expected_l1_se:.1f}",
                      "per run": f"{row.expected_l1 / n_runs:.2f}",
@@ -199,7 +199,7 @@ def _truth(r: Report, truth, taus):
                 "the same metric and averaging on the same images, with its 95% bootstrap interval (both rankings "
                 "recomputed on every resample); p_best: the share of resamples in which the scheme agrees best. The "
                 "resampled taus run lower than the observed one (a resample holds about 63% distinct "
-                f"encounters, so it is a noisier test set), which can put the observed tau near or above the "
+                "encounters, so it is a noisier test set), which can put the observed tau near or above the "
                 "interval's upper end; schemes are compared by paired differences on the same resamples.")
     for average in ("micro", "macro"):
         idx = truth.index[(truth.metric == "jaccard") & (truth.average == average)]
@@ -265,7 +265,23 @@ def rank_convergence(challenge, counts, board, ci_table, points, comparison, agr
 
 # -- the other studies --------------------------------------------------------------------------
 
-def qa_rank_convergence(source, gold, runs, board, ci_table, points, pairwise, counts, args) -> Report:
+def _unlimited_sentence(per_size, needed, scheme, n_runs, unit) -> str:
+    """One sentence: the bootstrap's expected distance to unlimited data at N, and the size for L1 <= runs."""
+    strat, metric, average = scheme
+    at = per_size[(per_size.strategy == strat) & (per_size.metric == metric) & (per_size.average == average)]
+    row = at[at.observed_size].iloc[0]
+    nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
+    size = (f"more than {nd.largest_size}" if nd.beyond else
+            f"at most {nd.units_needed:.0f}" if nd.already else f"about {nd.units_needed:.0f}")
+    return (f"Against unlimited data (bootstrap estimate, the observed ranking in the role of the truth): expected "
+            f"L1 {row.expected_l1:.1f} ± {1.96 * row.expected_l1_se:.1f} ({row.expected_l1 / n_runs:.2f} places per "
+            f"run) at the test set's {int(row.m)} {unit}s; the best run stays first in {row.p_top_stays:.0%} of "
+            f"resamples; an expected L1 of at most {n_runs} (one place per run) needs {size} {unit}s "
+            "(ranking_uncertainty.csv).")
+
+
+def qa_rank_convergence(source, gold, runs, board, ci_table, points, pairwise, counts, per_size, needed,
+                        args) -> Report:
     """The closed-QA study's report."""
     import pandas as pd
 
@@ -290,6 +306,7 @@ def qa_rank_convergence(source, gold, runs, board, ci_table, points, pairwise, c
            "exactly equal only at the whole test set, where L1 = 0 by construction")
         + f"; area under the mean L1 curve {ci(strict.auc, strict.auc_low, strict.auc_high, '{:.1f}')} (Monte Carlo "
         "over orders). This compares subsets with this test set, not with unlimited data.")
+    r.paragraph(_unlimited_sentence(per_size, needed, ("gold", "all", "macro"), n_runs, "encounter"))
     d = pairwise[pairwise.metric == "all"]
     n = d[d.neighbours]
     r.heading("Which runs differ?")
@@ -311,7 +328,7 @@ def qa_rank_convergence(source, gold, runs, board, ci_table, points, pairwise, c
     return r
 
 
-def table_rank_convergence(schemes, ci_table, points, pairwise, args) -> Report:
+def table_rank_convergence(schemes, ci_table, points, pairwise, per_size, needed, args) -> Report:
     """The per-case table study's report."""
     r = Report("Per-case table: leaderboard robustness")
     r.paragraph(f"Input: {args.table} — {len(schemes.systems)} algorithms, {schemes.n_units} units "
@@ -332,5 +349,7 @@ def table_rank_convergence(schemes, ci_table, points, pairwise, args) -> Report:
                     + f"; area under the mean L1 curve {ci(p.auc.iloc[0], p.auc_low.iloc[0], p.auc_high.iloc[0], '{:.2f}')}."
                     + f" Paired bootstrap, Holm: {int(d.significant.sum())} of {len(d)} pairs differ; of {len(n)} "
                     f"neighbouring pairs {int(n.significant.sum())} differ, the rest: no evidence of a difference.")
+        r.paragraph(_unlimited_sentence(per_size, needed, (strat, metric, average), len(schemes.systems),
+                                        schemes.unit))
     r.figure("figures/fig_08_table_convergence.png", "L1 rank change vs number of units, one line per scheme.")
     return r

@@ -46,10 +46,12 @@ def main(argv=None) -> int:
     schemes = schemes_from_table(table, unit_name="encounter")
     with _study.execution(args) as n_jobs:
         conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
+        per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs, tolerance=float(len(runs)))
     points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)),
                                                 all_curves=args.all_curves)
     ci, pairwise = _study.write_bootstrap(out, boot)
-    report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, pairwise, counts, args)
+    report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, pairwise, counts, per_size, needed,
+                                         args)
     _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, report=report, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs), "encounters": len(gold.encounters),
                   "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes] + notes},

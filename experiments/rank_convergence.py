@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     from robustness.gold import official_strategy
     from robustness.overlap import compute_overlap
     from robustness.results import ResultsDir, versions
-    from robustness.schemes import per_case_table, schemes_from_counts
+    from robustness.schemes import per_case_frames, schemes_from_counts
     from robustness.truth import truth_agreement
 
     empty = empty_policy(args.empty)
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     out.write_csv("images.csv", pd.concat([pd.DataFrame({
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1), index=False)
-    out.write_parquet("per_case.parquet", per_case_table(counts, empty=empty))
+    out.write_parquet_frames("per_case.parquet", per_case_frames(conv_schemes, counts))
 
     official = official_strategy(counted)
     report = _report.rank_convergence(challenge, counts, board, ci, points, comparison, agreement, pairwise,

@@ -62,11 +62,13 @@ def main(argv=None) -> int:
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     with _study.execution(args) as n_jobs:
         conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
+        per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs,
+                                                       tolerance=float(len(schemes.systems)))
     points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance,
                                                 lenient=float(len(schemes.systems)), all_curves=args.all_curves)
     ci, pairwise = _study.write_bootstrap(out, boot)
     out.write_csv("agreement.csv", strategy_agreement(schemes, boot=boot), index=False)
-    report = _report.table_rank_convergence(schemes, ci, points, pairwise, args)
+    report = _report.table_rank_convergence(schemes, ci, points, pairwise, per_size, needed, args)
     _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report, meta={
         "input": {"table": args.table, "fingerprint": fingerprint, "notes": notes}, "versions": versions()})
     if not args.quiet:

@@ -210,9 +210,16 @@ class Challenge:
 
 @dataclass(frozen=True, eq=False)
 class ArraySource:
-    """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks)."""
+    """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks).
+
+    A ``("truth", "truth")`` entry is the latent true lesion of every image (``has_truth``).
+    """
 
     masks: dict
+
+    @property
+    def has_truth(self) -> bool:
+        return ("truth", "truth") in self.masks
 
     def read(self, image, kind, name):
         return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
@@ -229,7 +236,7 @@ class ArraySource:
         return {"arrays": h.hexdigest()}
 
 
-def from_arrays(annotators: dict, systems: dict, *, encounters: dict | None = None) -> Challenge:
+def from_arrays(annotators: dict, systems: dict, *, encounters: dict | None = None, truth: dict | None = None) -> Challenge:
     """A challenge from in-memory masks.
 
     Parameters
@@ -241,6 +248,9 @@ def from_arrays(annotators: dict, systems: dict, *, encounters: dict | None = No
         ``{run: {image_id: 2-D array}}``, every run covering every image.
     encounters : dict, optional
         ``{image_id: encounter}`` (default: each image its own encounter).
+    truth : dict, optional
+        ``{image_id: 2-D array}``: the latent true lesion of every image (as a
+        synthetic challenge knows it), for studies of which gold recovers it.
 
     Examples
     --------
@@ -269,6 +279,11 @@ def from_arrays(annotators: dict, systems: dict, *, encounters: dict | None = No
         if missing:
             raise InputError(f"run {run!r} has no mask for image {missing[0]}")
         masks[("system", run)] = [per_image[im] for im in images]
+    if truth is not None:
+        missing = [im for im in images if im not in truth]
+        if missing:
+            raise InputError(f"no true mask for image {missing[0]}")
+        masks[("truth", "truth")] = [truth[im] for im in images]
     annotated = np.array([[annotators[im].get(a) is not None for a in names] for im in images])
     enc = tuple((encounters or {}).get(im, im) for im in images)
     return Challenge(images, enc, tuple(shapes), names, annotated, tuple(systems), ArraySource(masks))

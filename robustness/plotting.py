@@ -52,13 +52,20 @@ def _ax(ax, **kw):
     return ax
 
 
-def _identical_to(curves: dict) -> dict:
-    """For each name whose curve equals an earlier one's exactly, the earlier name."""
+def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
+    """For each name whose curve matches an earlier one's, ``(earlier name, "=")`` when equal, ``"≈"`` when
+    no point differs by more than ``rel`` of the largest value (indistinguishable on the plot)."""
     out, seen = {}, []
+    top = max((float(np.nanmax(y)) for y in curves.values() if len(y)), default=0.0)
     for name, y in curves.items():
         for other, yo in seen:
-            if len(y) == len(yo) and np.array_equal(y, yo):
-                out[name] = other
+            if len(y) != len(yo):
+                continue
+            if np.array_equal(y, yo):
+                out[name] = (other, "=")
+                break
+            if np.nanmax(np.abs(y - yo)) <= rel * top:
+                out[name] = (other, "≈")
                 break
         else:
             seen.append((name, y))
@@ -80,8 +87,9 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
         Shade the band between ``low`` and ``high`` (e.g. 90% of orders) for
         this strategy only (``True``: every strategy).
 
-    A strategy whose mean curve equals an earlier one's exactly is drawn
-    dashed and labelled ``name (= other)``, so that it is not lost under it.
+    A strategy whose mean curve equals an earlier one's is drawn dashed and
+    labelled ``name (= other)`` (``name (≈ other)`` when no point differs by
+    more than 1% of the largest value), so that it is not lost under it.
     """
     ax = _ax(ax)
     sel = summary[(summary.metric == metric) & (summary.average == average)]
@@ -93,7 +101,8 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
         st = strategy_style(name)
         label = st.pop("label")
         if name in same:
-            label = f"{label} (= {strategy_style(same[name])['label']})"
+            other, how = same[name]
+            label = f"{label} ({how} {strategy_style(other)['label']})"
             st["linestyle"] = (0, (2, 2))
         ax.plot(d[x], d["mean"], label=label, **st)
         if band is True or band == name:

@@ -20,7 +20,7 @@ from .errors import InputError
 from .gold import annotator_strategies
 from .metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
 
-__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "MEAN_WEIGHTS"]
+__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames", "MEAN_WEIGHTS"]
 
 #: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
 MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
@@ -220,8 +220,25 @@ def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies
     return b.build(overlap.systems, units, policy, unit)
 
 
+def per_case_frames(schemes: Schemes, overlap):
+    """The per-image scores of every macro scheme as challengeR-style long frames, one scheme at a time.
+
+    Columns: ``case, algorithm, value, strategy, metric, encounter``.
+    """
+    import pandas as pd
+
+    n_img = overlap.n_images
+    cases = np.tile(np.asarray(overlap.images, dtype=object), len(schemes.systems))
+    algorithms = np.repeat(np.asarray(schemes.systems, dtype=object), n_img)
+    encounters = np.tile(np.asarray(overlap.encounters, dtype=object), len(schemes.systems))
+    for k, (strat, metric, average) in enumerate(schemes.names):
+        if average == "macro":
+            yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": schemes.per_case[k].reshape(-1),
+                                "strategy": strat, "metric": metric, "encounter": encounters})
+
+
 def per_case_table(overlap, *, empty="one", metrics=None):
-    """Per-image scores as a challengeR-style long table.
+    """Per-image scores as a challengeR-style long table (:func:`per_case_frames` of every macro scheme).
 
     Columns: ``case, algorithm, value, strategy, metric, encounter``; one row
     per image, run, strategy (plus ``mean``/``max`` over annotators) and metric.
@@ -229,19 +246,7 @@ def per_case_table(overlap, *, empty="one", metrics=None):
     import pandas as pd
 
     s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
-    frames = []
-    n_img = overlap.n_images
-    for k, (strat, metric, _) in enumerate(s.names):
-        v = s.per_case[k]  # (R, N)
-        frames.append(pd.DataFrame({
-            "case": np.tile(np.asarray(overlap.images, dtype=object), len(s.systems)),
-            "algorithm": np.repeat(np.asarray(s.systems, dtype=object), n_img),
-            "value": v.reshape(-1),
-            "strategy": strat,
-            "metric": metric,
-            "encounter": np.tile(np.asarray(overlap.encounters, dtype=object), len(s.systems)),
-        }))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
 
 
 def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm", value: str = "value",

@@ -158,18 +158,28 @@ def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", dd
         z_mean_b = (zs @ w.T) / (w @ zc)  # (R, B)
         z_pool_b = ((ds @ w.T) / (w @ dc)) / np.sqrt((w @ vs) / (w @ dc))
         z_pooled = diff.mean(axis=1) / np.sqrt(var.mean()) if var.size and var.mean() > 0 else np.full(len(run), np.nan)
+    def interval(draws):  # percentile interval per run over the finite resampled values
+        draws = np.where(np.isfinite(draws), draws, np.nan)
+        ok = ~np.isnan(draws).all(axis=1)
+        low, high = np.full(draws.shape[0], np.nan), np.full(draws.shape[0], np.nan)
+        if ok.any():
+            low[ok], high[ok] = np.nanquantile(draws[ok], [lo, hi], axis=1)
+        return low, high
+
+    z_mean_low, z_mean_high = interval(z_mean_b) if use.any() else (np.nan, np.nan)
+    z_pooled_low, z_pooled_high = interval(z_pool_b) if var.size else (np.nan, np.nan)
     order = np.argsort(sd[use], kind="stable")[: max(1, int(round(0.1 * use.sum())))] if use.any() else []
     with np.errstate(invalid="ignore", divide="ignore"):
         small_share = z[:, order].sum(axis=1) / z.sum(axis=1) if use.any() else np.nan
     return pd.DataFrame({
         "system": list(overlap.systems),
         "z_mean": z.mean(axis=1) if use.any() else np.nan,
-        "z_mean_low": np.nanquantile(z_mean_b, lo, axis=1) if use.any() else np.nan,
-        "z_mean_high": np.nanquantile(z_mean_b, hi, axis=1) if use.any() else np.nan,
+        "z_mean_low": z_mean_low,
+        "z_mean_high": z_mean_high,
         "z_median": np.median(z, axis=1) if use.any() else np.nan,
         "z_pooled": z_pooled,
-        "z_pooled_low": np.nanquantile(z_pool_b, lo, axis=1) if var.size else np.nan,
-        "z_pooled_high": np.nanquantile(z_pool_b, hi, axis=1) if var.size else np.nan,
+        "z_pooled_low": z_pooled_low,
+        "z_pooled_high": z_pooled_high,
         "small_sd_share": small_share,
         "images_used": int(use.sum()),
         "skipped_zero_sd": int(zero.sum()),
