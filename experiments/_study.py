@@ -147,6 +147,12 @@ TABLES = {
     "truth.csv": "synthetic data: agreement of each scheme with the ranking against the latent truth",
     "answer_counts.csv": "Table 5 with bootstrap intervals",
     "agreement.csv": "Kendall's tau between the schemes' rankings",
+    "design.csv": "the design study: one row per setting, replicate and scheme",
+    "design_summary.csv": "the design study: means over replicates with 95% intervals",
+    "coverage.csv": "bootstrap interval coverage per setting, replicate, unit and method",
+    "coverage_summary.csv": "bootstrap interval coverage: means over replicates with 95% intervals",
+    "fit.csv": "the real challenge's statistics beside its fitted synthetic twin's",
+    "recommendation_sizes.csv": "test-set sizes needed per scheme for the targets",
 }
 
 

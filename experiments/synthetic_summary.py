@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     print(f"run micro J vs majority best {a['run_micro_jaccard_vs_majority_best']:.3f}, "
           f"median {a['run_micro_jaccard_vs_majority_median']:.3f}, "
           f"worst {a['run_micro_jaccard_vs_majority_worst']:.3f}")
+    print(f"within-encounter ICC   {a['run_jaccard_icc_median']:.3f} (per-image Jaccard of each run vs majority; "
+          "one-way ANOVA ICC(1) over encounters, median over runs)")
     for note in ch.notes:
         print(f"note: {note}")
     return 0

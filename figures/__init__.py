@@ -16,6 +16,7 @@ FIGURES = {
                          "fig_10_test_set_size", "fig_11_convergence_auc"),
     "qa_rank_convergence": ("fig_07_qa_convergence",),
     "table_rank_convergence": ("fig_08_table_convergence",),
+    "design_study": ("fig_12_design_tau", "fig_13_design_size", "fig_14_design_calibration"),
 }
 
 

@@ -92,6 +92,22 @@ class OverlapCounts:
         """Whether the runs were also counted against the latent truth."""
         return self.truth_counts.shape[0] > 0
 
+    def select(self, images) -> "OverlapCounts":
+        """The counts of a subset of images (indices, in the order given), e.g. the first n encounters."""
+        from dataclasses import replace
+
+        idx = np.asarray(images, dtype=np.intp)
+        take = dict(images=tuple(self.images[i] for i in idx), encounters=tuple(self.encounters[i] for i in idx),
+                    counts=self.counts[:, :, idx], annotator_counts=self.annotator_counts[:, :, idx],
+                    annotator_valid=self.annotator_valid[:, idx], annotator_vs_gold=self.annotator_vs_gold[:, :, idx],
+                    pair_counts=self.pair_counts[:, :, idx], loo_counts=self.loo_counts[:, :, idx],
+                    loo_annotator=self.loo_annotator[:, idx], loo_valid=self.loo_valid[:, idx],
+                    rand_choice=self.rand_choice[:, idx], n_pixels=self.n_pixels[idx],
+                    fit_iterations=self.fit_iterations[:, idx], fit_converged=self.fit_converged[:, idx],
+                    fit_rule=self.fit_rule[:, idx], truth_counts=self.truth_counts[:, :, idx],
+                    truth_annotator=self.truth_annotator[:, :, idx])
+        return replace(self, **take)
+
     def strategy_counts(self, strategy: str) -> np.ndarray:
         """Counts against one strategy: int64 (n_systems, n_images, 3)."""
         return self.counts[self.strategies.index(strategy)]

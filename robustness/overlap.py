@@ -172,25 +172,26 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     )
 
 
-def _count_batch(challenge, images, golds, staple_max_iter):
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=True) for i in images]
+def _count_batch(challenge, images, golds, staple_max_iter, loo=True):
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo) for i in images]
 
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, golds, staple_max_iter) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter, loo=True) -> str:
     ks = np.unique(challenge.annotated.sum(axis=1))
     payload = {
         "challenge": challenge.fingerprint(),
         "golds": [[g.name, g.identity(ks)] for g in golds],
         "staple_max_iter": staple_max_iter,
+        "leave_one_out": loo,
         "version": __version__,
         "format": _CACHE_FORMAT,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
+def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
     n_img, n_sys, n_ann = challenge.n_images, challenge.n_systems, challenge.n_annotators
     n_gold = len(golds)
     n_fit = sum(g.kind == "histogram" for g in golds)
@@ -210,11 +211,11 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
     notes: list[str] = []
 
     batch = 4
-    batches = [(challenge, list(range(s, min(s + batch, n_img))), golds, staple_max_iter)
+    batches = [(challenge, list(range(s, min(s + batch, n_img))), golds, staple_max_iter, loo)
                for s in range(0, n_img, batch)]
     bar = progress_bar(progress, n_img, "pixel pass", unit="image")
     results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(b[1]) for b in batches])
-    for (_, images, _, _), res in zip(batches, results):
+    for (_, images, *_), res in zip(batches, results):
         for i, r in zip(images, res):
             pres, k, n_loo = r.present, r.k, r.n_loo
             sc, ac = r.system, r.annotator
@@ -269,6 +270,7 @@ def compute_overlap(
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
+    loo: bool = True,
     rng=None,
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
@@ -295,6 +297,9 @@ def compute_overlap(
         seed reuses the cache.
     progress : bool
         Show a progress bar (tqdm).
+    loo : bool
+        Also count against every leave-one-annotator-out STAPLE consensus (Table 4);
+        without it ``loo_valid`` is all False.
     rng : {None, int, numpy.random.Generator}
         Draws the annotator used by each ``randN`` strategy for every image.
 
@@ -324,14 +329,14 @@ def compute_overlap(
         raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    key = _pass_key(challenge, golds, staple_max_iter)
+    key = _pass_key(challenge, golds, staple_max_iter, loo)
     data = None
     cache_path = None
     if cache_dir is not None:
         cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
         data = _load_cache(cache_path, key)
     if data is None:
-        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
     for note in data["notes"]:

@@ -15,7 +15,39 @@ import numpy as np
 
 from .metrics import micro, pair_score
 
-__all__ = ["agreement", "gold_spread"]
+__all__ = ["agreement", "gold_spread", "encounter_icc"]
+
+
+def encounter_icc(values, encounters) -> np.ndarray:
+    """Intra-class correlation of per-image values within encounters, one per row: one-way ANOVA ICC(1).
+
+    ``ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW)`` with the between- and
+    within-encounter mean squares and ``n0 = (N - sum n_g^2 / N) / (G - 1)``
+    for unequal group sizes (Shrout & Fleiss 1979; Donner 1986). nan where
+    no encounter has two images.
+
+    Examples
+    --------
+    >>> v = np.array([[1.0, 1.1, 5.0, 5.2, 9.0, 8.9]])
+    >>> float(encounter_icc(v, ["a", "a", "b", "b", "c", "c"])[0]) > 0.99
+    True
+    """
+    values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    codes = np.unique(np.asarray(encounters), return_inverse=True)[1].reshape(-1)
+    g = int(codes.max()) + 1 if codes.size else 0
+    sizes = np.bincount(codes, minlength=g).astype(np.float64)
+    n = float(codes.size)
+    if g < 2 or n <= g:
+        return np.full(values.shape[0], np.nan)
+    sums = np.zeros((values.shape[0], g))
+    np.add.at(sums.T, codes, values.T)
+    means = sums / sizes
+    grand = values.mean(axis=1, keepdims=True)
+    msb = (sizes * (means - grand) ** 2).sum(axis=1) / (g - 1)
+    msw = ((values - means[:, codes]) ** 2).sum(axis=1) / (n - g)
+    n0 = (n - (sizes**2).sum() / n) / (g - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (msb - msw) / (msb + (n0 - 1) * msw)
 
 
 def agreement(overlap, *, gold: str = "majority") -> dict:
@@ -24,8 +56,9 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
     Returns a dict with the median, 10th and 90th percentiles of the pairwise
     annotator Jaccard (over images and unordered pairs of annotators present;
     both-empty pairs count as 1), the gold's coverage of the image (median,
-    5th and 95th percentile), and the best, median and worst micro Jaccard
-    of the runs against ``gold``.
+    5th and 95th percentile), the best, median and worst micro Jaccard
+    of the runs against ``gold``, and the median over runs of the intra-class
+    correlation of their per-image Jaccard within encounters (:func:`encounter_icc`).
     """
     pair = overlap.pair_counts
     valid = overlap.annotator_valid
@@ -40,6 +73,7 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
     gold_size = g[0, :, 0] + g[0, :, 2]  # tp + fn of any run = |gold|
     cover = gold_size / overlap.n_pixels
     run_j = micro(g, "jaccard")
+    icc = encounter_icc(pair_score(g, "jaccard", empty="one"), overlap.encounters)
     return {
         "annotator_pairwise_jaccard_median": float(np.median(pj)),
         "annotator_pairwise_jaccard_p10": float(np.percentile(pj, 10)),
@@ -51,6 +85,7 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
         f"run_micro_jaccard_vs_{gold}_best": float(run_j.max()),
         f"run_micro_jaccard_vs_{gold}_median": float(np.median(run_j)),
         f"run_micro_jaccard_vs_{gold}_worst": float(run_j.min()),
+        "run_jaccard_icc_median": float(np.nanmedian(icc)) if np.isfinite(icc).any() else float("nan"),
     }
 
 

@@ -1,59 +1,87 @@
-"""A synthetic multi-rater segmentation challenge: the embedded default.
+"""A synthetic multi-rater segmentation challenge: the embedded default, and the design study's world.
 
 It stands in for the MEDIQA-MAGIC 2025 test set (100 encounters, 314 images,
 4 annotators of whom 3 or 4 annotate each image, about 40 runs from a few
-teams) so that every study runs with no data, and it knows the truth, so a
-study can ask which gold strategy recovers the true ranking.
+teams) so that every study runs with no data, and it knows the truth (the
+latent lesion of every image), so a study can ask which gold strategy
+recovers the runs' true ranking.
 
 Model
 -----
-Every image has a latent lesion made of 1-4 irregular blobs. Blob ``b`` is a
+Every encounter has a lesion made of 1-4 irregular blobs; every image of the
+encounter shows it with its own pose (rotation, scale, shift). Blob ``b`` is a
 field ``f_b = 1 - d_b / R_b(theta)`` (1 at its centre, 0 on its boundary,
 negative outside), where ``d_b`` is an anisotropic distance to the centre and
 ``R_b(theta) = r_b (1 + sum_m a_m cos(m theta + phi_m))`` a wavy radius. The
-lesion's total area is log-uniform between 0.5% and 60% of the image. The
-truth is ``max_b f_b > 0``.
+lesion's total area is log-uniform within ``coverage_range`` of the image
+(default 0.5% to 60%). The truth is ``max_b f_b > 0``.
+
+Images of one encounter are not independent: every random quantity of an
+image (the number, size, place and shape of the blobs, a difficulty factor
+``d`` shared by all raters of the image, and each rater's per-image boundary
+shift) is ``sqrt(rho) z_encounter + sqrt(1 - rho) z_image`` of standard normal
+draws, mapped to its distribution, with ``rho = encounter_correlation``: 0
+makes the images of an encounter independent, 1 shows the same lesion with
+only the pose and the boundary noise changed.
 
 A rater (annotator or run) draws ``max_{b kept} f_b + level + amp * noise > 0``:
 ``level`` moves the boundary outwards (dilation, ``level > 0``) or inwards
 (erosion) by that fraction of the radius, ``noise`` is smooth unit-variance
-Gaussian noise that makes the boundary wobble, some blobs are missed, some
-false blobs added, and a few masks are empty.
+Gaussian noise that makes the boundary wobble ("lighting"), some blobs are
+missed, some false blobs added, and a few masks are empty.
 
-- Annotators have a personal bias (sd 0.1), a per-image jitter (sd 0.06), a
-  wobble of 0.16, miss a blob with probability 0.08 (0.02 when the lesion is a
-  single blob), add one with 0.05 and draw nothing with 0.02.
+- Annotators: every noise term is scaled by ``(1 - agreement) / 0.4``
+  (``agreement`` 0.6 by default; 1.0 makes every annotator equal to the truth).
+  At the default an annotator has a personal bias (sd 0.1), a per-image
+  jitter (sd 0.06), a wobble of ``0.16 d``, misses a blob with probability 0.08
+  (0.02 when the lesion is a single blob), adds one with 0.05 and draws
+  nothing with 0.02.
+- Runs have a skill ``s`` in (0, 1): teams draw a skill spread over
+  ``skill_range`` and a bias (sd ``run_bias_sd``, 0.12); their runs vary around
+  both (sd 0.04 and ``run_bias_sd / 3``). A run's wobble is
+  ``(0.03 + 0.67 (1 - s)) d``, its per-image jitter ``(0.01 + 0.29 (1 - s)) d``;
+  it misses a blob with probability ``0.35 (1 - s)``, adds ``Poisson(2 (1 - s))``
+  false blobs and is empty with ``0.1 (1 - s)``: a run of skill near 1 without
+  bias is as good as a careful annotator.
+- The difficulty ``d = exp(0.35 z)`` scales every rater's boundary noise.
 - Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
   (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
-- Runs have a skill ``s`` in (0, 1): teams draw a skill spread between
-  ``skill_range`` and a bias (sd 0.12); their runs vary around both (sd 0.04).
-  A run's wobble is ``0.1 + 0.6 (1 - s)``, its per-image jitter
-  ``0.04 + 0.25 (1 - s)``; it misses a blob with probability ``0.35 (1 - s)``,
-  adds ``Poisson(2 (1 - s))`` false blobs and is empty with ``0.1 (1 - s)``.
 
+Who takes part (:class:`Population`: annotators' biases, runs' skills and
+biases) is drawn before the images, so the same runs can be scored on a test
+set and on a large independent pool of images (:func:`pool_counts`), and
+settings that differ only in their annotators share the same images and runs.
+Every image draws from its own seeded streams (lesion, each annotator, each
+run), so annotators present or absent never shift another rater's draws.
 Fields are evaluated on a coarse grid (at most 64 points a side) and
-interpolated bilinearly to the image, which keeps boundaries smooth and
-generation fast. The agreement levels reached at the defaults are in the
-README (``python -m experiments.synthetic_summary``).
+interpolated bilinearly to the image. The levels reached at the defaults
+are in the README (``python -m experiments.synthetic_summary``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._kernels import upsample_positive
+from ._kernels import blob_fields, upsample_positive
 from .data import Challenge
 
-__all__ = ["SyntheticConfig", "SyntheticSource", "make_challenge", "true_mask"]
+__all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask",
+           "pool_counts"]
 
 _COARSE = 64
+_MAX_BLOBS = 4
 
 
 @dataclass(frozen=True)
 class SyntheticConfig:
-    """Parameters of :func:`make_challenge` (see the module notes for the model)."""
+    """Parameters of :func:`make_challenge` (see the module notes for the model).
+
+    ``agreement`` in [0, 1] sets the annotators' noise (1: equal to the
+    truth); ``encounter_correlation`` in [0, 1] how much the images of one
+    encounter share; ``skill_range`` the spread of the runs' true quality.
+    """
 
     n_encounters: int = 100
     n_images: int = 314
@@ -63,11 +91,17 @@ class SyntheticConfig:
     p_all_annotators: float = 0.25
     n_runs: int = 40
     n_teams: int = 6
-    skill_range: tuple[float, float] = (0.1, 0.85)
+    skill_range: tuple[float, float] = (0.1, 0.75)
+    run_bias_sd: float = 0.12
+    agreement: float = 0.6
+    encounter_correlation: float = 0.5
+    coverage_range: tuple[float, float] = (0.005, 0.6)
     size: str = "small"
     megapixels: float | None = None
 
     def __post_init__(self):
+        if self.n_encounters < 1:
+            raise ValueError(f"n_encounters must be >= 1, got {self.n_encounters}")
         if self.n_images < self.n_encounters:
             raise ValueError("n_images must be >= n_encounters (every encounter has an image)")
         if self.n_images > self.n_encounters * self.max_images_per_encounter:
@@ -80,6 +114,56 @@ class SyntheticConfig:
             raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
         if self.megapixels is not None and not self.megapixels > 0:
             raise ValueError(f"megapixels must be positive, got {self.megapixels}")
+        for name in ("agreement", "encounter_correlation", "p_all_annotators"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        lo, hi = self.skill_range
+        if not 0.0 <= lo <= hi <= 1.0:
+            raise ValueError(f"skill_range must satisfy 0 <= low <= high <= 1, got {self.skill_range}")
+        lo, hi = self.coverage_range
+        if not 0.0 < lo <= hi < 1.0:
+            raise ValueError(f"coverage_range must satisfy 0 < low <= high < 1, got {self.coverage_range}")
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """Who takes part: the annotators (standardised biases) and the runs (skill, bias, team).
+
+    Drawn by :func:`draw_population` before any image, so the same population
+    can be scored on several image sets (a test set and a large pool).
+    """
+
+    annotators: tuple
+    annotator_z: np.ndarray
+    systems: tuple
+    run_skill: np.ndarray
+    run_bias: np.ndarray
+    team_of: tuple
+
+
+def draw_population(config: SyntheticConfig, rng=None) -> Population:
+    """Annotators and runs of a synthetic challenge (SPEC 7 ``rng``).
+
+    The runs are drawn first, so they do not depend on the number of annotators, and no draw depends on
+    ``agreement``: settings that differ only in their annotators share their runs.
+    """
+    c = config
+    rng = np.random.default_rng(rng)
+    lo, hi = c.skill_range
+    team_skill = rng.permutation(np.linspace(lo, hi, c.n_teams) + rng.normal(0, 0.03, c.n_teams))
+    team_bias = rng.normal(0.0, c.run_bias_sd, c.n_teams)
+    runs_per_team = 1 + np.bincount(rng.integers(0, c.n_teams, c.n_runs - c.n_teams), minlength=c.n_teams)
+    systems, skill, bias, team_of = [], [], [], []
+    for t in range(c.n_teams):
+        for r in range(runs_per_team[t]):
+            systems.append(f"team{t + 1}-run{r + 1}")
+            skill.append(np.clip(team_skill[t] + rng.normal(0, 0.04), 0.02, 0.98))
+            bias.append(team_bias[t] + rng.normal(0, c.run_bias_sd / 3))
+            team_of.append(f"team{t + 1}")
+    annotator_z = rng.standard_normal(c.n_annotators)  # last: the runs do not depend on the annotators
+    return Population(annotators=tuple(f"ann{j}" for j in range(c.n_annotators)), annotator_z=annotator_z,
+                      systems=tuple(systems), run_skill=np.array(skill), run_bias=np.array(bias),
+                      team_of=tuple(team_of))
 
 
 def _image_shapes(n, size, rng, megapixels=None):
@@ -105,7 +189,7 @@ def _images_per_encounter(n_enc, n_img, cap, rng):
 
 @dataclass(frozen=True, eq=False)
 class SyntheticSource:
-    """Mask source of a synthetic challenge: masks are regenerated per image from its seed.
+    """Mask source of a synthetic challenge: masks are regenerated per image from its seeds.
 
     Attributes
     ----------
@@ -116,18 +200,25 @@ class SyntheticSource:
     """
 
     config: SyntheticConfig
+    population: Population
     shapes: tuple
-    annotators: tuple
     annotated: np.ndarray
-    systems: tuple
-    seeds: tuple  # one SeedSequence per image
-    annotator_bias: np.ndarray
-    run_skill: np.ndarray
-    run_bias: np.ndarray
-    team_of: tuple
+    encounter_of: np.ndarray  # encounter index of every image
     entropy: int
 
     has_truth = True
+
+    @property
+    def annotators(self) -> tuple:
+        return self.population.annotators
+
+    @property
+    def systems(self) -> tuple:
+        return self.population.systems
+
+    @property
+    def run_skill(self) -> np.ndarray:
+        return self.population.run_skill
 
     @property
     def skill(self) -> dict:
@@ -135,25 +226,27 @@ class SyntheticSource:
 
     @property
     def team(self) -> dict:
-        return dict(zip(self.systems, self.team_of))
+        return dict(zip(self.systems, self.population.team_of))
 
     def read(self, image, kind, name):
         masks = self.generate(image)
         return masks[(kind, name)], None
 
     def fingerprint(self) -> dict:
-        return {"synthetic": repr(self.config), "entropy": str(self.entropy)}
+        return {"synthetic": repr(self.config), "entropy": str(self.entropy),
+                "population": [self.population.annotator_z.tolist(), self.run_skill.tolist(),
+                               self.population.run_bias.tolist()]}
 
-    def generate(self, image: int) -> dict:
+    def generate(self, image: int, *, annotators: bool = True) -> dict:
         """Every mask of one image: ``{(kind, name): bool array}``, kind in truth/annotator/system.
 
         The last image is cached, so reading its masks one by one costs one generation.
         """
         cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] == image:
+        if cache is not None and cache[0] == (image, annotators):
             return cache[1]
-        masks = _generate_image(self, image)
-        object.__setattr__(self, "_cache", (image, masks))
+        masks = _generate_image(self, image, annotators=annotators)
+        object.__setattr__(self, "_cache", ((image, annotators), masks))
         return masks
 
     def __getstate__(self):
@@ -165,81 +258,167 @@ class SyntheticSource:
         self.__dict__.update(state)
 
 
-def _generate_image(src: SyntheticSource, i: int) -> dict:
-    rng = np.random.default_rng(src.seeds[i])
+def _stream(entropy, *keys):
+    """An independent generator for one stream of one image (or encounter), from the challenge's entropy."""
+    return np.random.default_rng(np.random.SeedSequence([entropy, *keys]))
+
+
+_MAX_EXTRA = 6  # false blobs per rater at most (Poisson(2) exceeds it with probability 0.5%)
+_HARM = np.arange(2, 6)  # the harmonics of a blob's wavy radius
+
+
+def _mixed_normal(encounter_rng, image_rng, rho, size):
+    """Standard normal draws shared within an encounter: ``sqrt(rho) z_encounter + sqrt(1 - rho) z_image``."""
+    return np.sqrt(rho) * encounter_rng.standard_normal(size) + np.sqrt(1.0 - rho) * image_rng.standard_normal(size)
+
+
+def _fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
+    """Blob fields on the coarse grid, one per row of the parameters: (n, ch, cw) (:func:`_kernels.blob_fields`)."""
+    f = np.ascontiguousarray
+    return blob_fields(f(ys.ravel(), dtype=np.float64), f(xs.ravel(), dtype=np.float64), f(area, dtype=np.float64),
+                       f(cy, dtype=np.float64), f(cx, dtype=np.float64), f(aspect, dtype=np.float64),
+                       f(angle, dtype=np.float64), f(amps, dtype=np.float64), f(phases, dtype=np.float64))
+
+
+def _raters(image_rng, encounter_rng, n, rho, grid):
+    """The random draws of ``n`` raters of one image, in fixed-size blocks (absent raters draw too, so that
+    presence never shifts another rater's draws).
+
+    Returns the shared uniforms/normals (jitter, blob misses, false-blob count, empty mask), the smooth
+    boundary noise of every rater, and the parameters of up to ``_MAX_EXTRA`` false blobs each.
+    """
+    from scipy.ndimage import gaussian_filter
+    from scipy.special import ndtr
+
+    ch, cw = grid
+    m = _mixed_normal(encounter_rng, image_rng, rho, (n, 3 + _MAX_BLOBS))
+    z = gaussian_filter(image_rng.standard_normal((n, ch, cw)), sigma=(0, 2.0, 2.0), mode="wrap")
+    noise = z / (z.std(axis=(1, 2), keepdims=True) + 1e-12)
+    extra = image_rng.random((n, _MAX_EXTRA, 5 + 2 * _HARM.size))
+    return m[:, 0], ndtr(m[:, 1:1 + _MAX_BLOBS]), ndtr(m[:, -2]), ndtr(m[:, -1]), noise, extra
+
+
+def _generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> dict:
+    from scipy.special import ndtr, ndtri
+
+    c, pop = src.config, src.population
+    e = int(src.encounter_of[i])
+    rho = c.encounter_correlation
     h, w = src.shapes[i]
     step = max(1.0, max(h, w) / _COARSE)
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
     xs = np.linspace(0.0, w - 1.0, cw)[None, :]
+    lesion_rng = _stream(src.entropy, 1, i)
 
-    def blob(area):
-        r = np.sqrt(area / np.pi)
-        cy = rng.uniform(min(r, h / 2), max(h - r, h / 2))
-        cx = rng.uniform(min(r, w / 2), max(w - r, w / 2))
-        aspect = np.exp(rng.normal(0.0, 0.25))
-        angle = rng.uniform(0, np.pi)
-        harm = np.arange(2, 6)
-        amp = rng.normal(0.0, 0.07, harm.size)
-        phase = rng.uniform(0, 2 * np.pi, harm.size)
-        dy, dx = ys - cy, xs - cx
-        ca, sa = np.cos(angle), np.sin(angle)
-        u = (dy * ca + dx * sa) * np.sqrt(aspect)
-        v = (-dy * sa + dx * ca) / np.sqrt(aspect)
-        theta = np.arctan2(v, u)
-        radius = r * (1.0 + (amp[:, None, None] * np.cos(harm[:, None, None] * theta + phase[:, None, None])).sum(0))
-        return 1.0 - np.hypot(u, v) / np.maximum(radius, 1e-9)
-
-    def smooth_noise():
-        from scipy.ndimage import gaussian_filter
-
-        z = gaussian_filter(rng.standard_normal((ch, cw)), sigma=2.0, mode="wrap")
-        return z / (z.std() + 1e-12)
-
-    n_blobs = 1 if rng.random() < 0.6 else int(rng.integers(2, 5))
-    coverage = np.exp(rng.uniform(np.log(0.005), np.log(0.6)))
-    shares = rng.dirichlet(np.full(n_blobs, 2.0))
-    blobs = [blob(coverage * h * w * s) for s in shares]
+    # the lesion: the encounter's, seen in this image (every draw has a fixed size, so images stay aligned)
+    z = _mixed_normal(_stream(src.entropy, 0, e), lesion_rng, rho, 4 + _MAX_BLOBS * (6 + 2 * _HARM.size))
+    u = ndtr(z)
+    n_blobs = 1 if u[0] < 0.6 else 2 + min(int((u[0] - 0.6) / 0.4 * 3), 2)
+    lo, hi = np.log(c.coverage_range[0]), np.log(c.coverage_range[1])
+    coverage = np.exp(lo + u[1] * (hi - lo))
+    difficulty = np.exp(0.35 * z[2])
+    blob = z[4:].reshape(_MAX_BLOBS, 6 + 2 * _HARM.size)[:n_blobs]
+    shares = np.exp(0.6 * blob[:, 0])
+    shares /= shares.sum()
+    # this image's pose of the lesion: rotation, scale, shift
+    rot, scale = 0.15 * lesion_rng.standard_normal(), np.exp(0.08 * lesion_rng.standard_normal())
+    shift = 0.04 * lesion_rng.standard_normal(2)
+    area = coverage * h * w * shares * scale**2
+    r = np.sqrt(area / np.pi)
+    py, px = ndtr(blob[:, 1]) - 0.5, ndtr(blob[:, 2]) - 0.5
+    cr, sr = np.cos(rot), np.sin(rot)
+    py, px = scale * (cr * py - sr * px) + 0.5 + shift[0], scale * (sr * py + cr * px) + 0.5 + shift[1]
+    low_y, low_x = np.minimum(r, h / 2), np.minimum(r, w / 2)
+    cy = low_y + np.clip(py, 0, 1) * (np.maximum(h - r, h / 2) - low_y)
+    cx = low_x + np.clip(px, 0, 1) * (np.maximum(w - r, w / 2) - low_x)
+    blobs = _fields(ys, xs, area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
+                    0.07 * blob[:, 6:6 + _HARM.size], 2 * np.pi * ndtr(blob[:, 6 + _HARM.size:]))
     small_area = max(0.002 * h * w, 20.0)
 
-    def rater(level, amp, p_miss, n_extra, p_empty):
-        keep = [b for b in blobs if rng.random() >= p_miss]
-        extra = [blob(small_area * rng.uniform(0.5, 3.0)) for _ in range(n_extra)]
-        empty = rng.random() < p_empty
-        noise = smooth_noise()
-        if empty or not (keep or extra):
-            return np.zeros((h, w), dtype=bool)
-        field = np.max(np.stack(keep + extra), axis=0) + level + amp * noise
-        return upsample_positive(np.ascontiguousarray(field, dtype=np.float64), h, w)
+    def raters(draws, which, level, amp, p_miss, extra_rate, p_empty):
+        """The masks of raters ``which`` (arrays of per-rater parameters); false blobs computed in one call."""
+        jitter, u_miss, u_extra, u_empty, noise, extra = draws
+        n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
+        x = np.concatenate([extra[k, :m] for k, m in zip(which, n_extra)]) if sum(n_extra) else None
+        if x is not None:
+            q = np.clip(x, 1e-12, 1 - 1e-12)
+            false_blobs = _fields(ys, xs, small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
+                                  np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
+                                  2 * np.pi * x[:, 5 + _HARM.size:])
+        masks, start = [], 0
+        for n, k in enumerate(which):
+            keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
+            if n_extra[n]:
+                keep = np.concatenate([keep, false_blobs[start:start + n_extra[n]]])
+                start += n_extra[n]
+            if u_empty[k] < p_empty[n] or not len(keep):
+                masks.append(np.zeros((h, w), dtype=bool))
+                continue
+            f = keep.max(axis=0) + level[n](jitter[k]) + amp[n] * noise[k]
+            masks.append(upsample_positive(np.ascontiguousarray(f, dtype=np.float64), h, w))
+        return masks
 
-    out = {("truth", "truth"): upsample_positive(np.max(np.stack(blobs), axis=0), h, w)}
-    for j, a in enumerate(src.annotators):
-        # draw for every annotator, present or not, so presence does not shift the stream
-        m = rater(
-            level=src.annotator_bias[j] + rng.normal(0.0, 0.06),
-            amp=0.16,
-            p_miss=0.08 if n_blobs > 1 else 0.02,
-            n_extra=int(rng.random() < 0.05),
-            p_empty=0.02,
-        )
-        if src.annotated[i, j]:
-            out[("annotator", a)] = m
-    for r, name in enumerate(src.systems):
-        s = src.run_skill[r]
-        out[("system", name)] = rater(
-            level=src.run_bias[r] + rng.normal(0.0, 0.04 + 0.25 * (1 - s)),
-            amp=0.1 + 0.6 * (1 - s),
-            p_miss=0.35 * (1 - s),
-            n_extra=int(rng.poisson(2.0 * (1 - s))),
-            p_empty=0.1 * (1 - s),
-        )
+    out = {("truth", "truth"): upsample_positive(np.ascontiguousarray(blobs.max(axis=0)), h, w)}
+    if annotators:
+        kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
+        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, (ch, cw))
+        which = np.flatnonzero(src.annotated[i])
+        bias = 0.1 * pop.annotator_z
+        masks = raters(draws, which, level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
+                       amp=[kn * 0.16 * difficulty] * len(which),
+                       p_miss=[min(1.0, kn * (0.08 if n_blobs > 1 else 0.02))] * len(which),
+                       extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
+                       p_empty=[min(1.0, kn * 0.02)] * len(which))
+        out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
+    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), len(pop.systems), rho, (ch, cw))
+    s_, b_ = pop.run_skill, pop.run_bias
+    masks = raters(draws, np.arange(len(pop.systems)),
+                   level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
+                          for r in range(len(pop.systems))],
+                   amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=0.35 * (1 - s_), extra_rate=2.0 * (1 - s_),
+                   p_empty=0.1 * (1 - s_))
+    out.update({("system", name): m for name, m in zip(pop.systems, masks)})
     return out
+
+
+def _poisson_ppf(u: float, rate: float) -> int:
+    """The smallest n with P(Poisson(rate) <= n) >= u (inverse CDF, for the small rates used here)."""
+    if rate <= 0:
+        return 0
+    n, p = 0, np.exp(-rate)
+    cdf = p
+    while cdf < u and n < 50:
+        n += 1
+        p *= rate / n
+        cdf += p
+    return n
+
+
+def _layout(c: SyntheticConfig, rng):
+    """Images, encounters, shapes, the images' entropy, and who annotated what (drawn last, so that the
+    images and the runs' masks do not depend on the annotators)."""
+    per_enc = _images_per_encounter(c.n_encounters, c.n_images, c.max_images_per_encounter, rng)
+    images, encounters, encounter_of = [], [], []
+    for e, k in enumerate(per_enc):
+        for j in range(1, k + 1):
+            images.append(f"IMG_ENC{e + 1:05d}_{j:05d}")
+            encounters.append(f"ENC{e + 1:05d}")
+            encounter_of.append(e)
+    shapes = _image_shapes(c.n_images, c.size, rng, c.megapixels)
+    entropy = int(rng.integers(2**63))
+    annotated = np.zeros((c.n_images, c.n_annotators), dtype=bool)
+    for i in range(c.n_images):
+        k = c.n_annotators if rng.random() < c.p_all_annotators else c.min_annotators
+        annotated[i, rng.choice(c.n_annotators, size=k, replace=False)] = True
+    return images, encounters, np.array(encounter_of, dtype=np.int64), tuple(shapes), entropy, annotated
 
 
 def make_challenge(
     config: SyntheticConfig | None = None,
     *,
     rng=None,
+    population: Population | None = None,
     **overrides,
 ) -> Challenge:
     """Generate a synthetic challenge, deterministic under ``rng``.
@@ -251,12 +430,16 @@ def make_challenge(
         (e.g. ``n_images=20, size="realistic"``).
     rng : {None, int, numpy.random.Generator}
         Seed or generator (SPEC 7). The same seed gives the same challenge.
+    population : Population, optional
+        The annotators and runs (default: drawn from ``rng`` first, see
+        :func:`draw_population`); give one to score the same runs on other images.
 
     Returns
     -------
     Challenge
         Its ``source`` is a :class:`SyntheticSource` exposing the true skill of
-        every run; :func:`true_mask` gives the latent lesion of an image.
+        every run; it knows the latent truth (``Challenge.has_truth``), and
+        :func:`true_mask` gives the latent lesion of an image.
 
     Examples
     --------
@@ -264,62 +447,52 @@ def make_challenge(
     >>> ch.describe()["images"], ch.systems
     (6, ('team1-run1', 'team1-run2', 'team1-run3'))
     """
-    from dataclasses import replace
-
     config = replace(config or SyntheticConfig(), **overrides)
-    rng = np.random.default_rng(rng)
-    c = config
-    per_enc = _images_per_encounter(c.n_encounters, c.n_images, c.max_images_per_encounter, rng)
-    images, encounters = [], []
-    for e, k in enumerate(per_enc, start=1):
-        for j in range(1, k + 1):
-            images.append(f"IMG_ENC{e:05d}_{j:05d}")
-            encounters.append(f"ENC{e:05d}")
-    shapes = _image_shapes(c.n_images, c.size, rng, c.megapixels)
-    annotators = tuple(f"ann{j}" for j in range(c.n_annotators))
-    annotated = np.zeros((c.n_images, c.n_annotators), dtype=bool)
-    for i in range(c.n_images):
-        k = c.n_annotators if rng.random() < c.p_all_annotators else c.min_annotators
-        annotated[i, rng.choice(c.n_annotators, size=k, replace=False)] = True
-    annotator_bias = rng.normal(0.0, 0.1, c.n_annotators)
-
-    # teams: evenly spread skills, a shared bias, 1+ runs each
-    lo, hi = c.skill_range
-    team_skill = rng.permutation(np.linspace(lo, hi, c.n_teams) + rng.normal(0, 0.03, c.n_teams))
-    team_bias = rng.normal(0.0, 0.12, c.n_teams)
-    runs_per_team = 1 + np.bincount(rng.integers(0, c.n_teams, c.n_runs - c.n_teams), minlength=c.n_teams)
-    systems, skill, bias, team_of = [], [], [], []
-    for t in range(c.n_teams):
-        for r in range(runs_per_team[t]):
-            systems.append(f"team{t + 1}-run{r + 1}")
-            skill.append(np.clip(team_skill[t] + rng.normal(0, 0.04), 0.02, 0.98))
-            bias.append(team_bias[t] + rng.normal(0, 0.04))
-            team_of.append(f"team{t + 1}")
-    entropy = int(rng.integers(2**63))
-    seeds = tuple(np.random.SeedSequence(entropy).spawn(c.n_images))
-    source = SyntheticSource(
-        config=c,
-        shapes=tuple(shapes),
-        annotators=annotators,
-        annotated=annotated,
-        systems=tuple(systems),
-        seeds=seeds,
-        annotator_bias=annotator_bias,
-        run_skill=np.array(skill),
-        run_bias=np.array(bias),
-        team_of=tuple(team_of),
-        entropy=entropy,
-    )
+    population_rng, layout_rng = np.random.default_rng(rng).spawn(2)  # independent: a population leaves the
+    if population is None:                                            # images' draws alone
+        population = draw_population(config, population_rng)
+    elif (len(population.annotators), len(population.systems)) != (config.n_annotators, config.n_runs):
+        raise ValueError("the population's annotators and runs do not match the config")
+    images, encounters, encounter_of, shapes, entropy, annotated = _layout(config, layout_rng)
+    source = SyntheticSource(config=config, population=population, shapes=shapes, annotated=annotated,
+                             encounter_of=encounter_of, entropy=entropy)
     return Challenge(
         images=tuple(images),
         encounters=tuple(encounters),
-        shapes=tuple(shapes),
-        annotators=annotators,
+        shapes=shapes,
+        annotators=population.annotators,
         annotated=annotated,
-        systems=tuple(systems),
+        systems=population.systems,
         source=source,
         notes=(),
     )
+
+
+def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters: int, rng=None):
+    """The runs' TP/FP/FN against the latent truth on a fresh pool of images (no annotators drawn).
+
+    The pool has ``n_encounters`` encounters with the config's images per
+    encounter. Scores on it estimate the runs' population scores.
+
+    Returns
+    -------
+    (counts, encounters) : int64 (n_runs, n_images, 3), tuple of str
+    """
+    per_image = config.n_images / config.n_encounters
+    n_images = min(int(round(n_encounters * per_image)), n_encounters * config.max_images_per_encounter)
+    c = replace(config, n_encounters=n_encounters, n_images=max(n_images, n_encounters))
+    ch = make_challenge(c, rng=rng, population=population)
+    src = ch.source
+    counts = np.empty((len(population.systems), ch.n_images, 3), dtype=np.int64)
+    for i in range(ch.n_images):
+        masks = src.generate(i, annotators=False)
+        t = masks[("truth", "truth")]
+        n_t = int(t.sum())
+        for r, name in enumerate(population.systems):
+            m = masks[("system", name)]
+            tp = int(np.count_nonzero(m & t))
+            counts[r, i] = (tp, int(m.sum()) - tp, n_t - tp)
+    return counts, ch.encounters
 
 
 def true_mask(challenge: Challenge, image: int | str) -> np.ndarray:

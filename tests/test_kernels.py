@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from robustness import _kernels
 from tests.conftest import REPO
 from tests.naive import (
-    tiny_cases, twin_binarize, twin_count_run, twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows,
+    tiny_cases, twin_binarize, twin_blob_fields, twin_count_run, twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows,
     twin_resample_sums, twin_scores_from_sums, twin_upsample,
 )
 
@@ -155,8 +155,22 @@ def test_scores_sums_and_curves_match_twins(data):
         twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, method))
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 9), st.integers(2, 9), st.data())
+def test_blob_fields_match_twin(n, ny, nx, data):
+    def draw(shape, lo, hi):
+        return data.draw(arrays(np.float64, shape, elements=st.floats(lo, hi, allow_nan=False)))
+
+    ys, xs = np.linspace(0, ny - 1, ny), np.linspace(0, nx - 1, nx)
+    args = (draw(n, 1.0, 50.0), draw(n, -2.0, ny + 2.0), draw(n, -2.0, nx + 2.0), draw(n, 0.5, 2.0),
+            draw(n, 0.0, 3.2), draw((n, 4), -0.2, 0.2), draw((n, 4), 0.0, 6.3))
+    # equal to rounding: the kernel's angle-addition recurrence against cos(m * atan2(v, u) + phase)
+    np.testing.assert_allclose(_kernels.blob_fields(ys, xs, *args), twin_blob_fields(ys, xs, *args),
+                               rtol=1e-9, atol=1e-9)
+
+
 def test_tiny_cases_jitted():
-    assert tiny_cases() == 11
+    assert tiny_cases() == 12
 
 
 def test_tiny_cases_pure_python():
@@ -164,4 +178,4 @@ def test_tiny_cases_pure_python():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-m", "tests.naive"], cwd=REPO, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "11 kernels agree with their twins (jit disabled)" in out.stdout
+    assert "12 kernels agree with their twins (jit disabled)" in out.stdout

@@ -1,15 +1,17 @@
 """numba kernels: plain arrays in, arrays out. No objects, no generators, no pandas.
 
 - :mod:`.pixels`: mask decoding, rater patterns, bit packing, overlap counts,
-  the synthetic field upsampler (the pixel pass);
+  the synthetic generator's blob fields and upsampler (the pixel pass);
 - :mod:`.ranking`: scores from summed statistics, ranks, Kendall's tau, L1
   curves and bootstrap sums (the resampling engines).
 
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 """
 
-from .pixels import binarize, count_run, count_run_words, pack_lut, pattern_codes, upsample_positive
+from .pixels import (
+    binarize, blob_fields, count_run, count_run_words, pack_lut, pattern_codes, upsample_positive,
+)
 from .ranking import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
 
-__all__ = ["binarize", "pattern_codes", "pack_lut", "count_run", "count_run_words", "upsample_positive",
+__all__ = ["binarize", "pattern_codes", "pack_lut", "count_run", "count_run_words", "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums"]

@@ -22,6 +22,7 @@ __all__ = [
     "count_run",
     "count_run_words",
     "upsample_positive",
+    "blob_fields",
 ]
 
 
@@ -191,4 +192,43 @@ def upsample_positive(coarse, h, w):
             top = coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx
             bot = coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx
             out[y, x] = top * (1 - ty) + bot * ty > 0.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
+    """Blob fields ``1 - d / R(theta)`` of ``n`` blobs on a grid: float64 (n, len(ys), len(xs)).
+
+    Blob ``b`` has centre (``cy[b]``, ``cx[b]``), area ``area[b]`` (radius
+    ``r = sqrt(area / pi)``), an anisotropy ``aspect[b]`` along the direction
+    ``angle[b]``, and a wavy radius ``R(theta) = r (1 + sum_m amps[b, m-2] cos(m theta + phases[b, m-2]))``
+    for the harmonics ``m = 2, 3, ...``. ``d`` is the anisotropic distance to the
+    centre: ``u = (dy cos a + dx sin a) sqrt(aspect)``, ``v = (-dy sin a + dx cos a) / sqrt(aspect)``,
+    ``d = hypot(u, v)``, ``theta = atan2(v, u)``; the field is 1 at the centre,
+    0 on the boundary, negative outside (``R`` floored at 1e-9).
+    """
+    n = area.size
+    n_h = amps.shape[1]
+    out = np.empty((n, ys.size, xs.size), dtype=np.float64)
+    for b in range(n):
+        r = np.sqrt(area[b] / np.pi)
+        ca, sa = np.cos(angle[b]), np.sin(angle[b])
+        sq = np.sqrt(aspect[b])
+        cph = np.cos(phases[b])
+        sph = np.sin(phases[b])
+        for i in range(ys.size):
+            dy = ys[i] - cy[b]
+            for j in range(xs.size):
+                dx = xs[j] - cx[b]
+                u = (dy * ca + dx * sa) * sq
+                v = (-dy * sa + dx * ca) / sq
+                d = np.sqrt(u * u + v * v)
+                c1 = u / d if d > 0 else 1.0
+                s1 = v / d if d > 0 else 0.0
+                ck, sk = c1, s1
+                wave = 0.0
+                for m in range(n_h):
+                    ck, sk = ck * c1 - sk * s1, sk * c1 + ck * s1  # cos, sin of (m + 2) theta
+                    wave += amps[b, m] * (ck * cph[m] - sk * sph[m])
+                out[b, i, j] = 1.0 - d / max(r * (1.0 + wave), 1e-9)
     return out

@@ -1,0 +1,52 @@
+"""Design study: agreement of every scheme's ranking with the runs' population ranking, against test-set size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def base_rows(results_dir, table):
+    """Rows of ``table`` at the base setting the study reported (meta.json's recommendation setting)."""
+    import json
+
+    import numpy as np
+
+    base = json.loads((Path(results_dir) / "design_base.json").read_text())
+    keep = np.ones(len(table), dtype=bool)
+    for column, value in base.items():
+        if column in table:
+            keep &= np.isclose(table[column].astype(float), float(value))
+    return table[keep], base
+
+
+def make(results_dir, out_path):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from figures import save
+    from robustness import plotting
+
+    summary, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
+    with plotting.style():
+        fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.0), sharex=True, layout="constrained")
+        for col, average in enumerate(("micro", "macro")):
+            for row, (measure, label) in enumerate((("tau_population", "Kendall's tau to the population ranking"),
+                                                    ("l1_population", "L1 to the population ranking"))):
+                plotting.design_tau(summary, average=average, measure=measure, highlight="majority",
+                                    ax=axes[row, col])
+                axes[row, col].set_ylabel(label if col == 0 else "")
+            axes[1, col].axhline(base["runs"], color="black", linewidth=0.6, linestyle=":")
+        for ax in axes[0]:
+            ax.set_xlabel("")
+        handles, labels = axes[0, 1].get_legend_handles_labels()  # macro: every strategy, mean and max too
+        fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
+        fig.suptitle(f"{int(base['annotators'])} annotators per image, agreement {base['agreement']:g}; "
+                     f"means over replicates; dotted: L1 = {int(base['runs'])} (one place per run)", fontsize=7)
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])

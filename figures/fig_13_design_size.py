@@ -1,0 +1,48 @@
+"""Design study: the distance to the population ranking at the base test-set size, and the test encounters needed
+for it to fall to a target, against the annotators' agreement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def make(results_dir, out_path):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from figures import save
+    from figures.fig_12_design_tau import base_rows
+    from robustness import plotting
+    from robustness.design import needed_by_agreement
+
+    summary = pd.read_csv(Path(results_dir) / "design_summary.csv")
+    rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
+    summary = summary.loc[rows.index]
+    target = float(base.get("target_l1", base["runs"]))
+    sizes = needed_by_agreement(summary, target=target)
+    largest = int(summary.encounters.max())
+    at_size = summary[summary.encounters == int(base["size"])]
+    with plotting.style():
+        fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.0), sharex=True, layout="constrained")
+        for col, average in enumerate(("micro", "macro")):
+            plotting.design_by_agreement(at_size, average=average, ax=axes[0, col])
+            axes[0, col].axhline(target, color="black", linewidth=0.5, linestyle=":")
+            plotting.design_size(sizes, average=average, largest=largest, ax=axes[1, col])
+            axes[1, col].set_title("")
+        axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} encounters (95% CI)")
+        axes[1, 0].set_ylabel(f"test encounters for L1 <= {target:g}\n(mean over replicates)")
+        for ax in axes.flat:
+            ax.set_xlabel("")
+        fig.supxlabel("annotator agreement (1 = annotators equal the truth)", fontsize=8)
+        handles, labels = axes[0, 1].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
+        fig.suptitle(f"{int(base['annotators'])} annotators per image; triangles: more than {largest} encounters "
+                     "(beyond the grid)", fontsize=7)
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])

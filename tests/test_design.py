@@ -1,0 +1,141 @@
+"""The design study: the generator's encounter structure and agreement knob, validity where the truth is known,
+calibration to a real challenge, reproducibility and resumption."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robustness.design import DesignOptions, Setting, population_scores, simulate
+from robustness.overlap import compute_overlap
+from robustness.spread import encounter_icc
+from robustness.synthetic import SyntheticConfig, make_challenge
+
+SMALL = SyntheticConfig(n_encounters=12, n_images=30, n_runs=6, n_teams=3, n_annotators=3, min_annotators=3,
+                        megapixels=0.002)
+OPTIONS = DesignOptions(pool_encounters=40, n_orders=8, n_resamples=40, megapixels=0.002)
+
+
+def test_agreement_one_makes_annotators_equal_the_truth():
+    ch = make_challenge(SMALL, agreement=1.0, rng=3)
+    for i in range(ch.n_images):
+        truth = ch.source.generate(i)[("truth", "truth")]
+        for mask in ch.annotator_masks(i).values():
+            np.testing.assert_array_equal(mask, truth)
+
+
+def test_annotator_settings_leave_images_and_runs_alone():
+    """Common random numbers: settings that differ in their annotators share the images and the runs."""
+    a = make_challenge(SMALL, agreement=0.3, rng=5)
+    b = make_challenge(SMALL, agreement=0.9, n_annotators=4, min_annotators=4, rng=5)
+    for i in range(a.n_images):
+        np.testing.assert_array_equal(a.source.generate(i)[("truth", "truth")], b.source.generate(i)[("truth", "truth")])
+        for s in a.systems:
+            np.testing.assert_array_equal(a.system_mask(i, s), b.system_mask(i, s))
+    assert any(not np.array_equal(a.annotator_masks(i)["ann0"], b.annotator_masks(i)["ann0"]) for i in range(a.n_images))
+
+
+def test_encounter_icc_recovers_a_known_correlation():
+    """Simulation with a known truth: group effects of variance 1 and noise of variance 3 give ICC 0.25."""
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(400), rng.integers(1, 6, 400))
+    values = rng.normal(size=(50, 400))[:, groups] + rng.normal(0, np.sqrt(3), (50, groups.size))
+    assert np.median(encounter_icc(values, groups)) == pytest.approx(0.25, abs=0.05)
+    assert np.isnan(encounter_icc(values[:, :5], np.arange(5))).all()  # no encounter with two images
+
+
+@pytest.mark.parametrize("rho, low, high", [(0.0, -0.1, 0.1), (0.9, 0.35, 1.0)])
+def test_within_encounter_correlation_is_a_knob(rho, low, high):
+    from robustness.metrics import pair_score
+
+    ch = make_challenge(SyntheticConfig(n_encounters=40, n_images=160, n_runs=8, n_teams=4, megapixels=0.002),
+                        encounter_correlation=rho, rng=1)
+    oc = compute_overlap(ch, strategies=["majority"], rng=0)
+    icc = encounter_icc(pair_score(oc.strategy_counts("majority"), "jaccard"), oc.encounters)
+    assert low < np.median(icc) < high
+
+
+@pytest.fixture(scope="module")
+def replicate():
+    setting = Setting(annotators=3, agreement=0.2, spread=0.5, runs=6, correlation=0.5)
+    pop = population_scores(SMALL, setting, [6, 12], 0, seed=7, options=OPTIONS)
+    return setting, pop, simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population_index=0, population=pop, seed=7,
+                                  options=OPTIONS)
+
+
+def test_perfect_annotators_give_the_true_ranking_exactly(replicate):
+    _, _, (design, _) = replicate
+    perfect = design[(design.agreement == 1.0) & design.strategy.isin(["majority", "intersection", "union", "staple"])]
+    assert set(perfect.average) == {"micro", "macro"} and len(perfect) == 4 * 2 * 2
+    assert (perfect.tau_same_images == 1.0).all() and (perfect.l1_same_images == 0).all()
+
+
+def test_noisier_annotators_lower_tau_to_the_truth(replicate):
+    _, _, (design, _) = replicate
+    consensus = design[design.strategy.isin(["majority", "staple"])]
+    assert consensus[consensus.agreement == 0.2].tau_same_images.mean() < 1.0
+
+
+def test_replicates_reproduce_and_columns_are_complete(replicate):
+    setting, pop, (design, coverage) = replicate
+    again, cov_again = simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population_index=0, population=pop, seed=7,
+                                options=OPTIONS)
+    pd.testing.assert_frame_equal(design, again)
+    pd.testing.assert_frame_equal(coverage, cov_again)
+    for column in ("strategy", "metric", "average", "encounters", "annotators", "agreement", "spread", "runs",
+                   "correlation", "tau_same_images", "l1_same_images", "tau_population", "l1_population",
+                   "top1_correct", "convergence_point", "expected_l1_bootstrap"):
+        assert column in design
+    assert set(coverage.unit) == {"encounter", "image"} and set(coverage.method) == {"percentile", "bca"}
+    # nested sizes: the 6 first encounters are a subset of the 12
+    assert (design[design.encounters == 6].images.iloc[0] < design[design.encounters == 12].images.iloc[0])
+
+
+def test_image_unit_intervals_are_narrower_under_correlation():
+    """With strongly correlated images the image-unit bootstrap treats photos of one lesion as independent."""
+    setting = Setting(annotators=3, agreement=0.6, spread=0.5, runs=6, correlation=0.95)
+    pop = population_scores(SMALL, setting, [12], 0, seed=3, options=OPTIONS)
+    _, coverage = simulate(SMALL, setting, [0.6], [12], 0, population_index=0, population=pop, seed=3,
+                           options=OPTIONS)
+    width = coverage[coverage.method == "percentile"].groupby("unit").width.mean()
+    assert width["image"] < 0.8 * width["encounter"]
+
+
+def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, monkeypatch):
+    from experiments import design_study as job
+
+    args = ["--encounters", "5,10", "--annotators", "3", "--agreement", "0.5,1.0", "--runs", "5", "--replicates", "2",
+            "--populations", "1", "--pool", "20", "--orders", "5", "--bootstrap", "20", "--image-mp", "0.001",
+            "--quiet", "--no-figures"]
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert job.main(args + ["--out", str(a)]) == 0
+    assert job.main(args + ["--out", str(b), "--n-jobs", "2"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(a / "design.csv"), pd.read_csv(b / "design.csv"))
+    # an interrupted grid resumes: drop one finished replicate, rerun, only it is simulated again
+    part = sorted((a / "cache" / "design").rglob("*-r1.parquet"))[0]
+    part.unlink()
+    calls = []
+    real = job._replicate
+    monkeypatch.setattr(job, "_replicate", lambda *x: calls.append(x[4]) or real(*x))
+    assert job.main(args + ["--out", str(a)]) == 0
+    assert calls == [1]
+    pd.testing.assert_frame_equal(pd.read_csv(a / "design.csv"), pd.read_csv(b / "design.csv"))
+    text = (a / "recommendation.md").read_text()
+    assert "Gold strategy and averaging" in text and "Test-set size" in text
+
+
+def test_fit_reproduces_bubil(bubil):
+    from robustness.calibrate import challenge_stats, fit
+    from robustness.io import load_raters
+
+    ch = load_raters(bubil / "ExpertsAnnotations", gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
+                     foreground=0, background=255)
+    target = challenge_stats(compute_overlap(ch, strategies=["majority"], rng=0))
+    config, table = fit(target)
+    assert (config.n_images, config.n_runs, config.min_annotators) == (35, ch.n_systems, 3)
+    row = table.set_index("statistic")
+    pair = row.loc["annotator pairwise Jaccard (median)"]
+    assert abs(pair.fitted - pair.target) < 0.03
+    best = row.loc["run micro Jaccard vs majority (best)"]
+    assert abs(best.fitted - best.target) < 0.05
