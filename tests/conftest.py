@@ -76,3 +76,23 @@ def tiny_dermavqa(tmp_path) -> Path:
             write_tiff(root / "submissions" / run / f"{im}_mask_{run}.tiff",
                        (rng.random(shape) < 0.4).astype(np.uint8))
     return root
+
+
+def spread_challenge():
+    """Two 4x4 images, three annotators, one run (the hand-made Table 4 case).
+
+    i1: two annotators draw the 2x2 lesion, one a 3x3 square, the run one pixel; i2: everyone draws the
+    lesion. STAPLE of i1 is the 2x2 lesion, so the annotators' Jaccard with it is [1, 1, 4/9] and the
+    run's 1/4; i2 has no annotator spread.
+    """
+    from robustness.data import from_arrays
+
+    z = np.zeros((4, 4), int)
+    lesion = z.copy()
+    lesion[1:3, 1:3] = 1
+    big = z.copy()
+    big[0:3, 0:3] = 1
+    small = z.copy()
+    small[1, 1] = 1
+    ann = {"i1": {"ann0": lesion, "ann1": lesion, "ann2": big}, "i2": {"ann0": lesion, "ann1": lesion, "ann2": lesion}}
+    return from_arrays(ann, {"r": {"i1": small, "i2": lesion}})

@@ -162,16 +162,9 @@ def test_tests_use_encounters_not_images():
 
 def test_table4_pooled_variant_by_hand():
     from robustness.spread import gold_spread
+    from tests.conftest import spread_challenge
 
-    z = np.zeros((4, 4), int)
-    lesion = z.copy()
-    lesion[1:3, 1:3] = 1
-    big = z.copy()
-    big[0:3, 0:3] = 1
-    small = z.copy()
-    small[1, 1] = 1
-    ann = {"i1": {"ann0": lesion, "ann1": lesion, "ann2": big}, "i2": {"ann0": lesion, "ann1": lesion, "ann2": lesion}}
-    oc = compute_overlap(from_arrays(ann, {"r": {"i1": small, "i2": lesion}}), rng=0)
+    oc = compute_overlap(spread_challenge(), rng=0)
     row = gold_spread(oc, n_resamples=50, rng=0).iloc[0]
     # i1: g = [1, 1, 4/9], run 1/4; i2: g = [1, 1, 1] (sd 0), run 1
     g1 = np.array([1.0, 1.0, 4 / 9])

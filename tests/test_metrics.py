@@ -182,18 +182,9 @@ def test_leaderboard_table():
 
 
 def test_gold_spread_by_hand():
-    from robustness.data import from_arrays
+    from tests.conftest import spread_challenge
 
-    z = np.zeros((4, 4), int)
-    lesion = z.copy()
-    lesion[1:3, 1:3] = 1
-    big = z.copy()
-    big[0:3, 0:3] = 1
-    small = z.copy()
-    small[1, 1] = 1
-    ann = {"i1": {"ann0": lesion, "ann1": lesion, "ann2": big}, "i2": {"ann0": lesion, "ann1": lesion, "ann2": lesion}}
-    run = {"r": {"i1": small, "i2": lesion}}
-    oc = compute_overlap(from_arrays(ann, run), rng=0)
+    oc = compute_overlap(spread_challenge(), rng=0)
     table = spread.gold_spread(oc)
     # i1: STAPLE = the 2x2 lesion (2 of 3 agree); g = [1, 1, 4/9]; run = 1/4. i2: all equal -> sd 0, skipped
     g = np.array([1.0, 1.0, 4 / 9])
