@@ -50,7 +50,8 @@ def test_tables_match_library(tiny):
     sc = schemes_from_counts(counts, unit="image")
     conv = rank_convergence(sc, n_orders=8, rng=np.random.default_rng([3, 1]))
     curves = pd.read_parquet(out / "curves.parquet")
-    assert list(curves.columns[:6]) == ["strategy", "metric", "average", "order", "n", "n_images"]
+    assert list(curves.columns[:7]) == ["strategy", "metric", "average", "ranking", "order", "n", "n_images"]
+    assert set(curves.ranking) == {"aggregate"}  # the default: today's curves, one more column
     pd.testing.assert_frame_equal(curves, conv.to_frame())
     assert set(curves.strategy) == {"rand1", "rand2", "rand3", "majority", "intersection", "union", "staple",
                                     "mean", "max"}
