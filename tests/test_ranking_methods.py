@@ -3,7 +3,8 @@
 - small tables whose three rankings are worked out by hand (ties, a run that wins every case by a hair, one that
   wins few cases by a lot; runs without a score on a case);
 - the prefix and bootstrap engines against slow loops (scipy's rankdata, scipy's wilcoxon);
-- challengeR's long-table import carries into all three methods.
+- challengeR's long-table import carries into all three methods;
+- the three studies with --ranking, and options refused before any work.
 """
 
 from __future__ import annotations
@@ -262,3 +263,112 @@ def test_agreement_heatmap_artists():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["majority", "STAPLE"]
     assert [t.get_text() for t in ax.get_xticklabels()][1] == "aggregate\nvs\ntest-based"
     plt.close("all")
+
+
+# -- the studies ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def all_methods_job(tmp_path_factory):
+    from experiments import rank_convergence as job
+    from robustness.io import write_dermavqa
+
+    root = tmp_path_factory.mktemp("methods")
+    data = write_dermavqa(make_challenge(n_encounters=10, n_images=16, n_runs=5, n_teams=2, rng=2), root / "c")
+    out = root / "out"
+    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "40", "--seed", "3",
+                     "--ranking", "test-based,rank-then-aggregate", "--test-step", "3", "--quiet"]) == 0
+    return data, out
+
+
+def test_main_job_with_three_methods(all_methods_job):
+    from robustness.io import load_dermavqa
+    from robustness.results import open_results
+
+    data, out = all_methods_job
+    _, meta = open_results(out)
+    assert meta["ranking"] == ["aggregate", "test-based", "rank-then-aggregate"]  # aggregate always, first
+    counts = compute_overlap(load_dermavqa(data), rng=3)
+    enc = schemes_from_counts(counts, unit="encounter")
+    scores = pd.read_csv(out / "scores.csv")
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    for method, sign in (("rank-then-aggregate", -1), ("test-based", 1)):
+        stats = prepare(enc, method)
+        s = stats.index("staple", "dice", "macro")
+        got = scores[(scores.ranking == method) & (scores.strategy == "staple") & (scores.metric == "dice")]
+        got = got.set_index("system").loc[list(enc.systems)]
+        np.testing.assert_allclose(got.score, sign * stats.scores()[s], rtol=1e-12)
+        np.testing.assert_array_equal(got["rank"], rank(stats.scores())[s])
+        np.testing.assert_allclose(board.loc[list(enc.systems), f"staple_dice_macro_{method}"], got.score)
+        assert set(scores[scores.ranking == method].average) == {"macro"}  # micro: aggregate only
+    curves = pd.read_parquet(out / "curves.parquet")
+    tb = curves[curves.ranking == "test-based"]
+    assert sorted(set(tb.n)) == [3, 6, 9, 10]  # encounters (the tests' unit), every 3rd prefix and the last
+    assert (tb[tb.n == 10].l1 == 0).all()
+    assert sorted(set(curves[curves.ranking == "rank-then-aggregate"].n)) == list(range(1, 17))  # images
+    tau = pd.read_csv(out / "kendall_tau.csv")
+    assert {"ranking", "other_ranking", "tau_low", "tau_high"} <= set(tau.columns)
+    stability = pd.read_csv(out / "stability.csv")
+    assert set(stability.ranking) == {"aggregate", "rank-then-aggregate", "test-based"}
+    for name in ("fig_03_macro_convergence_rank-then-aggregate", "fig_03_macro_convergence_test-based",
+                 "fig_12_ranking_agreement", "fig_03_macro_convergence"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 1000
+    report = (out / "summary.md").read_text()
+    assert "## How much does the ranking method change the leaderboard?" in report
+    assert "per-encounter scores" in report and "Holm" in report and "in steps of 3 encounters" in report
+    assert "macro schemes only" in report
+
+
+def test_default_job_keeps_todays_tables(tmp_path):
+    from experiments import table_rank_convergence as job
+
+    t = long_table({"a": [0.9, 0.8, 0.7, 0.6], "b": [0.5, 0.6, 0.4, 0.7], "c": [0.1, 0.2, 0.3, 0.2]})
+    t.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "out"
+    assert job.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20", "--out", str(out),
+                     "--quiet", "--no-figures"]) == 0
+    for name in ("curves_summary.csv", "convergence.csv", "bootstrap_ci.csv", "stability.csv", "agreement.csv"):
+        assert set(pd.read_csv(out / name).ranking) == {"aggregate"}, name
+    assert "How much does the ranking method change" not in (out / "summary.md").read_text()
+
+
+def test_table_and_qa_studies_with_methods(tmp_path):
+    from experiments import qa_rank_convergence, table_rank_convergence
+
+    g = np.random.default_rng(1)
+    t = long_table({f"r{k}": np.clip(0.4 + 0.1 * k + g.normal(0, 0.1, 30), 0, 1) for k in range(4)})
+    t.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "table"
+    assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20",
+                                        "--out", str(out), "--quiet", "--ranking",
+                                        "aggregate,rank-then-aggregate,test-based"]) == 0
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    assert set(ci.ranking) == set(METHODS)
+    assert set(ci[ci.ranking == "test-based"].statistic) == {"runs beaten"}
+    for name in ("fig_08_table_convergence_rank-then-aggregate", "fig_08_table_convergence_test-based",
+                 "fig_12_ranking_agreement"):
+        assert (out / "figures" / f"{name}.png").exists()
+    out = tmp_path / "qa"
+    assert qa_rank_convergence.main(["--orders", "4", "--bootstrap", "20", "--out", str(out), "--quiet",
+                                     "--no-figures", "--ranking", "rank-then-aggregate"]) == 0
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    assert "accuracy_all_rank-then-aggregate" in board and "accuracy_all_test-based" not in board
+    assert "rank-then-aggregate** ranks the runs on every encounter" in (out / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--ranking", "best"], "argument --ranking: unknown ranking method 'best' (choose from aggregate, "
+                            "rank-then-aggregate, test-based)"),
+    (["--test-step", "0"], "argument --test-step: must be a whole number >= 1, got '0'"),
+])
+def test_bad_ranking_options_refused_before_any_work(tmp_path, option, message):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "experiments.rank_convergence", "--out", str(out), *option],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].endswith(message)
+    assert not out.exists()
