@@ -26,7 +26,8 @@ def _describe(r, methods, *, case: str, test_unit: str, n_runs: int, test_step: 
                      "(ties: average rank)")
     r.paragraph("The same per-case scores, three ways to a leaderboard (challengeR's families): " + "; ".join(parts)
                 + ". Rank-then-aggregate and test-based need per-case scores: they exist for macro schemes only, "
-                "and micro leaderboards are aggregate-then-rank. Bootstrap intervals and stability use the same "
+                "and micro leaderboards are aggregate-then-rank; the significance analysis and the distance to "
+                "unlimited data in the other sections are of the aggregate scores. Bootstrap intervals and stability use the same "
                 f"resamples of {test_unit}s for every method (paired), and the tests use the {test_unit} as their "
                 f"unit because that is what the study resamples. Test-based curves add {test_unit}s one at a time and "
                 f"record the prefixes in steps of {test_step} {test_unit}s (each recorded prefix reruns every test). "

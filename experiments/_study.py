@@ -50,7 +50,7 @@ def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None
     g.add_argument("--test-step", type=_positive, default=TEST_STEP, metavar="N",
                    help=f"test-based curves record every N-th prefix of {test_unit or unit} (default {TEST_STEP}): "
                         "every recorded prefix reruns all paired tests (measured on the default synthetic "
-                        "challenge: about 5 ms per recorded prefix and order, 20 s of CPU at 200 orders and step 5; "
+                        "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and step 5; "
                         "the main job with all three methods stays under 2 minutes)")
     g.add_argument("--tolerance", type=float, default=0.0, help="L1 at or below this counts as converged (default 0)")
     g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
