@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_overlap
 	$(PY) -m benchmarks.bench_resampling
 	$(PY) -m benchmarks.bench_main_job
+	$(PY) -m benchmarks.bench_ranking_methods
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

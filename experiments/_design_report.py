@@ -133,11 +133,11 @@ def report(rec, summary, g, base, base_setting, fit_table, options, args) -> Rep
         f"At {rec['size']} encounters: Kendall's tau to the truth on the same images and to the population "
         "ranking, L1 to the population ranking (95% interval over replicates), share of replicates with the "
         "true best run first, and the bootstrap's estimate of the L1. design_summary.csv has every setting."))
-    r.figure("figures/fig_12_design_tau.png", "Agreement of each scheme's ranking with the runs' population ranking "
+    r.figure("figures/fig_13_design_tau.png", "Agreement of each scheme's ranking with the runs' population ranking "
              "against the test-set size (means over replicates; band: 95% interval for majority).")
-    r.figure("figures/fig_13_design_size.png", "Test encounters needed for an expected L1 to the population "
+    r.figure("figures/fig_14_design_size.png", "Test encounters needed for an expected L1 to the population "
              "ranking of one place per run, against the annotators' agreement.")
-    r.figure("figures/fig_14_design_calibration.png", "The package's bootstrap estimate of the distance to unlimited "
+    r.figure("figures/fig_15_design_calibration.png", "The package's bootstrap estimate of the distance to unlimited "
              "data against the actual distance (majority, micro Jaccard).")
     return r
 

@@ -2,17 +2,56 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import sys
 import time
 
+#: Test-based curves record every TEST_STEP-th prefix: each recorded prefix reruns every paired test (measured in
+#: the README and benchmarks/bench_ranking_methods.py: about 5 ms per recorded prefix and order on the default
+#: challenge; with step 5 the main job with all three ranking methods takes about a minute of CPU).
+TEST_STEP = 5
 
-def add_study_options(p, *, out: str, unit: str = "units") -> None:
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
+def _rankings(text: str) -> tuple:
+    """``--ranking``: the registry's methods, validated before any work; aggregate is always computed."""
+    from robustness.ranking_methods import DEFAULT_RANKING, parse_rankings
+
+    try:
+        names = parse_rankings(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return tuple(dict.fromkeys(DEFAULT_RANKING + names))
+
+
+def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
     """The resampling and execution options every study shares."""
+    from robustness.ranking_methods import RANKING_METHODS
+
     g = p.add_argument_group("study")
-    g.add_argument("--orders", type=int, default=200, help=f"random orders of {unit} (default 200)")
-    g.add_argument("--step", type=int, default=1, help="record every step-th prefix (default 1: all)")
-    g.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    g.add_argument("--orders", type=_positive, default=200, help=f"random orders of {unit} (default 200)")
+    g.add_argument("--step", type=_positive, default=1, help="record every step-th prefix (default 1: all)")
+    g.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
+    g.add_argument("--ranking", type=_rankings, default="aggregate", metavar="M1,M2,..",
+                   help="ranking methods, several at once: " + "; ".join(
+                       f"{m.name}: {m.description}".replace("%", "%%") for m in RANKING_METHODS.values())
+                   + " (default aggregate; aggregate is always computed: the significance analysis and the "
+                   "distance to unlimited data use it)")
+    g.add_argument("--test-step", type=_positive, default=TEST_STEP, metavar="N",
+                   help=f"test-based curves record every N-th prefix of {test_unit or unit} (default {TEST_STEP}): "
+                        "every recorded prefix reruns all paired tests (measured on the default synthetic "
+                        "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and step 5; "
+                        "the main job with all three methods stays under 2 minutes)")
     g.add_argument("--tolerance", type=float, default=0.0, help="L1 at or below this counts as converged (default 0)")
     g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
@@ -41,17 +80,33 @@ def execution(args):
 
 
 def resample(schemes, args, *, n_jobs: int, boot_schemes=None):
-    """Rank convergence of ``schemes`` and bootstrap of ``boot_schemes`` (default the same) as the options say."""
+    """Rank convergence of ``schemes`` and bootstrap of ``boot_schemes`` (default the same), per ranking method.
+
+    Returns ``({method: Convergence}, {method: BootstrapResult})`` in the order
+    of ``--ranking`` (aggregate first). Every method's bootstrap draws the same
+    resamples (same seed, same units: paired). Test-based curves add the
+    bootstrap's units (the tests' unit) one at a time and record every
+    ``--test-step``-th prefix; the other methods follow ``--unit`` and ``--step``.
+    """
     import numpy as np
 
     from robustness.bootstrap import bootstrap
     from robustness.convergence import rank_convergence
+    from robustness.ranking_methods import prepare
 
-    conv = rank_convergence(schemes, n_orders=args.orders, step=args.step, n_jobs=n_jobs, progress=progress(args),
-                            rng=np.random.default_rng([args.seed, 1]))
-    boot = bootstrap(schemes if boot_schemes is None else boot_schemes, n_resamples=args.bootstrap, n_jobs=n_jobs,
-                     progress=progress(args), rng=np.random.default_rng([args.seed, 2]))
-    return conv, boot
+    boot_schemes = schemes if boot_schemes is None else boot_schemes
+    convs, boots = {}, {}
+    for name in args.ranking:
+        boot_stats = prepare(boot_schemes, name)
+        if name == "test-based":
+            conv_stats, step = boot_stats, args.test_step
+        else:
+            conv_stats, step = (boot_stats if boot_schemes is schemes else prepare(schemes, name)), args.step
+        convs[name] = rank_convergence(conv_stats, n_orders=args.orders, step=step, n_jobs=n_jobs,
+                                       progress=progress(args), rng=np.random.default_rng([args.seed, 1]))
+        boots[name] = bootstrap(boot_stats, n_resamples=args.bootstrap, n_jobs=n_jobs, progress=progress(args),
+                                rng=np.random.default_rng([args.seed, 2]))
+    return convs, boots
 
 
 #: curves.parquet holds every order's curve up to this many rows (more: the first orders that fit, or --all-curves).
@@ -69,41 +124,78 @@ def curve_orders(conv, *, all_curves: bool = False):
     return range(k), note
 
 
-def write_convergence(out, conv, *, tolerance: float, lenient: float, all_curves: bool = False):
-    """orders.csv, curves.parquet (streamed), curves_summary.csv, convergence.csv, strategy_comparison.csv.
+def write_convergence(out, convs: dict, *, tolerance: float, lenient: float, all_curves: bool = False):
+    """orders.csv, curves.parquet (streamed), curves_summary.csv, convergence.csv, strategy_comparison.csv,
+    every ranking method's rows one after the other (column ``ranking``).
 
     Returns ``(points, comparison, notes)``.
     """
     import pandas as pd
 
-    out.write_csv("orders.csv", conv.orders_frame(), index=False)
-    orders, note = curve_orders(conv, all_curves=all_curves)
-    out.write_parquet_frames("curves.parquet", conv.iter_frames(orders=orders))
-    out.write_csv("curves_summary.csv", conv.summary(level=0.9), index=False)
-    points = pd.concat([conv.convergence_points(tolerance=t).assign(tolerance=t)
-                        for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
+    convs = list(convs.values())
+    out.write_csv("orders.csv", pd.concat([c.orders_frame().assign(ranking=c.ranking) for c in convs],
+                                          ignore_index=True), index=False)
+    notes, frames = [], []
+    for c in convs:
+        orders, note = curve_orders(c, all_curves=all_curves)
+        frames.append((c, orders))
+        notes += [f"{c.ranking}: {note}"] if note else []
+    out.write_parquet_frames("curves.parquet", (f for c, orders in frames for f in c.iter_frames(orders=orders)))
+    out.write_csv("curves_summary.csv", pd.concat([c.summary(level=0.9) for c in convs], ignore_index=True),
+                  index=False)
+    points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
+                        for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
     out.write_csv("convergence.csv", points, index=False)
-    comparison = conv.compare_strategies()
+    comparison = pd.concat([c.compare_strategies() for c in convs], ignore_index=True)
     out.write_csv("strategy_comparison.csv", comparison, index=False)
-    return points, comparison, [note] if note else []
+    return points, comparison, notes
 
 
-def write_bootstrap(out, boot):
-    """bootstrap_ci.csv, rank_distribution.csv, stability.csv, pairwise.parquet (the significance analysis).
+def write_bootstrap(out, boots: dict, *, agreement_file: str = "kendall_tau.csv"):
+    """bootstrap_ci.csv, rank_distribution.csv, stability.csv (every ranking method, column ``ranking``),
+    pairwise.parquet (the significance analysis, of the aggregate scores) and the agreement between methods and
+    golds (``agreement_file``).
 
-    Returns ``(percentile CIs, pairwise comparisons)``.
+    Returns ``(percentile CIs, stability, pairwise comparisons, agreement)``.
     """
     import pandas as pd
 
-    from robustness.comparisons import pairwise_comparisons
+    from robustness.comparisons import pairwise_comparisons, ranking_agreement
 
-    ci = boot.intervals(method="percentile")
-    out.write_csv("bootstrap_ci.csv", pd.concat([ci, boot.intervals(method="bca")], ignore_index=True), index=False)
-    out.write_csv("rank_distribution.csv", boot.rank_distribution(), index=False)
-    out.write_csv("stability.csv", boot.stability(), index=False)
-    pairwise = pairwise_comparisons(boot)
+    ci = pd.concat([b.intervals(method="percentile") for b in boots.values()], ignore_index=True)
+    out.write_csv("bootstrap_ci.csv", pd.concat([ci] + [b.intervals(method="bca") for b in boots.values()],
+                                                ignore_index=True), index=False)
+    out.write_csv("rank_distribution.csv", pd.concat([b.rank_distribution() for b in boots.values()],
+                                                     ignore_index=True), index=False)
+    stability = pd.concat([b.stability() for b in boots.values()], ignore_index=True)
+    out.write_csv("stability.csv", stability, index=False)
+    pairwise = pairwise_comparisons(boots["aggregate"])
     out.write_parquet("pairwise.parquet", pairwise)
-    return ci, pairwise
+    agreement = ranking_agreement(boots.values())
+    out.write_csv(agreement_file, agreement, index=False)
+    return ci, stability, pairwise, agreement
+
+
+def only(frame, ranking: str = "aggregate"):
+    """The rows of one ranking method (tables of one method keep today's reports and figures)."""
+    if "other_ranking" in frame:
+        frame = frame[frame.other_ranking == ranking]
+    return frame[frame.ranking == ranking].reset_index(drop=True)
+
+
+def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{ranking}"):
+    """Every non-aggregate method's statistic per run and scheme as leaderboard columns named by ``name``."""
+    import pandas as pd
+
+    columns = {}
+    for method, b in boots.items():
+        if method == "aggregate":
+            continue
+        ci = b.intervals()
+        for (strat, metric, average), d in ci.groupby(["strategy", "metric", "average"], sort=False):
+            columns[name.format(strategy=strat, metric=metric, average=average, ranking=method)] = \
+                d.set_index("system").score
+    return pd.DataFrame(columns)
 
 
 def write_uncertainty(out, schemes, args, *, n_jobs: int, tolerance: float):
@@ -140,13 +232,14 @@ TABLES = {
     "ranking_uncertainty.csv": "expected L1 to the ranking on unlimited data, by test-set size (bootstrap)",
     "rank_keep.csv": "probability that each run keeps its rank (bootstrap at the test set's size)",
     "test_set_size.csv": "units needed for an expected L1 within the number of runs",
-    "kendall_tau.csv": "agreement between the rankings under different golds, with bootstrap intervals",
+    "kendall_tau.csv": "agreement between the rankings under different golds and ranking methods, with bootstrap "
+                       "intervals",
     "gold_spread.csv": "Table 4: standard deviations from the annotators' spread, all variants",
     "images.csv": "per image: annotators, pixels, STAPLE diagnostics",
     "per_case.parquet": "per-case scores (challengeR long format)",
     "truth.csv": "synthetic data: agreement of each scheme with the ranking against the latent truth",
     "answer_counts.csv": "Table 5 with bootstrap intervals",
-    "agreement.csv": "Kendall's tau between the schemes' rankings",
+    "agreement.csv": "Kendall's tau between the schemes' and ranking methods' rankings, with bootstrap intervals",
     "design.csv": "the design study: one row per setting, replicate and scheme",
     "design_summary.csv": "the design study: means over replicates with 95% intervals",
     "coverage.csv": "bootstrap interval coverage per setting, replicate, unit and method",

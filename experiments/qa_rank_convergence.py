@@ -3,8 +3,9 @@
     python -m experiments.qa_rank_convergence [--gold GOLD.json --runs DIR | --baselines TRAIN.json]
 
 Per-encounter partial-credit scores feed the same ranking, rank-convergence
-and bootstrap engine as segmentation (unit: encounter). Without ``--gold`` it
-studies a synthetic QA challenge.
+and bootstrap engine as segmentation (unit: encounter), under one or more
+ranking methods (``--ranking``). Without ``--gold`` it studies a synthetic QA
+challenge.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _qa, _report, _study
+from experiments import _cli, _qa, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
@@ -36,7 +37,6 @@ def main(argv=None) -> int:
     gold, runs, source = _qa.load(args, rng=args.seed)
     out = ResultsDir(args.out, fingerprint=_qa.fingerprint(gold, runs), force=args.force)
     board, res = _qa.leaderboard(gold, runs)
-    out.write_csv("leaderboard.csv", board)
     for name, r in res.items():
         out.write_text(f"official/{name}.json", json.dumps(r, indent=4))
     counts = _qa.answer_counts(gold, runs, n_resamples=args.bootstrap, rng=args.seed)
@@ -45,17 +45,22 @@ def main(argv=None) -> int:
     out.write_parquet("per_case.parquet", table)
     schemes = schemes_from_table(table, unit_name="encounter")
     with _study.execution(args) as n_jobs:
-        conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
+        convs, boots = _study.resample(schemes, args, n_jobs=n_jobs)
         per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs, tolerance=float(len(runs)))
-    points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)),
+    out.write_csv("leaderboard.csv", board.join(_study.method_columns(boots, name="accuracy_{metric}_{ranking}")))
+    points, _, notes = _study.write_convergence(out, convs, tolerance=args.tolerance, lenient=float(len(runs)),
                                                 all_curves=args.all_curves)
-    ci, pairwise = _study.write_bootstrap(out, boot)
-    report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, pairwise, counts, per_size, needed,
-                                         args)
+    ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots)
+    only = _study.only
+    report = _report.qa_rank_convergence(source, gold, runs, board, only(ci), only(points), pairwise, counts,
+                                         per_size, needed, args)
+    _report_rankings.section(report, ci, points, stability, agreement, args, schemes=[("gold", "all", "macro")],
+                             case="encounter", unit="encounter", test_unit="encounter",
+                             convergence_figure="figures/fig_07_qa_convergence")
     _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, report=report, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs), "encounters": len(gold.encounters),
                   "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes] + notes},
-        "versions": versions(),
+        "ranking": list(args.ranking), "versions": versions(),
     })
     if not args.quiet:
         print(report.to_markdown())

@@ -5,9 +5,10 @@
 Reproduces the MEDIQA-MAGIC 2025 overview's robustness analysis (Figures 2
 and 3: L1 rank change as test images are added in random order; Table 4:
 standard deviations from the annotators' spread) with many orders and bands,
-bootstrap confidence intervals, rank stability and pairwise comparisons, and
-writes tidy tables, figures (PNG and PDF), ``summary.md`` and ``meta.json``.
-Without ``--data`` it studies the embedded synthetic challenge.
+bootstrap confidence intervals, rank stability and pairwise comparisons, under
+one or more ranking methods (``--ranking``), and writes tidy tables, figures
+(PNG and PDF), ``summary.md`` and ``meta.json``. Without ``--data`` it studies
+the embedded synthetic challenge.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _report, _study
+from experiments import _cli, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,7 +30,8 @@ def parser() -> argparse.ArgumentParser:
                    help="unit added one by one in the random orders (default image, as in the paper)")
     g.add_argument("--bootstrap-unit", choices=("image", "encounter"), default="encounter",
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
-    _study.add_study_options(p, out="results/rank_convergence", unit="images")
+    _study.add_study_options(p, out="results/rank_convergence", unit="images",
+                             test_unit="the bootstrap unit (the tests' unit; default encounters)")
     return p
 
 
@@ -40,7 +42,6 @@ def main(argv=None) -> int:
     import pandas as pd
 
     from robustness import scores, spread
-    from robustness.comparisons import strategy_agreement
     from robustness.empty import empty_policy
     from robustness.gold import official_strategy
     from robustness.overlap import compute_overlap
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
         t_pass = time.time() - t0
         conv_schemes = schemes(args.unit)
         boot_schemes = conv_schemes if args.bootstrap_unit == args.unit else schemes(args.bootstrap_unit)
-        conv, boot = _study.resample(conv_schemes, args, n_jobs=n_jobs, boot_schemes=boot_schemes)
+        convs, boots = _study.resample(conv_schemes, args, n_jobs=n_jobs, boot_schemes=boot_schemes)
         per_size, _, needed = _study.write_uncertainty(out, boot_schemes, args, n_jobs=n_jobs, tolerance=lenient)
         truth = None
         if counts.has_truth:
@@ -79,15 +80,17 @@ def main(argv=None) -> int:
             out.write_csv("truth.csv", truth[0], index=False)
 
     # -- tables: one source for every score table, robustness.scores (the official-equal reductions)
+    # (other ranking methods: their statistic and rank from the bootstrap's full-set estimate)
     scores_df = scores.scores_frame(counts, empty=empty, annotators=over, ranks=True)
+    scores_df.insert(3, "ranking", "aggregate")
+    ci_all = [b.intervals() for name, b in boots.items() if name != "aggregate"]
+    scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
     board = scores.leaderboard(counts, empty=empty, annotators=over)
-    out.write_csv("leaderboard.csv", board)
+    out.write_csv("leaderboard.csv", board.join(_study.method_columns(boots)))
     out.write_csv("scores.csv", scores_df, index=False)
-    points, comparison, notes = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=lenient,
+    points, comparison, notes = _study.write_convergence(out, convs, tolerance=args.tolerance, lenient=lenient,
                                                          all_curves=args.all_curves)
-    ci, pairwise = _study.write_bootstrap(out, boot)
-    agreement = strategy_agreement(conv_schemes, boot=boot)
-    out.write_csv("kendall_tau.csv", agreement, index=False)
+    ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots)
     spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
     spread_df = pd.concat([
         spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty, n_resamples=args.bootstrap,
@@ -101,12 +104,17 @@ def main(argv=None) -> int:
     out.write_parquet_frames("per_case.parquet", per_case_frames(conv_schemes, counts))
 
     official = official_strategy(counted)
-    report = _report.rank_convergence(challenge, counts, board, ci, points, comparison, agreement, pairwise,
-                                      per_size, needed, spread_df, truth, official, args, empty,
-                                      boot_schemes.unit, boot_schemes.n_units)
+    only = _study.only
+    report = _report.rank_convergence(challenge, counts, board, only(ci), only(points), only(comparison),
+                                      only(agreement), pairwise, per_size, needed, spread_df, truth, official, args,
+                                      empty, boot_schemes.unit, boot_schemes.n_units)
+    _report_rankings.section(report, ci, points, stability, agreement, args, schemes=[(official, "jaccard", "macro")],
+                             case="image", unit=args.unit, test_unit=boot_schemes.unit,
+                             convergence_figure="figures/fig_03_macro_convergence")
     _study.finish(out, args, study="rank_convergence", argv=argv, started=started, report=report, meta={
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
+        "ranking": list(args.ranking),
         "input": {"fingerprint": fingerprint, "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "runs": challenge.n_systems, "annotators": list(challenge.annotators),
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",

@@ -6,7 +6,8 @@ The table has one row per case and algorithm with a score (higher is
 better) in long format: columns ``case, algorithm, value`` (names can be
 changed), optionally ``strategy`` and ``metric`` to hold several schemes, and
 a column grouping cases into resampling units. CSV or Parquet. Scores are
-averaged over cases (macro), as challengeR does.
+averaged over cases (macro), as challengeR does; ``--ranking`` adds
+rank-then-aggregate and test-based leaderboards.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _report, _study
+from experiments import _cli, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
@@ -51,7 +52,6 @@ def main(argv=None) -> int:
     started = time.time()
     import hashlib
 
-    from robustness.comparisons import strategy_agreement
     from robustness.results import ResultsDir, versions
     from robustness.schemes import schemes_from_table
 
@@ -61,16 +61,20 @@ def main(argv=None) -> int:
                                  + "|".join(schemes.systems).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     with _study.execution(args) as n_jobs:
-        conv, boot = _study.resample(schemes, args, n_jobs=n_jobs)
+        convs, boots = _study.resample(schemes, args, n_jobs=n_jobs)
         per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs,
                                                        tolerance=float(len(schemes.systems)))
-    points, _, notes = _study.write_convergence(out, conv, tolerance=args.tolerance,
+    points, _, notes = _study.write_convergence(out, convs, tolerance=args.tolerance,
                                                 lenient=float(len(schemes.systems)), all_curves=args.all_curves)
-    ci, pairwise = _study.write_bootstrap(out, boot)
-    out.write_csv("agreement.csv", strategy_agreement(schemes, boot=boot), index=False)
-    report = _report.table_rank_convergence(schemes, ci, points, pairwise, per_size, needed, args)
+    ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots, agreement_file="agreement.csv")
+    report = _report.table_rank_convergence(schemes, _study.only(ci), _study.only(points), pairwise, per_size, needed,
+                                            args)
+    _report_rankings.section(report, ci, points, stability, agreement, args, schemes=schemes.names[:4], case="case",
+                             unit=schemes.unit, test_unit=schemes.unit,
+                             convergence_figure="figures/fig_08_table_convergence")
     _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report, meta={
-        "input": {"table": args.table, "fingerprint": fingerprint, "notes": notes}, "versions": versions()})
+        "input": {"table": args.table, "fingerprint": fingerprint, "notes": notes}, "ranking": list(args.ranking),
+        "versions": versions()})
     if not args.quiet:
         print(report.to_markdown())
     return 0

@@ -2,7 +2,9 @@
 
 Figure modules never recompute: they read the tables a study wrote and draw
 them through :mod:`robustness.plotting`. :func:`make_all` draws every figure
-of a study's results folder in one call.
+of a study's results folder in one call. Tables hold every ranking method's
+rows (column ``ranking``); a figure of one method selects its rows with
+:func:`for_ranking`, and a per-method figure is saved under :func:`method_path`.
 """
 
 from __future__ import annotations
@@ -13,11 +15,41 @@ from pathlib import Path
 FIGURES = {
     "rank_convergence": ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest",
                          "fig_05_rank_blobs", "fig_06_kendall_tau", "fig_09_significance_map",
-                         "fig_10_test_set_size", "fig_11_convergence_auc"),
-    "qa_rank_convergence": ("fig_07_qa_convergence",),
-    "table_rank_convergence": ("fig_08_table_convergence",),
-    "design_study": ("fig_12_design_tau", "fig_13_design_size", "fig_14_design_calibration"),
+                         "fig_10_test_set_size", "fig_11_convergence_auc", "fig_12_ranking_agreement"),
+    "qa_rank_convergence": ("fig_07_qa_convergence", "fig_12_ranking_agreement"),
+    "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement"),
+    "design_study": ("fig_13_design_tau", "fig_14_design_size", "fig_15_design_calibration"),
 }
+
+
+def rankings(table) -> list:
+    """The ranking methods a table holds, in its order (a table without the column holds the aggregate only)."""
+    return list(dict.fromkeys(table.ranking)) if "ranking" in table else ["aggregate"]
+
+
+def for_ranking(table, ranking: str = "aggregate"):
+    """The rows of one ranking method (and, in agreement tables, compared with the same method)."""
+    if "ranking" not in table:
+        return table
+    if "other_ranking" in table:
+        table = table[table.other_ranking == ranking]
+    return table[table.ranking == ranking]
+
+
+def method_title(ranking: str, summary, *, x_note: str = "") -> str:
+    """A per-method figure's title: the method, its statistic, and which prefixes were recorded."""
+    from robustness.ranking_methods import get_ranking
+
+    method = get_ranking(ranking)
+    n = sorted(set(summary.n))
+    step = "every prefix" if len(n) < 2 or n[1] - n[0] == 1 else f"prefixes in steps of {n[1] - n[0]} units"
+    return f"Ranking: {method.label} ({method.statistic}); {step}{x_note}"
+
+
+def method_path(out_path, ranking: str) -> Path:
+    """Where a per-method figure goes: ``out_path`` for the aggregate, ``out_path_<method>`` for the others."""
+    out = Path(out_path)
+    return out if ranking == "aggregate" else out.with_name(f"{out.name}_{ranking}")
 
 
 def save(fig, out_path) -> list[Path]:

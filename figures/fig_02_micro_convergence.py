@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def load(results_dir, average):
-    """The summarised curves and one example order (order 0) for one averaging."""
+    """The summarised curves and one example order (order 0) for one averaging, every ranking method."""
     import pandas as pd
 
     results_dir = Path(results_dir)
@@ -17,16 +17,27 @@ def load(results_dir, average):
 
 
 def make(results_dir, out_path, *, average="micro"):
-    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
-    from figures import save
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
+
+    Macro curves are drawn once per ranking method in the results (the
+    aggregate's at ``out_path``, the others' at ``out_path_<method>``); micro
+    leaderboards exist for the aggregate only.
+    """
+    from figures import for_ranking, method_path, method_title, rankings, save
     from robustness import plotting
     from robustness.gold import official_strategy
 
     summary, example = load(results_dir, average)
     official = official_strategy(list(dict.fromkeys(summary.strategy)))
-    with plotting.style():
-        fig = plotting.convergence_figure(summary, average=average, example=example, official=official)
-        return save(fig, out_path)
+    paths = []
+    for ranking in rankings(summary) if average == "macro" else ["aggregate"]:
+        title = None if ranking == "aggregate" else method_title(ranking, for_ranking(summary, ranking),
+                                                                 x_note="; x: mean number of images in the prefix")
+        with plotting.style():
+            fig = plotting.convergence_figure(for_ranking(summary, ranking), average=average,
+                                              example=for_ranking(example, ranking), official=official, title=title)
+            paths += save(fig, method_path(out_path, ranking))
+    return paths
 
 
 if __name__ == "__main__":

@@ -14,12 +14,12 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard", method="perc
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, save
     from robustness import plotting
     from robustness.gold import official_strategy
 
     ci = pd.read_csv(Path(results_dir) / "bootstrap_ci.csv")
-    ci = ci[ci.method == method]
+    ci = for_ranking(ci[ci.method == method])
     strategy = strategy or official_strategy(list(dict.fromkeys(ci.strategy)))
     n = ci.system.nunique()
     with plotting.style():

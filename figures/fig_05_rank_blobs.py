@@ -14,11 +14,11 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard", average="mic
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, save
     from robustness import plotting
     from robustness.gold import official_strategy
 
-    dist = pd.read_csv(Path(results_dir) / "rank_distribution.csv")
+    dist = for_ranking(pd.read_csv(Path(results_dir) / "rank_distribution.csv"))
     strategy = strategy or official_strategy(list(dict.fromkeys(dist.strategy)))
     with plotting.style():
         fig, ax = plt.subplots(figsize=(5.0, 4.2), layout="constrained")

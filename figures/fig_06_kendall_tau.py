@@ -10,10 +10,10 @@ def make(results_dir, out_path, *, metric="jaccard"):
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, save
     from robustness import plotting
 
-    tau = pd.read_csv(Path(results_dir) / "kendall_tau.csv")
+    tau = for_ranking(pd.read_csv(Path(results_dir) / "kendall_tau.csv"))
     with plotting.style():
         fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.1), layout="constrained")
         for ax, average in zip(axes, ("micro", "macro")):

@@ -6,18 +6,24 @@ from pathlib import Path
 
 
 def make(results_dir, out_path):
-    """Draw the figure from a QA results folder; save ``out_path`` .png and .pdf; return the paths."""
+    """Draw the figure from a QA results folder, once per ranking method (the aggregate's at ``out_path``, the
+    others' at ``out_path_<method>``); save .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, method_path, method_title, rankings, save
     from robustness import plotting
 
     summary = pd.read_csv(Path(results_dir) / "curves_summary.csv")
-    with plotting.style():
-        fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
-        plotting.qa_convergence(summary, ax=ax)
-        return save(fig, out_path)
+    paths = []
+    for ranking in rankings(summary):
+        with plotting.style():
+            fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
+            plotting.qa_convergence(for_ranking(summary, ranking), ax=ax)
+            if ranking != "aggregate":
+                ax.set_title(method_title(ranking, for_ranking(summary, ranking)), fontsize=7)
+            paths += save(fig, method_path(out_path, ranking))
+    return paths
 
 
 if __name__ == "__main__":

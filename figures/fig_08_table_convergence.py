@@ -6,23 +6,30 @@ from pathlib import Path
 
 
 def make(results_dir, out_path):
-    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    """Draw the figure from a results folder, once per ranking method (the aggregate's at ``out_path``, the
+    others' at ``out_path_<method>``); save .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, method_path, method_title, rankings, save
     from robustness import plotting
 
-    summary = pd.read_csv(Path(results_dir) / "curves_summary.csv")
-    metrics = list(dict.fromkeys(summary.metric))[:4]
-    with plotting.style():
-        fig, axes = plt.subplots(1, len(metrics), figsize=(3.5 * len(metrics), 2.8), squeeze=False,
-                                 layout="constrained")
-        for ax, metric in zip(axes[0], metrics):
-            plotting.convergence(summary, metric=metric, average="macro", ax=ax, x="n", legend=False)
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside right center", title="scheme", title_fontsize=6.5)
-        return save(fig, out_path)
+    all_rankings = pd.read_csv(Path(results_dir) / "curves_summary.csv")
+    metrics = list(dict.fromkeys(all_rankings.metric))[:4]
+    paths = []
+    for ranking in rankings(all_rankings):
+        summary = for_ranking(all_rankings, ranking)
+        with plotting.style():
+            fig, axes = plt.subplots(1, len(metrics), figsize=(3.5 * len(metrics), 2.8), squeeze=False,
+                                     layout="constrained")
+            for ax, metric in zip(axes[0], metrics):
+                plotting.convergence(summary, metric=metric, average="macro", ax=ax, x="n", legend=False)
+            handles, labels = axes[0][0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="outside right center", title="scheme", title_fontsize=6.5)
+            if ranking != "aggregate":
+                fig.suptitle(method_title(ranking, summary), fontsize=7)
+            paths += save(fig, method_path(out_path, ranking))
+    return paths
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ def make(results_dir, out_path, *, metric="jaccard"):
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
+    from figures import for_ranking, save
     from robustness import plotting
 
-    points = pd.read_csv(Path(results_dir) / "convergence.csv")
+    points = for_ranking(pd.read_csv(Path(results_dir) / "convergence.csv"))
     points = points[points.tolerance == points.tolerance.max()]
     averages = [a for a in ("micro", "macro") if (points.average == a).any()]
     with plotting.style():

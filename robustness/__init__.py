@@ -10,7 +10,8 @@ Data flow (pixels are read once)::
 
 One table per concept: metrics (:data:`robustness.metrics.METRICS`), gold
 strategies (:data:`robustness.gold.STRATEGIES`), both-empty policies
-(:data:`robustness.metrics.EMPTY_POLICIES`).
+(:data:`robustness.metrics.EMPTY_POLICIES`), ranking methods
+(:data:`robustness.ranking_methods.RANKING_METHODS`).
 
 Heavy modules are imported lazily, so ``import robustness`` is cheap.
 """
@@ -22,8 +23,8 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "data", "errors", "empty", "masks", "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread",
-    "ranking", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
+    "data", "errors", "empty", "masks", "design", "design_plots", "calibrate", "report", "uncertainty", "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread",
+    "ranking", "ranking_methods", "test_based", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
     "results",
 }
 

@@ -78,7 +78,10 @@ class BootstrapResult:
 
     Attributes
     ----------
-    schemes : Schemes
+    schemes : Schemes or PairedTests
+        What was ranked; its ``ranking`` names the ranking method, whose
+        statistic the scores are (stored higher-is-better: a mean rank as its
+        negative; :meth:`intervals` shows it with its own sign).
     estimate : (S, R) scores on the whole test set
     distribution : (S, B, R) scores on every resample (units drawn with replacement, paired across runs)
     ranks : float32 (S, B, R) ranks on every resample
@@ -97,24 +100,41 @@ class BootstrapResult:
     wins: np.ndarray
     jackknife: np.ndarray
 
+    @property
+    def ranking(self) -> str:
+        """The ranking method (:mod:`robustness.ranking_methods`)."""
+        return getattr(self.schemes, "ranking", "aggregate")
+
     def to_frame(self):
         """The tidy summary: every run's score with its 95% percentile interval (see :meth:`intervals`)."""
         return self.intervals()
 
     def intervals(self, *, method: str = "percentile", confidence_level: float = 0.95):
-        """CIs of every run's score: ``strategy, metric, average, system, score, low, high, rank, method,
-        confidence_level, unit, n_resamples`` (what was resampled, and how often)."""
+        """CIs of every run's score: ``strategy, metric, average, ranking, system, score, low, high, rank,
+        statistic, method, confidence_level, unit, n_resamples`` (what was resampled, and how often).
+
+        ``score`` is the ranking method's statistic with its own sign (a mean
+        score, a mean rank where lower is better, a number of runs beaten), named
+        in ``statistic``.
+        """
         import pandas as pd
 
+        from .ranking_methods import get_ranking
+
+        kind = get_ranking(self.ranking)
         dist = np.moveaxis(self.distribution, 1, -1)  # (S, R, B)
         low, high = bootstrap_interval(self.estimate, dist, self.jackknife, method=method,
                                        confidence_level=confidence_level)
+        est = self.estimate
+        if kind.sign < 0:  # stored as its negative: flip the estimate and the interval's ends
+            est, low, high = -est, -high, -low
         frames = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):
             frames.append(pd.DataFrame({
-                "strategy": strat, "metric": metric, "average": average, "system": list(self.schemes.systems),
-                "score": self.estimate[s], "low": low[s], "high": high[s], "rank": self.final_ranks[s],
-                "method": method, "confidence_level": confidence_level, "unit": self.schemes.unit,
+                "strategy": strat, "metric": metric, "average": average, "ranking": kind.name,
+                "system": list(self.schemes.systems), "score": est[s], "low": low[s], "high": high[s],
+                "rank": self.final_ranks[s], "statistic": kind.statistic, "method": method,
+                "confidence_level": confidence_level, "unit": self.schemes.unit,
                 "n_resamples": self.distribution.shape[1],
             }))
         return pd.concat(frames, ignore_index=True)
@@ -124,16 +144,16 @@ class BootstrapResult:
         import pandas as pd
 
         s_n, b_n, r_n = self.ranks.shape
-        rows = []
+        systems = np.asarray(self.schemes.systems, dtype=object)
+        frames = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):
-            rk = np.ceil(self.ranks[s]).astype(int)  # (B, R)
-            for r, sysname in enumerate(self.schemes.systems):
-                counts = np.bincount(rk[:, r], minlength=r_n + 1)[1:]
-                nz = np.flatnonzero(counts)
-                rows.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                          "system": sysname, "rank": nz + 1, "share": counts[nz] / b_n,
-                                          "full_rank": self.final_ranks[s, r]}))
-        return pd.concat(rows, ignore_index=True)
+            rk = np.ceil(self.ranks[s]).astype(np.int64) - 1  # (B, R), 0-based
+            counts = np.bincount((np.arange(r_n) * r_n + rk).ravel(), minlength=r_n * r_n).reshape(r_n, r_n)
+            r, k = np.nonzero(counts)  # run r took rank k + 1 (row-major: runs in order, ranks ascending)
+            frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
+                                        "ranking": self.ranking, "system": systems[r], "rank": k + 1,
+                                        "share": counts[r, k] / b_n, "full_rank": self.final_ranks[s, r]}))
+        return pd.concat(frames, ignore_index=True)
 
     def stability(self, *, level: float = 0.95):
         """Kendall's tau between the full-set ranking and the resamples': median and central interval."""
@@ -143,20 +163,17 @@ class BootstrapResult:
         rows = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):
             t = self.tau[s][~np.isnan(self.tau[s])]
-            rows.append({"strategy": strat, "metric": metric, "average": average,
+            rows.append({"strategy": strat, "metric": metric, "average": average, "ranking": self.ranking,
                          "tau_median": float(np.median(t)) if t.size else np.nan,
                          "tau_low": float(np.quantile(t, lo)) if t.size else np.nan,
                          "tau_high": float(np.quantile(t, hi)) if t.size else np.nan})
         return pd.DataFrame(rows)
 
 
-def _bootstrap_batch(x, weights, final, tol, method, n_units, size, child):
+def _bootstrap_batch(schemes, final, tol, method, n_units, size, child):
     idx = child.integers(0, n_units, (size, n_units))
-    sums = _kernels.resample_sums(x, idx)
-    n_s, n_r = weights[0].shape[0], weights[0].shape[1]
-    scores = np.empty((n_s, size, n_r))
-    for b in range(size):
-        scores[:, b] = _kernels.scores_from_sums(sums[b], *weights)
+    scores = schemes.resample_scores(idx)  # (S, size, R)
+    n_s, n_r = final.shape
     ranks = _kernels.rank_rows(scores.reshape(-1, n_r), tol, method).reshape(n_s, size, n_r)
     tau = np.empty((n_s, size))
     for s in range(n_s):
@@ -178,9 +195,13 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, method: str = "avera
 
     Parameters
     ----------
-    schemes : Schemes
+    schemes : Schemes or PairedTests
         Build it with ``unit='encounter'`` (the recommended default for
-        bootstrap: an encounter's images are not independent) or 'image'.
+        bootstrap: an encounter's images are not independent) or 'image'; a
+        ranking method's statistics come from
+        :func:`robustness.ranking_methods.prepare`. The same ``rng`` draws the
+        same resamples for every method on the same units (paired: Kendall's
+        tau between methods is computed resample by resample).
     n_resamples : int
     method : {'average', 'min'}
         Tie rule for the ranks.
@@ -195,18 +216,15 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, method: str = "avera
     u = schemes.n_units
     sizes = batch_sizes(n_resamples, batch_size)
     children = batch_generators(rng, len(sizes))
-    args = [(schemes.x, schemes.weights, final, float(tol), code, u, size, child)
-            for size, child in zip(sizes, children)]
-    bar = progress_bar(progress, len(sizes), "bootstrap")
+    args = [(schemes, final, float(tol), code, u, size, child) for size, child in zip(sizes, children)]
+    bar = progress_bar(progress, len(sizes), f"bootstrap ({getattr(schemes, 'ranking', 'aggregate')})")
     results = list(run_batches(_bootstrap_batch, args, n_jobs=n_jobs, prefer="threads", progress=bar))
     scores = np.concatenate([r[0] for r in results], axis=1)
     ranks = np.concatenate([r[1] for r in results], axis=1)
     tau = np.concatenate([r[2] for r in results], axis=1)
     wins = sum(r[3] for r in results) / n_resamples
-    total = schemes.x.sum(axis=0)
-    jack = np.stack([schemes.scores(total - schemes.x[j]) for j in range(u)], axis=-1)  # (S, R, U)
     return BootstrapResult(schemes=schemes, estimate=estimate, distribution=scores, ranks=ranks,
-                           final_ranks=final, tau=tau, wins=wins, jackknife=jack)
+                           final_ranks=final, tau=tau, wins=wins, jackknife=schemes.jackknife())
 
 
 def mean_interval(values, *, n_resamples: int = 1000, confidence: float = 0.95, rng=None) -> tuple[float, float]:

@@ -7,7 +7,9 @@
   Wilcoxon signed-rank test on unit-level scores; Holm over all pairs of a
   scheme; neighbours on the leaderboard flagged in the same table.
 - :func:`strategy_agreement`: Kendall's tau between the rankings under
-  different gold strategies, with bootstrap intervals.
+  different gold strategies, with bootstrap intervals;
+  :func:`ranking_agreement` the same between ranking methods and golds, from
+  bootstraps of every method on the same resamples.
 - :func:`pairwise_tests` (image-level one-sided Wilcoxon, Holm over ordered
   pairs, as challengeR's significance maps) and :func:`adjacent_pairs` (bootstrap
   win shares of neighbours) are kept for direct use.
@@ -24,7 +26,8 @@ from .bootstrap import BootstrapResult
 from .ranking import TIE_TOL, rank
 from .schemes import Schemes
 
-__all__ = ["pairwise_comparisons", "holm", "unit_scores", "pairwise_tests", "adjacent_pairs", "strategy_agreement"]
+__all__ = ["pairwise_comparisons", "holm", "unit_scores", "pairwise_tests", "adjacent_pairs", "strategy_agreement",
+           "ranking_agreement"]
 
 
 def holm(p) -> np.ndarray:
@@ -183,7 +186,6 @@ def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float 
     import pandas as pd
 
     ranks = rank(schemes.scores(), method=method, tol=tol)
-    lo, hi = (1 - confidence) / 2, 1 - (1 - confidence) / 2
     rows = []
     for s, (strat, metric, average) in enumerate(schemes.names):
         for t, (other, metric2, average2) in enumerate(schemes.names):
@@ -192,14 +194,61 @@ def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float 
                        "tau": float(_kernels.kendall_tau_b(ranks[s], ranks[t]))}
                 if boot is not None:
                     bs, bt = boot.schemes.index(strat, metric, average), boot.schemes.index(other, metric, average)
-                    taus = np.array([_kernels.kendall_tau_b(boot.ranks[bs, b].astype(np.float64),
-                                                            boot.ranks[bt, b].astype(np.float64))
-                                     for b in range(boot.ranks.shape[1])])
-                    taus = taus[~np.isnan(taus)]
-                    row["tau_low"] = float(np.quantile(taus, lo)) if taus.size else np.nan
-                    row["tau_high"] = float(np.quantile(taus, hi)) if taus.size else np.nan
+                    row["tau_low"], row["tau_high"] = _tau_interval(boot.ranks[bs], boot.ranks[bt], confidence)
                 rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _tau_interval(ranks_a, ranks_b, confidence) -> tuple:
+    """Percentile interval of Kendall's tau-b between two rankings recomputed on the same resamples (B, R)."""
+    taus = np.array([_kernels.kendall_tau_b(ranks_a[b].astype(np.float64), ranks_b[b].astype(np.float64))
+                     for b in range(ranks_a.shape[0])])
+    taus = taus[~np.isnan(taus)]
+    if not taus.size:
+        return np.nan, np.nan
+    return float(np.quantile(taus, (1 - confidence) / 2)), float(np.quantile(taus, (1 + confidence) / 2))
+
+
+def ranking_agreement(boots, *, confidence: float = 0.95):
+    """Kendall's tau-b between the rankings of every ranking method and gold strategy, with bootstrap intervals.
+
+    Parameters
+    ----------
+    boots : list of BootstrapResult
+        One per ranking method, drawn with the same ``rng`` on the same units,
+        so that resample ``b`` is the same draw in all of them (paired).
+
+    Returns a tidy table ``metric, average, ranking, strategy, other_ranking,
+    other, tau, tau_low, tau_high`` for every pair of (method, strategy) within
+    a metric and averaging that shares the method (agreement between golds) or
+    the strategy (agreement between methods); both orders of a pair, the
+    diagonal is 1. ``tau``: between the rankings on the whole test set;
+    ``tau_low``/``tau_high``: the percentile ``confidence`` interval of tau
+    between the two rankings recomputed on every resample. tau is nan where a
+    ranking ties every run (test-based ranking with no significant difference).
+    """
+    import pandas as pd
+
+    boots = list(boots)
+    shapes = {(b.ranks.shape[1], b.schemes.units) for b in boots}
+    if len(shapes) != 1:
+        raise ValueError("ranking_agreement needs bootstraps on the same units with the same number of resamples")
+    entries = [(b, s, name) for b in boots for s, name in enumerate(b.schemes.names)]
+    done, rows = {}, []
+    for ka, (ba, sa, (strat, metric, average)) in enumerate(entries):
+        for kb, (bb, sb, (other, metric_b, average_b)) in enumerate(entries):
+            if (metric_b, average_b) != (metric, average) or (ba.ranking != bb.ranking and strat != other):
+                continue
+            key = (min(ka, kb), max(ka, kb))
+            if key not in done:
+                tau = float(_kernels.kendall_tau_b(ba.final_ranks[sa].astype(np.float64),
+                                                   bb.final_ranks[sb].astype(np.float64)))
+                done[key] = (tau, *_tau_interval(ba.ranks[sa], bb.ranks[sb], confidence))
+            tau, low, high = done[key]
+            rows.append({"metric": metric, "average": average, "ranking": ba.ranking, "strategy": strat,
+                         "other_ranking": bb.ranking, "other": other, "tau": tau, "tau_low": low, "tau_high": high})
+    return pd.DataFrame(rows, columns=["metric", "average", "ranking", "strategy", "other_ranking", "other", "tau",
+                                       "tau_low", "tau_high"])
 
 
 def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jaccard", average: str = "micro",

@@ -5,7 +5,11 @@ every order is scored (a running sum of :class:`~robustness.schemes.Schemes`
 statistics), the runs are ranked, and the L1 distance to the ranking on the
 whole test set is recorded: the MEDIQA-MAGIC 2025 overview's Figures 2 and 3,
 over many orders instead of one. All prefixes of an order cost one pass of a
-numba kernel that never holds more than one order's scores.
+numba kernel that never holds more than one order's scores. The ranking
+method travels with the statistics (:mod:`robustness.ranking_methods`): per-case
+ranks (:func:`~robustness.schemes.rank_then_aggregate`) run through the same
+running sums, paired tests (:class:`~robustness.test_based.PairedTests`) rerun
+on every recorded prefix.
 
 Randomness (SPEC 7): batch ``b`` of orders draws from child ``b`` of
 ``rng.spawn`` (:mod:`robustness.parallel`), so the results are identical for
@@ -18,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
 from .parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from .ranking import TIE_TOL, method_code, rank
 from .schemes import Schemes
@@ -32,7 +35,8 @@ class Convergence:
 
     Attributes
     ----------
-    schemes : Schemes
+    schemes : Schemes or PairedTests
+        What was ranked; its ``ranking`` names the ranking method.
     orders : int (K, U)
         The random orders of the units (the result can be recomputed from them).
     positions : int (P,)
@@ -66,8 +70,13 @@ class Convergence:
     def n_orders(self) -> int:
         return self.orders.shape[0]
 
+    @property
+    def ranking(self) -> str:
+        """The ranking method (:mod:`robustness.ranking_methods`)."""
+        return getattr(self.schemes, "ranking", "aggregate")
+
     def to_frame(self, *, orders=None):
-        """The curves of ``orders`` (default all): ``strategy, metric, average, order, n, n_images, l1``."""
+        """The curves of ``orders`` (default all): ``strategy, metric, average, ranking, order, n, n_images, l1``."""
         import pandas as pd
 
         return pd.concat(list(self.iter_frames(orders=orders)), ignore_index=True)
@@ -83,6 +92,7 @@ class Convergence:
                 "strategy": np.full(k_n * p_n, strat, dtype=object),
                 "metric": np.full(k_n * p_n, metric, dtype=object),
                 "average": np.full(k_n * p_n, average, dtype=object),
+                "ranking": np.full(k_n * p_n, self.ranking, dtype=object),
                 "order": np.repeat(orders, p_n),
                 "n": np.tile(self.positions, k_n),
                 "n_images": self.n_images[orders].reshape(-1),
@@ -108,7 +118,7 @@ class Convergence:
         for s, (strat, metric, average) in enumerate(self.schemes.names):  # one scheme at a time: bounded memory
             q = np.quantile(self.l1[s], [lo, 0.5, hi], axis=0)  # (3, P)
             frames.append(pd.DataFrame({
-                "strategy": strat, "metric": metric, "average": average, "n": self.positions,
+                "strategy": strat, "metric": metric, "average": average, "ranking": self.ranking, "n": self.positions,
                 "n_images": n_images, "mean": self.l1[s].mean(axis=0, dtype=np.float64), "low": q[0],
                 "median": q[1], "high": q[2],
             }))
@@ -157,7 +167,7 @@ class Convergence:
             se = float(auc[s].std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
             point = int(np.quantile(pts, coverage, method="higher"))
             rows.append({
-                "strategy": strat, "metric": metric, "average": average,
+                "strategy": strat, "metric": metric, "average": average, "ranking": self.ranking,
                 "convergence_n": point, "convergence_n_low": int(low), "convergence_n_high": int(high),
                 "reached": bool(point < self.positions[-1]),
                 "median_n": float(np.median(pts)),
@@ -176,7 +186,7 @@ class Convergence:
         error over orders and ``auc_diff_low``/``_high`` the normal
         ``confidence`` interval. Negative: ``strategy_a`` converges faster.
 
-        Returns a tidy table ``metric, average, strategy_a, strategy_b, auc_diff, auc_diff_se,
+        Returns a tidy table ``metric, average, ranking, strategy_a, strategy_b, auc_diff, auc_diff_se,
         auc_diff_low, auc_diff_high`` (every ordered pair).
         """
         import pandas as pd
@@ -194,10 +204,11 @@ class Convergence:
                 d = auc[a] - auc[b]
                 mean = float(d.mean())
                 se = float(d.std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
-                rows.append({"metric": metric, "average": average, "strategy_a": sa, "strategy_b": sb,
+                rows.append({"metric": metric, "average": average, "ranking": self.ranking,
+                             "strategy_a": sa, "strategy_b": sb,
                              "auc_diff": mean, "auc_diff_se": se, "auc_diff_low": mean - z * se,
                              "auc_diff_high": mean + z * se})
-        return pd.DataFrame(rows, columns=["metric", "average", "strategy_a", "strategy_b", "auc_diff",
+        return pd.DataFrame(rows, columns=["metric", "average", "ranking", "strategy_a", "strategy_b", "auc_diff",
                                            "auc_diff_se", "auc_diff_low", "auc_diff_high"])
 
 
@@ -249,9 +260,9 @@ def fastest(comparison, *, metric: str, average: str, confidence: float = 0.95) 
     return {"fastest": best if len(tied) == 1 else None, "tied": tied, "level": level}
 
 
-def _convergence_batch(x, weights, n_units, positions, final, tol, method, size, child):
+def _convergence_batch(schemes, n_units, positions, final, tol, method, size, child):
     orders = np.stack([child.permutation(n_units) for _ in range(size)]).astype(np.int64)
-    return orders, _kernels.l1_curves(x, *weights, orders, positions, final, tol, method)
+    return orders, schemes.l1_curves(orders, positions, final, tol, method)
 
 
 def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, positions=None,
@@ -267,7 +278,11 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
 
     Parameters
     ----------
-    schemes : Schemes
+    schemes : Schemes or PairedTests
+        What to rank: per-unit statistics (aggregate-then-rank, or per-case
+        ranks for rank-then-aggregate) or paired tests (test-based), as
+        :func:`robustness.ranking_methods.prepare` builds them. The same
+        ``rng`` draws the same orders for all of them on the same units.
     n_orders : int
     step : int
         Record every ``step``-th prefix (the last one always).
@@ -305,9 +320,8 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
     final = rank(schemes.scores(), method=method, tol=tol)
     sizes = batch_sizes(n_orders, batch_size)
     children = batch_generators(rng, len(sizes))
-    args = [(schemes.x, schemes.weights, u, positions, final, float(tol), code, size, child)
-            for size, child in zip(sizes, children)]
-    bar = progress_bar(progress, len(sizes), "rank convergence")
+    args = [(schemes, u, positions, final, float(tol), code, size, child) for size, child in zip(sizes, children)]
+    bar = progress_bar(progress, len(sizes), f"rank convergence ({getattr(schemes, 'ranking', 'aggregate')})")
     orders = np.empty((n_orders, u), dtype=np.int64)
     l1 = np.empty((len(schemes.names), n_orders, positions.size), dtype=np.float32)
     start = 0

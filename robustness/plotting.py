@@ -18,7 +18,8 @@ import numpy as np
 from .gold import get_strategy
 
 __all__ = ["style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
-           "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size"]
+           "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size",
+           "ranking_agreement_heatmap"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -129,11 +130,11 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
 
 
 def convergence_figure(summary, *, average: str, example=None, official: str | None = None,
-                       band_label: str = "90% of orders"):
+                       band_label: str = "90% of orders", title: str | None = None):
     """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro).
 
     Thick lines: mean over orders; thin: one single order (as the paper showed);
-    band: ``band_label`` for the ``official`` strategy only.
+    band: ``band_label`` for the ``official`` strategy only; ``title`` above both.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -151,6 +152,8 @@ def convergence_figure(summary, *, average: str, example=None, official: str | N
         extra_labels.append(f"{band_label} ({strategy_style(official)['label']})")
     fig.legend(handles + extra, labels + extra_labels, loc="outside right center", title="gold strategy",
                title_fontsize=6.5)
+    if title:
+        fig.suptitle(title, fontsize=7)
     return fig
 
 
@@ -332,64 +335,48 @@ def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: 
     return ax
 
 
-def design_tau(summary, *, average: str, measure: str = "tau_population", highlight: str | None = None, ax=None):
-    """Design study: a ranking measure (mean over replicates) against the test-set size, one line per strategy;
-    the 95% band over replicates for ``highlight``."""
-    ax = _ax(ax)
-    d = summary[(summary.average == average)]
-    for name in dict.fromkeys(d.strategy):
-        g = d[d.strategy == name].sort_values("encounters")
-        st = strategy_style(name)
-        label = st.pop("label")
-        ax.plot(g.encounters, g[measure], marker="o", markersize=2.5, label=label, **st)
-        if name == highlight:
-            ax.fill_between(g.encounters, g[f"{measure}_low"], g[f"{measure}_high"], color=st["color"], alpha=0.18,
-                            linewidth=0, label=f"95% interval over replicates ({label})")
-    ax.set_xscale("log", base=2)
-    from matplotlib.ticker import ScalarFormatter
+def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str | None = None, rows: str = "strategy",
+                              ax=None):
+    """Kendall's tau between the rankings of two ranking methods (columns) under each gold strategy (rows).
 
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.set_xlabel("test encounters (log scale)")
-    ax.set_title(average)
-    return ax
+    ``agreement`` is the ``kendall_tau.csv`` table (``metric, average, ranking,
+    strategy, other_ranking, other, tau, tau_low, tau_high``); each cell shows
+    tau on the whole test set and its 95% bootstrap interval; a grey cell is
+    undefined (a ranking that ties every run). ``rows="metric"`` puts the
+    metrics in the rows instead (one strategy, several metrics, as in QA).
+    """
+    ax = _ax(ax, figsize=(3.6, 3.0))
+    d = agreement[(agreement.average == average) & (agreement.strategy == agreement.other)
+                  & (agreement.ranking != agreement.other_ranking)]
+    if metric is not None:
+        d = d[d.metric == metric]
+    methods = list(dict.fromkeys(list(agreement.ranking) + list(agreement.other_ranking)))
+    pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1:]
+             if ((d.ranking == a) & (d.other_ranking == b)).any()]
+    names = list(dict.fromkeys(d[rows]))
+    m = np.full((len(names), len(pairs)), np.nan)
+    text = np.full(m.shape, "n/a", dtype=object)
+    for row in d.itertuples():
+        if (row.ranking, row.other_ranking) in pairs:
+            i, j = names.index(getattr(row, rows)), pairs.index((row.ranking, row.other_ranking))
+            m[i, j] = row.tau
+            if row.tau == row.tau:
+                text[i, j] = f"{row.tau:.2f}\n[{row.tau_low:.2f}, {row.tau_high:.2f}]"
+    import matplotlib as mpl
 
-
-def design_by_agreement(summary, *, average: str, measure: str = "l1_population", ax=None):
-    """Design study: a measure at one test-set size (mean and 95% interval over replicates) against the
-    annotators' agreement, one line per strategy."""
-    ax = _ax(ax)
-    d = summary[summary.average == average]
-    for k, name in enumerate(dict.fromkeys(d.strategy)):
-        g = d[d.strategy == name].sort_values("agreement")
-        st = strategy_style(name)
-        label = st.pop("label")
-        x = g.agreement + (k - 4) * 0.004  # a small dodge keeps the intervals apart
-        ax.errorbar(x, g[measure], yerr=[g[measure] - g[f"{measure}_low"], g[f"{measure}_high"] - g[measure]],
-                    marker="o", markersize=2.5, capsize=0, elinewidth=0.6, label=label, **st)
-    ax.set_title(average)
-    return ax
-
-
-def design_size(sizes, *, average: str, largest: int, ax=None):
-    """Design study: encounters needed for a target (``design_size`` table: strategy, agreement, needed) against
-    the annotators' agreement; a target not reached on the grid is drawn above ``largest`` with an arrow."""
-    ax = _ax(ax)
-    d = sizes[sizes.average == average]
-    for name in dict.fromkeys(d.strategy):
-        g = d[d.strategy == name].sort_values("agreement")
-        st = strategy_style(name)
-        label = st.pop("label")
-        y = g.needed.to_numpy(dtype=float)
-        reached = ~np.isnan(y)
-        ax.plot(g.agreement[reached], y[reached], marker="o", markersize=2.5, label=label, **st)
-        if (~reached).any():
-            ax.scatter(g.agreement[~reached], np.full((~reached).sum(), largest * 1.25), marker="^", s=12,
-                       color=st["color"])
-    ax.axhline(largest, color="black", linewidth=0.5, linestyle=":")
-    ax.set_yscale("log", base=2)
-    from matplotlib.ticker import ScalarFormatter
-
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.set_xlabel("annotator agreement (1 = annotators equal the truth)")
-    ax.set_title(average)
+    cmap = mpl.colormaps["viridis"].with_extremes(bad="#d9d9d9")
+    low = np.nanmin(m) if np.isfinite(m).any() else 0.0
+    vmin = max(-1.0, np.floor(low * 20) / 20 - 0.05)  # spread the colours over the values present
+    im = ax.imshow(np.ma.masked_invalid(m), vmin=vmin, vmax=1.0, cmap=cmap, aspect="auto")
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            light = m[i, j] != m[i, j] or m[i, j] > vmin + 0.6 * (1.0 - vmin)
+            ax.text(j, i, text[i, j], ha="center", va="center", fontsize=4.8, color="black" if light else "white")
+    short = {"rank-then-aggregate": "rank-then-\naggregate"}
+    ax.set_xticks(range(len(pairs)), [f"{short.get(a, a)}\nvs\n{short.get(b, b)}" for a, b in pairs], fontsize=5.5)
+    label = (lambda n: strategy_style(n)["label"].replace(" over annotators", "")) if rows == "strategy" else str
+    ax.set_yticks(range(len(names)), [label(n) for n in names])
+    ax.grid(False)
+    ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
+    ax.set_title(f"{metric.capitalize() + ', ' if metric else ''}{average}")
     return ax

@@ -7,11 +7,13 @@ divide by the number of images. :class:`Schemes` holds those per-unit additive
 statistics for every scoring scheme (gold strategy x metric x averaging), so
 that a prefix of a random order is a running sum (:mod:`robustness.convergence`)
 and a bootstrap resample is a sum over drawn units (:mod:`robustness.bootstrap`).
+:func:`rank_then_aggregate` turns the per-case scores of macro schemes into
+per-case ranks, which add up the same way (:mod:`robustness.ranking_methods`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,7 +22,8 @@ from .errors import InputError
 from .gold import annotator_strategies
 from .metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
 
-__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames", "MEAN_WEIGHTS"]
+__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames",
+           "rank_then_aggregate", "MEAN_WEIGHTS"]
 
 #: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
 MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
@@ -57,6 +60,11 @@ class Schemes:
     per_case : float64 (S, R, N) or None
         Per-image scores of macro schemes (nan rows for micro schemes), for
         paired tests.
+    codes : int array (N,) or None
+        The unit of every case (image) of ``per_case``.
+    ranking : str
+        The ranking method these statistics serve (:mod:`robustness.ranking_methods`):
+        ``aggregate``, or ``rank-then-aggregate`` for per-case ranks.
     """
 
     names: list
@@ -71,6 +79,8 @@ class Schemes:
     empty: EmptyPolicy = empty_policy("one")
     per_case: np.ndarray | None = None
     unit: str = "image"
+    codes: np.ndarray | None = None
+    ranking: str = "aggregate"
 
     @property
     def n_units(self) -> int:
@@ -98,6 +108,32 @@ class Schemes:
         import pandas as pd
 
         return pd.DataFrame(self.names, columns=["strategy", "metric", "average"])
+
+    def select(self, indices) -> "Schemes":
+        """The schemes ``indices`` only (the statistics ``x`` are shared)."""
+        idx = list(indices)
+        return replace(self, names=[self.names[k] for k in idx], cols=self.cols[idx], numerator=self.numerator[idx],
+                       denominator=self.denominator[idx], empty_values=self.empty_values[idx],
+                       per_case=None if self.per_case is None else self.per_case[idx])
+
+    # -- what the resampling engines call (robustness.test_based.PairedTests answers the same calls) --
+
+    def l1_curves(self, orders, positions, final_ranks, tol, method):
+        """L1 rank change to ``final_ranks`` after every prefix of every order (one running sum per order)."""
+        return _kernels.l1_curves(self.x, *self.weights, orders, positions, final_ranks, tol, method)
+
+    def resample_scores(self, idx) -> np.ndarray:
+        """Scores (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
+        sums = _kernels.resample_sums(self.x, idx)
+        out = np.empty((len(self.names), idx.shape[0], len(self.systems)))
+        for b in range(idx.shape[0]):
+            out[:, b] = _kernels.scores_from_sums(sums[b], *self.weights)
+        return out
+
+    def jackknife(self) -> np.ndarray:
+        """Leave-one-unit-out scores (S, R, U)."""
+        total = self.x.sum(axis=0)
+        return np.stack([self.scores(total - self.x[j]) for j in range(self.n_units)], axis=-1)
 
 
 class _Builder:
@@ -146,14 +182,14 @@ class _Builder:
             rows.append([self.add(gs[:, r]), c, c])
         self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values)
 
-    def build(self, systems, units, empty, unit):
+    def build(self, systems, units, empty, unit, ranking="aggregate"):
         return Schemes(
             names=self.names, systems=tuple(systems), units=tuple(units),
             unit_images=np.bincount(self.codes, minlength=self.n_units),
             x=np.ascontiguousarray(np.stack(self.columns, axis=1)),
             cols=np.array(self.cols, dtype=np.int64), numerator=np.array(self.num, dtype=np.float64),
             denominator=np.array(self.den, dtype=np.float64), empty_values=np.array(self.empty, dtype=np.float64),
-            empty=empty, per_case=np.stack(self.per_case), unit=unit,
+            empty=empty, per_case=np.stack(self.per_case), unit=unit, codes=self.codes, ranking=ranking,
         )
 
 
@@ -289,3 +325,43 @@ def schemes_from_table(table, *, case: str = "case", algorithm: str = "algorithm
         name = (str(label.get("strategy", "table")), str(label.get("metric", value)), "macro")
         b.macro(name, wide.to_numpy(dtype=np.float64), policy)
     return b.build(systems, units, policy, unit_name or unit or "case")
+
+
+def rank_then_aggregate(schemes: Schemes) -> Schemes:
+    """The macro schemes of ``schemes`` with per-case ranks in place of per-case scores.
+
+    On every case (image, or the case of a per-case table) the runs are ranked
+    by their score (1 = best; scores within 1e-12 tie and get the average rank,
+    :func:`robustness.ranking.rank`); a run without a score on a case (nan) is
+    left out of that case's ranking and its rank there is nan, which the
+    empty-pair policy then treats as it treats a nan score (left out of the
+    mean, or propagated under ``official``). Each per-case value is **minus**
+    the rank, so that the scheme's mean is minus the mean rank and every engine
+    ranks it "higher is better": ranking these schemes is ranking the runs by
+    mean rank, lower first. Ranks add up, so prefixes and resamples stay
+    running sums. Micro schemes have no per-case scores and are dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"case": ["c1", "c1", "c2", "c2"], "algorithm": ["a", "b", "a", "b"],
+    ...                   "value": [0.9, 0.1, 0.4, 0.5]})
+    >>> (-rank_then_aggregate(schemes_from_table(t)).scores()).tolist()  # mean ranks of a and b
+    [[1.5, 1.5]]
+    """
+    from .ranking import rank
+
+    macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
+    if not macro:
+        raise ValueError("rank-then-aggregate ranks per-case scores: it exists for macro schemes only")
+    codes = schemes.codes
+    if codes is None:
+        codes = np.arange(schemes.n_units) if schemes.per_case.shape[2] == schemes.n_units else None
+    if codes is None:
+        raise ValueError("these schemes do not say which unit each case belongs to (Schemes.codes)")
+    b = _Builder(codes, schemes.n_units)
+    for s in macro:
+        v = schemes.per_case[s]  # (R, N)
+        ranks = rank(v.T).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
+        b.macro(schemes.names[s], np.where(np.isnan(v), np.nan, -ranks), schemes.empty)
+    return b.build(schemes.systems, schemes.units, schemes.empty, schemes.unit, ranking="rank-then-aggregate")

@@ -143,6 +143,63 @@ def twin_l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol
     return out
 
 
+# -- test-based ranking kernels ------------------------------------------------------------------
+
+
+def twin_signed_rank_z(w, order, positive, new_group, length):
+    """Rebuild each pair's differences from the sorted units (``|d|`` = its tie group's number, with its sign),
+    repeat every unit by its weight, and ask ``scipy.stats.wilcoxon`` (asymptotic, one-sided) for z."""
+    from scipy.stats import wilcoxon
+
+    n_s, n_p = length.shape
+    out = np.zeros((n_s, n_p))
+    for s in range(n_s):
+        for p in range(n_p):
+            k = length[s, p]
+            magnitude = np.cumsum(new_group[s, p, :k]).astype(float)
+            d = np.repeat(np.where(positive[s, p, :k] > 0, magnitude, -magnitude), w[order[s, p, :k]].astype(int))
+            if d.size:
+                out[s, p] = wilcoxon(d, alternative="greater", method="asymptotic").zstatistic
+    return out
+
+
+def twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm):
+    """Both one-sided p-values of every pair from z, Holm over all of them (robustness.comparisons.holm), and
+    per run the number of adjusted p-values below alpha it wins."""
+    from scipy.stats import norm
+
+    from robustness.comparisons import holm as holm_adjust
+
+    z = twin_signed_rank_z(w, order, positive, new_group, length)
+    out = np.zeros((length.shape[0], n_runs))
+    for s in range(length.shape[0]):
+        p = np.concatenate([norm.sf(z[s]), norm.sf(-z[s])])
+        winner = np.concatenate([pair_i, pair_j])
+        adjusted = holm_adjust(p) if holm else p
+        for k in np.flatnonzero(adjusted < alpha):
+            out[s, winner[k]] += 1
+    return out
+
+
+def twin_beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, orders,
+                          positions, final_ranks, tol, method):
+    """For every order and recorded prefix: weights 1 on the prefix's units, runs beaten, ranks, L1."""
+    out = np.empty((length.shape[0], orders.shape[0], positions.size), dtype=np.float32)
+    for k, o in enumerate(orders):
+        for p, n in enumerate(positions):
+            w = np.zeros(orders.shape[1])
+            w[o[:n]] = 1.0
+            wins = twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm)
+            out[:, k, p] = np.abs(twin_rank_rows(wins, tol, method) - final_ranks).sum(axis=1)
+    return out
+
+
+def twin_beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, idx):
+    """Runs beaten on every resample: a unit drawn c times weighs c."""
+    return np.stack([twin_runs_beaten(np.bincount(i, minlength=order.shape[2]).astype(float), order, positive,
+                                      new_group, length, pair_i, pair_j, n_runs, alpha, holm) for i in idx], axis=1)
+
+
 # -- hand-made cases, run jitted and with NUMBA_DISABLE_JIT=1 --------------------------------------
 
 
@@ -228,6 +285,37 @@ def tiny_cases() -> int:
     curves = _kernels.l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
     twin = twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
     assert curves.tolist() == twin.tolist() and (curves[:, :, -1] == 0).all()
+    checked += 1
+
+    # test-based: 3 runs on 4 units, pairs (0, 1), (0, 2), (1, 2), their units sorted by |d| by hand
+    # d01 = [1, 1, 1, 1]: one tie group, all positive: T+ = 10, n = 4, z = (10 - 5) / sqrt((180 - 60 / 2) / 24) = 2
+    # d02 = [2, -1, 3, 0]: unit 3 dropped (zero); |d| order 1, 0, 2; T+ = 2 + 3 = 5, z = (5 - 3) / sqrt(84 / 24)
+    # d12 = [1, -2, 2, -1]: groups {0, 3} (midrank 1.5) and {1, 2} (midrank 3.5), one positive in each: T+ = 5 = mean
+    order = np.array([[[0, 1, 2, 3], [1, 0, 2, 0], [0, 3, 1, 2]]], dtype=np.int32)
+    positive = np.array([[[1, 1, 1, 1], [0, 1, 1, 0], [1, 0, 0, 1]]], dtype=np.float64)
+    new_group = np.array([[[1, 0, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]]], dtype=np.bool_)
+    length = np.array([[4, 3, 4]], dtype=np.int64)
+    pair_i, pair_j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    ones = np.ones(4)
+    z = _kernels.signed_rank_z(ones, order, positive, new_group, length)
+    assert z[0, 0] == 2.0 and abs(z[0, 1] - 2 / np.sqrt(3.5)) < 1e-15 and z[0, 2] == 0.0
+    assert np.allclose(z, twin_signed_rank_z(ones, order, positive, new_group, length), rtol=1e-13, atol=1e-14)
+    checked += 1
+    tests = (order, positive, new_group, length, pair_i, pair_j, 3, 0.05)
+    # p(run 0 > run 1) = Phi(-2) = 0.023: below 5% unadjusted, above Holm's first threshold 0.05 / 6
+    assert _kernels.runs_beaten(ones, *tests, False).tolist() == [[1.0, 0.0, 0.0]]
+    assert _kernels.runs_beaten(ones, *tests, True).tolist() == [[0.0, 0.0, 0.0]]
+    assert _kernels.runs_beaten(ones, *tests, True).tolist() == twin_runs_beaten(ones, *tests, True).tolist()
+    checked += 1
+    orders = np.array([[0, 1, 2, 3], [3, 2, 1, 0]])
+    final = np.array([[1.0, 2.5, 2.5]])
+    got = _kernels.beaten_l1_curves(*tests, False, orders, np.array([2, 4]), final, 1e-12, 0)
+    assert got.tolist() == twin_beaten_l1_curves(*tests, False, orders, np.array([2, 4]), final, 1e-12, 0).tolist()
+    assert got[0, :, -1].tolist() == [0.0, 0.0]
+    checked += 1
+    idx = np.array([[0, 0, 2, 3], [1, 1, 1, 1]])
+    got = _kernels.beaten_resamples(*tests, False, idx)
+    assert got.tolist() == twin_beaten_resamples(*tests, False, idx).tolist()
     checked += 1
     return checked
 

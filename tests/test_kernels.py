@@ -14,8 +14,9 @@ from hypothesis.extra.numpy import arrays
 from robustness import _kernels
 from tests.conftest import REPO
 from tests.naive import (
-    tiny_cases, twin_binarize, twin_blob_fields, twin_count_run, twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows,
-    twin_resample_sums, twin_scores_from_sums, twin_upsample,
+    tiny_cases, twin_beaten_l1_curves, twin_beaten_resamples, twin_binarize, twin_blob_fields, twin_count_run,
+    twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows, twin_resample_sums, twin_runs_beaten,
+    twin_scores_from_sums, twin_signed_rank_z, twin_upsample,
 )
 
 
@@ -169,8 +170,48 @@ def test_blob_fields_match_twin(n, ny, nx, data):
                                rtol=1e-9, atol=1e-9)
 
 
+# -- test-based ranking kernels ---------------------------------------------------------------------
+
+def paired_inputs(data):
+    """Random sorted-unit arrays of the test-based kernels: S schemes, R runs, U units, with ties and drops."""
+    n_s, n_r, n_u = data.draw(st.integers(1, 2)), data.draw(st.integers(1, 5)), data.draw(st.integers(1, 9))
+    pair_i, pair_j = np.triu_indices(n_r, k=1)
+    n_p = pair_i.size
+    seed = data.draw(st.integers(0, 2**16))
+    g = np.random.default_rng(seed)
+    order = np.stack([[g.permutation(n_u) for _ in range(n_p)] for _ in range(n_s)]).reshape(n_s, n_p, n_u)
+    length = g.integers(0, n_u + 1, (n_s, n_p))
+    positive = (g.random((n_s, n_p, n_u)) < 0.6).astype(np.float64)
+    new_group = g.random((n_s, n_p, n_u)) < 0.6
+    new_group[..., 0] = True
+    return (order.astype(np.int32), positive, new_group, length.astype(np.int64), pair_i.astype(np.int64),
+            pair_j.astype(np.int64), n_r), n_u, g
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_signed_rank_kernels_match_twins(data):
+    (order, positive, new_group, length, pair_i, pair_j, n_r), n_u, g = paired_inputs(data)
+    w = g.integers(0, 4, n_u).astype(float)
+    # the same arithmetic as scipy (exact midranks, tie correction): the same z to the last bit
+    np.testing.assert_array_equal(_kernels.signed_rank_z(w, order, positive, new_group, length),
+                                  twin_signed_rank_z(w, order, positive, new_group, length))
+    alpha = data.draw(st.sampled_from([0.05, 0.3]))
+    holm = data.draw(st.booleans())
+    tests = (order, positive, new_group, length, pair_i, pair_j, n_r, alpha, holm)
+    np.testing.assert_array_equal(_kernels.runs_beaten(w, *tests), twin_runs_beaten(w, *tests))
+    orders = np.stack([g.permutation(n_u) for _ in range(2)]).astype(np.int64)
+    positions = np.unique(g.integers(1, n_u + 1, 3))
+    method = data.draw(st.sampled_from([0, 1]))
+    final = twin_rank_rows(twin_runs_beaten(np.ones(n_u), *tests), 1e-12, method)
+    np.testing.assert_array_equal(_kernels.beaten_l1_curves(*tests, orders, positions, final, 1e-12, method),
+                                  twin_beaten_l1_curves(*tests, orders, positions, final, 1e-12, method))
+    idx = g.integers(0, n_u, (3, n_u))
+    np.testing.assert_array_equal(_kernels.beaten_resamples(*tests, idx), twin_beaten_resamples(*tests, idx))
+
+
 def test_tiny_cases_jitted():
-    assert tiny_cases() == 12
+    assert tiny_cases() == 16
 
 
 def test_tiny_cases_pure_python():
@@ -178,4 +219,4 @@ def test_tiny_cases_pure_python():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-m", "tests.naive"], cwd=REPO, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "12 kernels agree with their twins (jit disabled)" in out.stdout
+    assert "16 kernels agree with their twins (jit disabled)" in out.stdout

@@ -50,14 +50,16 @@ def test_tables_match_library(tiny):
     sc = schemes_from_counts(counts, unit="image")
     conv = rank_convergence(sc, n_orders=8, rng=np.random.default_rng([3, 1]))
     curves = pd.read_parquet(out / "curves.parquet")
-    assert list(curves.columns[:6]) == ["strategy", "metric", "average", "order", "n", "n_images"]
+    assert list(curves.columns[:7]) == ["strategy", "metric", "average", "ranking", "order", "n", "n_images"]
+    assert set(curves.ranking) == {"aggregate"}  # the default: today's curves, one more column
     pd.testing.assert_frame_equal(curves, conv.to_frame())
     assert set(curves.strategy) == {"rand1", "rand2", "rand3", "majority", "intersection", "union", "staple",
                                     "mean", "max"}
     assert set(curves.metric) == {"jaccard", "dice"} and set(curves.average) == {"micro", "macro"}
     orders = pd.read_csv(out / "orders.csv")
-    assert list(orders.columns) == ["order", "position", "unit"]
-    pd.testing.assert_frame_equal(orders, conv.orders_frame().astype({"unit": object}), check_dtype=False)
+    assert list(orders.columns) == ["order", "position", "unit", "ranking"] and set(orders.ranking) == {"aggregate"}
+    pd.testing.assert_frame_equal(orders.drop(columns="ranking"), conv.orders_frame().astype({"unit": object}),
+                                  check_dtype=False)
 
     boot = bootstrap(schemes_from_counts(counts, unit="encounter"), n_resamples=30, rng=np.random.default_rng([3, 2]))
     ci = pd.read_csv(out / "bootstrap_ci.csv")

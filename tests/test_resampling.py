@@ -102,7 +102,7 @@ def test_positions_step_and_tables(small_counts):
     conv = rank_convergence(sc, n_orders=3, step=4, rng=0)
     assert conv.positions.tolist() == [4, 8, 12, 15]
     df = conv.to_frame()
-    assert list(df.columns) == ["strategy", "metric", "average", "order", "n", "n_images", "l1"]
+    assert list(df.columns) == ["strategy", "metric", "average", "ranking", "order", "n", "n_images", "l1"]
     assert len(df) == len(sc.names) * 3 * 4
     row = df[(df.strategy == "union") & (df.metric == "dice") & (df.average == "macro") & (df.order == 2) & (df.n == 8)]
     assert row.l1.item() == conv.l1[sc.index("union", "dice", "macro"), 2, 1]

@@ -53,6 +53,18 @@ def _ranks_from_sorted(scores, perm, ranks, tol, method):
 
 
 @njit(cache=True, nogil=True)
+def _l1_to(scores, perm, ranks, final, tol, method):
+    """Rank ``scores`` (re-sorting ``perm``, nearly sorted from the previous prefix) into ``ranks``; return
+    ``sum |ranks - final|``."""
+    _insertion_sort_desc(scores, perm)
+    _ranks_from_sorted(scores, perm, ranks, tol, method)
+    d = 0.0
+    for r in range(ranks.size):
+        d += abs(ranks[r] - final[r])
+    return d
+
+
+@njit(cache=True, nogil=True)
 def rank_rows(scores, tol, method):
     """Ranks of every row of a 2-D score array (see the module notes for the rules)."""
     m, n = scores.shape
@@ -168,12 +180,7 @@ def l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, met
                     for r in range(n_r):
                         if work[r] != work[r]:
                             work[r] = -np.inf
-                    _insertion_sort_desc(work, perm[s])
-                    _ranks_from_sorted(work, perm[s], ranks, tol, method)
-                    d = 0.0
-                    for r in range(n_r):
-                        d += abs(ranks[r] - final_ranks[s, r])
-                    out[s, k, p] = d
+                    out[s, k, p] = _l1_to(work, perm[s], ranks, final_ranks[s], tol, method)
                 p += 1
     return out
 

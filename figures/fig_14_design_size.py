@@ -12,8 +12,8 @@ def make(results_dir, out_path):
     import pandas as pd
 
     from figures import save
-    from figures.fig_12_design_tau import base_rows
-    from robustness import plotting
+    from figures.fig_13_design_tau import base_rows
+    from robustness import design_plots, plotting
     from robustness.design import needed_by_agreement
 
     summary = pd.read_csv(Path(results_dir) / "design_summary.csv")
@@ -26,9 +26,9 @@ def make(results_dir, out_path):
     with plotting.style():
         fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.0), sharex=True, layout="constrained")
         for col, average in enumerate(("micro", "macro")):
-            plotting.design_by_agreement(at_size, average=average, ax=axes[0, col])
+            design_plots.design_by_agreement(at_size, average=average, ax=axes[0, col])
             axes[0, col].axhline(target, color="black", linewidth=0.5, linestyle=":")
-            plotting.design_size(sizes, average=average, largest=largest, ax=axes[1, col])
+            design_plots.design_size(sizes, average=average, largest=largest, ax=axes[1, col])
             axes[1, col].set_title("")
         axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} encounters (95% CI)")
         axes[1, 0].set_ylabel(f"test encounters for L1 <= {target:g}\n(mean over replicates)")

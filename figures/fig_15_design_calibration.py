@@ -12,7 +12,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
     import pandas as pd
 
     from figures import save
-    from figures.fig_12_design_tau import base_rows
+    from figures.fig_13_design_tau import base_rows
     from robustness import plotting
 
     design, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design.csv"))

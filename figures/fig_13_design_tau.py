@@ -25,7 +25,7 @@ def make(results_dir, out_path):
     import pandas as pd
 
     from figures import save
-    from robustness import plotting
+    from robustness import design_plots, plotting
 
     summary, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
     with plotting.style():
@@ -33,7 +33,7 @@ def make(results_dir, out_path):
         for col, average in enumerate(("micro", "macro")):
             for row, (measure, label) in enumerate((("tau_population", "Kendall's tau to the population ranking"),
                                                     ("l1_population", "L1 to the population ranking"))):
-                plotting.design_tau(summary, average=average, measure=measure, highlight="majority",
+                design_plots.design_tau(summary, average=average, measure=measure, highlight="majority",
                                     ax=axes[row, col])
                 axes[row, col].set_ylabel(label if col == 0 else "")
             axes[1, col].axhline(base["runs"], color="black", linewidth=0.6, linestyle=":")
