@@ -170,3 +170,10 @@ def table_rank_convergence(schemes, ci, points, args):
                   + ", ".join(f"L1 <= {r.tolerance:g} at n = {r.convergence_n}" for r in p.itertuples())
                   + f"; area under the mean L1 curve {p.auc.iloc[0]:.2f}.", ""]
     return "\n".join(lines)
+
+
+def warnings_section(warnings) -> str:
+    """The "## Warnings" section of a summary.md: every note about the input (empty string when there is none)."""
+    if not warnings:
+        return ""
+    return "\n".join(["## Warnings", "", *(f"- {w}" for w in warnings), ""]) + "\n"

@@ -8,18 +8,23 @@ import time
 
 
 def add_study_options(p, *, out: str, unit: str = "units") -> None:
-    """The resampling and execution options every study shares."""
+    """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
+    from experiments._cli import integer, number, output_folder, scheduler_address
+
     g = p.add_argument_group("study")
-    g.add_argument("--orders", type=int, default=200, help=f"random orders of {unit} (default 200)")
-    g.add_argument("--step", type=int, default=1, help="record every step-th prefix (default 1: all)")
-    g.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    g.add_argument("--tolerance", type=float, default=0.0, help="L1 at or below this counts as converged (default 0)")
-    g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
+    g.add_argument("--orders", type=integer(1), default=200, metavar="N", help=f"random orders of {unit} (default 200)")
+    g.add_argument("--step", type=integer(1), default=1, metavar="N",
+                   help="record every step-th prefix (default 1: all)")
+    g.add_argument("--bootstrap", type=integer(1), default=1000, metavar="B", help="bootstrap resamples (default 1000)")
+    g.add_argument("--tolerance", type=number(0), default=0.0, metavar="L1",
+                   help="L1 at or below this counts as converged (default 0)")
+    g.add_argument("--seed", type=integer(0), default=0, metavar="N", help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
-    g.add_argument("--out", default=out, metavar="DIR", help=f"output folder (default {out})")
+    g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
-    g.add_argument("--n-jobs", type=int, default=1, help="parallel workers (default 1)")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster ('local' starts one)")
+    g.add_argument("--n-jobs", type=integer(1), default=1, metavar="N", help="parallel workers (default 1)")
+    g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
+                   help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
 
@@ -82,13 +87,13 @@ def write_bootstrap(out, boot, tests):
 
 def finish(out, args, *, study: str, argv, started: float, meta: dict) -> None:
     """Draw the study's figures from the results folder (one call), then write ``meta.json``: the folder is complete."""
-    if not args.no_figures:
+    if not getattr(args, "no_figures", True):  # the scoring commands draw none
         import matplotlib
 
         matplotlib.use("Agg")
         from figures import make_all
 
-        out.written.extend(str(p.relative_to(out.path)) for p in make_all(out.path, study=study))
+        out.written.extend(str(p.relative_to(out.staging)) for p in make_all(out.staging, study=study))
     command = f"python -m experiments.{study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": args.seed, **meta,
+    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None), **meta,
                 "wall_time_s": round(time.time() - started, 2)})

@@ -17,8 +17,8 @@ from experiments import _cli, _qa, _report, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.qa_rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.qa_rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=False)
     _study.add_study_options(p, out="results/qa_rank_convergence", unit="encounters")
     return p
@@ -51,11 +51,12 @@ def main(argv=None) -> int:
     points = _study.write_convergence(out, conv, tolerance=args.tolerance, lenient=float(len(runs)))
     ci = _study.write_bootstrap(out, boot, tests)
     report = _report.qa_rank_convergence(source, gold, runs, board, ci, points, boot, counts, args)
-    out.write_text("summary.md", report)
+    notes = _qa.notes(gold, runs)
+    out.write_text("summary.md", report + _report.warnings_section(notes))
     _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs), "encounters": len(gold.encounters),
-                  "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes]},
-        "versions": versions(),
+                  "runs": [r.name for r in runs], "notes": notes},
+        "versions": versions(), "warnings": notes,
     })
     if not args.quiet:
         print(report)

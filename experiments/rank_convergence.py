@@ -20,8 +20,8 @@ from experiments import _cli, _report, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     g = p.add_argument_group("scoring")
     _cli.add_scoring_options(g)
@@ -100,9 +100,10 @@ def main(argv=None) -> int:
         out.write_csv("truth.csv", truth, index=False)
 
     official = official_strategy(counted)
+    notes = _cli.input_warnings(args, challenge, counts)
     report = _report.rank_convergence(challenge, counts, board, points, agreement, boot, tests, spread_df, truth,
                                       official, args, empty)
-    out.write_text("summary.md", report)
+    out.write_text("summary.md", report + _report.warnings_section(notes))
     _study.finish(out, args, study="rank_convergence", argv=argv, started=started, meta={
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
@@ -111,6 +112,7 @@ def main(argv=None) -> int:
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",
                   "notes": list(challenge.notes)},
         "versions": versions(),
+        "warnings": notes,
         "pixel_pass_s": round(t_pass, 2),
     })
     if not args.quiet:

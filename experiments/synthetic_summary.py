@@ -15,10 +15,11 @@ from experiments import _cli
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.synthetic_summary",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.synthetic_summary",
+                    description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
-    p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--n-jobs", type=_cli.integer(1), default=1, metavar="N",
+                   help="worker processes for the pixel pass")
     return p
 
 

@@ -19,8 +19,8 @@ from experiments import _cli, _report, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.table_rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.table_rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     p.add_argument("--table", required=True, metavar="PATH", help="per-case scores (.csv or .parquet)")
     p.add_argument("--case", default="case", help="case column (default case)")
     p.add_argument("--algorithm", default="algorithm", help="algorithm column (default algorithm)")
@@ -30,33 +30,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def read_table(path):
-    from pathlib import Path
-
-    import pandas as pd
-
-    from robustness.errors import InputError
-
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
-    try:
-        return pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
-    except Exception as exc:
-        raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {exc})") from None
-
-
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
     import hashlib
 
+    from robustness.case_table import read_case_table
     from robustness.comparisons import pairwise_tests, strategy_agreement
     from robustness.results import ResultsDir, versions
     from robustness.schemes import schemes_from_table
 
-    table = read_table(args.table)
+    table, notes = read_case_table(args.table, case=args.case, algorithm=args.algorithm, value=args.value,
+                                   unit=args.unit)
+    _cli.say(notes)
     schemes = schemes_from_table(table, case=args.case, algorithm=args.algorithm, value=args.value, unit=args.unit)
+    _cli.check_study(args, n_units=schemes.n_units, unit="units", n_runs=len(schemes.systems))
     fingerprint = hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
                                  + "|".join(schemes.systems).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
@@ -67,9 +55,9 @@ def main(argv=None) -> int:
     ci = _study.write_bootstrap(out, boot, tests)
     out.write_csv("agreement.csv", strategy_agreement(schemes), index=False)
     report = _report.table_rank_convergence(schemes, ci, points, args)
-    out.write_text("summary.md", report)
+    out.write_text("summary.md", report + _report.warnings_section(notes))
     _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, meta={
-        "input": {"table": args.table, "fingerprint": fingerprint}, "versions": versions()})
+        "input": {"table": args.table, "fingerprint": fingerprint}, "versions": versions(), "warnings": notes})
     if not args.quiet:
         print(report)
     return 0

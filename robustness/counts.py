@@ -53,6 +53,11 @@ class OverlapCounts:
         all-full, identical).
     fingerprint : str
         Hash of the inputs and settings the pixel pass depended on.
+    run_twins : int64 (n_systems, n_systems), optional
+        On how many images two runs' masks agree to Jaccard >= 0.999 (both
+        empty counts as agreeing); see :data:`robustness.overlap.TWIN_JACCARD`.
+    notes : tuple of str
+        What decoding the masks repaired (one line per file).
     """
 
     strategies: tuple
@@ -75,6 +80,8 @@ class OverlapCounts:
     fit_converged: np.ndarray
     fit_rule: np.ndarray
     fingerprint: str
+    run_twins: np.ndarray | None = None
+    notes: tuple = ()
 
     @property
     def n_images(self) -> int:
@@ -138,7 +145,7 @@ class OverlapCounts:
         return pd.concat(parts, ignore_index=True)
 
 
-_STRINGS = ("strategies", "systems", "images", "encounters", "annotators", "fits")
+_STRINGS = ("strategies", "systems", "images", "encounters", "annotators", "fits", "notes")
 
 
 def save_counts(counts: OverlapCounts, path) -> None:
@@ -146,7 +153,8 @@ def save_counts(counts: OverlapCounts, path) -> None:
     arrays = {}
     for f in fields(counts):
         v = getattr(counts, f.name)
-        arrays[f.name] = np.array(v, dtype=str) if f.name in _STRINGS else np.asarray(v)
+        if v is not None:
+            arrays[f.name] = np.array(v, dtype=str) if f.name in _STRINGS else np.asarray(v)
     atomic_write(Path(path), lambda fh: np.savez_compressed(fh, **arrays))
 
 
@@ -155,6 +163,8 @@ def load_counts(path) -> OverlapCounts:
     with np.load(path, allow_pickle=False) as z:
         kw = {}
         for f in fields(OverlapCounts):
+            if f.name not in z.files:  # optional fields of older files
+                continue
             v = z[f.name]
             if f.name in _STRINGS:
                 v = tuple(str(x) for x in v)

@@ -168,6 +168,17 @@ class Challenge:
         """Every run's mask for one image. Loads ``n_systems`` masks: prefer :meth:`system_mask`."""
         return {s: self.system_mask(image, s) for s in self.systems}
 
+    def subset(self, images) -> Challenge:
+        """The challenge restricted to ``images`` (positions), renumbered 0..: a batch for a worker process.
+
+        Its source holds only those images' masks or file paths when the source has a ``subset`` method.
+        """
+        idx = [self.image_index(i) for i in images]
+        source = self.source.subset(idx) if hasattr(self.source, "subset") else _Slice(self.source, tuple(idx))
+        pick = lambda seq: tuple(seq[i] for i in idx)  # noqa: E731
+        return Challenge(pick(self.images), pick(self.encounters), pick(self.shapes), self.annotators,
+                         self.annotated[idx], self.systems, source)
+
     @staticmethod
     def _warned(mask, note):
         if note:
@@ -202,6 +213,20 @@ class Challenge:
         }
 
 
+@dataclass(frozen=True)
+class _Slice:
+    """Some images of a source without a ``subset`` method, renumbered 0.."""
+
+    source: MaskSource
+    index: tuple
+
+    def read(self, image, kind, name):
+        return self.source.read(self.index[image], kind, name)
+
+    def fingerprint(self) -> dict:
+        return {"slice": self.source.fingerprint(), "images": list(self.index)}
+
+
 @dataclass(frozen=True, eq=False)
 class ArraySource:
     """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks)."""
@@ -210,6 +235,9 @@ class ArraySource:
 
     def read(self, image, kind, name):
         return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
+
+    def subset(self, images) -> ArraySource:
+        return ArraySource({key: [v[i] for i in images] for key, v in self.masks.items()})
 
     def fingerprint(self) -> dict:
         h = hashlib.sha256()

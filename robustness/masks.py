@@ -8,6 +8,12 @@ Decoding rules (all reported, never silent)
   as ``value == foreground``.
 - A 0/255 mask where 0/1 is expected is an error that says so (the official
   scorer would score it as empty); ``binarize=True`` reads ``value != background``.
+- ``threshold=T`` reads anti-aliased masks: foreground is ``value >= T``, or
+  ``value <= T`` when the foreground value is below the background value.
+- ``rescale=True`` (the per-rater layout, where a dataset may mix scales): a
+  file holding only 0 and 1 where 0/255 is expected is read with 1 standing
+  for 255, and a 0/255 file where 0/1 is expected with 255 standing for 1; a
+  note says so per file.
 - Other values ("stray" pixels): when they are at most ``stray_tolerance`` of
   the image, each is assigned to the nearer of foreground and background (ties
   go to background) and a :class:`~robustness.errors.MaskWarning` counts them;
@@ -48,6 +54,10 @@ class MaskFormat:
     stray_tolerance : float
         Largest fraction of an image's pixels that may hold other values
         before the mask is rejected as not binary (see module notes).
+    threshold : int, optional
+        Foreground is ``value >= threshold`` (``<=`` when ``foreground < background``).
+    rescale : bool
+        Read a file on the other scale (0/1 vs 0/255) on its own scale, with a note.
     """
 
     foreground: int = 1
@@ -55,6 +65,8 @@ class MaskFormat:
     binarize: bool = False
     strict: bool = False
     stray_tolerance: float = 0.0
+    threshold: int | None = None
+    rescale: bool = False
 
     def __post_init__(self):
         for name in ("foreground", "background"):
@@ -65,6 +77,11 @@ class MaskFormat:
             raise ValueError("foreground and background must differ")
         if not 0.0 <= self.stray_tolerance < 1.0:
             raise ValueError(f"stray_tolerance must be in [0, 1), got {self.stray_tolerance}")
+        if self.threshold is not None:
+            if not (isinstance(self.threshold, (int, np.integer)) and 0 <= self.threshold <= 255):
+                raise ValueError(f"threshold must be an integer in 0..255, got {self.threshold!r}")
+            if self.binarize:
+                raise ValueError("give binarize or threshold, not both")
 
 
 # -- single files -----------------------------------------------------------
@@ -169,9 +186,11 @@ def _to_grey_u8(arr: np.ndarray, path: Path) -> np.ndarray:
         return np.ascontiguousarray(arr)
     if arr.dtype == bool:
         return np.ascontiguousarray(arr).view(np.uint8)
+    if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
+        raise InputError(f"{path}: not a binary mask: {np.count_nonzero(~np.isfinite(arr))} pixel(s) are inf or nan")
     lo, hi = arr.min(), arr.max()
     if np.issubdtype(arr.dtype, np.floating) and not np.array_equal(arr, np.round(arr)):
-        raise InputError(f"{path}: not a binary mask: non-integer values between {lo} and {hi}")
+        raise InputError(f"{path}: not a binary mask: non-integer values between {lo:g} and {hi:g}")
     if lo < 0 or hi > 255:
         values = np.unique(arr)
         raise InputError(
@@ -215,6 +234,8 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
         grey = grey.copy()
     shape = grey.shape
+    if fmt.threshold is not None:
+        return (grey >= fmt.threshold if fmt.foreground > fmt.background else grey <= fmt.threshold), None
     flat = grey.reshape(-1)
     if (fmt.foreground, fmt.background) == (1, 0) and not fmt.binarize and flat.size and flat.max() <= 1:
         return flat.view(bool).reshape(shape), None  # already 0/1 (the official format): nothing to do
@@ -230,10 +251,17 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     counts = np.bincount(flat, minlength=256)
     present = np.flatnonzero(counts)
     stray = [v for v in present if v not in (fmt.foreground, fmt.background)]
+    expected = {fmt.foreground, fmt.background}
+    for scale, other, high in (({0, 255}, {0, 1}, 1), ({0, 1}, {0, 255}, 255)):
+        if fmt.rescale and expected == scale and set(present) <= other:  # the file uses the other scale
+            value = fmt.foreground if fmt.foreground == 0 else high
+            return grey == value, (f"{path}: stored as {'/'.join(map(str, sorted(other)))} where the others are "
+                                   f"{'/'.join(map(str, sorted(scale)))}: read {high} as {max(scale)} "
+                                   f"({'foreground' if max(scale) == fmt.foreground else 'background'})")
     if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
         raise InputError(
             f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
-            "would score it as empty); pass binarize to read values > 0 as foreground"
+            "would score it as empty); --binarize reads values > 0 as foreground"
         )
     fraction = n_stray / flat.size
     if fmt.strict or fraction > fmt.stray_tolerance:

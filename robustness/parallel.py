@@ -11,6 +11,7 @@ are identical for any ``n_jobs`` and on Dask.
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
@@ -44,11 +45,13 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
     Parameters
     ----------
     fn : callable
-    batches : list of tuple
+    batches : iterable of tuple
+        Consumed lazily: at most ``2 * n_jobs`` batches are in flight, so their arguments (and results)
+        never pile up in memory.
     n_jobs : int
-        1 runs in this process; more uses joblib (its default process
-        backend, threads with ``prefer='threads'``, or a Dask cluster inside
-        :func:`parallel_backend`).
+        1 runs in this process. More uses worker processes (loky's, which end with this process: each
+        worker checks every 0.2 s that its parent is alive), threads with ``prefer='threads'``, or whatever
+        joblib backend is active (a Dask cluster inside :func:`parallel_backend`).
     prefer : {None, 'threads', 'processes'}
         joblib's hint: threads for kernels that release the GIL (numba
         ``nogil``), processes for work holding the GIL (decoding, numpy glue).
@@ -59,6 +62,8 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
+    elif prefer != "threads" and _default_backend():
+        results = _in_processes(fn, batches, n_jobs)
     else:
         from joblib import Parallel, delayed
 
@@ -71,6 +76,53 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
     finally:
         if progress is not None:
             progress.close()
+
+
+def _default_backend() -> bool:
+    """True when no joblib backend (Dask, threading...) was chosen with ``joblib.parallel_config``."""
+    from joblib._parallel_backends import LokyBackend
+    from joblib.parallel import get_active_backend
+
+    return type(get_active_backend()[0]) is LokyBackend
+
+
+def _in_processes(fn, batches, n_jobs):
+    """``fn(*b)`` in loky worker processes that exit when this process dies; in order, 2 * n_jobs in flight."""
+    from collections import deque
+
+    from joblib.externals.loky import get_reusable_executor
+
+    executor = get_reusable_executor(max_workers=n_jobs, timeout=WORKER_IDLE_S, initializer=_watch_parent,
+                                     initargs=(os.getpid(),))
+    pending = deque()
+    it = iter(batches)
+    try:
+        for b in it:
+            pending.append(executor.submit(fn, *b))
+            if len(pending) >= 2 * n_jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+
+
+#: Idle loky workers exit after this many seconds (they also exit as soon as their parent is gone).
+WORKER_IDLE_S = 30
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: a daemon thread ends the worker once ``parent`` is gone (e.g. killed by SIGKILL)."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -87,13 +139,20 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2):
     import joblib
     from dask.distributed import Client, LocalCluster
 
+    from .errors import InputError
+
     cluster = None
-    if scheduler == "local":
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None, processes=True)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
+    try:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                                   dashboard_address=None, processes=True)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise InputError(f"--scheduler {scheduler}: cannot use the Dask cluster ({exc})") from None
     try:
         with joblib.parallel_config(backend="dask"):
             yield client

@@ -154,6 +154,14 @@ class SyntheticSource:
         object.__setattr__(self, "_cache", (image, masks))
         return masks
 
+    def subset(self, images) -> SyntheticSource:
+        """The same generator restricted to ``images`` (positions), renumbered 0.. (same masks)."""
+        from dataclasses import replace
+
+        idx = list(images)
+        return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
+                       seeds=tuple(self.seeds[i] for i in idx))
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_cache", None)
