@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _kernels
 from .errors import InputError
+from .tiff import read_tiff, tiff_shape
 
 __all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES"]
 
@@ -86,50 +87,12 @@ class MaskFormat:
 
 # -- single files -----------------------------------------------------------
 
-def _tiff_shape_fast(path: Path) -> tuple[int, int] | None:
-    """(rows, columns) from the first IFD of a classic single-sample TIFF, else None.
-
-    Reads a few hundred bytes (the header and the first IFD's ImageWidth,
-    ImageLength and SamplesPerPixel tags, TIFF 6.0 section 2). Anything else
-    (BigTIFF, several samples per pixel, odd layouts) returns None so that the
-    caller falls back to tifffile.
-    """
-    import struct
-
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8 or head[:4] not in (b"II*\0", b"MM\0*"):
-            return None
-        e = "<" if head[:2] == b"II" else ">"
-        (offset,) = struct.unpack(e + "I", head[4:8])
-        f.seek(offset)
-        raw = f.read(2)
-        if len(raw) < 2:
-            return None
-        (n,) = struct.unpack(e + "H", raw)
-        entries = f.read(12 * n)
-    if len(entries) < 12 * n:
-        return None
-    tags = {}
-    for k in range(n):
-        tag, typ, count = struct.unpack(e + "HHI", entries[12 * k:12 * k + 8])
-        if tag in (256, 257, 277) and count == 1:
-            value = entries[12 * k + 8:12 * k + 12]
-            if typ == 3:  # SHORT
-                tags[tag] = struct.unpack(e + "H", value[:2])[0]
-            elif typ == 4:  # LONG
-                tags[tag] = struct.unpack(e + "I", value)[0]
-    if 256 not in tags or 257 not in tags or tags.get(277, 1) != 1:
-        return None
-    return int(tags[257]), int(tags[256])
-
-
 def read_shape(path: str | os.PathLike) -> tuple[int, int]:
     """(rows, columns) of an image file, from its header only."""
     path = Path(path)
     try:
         if path.suffix.lower() in _TIFF:
-            shape = _tiff_shape_fast(path)
+            shape = tiff_shape(path)
             if shape is not None:
                 return shape
             import tifffile
@@ -153,6 +116,9 @@ def read_shape(path: str | os.PathLike) -> tuple[int, int]:
 def _read_pixels(path: Path) -> np.ndarray:
     try:
         if path.suffix.lower() in _TIFF:
+            fast = read_tiff(path)
+            if fast is not None:
+                return fast
             import tifffile
 
             return tifffile.imread(path)
