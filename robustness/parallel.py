@@ -49,9 +49,10 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
         Consumed lazily: at most ``2 * n_jobs`` batches are in flight, so their arguments (and results)
         never pile up in memory.
     n_jobs : int
-        1 runs in this process. More uses worker processes (loky's, which end with this process: each
-        worker checks every 0.2 s that its parent is alive), threads with ``prefer='threads'``, or whatever
-        joblib backend is active (a Dask cluster inside :func:`parallel_backend`).
+        1 runs in this process. More uses ``n_jobs - 1`` worker processes and this one (loky's workers,
+        which end with this process: each checks every 0.2 s that its parent is alive), threads with
+        ``prefer='threads'``, or whatever joblib backend is active (a Dask cluster inside
+        :func:`parallel_backend`).
     prefer : {None, 'threads', 'processes'}
         joblib's hint: threads for kernels that release the GIL (numba
         ``nogil``), processes for work holding the GIL (decoding, numpy glue).
@@ -87,29 +88,58 @@ def _default_backend() -> bool:
 
 
 def _in_processes(fn, batches, n_jobs):
-    """``fn(*b)`` in loky worker processes that exit when this process dies; in order, 2 * n_jobs in flight."""
+    """``fn(*b)`` on ``n_jobs - 1`` loky worker processes (which exit when this process dies) and on this process.
+
+    The workers' queue is kept two batches deep; whenever it is full this process takes the next batch itself,
+    so no core waits (not even while the workers start). Results in batch order; at most ``4 * n_jobs``
+    batches in flight.
+    """
     from collections import deque
+    from concurrent.futures import Future
 
-    from joblib.externals.loky import get_reusable_executor
+    workers = n_jobs - 1
+    executor = _executor(workers)
+    pending: deque = deque()
 
-    executor = get_reusable_executor(max_workers=n_jobs, timeout=WORKER_IDLE_S, initializer=_watch_parent,
-                                     initargs=(os.getpid(),))
-    pending = deque()
-    it = iter(batches)
+    def ready():
+        return pending and (not isinstance(pending[0], Future) or pending[0].done() or len(pending) >= 4 * n_jobs)
+
     try:
-        for b in it:
-            pending.append(executor.submit(fn, *b))
-            if len(pending) >= 2 * n_jobs:
-                yield pending.popleft().result()
+        for b in batches:
+            queued = sum(isinstance(p, Future) and not p.done() for p in pending)
+            pending.append(executor.submit(fn, *b) if queued < 2 * workers else fn(*b))
+            while ready():
+                head = pending.popleft()
+                yield head.result() if isinstance(head, Future) else head
         while pending:
-            yield pending.popleft().result()
+            head = pending.popleft()
+            yield head.result() if isinstance(head, Future) else head
     finally:
-        for f in pending:
-            f.cancel()
+        for p in pending:
+            if isinstance(p, Future):
+                p.cancel()
 
 
 #: Idle loky workers exit after this many seconds (they also exit as soon as their parent is gone).
 WORKER_IDLE_S = 30
+_EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared one (joblib expects its own type)
+
+
+def _executor(workers: int):
+    """This process's pool of ``workers`` loky processes, kept between calls (started again when broken)."""
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    if _EXECUTOR:
+        pid, n, ex = _EXECUTOR[0]
+        if pid == os.getpid() and n == workers and not getattr(getattr(ex, "_flags", None), "broken", None):
+            return ex
+        _EXECUTOR.clear()
+        if pid == os.getpid():
+            ex.shutdown(wait=False)
+    ex = ProcessPoolExecutor(max_workers=workers, timeout=WORKER_IDLE_S, initializer=_watch_parent,
+                             initargs=(os.getpid(),))
+    _EXECUTOR.append((os.getpid(), workers, ex))
+    return ex
 
 
 def _watch_parent(parent: int) -> None:

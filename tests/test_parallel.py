@@ -46,14 +46,17 @@ def test_workers_end_with_their_parent():
         from robustness.parallel import run_batches
 
         def work(i):
-            time.sleep(0.2 if i < 2 else 30)
+            if os.getpid() != PARENT:
+                time.sleep(0.5 if i < 4 else 60)
             return os.getpid()
 
+        PARENT = os.getpid()
         pids = set()
-        for pid in run_batches(work, [(i,) for i in range(6)], n_jobs=2):
+        for pid in run_batches(work, [(i,) for i in range(12)], n_jobs=3):  # 2 workers and this process
             pids.add(pid)
-            if len(pids) == 2:
-                print(*pids, flush=True)
+            if len(pids - {PARENT}) == 2:
+                print(*(pids - {PARENT}), flush=True)
+                time.sleep(60)
         """)
     parent = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
@@ -69,3 +72,12 @@ def test_workers_end_with_their_parent():
         assert not any(_alive(w) for w in workers), "orphaned workers"
     finally:
         parent.kill()
+
+
+def test_joblib_still_works_after_our_workers():
+    """Our process pool is ours: joblib's own loky executor (a different type) is not taken over."""
+    from joblib import Parallel, delayed
+
+    assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
+    assert Parallel(n_jobs=2)(delayed(_square)(i) for i in range(4)) == [0, 1, 4, 9]
+    assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
