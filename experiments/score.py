@@ -45,8 +45,8 @@ def main(argv=None) -> int:
     out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
     counts = compute_overlap(
         challenge, strategies=[s.name for s in chosen if not s.macro_only],
-        n_jobs=args.n_jobs, cache_dir=out.path / "cache", progress=not args.quiet and sys.stderr.isatty(),
-        rng=args.seed,
+        leave_one_out=False, n_jobs=args.n_jobs, cache_dir=out.path / "cache",
+        progress=not args.quiet and sys.stderr.isatty(), rng=args.seed,
     )
     notes = _cli.input_warnings(args, challenge, counts)
     board = scores.leaderboard(counts, empty=args.empty, annotators=over)

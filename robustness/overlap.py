@@ -183,9 +183,9 @@ def _twins(challenge, image, sizes, tp) -> np.ndarray:
     return np.array(pairs, dtype=np.intp).reshape(-1, 2)
 
 
-def _count_batch(challenge, golds, staple_max_iter):
+def _count_batch(challenge, golds, staple_max_iter, loo):
     """Counts of every image of ``challenge`` (a batch: :meth:`Challenge.subset`; workers read its files)."""
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=True)
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo)
             for i in range(challenge.n_images)]
 
 
@@ -209,7 +209,7 @@ _BATCH_IMAGES = 256
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, golds, staple_max_iter) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter, loo) -> str:
     ks = np.unique(challenge.annotated.sum(axis=1))
     source = challenge.source
     payload = {
@@ -218,13 +218,14 @@ def _pass_key(challenge: Challenge, golds, staple_max_iter) -> str:
         "golds": [[g.name, g.identity(ks)] for g in golds],
         "twin_jaccard": TWIN_JACCARD,
         "staple_max_iter": staple_max_iter,
+        "leave_one_out": loo,
         "version": __version__,
         "format": _CACHE_FORMAT,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
+def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
     n_img, n_sys, n_ann = challenge.n_images, challenge.n_systems, challenge.n_annotators
     n_gold = len(golds)
     n_fit = sum(g.kind == "histogram" for g in golds)
@@ -242,7 +243,7 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress):
     notes: list[str] = []
 
     groups = _batches(challenge, n_jobs)
-    batches = ((challenge.subset(images), golds, staple_max_iter) for images in groups)
+    batches = ((challenge.subset(images), golds, staple_max_iter, loo) for images in groups)
     bar = progress_bar(progress, n_img, "pixel pass", unit="image")
     results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(g) for g in groups])
     for images, res in zip(groups, results):
@@ -296,6 +297,7 @@ def compute_overlap(
     strategies=None,
     n_random: int | None = None,
     staple_max_iter: int = STAPLE_MAX_ITER,
+    leave_one_out: bool = True,
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
@@ -315,6 +317,10 @@ def compute_overlap(
     staple_max_iter : int
         Cap on STAPLE's EM iterations; images that reach it are flagged in
         ``fit_converged``.
+    leave_one_out : bool
+        Also count against each annotator's leave-one-out STAPLE (Table 4's
+        ``leave_one_out`` variant). Scoring alone does not need them: False
+        leaves ``loo_valid`` all False and saves a STAPLE fit per annotator.
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
@@ -356,7 +362,7 @@ def compute_overlap(
         raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    key = _pass_key(challenge, golds, staple_max_iter)
+    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out)
     data = None
     cache_path = None
     if cache_dir is not None:
@@ -364,7 +370,7 @@ def compute_overlap(
         remove_stale_temporaries(cache_dir)
         data = _load_cache(cache_path, key)
     if data is None:
-        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
     notes = tuple(str(n) for n in data["notes"])

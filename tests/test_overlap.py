@@ -117,6 +117,15 @@ def test_identical_for_any_n_jobs():
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
+def test_scoring_without_leave_one_out_counts_the_same():
+    ch = make_challenge(n_encounters=5, n_images=7, n_runs=3, n_teams=1, rng=4)
+    full = compute_overlap(ch, rng=5)
+    lean = compute_overlap(ch, rng=5, leave_one_out=False)
+    for name in ("counts", "annotator_counts", "annotator_vs_gold", "pair_counts", "run_twins"):
+        np.testing.assert_array_equal(getattr(full, name), getattr(lean, name))
+    assert full.loo_valid.any() and not lean.loo_valid.any() and full.fingerprint != lean.fingerprint
+
+
 def test_rand_strategies_seeded():
     ch = make_challenge(n_encounters=8, n_images=20, n_runs=2, n_teams=1, rng=3)
     a = compute_overlap(ch, rng=1)
