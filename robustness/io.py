@@ -224,7 +224,7 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
 
     import tifffile
 
-    from .results import remove_stale_temporaries
+    from .results import file_mode, remove_stale_temporaries
 
     folder = Path(folder)
     if folder.exists():
@@ -233,6 +233,7 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
     remove_stale_temporaries(folder.parent)  # what a killed earlier write left
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.{os.getpid()}.", suffix=".partial"))
     try:
+        os.chmod(tmp, file_mode() | (file_mode() & 0o444) >> 2)  # mkdtemp's 0700 would hide the challenge
         ref = tmp / "reference"
         ref.mkdir()
         for run in challenge.systems:
