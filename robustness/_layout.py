@@ -17,7 +17,8 @@ from .data import Challenge
 from .errors import InputError
 from .masks import MaskFormat, read_mask, read_shape
 
-__all__ = ["FileSource", "folder", "entries", "not_a_file", "checked_shapes", "attach_systems", "build", "examples"]
+__all__ = ["FileSource", "folder", "entries", "not_a_file", "checked_shapes", "check_policy", "attach_systems", "build",
+           "examples"]
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,16 @@ class FileSource:
     annotator_format: MaskFormat
     system_format: MaskFormat
     shapes: tuple
+    reads_into = True  # read(..., out=buffer) decodes into the caller's buffer
 
-    def read(self, image: int, kind: str, name: str):
+    def read(self, image: int, kind: str, name: str, *, out=None):
+        """One mask and its note (see :meth:`robustness.data.Challenge.read`; ``out`` as :func:`read_mask`)."""
         table = self.annotator_paths if kind == "annotator" else self.system_paths
         fmt = self.annotator_format if kind == "annotator" else self.system_format
         path = table[name][image]
         if path is None:
             return np.zeros(self.shapes[image], dtype=bool), None
-        mask, note = read_mask(path, fmt)
+        mask, note = read_mask(path, fmt, out=out)
         if mask.shape != self.shapes[image]:
             raise InputError(
                 f"{path}: mask has shape {mask.shape}, the image has shape {self.shapes[image]}"
@@ -62,7 +65,8 @@ class FileSource:
                         st = os.stat(p)
                     except OSError as exc:
                         raise InputError(f"{p}: cannot read the file ({exc.strerror})") from None
-                    h.update(f"{name}|{Path(p).name}|".encode() + "|".join(str(getattr(st, f)) for f in fields).encode())
+                    stamp = "|".join(str(getattr(st, f)) for f in fields)
+                    h.update(f"{name}|{Path(p).name}|{stamp}".encode())
         return h.hexdigest()
 
     def fingerprint(self) -> dict:
@@ -146,16 +150,20 @@ def checked_shapes(images, annotators, ann_paths) -> list[tuple[int, int]]:
     return shapes
 
 
+def check_policy(name: str, value: str, choices=("error", "skip")) -> None:
+    """A loader option that names what to do with imperfect input."""
+    if value not in choices:
+        raise ValueError(f"{name} must be {' or '.join(map(repr, choices))}, got {value!r}")
+
+
 def attach_systems(images, shapes, systems_files, *, missing, mismatched, notes, key=lambda x: x):
     """Resolve every run's file per image; check shapes from headers; apply policies.
 
     Returns ``(keep, system_paths)`` where ``keep`` is a boolean array over
     images (False: dropped because a run's mask has another shape).
     """
-    if missing not in ("error", "empty"):
-        raise ValueError(f"missing must be 'error' or 'empty', got {missing!r}")
-    if mismatched not in ("error", "skip"):
-        raise ValueError(f"mismatched must be 'error' or 'skip', got {mismatched!r}")
+    check_policy("missing", missing, ("error", "empty"))
+    check_policy("mismatched", mismatched)
     keep = np.ones(len(images), dtype=bool)
     system_paths = {}
     wanted = {key(im) for im in images}

@@ -140,10 +140,15 @@ class Challenge:
         return np.array([codes.setdefault(e, len(codes)) for e in self.encounters], dtype=np.intp)
 
     # -- masks -------------------------------------------------------------
-    def read(self, image: int | str, kind: str, name: str) -> tuple[np.ndarray, str | None]:
-        """One mask and the note of any repair applied while decoding it."""
+    def read(self, image: int | str, kind: str, name: str, *, out=None) -> tuple[np.ndarray, str | None]:
+        """One mask and the note of any repair applied while decoding it.
+
+        ``out``: a uint8 buffer a file source may decode into (the mask is then a view of it, valid until the
+        buffer is reused); other sources ignore it.
+        """
         i = self.image_index(image)
-        mask, note = self.source.read(i, kind, name)
+        into = out is not None and getattr(self.source, "reads_into", False)
+        mask, note = self.source.read(i, kind, name, out=out) if into else self.source.read(i, kind, name)
         if mask.shape != self.shapes[i]:
             raise InputError(
                 f"{kind} {name!r}, image {self.images[i]}: mask has shape {mask.shape}, "

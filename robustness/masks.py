@@ -113,10 +113,10 @@ def read_shape(path: str | os.PathLike) -> tuple[int, int]:
         raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
 
 
-def _read_pixels(path: Path) -> np.ndarray:
+def _read_pixels(path: Path, out=None) -> np.ndarray:
     try:
         if path.suffix.lower() in _TIFF:
-            fast = read_tiff(path)
+            fast = read_tiff(path, out)
             if fast is not None:
                 return fast
             import tifffile
@@ -171,8 +171,12 @@ def _show(values, limit=6) -> str:
     return "{" + text + (", ..." if len(values) > limit else "") + "}"
 
 
-def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[np.ndarray, str | None]:
+def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
+              out: np.ndarray | None = None) -> tuple[np.ndarray, str | None]:
     """Decode one mask file to a boolean array, following ``fmt``.
+
+    With ``out`` (a contiguous uint8 buffer of at least the image's size) the common TIFFs are decoded into it
+    and the mask is a view of it, valid until the buffer is reused; other files give a new array.
 
     Returns
     -------
@@ -196,7 +200,7 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     (np.int64(3), None)
     """
     path = Path(path)
-    grey = _to_grey_u8(_read_pixels(path), path)
+    grey = _to_grey_u8(_read_pixels(path, out), path)
     if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
         grey = grey.copy()
     shape = grey.shape

@@ -30,7 +30,7 @@ from .errors import InputError, MaskWarning, summarise_notes
 from .gold import get_strategy, resolve
 from .patterns import MAX_ANNOTATORS, annotator_luts
 from .parallel import progress_bar, run_batches
-from .results import atomic_write, remove_stale_temporaries
+from .files import atomic_write, remove_stale_temporaries
 from .staple import STAPLE_MAX_ITER, staple
 
 __all__ = ["OverlapCounts", "ImageCounts", "compute_overlap", "count_image", "save_counts", "load_counts"]
@@ -105,14 +105,16 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
     notes = []
-    masks = []
-    for a in names:
-        m, note = challenge.read(image, "annotator", a)
-        masks.append(m.reshape(-1).view(np.uint8))
+    k = len(names)
+    n = int(np.prod(challenge.shapes[image]))
+    masks = np.empty((k, n), dtype=np.uint8)  # the annotators' masks are decoded straight into their rows
+    for j, a in enumerate(names):
+        m, note = challenge.read(image, "annotator", a, out=masks[j])
+        if not np.shares_memory(m, masks[j]):
+            masks[j] = m.reshape(-1).view(np.uint8)
         if note:
             notes.append(note)
-    k = len(masks)
-    codes, hist = _kernels.pattern_codes(np.stack(masks))
+    codes, hist = _kernels.pattern_codes(masks)
     del masks
     luts = [annotator_luts(k)]
     fits = []
@@ -134,8 +136,9 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
 
     sys_counts = np.empty((lut.shape[0], challenge.n_systems, 3), dtype=np.int64)
     sizes = np.empty(challenge.n_systems, dtype=np.int64)
+    buffer = np.empty(n, dtype=np.uint8)  # one run's mask at a time, decoded into the same memory
     for r, system in enumerate(challenge.systems):
-        m, note = challenge.read(image, "system", system)
+        m, note = challenge.read(image, "system", system, out=buffer)
         if note:
             notes.append(note)
         size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), gold_words)
@@ -190,9 +193,9 @@ def _count_batch(challenge, golds, staple_max_iter, loo):
 
 
 def _batches(challenge: Challenge, n_jobs: int) -> list[list[int]]:
-    """Consecutive images in batches of about equal work (pixels x masks), at least 4 per worker."""
+    """Consecutive images in batches of about equal work (pixels x masks), at least 8 per worker."""
     work = challenge.n_pixels * (challenge.n_systems + challenge.annotated.sum(axis=1))
-    target = min(_BATCH_WORK, work.sum() / (4 * n_jobs)) if n_jobs > 1 else _BATCH_WORK
+    target = min(_BATCH_WORK, work.sum() / (8 * n_jobs)) if n_jobs > 1 else _BATCH_WORK
     batches, current, load = [], [], 0
     for i, w in enumerate(work.tolist()):
         current.append(i)

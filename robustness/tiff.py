@@ -96,8 +96,12 @@ def tiff_shape(path) -> tuple[int, int] | None:
     return int(tags[257][0]), int(tags[256][0])
 
 
-def read_tiff(path) -> np.ndarray | None:
-    """The first page of a TIFF as a 2-D uint8 array, when it is of the common kind (module notes); else None."""
+def read_tiff(path, out: np.ndarray | None = None) -> np.ndarray | None:
+    """The first page of a TIFF as a 2-D uint8 array, when it is of the common kind (module notes); else None.
+
+    ``out``, a contiguous uint8 array of at least rows x columns elements, receives the pixels (the result is
+    then a view of it): a caller reading many masks in turn saves allocating fresh memory for each.
+    """
     with open(path, "rb") as f:
         buf = f.read()
     parsed = _ifd(buf, values=True)
@@ -125,7 +129,9 @@ def read_tiff(path) -> np.ndarray | None:
     rows = one(278, height) or height
     if len(offsets) != len(counts) or len(offsets) != -(-height // rows):
         return None
-    out = np.empty(height * width, dtype=np.uint8)
+    if out is None or out.size < height * width or out.dtype != np.uint8 or not out.flags.c_contiguous:
+        out = np.empty(height * width, dtype=np.uint8)
+    out = out.reshape(-1)[:height * width]
     inflate = None
     pos = 0
     for off, cnt in zip(offsets, counts):
