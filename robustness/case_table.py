@@ -3,7 +3,8 @@
 One row per case and algorithm (and optionally per ``strategy`` / ``metric``)
 with a numeric, finite score. Bad tables end in one line naming the file,
 row and column: a missing column, a non-numeric or infinite value, the same
-(case, algorithm) twice with different values, a case in two units. An exact
+(case, algorithm) twice with different values, an algorithm without a value
+for some case, a case in two units. An exact
 duplicate row is dropped with a note. Case and algorithm names are read as
 text.
 """
@@ -89,6 +90,15 @@ def read_case_table(path: str | os.PathLike, *, case: str = "case", algorithm: s
         r = table.iloc[rows[0]]
         raise InputError(f"{path}: algorithm {r[algorithm]}, case {r[case]} has two different values "
                          f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
+    schemes = [c for c in SCHEME_COLUMNS if c in table.columns]
+    algorithms, cases = sorted(set(table[algorithm])), sorted(set(table[case]))
+    for key, df in (table.groupby(schemes, sort=False) if schemes else [((), table)]):
+        have = set(zip(df[algorithm], df[case]))
+        if len(have) < len(algorithms) * len(cases):
+            a, c = next((a, c) for a in algorithms for c in cases if (a, c) not in have)
+            where = f" ({', '.join(map(str, key if isinstance(key, tuple) else (key,)))})" if schemes else ""
+            raise InputError(f"{path}: no value for algorithm {a}, case {c}{where}: every algorithm needs a "
+                             "value for every case")
     if unit:
         per_case = table.groupby(case)[unit].nunique()
         if (per_case > 1).any():

@@ -76,3 +76,10 @@ def test_case_in_two_units(table, tmp_path, capsys):
     edit(table, 0, "encounter", 3)
     refused(["--table", str(table), "--unit", "encounter", "--out", str(tmp_path / "o")], capsys,
             r"t\.csv: case 0 lies in 2 different units of 'encounter'")
+
+
+def test_missing_value_names_algorithm_and_case(table, tmp_path, capsys):
+    df = pd.read_csv(table)
+    df.drop(index=4).assign(metric="dice").to_csv(table, index=False)
+    refused(["--table", str(table), "--out", str(tmp_path / "o")], capsys,
+            r"t\.csv: no value for algorithm 2, case 1 \(dice\): every algorithm needs a value for every case")
