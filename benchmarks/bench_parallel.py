@@ -24,16 +24,10 @@ import pickle
 import time
 from pathlib import Path
 
+from benchmarks.bench_overlap import best
+
 HERE = Path(__file__).resolve().parent
 
-
-def best(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def dataset(n_images, megapixels, name):

@@ -15,10 +15,11 @@ prints side by side in one run:
 3. the machine's TIFF-decode limit for those files: inflating every strip of
    every file into one reused buffer with the fastest decoder here (zlib-ng),
    on one core and ideally split over two; ratio of (2) to it (target <= 2x);
-4. where the command's time goes (start-up, listing and headers, decoding,
-   counting and STAPLE, tables), the old decoder (tifffile) against the lean
-   one, and the cost of the cache key (one ``stat`` per file, with and without
-   the status-change time and inode).
+4. where the command's time goes (its steps timed one by one in a fresh
+   process: imports, listing and headers, loading the compiled kernels,
+   decoding, counting and STAPLE, tables; start-up and exit), the old decoder
+   (tifffile) against the lean one, and the cost of the cache key (one
+   ``stat`` per file, with and without the status-change time and inode).
 
 Timings are the best of ``--repeat`` (the machine is shared).
 """
@@ -34,17 +35,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.bench_overlap import best
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
-
-def best(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def dataset(images, runs, mp):
@@ -79,6 +74,49 @@ def command(folder, n_jobs, tmp):
     return time.perf_counter() - t0
 
 
+PHASES = """
+import json, sys, time
+t = time.perf_counter()
+from experiments import _cli, score
+from robustness import scores
+from robustness.overlap import compute_overlap
+from robustness.results import ResultsDir
+marks = {"imports": time.perf_counter() - t}
+args = score.parser().parse_args(["--data", sys.argv[1], "--out", sys.argv[2], "--quiet"])
+t = time.perf_counter()
+challenge = _cli.load(args)
+fingerprint = challenge.fingerprint()
+marks["load"] = time.perf_counter() - t
+t = time.perf_counter()
+compute_overlap(challenge.subset([0]), leave_one_out=False, rng=0)
+marks["first image"] = time.perf_counter() - t
+t = time.perf_counter()
+counts = compute_overlap(challenge.subset(range(1, challenge.n_images)), leave_one_out=False, rng=0)
+marks["pixel pass"] = time.perf_counter() - t
+t = time.perf_counter()
+out = ResultsDir(args.out, fingerprint=fingerprint, force=True)
+out.write_csv("leaderboard.csv", scores.leaderboard(counts))
+for run in counts.systems:
+    out.write_text(f"official/{run}.json", json.dumps(scores.official_results(counts, run), indent=4))
+out.write_text("summary.md", "")
+out.finish({})
+marks["tables"] = time.perf_counter() - t
+print(json.dumps(marks))
+"""
+
+
+def best_phases(folder, repeat):
+    import json
+
+    runs = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run([sys.executable, "-c", PHASES, str(folder), str(Path(tmp) / "out")], cwd=REPO,
+                                 check=True, capture_output=True, text=True)
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    return {k: min(r[k] for r in runs) for k in runs[0]}
+
+
 def strips_of(files):
     import tifffile
 
@@ -111,7 +149,6 @@ def main(argv=None):
 
     from robustness.io import load_dermavqa
     from robustness.masks import read_mask
-    from robustness.overlap import compute_overlap
 
     folder = dataset(args.images, args.runs, args.mp)
     ch = load_dermavqa(folder)
@@ -143,19 +180,17 @@ def main(argv=None):
                 pos += size
 
     t_limit = best(decode_all, args.repeat)
-    # 4. where the time goes
-    t_startup = best(lambda: subprocess.run(
-        [sys.executable, "-c", "import experiments.score, robustness.io, robustness.overlap, robustness.scores, "
-                               "robustness.results, robustness.checks, pandas; from robustness import _kernels"],
-        cwd=REPO, check=True), args.repeat)
-    t_load = best(lambda: load_dermavqa(folder), args.repeat)
-    t_read = best(lambda: [read_mask(f) for f in files], args.repeat)
-    t_tifffile = best(lambda: [tifffile.imread(f) for f in files], min(args.repeat, 2))
-    t_pass = best(lambda: compute_overlap(ch, rng=0, leave_one_out=False), args.repeat)
+    # 4. where the time goes: the command's steps timed one by one in a fresh process
+    phases = dict(best_phases(folder, args.repeat))
+    def read_all(read):
+        for f in files:
+            read(f)  # one mask at a time, as the pixel pass
+
+    t_read = best(lambda: read_all(lambda f: read_mask(f, out=buf)), args.repeat)  # into one buffer, as the pass
+    t_tifffile = best(lambda: read_all(tifffile.imread), min(args.repeat, 2))
     src = ch.source
     t_key_old = best(lambda: src.fingerprint(), args.repeat)
     t_key_new = best(lambda: src.cache_key(), args.repeat)
-    t_rest = t_cmd[1] - t_startup - t_load - t_pass
 
     print(f"\n{'':58s} {'time':>8s} {'x official':>11s} {'x decode limit':>15s}")
     rows = [(f"official method once per run ({len(runs)} processes"
@@ -166,12 +201,18 @@ def main(argv=None):
             ("TIFF-decode limit split over 2 cores (ideal)", t_limit / 2)]
     for label, t in rows:
         print(f"{label:58s} {t:7.2f}s {t_official / t:10.0f}x {t / t_limit:14.1f}x")
-    print(f"\nwhere the command's time goes (n_jobs=1, {t_cmd[1]:.2f} s):")
-    for label, t in (("Python start-up and imports", t_startup), ("listing the folders, reading headers", t_load),
-                     ("decoding the masks (lean reader + binarising)", t_read),
-                     ("counting, patterns, STAPLE (pixel pass minus decoding)", t_pass - t_read),
-                     ("tables, official JSON, summary (the rest)", t_rest)):
-        print(f"  {label:56s} {t:6.2f} s  {t / t_cmd[1]:5.0%}")
+    inside = sum(phases.values())
+    print(f"\nwhere the command's time goes (n_jobs=1, each step timed in a fresh process, best of {args.repeat}):")
+    steps = [("Python start-up and exit (the command's wall time minus the steps)", max(t_cmd[1] - inside, 0.0)),
+             ("imports (numpy, numba, pandas, pyarrow, the package)", phases["imports"]),
+             ("listing the folders, reading headers, fingerprint", phases["load"]),
+             ("loading the compiled kernels (numba cache; first image)", phases["first image"]),
+             ("  of the pixel pass: decoding the masks (lean reader)", t_read * (ch.n_images - 1) / ch.n_images),
+             ("  of the pixel pass: patterns, packing, counting, STAPLE",
+              phases["pixel pass"] - t_read * (ch.n_images - 1) / ch.n_images),
+             ("tables, official JSON, summary, meta.json", phases["tables"])]
+    for label, t in steps:
+        print(f"  {label:66s} {t:6.2f} s  {t / t_cmd[1]:5.0%}")
     print(f"\ndecoding one mask: tifffile.imread {t_tifffile / len(files) * 1e3:.3f} ms (old), lean reader "
           f"{t_read / len(files) * 1e3:.3f} ms (new) -> {t_tifffile / t_read:.1f}x; inflate only "
           f"{t_limit / len(files) * 1e3:.3f} ms")

@@ -177,13 +177,17 @@ def add_data_options(p: Parser) -> None:
     p.checks.append(_check_data_options)
 
 
+def values(args) -> tuple[int, int]:
+    """The raters layout's (foreground, background) values: the options, else 255 on 0."""
+    return (255 if args.foreground is None else args.foreground, 0 if args.background is None else args.background)
+
+
 def _check_data_options(args) -> None:
     if args.layout == "raters" and (args.data is None or args.gold is None):
         raise ValueError("--layout raters needs --data FOLDER and --gold R1,R2,..")
     if args.binarize and args.threshold is not None:
         raise ValueError("--binarize and --threshold are two ways to read grey masks: give one of them")
-    fg = 255 if args.foreground is None else args.foreground
-    bg = 0 if args.background is None else args.background
+    fg, bg = values(args)
     if args.layout == "raters" and fg == bg:
         raise ValueError(f"--foreground and --background are both {fg}")
     if args.layout == "dermavqa" and (args.foreground is not None or args.background is not None
@@ -239,13 +243,10 @@ def load(args):
                   mismatched="skip" if args.skip_mismatched else "error",
                   empty_folders="skip" if args.skip_empty_folders else "error")
     if args.layout == "raters":
-        challenge = load_raters(
-            args.data, gold=args.gold.split(","),
-            systems=args.systems.split(",") if args.systems else None,
-            foreground=255 if args.foreground is None else args.foreground,
-            background=0 if args.background is None else args.background,
-            threshold=args.threshold, strict=args.strict, **common,
-        )
+        fg, bg = values(args)
+        challenge = load_raters(args.data, gold=args.gold.split(","),
+                                systems=args.systems.split(",") if args.systems else None, foreground=fg,
+                                background=bg, threshold=args.threshold, strict=args.strict, **common)
     elif args.data is None and args.reference is None:
         from robustness.synthetic import make_challenge
 
@@ -279,9 +280,8 @@ def input_warnings(args, challenge, counts) -> list[str]:
 
     found = duplicate_raters(counts)
     if args.layout == "raters" and args.data is not None:
-        found += foreground_coverage(counts, foreground=255 if args.foreground is None else args.foreground,
-                                     background=0 if args.background is None else args.background,
-                                     threshold=args.threshold)
+        fg, bg = values(args)
+        found += foreground_coverage(counts, foreground=fg, background=bg, threshold=args.threshold)
     say(found)
     return list(challenge.notes) + summarise_notes(counts.notes) + found
 
@@ -302,8 +302,8 @@ def run(main, argv=None) -> int:
     warnings.showwarning = show
     try:
         return main(argv) or 0
-    except SystemExit as exc:  # the parser's one-line errors
-        return exc.code if isinstance(exc.code, int) else 2
+    except SystemExit as exc:  # the parser's one-line errors (and --help)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -176,4 +176,4 @@ def warnings_section(warnings) -> str:
     """The "## Warnings" section of a summary.md: every note about the input (empty string when there is none)."""
     if not warnings:
         return ""
-    return "\n".join(["## Warnings", "", *(f"- {w}" for w in warnings), ""]) + "\n"
+    return "\n".join(["", "## Warnings", "", *(f"- {w}" for w in warnings), ""])

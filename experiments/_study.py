@@ -95,5 +95,5 @@ def finish(out, args, *, study: str, argv, started: float, meta: dict) -> None:
 
         out.written.extend(str(p.relative_to(out.staging)) for p in make_all(out.staging, study=study))
     command = f"python -m experiments.{study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None), **meta,
-                "wall_time_s": round(time.time() - started, 2)})
+    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None),
+                **meta, "wall_time_s": round(time.time() - started, 2)})

@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     notes = _qa.notes(gold, runs)
     out.write_text("summary.md", f"# Closed-QA scores\n\nInput: {source} — {len(gold.encounters)} encounters, "
                                  f"{len(runs)} runs. Tables: leaderboard.csv, official/<run>.json, answer_counts.csv "
-                                 "(Table 5).\n\n" + _report.warnings_section(notes))
+                                 "(Table 5).\n" + _report.warnings_section(notes))
     _study.finish(out, args, study="qa_score", argv=argv, started=started, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs)}, "versions": versions(),
         "warnings": notes})

@@ -57,7 +57,7 @@ def main(argv=None) -> int:
             out.write_text(f"official/{run.replace('/', '__')}.json", json.dumps(res, indent=4))
     out.write_text("summary.md", f"# Scores\n\nInput: {args.data or args.reference or 'the synthetic challenge'} — "
                                  f"{challenge.n_images} images, {challenge.n_systems} runs; both-empty pairs score: "
-                                 f"{args.empty}. Tables: leaderboard.csv, official/<run>.json.\n\n"
+                                 f"{args.empty}. Tables: leaderboard.csv, official/<run>.json.\n"
                    + _report.warnings_section(notes))
     _study.finish(out, args, study="score", argv=argv, started=started, meta={
         "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images, "runs": challenge.n_systems},

@@ -45,8 +45,7 @@ def main(argv=None) -> int:
     print(f"run micro J vs majority best {a['run_micro_jaccard_vs_majority_best']:.3f}, "
           f"median {a['run_micro_jaccard_vs_majority_median']:.3f}, "
           f"worst {a['run_micro_jaccard_vs_majority_worst']:.3f}")
-    for note in ch.notes:
-        print(f"note: {note}")
+    _cli.input_warnings(args, ch, oc)  # the loader's notes were printed as it read; these are the checks'
     return 0
 
 

@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {
     "data", "errors", "empty", "masks", "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread",
     "ranking", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
-    "results",
+    "results", "files", "checks", "case_table", "raters", "tiff",
 }
 
 __all__ = sorted(_SUBMODULES | {"__version__"})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import atomic_write
+from .files import atomic_write
 
 __all__ = ["OverlapCounts", "save_counts", "load_counts"]
 

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._layout import FileSource, attach_systems, build, checked_shapes, entries, examples, folder, not_a_file
+from ._layout import (FileSource, attach_systems, build, check_policy, checked_shapes, entries, examples, folder,
+                      not_a_file)
 from .data import Challenge
 from .errors import InputError
 from .masks import MASK_SUFFIXES, MaskFormat, read_mask, read_shape
@@ -90,8 +91,7 @@ def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str,
     """Every run of a submissions folder: one per sub-folder (or per suffix inside it), and per suffix of the
     masks lying in the folder itself. A sub-folder or file that yields no mask is an error, or with
     ``empty_folders='skip'`` a note."""
-    if empty_folders not in ("error", "skip"):
-        raise ValueError(f"empty_folders must be 'error' or 'skip', got {empty_folders!r}")
+    check_policy("empty_folders", empty_folders)
     hint = " (--skip-empty-folders drops it with a warning)"
     runs: dict[str, dict[str, Path]] = {}
     skipped = []
@@ -224,7 +224,7 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
 
     import tifffile
 
-    from .results import file_mode, remove_stale_temporaries
+    from .files import file_mode, remove_stale_temporaries
 
     folder = Path(folder)
     if folder.exists():

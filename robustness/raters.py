@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ._layout import attach_systems, build, checked_shapes, entries, examples, not_a_file
+from ._layout import attach_systems, build, check_policy, checked_shapes, entries, examples, not_a_file
 from ._layout import folder as _folder
 from .data import Challenge
 from .errors import InputError
@@ -86,8 +86,7 @@ def load_raters(
     ...                  gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
     ...                  foreground=0, background=255)  # doctest: +SKIP
     """
-    if empty_folders not in ("error", "skip"):
-        raise ValueError(f"empty_folders must be 'error' or 'skip', got {empty_folders!r}")
+    check_policy("empty_folders", empty_folders)
     root = _folder(folder, "raters")
     raters = [name for name, kind in entries(root) if kind == "dir"]
     if not raters:

@@ -77,6 +77,6 @@ def test_commands_work_from_any_folder(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "experiments.rank_convergence", "--help"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "usage: python -m experiments.rank_convergence" in proc.stdout
-    proc = subprocess.run([sys.executable, "-c", "import figures, experiments; print(figures.FIGURES['rank_convergence'][0])"],
-                          cwd=tmp_path, capture_output=True, text=True)
+    code = "import figures, experiments; print(figures.FIGURES['rank_convergence'][0])"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.stdout.strip() == "fig_02_micro_convergence"

@@ -15,7 +15,8 @@ MASK = (np.random.default_rng(0).random((97, 131)) < 0.3).astype(np.uint8)
 @pytest.mark.parametrize("byteorder", ["<", ">"])
 @pytest.mark.parametrize("kw", [{}, {"compression": "zlib"}, {"compression": "deflate"},
                                 {"compression": "zlib", "rowsperstrip": 7}, {"rowsperstrip": 1},
-                                {"compression": "zlib", "compressionargs": {"level": 9}}, {"photometric": "miniswhite"}])
+                                {"compression": "zlib", "compressionargs": {"level": 9}},
+                                {"photometric": "miniswhite"}])
 def test_fast_path_equals_tifffile(tmp_path, byteorder, kw):
     p = tmp_path / "m.tiff"
     tifffile.imwrite(p, MASK * 255, byteorder=byteorder, **kw)

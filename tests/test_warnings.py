@@ -83,7 +83,8 @@ def test_near_copies_count_as_copies_and_far_ones_do_not():
     near, far = a.copy(), a.copy()
     near[0, :2] = ~near[0, :2]  # 2 of ~5000 pixels: Jaccard > 0.999
     far[0, :20] = ~far[0, :20]
-    ch = from_arrays({"x": {"ann0": rng.random((100, 100)) < 0.5}}, {"a": {"x": a}, "near": {"x": near}, "far": {"x": far}})
+    ch = from_arrays({"x": {"ann0": rng.random((100, 100)) < 0.5}},
+                     {"a": {"x": a}, "near": {"x": near}, "far": {"x": far}})
     counts = compute_overlap(ch, rng=0)
     assert counts.run_twins[0, 1] == 1 and counts.run_twins[0, 2] == 0 and counts.run_twins[1, 2] == 0
     assert [w.split(" are ")[0] for w in duplicate_raters(counts)] == ["runs 'a' and 'near'"]
