@@ -25,6 +25,8 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.bench_overlap
+	$(PY) -m benchmarks.bench_score
+	$(PY) -m benchmarks.bench_parallel
 	$(PY) -m benchmarks.bench_resampling
 	$(PY) -m benchmarks.bench_main_job
 	$(PY) -m benchmarks.bench_ranking_methods

@@ -9,21 +9,38 @@ DEFINITIONS = "closedquestions_definitions_imageclef2025.json"
 
 
 def add_qa_options(p: argparse.ArgumentParser, *, required: bool) -> None:
+    from experiments._cli import existing_file
+
     g = p.add_argument_group("input" + ("" if required else " (default: a synthetic QA challenge)"))
-    g.add_argument("--gold", required=required, metavar="GOLD.json", help="gold answers")
-    g.add_argument("--runs", metavar="DIR", help="folder of run answer files, one <run>.json per run")
-    g.add_argument("--definitions", metavar="DEFS.json",
+    g.add_argument("--gold", required=required, type=existing_file, metavar="GOLD.json", help="gold answers")
+    g.add_argument("--runs", required=required, metavar="DIR",
+                   help="folder of run answer files, one <run>.json per run")
+    g.add_argument("--definitions", type=existing_file, metavar="DEFS.json",
                    help=f"question definitions (default: {DEFINITIONS} next to the gold file)")
     g.add_argument("--missing", choices=("error", "not_mentioned"), default="error",
                    help="a run missing encounters or slots: error (default) or answer 'Not mentioned' there")
     if not required:
-        g.add_argument("--baselines", metavar="TRAIN.json",
+        g.add_argument("--baselines", type=existing_file, metavar="TRAIN.json",
                        help="add baseline runs built from this (training) gold: train-majority, not-mentioned, "
                             "random, train-prior, perturbed gold at 10/25/50%% error")
 
 
 def load(args, *, rng=0):
-    """(gold, runs, description). Synthetic when no --gold is given."""
+    """(gold, runs, description). Synthetic when no --gold is given. Prints what the loaders noted."""
+    from experiments._cli import check_study, say
+
+    gold, runs, source = _load(args, rng=rng)
+    check_study(args, n_units=len(gold.encounters), unit="encounters", n_runs=len(runs))
+    say(notes(gold, runs))
+    return gold, runs, source
+
+
+def notes(gold, runs) -> list[str]:
+    """What reading the answer files noted (cut encounter ids, ignored encounters, filled slots)."""
+    return [n for a in [gold, *runs] for n in a.notes]
+
+
+def _load(args, *, rng=0):
     from robustness.errors import InputError
     from robustness.qa import baselines, load_answers, load_definitions, make_qa_challenge
 
@@ -31,9 +48,11 @@ def load(args, *, rng=0):
         gold, runs = make_qa_challenge(rng=rng)
         return gold, runs, f"synthetic QA challenge (seed {rng})"
     gold_path = Path(args.gold)
+    if not gold_path.is_file():
+        raise InputError(f"{gold_path}: gold answers file not found")
     defs = Path(args.definitions) if args.definitions else gold_path.with_name(DEFINITIONS)
     if not defs.exists():
-        raise InputError(f"{defs}: question definitions not found (pass --definitions)")
+        raise InputError(f"{defs}: question definitions not found next to the gold file (pass --definitions)")
     qs = load_definitions(defs)
     gold = load_answers(gold_path, qs, name="gold")
     runs = []

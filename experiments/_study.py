@@ -13,16 +13,6 @@ import time
 TEST_STEP = 5
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return value
-
-
 def _rankings(text: str) -> tuple:
     """``--ranking``: the registry's methods, validated before any work; aggregate is always computed."""
     from robustness.ranking_methods import DEFAULT_RANKING, parse_rankings
@@ -35,30 +25,34 @@ def _rankings(text: str) -> tuple:
 
 
 def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
-    """The resampling and execution options every study shares."""
+    """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
+    from experiments._cli import integer, number, output_folder, scheduler_address
     from robustness.ranking_methods import RANKING_METHODS
 
     g = p.add_argument_group("study")
-    g.add_argument("--orders", type=_positive, default=200, help=f"random orders of {unit} (default 200)")
-    g.add_argument("--step", type=_positive, default=1, help="record every step-th prefix (default 1: all)")
-    g.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
+    g.add_argument("--orders", type=integer(1), default=200, metavar="N", help=f"random orders of {unit} (default 200)")
+    g.add_argument("--step", type=integer(1), default=1, metavar="N",
+                   help="record every step-th prefix (default 1: all)")
+    g.add_argument("--bootstrap", type=integer(1), default=1000, metavar="B", help="bootstrap resamples (default 1000)")
     g.add_argument("--ranking", type=_rankings, default="aggregate", metavar="M1,M2,..",
                    help="ranking methods, several at once: " + "; ".join(
                        f"{m.name}: {m.description}".replace("%", "%%") for m in RANKING_METHODS.values())
                    + " (default aggregate; aggregate is always computed: the significance analysis and the "
                    "distance to unlimited data use it)")
-    g.add_argument("--test-step", type=_positive, default=TEST_STEP, metavar="N",
+    g.add_argument("--test-step", type=integer(1), default=TEST_STEP, metavar="N",
                    help=f"test-based curves record every N-th prefix of {test_unit or unit} (default {TEST_STEP}): "
                         "every recorded prefix reruns all paired tests (measured on the default synthetic "
                         "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and step 5; "
                         "the main job with all three methods stays under 2 minutes)")
-    g.add_argument("--tolerance", type=float, default=0.0, help="L1 at or below this counts as converged (default 0)")
-    g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
+    g.add_argument("--tolerance", type=number(0), default=0.0, metavar="L1",
+                   help="L1 at or below this counts as converged (default 0)")
+    g.add_argument("--seed", type=integer(0), default=0, metavar="N", help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
-    g.add_argument("--out", default=out, metavar="DIR", help=f"output folder (default {out})")
+    g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
-    g.add_argument("--n-jobs", type=int, default=1, help="parallel workers (default 1)")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster ('local' starts one)")
+    g.add_argument("--n-jobs", type=integer(1), default=1, metavar="N", help="parallel workers (default 1)")
+    g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
+                   help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")
     g.add_argument("--all-curves", action="store_true",
                    help="write every order's curve to curves.parquet (default: all up to 5 million rows)")
@@ -258,7 +252,7 @@ def _files_section(report, out):
     report.paragraph("Every table of this results folder (meta.json lists every file; figures are above).")
     rows = []
     for name in sorted(n for n in dict.fromkeys(out.written) if n.endswith((".csv", ".parquet"))):
-        path = out.path / name
+        path = out.staging / name
         if name.endswith(".parquet"):
             meta = pq.ParquetFile(path).metadata
             shape = (meta.num_rows, meta.num_columns)
@@ -270,20 +264,24 @@ def _files_section(report, out):
     report.table(pd.DataFrame(rows))
 
 
-def finish(out, args, *, study: str, argv, started: float, meta: dict, report) -> None:
-    """Draw the figures (one call), write summary.md and report.html from ``report``, then meta.json (last)."""
-    if not args.no_figures:
+def finish(out, args, *, study: str, argv, started: float, meta: dict, report=None, warnings=()) -> None:
+    """Draw the figures (one call), write summary.md and report.html from ``report`` with its Warnings section,
+    then meta.json (last; ``warnings`` kept there as a list of strings)."""
+    if not getattr(args, "no_figures", True):  # the scoring commands draw none
         import matplotlib
 
         matplotlib.use("Agg")
         from figures import make_all
 
-        out.written.extend(str(p.relative_to(out.path)) for p in make_all(out.path, study=study))
-    else:
+        out.written.extend(str(p.relative_to(out.staging)) for p in make_all(out.staging, study=study))
+    elif report is not None:
         report.blocks = [b for b in report.blocks if b[0] != "figure"]
-    _files_section(report, out)
-    out.write_text("summary.md", report.to_markdown())
-    out.write_text("report.html", report.to_html(out.path))
+    if report is not None:
+        report.warnings(warnings)
+        _files_section(report, out)
+        out.write_text("summary.md", report.to_markdown())
+        out.write_text("report.html", report.to_html(out.staging))
+    meta = dict(meta, warnings=list(warnings))
     command = f"python -m experiments.{study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": args.seed, **meta,
-                "wall_time_s": round(time.time() - started, 2)})
+    out.finish({"study": study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None),
+                **meta, "wall_time_s": round(time.time() - started, 2)})

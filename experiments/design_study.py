@@ -14,57 +14,78 @@ written as they finish (OUT/cache/design/), so an interrupted grid resumes.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from experiments import _cli, _study
 
 
-def _floats(text):
-    return [float(v) for v in text.split(",") if v.strip()]
+def _listed(convert):
+    """An ``argparse`` type: a comma-separated list, each item checked by ``convert`` (an ``_cli`` type)."""
+    import argparse
+
+    def parse(text):
+        items = [convert(v.strip()) for v in text.split(",") if v.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError(f"must list at least one value, got {text!r}")
+        return sorted(set(items))
+
+    parse.__name__ = "list"
+    return parse
 
 
-def _ints(text):
-    return [int(v) for v in text.split(",") if v.strip()]
+def _fraction(text):
+    """An ``argparse`` type: a number in [0, 1]."""
+    import argparse
+
+    value = _cli.number(0.0)(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
+    return value
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.design_study", description=__doc__.split("\n\n")[0])
+def parser():
+    integer, number = _cli.integer, _cli.number
+    p = _cli.Parser(prog="python -m experiments.design_study", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     g = p.add_argument_group("the challenge to plan for")
     g.add_argument("--like", metavar="CHALLENGE",
                    help="fit the generator to this challenge (layout options as above; 'synthetic': the embedded "
                         "default challenge, a self-check of the fit); default: the generator's defaults, unfitted")
     g = p.add_argument_group("the grid (comma-separated; defaults around the base challenge)")
-    g.add_argument("--encounters", metavar="N1,N2,..", help="test-set sizes (default N/4, N/2, N, 2N)")
-    g.add_argument("--annotators", metavar="K1,K2,..", help="annotators per image (default k and k+1)")
-    g.add_argument("--agreement", metavar="A1,A2,..",
+    g.add_argument("--encounters", type=_listed(integer(2)), metavar="N1,N2,..",
+                   help="test-set sizes (default N/4, N/2, N, 2N)")
+    g.add_argument("--annotators", type=_listed(integer(1, 16)), metavar="K1,K2,..",
+                   help="annotators per image (default k and k+1)")
+    g.add_argument("--agreement", type=_listed(_fraction), metavar="A1,A2,..",
                    help="annotator agreement, 1.0 = annotators equal the truth (default a-0.2, a, 1.0)")
-    g.add_argument("--spread", metavar="S1,..", help="spread of the runs' true skill (default the base's)")
-    g.add_argument("--runs", metavar="R1,..", help="number of runs (default the base's)")
-    g.add_argument("--correlation", metavar="C1,..", help="within-encounter correlation (default the base's)")
-    g.add_argument("--replicates", type=int, help="seeded replicates per setting (default 20; --quick 4)")
-    g.add_argument("--populations", type=int,
+    g.add_argument("--spread", type=_listed(_fraction), metavar="S1,..",
+                   help="spread of the runs' true skill (default the base's)")
+    g.add_argument("--runs", type=_listed(integer(2)), metavar="R1,..", help="number of runs (default the base's)")
+    g.add_argument("--correlation", type=_listed(_fraction), metavar="C1,..",
+                   help="within-encounter correlation (default the base's)")
+    g.add_argument("--replicates", type=integer(2), help="seeded replicates per setting (default 20; --quick 4)")
+    g.add_argument("--populations", type=integer(1),
                    help="distinct run populations the replicates cycle through (default 4; --quick 2)")
-    g.add_argument("--pool", type=int, help="encounters of each population's pool (default 1000; --quick 300)")
-    g.add_argument("--orders", type=int, help="random orders per test set (default 100; --quick 40)")
-    g.add_argument("--bootstrap", type=int, help="bootstrap resamples per test set (default 300; --quick 150)")
-    g.add_argument("--image-mp", type=float, metavar="MP",
+    g.add_argument("--pool", type=integer(4), help="encounters of each population's pool (default 1000; --quick 300)")
+    g.add_argument("--orders", type=integer(1), help="random orders per test set (default 100; --quick 40)")
+    g.add_argument("--bootstrap", type=integer(2), help="bootstrap resamples per test set (default 300; --quick 150)")
+    g.add_argument("--image-mp", type=number(0.0001), metavar="MP",
                    help="simulated image size in megapixels (default: enough for median lesions of 150 pixels; "
                         "75 with --quick)")
-    g.add_argument("--target-l1", type=float,
+    g.add_argument("--target-l1", type=number(0),
                    help="target expected L1 to the population ranking (default: the number of runs, one place each)")
-    g.add_argument("--target-top1", type=float, default=0.9,
+    g.add_argument("--target-top1", type=_fraction, default=0.9,
                    help="target share of replicates with the true best run ranked first (default 0.9)")
     g.add_argument("--quick", action="store_true", help="a small grid that runs in under 5 minutes on 2 cores")
-    g.add_argument("--seed", type=int, default=0, help="seed of everything random (default 0)")
+    g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
-    g.add_argument("--out", default="results/design_study", metavar="DIR", help="output folder (default "
-                                                                               "results/design_study)")
+    g.add_argument("--out", type=_cli.output_folder, default="results/design_study", metavar="DIR",
+                   help="output folder (default results/design_study)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results")
-    g.add_argument("--n-jobs", type=int, default=1, help="parallel workers (default 1)")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster ('local' starts one)")
+    g.add_argument("--n-jobs", type=integer(1), default=1, help="parallel workers (default 1)")
+    g.add_argument("--scheduler", type=_cli.scheduler_address, metavar="ADDRESS",
+                   help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
     return p
@@ -100,14 +121,12 @@ def grid(args, base):
     k = base.min_annotators
     a = base.agreement
     quick = args.quick
-    sizes = _ints(args.encounters) if args.encounters else sorted({max(5, int(round(n * f)))
-                                                                  for f in (0.25, 0.5, 1, 2)})
-    annotators = _ints(args.annotators) if args.annotators else [k, k + 1]
-    agreement = _floats(args.agreement) if args.agreement else sorted({float(np.clip(round(a - 0.2, 3), 0, 1)),
-                                                                       round(a, 3), 1.0})
-    spread = _floats(args.spread) if args.spread else [round(base.skill_range[1] - base.skill_range[0], 4)]
-    runs = _ints(args.runs) if args.runs else [base.n_runs]
-    correlation = _floats(args.correlation) if args.correlation else [round(base.encounter_correlation, 4)]
+    sizes = args.encounters or sorted({max(5, int(round(n * f))) for f in (0.25, 0.5, 1, 2)})
+    annotators = args.annotators or [k, min(k + 1, 16)]
+    agreement = args.agreement or sorted({float(np.clip(round(a - 0.2, 3), 0, 1)), round(a, 3), 1.0})
+    spread = args.spread or [round(base.skill_range[1] - base.skill_range[0], 4)]
+    runs = args.runs or [base.n_runs]
+    correlation = args.correlation or [round(base.encounter_correlation, 4)]
     replicates = args.replicates or (4 if quick else 20)
     populations = min(replicates, args.populations or (2 if quick else 4))
     return dict(sizes=sizes, annotators=annotators, agreement=agreement, spread=spread, runs=runs,

@@ -18,8 +18,8 @@ from experiments import _cli, _qa, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.qa_rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.qa_rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=False)
     _study.add_study_options(p, out="results/qa_rank_convergence", unit="encounters")
     return p
@@ -57,9 +57,10 @@ def main(argv=None) -> int:
     _report_rankings.section(report, ci, points, stability, agreement, args, schemes=[("gold", "all", "macro")],
                              case="encounter", unit="encounter", test_unit="encounter",
                              convergence_figure="figures/fig_07_qa_convergence")
-    _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, report=report, meta={
+    _study.finish(out, args, study="qa_rank_convergence", argv=argv, started=started, report=report,
+                  warnings=_qa.notes(gold, runs) + notes, meta={
         "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs), "encounters": len(gold.encounters),
-                  "runs": [r.name for r in runs], "notes": [n for a in [gold, *runs] for n in a.notes] + notes},
+                  "runs": [r.name for r in runs], "notes": _qa.notes(gold, runs)},
         "ranking": list(args.ranking), "versions": versions(),
     })
     if not args.quiet:

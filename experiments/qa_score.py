@@ -3,48 +3,54 @@
     python -m experiments.qa_score --gold GOLD.json --runs RUNS_DIR --out OUT
 
 Writes ``OUT/leaderboard.csv``, ``OUT/official/<run>.json`` (``accuracy_CQID010`` ...
-``accuracy_all``, ``number_cvqa_instances``) and ``OUT/answer_counts.csv`` (Table 5).
+``accuracy_all``, ``number_cvqa_instances``), ``OUT/answer_counts.csv`` (Table 5),
+``summary.md`` (with any warnings about the input) and ``meta.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 
-from experiments import _cli, _qa
+from experiments import _cli, _qa, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.qa_score", description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.qa_score", description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=True)
-    p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
+    p.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
+    p.add_argument("--quiet", action="store_true", help="no table on the terminal")
     return p
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    if not args.runs:
-        raise SystemExit("error: --runs DIR is required")
+    started = time.time()
     import json
-    from pathlib import Path
 
-    from robustness.results import atomic_write
+    from robustness.report import Report
+    from robustness.results import ResultsDir, versions
 
-    gold, runs, _ = _qa.load(args)
-    out = Path(args.out)
+    gold, runs, source = _qa.load(args)
+    out = ResultsDir(args.out, fingerprint=_qa.fingerprint(gold, runs), force=args.force)
     board, res = _qa.leaderboard(gold, runs)
-    atomic_write(out / "leaderboard.csv", lambda f: f.write(board.to_csv(float_format="%.17g").encode()))
+    out.write_csv("leaderboard.csv", board)
     for name, r in res.items():
-        atomic_write(out / "official" / f"{name}.json", lambda f: f.write(json.dumps(r, indent=4).encode()))
+        out.write_text(f"official/{name}.json", json.dumps(r, indent=4))
     counts = _qa.answer_counts(gold, runs)
-    atomic_write(out / "answer_counts.csv", lambda f: f.write(counts.to_csv(index=False).encode()))
+    out.write_csv("answer_counts.csv", counts, index=False)
+    notes = _qa.notes(gold, runs)
+    report = Report("Closed-QA scores").paragraph(
+        f"Input: {source} — {len(gold.encounters)} encounters, {len(runs)} runs. Tables: leaderboard.csv, "
+        "official/<run>.json, answer_counts.csv (Table 5, with 95% bootstrap intervals over encounters).")
+    _study.finish(out, args, study="qa_score", argv=argv, started=started, report=report, warnings=notes, meta={
+        "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs)}, "versions": versions()})
     if not args.quiet:
-        for a in [gold, *runs]:
-            for note in a.notes:
-                print(f"note: {note}", file=sys.stderr)
         print(board.to_string(float_format=lambda v: f"{v:.4f}"))
-        print(f"\nwrote {out / 'leaderboard.csv'}, {out / 'official'}/<run>.json and {out / 'answer_counts.csv'}")
+        print(f"\nwrote {out.path / 'leaderboard.csv'}, {out.path / 'official'}/<run>.json and "
+              f"{out.path / 'answer_counts.csv'}")
     return 0
 
 

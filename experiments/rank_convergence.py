@@ -21,8 +21,8 @@ from experiments import _cli, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     g = p.add_argument_group("scoring")
     _cli.add_scoring_options(g)
@@ -88,8 +88,8 @@ def main(argv=None) -> int:
     board = scores.leaderboard(counts, empty=empty, annotators=over)
     out.write_csv("leaderboard.csv", board.join(_study.method_columns(boots)))
     out.write_csv("scores.csv", scores_df, index=False)
-    points, comparison, notes = _study.write_convergence(out, convs, tolerance=args.tolerance, lenient=lenient,
-                                                         all_curves=args.all_curves)
+    points, comparison, curve_notes = _study.write_convergence(out, convs, tolerance=args.tolerance,
+                                                               lenient=lenient, all_curves=args.all_curves)
     ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots)
     spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
     spread_df = pd.concat([
@@ -104,6 +104,7 @@ def main(argv=None) -> int:
     out.write_parquet_frames("per_case.parquet", per_case_frames(conv_schemes, counts))
 
     official = official_strategy(counted)
+    notes = _cli.input_warnings(args, challenge, counts) + curve_notes
     only = _study.only
     report = _report.rank_convergence(challenge, counts, board, only(ci), only(points), only(comparison),
                                       only(agreement), pairwise, per_size, needed, spread_df, truth, official, args,
@@ -111,14 +112,15 @@ def main(argv=None) -> int:
     _report_rankings.section(report, ci, points, stability, agreement, args, schemes=[(official, "jaccard", "macro")],
                              case="image", unit=args.unit, test_unit=boot_schemes.unit,
                              convergence_figure="figures/fig_03_macro_convergence")
-    _study.finish(out, args, study="rank_convergence", argv=argv, started=started, report=report, meta={
+    _study.finish(out, args, study="rank_convergence", argv=argv, started=started, report=report, warnings=notes,
+                  meta={
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
         "ranking": list(args.ranking),
         "input": {"fingerprint": fingerprint, "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "runs": challenge.n_systems, "annotators": list(challenge.annotators),
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",
-                  "notes": list(challenge.notes) + notes},
+                  "notes": list(challenge.notes)},
         "versions": versions(),
         "pixel_pass_s": round(t_pass, 2),
     })

@@ -15,10 +15,11 @@ from experiments import _cli
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.synthetic_summary",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.synthetic_summary",
+                    description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
-    p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--n-jobs", type=_cli.integer(1), default=1, metavar="N",
+                   help="worker processes for the pixel pass")
     return p
 
 
@@ -46,8 +47,7 @@ def main(argv=None) -> int:
           f"worst {a['run_micro_jaccard_vs_majority_worst']:.3f}")
     print(f"within-encounter ICC   {a['run_jaccard_icc_median']:.3f} (per-image Jaccard of each run vs majority; "
           "one-way ANOVA ICC(1) over encounters, median over runs)")
-    for note in ch.notes:
-        print(f"note: {note}")
+    _cli.input_warnings(args, ch, oc)  # the loader's notes were printed as it read; these are the checks'
     return 0
 
 

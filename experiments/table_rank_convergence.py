@@ -20,8 +20,8 @@ from experiments import _cli, _report, _report_rankings, _study
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.table_rank_convergence",
-                                description=__doc__.split("\n\n")[0])
+    p = _cli.Parser(prog="python -m experiments.table_rank_convergence",
+                    description=__doc__.split("\n\n")[0])
     p.add_argument("--table", required=True, metavar="PATH", help="per-case scores (.csv or .parquet)")
     p.add_argument("--case", default="case", help="case column (default case)")
     p.add_argument("--algorithm", default="algorithm", help="algorithm column (default algorithm)")
@@ -31,32 +31,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def read_table(path):
-    from pathlib import Path
-
-    import pandas as pd
-
-    from robustness.errors import InputError
-
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
-    try:
-        return pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
-    except Exception as exc:
-        raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {exc})") from None
-
-
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
     import hashlib
 
+    from robustness.case_table import read_case_table
     from robustness.results import ResultsDir, versions
     from robustness.schemes import schemes_from_table
 
-    table = read_table(args.table)
+    table, table_notes = read_case_table(args.table, case=args.case, algorithm=args.algorithm, value=args.value,
+                                         unit=args.unit)
+    _cli.say(table_notes)
     schemes = schemes_from_table(table, case=args.case, algorithm=args.algorithm, value=args.value, unit=args.unit)
+    _cli.check_study(args, n_units=schemes.n_units, unit="units", n_runs=len(schemes.systems))
     fingerprint = hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
                                  + "|".join(schemes.systems).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
@@ -72,9 +60,10 @@ def main(argv=None) -> int:
     _report_rankings.section(report, ci, points, stability, agreement, args, schemes=schemes.names[:4], case="case",
                              unit=schemes.unit, test_unit=schemes.unit,
                              convergence_figure="figures/fig_08_table_convergence")
-    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report, meta={
-        "input": {"table": args.table, "fingerprint": fingerprint, "notes": notes}, "ranking": list(args.ranking),
-        "versions": versions()})
+    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report,
+                  warnings=table_notes + notes, meta={
+                      "input": {"table": args.table, "fingerprint": fingerprint}, "ranking": list(args.ranking),
+                      "versions": versions()})
     if not args.quiet:
         print(report.to_markdown())
     return 0

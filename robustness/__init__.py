@@ -23,9 +23,10 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "data", "errors", "empty", "masks", "lesions", "design", "design_plots", "calibrate", "report", "uncertainty", "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread",
-    "ranking", "ranking_methods", "test_based", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons", "resampling", "plotting", "qa",
-    "results",
+    "data", "errors", "empty", "masks", "lesions", "design", "design_plots", "calibrate", "report", "uncertainty",
+    "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread", "ranking",
+    "ranking_methods", "test_based", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons",
+    "resampling", "plotting", "qa", "results", "files", "checks", "case_table", "raters", "tiff",
 }
 
 __all__ = sorted(_SUBMODULES | {"__version__"})

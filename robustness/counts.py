@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import atomic_write
+from .files import atomic_write
 
 __all__ = ["OverlapCounts", "save_counts", "load_counts"]
 
@@ -58,6 +58,11 @@ class OverlapCounts:
         Every annotator against the latent truth (zeros where invalid).
     fingerprint : str
         Hash of the inputs and settings the pixel pass depended on.
+    run_twins : int64 (n_systems, n_systems), optional
+        On how many images two runs' masks agree to Jaccard >= 0.999 (both
+        empty counts as agreeing); see :data:`robustness.overlap.TWIN_JACCARD`.
+    notes : tuple of str
+        What decoding the masks repaired (one line per file).
     """
 
     strategies: tuple
@@ -82,6 +87,8 @@ class OverlapCounts:
     truth_counts: np.ndarray
     truth_annotator: np.ndarray
     fingerprint: str
+    run_twins: np.ndarray | None = None
+    notes: tuple = ()
 
     @property
     def n_images(self) -> int:
@@ -105,7 +112,7 @@ class OverlapCounts:
                     rand_choice=self.rand_choice[:, idx], n_pixels=self.n_pixels[idx],
                     fit_iterations=self.fit_iterations[:, idx], fit_converged=self.fit_converged[:, idx],
                     fit_rule=self.fit_rule[:, idx], truth_counts=self.truth_counts[:, :, idx],
-                    truth_annotator=self.truth_annotator[:, :, idx])
+                    truth_annotator=self.truth_annotator[:, :, idx], run_twins=None)
         return replace(self, **take)
 
     def strategy_counts(self, strategy: str) -> np.ndarray:
@@ -166,7 +173,7 @@ class OverlapCounts:
         return pd.concat(parts, ignore_index=True)
 
 
-_STRINGS = ("strategies", "systems", "images", "encounters", "annotators", "fits")
+_STRINGS = ("strategies", "systems", "images", "encounters", "annotators", "fits", "notes")
 
 
 def save_counts(counts: OverlapCounts, path) -> None:
@@ -174,7 +181,8 @@ def save_counts(counts: OverlapCounts, path) -> None:
     arrays = {}
     for f in fields(counts):
         v = getattr(counts, f.name)
-        arrays[f.name] = np.array(v, dtype=str) if f.name in _STRINGS else np.asarray(v)
+        if v is not None:
+            arrays[f.name] = np.array(v, dtype=str) if f.name in _STRINGS else np.asarray(v)
     atomic_write(Path(path), lambda fh: np.savez_compressed(fh, **arrays))
 
 
@@ -183,6 +191,8 @@ def load_counts(path) -> OverlapCounts:
     with np.load(path, allow_pickle=False) as z:
         kw = {}
         for f in fields(OverlapCounts):
+            if f.name not in z.files:  # optional fields of older files
+                continue
             v = z[f.name]
             if f.name in _STRINGS:
                 v = tuple(str(x) for x in v)

@@ -146,10 +146,15 @@ class Challenge:
         return np.array([codes.setdefault(e, len(codes)) for e in self.encounters], dtype=np.intp)
 
     # -- masks -------------------------------------------------------------
-    def read(self, image: int | str, kind: str, name: str) -> tuple[np.ndarray, str | None]:
-        """One mask and the note of any repair applied while decoding it."""
+    def read(self, image: int | str, kind: str, name: str, *, out=None) -> tuple[np.ndarray, str | None]:
+        """One mask and the note of any repair applied while decoding it.
+
+        ``out``: a uint8 buffer a file source may decode into (the mask is then a view of it, valid until the
+        buffer is reused); other sources ignore it.
+        """
         i = self.image_index(image)
-        mask, note = self.source.read(i, kind, name)
+        into = out is not None and getattr(self.source, "reads_into", False)
+        mask, note = self.source.read(i, kind, name, out=out) if into else self.source.read(i, kind, name)
         if mask.shape != self.shapes[i]:
             raise InputError(
                 f"{kind} {name!r}, image {self.images[i]}: mask has shape {mask.shape}, "
@@ -173,6 +178,17 @@ class Challenge:
     def system_masks(self, image: int | str) -> dict[str, np.ndarray]:
         """Every run's mask for one image. Loads ``n_systems`` masks: prefer :meth:`system_mask`."""
         return {s: self.system_mask(image, s) for s in self.systems}
+
+    def subset(self, images) -> Challenge:
+        """The challenge restricted to ``images`` (positions), renumbered 0..: a batch for a worker process.
+
+        Its source holds only those images' masks or file paths when the source has a ``subset`` method.
+        """
+        idx = [self.image_index(i) for i in images]
+        source = self.source.subset(idx) if hasattr(self.source, "subset") else _Slice(self.source, tuple(idx))
+        pick = lambda seq: tuple(seq[i] for i in idx)  # noqa: E731
+        return Challenge(pick(self.images), pick(self.encounters), pick(self.shapes), self.annotators,
+                         self.annotated[idx], self.systems, source)
 
     @staticmethod
     def _warned(mask, note):
@@ -208,6 +224,24 @@ class Challenge:
         }
 
 
+@dataclass(frozen=True)
+class _Slice:
+    """Some images of a source without a ``subset`` method, renumbered 0.."""
+
+    source: MaskSource
+    index: tuple
+
+    @property
+    def has_truth(self) -> bool:
+        return bool(getattr(self.source, "has_truth", False))
+
+    def read(self, image, kind, name):
+        return self.source.read(self.index[image], kind, name)
+
+    def fingerprint(self) -> dict:
+        return {"slice": self.source.fingerprint(), "images": list(self.index)}
+
+
 @dataclass(frozen=True, eq=False)
 class ArraySource:
     """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks).
@@ -223,6 +257,9 @@ class ArraySource:
 
     def read(self, image, kind, name):
         return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
+
+    def subset(self, images) -> ArraySource:
+        return ArraySource({key: [v[i] for i in images] for key, v in self.masks.items()})
 
     def fingerprint(self) -> dict:
         h = hashlib.sha256()

@@ -168,7 +168,7 @@ def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, popul
     for agreement in agreements:
         cfg = replace(config, agreement=float(agreement))
         challenge = make_challenge(cfg, rng=np.random.default_rng([seed, 2, replicate]), population=runs)
-        counts = compute_overlap(challenge, loo=False, rng=np.random.default_rng([seed, 3, replicate]))
+        counts = compute_overlap(challenge, leave_one_out=False, rng=np.random.default_rng([seed, 3, replicate]))
         order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
         enc_index = np.array([order[e] for e in counts.encounters])
         for n_enc in sizes:

@@ -1,4 +1,4 @@
-"""Errors and warnings raised on bad input.
+"""Errors and warnings raised on bad input, and how a list of notes is shown.
 
 Every message is one line that names the offending file (or encounter, slot,
 image, run) and says what is wrong, so a command-line user never has to read a
@@ -7,7 +7,9 @@ traceback.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "MaskWarning"]
+import re
+
+__all__ = ["InputError", "NoteWarning", "MaskWarning", "summarise_notes"]
 
 
 class InputError(ValueError):
@@ -18,5 +20,31 @@ class InputError(ValueError):
     """
 
 
-class MaskWarning(UserWarning):
+class NoteWarning(UserWarning):
+    """Something a user must know about the input or the results folder (printed as ``warning: ...``)."""
+
+
+class MaskWarning(NoteWarning):
     """A mask was readable but needed a documented repair (e.g. stray pixel values)."""
+
+
+def summarise_notes(notes, *, keep: int = 3) -> list[str]:
+    """Notes in order, at most ``keep`` of each kind: per-file notes that differ only in the file name and
+    numbers are one kind, and the rest of a kind becomes one line that counts them.
+
+    Examples
+    --------
+    >>> summarise_notes([f"m{i}.png: 1 pixel(s) repaired" for i in range(5)], keep=2)
+    ['m0.png: 1 pixel(s) repaired', 'm1.png: 1 pixel(s) repaired', 'and 3 more file(s) with the same note as m0.png']
+    """
+    kinds: dict[str, list[str]] = {}
+    for note in map(str, notes):
+        path, sep, rest = note.partition(": ")
+        kind = re.sub(r"\d+", "#", rest if sep else note)
+        kinds.setdefault(kind, []).append(note)
+    out = []
+    for group in kinds.values():
+        out += group[:keep]
+        if len(group) > keep:
+            out.append(f"and {len(group) - keep} more file(s) with the same note as {group[0].partition(': ')[0]}")
+    return out

@@ -66,8 +66,10 @@ def generate_image(src, i: int, *, annotators: bool = True) -> dict:
 
     c, pop = src.config, src.population
     e = int(src.encounter_of[i])
+    shape, annotated = src.shapes[i], src.annotated[i]
+    i = int(src.image_key(i))  # the streams are the whole challenge's image's
     rho = c.encounter_correlation
-    h, w = src.shapes[i]
+    h, w = shape
     step = max(1.0, max(h, w) / _COARSE)
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
@@ -126,7 +128,7 @@ def generate_image(src, i: int, *, annotators: bool = True) -> dict:
     if annotators:
         kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
         draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, (ch, cw))
-        which = np.flatnonzero(src.annotated[i])
+        which = np.flatnonzero(annotated)
         bias = 0.1 * pop.annotator_z
         masks = raters(draws, which, level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
                        amp=[kn * 0.16 * difficulty] * len(which),

@@ -8,6 +8,12 @@ Decoding rules (all reported, never silent)
   as ``value == foreground``.
 - A 0/255 mask where 0/1 is expected is an error that says so (the official
   scorer would score it as empty); ``binarize=True`` reads ``value != background``.
+- ``threshold=T`` reads anti-aliased masks: foreground is ``value >= T``, or
+  ``value <= T`` when the foreground value is below the background value.
+- ``rescale=True`` (the per-rater layout, where a dataset may mix scales): a
+  file holding only 0 and 1 where 0/255 is expected is read with 1 standing
+  for 255, and a 0/255 file where 0/1 is expected with 255 standing for 1; a
+  note says so per file.
 - Other values ("stray" pixels): when they are at most ``stray_tolerance`` of
   the image, each is assigned to the nearer of foreground and background (ties
   go to background) and a :class:`~robustness.errors.MaskWarning` counts them;
@@ -26,6 +32,7 @@ import numpy as np
 
 from . import _kernels
 from .errors import InputError
+from .tiff import read_tiff, tiff_shape
 
 __all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES"]
 
@@ -48,6 +55,10 @@ class MaskFormat:
     stray_tolerance : float
         Largest fraction of an image's pixels that may hold other values
         before the mask is rejected as not binary (see module notes).
+    threshold : int, optional
+        Foreground is ``value >= threshold`` (``<=`` when ``foreground < background``).
+    rescale : bool
+        Read a file on the other scale (0/1 vs 0/255) on its own scale, with a note.
     """
 
     foreground: int = 1
@@ -55,6 +66,8 @@ class MaskFormat:
     binarize: bool = False
     strict: bool = False
     stray_tolerance: float = 0.0
+    threshold: int | None = None
+    rescale: bool = False
 
     def __post_init__(self):
         for name in ("foreground", "background"):
@@ -65,54 +78,21 @@ class MaskFormat:
             raise ValueError("foreground and background must differ")
         if not 0.0 <= self.stray_tolerance < 1.0:
             raise ValueError(f"stray_tolerance must be in [0, 1), got {self.stray_tolerance}")
+        if self.threshold is not None:
+            if not (isinstance(self.threshold, (int, np.integer)) and 0 <= self.threshold <= 255):
+                raise ValueError(f"threshold must be an integer in 0..255, got {self.threshold!r}")
+            if self.binarize:
+                raise ValueError("give binarize or threshold, not both")
 
 
 # -- single files -----------------------------------------------------------
-
-def _tiff_shape_fast(path: Path) -> tuple[int, int] | None:
-    """(rows, columns) from the first IFD of a classic single-sample TIFF, else None.
-
-    Reads a few hundred bytes (the header and the first IFD's ImageWidth,
-    ImageLength and SamplesPerPixel tags, TIFF 6.0 section 2). Anything else
-    (BigTIFF, several samples per pixel, odd layouts) returns None so that the
-    caller falls back to tifffile.
-    """
-    import struct
-
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8 or head[:4] not in (b"II*\0", b"MM\0*"):
-            return None
-        e = "<" if head[:2] == b"II" else ">"
-        (offset,) = struct.unpack(e + "I", head[4:8])
-        f.seek(offset)
-        raw = f.read(2)
-        if len(raw) < 2:
-            return None
-        (n,) = struct.unpack(e + "H", raw)
-        entries = f.read(12 * n)
-    if len(entries) < 12 * n:
-        return None
-    tags = {}
-    for k in range(n):
-        tag, typ, count = struct.unpack(e + "HHI", entries[12 * k:12 * k + 8])
-        if tag in (256, 257, 277) and count == 1:
-            value = entries[12 * k + 8:12 * k + 12]
-            if typ == 3:  # SHORT
-                tags[tag] = struct.unpack(e + "H", value[:2])[0]
-            elif typ == 4:  # LONG
-                tags[tag] = struct.unpack(e + "I", value)[0]
-    if 256 not in tags or 257 not in tags or tags.get(277, 1) != 1:
-        return None
-    return int(tags[257]), int(tags[256])
-
 
 def read_shape(path: str | os.PathLike) -> tuple[int, int]:
     """(rows, columns) of an image file, from its header only."""
     path = Path(path)
     try:
         if path.suffix.lower() in _TIFF:
-            shape = _tiff_shape_fast(path)
+            shape = tiff_shape(path)
             if shape is not None:
                 return shape
             import tifffile
@@ -133,9 +113,12 @@ def read_shape(path: str | os.PathLike) -> tuple[int, int]:
         raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
 
 
-def _read_pixels(path: Path) -> np.ndarray:
+def _read_pixels(path: Path, out=None) -> np.ndarray:
     try:
         if path.suffix.lower() in _TIFF:
+            fast = read_tiff(path, out)
+            if fast is not None:
+                return fast
             import tifffile
 
             return tifffile.imread(path)
@@ -169,9 +152,11 @@ def _to_grey_u8(arr: np.ndarray, path: Path) -> np.ndarray:
         return np.ascontiguousarray(arr)
     if arr.dtype == bool:
         return np.ascontiguousarray(arr).view(np.uint8)
+    if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
+        raise InputError(f"{path}: not a binary mask: {np.count_nonzero(~np.isfinite(arr))} pixel(s) are inf or nan")
     lo, hi = arr.min(), arr.max()
     if np.issubdtype(arr.dtype, np.floating) and not np.array_equal(arr, np.round(arr)):
-        raise InputError(f"{path}: not a binary mask: non-integer values between {lo} and {hi}")
+        raise InputError(f"{path}: not a binary mask: non-integer values between {lo:g} and {hi:g}")
     if lo < 0 or hi > 255:
         values = np.unique(arr)
         raise InputError(
@@ -186,8 +171,12 @@ def _show(values, limit=6) -> str:
     return "{" + text + (", ..." if len(values) > limit else "") + "}"
 
 
-def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[np.ndarray, str | None]:
+def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
+              out: np.ndarray | None = None) -> tuple[np.ndarray, str | None]:
     """Decode one mask file to a boolean array, following ``fmt``.
+
+    With ``out`` (a contiguous uint8 buffer of at least the image's size) the common TIFFs are decoded into it
+    and the mask is a view of it, valid until the buffer is reused; other files give a new array.
 
     Returns
     -------
@@ -211,10 +200,12 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     (np.int64(3), None)
     """
     path = Path(path)
-    grey = _to_grey_u8(_read_pixels(path), path)
+    grey = _to_grey_u8(_read_pixels(path, out), path)
     if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
         grey = grey.copy()
     shape = grey.shape
+    if fmt.threshold is not None:
+        return (grey >= fmt.threshold if fmt.foreground > fmt.background else grey <= fmt.threshold), None
     flat = grey.reshape(-1)
     if (fmt.foreground, fmt.background) == (1, 0) and not fmt.binarize and flat.size and flat.max() <= 1:
         return flat.view(bool).reshape(shape), None  # already 0/1 (the official format): nothing to do
@@ -230,10 +221,17 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat()) -> tuple[
     counts = np.bincount(flat, minlength=256)
     present = np.flatnonzero(counts)
     stray = [v for v in present if v not in (fmt.foreground, fmt.background)]
+    expected = {fmt.foreground, fmt.background}
+    for scale, other, high in (({0, 255}, {0, 1}, 1), ({0, 1}, {0, 255}, 255)):
+        if fmt.rescale and expected == scale and set(present) <= other:  # the file uses the other scale
+            value = fmt.foreground if fmt.foreground == 0 else high
+            return grey == value, (f"{path}: stored as {'/'.join(map(str, sorted(other)))} where the others are "
+                                   f"{'/'.join(map(str, sorted(scale)))}: read {high} as {max(scale)} "
+                                   f"({'foreground' if max(scale) == fmt.foreground else 'background'})")
     if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
         raise InputError(
             f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
-            "would score it as empty); pass binarize to read values > 0 as foreground"
+            "would score it as empty); --binarize reads values > 0 as foreground"
         )
     fraction = n_stray / flat.size
     if fmt.strict or fraction > fmt.stray_tolerance:

@@ -26,16 +26,19 @@ import numpy as np
 from . import __version__, _kernels
 from .counts import OverlapCounts, load_counts, save_counts
 from .data import Challenge
-from .errors import InputError, MaskWarning
+from .errors import InputError, MaskWarning, summarise_notes
 from .gold import get_strategy, resolve
 from .patterns import MAX_ANNOTATORS, annotator_luts
 from .parallel import progress_bar, run_batches
-from .results import atomic_write
+from .files import atomic_write, remove_stale_temporaries
 from .staple import STAPLE_MAX_ITER, staple
 
 __all__ = ["OverlapCounts", "ImageCounts", "compute_overlap", "count_image", "save_counts", "load_counts"]
 
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
+
+#: Two masks this close (Jaccard, per image) count as the same rater's: see :func:`robustness.checks.duplicate_raters`.
+TWIN_JACCARD = 0.999
 
 
 # -- one image ----------------------------------------------------------------
@@ -61,6 +64,8 @@ class ImageCounts:
         Diagnostics of each histogram strategy's fit.
     notes : tuple of str
         Repairs applied while decoding the masks.
+    twins : int (n_pairs, 2)
+        Pairs of runs ``(r, s)``, ``r < s``, whose masks agree to Jaccard >= :data:`TWIN_JACCARD`.
     truth : int64 (n_systems, 3) or None
         Every run against the latent truth (challenges that know it).
     truth_annotator : int64 (k, 3) or None
@@ -75,6 +80,7 @@ class ImageCounts:
     fit_converged: tuple
     fit_rule: tuple
     notes: tuple
+    twins: np.ndarray
     truth: np.ndarray | None = None
     truth_annotator: np.ndarray | None = None
 
@@ -108,22 +114,24 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
     notes = []
-    masks = []
-    for a in names:
-        m, note = challenge.read(image, "annotator", a)
-        masks.append(m.reshape(-1).view(np.uint8))
+    k = len(names)
+    n = int(np.prod(challenge.shapes[image]))
+    masks = np.empty((k, n), dtype=np.uint8)  # the annotators' masks are decoded straight into their rows
+    for j, a in enumerate(names):
+        m, note = challenge.read(image, "annotator", a, out=masks[j])
+        if not np.shares_memory(m, masks[j]):
+            masks[j] = m.reshape(-1).view(np.uint8)
         if note:
             notes.append(note)
-    k = len(masks)
-    codes, hist = _kernels.pattern_codes(np.stack(masks))
+    codes, hist = _kernels.pattern_codes(masks)
     truth_words = truth_annotator = None
     if challenge.has_truth:  # the latent truth: one more gold, packed once
         t, _ = challenge.read(image, "truth", "truth")
         truth_words = _kernels.pack_lut(t.reshape(-1).view(np.uint8).astype(np.uint16), _TRUTH_LUT)
         truth_size = int(t.sum())
         truth_annotator = np.empty((k, 3), dtype=np.int64)
-        for j, m in enumerate(masks):
-            size, tp = _kernels.count_run(m, truth_words)
+        for j in range(k):
+            size, tp = _kernels.count_run(masks[j], truth_words)
             truth_annotator[j] = (tp[0], size - tp[0], truth_size - tp[0])
     del masks
     luts = [annotator_luts(k)]
@@ -148,11 +156,14 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     if truth_words is not None:
         run_golds, run_gold_size = np.concatenate([gold_words, truth_words]), np.append(gold_size, truth_size)
     sys_counts = np.empty((run_golds.shape[0], challenge.n_systems, 3), dtype=np.int64)
+    sizes = np.empty(challenge.n_systems, dtype=np.int64)
+    buffer = np.empty(n, dtype=np.uint8)  # one run's mask at a time, decoded into the same memory
     for r, system in enumerate(challenge.systems):
-        m, note = challenge.read(image, "system", system)
+        m, note = challenge.read(image, "system", system, out=buffer)
         if note:
             notes.append(note)
         size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
+        sizes[r] = size
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
         sys_counts[:, r, 2] = run_gold_size - tp
@@ -168,21 +179,71 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     return ImageCounts(
         present=np.array(present, dtype=np.intp), system=sys_counts, annotator=ann_counts, n_loo=n_loo,
         fit_iterations=tuple(f.iterations for f in fits), fit_converged=tuple(f.converged for f in fits),
-        fit_rule=tuple(f.rule for f in fits), notes=tuple(notes), truth=truth, truth_annotator=truth_annotator,
+        fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
+        twins=_twins(challenge, image, sizes, sys_counts[:, :, 0]), truth=truth, truth_annotator=truth_annotator,
     )
 
 
-def _count_batch(challenge, images, golds, staple_max_iter, loo=True):
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo) for i in images]
+def _twins(challenge, image, sizes, tp) -> np.ndarray:
+    """Pairs of runs whose masks of this image agree to Jaccard >= TWIN_JACCARD (both empty: agree).
+
+    ``J >= t`` needs ``|A xor B| <= (1 - t) |A or B| <= (1 - t)(|A| + |B|)``, and the counts against every gold
+    bound ``|A xor B|`` from below (``|tp_A - tp_B|``, ``|fp_A - fp_B|``), so only the pairs that pass that bound
+    (almost never, unless two runs are copies) are read again and intersected exactly.
+    """
+    fp = sizes[None, :] - tp
+    gap = np.abs(sizes[:, None] - sizes[None, :])
+    for c in (tp, fp):
+        gap = np.maximum(gap, np.abs(c[:, :, None] - c[:, None, :]).max(axis=0))
+    r, s = np.nonzero(np.triu(gap <= (1 - TWIN_JACCARD) * (sizes[:, None] + sizes[None, :]), 1))
+    packed: dict[int, np.ndarray] = {}
+    pairs = []
+    for a, b in zip(r.tolist(), s.tolist()):
+        if sizes[a] or sizes[b]:
+            for x in (a, b):
+                if x not in packed:
+                    packed[x] = np.packbits(challenge.read(image, "system", challenge.systems[x])[0])
+            inter = int(np.bitwise_count(packed[a] & packed[b]).sum())
+            if inter < TWIN_JACCARD * (sizes[a] + sizes[b] - inter):
+                continue
+        pairs.append((a, b))
+    return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+def _count_batch(challenge, golds, staple_max_iter, loo):
+    """Counts of every image of ``challenge`` (a batch: :meth:`Challenge.subset`; workers read its files)."""
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo)
+            for i in range(challenge.n_images)]
+
+
+def _batches(challenge: Challenge, n_jobs: int) -> list[list[int]]:
+    """Consecutive images in batches of about equal work (pixels x masks), at least 8 per worker."""
+    work = challenge.n_pixels * (challenge.n_systems + challenge.annotated.sum(axis=1))
+    target = min(_BATCH_WORK, work.sum() / (8 * n_jobs)) if n_jobs > 1 else _BATCH_WORK
+    batches, current, load = [], [], 0
+    for i, w in enumerate(work.tolist()):
+        current.append(i)
+        load += w
+        if load >= target or len(current) >= _BATCH_IMAGES:
+            batches.append(current)
+            current, load = [], 0
+    return batches + ([current] if current else [])
+
+
+_BATCH_WORK = 200e6  # mask pixels per batch: ~0.2 s of decoding and counting
+_BATCH_IMAGES = 256
 
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, golds, staple_max_iter, loo=True) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter, loo) -> str:
     ks = np.unique(challenge.annotated.sum(axis=1))
+    source = challenge.source
     payload = {
         "challenge": challenge.fingerprint(),
+        "files": source.cache_key() if hasattr(source, "cache_key") else None,
         "golds": [[g.name, g.identity(ks)] for g in golds],
+        "twin_jaccard": TWIN_JACCARD,
         "staple_max_iter": staple_max_iter,
         "leave_one_out": loo,
         "version": __version__,
@@ -205,17 +266,17 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
     fit_iter = np.zeros((n_fit, n_img), dtype=np.int64)
     fit_conv = np.ones((n_fit, n_img), dtype=bool)
     fit_rule = np.full((n_fit, n_img), "", dtype=object)
+    twins = np.zeros((n_sys, n_sys), dtype=np.int64)
     n_truth = 1 if challenge.has_truth else 0
     truth = np.zeros((n_truth, n_sys, n_img, 3), dtype=np.int64)
     truth_ann = np.zeros((n_truth, n_ann, n_img, 3), dtype=np.int64)
     notes: list[str] = []
 
-    batch = 4
-    batches = [(challenge, list(range(s, min(s + batch, n_img))), golds, staple_max_iter, loo)
-               for s in range(0, n_img, batch)]
+    groups = _batches(challenge, n_jobs)
+    batches = ((challenge.subset(images), golds, staple_max_iter, loo) for images in groups)
     bar = progress_bar(progress, n_img, "pixel pass", unit="image")
-    results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(b[1]) for b in batches])
-    for (_, images, *_), res in zip(batches, results):
+    results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(g) for g in groups])
+    for images, res in zip(groups, results):
         for i, r in zip(images, res):
             pres, k, n_loo = r.present, r.k, r.n_loo
             sc, ac = r.system, r.annotator
@@ -228,13 +289,16 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
                 loo_ann[pres, i] = ac[np.arange(k), k + n_gold + np.arange(k)]
                 loo_valid[pres, i] = True
             fit_iter[:, i], fit_conv[:, i], fit_rule[:, i] = r.fit_iterations, r.fit_converged, r.fit_rule
+            twins[r.twins[:, 0], r.twins[:, 1]] += 1
             if n_truth:
                 truth[0, :, i] = r.truth
                 truth_ann[0, pres, i] = r.truth_annotator
             notes.extend(r.notes)
+    twins += twins.T
     return dict(gold_counts=gold_counts, ann_counts=ann_counts, ann_vs_gold=ann_vs_gold, pair=pair,
                 loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, fit_iter=fit_iter, fit_conv=fit_conv,
-                fit_rule=fit_rule.astype(str), truth=truth, truth_ann=truth_ann, notes=np.array(notes, dtype=str))
+                fit_rule=fit_rule.astype(str), notes=np.array(notes, dtype=str), twins=twins, truth=truth,
+                truth_ann=truth_ann)
 
 
 def _load_cache(path: Path, key: str):
@@ -267,10 +331,10 @@ def compute_overlap(
     strategies=None,
     n_random: int | None = None,
     staple_max_iter: int = STAPLE_MAX_ITER,
+    leave_one_out: bool = True,
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
-    loo: bool = True,
     rng=None,
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
@@ -287,19 +351,22 @@ def compute_overlap(
     staple_max_iter : int
         Cap on STAPLE's EM iterations; images that reach it are flagged in
         ``fit_converged``.
+    leave_one_out : bool
+        Also count against each annotator's leave-one-out STAPLE (Table 4's
+        ``leave_one_out`` variant). Scoring alone does not need them: False
+        leaves ``loo_valid`` all False and saves a STAPLE fit per annotator.
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
     cache_dir : path, optional
         Folder for the counts cache (``overlap-<key>.npz``), keyed by the
-        input files (names, sizes, mtimes), the strategies and the package
-        version. Random strategies are drawn after the pass, so changing the
-        seed reuses the cache.
+        input files (names, sizes, modification and status-change times,
+        inodes: restoring a file's mtime after changing it does not fool it),
+        the strategies and the package version. Random strategies are drawn
+        after the pass, so changing the seed reuses the cache. Temporary files
+        that killed writers left there are deleted.
     progress : bool
         Show a progress bar (tqdm).
-    loo : bool
-        Also count against every leave-one-annotator-out STAPLE consensus (Table 4);
-        without it ``loo_valid`` is all False.
     rng : {None, int, numpy.random.Generator}
         Draws the annotator used by each ``randN`` strategy for every image.
 
@@ -329,18 +396,20 @@ def compute_overlap(
         raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    key = _pass_key(challenge, golds, staple_max_iter, loo)
+    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out)
     data = None
     cache_path = None
     if cache_dir is not None:
         cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
+        remove_stale_temporaries(cache_dir)
         data = _load_cache(cache_path, key)
     if data is None:
-        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
-    for note in data["notes"]:
-        warnings.warn(str(note), MaskWarning, stacklevel=2)
+    notes = tuple(str(n) for n in data["notes"])
+    for note in summarise_notes(notes):
+        warnings.warn(note, MaskWarning, stacklevel=2)
 
     valid = challenge.annotated.T.copy()  # (n_ann, n_img)
     choice = _draw_random(valid, n_rand, rng)
@@ -379,4 +448,6 @@ def compute_overlap(
         truth_counts=data["truth"],
         truth_annotator=data["truth_ann"],
         fingerprint=key,
+        run_twins=data["twins"],
+        notes=notes,
     )

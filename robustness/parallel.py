@@ -10,7 +10,10 @@ are identical for any ``n_jobs`` and on Dask.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import os
+import sys
 
 import numpy as np
 
@@ -44,10 +47,13 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
     Parameters
     ----------
     fn : callable
-    batches : list of tuple
+    batches : iterable of tuple
+        Consumed lazily: at most ``2 * n_jobs`` batches are in flight, so their arguments (and results)
+        never pile up in memory.
     n_jobs : int
-        1 runs in this process; more uses joblib (its default process
-        backend, threads with ``prefer='threads'``, or a Dask cluster inside
+        1 runs in this process. More uses ``n_jobs - 1`` worker processes and this one (forked on Linux,
+        loky's elsewhere; they end with this process: each checks every 0.2 s that its parent is alive),
+        threads with ``prefer='threads'``, or whatever joblib backend is active (a Dask cluster inside
         :func:`parallel_backend`).
     prefer : {None, 'threads', 'processes'}
         joblib's hint: threads for kernels that release the GIL (numba
@@ -59,6 +65,8 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
+    elif prefer != "threads" and _default_backend():
+        results = _in_processes(fn, batches, n_jobs)
     else:
         from joblib import Parallel, delayed
 
@@ -71,6 +79,110 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
     finally:
         if progress is not None:
             progress.close()
+
+
+def _default_backend() -> bool:
+    """True when no joblib backend (Dask, threading...) was chosen with ``joblib.parallel_config``."""
+    from joblib._parallel_backends import LokyBackend
+    from joblib.parallel import get_active_backend
+
+    return type(get_active_backend()[0]) is LokyBackend
+
+
+def _in_processes(fn, batches, n_jobs):
+    """``fn(*b)`` on ``n_jobs - 1`` worker processes (which exit when this process dies) and on this process.
+
+    This process runs the first batch before any worker starts (forked workers then inherit its imports and
+    compiled kernels). The workers' queue is kept two batches deep; whenever it is full this process takes the
+    next batch itself, so no core waits. Results in batch order; at most ``4 * n_jobs``
+    batches in flight.
+    """
+    from collections import deque
+    from concurrent.futures import Future
+
+    workers = n_jobs - 1
+    batches = iter(batches)
+    first = next(batches, None)
+    if first is None:
+        return
+    yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
+    executor = _executor(workers)
+    pending: deque = deque()
+
+    def ready():
+        return pending and (not isinstance(pending[0], Future) or pending[0].done() or len(pending) >= 4 * n_jobs)
+
+    try:
+        for b in batches:
+            queued = sum(isinstance(p, Future) and not p.done() for p in pending)
+            pending.append(executor.submit(fn, *b) if queued < 2 * workers else fn(*b))
+            while ready():
+                head = pending.popleft()
+                yield head.result() if isinstance(head, Future) else head
+        while pending:
+            head = pending.popleft()
+            yield head.result() if isinstance(head, Future) else head
+    finally:
+        for p in pending:
+            if isinstance(p, Future):
+                p.cancel()
+
+
+#: Idle loky workers exit after this many seconds (all workers also exit as soon as their parent is gone).
+WORKER_IDLE_S = 30
+_EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared one (joblib expects its own type)
+
+
+def _executor(workers: int):
+    """This process's pool of ``workers`` processes, kept between calls (started again when broken).
+
+    On Linux the workers are forked: they start with every module and compiled kernel of this process, in
+    milliseconds instead of the second or two a fresh interpreter needs to import numpy, numba and the
+    package (which would eat the gain of a pass of a few seconds). Elsewhere they are loky's (spawned).
+    """
+    if _EXECUTOR:
+        pid, n, ex = _EXECUTOR[0]
+        broken = getattr(ex, "_broken", False) or getattr(getattr(ex, "_flags", None), "broken", None)
+        if pid == os.getpid() and n == workers and not broken:
+            return ex
+        _EXECUTOR.clear()
+        if pid == os.getpid():
+            ex.shutdown(wait=False)
+    if sys.platform.startswith("linux"):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_watch_parent, initargs=(os.getpid(),))
+    else:
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        ex = ProcessPoolExecutor(max_workers=workers, timeout=WORKER_IDLE_S, initializer=_watch_parent,
+                                 initargs=(os.getpid(),))
+    _EXECUTOR[:] = [(os.getpid(), workers, ex)]
+    return ex
+
+
+@atexit.register
+def _shutdown() -> None:
+    """Stop our pool before the interpreter tears modules down under its callbacks."""
+    for pid, _, ex in _EXECUTOR:
+        if pid == os.getpid():
+            ex.shutdown(wait=True, cancel_futures=True)
+    _EXECUTOR.clear()
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: a daemon thread ends the worker once ``parent`` is gone (e.g. killed by SIGKILL)."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -87,13 +199,20 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2):
     import joblib
     from dask.distributed import Client, LocalCluster
 
+    from .errors import InputError
+
     cluster = None
-    if scheduler == "local":
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None, processes=True)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
+    try:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                                   dashboard_address=None, processes=True)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise InputError(f"--scheduler {scheduler}: cannot use the Dask cluster ({exc})") from None
     try:
         with joblib.parallel_config(backend="dask"):
             yield client

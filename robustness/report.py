@@ -83,6 +83,13 @@ class Report:
         self.blocks.append(("table", frame, floatfmt, caption, max_rows))
         return self
 
+    def warnings(self, warnings):
+        """A "Warnings" section: what the loaders skipped, repaired or guessed (nothing when there is none)."""
+        if warnings:
+            self.heading("Warnings")
+            self.bullets(warnings)
+        return self
+
     def figure(self, path: str, caption: str):
         """A figure by its path relative to the results folder (PNG for the HTML page)."""
         self.blocks.append(("figure", path, caption))

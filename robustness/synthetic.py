@@ -203,6 +203,7 @@ class SyntheticSource:
     annotated: np.ndarray
     encounter_of: np.ndarray  # encounter index of every image
     entropy: int
+    image_keys: np.ndarray | None = None  # every image's index in the whole challenge (seeds its streams)
 
     has_truth = True
 
@@ -246,6 +247,18 @@ class SyntheticSource:
         masks = generate_image(self, image, annotators=annotators)
         object.__setattr__(self, "_cache", ((image, annotators), masks))
         return masks
+
+    def subset(self, images) -> SyntheticSource:
+        """The same generator restricted to ``images`` (positions), renumbered 0.. (same masks)."""
+        from dataclasses import replace
+
+        idx = np.asarray(list(images), dtype=np.int64)
+        return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
+                       encounter_of=self.encounter_of[idx], image_keys=self.image_key(idx))
+
+    def image_key(self, image):
+        """The index in the whole challenge of image ``image`` of this source (its streams' seed)."""
+        return image if self.image_keys is None else self.image_keys[image]
 
     def __getstate__(self):
         state = dict(self.__dict__)

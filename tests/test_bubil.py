@@ -79,3 +79,21 @@ def test_inputs_never_modified(bubil):
         for i in range(ch.n_images):
             ch.system_mask(i, "Person5_Amira")
     assert tree_digest(folder) == before
+
+
+def test_copied_rater_and_swapped_foreground_are_said(experts, bubil):
+    """Person2_ImageJ is pixel-identical to Person2_Amira (a gold annotator) on all 35 images; reading the
+    masks without --foreground 0 --background 255 makes every rater agree with everyone (J = 0.99)."""
+    from robustness.checks import duplicate_raters, foreground_coverage
+    from robustness.overlap import compute_overlap
+
+    with pytest.warns(MaskWarning):
+        counts = compute_overlap(experts, rng=0)
+    found = duplicate_raters(counts)
+    assert len(found) == 1 and found[0].startswith(
+        "run 'Person2_ImageJ' is identical to annotator 'Person2_Amira' on all 35 image(s)")
+    assert foreground_coverage(counts, foreground=0, background=255) == []
+    swapped = load_raters(bubil / "ExpertsAnnotations", gold=GOLD, systems=["Person1_ImageJ"])
+    wrong = compute_overlap(swapped, rng=0)
+    assert foreground_coverage(wrong, foreground=255, background=0)[0].endswith(
+        "did you mean --foreground 0 --background 255?")

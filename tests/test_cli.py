@@ -70,3 +70,13 @@ def test_synthetic_summary_prints_levels(capsys):
     out = capsys.readouterr().out
     assert "images                 314 in 100 encounters" in out
     assert "annotator pairwise J   median" in out and "run micro J vs majority best" in out
+
+
+def test_commands_work_from_any_folder(tmp_path):
+    """experiments and figures are installed with the package: no need to stand in the repository."""
+    proc = subprocess.run([sys.executable, "-m", "experiments.rank_convergence", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "usage: python -m experiments.rank_convergence" in proc.stdout
+    code = "import figures, experiments; print(figures.FIGURES['rank_convergence'][0])"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.stdout.strip() == "fig_02_micro_convergence"

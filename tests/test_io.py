@@ -106,7 +106,7 @@ def test_annotator_shapes_disagree(tiny_dermavqa):
 
 def test_system_missing_images_error_and_empty(tiny_dermavqa):
     (tiny_dermavqa / "submissions" / "runB" / "IMG_ENC00002_00001_mask_runB.tiff").unlink()
-    with pytest.raises(InputError, match=r"run 'runB' has no mask for image IMG_ENC00002_00001 \(pass missing='empty'"):
+    with pytest.raises(InputError, match=r"run 'runB' has no mask for image IMG_ENC00002_00001 \(--missing empty scores"):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, missing="empty")
     assert "run 'runB' misses 1 of 3 images: scored as empty masks" in ch.notes
@@ -127,7 +127,7 @@ def test_0_255_masks_said_and_binarize_option(tiny_dermavqa):
     m[1:3, 2:5] = 255
     write_tiff(p, m)
     ch = load_dermavqa(tiny_dermavqa)
-    with pytest.raises(InputError, match=r"mask_runA\.tiff: mask stored as 0/255 where foreground is 1 \(the official scorer would score it as empty\); pass binarize"):
+    with pytest.raises(InputError, match=r"mask_runA\.tiff: mask stored as 0/255 where foreground is 1 \(the official scorer would score it as empty\); --binarize reads"):
         ch.system_mask(0, "runA")
     ch = load_dermavqa(tiny_dermavqa, binarize=True)
     assert ch.system_mask(0, "runA").sum() == 6
@@ -298,3 +298,104 @@ def test_header_shape_reader_agrees_with_tifffile(tmp_path, byteorder, shape, dt
     full = tifffile.imread(p).shape
     expected = full[:2] if full[-1] in (3, 4) else full[-2:]
     assert read_shape(p) == tuple(expected)
+
+
+# -- nothing dropped silently (issue 10) --------------------------------------------------------
+
+@pytest.mark.parametrize("make", ["png", "no_mask_in_name", "empty", "plain_file"])
+def test_run_that_yields_no_masks_is_an_error_or_a_named_warning(tiny_dermavqa, make):
+    sub = tiny_dermavqa / "submissions"
+    if make == "png":
+        for p in (sub / "runB").iterdir():
+            p.rename(p.with_suffix(".png"))
+    elif make == "no_mask_in_name":
+        for p in (sub / "runB").iterdir():
+            p.rename(p.with_name(p.name.replace("_mask_", "_")))
+    elif make == "empty":
+        for p in (sub / "runB").iterdir():
+            p.unlink()
+    else:
+        (sub / "notes.txt").write_text("a plain file among the runs")
+    name = "notes.txt" if make == "plain_file" else "runB"
+    with pytest.raises(InputError, match=rf"submissions/{re.escape(name)}: .*--skip-empty-folders drops"):
+        load_dermavqa(tiny_dermavqa)
+    ch = load_dermavqa(tiny_dermavqa, empty_folders="skip")
+    assert ("runB" in ch.systems) == (make == "plain_file")
+    assert any("dropped 1 entr" in n and name in n for n in ch.notes)
+
+
+@pytest.mark.parametrize("kind", ["folder", "broken link", "link loop"])
+def test_entry_named_like_a_mask_that_is_not_a_file(tiny_dermavqa, kind):
+    p = tiny_dermavqa / "reference" / "IMG_ENC00001_00001_mask_ann3.tiff"
+    if kind == "folder":
+        p.mkdir()
+    elif kind == "broken link":
+        p.symlink_to(tiny_dermavqa / "nowhere.tiff")
+    else:
+        p.symlink_to(p)
+    what = {"folder": "a folder", "broken link": "a broken symbolic link", "link loop": "a broken symbolic link"}[kind]
+    with pytest.raises(InputError, match=rf"IMG_ENC00001_00001_mask_ann3\.tiff: named like a mask but is {what}"):
+        load_dermavqa(tiny_dermavqa)
+
+
+def test_other_files_beside_masks_are_counted(tiny_dermavqa):
+    (tiny_dermavqa / "reference" / "README.txt").write_text("about the masks")
+    (tiny_dermavqa / "submissions" / "runA" / "IMG_ENC00001_00001_mask_runA.png").write_bytes(b"x")
+    ch = load_dermavqa(tiny_dermavqa)
+    assert any("reference: ignored 1 file(s)" in n and "README.txt" in n for n in ch.notes)
+    assert any("runA: ignored 1 file(s)" in n for n in ch.notes)
+
+
+def test_raters_missing_annotator_mask_is_a_note_with_counts(raters_folder):
+    (raters_folder / "expertB" / "seg_1.png").unlink()
+    (raters_folder / "expertB" / "seg_3.png").unlink()
+    ch = load_raters(raters_folder, gold=["expertA", "expertB", "expertC"], foreground=0, background=255)
+    assert "annotator 'expertB' has no mask for 2 of 4 images (seg_1, seg_3): scored against the other " \
+           "annotators there" in ch.notes
+    assert ch.annotators_of("seg_1") == ("expertA", "expertC")
+
+
+def test_raters_folder_like_mask_and_empty_rater(raters_folder):
+    (raters_folder / "algo1" / "seg_9.png").mkdir()
+    with pytest.raises(InputError, match=r"algo1/seg_9\.png: named like a mask but is a folder"):
+        load_raters(raters_folder, gold=["expertA"], foreground=0, background=255)
+    (raters_folder / "algo1" / "seg_9.png").rmdir()
+    (raters_folder / "empty").mkdir()
+    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255, empty_folders="skip")
+    assert "empty" not in ch.systems
+    assert any("dropped rater 'empty' without mask files (it is empty)" in n for n in ch.notes)
+
+
+# -- the per-rater layout's values (issue 10) ------------------------------------------------------
+
+def test_threshold_reads_anti_aliased_masks_in_both_polarities(tmp_path):
+    ramp = np.array([[0, 60, 127, 128, 200, 255]], np.uint8)
+    p = write_png(tmp_path / "aa.png", ramp)
+    assert read_mask(p, MaskFormat(foreground=255, background=0, threshold=128))[0].tolist() == [
+        [False, False, False, True, True, True]]
+    assert read_mask(p, MaskFormat(foreground=0, background=255, threshold=60))[0].tolist() == [
+        [True, True, False, False, False, False]]
+    with pytest.raises(ValueError, match="give binarize or threshold"):
+        MaskFormat(binarize=True, threshold=3)
+
+
+def test_raters_mixing_0_1_and_0_255_files_are_read_per_file(raters_folder):
+    from PIL import Image
+
+    src = raters_folder / "algo1" / "seg_2.png"
+    raw = np.asarray(Image.open(src))
+    write_png(src, (raw == 255).astype(np.uint8))  # the same mask on the 0/1 scale (foreground 0 -> 0)
+    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255)
+    with pytest.warns(MaskWarning, match=r"algo1/seg_2\.png: stored as 0/1 where the others are 0/255: read 1 as 255 "
+                                         r"\(background\)"):
+        m = ch.system_mask("seg_2", "algo1")
+    np.testing.assert_array_equal(m, raw == 0)
+    strict = MaskFormat(foreground=0, background=255)  # without rescale (the official layout): refused
+    with pytest.raises(InputError, match="not a binary mask"):
+        read_mask(src, strict)
+
+
+def test_float_mask_with_inf_is_one_line(tmp_path):
+    p = write_tiff(tmp_path / "inf.tiff", np.array([[0.0, np.inf], [1.0, np.nan]], np.float32))
+    with pytest.raises(InputError, match=r"inf\.tiff: not a binary mask: 2 pixel\(s\) are inf or nan"):
+        read_mask(p)

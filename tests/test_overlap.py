@@ -117,6 +117,15 @@ def test_identical_for_any_n_jobs():
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
+def test_scoring_without_leave_one_out_counts_the_same():
+    ch = make_challenge(n_encounters=5, n_images=7, n_runs=3, n_teams=1, rng=4)
+    full = compute_overlap(ch, rng=5)
+    lean = compute_overlap(ch, rng=5, leave_one_out=False)
+    for name in ("counts", "annotator_counts", "annotator_vs_gold", "pair_counts", "run_twins"):
+        np.testing.assert_array_equal(getattr(full, name), getattr(lean, name))
+    assert full.loo_valid.any() and not lean.loo_valid.any() and full.fingerprint != lean.fingerprint
+
+
 def test_rand_strategies_seeded():
     ch = make_challenge(n_encounters=8, n_images=20, n_runs=2, n_teams=1, rng=3)
     a = compute_overlap(ch, rng=1)
@@ -220,6 +229,68 @@ def test_damaged_cache_is_recomputed(disk_challenge, tmp_path, monkeypatch):
         again = compute_overlap(ch, cache_dir=cache, rng=0)
     assert len(calls) == 1
     np.testing.assert_array_equal(good.counts, again.counts)
+
+
+def test_cache_not_fooled_by_a_restored_mtime(tmp_path, monkeypatch):
+    """Flip 1,600 pixels of an uncompressed TIFF in place and restore its mtime: the stale counts are not reused."""
+    import time
+
+    from robustness.io import load_dermavqa, write_dermavqa
+
+    folder = write_dermavqa(make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=8),
+                            tmp_path / "challenge", compression=None)
+    calls = count_passes(monkeypatch)
+    cache = tmp_path / "cache"
+    before = compute_overlap(load_dermavqa(folder), cache_dir=cache, rng=0)
+    p = sorted((folder / "submissions").rglob("*.tiff"))[0]
+    st = p.stat()
+    import tifffile
+
+    with tifffile.TiffFile(p) as tif:
+        start, length = tif.pages[0].dataoffsets[0], sum(tif.pages[0].databytecounts)
+    raw = bytearray(p.read_bytes())
+    flips = list(range(start, start + length))[:1600]
+    time.sleep(0.05)  # beyond the file system's timestamp granularity
+    with open(p, "r+b") as f:  # in place: same inode, same size
+        for i in flips:
+            f.seek(i)
+            f.write(bytes([1 - raw[i]]))
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert p.stat().st_mtime_ns == st.st_mtime_ns and p.stat().st_size == st.st_size
+    after = compute_overlap(load_dermavqa(folder), cache_dir=cache, rng=0)
+    assert len(calls) == 2
+    assert not np.array_equal(before.counts, after.counts)
+    np.testing.assert_array_equal(after.counts, compute_overlap(load_dermavqa(folder), rng=0).counts)
+
+
+def test_stale_cache_temporaries_are_cleaned(disk_challenge, tmp_path):
+    _, ch = disk_challenge
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    dead = 2 ** 22 + 4321  # above Linux's pid_max: no such process
+    (cache / f".overlap-0123.npz.{dead}.x1y2.tmp").write_bytes(b"left by a killed run")
+    (cache / f".overlap-0123.npz.{os.getpid()}.x1y3.tmp").write_bytes(b"being written by a live one")
+    compute_overlap(ch, cache_dir=cache, rng=0)
+    names = sorted(p.name for p in cache.iterdir())
+    assert names[0].endswith("x1y3.tmp") and names[1].startswith("overlap-") and len(names) == 2
+
+
+def test_batches_carry_only_their_own_images(disk_challenge, monkeypatch):
+    """Workers get a batch's file paths (a small picklable challenge), never the whole challenge."""
+    import pickle
+
+    _, ch = disk_challenge
+    seen = []
+    real = ov._count_batch
+    monkeypatch.setattr(ov, "_count_batch", lambda c, *a: seen.append(c) or real(c, *a))
+    monkeypatch.setattr(ov, "_BATCH_IMAGES", 2)
+    compute_overlap(ch, rng=0)
+    assert [c.n_images for c in seen] == [2, 2, 2]
+    assert [c.images for c in seen] == [ch.images[0:2], ch.images[2:4], ch.images[4:6]]
+    whole, part = len(pickle.dumps(ch)), len(pickle.dumps(seen[0]))
+    assert part < 0.6 * whole
+    for c in seen:
+        assert all(len(v) == 2 for v in c.source.system_paths.values())
 
 
 def test_leave_one_out_consensus_counts():

@@ -217,7 +217,7 @@ def test_qa_score_missing_run_encounter_is_one_line(qa_files, capsys):
     assert run(qa_score.main, ["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"),
                                "--out", str(folder / "o")]) == 2
     assert capsys.readouterr().err.strip().endswith("run01.json: encounter ENC00001 is missing "
-                                                    "(missing='not_mentioned' answers it 'Not mentioned' everywhere)")
+                                                    "(--missing not_mentioned answers it 'Not mentioned' everywhere)")
 
 
 def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
@@ -246,3 +246,73 @@ def test_qa_rank_convergence_synthetic_default(tmp_path):
     out = tmp_path / "qa"
     assert job.main(["--orders", "5", "--bootstrap", "20", "--out", str(out), "--quiet", "--no-figures"]) == 0
     assert (out / "meta.json").exists() and (out / "convergence.csv").exists()
+
+
+# -- hostile files (issue 10): one line naming the file, exit status 2 ---------------------------------
+
+def _qa_refused(argv, capsys, match):
+    from experiments import qa_score
+    from experiments._cli import run
+
+    assert run(qa_score.main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("error: ") and "Traceback" not in err, err
+    import re
+
+    assert re.search(match, err), err
+
+
+@pytest.mark.parametrize("case,match", [
+    ("latin1", r"gold\.json: not UTF-8 text \(invalid byte at offset"),
+    ("folder", r"gold\.json: is a folder, not a file"),
+    ("nested", r"gold\.json: JSON nested too deeply"),
+    ("empty", r"gold\.json: no answer records \(an empty list\): nothing to score"),
+    ("missing", r"argument --gold: .*gold\.json: file not found"),
+])
+def test_bad_gold_files(qa_files, capsys, case, match):
+    folder, _ = qa_files
+    gold = folder / "gold.json"
+    gold.unlink()
+    if case == "latin1":
+        gold.write_bytes('[{"encounter_id": "ENC\xe900001"}]'.encode("latin-1"))
+    elif case == "folder":
+        gold.mkdir()
+    elif case == "nested":
+        gold.write_text("[" * 100000 + "]" * 100000)
+    elif case == "empty":
+        gold.write_text("[]")
+    _qa_refused(["--gold", str(gold), "--runs", str(folder / "runs"), "--out", str(folder / "o")], capsys, match)
+
+
+def test_integer_question_id_in_definitions(qa_files, capsys):
+    folder, _ = qa_files
+    defs = json.loads((folder / DEFS).read_text())
+    defs[0]["qid"] = 11
+    (folder / DEFS).write_text(json.dumps(defs))
+    _qa_refused(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(folder / "o")],
+                capsys, rf"{DEFS}: question id 11 is not of the form CQIDnnn-mmm")
+
+
+def test_run_file_that_is_a_folder(qa_files, capsys):
+    folder, _ = qa_files
+    (folder / "runs" / "run03.json").mkdir()
+    _qa_refused(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(folder / "o")],
+                capsys, r"run03\.json: is a folder, not a JSON file")
+
+
+def test_qa_notes_are_warnings_everywhere(qa_files, capsys):
+    from experiments import qa_score
+    from robustness.results import open_results
+
+    folder, _ = qa_files
+    rec = json.loads((folder / "runs" / "run01.json").read_text())
+    rec[0]["encounter_id"] += "-v2"
+    write(folder / "runs" / "run01.json", rec)
+    out = folder / "o"
+    assert qa_score.main(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(out),
+                          "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: run01.json: 1 encounter id(s) cut at the first '-'" in err
+    _, meta = open_results(out)
+    assert any("cut at the first '-'" in w for w in meta["warnings"])
+    assert "## Warnings" in (out / "summary.md").read_text()

@@ -80,12 +80,26 @@ class Answers:
 
 
 def _read_json(path: Path):
+    """The JSON value of a file, or a one-line InputError (missing, a folder, not UTF-8, invalid, too deep)."""
+    path = Path(path)
     try:
-        return json.loads(Path(path).read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a JSON file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to be an answer or definitions file") from None
 
 
 def load_definitions(path: str | os.PathLike) -> QuestionSet:
@@ -98,11 +112,13 @@ def load_definitions(path: str | os.PathLike) -> QuestionSet:
     for k, item in enumerate(data):
         if not isinstance(item, dict) or "qid" not in item or "options_en" not in item:
             raise InputError(f"{path}: definition #{k} has no 'qid' or 'options_en'")
-        qid = item["qid"]
-        if "-" not in qid:
+        qid, options = item["qid"], item["options_en"]
+        if not isinstance(qid, str) or "-" not in qid:
             raise InputError(f"{path}: question id {qid!r} is not of the form CQIDnnn-mmm")
-        questions.append(Question(qid, tuple(item["options_en"]), item.get("question_en", ""),
-                                  item.get("question_type_en", "")))
+        if not isinstance(options, list) or not options or not all(isinstance(o, str) for o in options):
+            raise InputError(f"{path}: question {qid}: 'options_en' must be a non-empty list of strings")
+        questions.append(Question(qid, tuple(options), str(item.get("question_en", "")),
+                                  str(item.get("question_type_en", ""))))
     qids = [q.qid for q in questions]
     if len(set(qids)) != len(qids):
         dup = next(q for q in qids if qids.count(q) > 1)
@@ -172,6 +188,8 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         notes.append(f"{path.name}: {len(cut)} encounter id(s) cut at the first '-' as the official scorer does, "
                      f"e.g. {cut[0]} -> {cut[0].split('-')[0]}")
     wanted = list(rows) if encounters is None else list(encounters)
+    if not wanted:
+        raise InputError(f"{path}: no answer records (an empty list): nothing to score")
     extra = [e for e in rows if e not in set(wanted)]
     if extra:
         notes.append(f"{path.name}: {len(extra)} encounter(s) not in the reference ignored, e.g. {extra[0]}")
@@ -181,7 +199,7 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         row = rows.get(enc)
         if row is None:
             if missing == "error":
-                raise InputError(f"{path}: encounter {enc} is missing (missing='not_mentioned' answers it "
+                raise InputError(f"{path}: encounter {enc} is missing (--missing not_mentioned answers it "
                                  "'Not mentioned' everywhere)")
             n_missing_enc += 1
             row = {}
@@ -190,7 +208,8 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
                 values[e, s] = row[q]
             else:
                 if missing == "error":
-                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer")
+                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer (--missing not_mentioned "
+                                     "answers 'Not mentioned' there)")
                 if enc in rows:
                     n_missing_slot += 1
                 values[e, s] = questions.questions[s].not_mentioned

@@ -1,0 +1,139 @@
+"""Every bad option is refused before any work or write: one line ``error: ...``, exit status 2, no code reprs."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from experiments import (qa_rank_convergence, qa_score, rank_convergence, score, synthetic_summary,
+                         table_rank_convergence)
+from experiments._cli import run
+from tests.conftest import REPO, tree_digest
+
+CODE = re.compile(r"np\.\w+\(|\(scheme |=\s*'|Traceback|binarize to|missing='")
+
+
+def refused(main, argv, capsys, match):
+    """``main`` refuses ``argv`` with exit status 2 and one line ``error: ...`` matching ``match``."""
+    assert run(main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert err.startswith("error: "), err
+    assert re.search(match, err), err
+    assert not CODE.search(err), err
+    return err
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from robustness.io import write_dermavqa
+    from robustness.synthetic import make_challenge
+
+    root = tmp_path_factory.mktemp("options")
+    return write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), root / "ch")
+
+
+@pytest.fixture(scope="module")
+def complete(tiny):
+    """A folder holding complete results (so a refusal must leave it intact)."""
+    out = tiny.parent / "out"
+    assert rank_convergence.main(["--data", str(tiny), "--out", str(out), "--orders", "3", "--bootstrap", "5",
+                                  "--quiet", "--no-figures"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("option,match", [
+    (["--strategies", "majorty"], r"argument --strategies: unknown gold strategy 'majorty'; choose from"),
+    (["--strategies", ","], r"argument --strategies: no gold strategy given"),
+    (["--strategies", "rand9"], r"argument --strategies: random strategies must be rand1\.\.randN without gaps"),
+    (["--orders", "0"], r"argument --orders: must be an integer >= 1, got '0'"),
+    (["--bootstrap", "-3"], r"argument --bootstrap: must be an integer >= 1, got '-3'"),
+    (["--step", "0"], r"argument --step: must be an integer >= 1"),
+    (["--n-jobs", "0"], r"argument --n-jobs: must be an integer >= 1"),
+    (["--seed", "-1"], r"argument --seed: must be an integer >= 0"),
+    (["--tolerance", "-1"], r"argument --tolerance: must be a number >= 0"),
+    (["--tolerance", "inf"], r"argument --tolerance: must be a number >= 0"),
+    (["--synthetic-seed", "x"], r"argument --synthetic-seed: must be an integer >= 0, got 'x'"),
+    (["--foreground", "256"], r"argument --foreground: must be an integer in 0\.\.255"),
+    (["--step", "1000"], r"--step 1000 leaves fewer than 2 recorded prefixes of the 9 images"),
+    (["--layout", "raters"], r"--layout raters needs --data FOLDER and --gold R1,R2,\.\."),
+    (["--binarize", "--threshold", "9"], r"--binarize and --threshold"),
+])
+def test_bad_study_options_leave_previous_results_intact(tiny, complete, capsys, option, match):
+    before = tree_digest(complete)
+    data = [] if "--layout" in option else ["--data", str(tiny)]
+    refused(rank_convergence.main, data + ["--out", str(complete), "--quiet"] + option, capsys, match)
+    assert tree_digest(complete) == before
+
+
+def test_out_under_a_regular_file_and_unwritable(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    refused(rank_convergence.main, ["--out", str(tmp_path / "file" / "out")], capsys,
+            r"argument --out: .*file/out: cannot be created: .*file is not a folder")
+    refused(score.main, ["--out", str(tmp_path / "file")], capsys, r"file: exists and is not a folder")
+    probe = "/sys/kernel/robustness-out"  # root may write anywhere but here
+    try:
+        import os
+
+        os.mkdir(probe)
+        os.rmdir(probe)
+        pytest.skip("no unwritable folder on this machine")
+    except OSError:
+        pass
+    refused(rank_convergence.main, ["--out", probe, "--orders", "2", "--bootstrap", "2", "--quiet"], capsys,
+            r"robustness-out: cannot create the output folder \(")
+
+
+def test_unreachable_scheduler_fails_fast(capsys):
+    import time
+
+    with socket.socket() as s:  # a free port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    refused(rank_convergence.main, ["--scheduler", f"tcp://127.0.0.1:{port}", "--quiet"], capsys,
+            rf"argument --scheduler: no Dask scheduler answers at tcp://127\.0\.0\.1:{port}")
+    assert time.perf_counter() - t0 < 10
+
+
+def test_every_command_uses_the_same_convention(tmp_path, capsys):
+    refused(score.main, ["--out", str(tmp_path / "o"), "--n-jobs", "0"], capsys, r"--n-jobs: must be an integer >= 1")
+    refused(synthetic_summary.main, ["--n-jobs", "-2"], capsys, r"--n-jobs: must be an integer >= 1")
+    refused(qa_score.main, ["--gold", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o")], capsys,
+            r"nope\.json: file not found")
+    refused(qa_rank_convergence.main, ["--orders", "0"], capsys, r"--orders: must be an integer >= 1")
+    refused(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--bootstrap", "0"], capsys,
+            r"--bootstrap: must be an integer >= 1")
+
+
+def test_a_study_needs_two_runs(tiny_dermavqa, tmp_path, capsys):
+    import shutil
+
+    shutil.rmtree(tiny_dermavqa / "submissions" / "runB")
+    refused(rank_convergence.main, ["--data", str(tiny_dermavqa), "--out", str(tmp_path / "o")], capsys,
+            r"the input has 1 run\(s\): a ranking needs at least 2")
+    assert score.main(["--data", str(tiny_dermavqa), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+
+
+def test_unknown_option_is_one_line_exit_2():
+    proc = subprocess.run([sys.executable, "-m", "experiments.rank_convergence", "--ordres", "3"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "error: unrecognized arguments: --ordres 3"
+
+
+def test_help_shows_every_default():
+    text = rank_convergence.parser().format_help()
+    flat = " ".join(text[text.index("options:"):].split())
+    for option, default in (("--layout", "dermavqa"), ("--out DIR", "results/rank_convergence"),
+                            ("--synthetic-size", "small"), ("--orders N", "200"), ("--n-jobs N", "1"),
+                            ("--missing", "error"), ("--unit", "image")):
+        i = flat.index(option + " ") if option + " " in flat else flat.index(option)
+        assert "default" in flat[i:i + 260] and default in flat[i:i + 260], (option, flat[i:i + 260])
+    score_help = score.parser().format_help()
+    score_help = " ".join(score_help[score_help.index("options:"):].split())
+    assert "--out DIR output folder (required" in score_help

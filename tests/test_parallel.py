@@ -1,0 +1,83 @@
+"""The batch runner: results in order for any n_jobs, bounded work in flight, no orphaned workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from robustness.parallel import run_batches
+from tests.conftest import REPO
+
+
+def _square(x):
+    return x * x
+
+
+def test_in_order_for_any_n_jobs_and_lazy():
+    batches = ((i,) for i in range(40))  # a generator: consumed as workers free up
+    assert list(run_batches(_square, batches, n_jobs=2)) == [i * i for i in range(40)]
+    assert list(run_batches(_square, [(i,) for i in range(5)], n_jobs=1)) == [0, 1, 4, 9, 16]
+    with pytest.raises(ValueError, match="n_jobs must be >= 1, got 0"):
+        list(run_batches(_square, [(1,)], n_jobs=0))
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie waiting for its (dead) parent's reaper counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_end_with_their_parent():
+    """SIGKILL the parent of a pixel-pass-like job: its loky workers exit within seconds, not minutes."""
+    script = textwrap.dedent("""
+        import os, sys, time
+        from robustness.parallel import run_batches
+
+        def work(i):
+            if os.getpid() != PARENT:
+                time.sleep(0.5 if i < 4 else 60)
+            return os.getpid()
+
+        PARENT = os.getpid()
+        pids = set()
+        for pid in run_batches(work, [(i,) for i in range(12)], n_jobs=3):  # 2 workers and this process
+            pids.add(pid)
+            if len(pids - {PARENT}) == 2:
+                print(*(pids - {PARENT}), flush=True)
+                time.sleep(60)
+        """)
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        line = parent.stdout.readline()
+        workers = [int(x) for x in line.split()]
+        assert len(workers) == 2 and parent.pid not in workers, line
+        assert all(_alive(w) for w in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "orphaned workers"
+    finally:
+        parent.kill()
+
+
+def test_joblib_still_works_after_our_workers():
+    """Our process pool is ours: joblib's own loky executor (a different type) is not taken over."""
+    from joblib import Parallel, delayed
+
+    assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
+    assert Parallel(n_jobs=2)(delayed(_square)(i) for i in range(4)) == [0, 1, 4, 9]
+    assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
