@@ -30,12 +30,20 @@ class FileSource:
     annotator_format: MaskFormat
     system_format: MaskFormat
     shapes: tuple
+    truth_paths: tuple | None = None  # the latent true masks of a written synthetic challenge (truth/)
     reads_into = True  # read(..., out=buffer) decodes into the caller's buffer
+
+    @property
+    def has_truth(self) -> bool:
+        return self.truth_paths is not None
 
     def read(self, image: int, kind: str, name: str, *, out=None):
         """One mask and its note (see :meth:`robustness.data.Challenge.read`; ``out`` as :func:`read_mask`)."""
-        table = self.annotator_paths if kind == "annotator" else self.system_paths
-        fmt = self.annotator_format if kind == "annotator" else self.system_format
+        if kind == "truth":
+            table, fmt = {"truth": self.truth_paths}, self.annotator_format
+        else:
+            table = self.annotator_paths if kind == "annotator" else self.system_paths
+            fmt = self.annotator_format if kind == "annotator" else self.system_format
         path = table[name][image]
         if path is None:
             return np.zeros(self.shapes[image], dtype=bool), None
@@ -51,11 +59,13 @@ class FileSource:
         pick = lambda seq: [seq[i] for i in images]  # noqa: E731
         return FileSource({a: pick(v) for a, v in self.annotator_paths.items()},
                           {s: pick(v) for s, v in self.system_paths.items()},
-                          self.annotator_format, self.system_format, tuple(pick(self.shapes)))
+                          self.annotator_format, self.system_format, tuple(pick(self.shapes)),
+                          None if self.truth_paths is None else tuple(pick(self.truth_paths)))
 
     def _digest(self, fields) -> str:
         h = hashlib.sha256()
-        for table in (self.annotator_paths, self.system_paths):
+        truth = {} if self.truth_paths is None else {"<truth>": self.truth_paths}
+        for table in (self.annotator_paths, self.system_paths, truth):
             for name in sorted(table):
                 for p in table[name]:
                     if p is None:
@@ -202,7 +212,7 @@ def attach_systems(images, shapes, systems_files, *, missing, mismatched, notes,
 
 
 def build(images, encounters, shapes, annotators, ann_paths, system_paths, keep, ann_fmt, sys_fmt,
-          notes) -> Challenge:
+          notes, truth_paths=None) -> Challenge:
     idx = np.flatnonzero(keep)
     if idx.size == 0:
         raise InputError("no image left to score after dropping mismatched images")
@@ -211,7 +221,8 @@ def build(images, encounters, shapes, annotators, ann_paths, system_paths, keep,
     system_paths = {s: pick(v) for s, v in system_paths.items()}
     shapes = tuple(tuple(s) for s in pick(shapes))
     annotated = np.array([[ann_paths[a][i] is not None for a in annotators] for i in range(idx.size)])
-    source = FileSource(ann_paths, system_paths, ann_fmt, sys_fmt, shapes)
+    truth_paths = None if truth_paths is None else tuple(pick(truth_paths))
+    source = FileSource(ann_paths, system_paths, ann_fmt, sys_fmt, shapes, truth_paths)
     return Challenge(
         images=tuple(pick(images)),
         encounters=tuple(pick(encounters)),

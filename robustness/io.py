@@ -192,7 +192,19 @@ def load_dermavqa(
     keep, system_paths = attach_systems(images, shapes, runs, missing=missing, mismatched=mismatched, notes=notes)
     fmt = MaskFormat(foreground=1, background=0, binarize=binarize, strict=strict)
     encounters = [_encounter_of(im) for im in images]
-    return build(images, encounters, shapes, annotators, ann_paths, system_paths, keep, fmt, fmt, notes)
+    truth = _truth_paths(root / "truth", images) if data is not None and (root / "truth").exists() else None
+    return build(images, encounters, shapes, annotators, ann_paths, system_paths, keep, fmt, fmt, notes, truth)
+
+
+def _truth_paths(truth_dir: Path, images) -> list:
+    """The latent true masks a written synthetic challenge keeps in ``truth/`` (one per image, or an error)."""
+    found, _ = _scan_dermavqa(folder(truth_dir, "truth"), "truth")
+    masks = found.get("truth", {})
+    missing = [im for im in images if im not in masks]
+    if missing:
+        raise InputError(f"{truth_dir}: no true mask {missing[0]}_mask_truth.tiff ({len(missing)} of {len(images)} "
+                         "images have none); a truth folder needs one for every image")
+    return [masks[im] for im in images]
 
 
 def load_challenge(data, *, layout: str = "dermavqa", **options) -> Challenge:
@@ -210,7 +222,9 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
 
     ``folder/reference/{image}_mask_{annotator}.tiff`` and
     ``folder/submissions/{run}/{image}_mask_{run}.tiff``: the official scorer,
-    and :func:`load_dermavqa`, read it back. The folder is built under a
+    and :func:`load_dermavqa`, read it back. A challenge that knows its latent
+    truth (synthetic) also writes ``folder/truth/{image}_mask_truth.tiff``, which
+    :func:`load_dermavqa` reads back (the official scorer ignores it). The folder is built under a
     temporary name and renamed into place, so an interrupted write leaves no
     half-written challenge under ``folder`` (and the next write deletes what a
     killed one left).
@@ -238,6 +252,8 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
         ref.mkdir()
         for run in challenge.systems:
             (tmp / "submissions" / run).mkdir(parents=True)
+        if challenge.has_truth:
+            (tmp / "truth").mkdir()
         images = range(challenge.n_images)
         if progress:
             from tqdm.auto import tqdm
@@ -251,6 +267,9 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
                 m = challenge.system_mask(i, run)
                 tifffile.imwrite(tmp / "submissions" / run / f"{image}_mask_{run}.tiff", m.view(np.uint8),
                                  compression=compression)
+            if challenge.has_truth:
+                t, _ = challenge.read(i, "truth", "truth")
+                tifffile.imwrite(tmp / "truth" / f"{image}_mask_truth.tiff", t.view(np.uint8), compression=compression)
         os.replace(tmp, folder)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

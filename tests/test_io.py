@@ -258,8 +258,26 @@ def test_write_dermavqa_roundtrip(tmp_path):
             np.testing.assert_array_equal(back.annotator_masks(i)[a], m)
         for s in ch.systems:
             np.testing.assert_array_equal(back.system_mask(i, s), ch.system_mask(i, s))
+        assert ch.has_truth and back.has_truth  # the latent truth travels with the written challenge
+        np.testing.assert_array_equal(back.read(i, "truth", "truth")[0], ch.read(i, "truth", "truth")[0])
     with pytest.raises(InputError, match=r"c: already exists"):
         write_dermavqa(ch, out)
+
+
+def test_truth_folder_needs_every_image(tmp_path):
+    from robustness.synthetic import make_challenge
+
+    ch = make_challenge(n_encounters=2, n_images=3, n_runs=2, n_teams=1, rng=2)
+    out = write_dermavqa(ch, tmp_path / "c")
+    victim = sorted((out / "truth").iterdir())[0]
+    victim.unlink()
+    image = victim.name.removesuffix("_mask_truth.tiff")
+    with pytest.raises(InputError, match=rf"truth: no true mask {image}_mask_truth.tiff \(1 of 3 images"):
+        load_dermavqa(out)
+    import shutil
+
+    shutil.rmtree(out / "truth")  # a real challenge has no truth folder: loads without one
+    assert not load_dermavqa(out).has_truth
 
 
 def test_write_is_atomic(tmp_path, monkeypatch):
