@@ -157,7 +157,8 @@ def _agreement(r: Report, agreement, boot_unit):
                     f"{ci(lo.tau, lo.tau_low, lo.tau_high, '{:.2f}')} (both rankings recomputed on {boot_unit} "
                     "resamples). Every pair with its interval: kendall_tau.csv.")
     r.table(mat.reset_index().rename(columns={"strategy": ""}), floatfmt="{:.2f}")
-    r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds.")
+    r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds; "
+             "above the diagonal tau, below it its 95% bootstrap interval.")
 
 
 def _table4(r: Report, spread, n_boot_units, boot_unit):

@@ -1,4 +1,4 @@
-"""Kendall's tau between the rankings under different gold strategies (micro and macro Jaccard)."""
+"""Kendall's tau between the rankings under different gold strategies (micro and macro Jaccard), with intervals."""
 
 from __future__ import annotations
 
@@ -19,8 +19,12 @@ def make(results_dir, out_path, *, metric="jaccard"):
         for ax, average in zip(axes, ("micro", "macro")):
             m = tau[(tau.metric == metric) & (tau.average == average)]
             order = list(dict.fromkeys(m.strategy))
-            mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
-            plotting.tau_heatmap(mat, ax=ax, title=f"{metric.capitalize()}, {average}")
+            table = {c: m.pivot(index="strategy", columns="other", values=c).loc[order, order]
+                     for c in ("tau", "tau_low", "tau_high")}
+            plotting.tau_heatmap(table["tau"], low=table["tau_low"], high=table["tau_high"], ax=ax,
+                                 title=f"{metric.capitalize()}, {average}")
+        fig.suptitle("Kendall's tau between the rankings under two golds: above the diagonal tau, below it "
+                     "its 95% interval\n(percentile bootstrap, both rankings recomputed on every resample)", fontsize=7)
         return save(fig, out_path)
 
 

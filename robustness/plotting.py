@@ -225,10 +225,17 @@ def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", ave
     return ax
 
 
-def tau_heatmap(matrix, *, ax=None, title: str | None = None):
-    """Kendall's tau between the rankings of different strategies (a square DataFrame)."""
+def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = None):
+    """Kendall's tau between the rankings of different strategies (a square DataFrame).
+
+    With ``low`` and ``high`` (square DataFrames like ``matrix``: a 95% interval
+    of each tau), the cells above the diagonal print tau and the cells below it
+    its interval, so that every number the figure shows comes with its uncertainty.
+    """
     ax = _ax(ax, figsize=(3.2, 2.8))
     m = matrix.to_numpy(dtype=float)
+    lo = None if low is None else low.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
+    hi = None if high is None else high.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
     vmin = np.floor(np.nanmin(m) * 20) / 20 - 0.05  # spread the colours over the values present
     im = ax.imshow(m, vmin=vmin, vmax=1.0, cmap="viridis")
     threshold = vmin + 0.6 * (1.0 - vmin)
@@ -237,7 +244,11 @@ def tau_heatmap(matrix, *, ax=None, title: str | None = None):
     ax.set_yticks(range(len(labels)), labels)
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
-            ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=5,
+            text = f"{m[i, j]:.2f}"
+            if lo is not None and i > j:
+                text = f"{lo[i, j]:.2f}\n{hi[i, j]:.2f}"
+            ax.text(j, i, text.replace("-", "\u2212"), ha="center", va="center",
+                    fontsize=5 if "\n" not in text else 4, linespacing=0.95,
                     color="black" if m[i, j] > threshold else "white")
     ax.grid(False)
     ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")

@@ -72,6 +72,9 @@ def test_forest_blobs_heatmap_artists():
     assert sorted(t.get_text() for t in ax.texts) == ["0.80", "0.80", "1.00", "1.00"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["majority", "STAPLE"]
     plt.close("all")
+    ax = plotting.tau_heatmap(m, low=m - 0.3, high=m.clip(upper=1.0), title="t")  # below the diagonal: intervals
+    assert sorted(t.get_text() for t in ax.texts) == ["0.50\n0.80", "0.80", "1.00", "1.00"]
+    plt.close("all")
 
 
 def test_figure_modules_on_results(tmp_path):
