@@ -52,7 +52,9 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
         ax.set_ylabel("L1 (mean over replicates, 95% band)")
         ax.set_title("by test-set size")
         ax.legend(fontsize=5.5)
-        fig.suptitle(f"{plotting.strategy_style(strategy)['label']}, {average} Jaccard", fontsize=7)
+        fig.suptitle(f"{plotting.strategy_style(strategy)['label']}, {average} Jaccard; "
+                     f"{int(base['annotators'])} annotators per image, agreement {base['agreement']:g}; "
+                     f"dotted: L1 = {int(base['runs'])}", fontsize=7)
         return save(fig, out_path)
 
 
