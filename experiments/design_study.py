@@ -52,6 +52,7 @@ def parser():
     g.add_argument("--like", metavar="CHALLENGE",
                    help="fit the generator to this challenge (layout options as above; 'synthetic': the embedded "
                         "default challenge, a self-check of the fit); default: the generator's defaults, unfitted")
+    p.checks.insert(0, _like_is_the_data)  # before the data options' checks: --like CHALLENGE names the data
     g = p.add_argument_group("the grid (comma-separated; defaults around the base challenge)")
     g.add_argument("--encounters", type=_listed(integer(2)), metavar="N1,N2,..",
                    help="test-set sizes (default N/4, N/2, N, 2N)")
@@ -89,6 +90,13 @@ def parser():
     g.add_argument("--no-figures", action="store_true", help="write tables only")
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
     return p
+
+
+def _like_is_the_data(args) -> None:
+    if args.like is not None and args.like != "synthetic":
+        if args.data is not None and args.data != args.like:
+            raise ValueError(f"--like {args.like} and --data {args.data} name two challenges; give one")
+        args.data = args.like
 
 
 def base_challenge(args, say):

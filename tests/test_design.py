@@ -139,3 +139,19 @@ def test_fit_reproduces_bubil(bubil):
     assert abs(pair.fitted - pair.target) < 0.03
     best = row.loc["run micro Jaccard vs majority (best)"]
     assert abs(best.fitted - best.target) < 0.05
+
+
+def test_like_names_a_raters_challenge_for_the_layout_checks(tmp_path, capsys):
+    """--like FOLDER with --layout raters is the data the raters checks ask for; --like and --data disagreeing is
+    one line."""
+    from experiments.design_study import parser
+
+    folder = tmp_path / "raters"
+    folder.mkdir()
+    args = parser().parse_args(["--like", str(folder), "--layout", "raters", "--gold", "a,b"])
+    assert args.data == str(folder)
+    with pytest.raises(SystemExit) as e:
+        parser().parse_args(["--like", str(folder), "--data", str(tmp_path), "--layout", "raters", "--gold", "a"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"error: --like {folder} and --data {tmp_path} name two challenges; give one"
