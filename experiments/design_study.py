@@ -117,8 +117,15 @@ def base_challenge(args, say):
         challenge = _cli.load(args)
     say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_systems} runs)")
     target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
-    config, comparison = fit(target, seed=args.seed)
+    config, comparison = fit(target, seed=args.seed, megapixels=image_megapixels(args, target["coverage_median"]))
     return config, comparison
+
+
+def image_megapixels(args, median_coverage: float) -> float:
+    """The simulated images' size: --image-mp, else enough for median lesions of 150 pixels (75 with --quick)."""
+    import numpy as np
+
+    return args.image_mp or float(np.clip((75 if args.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
 
 
 def grid(args, base):
@@ -159,8 +166,7 @@ def main(argv=None) -> int:
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
     base, fit_table = base_challenge(args, say)
     g = grid(args, base)
-    median_cover = float(np.sqrt(base.coverage_range[0] * base.coverage_range[1]))
-    megapixels = args.image_mp or float(np.clip((75 if args.quick else 150) / (median_cover * 1e6), 0.0006, 0.004))
+    megapixels = image_megapixels(args, float(np.sqrt(base.coverage_range[0] * base.coverage_range[1])))
     options = DesignOptions(pool_encounters=args.pool or (300 if args.quick else 1000),
                             n_orders=args.orders or (40 if args.quick else 100),
                             n_resamples=args.bootstrap or (150 if args.quick else 300), megapixels=megapixels)

@@ -141,8 +141,8 @@ def generate_image(src, i: int, *, annotators: bool = True) -> dict:
     masks = raters(draws, np.arange(len(pop.systems)),
                    level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
                           for r in range(len(pop.systems))],
-                   amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=0.35 * (1 - s_), extra_rate=2.0 * (1 - s_),
-                   p_empty=0.1 * (1 - s_))
+                   amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=c.run_failure * 0.35 * (1 - s_),
+                   extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_))
     out.update({("system", name): m for name, m in zip(pop.systems, masks)})
     return out
 

@@ -41,8 +41,9 @@ missed, some false blobs added, and a few masks are empty.
   both (sd 0.04 and ``run_bias_sd / 3``). A run's wobble is
   ``(0.03 + 0.67 (1 - s)) d``, its per-image jitter ``(0.01 + 0.29 (1 - s)) d``;
   it misses a blob with probability ``0.35 (1 - s)``, adds ``Poisson(2 (1 - s))``
-  false blobs and is empty with ``0.1 (1 - s)``: a run of skill near 1 without
-  bias is as good as a careful annotator.
+  false blobs and is empty with ``0.1 (1 - s)``, each rate times ``run_failure``
+  (1 by default; 0: runs never fail grossly, as expert raters): a run of skill
+  near 1 without bias is as good as a careful annotator.
 - The difficulty ``d = exp(0.35 z)`` scales every rater's boundary noise.
 - Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
   (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
@@ -91,6 +92,7 @@ class SyntheticConfig:
     n_teams: int = 6
     skill_range: tuple[float, float] = (0.1, 0.75)
     run_bias_sd: float = 0.12
+    run_failure: float = 1.0
     agreement: float = 0.6
     encounter_correlation: float = 0.5
     coverage_range: tuple[float, float] = (0.005, 0.6)
@@ -112,6 +114,8 @@ class SyntheticConfig:
             raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
         if self.megapixels is not None and not self.megapixels > 0:
             raise ValueError(f"megapixels must be positive, got {self.megapixels}")
+        if not 0.0 <= self.run_failure <= 2.0:
+            raise ValueError(f"run_failure must be in [0, 2], got {self.run_failure}")
         for name in ("agreement", "encounter_correlation", "p_all_annotators"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")

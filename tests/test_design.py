@@ -56,6 +56,25 @@ def test_within_encounter_correlation_is_a_knob(rho, low, high):
     assert low < np.median(icc) < high
 
 
+def test_run_failure_scales_gross_failures_only():
+    """More gross failures (run_failure 2 against 0) leave more run masks empty where the truth is not; the truth and
+    the annotators do not depend on it."""
+    config = SyntheticConfig(n_encounters=30, n_images=30, max_images_per_encounter=1, n_runs=8, n_teams=4,
+                             skill_range=(0.05, 0.2), megapixels=0.002)
+    never, often = make_challenge(config, run_failure=0.0, rng=4), make_challenge(config, run_failure=2.0, rng=4)
+    empty = {"never": 0, "often": 0}
+    for i in range(never.n_images):
+        a, b = never.source.generate(i), often.source.generate(i)
+        np.testing.assert_array_equal(a[("truth", "truth")], b[("truth", "truth")])
+        for name, mask in never.annotator_masks(i).items():
+            np.testing.assert_array_equal(mask, often.annotator_masks(i)[name])
+        if a[("truth", "truth")].any():
+            empty["never"] += sum(not never.system_mask(i, s).any() for s in never.systems)
+            empty["often"] += sum(not often.system_mask(i, s).any() for s in often.systems)
+    # P(empty) = 0.2 (1 - s) >= 0.16 per mask of 240 at run_failure 2 (boundary noise alone empties a few too)
+    assert empty["often"] >= empty["never"] + 20, empty
+
+
 @pytest.fixture(scope="module")
 def replicate():
     setting = Setting(annotators=3, agreement=0.2, spread=0.5, runs=6, correlation=0.5)
@@ -129,16 +148,18 @@ def test_fit_reproduces_bubil(bubil):
     from robustness.calibrate import challenge_stats, fit
     from robustness.io import load_raters
 
+    runs = ["Person1_ImageJ", "Person3_ImageJ", "Person4_Amira", "Person4_ImageJ", "Person5_Amira", "Person5_ImageJ"]
     ch = load_raters(bubil / "ExpertsAnnotations", gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
-                     foreground=0, background=255)
+                     systems=runs, foreground=0, background=255)  # without Person2_ImageJ, a copy of an annotator
     target = challenge_stats(compute_overlap(ch, strategies=["majority"], rng=0))
-    config, table = fit(target)
+    config, table = fit(target, megapixels=0.002)  # the quick design study's image size for BU-BIL
     assert (config.n_images, config.n_runs, config.min_annotators) == (35, ch.n_systems, 3)
     row = table.set_index("statistic")
     pair = row.loc["annotator pairwise Jaccard (median)"]
     assert abs(pair.fitted - pair.target) < 0.03
-    best = row.loc["run micro Jaccard vs majority (best)"]
-    assert abs(best.fitted - best.target) < 0.05
+    for which, tolerance in (("best", 0.03), ("median", 0.03), ("worst", 0.07)):  # the worst of 6 runs is noisy
+        r = row.loc[f"run micro Jaccard vs majority ({which})"]
+        assert abs(r.fitted - r.target) < tolerance, which
 
 
 def test_like_names_a_raters_challenge_for_the_layout_checks(tmp_path, capsys):
