@@ -28,17 +28,18 @@ def make(results_dir, out_path):
         for col, average in enumerate(("micro", "macro")):
             design_plots.design_by_agreement(at_size, average=average, ax=axes[0, col])
             axes[0, col].axhline(target, color="black", linewidth=0.5, linestyle=":")
-            design_plots.design_size(sizes, average=average, largest=largest, ax=axes[1, col])
+            design_plots.design_size(sizes, average=average, grid=summary.encounters.unique(), ax=axes[1, col])
             axes[1, col].set_title("")
         axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} encounters (95% CI)")
-        axes[1, 0].set_ylabel(f"test encounters for L1 <= {target:g}\n(mean over replicates)")
+        axes[1, 0].set_ylabel(f"test encounters for L1 <= {target:g}\n(mean over replicates, 95% CI)")
         for ax in axes.flat:
             ax.set_xlabel("")
         fig.supxlabel("annotator agreement (1 = annotators equal the truth)", fontsize=8)
         handles, labels = axes[0, 1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
-        fig.suptitle(f"{int(base['annotators'])} annotators per image; triangles: more than {largest} encounters "
-                     "(beyond the grid)", fontsize=7)
+        fig.suptitle(f"{int(base['annotators'])} annotators per image. Below: the test-set size at which the mean "
+                     f"L1 falls to {target:g} (log-linear between grid sizes);\ntriangles: more than {largest} "
+                     "encounters (beyond the grid, dotted)", fontsize=7)
         return save(fig, out_path)
 
 

@@ -367,12 +367,14 @@ def recommend(design, summary, coverage_summary, *, base: Setting, size: int, ta
 
 def needed_by_agreement(summary, *, target: float):
     """Per strategy, averaging and agreement level: the encounters at which the mean L1 to the population
-    ranking falls to ``target`` (``needed``; nan beyond the grid)."""
+    ranking falls to ``target`` (``needed``), and where the lower and upper ends of its 95% interval over
+    replicates do (``needed_low``, ``needed_high``); nan beyond the grid. ``summary`` holds one setting."""
     import pandas as pd
 
     rows = []
     for (strat, average, agreement), d in summary.groupby(["strategy", "average", "agreement"], sort=False):
         d = d.sort_values("encounters")
-        rows.append({"strategy": strat, "average": average, "agreement": agreement,
-                     "needed": abs(_interpolate_size(d.encounters, d.l1_population, target))})
+        size = {c: abs(_interpolate_size(d.encounters, d[f"l1_population{c}"], target)) for c in ("", "_low", "_high")}
+        rows.append({"strategy": strat, "average": average, "agreement": agreement, "needed": size[""],
+                     "needed_low": size["_low"], "needed_high": size["_high"]})
     return pd.DataFrame(rows)

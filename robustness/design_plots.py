@@ -7,6 +7,7 @@ tidy tables in (``design_summary.csv``), an optional ``ax``, the Axes out, no fi
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from .plotting import _ax, strategy_style
 
@@ -51,10 +52,14 @@ def design_by_agreement(summary, *, average: str, measure: str = "l1_population"
     return ax
 
 
-def design_size(sizes, *, average: str, largest: int, ax=None):
+def design_size(sizes, *, average: str, grid, ax=None):
     """Design study: encounters needed for a target (``design_size`` table: strategy, agreement, needed) against
-    the annotators' agreement; a target not reached on the grid is drawn above ``largest`` with an arrow."""
+    the annotators' agreement, on a log axis ticked at the ``grid`` of test-set sizes, with the sizes where the
+    ends of the L1's 95% interval over replicates reach the target (vertical lines); a target not reached on the
+    grid is a triangle above the largest size (dotted)."""
     ax = _ax(ax)
+    grid = sorted(int(n) for n in grid)
+    largest = grid[-1]
     d = sizes[sizes.average == average]
     for name in dict.fromkeys(d.strategy):
         g = d[d.strategy == name].sort_values("agreement")
@@ -63,14 +68,19 @@ def design_size(sizes, *, average: str, largest: int, ax=None):
         y = g.needed.to_numpy(dtype=float)
         reached = ~np.isnan(y)
         ax.plot(g.agreement[reached], y[reached], marker="o", markersize=2.5, label=label, **st)
+        if "needed_low" in g:  # the 95% interval over replicates; an upper end beyond the grid reaches the top
+            low = g.needed_low.to_numpy(dtype=float)
+            high = np.where(np.isnan(g.needed_high.to_numpy(dtype=float)), largest * 1.45, g.needed_high)
+            has = ~np.isnan(low)
+            ax.vlines(g.agreement[has], low[has], high[has], color=st["color"], linewidth=0.8, alpha=0.7)
         if (~reached).any():
             ax.scatter(g.agreement[~reached], np.full((~reached).sum(), largest * 1.25), marker="^", s=12,
                        color=st["color"])
     ax.axhline(largest, color="black", linewidth=0.5, linestyle=":")
     ax.set_yscale("log", base=2)
-    from matplotlib.ticker import ScalarFormatter
-
-    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.set_ylim(grid[0] / 1.25, largest * 1.5)
+    ax.set_yticks(grid, [str(n) for n in grid])
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("annotator agreement (1 = annotators equal the truth)")
     ax.set_title(average)
     return ax

@@ -176,3 +176,17 @@ def test_like_names_a_raters_challenge_for_the_layout_checks(tmp_path, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == f"error: --like {folder} and --data {tmp_path} name two challenges; give one"
+
+
+def test_needed_sizes_interpolate_log_linearly_with_their_interval():
+    from robustness.design import needed_by_agreement
+
+    summary = pd.DataFrame(dict(strategy="majority", average="micro", agreement=0.6, encounters=[50, 100, 200],
+                                l1_population=[80.0, 40.0, 20.0], l1_population_low=[60.0, 30.0, 10.0],
+                                l1_population_high=[100.0, 60.0, 45.0]))
+    row = needed_by_agreement(summary, target=40.0).iloc[0]
+    assert row.needed == 100.0
+    assert row.needed_low == pytest.approx(50 * 2 ** (2 / 3))  # 60 -> 30 between 50 and 100: 2/3 of the way
+    assert np.isnan(row.needed_high)  # never reaches 40 on the grid
+    row = needed_by_agreement(summary, target=90.0).iloc[0]
+    assert row.needed == 50.0  # already there at the smallest size: at most 50
