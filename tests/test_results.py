@@ -121,10 +121,10 @@ def test_stale_temporaries_are_cleaned(tmp_path, data):
     (out / "cache" / f".overlap-x.npz.{dead}.abcd.tmp").write_bytes(b"half")
     (out / f".leaderboard.csv.{dead}.efgh.tmp").write_bytes(b"half")
     (out / f".staging-{dead}").mkdir()
-    (out / f".staging-{dead}" / "truth.csv").write_text("never trusted")
+    (out / f".staging-{dead}" / "stale.csv").write_text("never trusted")
     complete(data, out)
     assert not [p.name for p in out.rglob("*") if p.name.endswith(".tmp") or ".staging-" in str(p)]
-    assert not (out / "truth.csv").exists()
+    assert not (out / "stale.csv").exists()
 
 
 def test_second_job_on_the_same_folder_is_refused_naming_the_holder(tmp_path, capsys):
