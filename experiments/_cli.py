@@ -287,7 +287,10 @@ def input_warnings(args, challenge, counts) -> list[str]:
 
 
 def run(main, argv=None) -> int:
-    """Call ``main(argv)``; bad input becomes ``error: <one line>`` and exit status 2."""
+    """Call ``main(argv)``; bad input becomes ``error: <one line>`` and exit status 2.
+
+    ``argv=None`` (the command line) also freezes the garbage collector's objects when ``main`` returns.
+    """
     import warnings
 
     from robustness.errors import InputError, NoteWarning
@@ -301,7 +304,12 @@ def run(main, argv=None) -> int:
     default_show = warnings.showwarning
     warnings.showwarning = show
     try:
-        return main(argv) or 0
+        code = main(argv) or 0
+        if argv is None:  # a command about to exit: its objects are freed with the process; freezing them spares
+            import gc    # the interpreter's final collections over numba's object graphs (0.3 s of every command)
+
+            gc.freeze()
+        return code
     except SystemExit as exc:  # the parser's one-line errors (and --help)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except InputError as exc:

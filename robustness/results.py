@@ -90,7 +90,7 @@ def _read_meta(path: Path) -> dict:
         raise
     except IsADirectoryError:
         raise InputError(f"{path}: is a folder, not a meta.json file") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise InputError(f"{path}: damaged meta.json ({type(exc).__name__})") from None
     if not isinstance(meta, dict):
         raise InputError(f"{path}: damaged meta.json (not a JSON object)")

@@ -81,3 +81,19 @@ def test_joblib_still_works_after_our_workers():
     assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
     assert Parallel(n_jobs=2)(delayed(_square)(i) for i in range(4)) == [0, 1, 4, 9]
     assert list(run_batches(_square, [(i,) for i in range(6)], n_jobs=2)) == [i * i for i in range(6)]
+
+
+def _fail_on_three(x):
+    from robustness.errors import InputError
+
+    if x == 3:
+        raise InputError(f"batch {x}: bad mask")
+    return x
+
+
+def test_a_worker_error_reaches_the_caller_as_is():
+    from robustness.errors import InputError
+
+    with pytest.raises(InputError, match=r"^batch 3: bad mask$"):
+        list(run_batches(_fail_on_three, [(i,) for i in range(8)], n_jobs=2))
+    assert list(run_batches(_square, [(i,) for i in range(4)], n_jobs=2)) == [0, 1, 4, 9]  # the pool still works

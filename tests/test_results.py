@@ -149,7 +149,7 @@ def test_second_job_on_the_same_folder_is_refused_naming_the_holder(tmp_path, ca
 
 
 @pytest.mark.parametrize("meta", [b'{"files": "abc"}', b'{"files": ["../../etc/passwd"]}', b"\xff\xfe[", b"[1, 2]",
-                                  b'{"files": ["/abs/path"]}', b'{"files": [".inputs"]}'])
+                                  b'{"files": ["/abs/path"]}', b'{"files": [".inputs"]}', b"[" * 100000])
 def test_damaged_meta_deletes_nothing(tmp_path, meta):
     out = tmp_path / "out"
     first = ResultsDir(out, fingerprint="A")
