@@ -25,7 +25,7 @@ import pickle
 import time
 from pathlib import Path
 
-from benchmarks.bench_overlap import best
+from benchmarks.bench_overlap import as_real_challenge, best
 
 HERE = Path(__file__).resolve().parent
 
@@ -42,7 +42,7 @@ def dataset(n_images, megapixels, name):
         ch = make_challenge(n_images=n_images, n_encounters=max(1, n_images // 3), n_runs=4, n_teams=2, rng=0, **kw)
         write_dermavqa(ch, folder, progress=True)
         print(f"(generated and written once in {time.perf_counter() - t0:.0f} s: {folder})")
-    return folder
+    return as_real_challenge(folder)
 
 
 def _old_batch(challenge, images, golds, staple_max_iter):

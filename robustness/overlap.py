@@ -1,10 +1,10 @@
 """The pixel pass: TP/FP/FN of every run against every gold, one image at a time.
 
-For each image the annotators' masks are read once and turned into rater
-pattern codes; every pixel-level gold of the registry (:mod:`robustness.gold`:
-look-up tables such as majority, pattern-count fits such as STAPLE) and every
-individual annotator is a look-up table over those codes, packed into 64-pixel
-words once per image. Each run's mask is then read once and counted against
+For each image the annotators' masks are read once and packed into 64-pixel
+words; the histogram of rater patterns is counted on those words, and every
+pixel-level gold of the registry (:mod:`robustness.gold`: look-up tables such
+as majority, pattern-count fits such as STAPLE) and every individual annotator
+is a look-up table over the patterns, built word by word once per image. Each run's mask is then read once and counted against
 all golds with popcounts. Peak memory is a few copies of the largest image,
 whatever the number of images or runs.
 
@@ -89,9 +89,6 @@ class ImageCounts:
         return self.present.size
 
 
-_TRUTH_LUT = np.array([[0, 1]], dtype=np.uint8)  # a 0/1 mask as its own one-rater pattern code
-
-
 def _staple_without(hist, k, j, max_iter):
     """STAPLE of all annotators but ``j``, as a LUT over the full ``2**k`` patterns."""
     p = np.arange(1 << k)
@@ -116,24 +113,25 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     notes = []
     k = len(names)
     n = int(np.prod(challenge.shapes[image]))
-    masks = np.empty((k, n), dtype=np.uint8)  # the annotators' masks are decoded straight into their rows
+    # the annotators' masks are decoded straight into their rows, zero-padded to whole 64-pixel words
+    masks = np.zeros((k, -(-n // 64) * 64), dtype=np.uint8)
     for j, a in enumerate(names):
-        m, note = challenge.read(image, "annotator", a, out=masks[j])
+        m, note = challenge.read(image, "annotator", a, out=masks[j, :n])
         if not np.shares_memory(m, masks[j]):
-            masks[j] = m.reshape(-1).view(np.uint8)
+            masks[j, :n] = m.reshape(-1).view(np.uint8)
         if note:
             notes.append(note)
-    codes, hist = _kernels.pattern_codes(masks)
+    ann_words = _kernels.pack_rows(masks)
+    del masks
+    hist = _kernels.pattern_hist(ann_words, n)
     truth_words = truth_annotator = None
     if challenge.has_truth:  # the latent truth: one more gold, packed once
         t, _ = challenge.read(image, "truth", "truth")
-        truth_words = _kernels.pack_lut(t.reshape(-1).view(np.uint8).astype(np.uint16), _TRUTH_LUT)
+        truth_words = _kernels.pack_rows(t.reshape(1, -1).view(np.uint8))
         truth_size = int(t.sum())
-        truth_annotator = np.empty((k, 3), dtype=np.int64)
-        for j in range(k):
-            size, tp = _kernels.count_run(masks[j], truth_words)
-            truth_annotator[j] = (tp[0], size - tp[0], truth_size - tp[0])
-    del masks
+        tp = np.bitwise_count(ann_words & truth_words).sum(axis=1)
+        size = np.bitwise_count(ann_words).sum(axis=1)
+        truth_annotator = np.stack([tp, size - tp, truth_size - tp], axis=1).astype(np.int64)
     luts = [annotator_luts(k)]
     fits = []
     for g in golds:
@@ -148,9 +146,9 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
             luts.append(_staple_without(hist, k, j, staple_max_iter)[None, :])
         n_loo = k
     lut = np.concatenate(luts).astype(np.uint8)  # (g, 2**k)
-    gold_words = _kernels.pack_lut(codes, lut)
+    gold_words = _kernels.golds_from_words(ann_words, lut, n)
     gold_size = lut.astype(np.int64) @ hist  # (g,)
-    del codes
+    del ann_words
 
     run_golds, run_gold_size = gold_words, gold_size
     if truth_words is not None:

@@ -127,6 +127,8 @@ def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 
     all_bits = pattern_bits(k)
     bits = all_bits[occurring]
     d = bits.astype(np.float64)
+    not_d = 1.0 - d
+    bits_t = np.ascontiguousarray(bits.T)  # (k, patterns): one row per rater for the posterior's products
     n = hist[occurring].astype(np.float64)
     w = d.sum(axis=1) / k
     g = (n @ w) / n.sum() * confidence_weight
@@ -138,23 +140,27 @@ def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 
         nw = n * w
         nv = n * (1.0 - w)
         p = (nw @ d) / nw.sum()
-        q = (nv @ (1.0 - d)) / nv.sum()
-        w = _posterior(bits, p, q, g)
-        if it != 0 and np.all((p - last_p) ** 2 <= STAPLE_TOL) and np.all((q - last_q) ** 2 <= STAPLE_TOL):
+        q = (nv @ not_d) / nv.sum()
+        w = _posterior(bits_t, p, q, g)
+        if it != 0 and ((p - last_p) ** 2).max() <= STAPLE_TOL and ((q - last_q) ** 2).max() <= STAPLE_TOL:
             converged = True
             break
         last_p, last_q = p, q
     with np.errstate(invalid="ignore", divide="ignore"):
-        prob = _posterior(all_bits, p, q, g)  # non-occurring patterns may be 0/0 = nan
+        prob = _posterior(np.ascontiguousarray(all_bits.T), p, q, g)  # non-occurring patterns may be 0/0 = nan
     prob[occurring] = w
     return StapleResult(prob > 0.5, prob, p, q, it + 1, converged, "em")
 
 
-def _posterior(bits, p, q, g):
-    """``g a / (g a + (1 - g) b)`` for every pattern row of ``bits`` (rater order products, as ITK)."""
-    a = np.ones(bits.shape[0])
-    b = np.ones(bits.shape[0])
-    for j in range(bits.shape[1]):
-        a = a * np.where(bits[:, j], p[j], 1.0 - p[j])
-        b = b * np.where(bits[:, j], 1.0 - q[j], q[j])
+def _posterior(bits_t, p, q, g):
+    """``g a / (g a + (1 - g) b)`` for every pattern (column of ``bits_t``, one row per rater).
+
+    ``a`` and ``b`` are products over the raters taken in rater order, as ITK does.
+    """
+    fa = np.where(bits_t, p[:, None], (1.0 - p)[:, None])
+    fb = np.where(bits_t, (1.0 - q)[:, None], q[:, None])
+    a, b = fa[0].copy(), fb[0].copy()
+    for j in range(1, fa.shape[0]):
+        a *= fa[j]
+        b *= fb[j]
     return g * a / (g * a + (1.0 - g) * b)

@@ -40,6 +40,22 @@ def twin_pack(bits01):
     return np.array(words, dtype=np.uint64)
 
 
+def twin_pack_rows(masks):
+    """Every row packed by :func:`twin_pack`."""
+    return np.stack([twin_pack(row) for row in masks])
+
+
+def twin_pattern_hist(masks):
+    """The pattern histogram, pixel by pixel (from the unpacked masks)."""
+    return twin_pattern_codes(masks)[1]
+
+
+def twin_golds_from_words(masks, lut):
+    """Gold ``r`` at pixel p is ``lut[r, pattern of p]``, packed by :func:`twin_pack`."""
+    codes, _ = twin_pattern_codes(masks)
+    return np.stack([twin_pack(lut[r][codes]) for r in range(lut.shape[0])])
+
+
 def twin_count_run(run, golds01):
     """(foreground pixels of the run, its overlap with every gold)."""
     return int(run.sum()), np.array([int((run.astype(bool) & g.astype(bool)).sum()) for g in golds01])
@@ -216,24 +232,28 @@ def tiny_cases() -> int:
     a1 = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0]], np.uint8)
     a2 = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1]], np.uint8)
     masks = np.stack([a0.ravel(), a1.ravel(), a2.ravel()])
-    codes, hist = _kernels.pattern_codes(masks)
-    assert codes.reshape(3, 3).tolist() == [[7, 5, 0], [0, 3, 2], [0, 0, 4]]
-    assert hist.tolist() == [4, 0, 1, 1, 1, 1, 0, 1]
-    ec, eh = twin_pattern_codes(masks)
-    assert codes.tolist() == ec.tolist() and hist.tolist() == eh.tolist()
+    words = _kernels.pack_rows(masks)
+    assert words[:, 0].tolist() == [0b000010011, 0b000110001, 0b100000011] == twin_pack_rows(masks)[:, 0].tolist()
+    checked += 1
+    hist = _kernels.pattern_hist(words, 9)  # patterns 7 5 0 / 0 3 2 / 0 0 4
+    assert hist.tolist() == [4, 0, 1, 1, 1, 1, 0, 1] == twin_pattern_hist(masks).tolist()
     checked += 1
     majority = np.array([0, 0, 0, 1, 0, 1, 1, 1], np.uint8)  # >= 2 of 3
-    words = _kernels.pack_lut(codes, majority[None, :])
-    assert int(words[0, 0]) == 0b000010011 == int(twin_pack(majority[codes])[0])  # pixels 0, 1, 4
+    gold = _kernels.golds_from_words(words, majority[None, :], 9)
+    assert int(gold[0, 0]) == 0b000010011 == int(twin_golds_from_words(masks, majority[None, :])[0, 0])  # pixels 0, 1, 4
+    background = _kernels.golds_from_words(words, np.array([[1, 0, 0, 0, 0, 0, 0, 0]], np.uint8), 9)
+    assert int(background[0, 0]) == 0b011001100  # pattern 0: pixels 2, 3, 6, 7 and no bit past the 9th
     checked += 1
     run = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 0]], np.uint8).ravel()
-    size, tp = _kernels.count_run(run, words)
+    size, tp = _kernels.count_run(run, gold)
+    codes, _ = twin_pattern_codes(masks)
     assert (size, tp.tolist()) == (3, [2]) == (twin_count_run(run, majority[codes][None])[0], [2])
     long_run = np.zeros(130, np.uint8)
     long_run[[0, 63, 64, 127, 128, 129]] = 1  # two full words and a tail of 2
-    w = _kernels.pack_lut(long_run.astype(np.uint16), np.array([[0, 1]], np.uint8))
+    w = _kernels.pack_rows(long_run[None])
+    assert w.shape == (1, 3) and int(w[0, 2]) == 0b11
     assert _kernels.count_run(long_run, w)[1].tolist() == [6]
-    checked += 2  # count_run and count_run_words
+    checked += 3  # pack_rows' kernel, count_run and count_run_words
     values = np.array([0, 1, 255, 7, 1], np.uint8)
     inplace = values.copy()
     n_fg, n_bg = _kernels.binarize(inplace, np.uint8(1), np.uint8(0), False)

@@ -15,7 +15,7 @@ from robustness import _kernels
 from tests.conftest import REPO
 from tests.naive import (
     tiny_cases, twin_beaten_l1_curves, twin_beaten_resamples, twin_binarize, twin_blob_fields, twin_count_run,
-    twin_l1_curves, twin_pack, twin_pattern_codes, twin_rank_rows, twin_resample_sums, twin_runs_beaten,
+    twin_golds_from_words, twin_l1_curves, twin_pack_rows, twin_pattern_codes, twin_pattern_hist, twin_rank_rows, twin_resample_sums, twin_runs_beaten,
     twin_scores_from_sums, twin_signed_rank_z, twin_upsample,
 )
 
@@ -38,24 +38,22 @@ def test_binarize_matches_twin(values, fg, bg, nonzero):
 
 @settings(max_examples=60, deadline=None)
 @given(masks_strategy)
-def test_pattern_codes_matches_twin(masks):
-    codes, hist = _kernels.pattern_codes(masks)
-    ec, eh = twin_pattern_codes(masks)
-    np.testing.assert_array_equal(codes, ec)
-    np.testing.assert_array_equal(hist, eh)
+def test_pack_rows_and_pattern_hist_match_twins(masks):
+    k, n = masks.shape
+    words = _kernels.pack_rows(masks)
+    np.testing.assert_array_equal(words, twin_pack_rows(masks))
+    np.testing.assert_array_equal(_kernels.pattern_hist(words, n), twin_pattern_hist(masks))
 
 
 @settings(max_examples=60, deadline=None)
 @given(masks_strategy, st.data())
-def test_pack_and_count_match_twins(masks, data):
+def test_golds_and_count_match_twins(masks, data):
     k, n = masks.shape
-    codes, _ = _kernels.pattern_codes(masks)
     g = data.draw(st.integers(1, 6))
     lut = data.draw(arrays(np.uint8, (g, 2**k), elements=st.integers(0, 1)))
-    words = _kernels.pack_lut(codes, lut)
-    golds = lut[:, codes]  # (g, n) 0/1: the gold masks, directly
-    for r in range(g):
-        np.testing.assert_array_equal(words[r], twin_pack(golds[r]))
+    words = _kernels.golds_from_words(_kernels.pack_rows(masks), lut, n)
+    np.testing.assert_array_equal(words, twin_golds_from_words(masks, lut))  # no bit past n either
+    golds = np.stack([lut[r][twin_pattern_codes(masks)[0]] for r in range(g)])  # (g, n) 0/1 gold masks
     run = data.draw(arrays(np.uint8, n, elements=st.integers(0, 1)))
     size, tp = _kernels.count_run(run, words)
     esize, etp = twin_count_run(run, golds)
@@ -64,18 +62,17 @@ def test_pack_and_count_match_twins(masks, data):
 
 
 def test_hand_made_3x3():
-    # three annotators on a 3x3 image, patterns spelled out
+    # three annotators on a 3x3 image, patterns spelled out: 7 5 0 / 0 3 2 / 0 0 4
     a0 = np.array([[1, 1, 0], [0, 1, 0], [0, 0, 0]], np.uint8)
     a1 = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0]], np.uint8)
     a2 = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1]], np.uint8)
-    codes, hist = _kernels.pattern_codes(np.stack([a0.ravel(), a1.ravel(), a2.ravel()]))
-    assert codes.reshape(3, 3).tolist() == [[7, 5, 0], [0, 3, 2], [0, 0, 4]]
-    assert hist.tolist() == [4, 0, 1, 1, 1, 1, 0, 1]
+    words = _kernels.pack_rows(np.stack([a0.ravel(), a1.ravel(), a2.ravel()]))
+    assert _kernels.pattern_hist(words, 9).tolist() == [4, 0, 1, 1, 1, 1, 0, 1]
     majority = np.array([0, 0, 0, 1, 0, 1, 1, 1], np.uint8)  # >= 2 of 3
-    words = _kernels.pack_lut(codes, majority[None, :])
-    assert int(words[0, 0]) == 0b000010011  # pixels 0, 1, 4
+    gold = _kernels.golds_from_words(words, majority[None, :], 9)
+    assert int(gold[0, 0]) == 0b000010011  # pixels 0, 1, 4
     run = np.array([[1, 0, 0], [0, 1, 0], [1, 0, 0]], np.uint8).ravel()
-    size, tp = _kernels.count_run(run, words)
+    size, tp = _kernels.count_run(run, gold)
     assert size == 3 and tp.tolist() == [2]
 
 
@@ -84,9 +81,11 @@ def test_count_run_word_boundaries():
     n = 130
     run = np.zeros(n, np.uint8)
     run[[0, 63, 64, 127, 128, 129]] = 1
-    codes = run.astype(np.uint16)  # one annotator equal to the run
-    words = _kernels.pack_lut(codes, np.array([[0, 1]], np.uint8))
+    words = _kernels.pack_rows(run[None])  # one annotator equal to the run
     assert words.shape == (1, 3) and int(words[0, 2]) == 0b11
+    assert _kernels.pattern_hist(words, n).tolist() == [124, 6]
+    everything = _kernels.golds_from_words(words, np.array([[1, 1]], np.uint8), n)
+    assert int(everything[0, 2]) == 0b11 and int(everything[0, 0]) == 2**64 - 1  # nothing past pixel 129
     assert _kernels.count_run(run, words)[1].tolist() == [6]
 
 
@@ -211,7 +210,7 @@ def test_signed_rank_kernels_match_twins(data):
 
 
 def test_tiny_cases_jitted():
-    assert tiny_cases() == 16
+    assert tiny_cases() == 18
 
 
 def test_tiny_cases_pure_python():
@@ -219,4 +218,4 @@ def test_tiny_cases_pure_python():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-m", "tests.naive"], cwd=REPO, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "16 kernels agree with their twins (jit disabled)" in out.stdout
+    assert "18 kernels agree with their twins (jit disabled)" in out.stdout

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import json
 import os
 
 import numpy as np

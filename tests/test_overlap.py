@@ -13,6 +13,7 @@ from robustness.data import from_arrays
 from robustness.gold import staple
 from robustness.overlap import compute_overlap, load_counts, save_counts
 from robustness.synthetic import make_challenge
+from tests.naive import twin_pattern_codes
 
 
 def ref_counts(run, gold):
@@ -98,11 +99,9 @@ def test_random_challenge_against_reference():
     oc = compute_overlap(ch, rng=1)
     check_against_reference(ch, oc)
     # STAPLE counts: against the STAPLE mask rebuilt independently from the pattern histogram
-    from robustness import _kernels
-
     for i in range(ch.n_images):
         masks = list(ch.annotator_masks(i).values())
-        codes, hist = _kernels.pattern_codes(np.stack([m.ravel().view(np.uint8) for m in masks]))
+        codes, hist = twin_pattern_codes(np.stack([m.ravel().view(np.uint8) for m in masks]))
         gold = staple(hist).lut[codes].reshape(masks[0].shape)
         for r, s in enumerate(ch.systems):
             assert oc.strategy_counts("staple")[r, i].tolist() == ref_counts(ch.system_mask(i, s), gold)
@@ -233,7 +232,6 @@ def test_damaged_cache_is_recomputed(disk_challenge, tmp_path, monkeypatch):
 
 def test_cache_not_fooled_by_a_restored_mtime(tmp_path, monkeypatch):
     """Flip 1,600 pixels of an uncompressed TIFF in place and restore its mtime: the stale counts are not reused."""
-    import time
 
     from robustness.io import load_dermavqa, write_dermavqa
 
@@ -294,15 +292,13 @@ def test_batches_carry_only_their_own_images(disk_challenge, monkeypatch):
 
 
 def test_leave_one_out_consensus_counts():
-    from robustness import _kernels
-
     ch = make_challenge(n_encounters=5, n_images=8, n_runs=3, n_teams=1, rng=12)
     oc = compute_overlap(ch, rng=0)
     for i in range(ch.n_images):
         ann = ch.annotator_masks(i)
         for a in ann:
             others = [m for b, m in ann.items() if b != a]
-            codes, hist = _kernels.pattern_codes(np.stack([m.ravel().view(np.uint8) for m in others]))
+            codes, hist = twin_pattern_codes(np.stack([m.ravel().view(np.uint8) for m in others]))
             consensus = staple(hist).lut[codes].reshape(others[0].shape)
             j = ch.annotators.index(a)
             assert oc.loo_valid[j, i]

@@ -23,7 +23,7 @@ def everywhere(out, err, text):
     _, meta = open_results(out)
     assert any(text in w for w in meta["warnings"]), meta["warnings"]
     summary = (out / "summary.md").read_text()
-    assert f"## Warnings\n\n- " in summary and text in summary.split("## Warnings")[1]
+    assert "## Warnings\n\n- " in summary and text in summary.split("## Warnings")[1]
 
 
 @pytest.mark.parametrize("command", ["rank_convergence", "score"])

@@ -1,6 +1,6 @@
 """numba kernels: plain arrays in, arrays out. No objects, no generators, no pandas.
 
-- :mod:`.pixels`: mask decoding, rater patterns, bit packing, overlap counts,
+- :mod:`.pixels`: mask decoding, bit packing, rater patterns, overlap counts,
   the synthetic generator's blob fields and upsampler (the pixel pass);
 - :mod:`.ranking`: scores from summed statistics, ranks, Kendall's tau, L1
   curves and bootstrap sums (the resampling engines);
@@ -11,11 +11,11 @@ Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 """
 
 from .pixels import (
-    binarize, blob_fields, count_run, count_run_words, pack_lut, pattern_codes, upsample_positive,
+    binarize, blob_fields, count_run, count_run_words, golds_from_words, pack_rows, pattern_hist, upsample_positive,
 )
 from .ranking import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
 from .signed_rank import signed_rank_z, beaten_l1_curves, beaten_resamples, runs_beaten
 
-__all__ = ["binarize", "pattern_codes", "pack_lut", "count_run", "count_run_words", "upsample_positive", "blob_fields",
+__all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words", "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"]

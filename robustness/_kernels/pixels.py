@@ -1,4 +1,4 @@
-"""Pixel kernels: mask decoding, rater patterns, bit packing and overlap counts (numba).
+"""Pixel kernels: mask decoding, bit packing, rater patterns and overlap counts (numba).
 
 Plain arrays in, arrays out: no objects, no generators, no pandas. Every
 kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
@@ -17,8 +17,9 @@ from numba.extending import intrinsic
 
 __all__ = [
     "binarize",
-    "pattern_codes",
-    "pack_lut",
+    "pack_rows",
+    "pattern_hist",
+    "golds_from_words",
     "count_run",
     "count_run_words",
     "upsample_positive",
@@ -64,65 +65,6 @@ def binarize(values, foreground, background, nonzero):
     return n_fg, n_bg
 
 
-@njit(cache=True, nogil=True)
-def pattern_codes(masks):
-    """Rater pattern of every pixel and the pattern histogram.
-
-    ``masks`` is uint8 0/1 of shape (k, n) with k <= 16. Returns ``codes``
-    (uint16, n) with ``codes[p] = sum_j masks[j, p] << j`` and ``hist``
-    (int64, 2**k) counting the pixels of every pattern.
-    """
-    k, n = masks.shape
-    codes = np.zeros(n, dtype=np.uint16)
-    for j in range(k):
-        row = masks[j]
-        bit = np.uint16(1 << j)
-        for p in range(n):
-            if row[p]:
-                codes[p] |= bit
-    hist = np.zeros(1 << k, dtype=np.int64)
-    for p in range(n):
-        hist[codes[p]] += 1
-    return codes, hist
-
-
-@njit(cache=True, nogil=True)
-def pack_lut(codes, lut):
-    """Bit-packed golds from pattern codes through look-up tables.
-
-    ``lut`` is uint8 0/1 of shape (g, 2**k) with g <= 64: gold ``r`` is
-    foreground at pixel ``p`` when ``lut[r, codes[p]]``. Returns uint64 words
-    of shape (g, ceil(n/64)). Each pattern's golds are gathered into one
-    bitmask first, so a pixel in no gold (most of an image) costs one look-up.
-    """
-    g, n_pat = lut.shape
-    n = codes.size
-    n_words = (n + 63) // 64
-    comb = np.zeros(n_pat, dtype=np.uint64)
-    for r in range(g):
-        for c in range(n_pat):
-            if lut[r, c]:
-                comb[c] |= np.uint64(1) << np.uint64(r)
-    words = np.zeros((g, n_words), dtype=np.uint64)
-    acc = np.zeros(g, dtype=np.uint64)
-    for w in range(n_words):
-        start = w * 64
-        stop = min(start + 64, n)
-        any_set = np.uint64(0)
-        for p in range(start, stop):
-            v = comb[codes[p]]
-            if v:
-                any_set |= v
-                bit = np.uint64(p - start)
-                for r in range(g):
-                    acc[r] |= ((v >> np.uint64(r)) & np.uint64(1)) << bit
-        if any_set:
-            for r in range(g):
-                words[r, w] = acc[r]
-                acc[r] = 0
-    return words
-
-
 # Multiplying a uint64 holding eight 0/1 bytes by this constant gathers byte i's
 # bit into bit 56 + i (no two partial products share a bit, so nothing carries).
 _GATHER = np.uint64(0x0102040810204080)
@@ -132,6 +74,104 @@ _GATHER = np.uint64(0x0102040810204080)
 def _pack_bytes8(x):
     """Eight 0/1 bytes (little-endian in a uint64) -> 8 bits, byte i -> bit i."""
     return (x * _GATHER) >> np.uint64(56)
+
+
+def pack_rows(masks):
+    """Bit-pack every row of a (k, n) uint8 0/1 array: uint64 words (k, ceil(n/64)), layout of the module notes.
+
+    Rows whose length is a multiple of 64 (the pixel pass allocates its masks so,
+    zero-padded) are packed in place through a uint64 view; others are copied
+    into zero-padded rows first.
+    """
+    masks = np.asarray(masks, dtype=np.uint8)
+    k, n = masks.shape
+    if n % 64 or not masks.flags.c_contiguous:
+        padded = np.zeros((k, -(-n // 64) * 64), dtype=np.uint8)
+        padded[:, :n] = masks
+        masks = padded
+    return _pack_rows64(masks.view(np.uint64))
+
+
+@njit(cache=True, nogil=True)
+def _pack_rows64(masks64):
+    """Kernel of :func:`pack_rows`: each row's 0/1 bytes viewed as uint64, eight per word."""
+    k, m = masks64.shape
+    n_words = m // 8
+    out = np.empty((k, n_words), dtype=np.uint64)
+    for j in range(k):
+        for w in range(n_words):
+            acc = np.uint64(0)
+            for q in range(8):
+                x = masks64[j, 8 * w + q]
+                if x:
+                    acc |= _pack_bytes8(x) << np.uint64(8 * q)
+            out[j, w] = acc
+    return out
+
+
+@njit(cache=True, nogil=True)
+def pattern_hist(words, n):
+    """Pattern histogram of ``k`` packed masks of ``n`` pixels (int64, 2**k).
+
+    ``words`` is uint64 (k, ceil(n/64)) as made by :func:`pack_rows`; entry ``c``
+    counts the pixels whose annotators ``j`` with bit ``j`` of ``c`` set are
+    exactly the foreground ones. A word with no foreground in any mask (most of
+    an image) costs ``k`` ORs; pattern 0 is what is left of the ``n`` pixels.
+    """
+    k, n_words = words.shape
+    n_pat = 1 << k
+    hist = np.zeros(n_pat, dtype=np.int64)
+    ones = ~np.uint64(0)
+    for w in range(n_words):
+        any_set = np.uint64(0)
+        for j in range(k):
+            any_set |= words[j, w]
+        if any_set == 0:
+            continue
+        for c in range(1, n_pat):
+            p = ones
+            for j in range(k):
+                p &= words[j, w] if (c >> j) & 1 else ~words[j, w]
+            hist[c] += _popcount64(p)
+    hist[0] = n - hist[1:].sum()
+    return hist
+
+
+@njit(cache=True, nogil=True)
+def golds_from_words(words, lut, n):
+    """Bit-packed golds from ``k`` packed masks of ``n`` pixels through look-up tables over their patterns.
+
+    ``lut`` is uint8 0/1 of shape (g, 2**k): gold ``r`` is foreground at the
+    pixels whose pattern ``c`` has ``lut[r, c]``. Returns uint64 (g, ceil(n/64));
+    the bits past ``n`` are zero. Per word, every pattern's pixels are one
+    AND over the masks, and each gold is the OR of its patterns' words.
+    """
+    k, n_words = words.shape
+    g, n_pat = lut.shape
+    out = np.zeros((g, n_words), dtype=np.uint64)
+    ones = ~np.uint64(0)
+    tail = n - 64 * (n_words - 1)
+    last = ones if tail == 64 else (np.uint64(1) << np.uint64(tail)) - np.uint64(1)
+    for w in range(n_words):
+        any_set = np.uint64(0)
+        for j in range(k):
+            any_set |= words[j, w]
+        p0 = ~any_set & (last if w == n_words - 1 else ones)
+        if p0:
+            for r in range(g):
+                if lut[r, 0]:
+                    out[r, w] |= p0
+        if any_set == 0:
+            continue
+        for c in range(1, n_pat):
+            p = ones
+            for j in range(k):
+                p &= words[j, w] if (c >> j) & 1 else ~words[j, w]
+            if p:
+                for r in range(g):
+                    if lut[r, c]:
+                        out[r, w] |= p
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +185,9 @@ def count_run_words(run64, tail, gold_words):
     for w in range(n_full):
         acc = np.uint64(0)
         for q in range(8):
-            acc |= _pack_bytes8(run64[8 * w + q]) << np.uint64(8 * q)
+            x = run64[8 * w + q]
+            if x:
+                acc |= _pack_bytes8(x) << np.uint64(8 * q)
         if acc == 0:
             continue
         size += _popcount64(acc)
@@ -165,7 +207,7 @@ def count_run(run, gold_words):
     """Pack one run's mask on the fly and count its overlap with every gold.
 
     ``run`` is a contiguous uint8 0/1 array of n pixels, ``gold_words`` uint64
-    of shape (g, ceil(n/64)) as made by :func:`pack_lut`. Returns ``(size, tp)``:
+    of shape (g, ceil(n/64)) as made by :func:`golds_from_words`. Returns ``(size, tp)``:
     the run's number of foreground pixels and, for every gold ``r``, the number
     of pixels in both (int64, g). FP = size - TP, FN = |gold| - TP.
     """
