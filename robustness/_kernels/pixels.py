@@ -121,20 +121,31 @@ def pattern_hist(words, n):
     k, n_words = words.shape
     n_pat = 1 << k
     hist = np.zeros(n_pat, dtype=np.int64)
-    ones = ~np.uint64(0)
     for w in range(n_words):
-        any_set = np.uint64(0)
-        for j in range(k):
-            any_set |= words[j, w]
-        if any_set == 0:
+        if _any_word(words, w) == 0:
             continue
         for c in range(1, n_pat):
-            p = ones
-            for j in range(k):
-                p &= words[j, w] if (c >> j) & 1 else ~words[j, w]
-            hist[c] += _popcount64(p)
+            hist[c] += _popcount64(_pattern_word(words, w, c))
     hist[0] = n - hist[1:].sum()
     return hist
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _any_word(words, w):
+    """The pixels of word ``w`` that are foreground in at least one of the masks."""
+    any_set = np.uint64(0)
+    for j in range(words.shape[0]):
+        any_set |= words[j, w]
+    return any_set
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pattern_word(words, w, c):
+    """The pixels of word ``w`` whose foreground masks are exactly the bits of ``c`` (``c`` > 0)."""
+    p = ~np.uint64(0)
+    for j in range(words.shape[0]):
+        p &= words[j, w] if (c >> j) & 1 else ~words[j, w]
+    return p
 
 
 @njit(cache=True, nogil=True)
@@ -146,16 +157,14 @@ def golds_from_words(words, lut, n):
     the bits past ``n`` are zero. Per word, every pattern's pixels are one
     AND over the masks, and each gold is the OR of its patterns' words.
     """
-    k, n_words = words.shape
+    n_words = words.shape[1]
     g, n_pat = lut.shape
     out = np.zeros((g, n_words), dtype=np.uint64)
     ones = ~np.uint64(0)
     tail = n - 64 * (n_words - 1)
     last = ones if tail == 64 else (np.uint64(1) << np.uint64(tail)) - np.uint64(1)
     for w in range(n_words):
-        any_set = np.uint64(0)
-        for j in range(k):
-            any_set |= words[j, w]
+        any_set = _any_word(words, w)
         p0 = ~any_set & (last if w == n_words - 1 else ones)
         if p0:
             for r in range(g):
@@ -164,9 +173,7 @@ def golds_from_words(words, lut, n):
         if any_set == 0:
             continue
         for c in range(1, n_pat):
-            p = ones
-            for j in range(k):
-                p &= words[j, w] if (c >> j) & 1 else ~words[j, w]
+            p = _pattern_word(words, w, c)
             if p:
                 for r in range(g):
                     if lut[r, c]:
