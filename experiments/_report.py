@@ -39,10 +39,14 @@ def _significance(r: Report, pairwise, official, boot_unit, n_boot):
         if d.empty:
             continue
         n = d[d.neighbours]
+        n_sig, n_not = int(n.significant.sum()), int((~n.significant).sum())
+        neighbours = (f"none of the {len(n)} pairs that are neighbours on the leaderboard differ: for all of them"
+                      if n_sig == 0 else
+                      f"{n_sig} of the {len(n)} pairs that are neighbours on the leaderboard differ, and for the "
+                      f"remaining {n_not}")
         r.paragraph(
             f"**{strategy_label(official)}, {average} Jaccard**: {int(d.significant.sum())} of {len(d)} pairs of runs "
-            f"differ; {int(n.significant.sum())} of the {len(n)} pairs that are neighbours on the leaderboard differ, "
-            f"and for the other {int((~n.significant).sum())} there is no evidence of a difference (which is not "
+            f"differ; {neighbours} there is no evidence of a difference (which is not "
             "evidence that they are equal). The rank-based check (Wilcoxon signed-rank test on per-"
             f"{boot_unit} scores, Holm) finds {int(d.significant_wilcoxon.sum())} of {len(d)} pairs and "
             f"{int(n.significant_wilcoxon.sum())} neighbouring pairs.")
@@ -152,10 +156,13 @@ def _agreement(r: Report, agreement, boot_unit):
     off = m[m.strategy < m.other]
     if len(off):
         lo = off.sort_values("tau").iloc[0]
-        r.paragraph(f"Kendall's tau between the rankings under two golds (micro Jaccard); the least agreeing pair is "
+        overlapping = int((off.tau_low <= lo.tau_high).sum()) - 1  # other pairs whose interval reaches this one's
+        tied = (f"; its interval overlaps those of {overlapping} of the other {len(off) - 1} pairs, so these are not "
+                "told apart from it" if overlapping else "; its interval lies below those of every other pair")
+        r.paragraph(f"Kendall's tau between the rankings under two golds (micro Jaccard); the lowest is between "
                     f"{strategy_label(lo.strategy)} and {strategy_label(lo.other)}, tau "
                     f"{ci(lo.tau, lo.tau_low, lo.tau_high, '{:.2f}')} (both rankings recomputed on {boot_unit} "
-                    "resamples). Every pair with its interval: kendall_tau.csv.")
+                    f"resamples, percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.")
     r.table(mat.reset_index().rename(columns={"strategy": ""}), floatfmt="{:.2f}")
     r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds; "
              "above the diagonal tau, below it its 95% bootstrap interval.")

@@ -249,7 +249,7 @@ def _files_section(report, out):
     import pyarrow.parquet as pq
 
     report.heading("Files")
-    report.paragraph("Every table of this results folder (meta.json lists every file; figures are above).")
+    report.paragraph("Every table of this results folder (meta.json lists every file, figures included).")
     rows = []
     for name in sorted(n for n in dict.fromkeys(out.written) if n.endswith((".csv", ".parquet"))):
         path = out.staging / name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -140,3 +139,27 @@ def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
     assert not any(f.startswith("figures/") for f in meta["files"])
     assert (out / "my_notes.txt").read_text() == "mine"
     assert (out / "leaderboard.csv").exists()
+
+
+def test_summary_sentences_say_what_the_tables_hold(tiny):
+    """The neighbours sentence and the lowest-tau sentence follow pairwise.parquet and kendall_tau.csv."""
+    from experiments._report import strategy_label
+
+    _, out = tiny
+    report = (out / "summary.md").read_text()
+    pw = pd.read_parquet(out / "pairwise.parquet")
+    for average in ("micro", "macro"):
+        d = pw[(pw.strategy == "majority") & (pw.metric == "jaccard") & (pw.average == average) & pw.neighbours]
+        k = int(d.significant.sum())
+        said = (f"none of the {len(d)} pairs that are neighbours on the leaderboard differ: for all of them" if k == 0
+                else f"{k} of the {len(d)} pairs that are neighbours on the leaderboard differ, and for the remaining "
+                     f"{len(d) - k} there is no evidence")
+        assert f"**majority, {average} Jaccard**" in report and said in report
+    kt = pd.read_csv(out / "kendall_tau.csv")
+    m = kt[(kt.metric == "jaccard") & (kt.average == "micro") & (kt.ranking == "aggregate")
+           & (kt.other_ranking == "aggregate") & (kt.strategy < kt.other)]
+    lowest = m.sort_values("tau").iloc[0]
+    reached = int((m.tau_low <= lowest.tau_high).sum()) - 1
+    assert f"the lowest is between {strategy_label(lowest.strategy)} and {strategy_label(lowest.other)}" in report
+    assert (f"overlaps those of {reached} of the other {len(m) - 1} pairs" if reached
+            else "lies below those of every other pair") in report
