@@ -144,6 +144,18 @@ def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, mo
     assert "Gold strategy and averaging" in text and "Test-set size" in text
 
 
+def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):
+    pytest.importorskip("dask.distributed")
+    from experiments import design_study as job
+
+    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--runs", "4", "--replicates", "2",
+            "--populations", "1", "--pool", "15", "--orders", "4", "--bootstrap", "10", "--image-mp", "0.001",
+            "--quiet", "--no-figures"]
+    assert job.main(args + ["--out", str(tmp_path / "a")]) == 0
+    assert job.main(args + ["--out", str(tmp_path / "b"), "--scheduler", "local", "--n-jobs", "2"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a" / "design.csv"), pd.read_csv(tmp_path / "b" / "design.csv"))
+
+
 def test_fit_reproduces_bubil(bubil):
     from robustness.calibrate import challenge_stats, fit
     from robustness.io import load_raters
