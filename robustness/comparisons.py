@@ -199,10 +199,15 @@ def strategy_agreement(schemes: Schemes, *, method: str = "average", tol: float 
     return pd.DataFrame(rows)
 
 
+def resampled_taus(ranks_a, ranks_b) -> np.ndarray:
+    """Kendall's tau-b between two rankings recomputed on the same resamples: (B, R) and (B, R) -> (B,)."""
+    return np.array([_kernels.kendall_tau_b(ranks_a[b].astype(np.float64), ranks_b[b].astype(np.float64))
+                     for b in range(ranks_a.shape[0])])
+
+
 def _tau_interval(ranks_a, ranks_b, confidence) -> tuple:
     """Percentile interval of Kendall's tau-b between two rankings recomputed on the same resamples (B, R)."""
-    taus = np.array([_kernels.kendall_tau_b(ranks_a[b].astype(np.float64), ranks_b[b].astype(np.float64))
-                     for b in range(ranks_a.shape[0])])
+    taus = resampled_taus(ranks_a, ranks_b)
     taus = taus[~np.isnan(taus)]
     if not taus.size:
         return np.nan, np.nan

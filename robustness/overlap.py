@@ -4,8 +4,8 @@ For each image the annotators' masks are read once and packed into 64-pixel
 words; the histogram of rater patterns is counted on those words, and every
 pixel-level gold of the registry (:mod:`robustness.gold`: look-up tables such
 as majority, pattern-count fits such as STAPLE) and every individual annotator
-is a look-up table over the patterns, built word by word once per image. Each run's mask is then read once and counted against
-all golds with popcounts. Peak memory is a few copies of the largest image,
+is a look-up table over the patterns, built word by word once per image. Each
+run's mask is then read once and counted against all golds with popcounts. Peak memory is a few copies of the largest image,
 whatever the number of images or runs.
 
 The result, :class:`OverlapCounts`, is all that every later study needs; it

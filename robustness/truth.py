@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _kernels
 from .bootstrap import bootstrap
+from .comparisons import resampled_taus
 from .ranking import TIE_TOL, rank
 from .schemes import Schemes, schemes_from_counts
 
@@ -71,8 +72,7 @@ def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confi
     rows = []
     for s, (strat, metric, average) in enumerate(schemes.names):
         t = truth.index("truth", metric, average)
-        taus[s] = [_kernels.kendall_tau_b(boot.ranks[s, b].astype(np.float64), tboot.ranks[t, b].astype(np.float64))
-                   for b in range(n_resamples)]
+        taus[s] = resampled_taus(boot.ranks[s], tboot.ranks[t])
         rows.append({"strategy": strat, "metric": metric, "average": average,
                      "tau_to_truth": float(_kernels.kendall_tau_b(final[s], tfinal[t])),
                      "tau_low": float(np.nanquantile(taus[s], lo)), "tau_high": float(np.nanquantile(taus[s], hi))})
