@@ -106,11 +106,11 @@ def main(argv=None):
     import tifffile
 
     from robustness import _kernels
-    from robustness.gold import STRATEGIES, annotator_luts
-    from robustness.staple import staple
     from robustness.io import load_dermavqa, write_dermavqa
     from robustness.overlap import compute_overlap
-    from robustness.synthetic import make_challenge
+    from robustness.overlap.gold import STRATEGIES, annotator_luts
+    from robustness.overlap.staple import staple
+    from robustness.simulation.synthetic import make_challenge
 
     # ---------------------------------------------------------------- bandwidth
     section("machine limit")
@@ -126,7 +126,7 @@ def main(argv=None):
     ch = make_challenge(n_encounters=20, n_images=20, n_runs=4, n_teams=1, megapixels=args.mp, rng=1)
     i = int(np.argmax([3 == len(ch.annotators_of(k)) for k in range(ch.n_images)]))
     ann = list(ch.annotator_masks(i).values())
-    run = ch.system_mask(i, ch.systems[0])
+    run = ch.run_mask(i, ch.runs[0])
     n = run.size
     k = len(ann)
     stack = np.stack([a.reshape(-1).view(np.uint8) for a in ann])
@@ -194,7 +194,7 @@ def main(argv=None):
         write_dermavqa(big_ch, folder, progress=True)
         print(f"(generated and written once in {time.perf_counter() - t0:.0f} s: {folder})")
     disk = load_dermavqa(as_real_challenge(folder))
-    n_masks = int(disk.annotated.sum()) + disk.n_images * disk.n_systems
+    n_masks = int(disk.annotated.sum()) + disk.n_images * disk.n_runs
     cache = HERE / "_data" / "cache"
     shutil.rmtree(cache, ignore_errors=True)
     t0 = time.perf_counter()
@@ -204,11 +204,11 @@ def main(argv=None):
     compute_overlap(load_dermavqa(folder), n_jobs=args.n_jobs, cache_dir=cache, rng=0)
     t_warm = time.perf_counter() - t0
     print(f"files -> cached counts, n_jobs={args.n_jobs}: {t_cold:7.1f} s  ({n_masks} masks, "
-          f"{disk.n_pixels.sum() * (disk.n_systems + 3.3) / t_cold / 1e9:.2f} Gpx/s)")
+          f"{disk.n_pixels.sum() * (disk.n_runs + 3.3) / t_cold / 1e9:.2f} Gpx/s)")
     print(f"rerun on cached counts (load + fingerprint): {t_warm:7.2f} s")
 
     sub = list(disk.images[: args.subset])
-    runs = disk.systems
+    runs = disk.runs
     # the subset as its own challenge folder (symlinks), read the way a user's folder would be
     sub_dir = HERE / "_data" / f"subset-{args.subset}"
     shutil.rmtree(sub_dir, ignore_errors=True)

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 
 def dataset(n_images, megapixels, name):
     from robustness.io import write_dermavqa
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     folder = HERE / "_data" / name
     if not folder.exists():
@@ -55,7 +55,7 @@ def old_pass(challenge, n_jobs):
     """The scheme before issue 10: joblib over batches of 4 images, every batch pickling the whole challenge."""
     from joblib import Parallel, delayed
 
-    from robustness.gold import resolve
+    from robustness.overlap.gold import resolve
 
     golds = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass]
     batches = [list(range(s, min(s + 4, challenge.n_images))) for s in range(0, challenge.n_images, 4)]
@@ -86,10 +86,9 @@ def main(argv=None):
 
     import os
 
+    from benchmarks.bench_score import dataset as score_dataset
     from robustness.io import load_dermavqa
     from robustness.overlap import compute_overlap
-
-    from benchmarks.bench_score import dataset as score_dataset
 
     print(f"pixel pass, files -> counts, no cache; {os.cpu_count()} cores; best of {args.repeat}; cold: the "
           "process's first pass (it also loads the compiled kernels), warm: a second pass")
@@ -99,7 +98,7 @@ def main(argv=None):
         ch = load_dermavqa(folder)
         new_pickle = len(pickle.dumps(ch.subset(range(min(4, n)))))
         old_pickle = len(pickle.dumps(ch))
-        label = f"{n} images, {'~2 MP' if mp else 'small'}, {ch.n_systems} runs"
+        label = f"{n} images, {'~2 MP' if mp else 'small'}, {ch.n_runs} runs"
         for warm in (False, True):
             times = {j: min(timed_pass(folder, j, warm=warm) for _ in range(args.repeat)) for j in (1, 2)}
             print(f"{label:36s} {'warm' if warm else 'cold':5s} {times[1]:8.2f}s {times[2]:8.2f}s "

@@ -30,13 +30,13 @@ def main(argv=None):
 
     from scipy.stats import wilcoxon
 
-    from robustness.bootstrap import bootstrap
-    from robustness.comparisons import holm, unit_scores
-    from robustness.convergence import rank_convergence
     from robustness.overlap import compute_overlap
-    from robustness.ranking_methods import prepare
-    from robustness.schemes import schemes_from_counts
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.convergence import rank_convergence
+    from robustness.statistics.inference import holm
+    from robustness.statistics.ranking_methods import prepare
+    from robustness.statistics.schemes import schemes_from_counts
 
     oc = compute_overlap(make_challenge(rng=0), rng=0)
     img, enc = schemes_from_counts(oc, unit="image"), schemes_from_counts(oc, unit="encounter")
@@ -48,7 +48,7 @@ def main(argv=None):
         rank_convergence(conv_stats, n_orders=1, step=50, rng=0)
         bootstrap(boot_stats, n_resamples=2, rng=0)
     n_pairs = tests.order.shape[1]
-    print(f"{len(img.systems)} runs, {img.n_units} images in {enc.n_units} encounters; K = {args.orders} orders, "
+    print(f"{len(img.runs)} runs, {img.n_units} images in {enc.n_units} encounters; K = {args.orders} orders, "
           f"B = {args.resamples} resamples, n_jobs = 1")
     print(f"\n{'method':52s} {'time':>8s} {'per prefix':>11s} {'x aggregate':>12s} {'ns per pair x unit':>19s}")
 
@@ -73,7 +73,7 @@ def main(argv=None):
         print(f"{f'bootstrap, {name}':52s} {t:7.1f}s {t / args.resamples * 1e3:9.3f}ms")
 
     # reference for one recorded prefix of test-based: scipy's wilcoxon per ordered pair, Holm, runs beaten
-    per_unit = unit_scores(tests.schemes)
+    per_unit = tests.schemes.unit_scores()
     units = np.random.default_rng(0).permutation(enc.n_units)[:50]
     n_r = per_unit.shape[1]
     t0 = time.perf_counter()

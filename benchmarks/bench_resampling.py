@@ -8,7 +8,7 @@ and max over annotators x {Jaccard, Dice} = 32 rankings per prefix.
 
 Prints, for rank convergence, orders x prefixes per second of
 (a) a reference that loops over orders and prefixes, scores with
-robustness.metrics and ranks with scipy.stats.rankdata (timed on a few
+robustness.overlap.metrics and ranks with scipy.stats.rankdata (timed on a few
 orders), (b) the engine with n_jobs=1 and n_jobs=2, at K = --orders; and for
 the bootstrap, resamples per second of a per-resample numpy reference vs the
 engine at B = --resamples and B = 10,000.
@@ -30,15 +30,15 @@ def main(argv=None):
 
     from scipy.stats import rankdata
 
-    from robustness import metrics
-    from robustness.overlap import compute_overlap
-    from robustness.resampling import bootstrap, rank_convergence, schemes_from_counts
-    from robustness.synthetic import make_challenge
+    from robustness.overlap import compute_overlap, metrics
+    from robustness.simulation.synthetic import make_challenge
+    from robustness.statistics import rank_convergence, schemes_from_counts
+    from robustness.statistics.bootstrap import bootstrap
 
     oc = compute_overlap(make_challenge(rng=0), rng=0)
     sc = schemes_from_counts(oc)
     se = schemes_from_counts(oc, unit="encounter")
-    n_s, n_u, n_r = len(sc.names), sc.n_units, len(sc.systems)
+    n_s, n_u, n_r = len(sc.names), sc.n_units, len(sc.runs)
     print(f"counts: {n_r} runs x {n_u} images x {len(oc.strategies)} strategies -> {n_s} schemes")
 
     # warm up (numba compile / cache load)

@@ -45,7 +45,7 @@ REPO = HERE.parent
 
 def dataset(images, runs, mp):
     from robustness.io import write_dermavqa
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     folder = HERE / "_data" / f"score-{images}x{runs}-{mp}mp"
     if not folder.exists():
@@ -79,9 +79,9 @@ PHASES = """
 import json, sys, time
 t = time.perf_counter()
 from experiments import _cli, score
-from robustness import scores
+from robustness.statistics import leaderboard as scores
 from robustness.overlap import compute_overlap
-from robustness.results import ResultsDir
+from robustness.reporting.results import ResultsDir
 marks = {"imports": time.perf_counter() - t}
 args = score.parser().parse_args(["--data", sys.argv[1], "--out", sys.argv[2], "--quiet"])
 t = time.perf_counter()
@@ -97,7 +97,7 @@ marks["pixel pass"] = time.perf_counter() - t
 t = time.perf_counter()
 out = ResultsDir(args.out, fingerprint=fingerprint, force=True)
 out.write_csv("leaderboard.csv", scores.leaderboard(counts))
-for run in counts.systems:
+for run in counts.runs:
     out.write_text(f"official/{run}.json", json.dumps(scores.official_results(counts, run), indent=4))
 out.write_text("summary.md", "")
 out.finish({})
@@ -149,15 +149,15 @@ def main(argv=None):
     import tifffile
 
     from robustness.io import load_dermavqa
-    from robustness.masks import read_mask
+    from robustness.io.masks import read_mask
 
     folder = dataset(args.images, args.runs, args.mp)
     ch = load_dermavqa(folder)
     files = sorted(folder.rglob("*.tiff"))
     images = list(ch.images)
-    runs = list(ch.systems)
+    runs = list(ch.runs)
     n_off = min(args.official_runs or len(runs), len(runs))
-    print(f"{ch.n_images} images of ~{args.mp} MP, {ch.n_systems} runs, {len(files)} deflate TIFFs "
+    print(f"{ch.n_images} images of ~{args.mp} MP, {ch.n_runs} runs, {len(files)} deflate TIFFs "
           f"({sum(f.stat().st_size for f in files) / 1e6:.0f} MB); {os.cpu_count()} cores; best of {args.repeat}")
 
     # 1. the official scorer, once per run

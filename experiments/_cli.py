@@ -13,7 +13,6 @@ import argparse
 import math
 import sys
 
-
 # -- the parser -------------------------------------------------------------------------------------------------
 
 class _Help(argparse.HelpFormatter):
@@ -90,7 +89,7 @@ def number(minimum: float = 0.0):
 
 def strategy_list(text):
     """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text)."""
-    from robustness.gold import resolve
+    from robustness.overlap.gold import resolve
 
     try:
         resolve([s for s in text.split(",") if s])
@@ -101,7 +100,7 @@ def strategy_list(text):
 
 def output_folder(text):
     """An ``argparse`` type: a folder that exists or can be created (checked without creating anything)."""
-    from robustness.results import check_output_folder
+    from robustness.reporting.results import check_output_folder
 
     try:
         check_output_folder(text)
@@ -198,8 +197,8 @@ def _check_data_options(args) -> None:
 
 def add_scoring_options(g) -> None:
     """``--strategies`` (gold registry) and ``--empty`` (both-empty policy; ``--compat official`` is its alias)."""
-    from robustness.empty import EMPTY_POLICIES
-    from robustness.gold import resolve
+    from robustness.overlap.empty import EMPTY_POLICIES
+    from robustness.overlap.gold import resolve
 
     counted = ",".join(s.name for s in resolve(None, macro_only="drop"))
     over = " and ".join(s.name for s in resolve(None) if s.macro_only)
@@ -215,7 +214,7 @@ def add_scoring_options(g) -> None:
 
 def strategies(args):
     """The gold strategies the options ask for, validated by the registry."""
-    from robustness.gold import resolve
+    from robustness.overlap.gold import resolve
 
     return resolve([s for s in args.strategies.split(",") if s] if args.strategies is not None else None)
 
@@ -245,10 +244,10 @@ def load(args):
     if args.layout == "raters":
         fg, bg = values(args)
         challenge = load_raters(args.data, gold=args.gold.split(","),
-                                systems=args.systems.split(",") if args.systems else None, foreground=fg,
+                                runs=args.systems.split(",") if args.systems else None, foreground=fg,
                                 background=bg, threshold=args.threshold, strict=args.strict, **common)
     elif args.data is None and args.reference is None:
-        from robustness.synthetic import make_challenge
+        from robustness.simulation.synthetic import make_challenge
 
         challenge = make_challenge(rng=args.synthetic_seed, size=args.synthetic_size)
     else:
@@ -256,7 +255,7 @@ def load(args):
                                   strict=True, **common)
     unit = getattr(args, "unit", "image")
     n_units = challenge.n_images if unit == "image" else len(set(challenge.encounters))
-    check_study(args, n_units=n_units, unit=f"{unit}s", n_runs=challenge.n_systems)
+    check_study(args, n_units=n_units, unit=f"{unit}s", n_runs=challenge.n_runs)
     say(challenge.notes)
     return challenge
 
@@ -275,8 +274,8 @@ def input_warnings(args, challenge, counts) -> list[str]:
     Returns the list for ``summary.md`` and ``meta.json``; prints the checks' findings (the loader's and
     decoder's notes were printed when they happened).
     """
-    from robustness.checks import duplicate_raters, foreground_coverage
     from robustness.errors import summarise_notes
+    from robustness.overlap.checks import duplicate_raters, foreground_coverage
 
     found = duplicate_raters(counts)
     if args.layout == "raters" and args.data is not None:
@@ -306,7 +305,7 @@ def run(main, argv=None) -> int:
     try:
         code = main(argv) or 0
         if argv is None:  # a command about to exit: its objects are freed with the process; freezing them spares
-            import gc    # the interpreter's final collections over numba's object graphs (0.3 s of every command)
+            import gc  # the interpreter's final collections over numba's object graphs (0.3 s of every command)
 
             gc.freeze()
         return code

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 from experiments._report import strategy_label
-from robustness.report import Report
+from robustness.reporting.report import Report
 
 
 def _size(value, largest) -> str:
-    """A size from :func:`robustness.design.recommend`: nan beyond the grid, negative at its first size."""
+    """A size from :func:`robustness.simulation.design.recommend`: nan beyond the grid, negative at its first size."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"more than {largest}"
     if value < 0:
@@ -118,7 +118,7 @@ def report(rec, summary, g, base, base_setting, fit_table, options, args) -> Rep
     if fit_table is not None:
         r.heading("The challenge and its synthetic twin")
         r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and bias, "
-                    "within-encounter correlation, lesion sizes; see robustness.calibrate); its statistics beside "
+                    "within-encounter correlation, lesion sizes; see robustness.simulation.calibrate); its statistics beside "
                     "the challenge's:")
         r.table(fit_table, floatfmt="{:.3f}")
     rec_report = recommendation(rec, g, base_setting, args)

@@ -103,8 +103,8 @@ def answer_counts(gold, runs, *, n_resamples: int = 1000, rng=0):
     import numpy as np
     import pandas as pd
 
-    from robustness.bootstrap import mean_interval
     from robustness.qa import answer_count_difference
+    from robustness.statistics.inference import mean_interval
 
     rows = []
     for r in runs:

@@ -7,12 +7,12 @@ sentence that compares strategies or runs carries its interval or says
 
 from __future__ import annotations
 
-from robustness.report import Report
+from robustness.reporting.report import Report
 
 
 def strategy_label(name: str) -> str:
     """A gold strategy's name in prose, from the registry."""
-    from robustness.gold import get_strategy
+    from robustness.overlap.gold import get_strategy
 
     try:
         return get_strategy(name).label
@@ -97,7 +97,7 @@ def _unlimited(r: Report, per_size, needed, n_runs, boot_unit, n_units, n_resamp
 
 
 def _convergence(r: Report, points, comparison, args, n_runs):
-    from robustness.convergence import fastest
+    from robustness.statistics.convergence import fastest
 
     r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
     lenient = float(n_runs)
@@ -200,7 +200,7 @@ def _table4(r: Report, spread, n_boot_units, boot_unit):
 
 
 def _truth(r: Report, truth, taus):
-    from robustness.truth import best_with_ties
+    from robustness.statistics.truth import best_with_ties
 
     r.heading("Which gold recovers the true ranking? (synthetic data only)")
     r.paragraph("Kendall's tau between each scheme's ranking and the runs' ranking against the latent true masks by "
@@ -232,7 +232,7 @@ def rank_convergence(challenge, counts, board, ci_table, points, comparison, agr
     """The main job's report."""
     r = Report("Leaderboard robustness report")
     src = args.data or "the embedded synthetic challenge"
-    n_runs = challenge.n_systems
+    n_runs = challenge.n_runs
     r.paragraph(f"Input: {src} — {challenge.n_images} images in {len(set(challenge.encounters))} encounters, "
                 f"{n_runs} runs, annotators per image: "
                 + ", ".join(f"{k} on {v}" for k, v in challenge.describe()["annotators_per_image"].items()) + ".")
@@ -339,7 +339,7 @@ def qa_rank_convergence(source, gold, runs, board, ci_table, points, pairwise, c
 def table_rank_convergence(schemes, ci_table, points, pairwise, per_size, needed, args) -> Report:
     """The per-case table study's report."""
     r = Report("Per-case table: leaderboard robustness")
-    r.paragraph(f"Input: {args.table} — {len(schemes.systems)} algorithms, {schemes.n_units} units "
+    r.paragraph(f"Input: {args.table} — {len(schemes.runs)} algorithms, {schemes.n_units} units "
                 f"({schemes.unit}), {len(schemes.names)} scheme(s); {args.orders} orders, {args.bootstrap} resamples, "
                 f"seed {args.seed}.")
     for strat, metric, average in schemes.names:
@@ -357,7 +357,7 @@ def table_rank_convergence(schemes, ci_table, points, pairwise, per_size, needed
                     + f"; area under the mean L1 curve {ci(p.auc.iloc[0], p.auc_low.iloc[0], p.auc_high.iloc[0], '{:.2f}')}."
                     + f" Paired bootstrap, Holm: {int(d.significant.sum())} of {len(d)} pairs differ; of {len(n)} "
                     f"neighbouring pairs {int(n.significant.sum())} differ, the rest: no evidence of a difference.")
-        r.paragraph(_unlimited_sentence(per_size, needed, (strat, metric, average), len(schemes.systems),
+        r.paragraph(_unlimited_sentence(per_size, needed, (strat, metric, average), len(schemes.runs),
                                         schemes.unit))
     r.figure("figures/fig_08_table_convergence.png", "L1 rank change vs number of units, one line per scheme.")
     return r

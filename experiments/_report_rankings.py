@@ -10,7 +10,7 @@ from experiments._report import ci, strategy_label
 
 
 def _describe(r, methods, *, case: str, test_unit: str, n_runs: int, test_step: int):
-    from robustness.ranking_methods import get_ranking
+    from robustness.statistics.ranking_methods import get_ranking
 
     parts = [f"**{get_ranking('aggregate').label}** orders the runs by their mean score"]
     if "rank-then-aggregate" in methods:
@@ -45,7 +45,7 @@ def section(r, ci_table, points, stability, agreement, args, *, schemes, case: s
     """
     import pandas as pd
 
-    from robustness.ranking_methods import get_ranking
+    from robustness.statistics.ranking_methods import get_ranking
 
     methods = list(dict.fromkeys(ci_table.ranking))
     if len(methods) < 2:
@@ -115,7 +115,7 @@ def _tau_text(tau, low, high) -> str:
 
 def _agreement_items(agreement, methods, scheme) -> list:
     """One line per pair of methods: Kendall's tau between their leaderboards under ``scheme``, with its interval."""
-    from robustness.ranking_methods import get_ranking
+    from robustness.statistics.ranking_methods import get_ranking
 
     strat, metric, average = scheme
     tau = agreement[(agreement.strategy == strat) & (agreement.other == strat) & (agreement.metric == metric)
@@ -133,7 +133,7 @@ def _agreement_items(agreement, methods, scheme) -> list:
 
 def _first(board, method) -> str:
     """Who is first under a method, saying so when several runs tie."""
-    from robustness.ranking_methods import get_ranking
+    from robustness.statistics.ranking_methods import get_ranking
 
     top = board[board["rank"] == board["rank"].min()].system.tolist()
     more = ", ..." if len(top) > 5 else ""

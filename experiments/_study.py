@@ -15,7 +15,7 @@ TEST_STEP = 5
 
 def _rankings(text: str) -> tuple:
     """``--ranking``: the registry's methods, validated before any work; aggregate is always computed."""
-    from robustness.ranking_methods import DEFAULT_RANKING, parse_rankings
+    from robustness.statistics.ranking_methods import DEFAULT_RANKING, parse_rankings
 
     try:
         names = parse_rankings(text)
@@ -27,7 +27,7 @@ def _rankings(text: str) -> tuple:
 def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
     """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
     from experiments._cli import integer, number, output_folder, scheduler_address
-    from robustness.ranking_methods import RANKING_METHODS
+    from robustness.statistics.ranking_methods import RANKING_METHODS
 
     g = p.add_argument_group("study")
     g.add_argument("--orders", type=integer(1), default=200, metavar="N", help=f"random orders of {unit} (default 200)")
@@ -84,9 +84,9 @@ def resample(schemes, args, *, n_jobs: int, boot_schemes=None):
     """
     import numpy as np
 
-    from robustness.bootstrap import bootstrap
-    from robustness.convergence import rank_convergence
-    from robustness.ranking_methods import prepare
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.convergence import rank_convergence
+    from robustness.statistics.ranking_methods import prepare
 
     boot_schemes = schemes if boot_schemes is None else boot_schemes
     convs, boots = {}, {}
@@ -135,7 +135,7 @@ def write_convergence(out, convs: dict, *, tolerance: float, lenient: float, all
         frames.append((c, orders))
         notes += [f"{c.ranking}: {note}"] if note else []
     out.write_parquet_frames("curves.parquet", (f for c, orders in frames for f in c.iter_frames(orders=orders)))
-    out.write_csv("curves_summary.csv", pd.concat([c.summary(level=0.9) for c in convs], ignore_index=True),
+    out.write_csv("curves_summary.csv", pd.concat([c.summary(confidence=0.9) for c in convs], ignore_index=True),
                   index=False)
     points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
                         for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
@@ -154,7 +154,7 @@ def write_bootstrap(out, boots: dict, *, agreement_file: str = "kendall_tau.csv"
     """
     import pandas as pd
 
-    from robustness.comparisons import pairwise_comparisons, ranking_agreement
+    from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
 
     ci = pd.concat([b.intervals(method="percentile") for b in boots.values()], ignore_index=True)
     out.write_csv("bootstrap_ci.csv", pd.concat([ci] + [b.intervals(method="bca") for b in boots.values()],
@@ -199,7 +199,7 @@ def write_uncertainty(out, schemes, args, *, n_jobs: int, tolerance: float):
     """
     import numpy as np
 
-    from robustness.uncertainty import ranking_uncertainty, units_needed
+    from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
     per_size, per_run = ranking_uncertainty(schemes, n_resamples=args.bootstrap, n_jobs=n_jobs,
                                             rng=np.random.default_rng([args.seed, 3]))

@@ -101,21 +101,21 @@ def _like_is_the_data(args) -> None:
 
 def base_challenge(args, say):
     """The base generator parameters, and the fit table when --like is given."""
-    from robustness.synthetic import SyntheticConfig
+    from robustness.simulation.synthetic import SyntheticConfig
 
     if args.like is None and args.data is None:
         return SyntheticConfig(), None
-    from robustness.calibrate import challenge_stats, fit
     from robustness.overlap import compute_overlap
+    from robustness.simulation.calibrate import challenge_stats, fit
 
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
-        from robustness.synthetic import make_challenge
+        from robustness.simulation.synthetic import make_challenge
 
         challenge = make_challenge(rng=args.synthetic_seed)
     else:
         args.data = args.like or args.data
         challenge = _cli.load(args)
-    say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_systems} runs)")
+    say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")
     target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
     config, comparison = fit(target, seed=args.seed, megapixels=image_megapixels(args, target["coverage_median"]))
     return config, comparison
@@ -159,9 +159,9 @@ def main(argv=None) -> int:
     import pandas as pd
 
     from experiments import _design_report
-    from robustness.design import DesignOptions, Setting, recommend, summarise
     from robustness.parallel import parallel_backend, progress_bar, run_batches
-    from robustness.results import ResultsDir, atomic_write, versions
+    from robustness.reporting.results import ResultsDir, atomic_write, versions
+    from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
     base, fit_table = base_challenge(args, say)
@@ -248,13 +248,13 @@ def main(argv=None) -> int:
 
 
 def _pool(base, setting, sizes, population, seed, options):
-    from robustness.design import population_scores
+    from robustness.simulation.design import population_scores
 
     return population_scores(base, setting, sizes, population, seed=seed, options=options)
 
 
 def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
-    from robustness.design import simulate
+    from robustness.simulation.design import simulate
 
     return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
                     population=population, seed=seed, options=options)

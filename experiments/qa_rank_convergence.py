@@ -31,8 +31,8 @@ def main(argv=None) -> int:
     import json
 
     from robustness.qa import qa_table
-    from robustness.results import ResultsDir, versions
-    from robustness.schemes import schemes_from_table
+    from robustness.reporting.results import ResultsDir, versions
+    from robustness.statistics.schemes import schemes_from_table
 
     gold, runs, source = _qa.load(args, rng=args.seed)
     out = ResultsDir(args.out, fingerprint=_qa.fingerprint(gold, runs), force=args.force)

@@ -30,8 +30,8 @@ def main(argv=None) -> int:
     started = time.time()
     import json
 
-    from robustness.report import Report
-    from robustness.results import ResultsDir, versions
+    from robustness.reporting.report import Report
+    from robustness.reporting.results import ResultsDir, versions
 
     gold, runs, source = _qa.load(args)
     out = ResultsDir(args.out, fingerprint=_qa.fingerprint(gold, runs), force=args.force)

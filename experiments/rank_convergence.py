@@ -41,13 +41,14 @@ def main(argv=None) -> int:
     import numpy as np
     import pandas as pd
 
-    from robustness import scores, spread
-    from robustness.empty import empty_policy
-    from robustness.gold import official_strategy
     from robustness.overlap import compute_overlap
-    from robustness.results import ResultsDir, versions
-    from robustness.schemes import per_case_frames, schemes_from_counts
-    from robustness.truth import truth_agreement
+    from robustness.overlap.empty import empty_policy
+    from robustness.overlap.gold import official_strategy
+    from robustness.reporting.results import ResultsDir, versions
+    from robustness.statistics import leaderboard as scores
+    from robustness.statistics import spread
+    from robustness.statistics.schemes import per_case_frames, schemes_from_counts
+    from robustness.statistics.truth import truth_agreement
 
     empty = empty_policy(args.empty)
     chosen = _cli.strategies(args)
@@ -58,12 +59,12 @@ def main(argv=None) -> int:
     challenge = _cli.load(args)
     fingerprint = challenge.fingerprint()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
-    say(f"{challenge.n_images} images, {challenge.n_systems} runs, {challenge.n_annotators} annotators -> {out.path}")
+    say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
 
     def schemes(unit):
         return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over)
 
-    lenient = float(challenge.n_systems)  # L1 <= number of runs: runs move one place on average
+    lenient = float(challenge.n_runs)  # L1 <= number of runs: runs move one place on average
     with _study.execution(args) as n_jobs:
         t0 = time.time()
         counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=out.path / "cache",
@@ -79,7 +80,7 @@ def main(argv=None) -> int:
                                     rng=np.random.default_rng([args.seed, 4]))
             out.write_csv("truth.csv", truth[0], index=False)
 
-    # -- tables: one source for every score table, robustness.scores (the official-equal reductions)
+    # -- tables: one source for every score table, robustness.statistics.leaderboard (the official-equal reductions)
     # (other ranking methods: their statistic and rank from the bootstrap's full-set estimate)
     scores_df = scores.scores_frame(counts, empty=empty, annotators=over, ranks=True)
     scores_df.insert(3, "ranking", "aggregate")
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
         "strategies": [s.name for s in chosen],
         "ranking": list(args.ranking),
         "input": {"fingerprint": fingerprint, "overlap_fingerprint": counts.fingerprint,
-                  "images": challenge.n_images, "runs": challenge.n_systems, "annotators": list(challenge.annotators),
+                  "images": challenge.n_images, "runs": challenge.n_runs, "annotators": list(challenge.annotators),
                   "data": args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})",
                   "notes": list(challenge.notes)},
         "versions": versions(),

@@ -35,10 +35,10 @@ def main(argv=None) -> int:
     started = time.time()
     import json
 
-    from robustness import scores
     from robustness.overlap import compute_overlap
-    from robustness.report import Report
-    from robustness.results import ResultsDir, versions
+    from robustness.reporting.report import Report
+    from robustness.reporting.results import ResultsDir, versions
+    from robustness.statistics import leaderboard as scores
 
     chosen = _cli.strategies(args)
     over = [s.name for s in chosen if s.macro_only]
@@ -53,15 +53,15 @@ def main(argv=None) -> int:
     board = scores.leaderboard(counts, empty=args.empty, annotators=over)
     out.write_csv("leaderboard.csv", board)
     if "majority" in counts.strategies:
-        for run in counts.systems:
+        for run in counts.runs:
             res = scores.official_results(counts, run, empty=args.empty)
             out.write_text(f"official/{run.replace('/', '__')}.json", json.dumps(res, indent=4))
     report = Report("Scores").paragraph(
         f"Input: {args.data or args.reference or 'the synthetic challenge'} — {challenge.n_images} images, "
-        f"{challenge.n_systems} runs; both-empty pairs score: {args.empty}. Tables: leaderboard.csv, "
+        f"{challenge.n_runs} runs; both-empty pairs score: {args.empty}. Tables: leaderboard.csv, "
         "official/<run>.json.")
     _study.finish(out, args, study="score", argv=argv, started=started, report=report, warnings=notes, meta={
-        "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images, "runs": challenge.n_systems},
+        "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images, "runs": challenge.n_runs},
         "versions": versions()})
     if not args.quiet:
         cols = [c for c in ("majority_jaccard_micro", "majority_dice_micro", "max_jaccard_macro",

@@ -25,8 +25,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    from robustness.spread import agreement
     from robustness.overlap import compute_overlap
+    from robustness.statistics.spread import agreement
 
     ch = _cli.load(args)
     d = ch.describe()

@@ -36,24 +36,26 @@ def main(argv=None) -> int:
     started = time.time()
     import hashlib
 
-    from robustness.case_table import read_case_table
-    from robustness.results import ResultsDir, versions
-    from robustness.schemes import schemes_from_table
+    from robustness.io.case_table import read_case_table
+    from robustness.reporting.results import ResultsDir, versions
+    from robustness.statistics.schemes import schemes_from_table
 
-    table, table_notes = read_case_table(args.table, case=args.case, algorithm=args.algorithm, value=args.value,
-                                         unit=args.unit)
+    table, table_notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
+                                         value_column=args.value,
+                                         unit_column=args.unit)
     _cli.say(table_notes)
-    schemes = schemes_from_table(table, case=args.case, algorithm=args.algorithm, value=args.value, unit=args.unit)
-    _cli.check_study(args, n_units=schemes.n_units, unit="units", n_runs=len(schemes.systems))
+    schemes = schemes_from_table(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
+                                 unit_column=args.unit)
+    _cli.check_study(args, n_units=schemes.n_units, unit="units", n_runs=len(schemes.runs))
     fingerprint = hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
-                                 + "|".join(schemes.systems).encode()).hexdigest()
+                                 + "|".join(schemes.runs).encode()).hexdigest()
     out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
     with _study.execution(args) as n_jobs:
         convs, boots = _study.resample(schemes, args, n_jobs=n_jobs)
         per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs,
-                                                       tolerance=float(len(schemes.systems)))
+                                                       tolerance=float(len(schemes.runs)))
     points, _, notes = _study.write_convergence(out, convs, tolerance=args.tolerance,
-                                                lenient=float(len(schemes.systems)), all_curves=args.all_curves)
+                                                lenient=float(len(schemes.runs)), all_curves=args.all_curves)
     ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots, agreement_file="agreement.csv")
     report = _report.table_rank_convergence(schemes, _study.only(ci), _study.only(points), pairwise, per_size, needed,
                                             args)

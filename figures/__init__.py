@@ -1,7 +1,7 @@
 """One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG and PDF.
 
 Figure modules never recompute: they read the tables a study wrote and draw
-them through :mod:`robustness.plotting`. :func:`make_all` draws every figure
+them through :mod:`robustness.reporting.plotting`. :func:`make_all` draws every figure
 of a study's results folder in one call. Tables hold every ranking method's
 rows (column ``ranking``); a figure of one method selects its rows with
 :func:`for_ranking`, and a per-method figure is saved under :func:`method_path`.
@@ -38,7 +38,7 @@ def for_ranking(table, ranking: str = "aggregate"):
 
 def method_title(ranking: str, summary, *, x_note: str = "") -> str:
     """A per-method figure's title: the method, its statistic, and which prefixes were recorded."""
-    from robustness.ranking_methods import get_ranking
+    from robustness.statistics.ranking_methods import get_ranking
 
     method = get_ranking(ranking)
     n = sorted(set(summary.n))

@@ -24,8 +24,8 @@ def make(results_dir, out_path, *, average="micro"):
     leaderboards exist for the aggregate only.
     """
     from figures import for_ranking, method_path, method_title, rankings, save
-    from robustness import plotting
-    from robustness.gold import official_strategy
+    from robustness.overlap.gold import official_strategy
+    from robustness.reporting import plotting
 
     summary, example = load(results_dir, average)
     official = official_strategy(list(dict.fromkeys(summary.strategy)))

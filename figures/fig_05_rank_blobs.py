@@ -9,14 +9,14 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard", average="mic
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
 
     ``strategy``: the gold strategy to show (default: the results' official one, see
-    :func:`robustness.gold.official_strategy`).
+    :func:`robustness.overlap.gold.official_strategy`).
     """
     import matplotlib.pyplot as plt
     import pandas as pd
 
     from figures import for_ranking, save
-    from robustness import plotting
-    from robustness.gold import official_strategy
+    from robustness.overlap.gold import official_strategy
+    from robustness.reporting import plotting
 
     dist = for_ranking(pd.read_csv(Path(results_dir) / "rank_distribution.csv"))
     strategy = strategy or official_strategy(list(dict.fromkeys(dist.strategy)))

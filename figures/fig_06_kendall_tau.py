@@ -11,7 +11,7 @@ def make(results_dir, out_path, *, metric="jaccard"):
     import pandas as pd
 
     from figures import for_ranking, save
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     tau = for_ranking(pd.read_csv(Path(results_dir) / "kendall_tau.csv"))
     with plotting.style():

@@ -12,7 +12,7 @@ def make(results_dir, out_path):
     import pandas as pd
 
     from figures import for_ranking, method_path, method_title, rankings, save
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     all_rankings = pd.read_csv(Path(results_dir) / "curves_summary.csv")
     metrics = list(dict.fromkeys(all_rankings.metric))[:4]

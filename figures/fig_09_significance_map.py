@@ -14,8 +14,8 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard"):
     import pandas as pd
 
     from figures import save
-    from robustness import plotting
-    from robustness.gold import official_strategy
+    from robustness.overlap.gold import official_strategy
+    from robustness.reporting import plotting
 
     pairwise = pd.read_parquet(Path(results_dir) / "pairwise.parquet")
     strategy = strategy or official_strategy(list(dict.fromkeys(pairwise.strategy)))

@@ -11,8 +11,8 @@ def make(results_dir, out_path, *, metric="jaccard"):
     import pandas as pd
 
     from figures import save
-    from robustness import plotting
-    from robustness.gold import official_strategy
+    from robustness.overlap.gold import official_strategy
+    from robustness.reporting import plotting
 
     results_dir = Path(results_dir)
     per_size = pd.read_csv(results_dir / "ranking_uncertainty.csv")

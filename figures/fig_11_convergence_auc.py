@@ -11,7 +11,7 @@ def make(results_dir, out_path, *, metric="jaccard"):
     import pandas as pd
 
     from figures import for_ranking, save
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     points = for_ranking(pd.read_csv(Path(results_dir) / "convergence.csv"))
     points = points[points.tolerance == points.tolerance.max()]

@@ -16,7 +16,7 @@ def make(results_dir, out_path):
     import pandas as pd
 
     from figures import rankings, save
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     results_dir = Path(results_dir)
     name = "kendall_tau.csv" if (results_dir / "kendall_tau.csv").exists() else "agreement.csv"

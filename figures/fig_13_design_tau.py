@@ -25,7 +25,7 @@ def make(results_dir, out_path):
     import pandas as pd
 
     from figures import save
-    from robustness import design_plots, plotting
+    from robustness.reporting import design_plots, plotting
 
     summary, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
     with plotting.style():

@@ -13,8 +13,8 @@ def make(results_dir, out_path):
 
     from figures import save
     from figures.fig_13_design_tau import base_rows
-    from robustness import design_plots, plotting
-    from robustness.design import needed_by_agreement
+    from robustness.reporting import design_plots, plotting
+    from robustness.simulation.design import needed_by_agreement
 
     summary = pd.read_csv(Path(results_dir) / "design_summary.csv")
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))

@@ -13,7 +13,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
 
     from figures import save
     from figures.fig_13_design_tau import base_rows
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     design, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design.csv"))
     d = design[(design.strategy == strategy) & (design.average == average)]

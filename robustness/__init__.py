@@ -1,38 +1,87 @@
 """robustness: how far can a challenge leaderboard be trusted?
 
-Data flow (pixels are read once)::
+Data flow (pixels are read once), one subpackage per stage::
 
-    files (io, masks) / synthetic -> Challenge
-      -> overlap (gold registry, numba kernels) -> OverlapCounts        (counts)
-      -> schemes (metric table, empty policy)   -> Schemes              (per-unit statistics)
-      -> convergence / bootstrap / comparisons  -> results              (tables)
-      -> plotting, figures, report                                      (figures, summary)
+    io          files (TIFF/PNG masks, two folder layouts, per-case tables) -> Challenge
+    simulation  synthetic challenges with a known truth (same Challenge API), the design study
+    overlap     Challenge -> pixel pass (gold registry, STAPLE, numba kernels) -> OverlapCounts; metrics
+    statistics  OverlapCounts -> Schemes -> rankings, convergence, bootstrap, comparisons, uncertainty
+    reporting   results folders, figures and the report (read from the folder a study wrote)
+    qa          closed-ended QA: official partial credit, Table 5 (feeds the same statistics)
 
-One table per concept: metrics (:data:`robustness.metrics.METRICS`), gold
-strategies (:data:`robustness.gold.STRATEGIES`), both-empty policies
-(:data:`robustness.metrics.EMPTY_POLICIES`), ranking methods
-(:data:`robustness.ranking_methods.RANKING_METHODS`).
+One table per concept: metrics (:data:`robustness.overlap.metrics.METRICS`), gold strategies
+(:data:`robustness.overlap.gold.STRATEGIES`), both-empty policies
+(:data:`robustness.overlap.empty.EMPTY_POLICIES`), ranking methods
+(:data:`robustness.statistics.ranking_methods.RANKING_METHODS`).
 
-Heavy modules are imported lazily, so ``import robustness`` is cheap.
+Everything is imported lazily, so ``import robustness`` is cheap; ``from robustness import make_challenge``
+(and the other public names below) works as before the subpackages.
+
+Examples
+--------
+>>> from robustness import make_challenge, compute_overlap, schemes_from_counts, bootstrap
+>>> counts = compute_overlap(make_challenge(n_encounters=6, n_images=8, n_runs=3, n_teams=1, rng=0), rng=0)
+>>> boot = bootstrap(schemes_from_counts(counts, unit="encounter"), n_resamples=50, rng=0)
+>>> boot.estimate.shape  # (schemes, runs)
+(32, 3)
 """
 
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.1.0"
 
-_SUBMODULES = {
-    "data", "errors", "empty", "masks", "lesions", "design", "design_plots", "calibrate", "report", "uncertainty",
-    "io", "counts", "synthetic", "patterns", "staple", "gold", "overlap", "metrics", "scores", "spread", "ranking",
-    "ranking_methods", "test_based", "parallel", "schemes", "truth", "convergence", "bootstrap", "comparisons",
-    "resampling", "plotting", "qa", "results", "files", "checks", "case_table", "raters", "tiff",
+#: Where each public name lives (the subpackage, then its module).
+_PUBLIC = {
+    # input
+    "Challenge": "io.challenge", "from_arrays": "io.challenge", "load_dermavqa": "io.dermavqa",
+    "load_raters": "io.raters", "load_challenge": "io.dermavqa", "write_dermavqa": "io.dermavqa",
+    "read_mask": "io.masks", "read_case_table": "io.case_table",
+    # overlap
+    "compute_overlap": "overlap.pixel_pass", "OverlapCounts": "overlap.counts", "GoldStrategy": "overlap.gold",
+    "register": "overlap.gold", "Metric": "overlap.metrics", "register_metric": "overlap.metrics",
+    "staple": "overlap.staple",
+    # statistics
+    "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.schemes",
+    "schemes_from_table": "statistics.schemes", "rank": "statistics.ranks",
+    "rank_convergence": "statistics.convergence", "bootstrap": "statistics.bootstrap",
+    "pairwise_comparisons": "statistics.comparisons", "ranking_uncertainty": "statistics.uncertainty",
+    "gold_spread": "statistics.spread", "RankingMethod": "statistics.ranking_methods",
+    "register_ranking": "statistics.ranking_methods", "scores_frame": "statistics.leaderboard",
+    "leaderboard": "statistics.leaderboard",
+    # simulation
+    "make_challenge": "simulation.synthetic", "SyntheticConfig": "simulation.synthetic",
+    # reporting
+    "Report": "reporting.report", "ResultsDir": "reporting.results", "open_results": "reporting.results",
 }
 
-__all__ = sorted(_SUBMODULES | {"__version__"})
+#: The flat modules of earlier versions, by their new place (``from robustness import metrics`` keeps working).
+_MOVED = {
+    "data": "io.challenge", "tiff": "io.tiff", "masks": "io.masks", "raters": "io.raters",
+    "case_table": "io.case_table", "patterns": "overlap.patterns", "gold": "overlap.gold",
+    "metrics": "overlap.metrics", "empty": "overlap.empty", "counts": "overlap.counts",
+    "checks": "overlap.checks", "scores": "statistics.leaderboard", "ranking": "statistics.ranks",
+    "ranking_methods": "statistics.ranking_methods", "test_based": "statistics.test_based",
+    "schemes": "statistics.schemes", "convergence": "statistics.convergence",
+    "comparisons": "statistics.comparisons", "uncertainty": "statistics.uncertainty", "spread": "statistics.spread",
+    "truth": "statistics.truth", "resampling": "statistics", "synthetic": "simulation.synthetic",
+    "lesions": "simulation.lesions", "calibrate": "simulation.calibrate", "design": "simulation.design",
+    "plotting": "reporting.plotting", "design_plots": "reporting.design_plots", "report": "reporting.report",
+    "results": "reporting.results",
+}
+
+_SUBPACKAGES = ("io", "overlap", "statistics", "simulation", "reporting", "qa", "errors", "files", "parallel", "seeds")
 
 
-def __getattr__(name):
-    if name in _SUBMODULES:
+def __getattr__(name: str):
+    import importlib
+
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    if name in _MOVED:
+        return importlib.import_module(f"{__name__}.{_MOVED[name]}")
+    if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = sorted({"__version__", *_PUBLIC, *_SUBPACKAGES})

@@ -199,7 +199,7 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2):
     import joblib
     from dask.distributed import Client, LocalCluster
 
-    from .errors import InputError
+    from robustness.errors import InputError
 
     cluster = None
     try:

@@ -180,11 +180,11 @@ def twin_signed_rank_z(w, order, positive, new_group, length):
 
 
 def twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm):
-    """Both one-sided p-values of every pair from z, Holm over all of them (robustness.comparisons.holm), and
+    """Both one-sided p-values of every pair from z, Holm over all of them (robustness.statistics.inference.holm), and
     per run the number of adjusted p-values below alpha it wins."""
     from scipy.stats import norm
 
-    from robustness.comparisons import holm as holm_adjust
+    from robustness.statistics.inference import holm as holm_adjust
 
     z = twin_signed_rank_z(w, order, positive, new_group, length)
     out = np.zeros((length.shape[0], n_runs))

@@ -8,14 +8,13 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata
 
-from robustness import gold, metrics
-from robustness.bootstrap import bootstrap
-from robustness.convergence import rank_convergence
-from robustness.overlap import compute_overlap
+from robustness.overlap import compute_overlap, gold, metrics
 from robustness.parallel import batch_generators
-from robustness.schemes import schemes_from_counts
-from robustness.scores import scores_frame
-from robustness.synthetic import make_challenge
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics.bootstrap import bootstrap
+from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.leaderboard import scores_frame
+from robustness.statistics.schemes import schemes_from_counts
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +103,7 @@ def test_a_new_gold_strategy_is_one_registration(at_least_two, tmp_path):
     tp = fp = fn = 0
     for i in range(ch.n_images):
         g = np.sum([m for m in ch.annotator_masks(i).values()], axis=0) >= 2
-        run = ch.system_mask(i, board.index[0])
+        run = ch.run_mask(i, board.index[0])
         tp, fp, fn = tp + (run & g).sum(), fp + (run & ~g).sum(), fn + (~run & g).sum()
     assert board.loc[board.index[0], "atleast2_jaccard_micro"] == tp / (tp + fp + fn)
     assert {"atleast2_dice_macro", "max_jaccard_macro"} <= set(board.columns)
@@ -115,7 +114,7 @@ def test_a_new_gold_strategy_is_one_registration(at_least_two, tmp_path):
 
 
 def test_registry_drives_the_plot_style(at_least_two):
-    from robustness.plotting import strategy_style
+    from robustness.reporting.plotting import strategy_style
 
     assert strategy_style("atleast2") == dict(color="#000000", linestyle=":", label="at least two")
     assert strategy_style("rand7")["label"] == "rand7"  # any randN is parsed once, by the registry

@@ -10,8 +10,8 @@ import pytest
 
 from experiments import table_rank_convergence as job
 from experiments._cli import run
-from robustness.case_table import read_case_table
-from robustness.results import open_results
+from robustness.io.case_table import read_case_table
+from robustness.reporting.results import open_results
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_exact_duplicate_row_is_dropped_with_a_warning(table, tmp_path, capsys):
     _, meta = open_results(out)
     assert meta["warnings"] and "dropped 1 row(s) that repeat another row exactly" in meta["warnings"][0]
     assert "## Warnings" in (out / "summary.md").read_text()
-    checked, notes = read_case_table(table, unit="encounter")
+    checked, notes = read_case_table(table, unit_column="encounter")
     assert len(checked) == 24 and all(isinstance(c, str) for c in checked.case)
 
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from experiments import score, synthetic_summary
-from robustness import scores
 from robustness.io import load_dermavqa
 from robustness.overlap import compute_overlap
+from robustness.statistics import leaderboard as scores
 from tests.conftest import REPO, tree_digest
 
 

@@ -17,14 +17,15 @@ import pandas as pd
 import pytest
 from scipy.stats import wilcoxon
 
-from robustness.bootstrap import bootstrap
-from robustness.comparisons import pairwise_comparisons, unit_scores
-from robustness.convergence import fastest, quantile_interval, rank_convergence
-from robustness.data import from_arrays
+from robustness.io.challenge import from_arrays
 from robustness.overlap import compute_overlap
-from robustness.schemes import schemes_from_counts, schemes_from_table
-from robustness.truth import best_with_ties, truth_agreement
-from robustness.uncertainty import ranking_uncertainty, units_needed
+from robustness.statistics.bootstrap import bootstrap
+from robustness.statistics.comparisons import pairwise_comparisons
+from robustness.statistics.convergence import fastest, rank_convergence
+from robustness.statistics.inference import quantile_interval
+from robustness.statistics.schemes import schemes_from_counts, schemes_from_table
+from robustness.statistics.truth import best_with_ties, truth_agreement
+from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
 
 def table(values: dict, *, encounters=None):
@@ -144,13 +145,13 @@ def test_tests_use_encounters_not_images():
     b = a + rng.normal(0.02, 0.08, n_enc)
     rep = np.repeat(np.arange(n_enc), 10)
     t = table({"a": a[rep], "b": b[rep]}, encounters=[f"E{e}" for e in rep])
-    by_enc = schemes_from_table(t, unit="encounter")
+    by_enc = schemes_from_table(t, unit_column="encounter")
     by_img = schemes_from_table(t)
     pe = pairwise_comparisons(bootstrap(by_enc, n_resamples=500, rng=0)).iloc[0]
     pi = pairwise_comparisons(bootstrap(by_img, n_resamples=500, rng=0)).iloc[0]
     assert (pe.unit, pe.n_units) == ("encounter", n_enc) and (pi.unit, pi.n_units) == ("case", 10 * n_enc)
     # the rank test is the Wilcoxon signed-rank test on the 12 encounter-level scores
-    ue = unit_scores(by_enc)[0]
+    ue = by_enc.unit_scores()[0]
     assert pe.p_wilcoxon == pytest.approx(wilcoxon(ue[1] - ue[0], method="asymptotic").pvalue)
     np.testing.assert_allclose(sorted(ue[0]), sorted(a))
     # duplicated photos shrink the image-level bootstrap SE by about sqrt(10): far too optimistic
@@ -161,7 +162,7 @@ def test_tests_use_encounters_not_images():
 # -- Table 4 and truth ------------------------------------------------------------------------------------
 
 def test_table4_pooled_variant_by_hand():
-    from robustness.spread import gold_spread
+    from robustness.statistics.spread import gold_spread
     from tests.conftest import spread_challenge
 
     oc = compute_overlap(spread_challenge(), rng=0)
@@ -199,8 +200,8 @@ def test_truth_is_recovered_when_annotators_are_perfect():
 def test_report_html_is_self_contained_and_complete(tmp_path):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa
-    from robustness.results import open_results
-    from robustness.synthetic import make_challenge
+    from robustness.reporting.results import open_results
+    from robustness.simulation.synthetic import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), tmp_path / "c")
     out = tmp_path / "out"

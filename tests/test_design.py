@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robustness.design import DesignOptions, Setting, population_scores, simulate
 from robustness.overlap import compute_overlap
-from robustness.spread import encounter_icc
-from robustness.synthetic import SyntheticConfig, make_challenge
+from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate
+from robustness.simulation.synthetic import SyntheticConfig, make_challenge
+from robustness.statistics.spread import encounter_icc
 
 SMALL = SyntheticConfig(n_encounters=12, n_images=30, n_runs=6, n_teams=3, n_annotators=3, min_annotators=3,
                         megapixels=0.002)
@@ -31,8 +31,8 @@ def test_annotator_settings_leave_images_and_runs_alone():
     b = make_challenge(SMALL, agreement=0.9, n_annotators=4, min_annotators=4, rng=5)
     for i in range(a.n_images):
         np.testing.assert_array_equal(a.source.generate(i)[("truth", "truth")], b.source.generate(i)[("truth", "truth")])
-        for s in a.systems:
-            np.testing.assert_array_equal(a.system_mask(i, s), b.system_mask(i, s))
+        for s in a.runs:
+            np.testing.assert_array_equal(a.run_mask(i, s), b.run_mask(i, s))
     assert any(not np.array_equal(a.annotator_masks(i)["ann0"], b.annotator_masks(i)["ann0"]) for i in range(a.n_images))
 
 
@@ -47,7 +47,7 @@ def test_encounter_icc_recovers_a_known_correlation():
 
 @pytest.mark.parametrize("rho, low, high", [(0.0, -0.1, 0.1), (0.9, 0.35, 1.0)])
 def test_within_encounter_correlation_is_a_knob(rho, low, high):
-    from robustness.metrics import pair_score
+    from robustness.overlap.metrics import pair_score
 
     ch = make_challenge(SyntheticConfig(n_encounters=40, n_images=160, n_runs=8, n_teams=4, megapixels=0.002),
                         encounter_correlation=rho, rng=1)
@@ -69,8 +69,8 @@ def test_run_failure_scales_gross_failures_only():
         for name, mask in never.annotator_masks(i).items():
             np.testing.assert_array_equal(mask, often.annotator_masks(i)[name])
         if a[("truth", "truth")].any():
-            empty["never"] += sum(not never.system_mask(i, s).any() for s in never.systems)
-            empty["often"] += sum(not often.system_mask(i, s).any() for s in often.systems)
+            empty["never"] += sum(not never.run_mask(i, s).any() for s in never.runs)
+            empty["often"] += sum(not often.run_mask(i, s).any() for s in often.runs)
     # P(empty) = 0.2 (1 - s) >= 0.16 per mask of 240 at run_failure 2 (boundary noise alone empties a few too)
     assert empty["often"] >= empty["never"] + 20, empty
 
@@ -157,15 +157,15 @@ def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):
 
 
 def test_fit_reproduces_bubil(bubil):
-    from robustness.calibrate import challenge_stats, fit
     from robustness.io import load_raters
+    from robustness.simulation.calibrate import challenge_stats, fit
 
     runs = ["Person1_ImageJ", "Person3_ImageJ", "Person4_Amira", "Person4_ImageJ", "Person5_Amira", "Person5_ImageJ"]
     ch = load_raters(bubil / "ExpertsAnnotations", gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
-                     systems=runs, foreground=0, background=255)  # without Person2_ImageJ, a copy of an annotator
+                     runs=runs, foreground=0, background=255)  # without Person2_ImageJ, a copy of an annotator
     target = challenge_stats(compute_overlap(ch, strategies=["majority"], rng=0))
     config, table = fit(target, megapixels=0.002)  # the quick design study's image size for BU-BIL
-    assert (config.n_images, config.n_runs, config.min_annotators) == (35, ch.n_systems, 3)
+    assert (config.n_images, config.n_runs, config.min_annotators) == (35, ch.n_runs, 3)
     row = table.set_index("statistic")
     pair = row.loc["annotator pairwise Jaccard (median)"]
     assert abs(pair.fitted - pair.target) < 0.03
@@ -191,7 +191,7 @@ def test_like_names_a_raters_challenge_for_the_layout_checks(tmp_path, capsys):
 
 
 def test_needed_sizes_interpolate_log_linearly_with_their_interval():
-    from robustness.design import needed_by_agreement
+    from robustness.simulation.design import needed_by_agreement
 
     summary = pd.DataFrame(dict(strategy="majority", average="micro", agreement=0.6, encounters=[50, 100, 200],
                                 l1_population=[80.0, 40.0, 20.0], l1_population_low=[60.0, 30.0, 10.0],

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from robustness.gold import (
-    intersection_lut, majority_lut, pattern_bits, split_strategies, staple, strategy_names, union_lut,
+from robustness.overlap.gold import (
+    intersection_lut,
+    majority_lut,
+    pattern_bits,
+    split_strategies,
+    staple,
+    strategy_names,
+    union_lut,
 )
 from tests.naive import twin_pattern_codes
 
@@ -74,7 +81,7 @@ def test_staple_equals_simpleitk(k, h, w, density, noise, seed):
 
 
 def test_staple_equals_simpleitk_on_synthetic_images():
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     ch = make_challenge(n_encounters=10, n_images=25, n_runs=1, n_teams=1, rng=4)
     for i in range(ch.n_images):

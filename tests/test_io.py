@@ -11,7 +11,6 @@ from robustness.errors import InputError, MaskWarning
 from robustness.io import MaskFormat, load_dermavqa, load_raters, read_mask, write_dermavqa
 from tests.conftest import tree_digest, write_png, write_tiff
 
-
 # -- the official layout ------------------------------------------------------
 
 def test_dermavqa_layout_model(tiny_dermavqa):
@@ -24,7 +23,7 @@ def test_dermavqa_layout_model(tiny_dermavqa):
     assert ch.annotators_of(0) == ("ann0", "ann1", "ann2")
     assert ch.annotators_of(2) == ("ann1", "ann2", "ann3")
     assert ch.annotated.sum(axis=1).tolist() == [3, 4, 3]
-    assert ch.systems == ("runA", "runB")
+    assert ch.runs == ("runA", "runB")
     import tifffile
 
     masks = ch.annotator_masks(1)
@@ -33,7 +32,7 @@ def test_dermavqa_layout_model(tiny_dermavqa):
         np.testing.assert_array_equal(m, raw == 1)
         assert m.dtype == bool
     raw = tifffile.imread(tiny_dermavqa / "submissions" / "runB" / "IMG_ENC00002_00001_mask_runB.tiff")
-    np.testing.assert_array_equal(ch.system_mask("IMG_ENC00002_00001", "runB"), raw == 1)
+    np.testing.assert_array_equal(ch.run_mask("IMG_ENC00002_00001", "runB"), raw == 1)
     assert tree_digest(tiny_dermavqa) == before  # inputs untouched
 
 
@@ -45,9 +44,9 @@ def test_dermavqa_separate_folders_and_suffix_runs(tiny_dermavqa, tmp_path):
             flat.mkdir(exist_ok=True)
             (flat / p.name).write_bytes(p.read_bytes())
     ch = load_dermavqa(reference=tiny_dermavqa / "reference", submissions=flat)
-    assert ch.systems == ("runA", "runB")
+    assert ch.runs == ("runA", "runB")
     ref = load_dermavqa(tiny_dermavqa)
-    np.testing.assert_array_equal(ch.system_mask(0, "runA"), ref.system_mask(0, "runA"))
+    np.testing.assert_array_equal(ch.run_mask(0, "runA"), ref.run_mask(0, "runA"))
 
 
 def test_missing_reference_folder(tmp_path):
@@ -84,7 +83,7 @@ def test_truncated_file_fails_when_decoded(tiny_dermavqa):
     p.write_bytes(data[: len(data) - 20])  # header intact, pixels cut
     ch = load_dermavqa(tiny_dermavqa)
     with pytest.raises(InputError, match=r"IMG_ENC00001_00001_mask_runA\.tiff: cannot read the file"):
-        ch.system_mask(0, "runA")
+        ch.run_mask(0, "runA")
 
 
 def test_system_shape_mismatch_error_and_skip(tiny_dermavqa):
@@ -109,8 +108,8 @@ def test_system_missing_images_error_and_empty(tiny_dermavqa):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, missing="empty")
     assert "run 'runB' misses 1 of 3 images: scored as empty masks" in ch.notes
-    assert not ch.system_mask(2, "runB").any()
-    assert ch.system_mask(2, "runB").shape == (7, 3)
+    assert not ch.run_mask(2, "runB").any()
+    assert ch.run_mask(2, "runB").shape == (7, 3)
 
 
 def test_duplicate_ids(tiny_dermavqa):
@@ -127,9 +126,9 @@ def test_0_255_masks_said_and_binarize_option(tiny_dermavqa):
     write_tiff(p, m)
     ch = load_dermavqa(tiny_dermavqa)
     with pytest.raises(InputError, match=r"mask_runA\.tiff: mask stored as 0/255 where foreground is 1 \(the official scorer would score it as empty\); --binarize reads"):
-        ch.system_mask(0, "runA")
+        ch.run_mask(0, "runA")
     ch = load_dermavqa(tiny_dermavqa, binarize=True)
-    assert ch.system_mask(0, "runA").sum() == 6
+    assert ch.run_mask(0, "runA").sum() == 6
 
 
 def test_non_binary_mask(tiny_dermavqa):
@@ -205,7 +204,7 @@ def test_raters_layout(raters_folder):
     ch = load_raters(raters_folder, gold=["expertA", "expertB", "expertC"], foreground=0, background=255)
     assert ch.images == ("seg_0", "seg_1", "seg_2", "seg_3")
     assert ch.annotators == ("expertA", "expertB", "expertC")
-    assert ch.systems == ("algo1", "algo2")
+    assert ch.runs == ("algo1", "algo2")
     assert ch.annotated.all()
     assert any("case-insensitively" in n and "expertC/Seg_2.png" in n for n in ch.notes)
     from PIL import Image
@@ -223,7 +222,7 @@ def test_raters_unknown_rater_and_empty_folder(raters_folder, tmp_path):
         load_raters(tmp_path / "none", gold=["a"])
     (raters_folder / "empty").mkdir()
     with pytest.raises(InputError, match=r"raters/empty: no mask files"):
-        load_raters(raters_folder, gold=["expertA"], systems=["empty"])
+        load_raters(raters_folder, gold=["expertA"], runs=["empty"])
 
 
 def test_raters_duplicate_case_variants(raters_folder):
@@ -244,19 +243,19 @@ def test_raters_missing_image(raters_folder):
 # -- writing ----------------------------------------------------------------
 
 def test_write_dermavqa_roundtrip(tmp_path):
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     ch = make_challenge(n_encounters=3, n_images=5, n_runs=3, n_teams=1, rng=2)
     out = write_dermavqa(ch, tmp_path / "c")
     back = load_dermavqa(out)
-    assert back.images == ch.images and back.systems == ch.systems and back.annotators == ch.annotators
+    assert back.images == ch.images and back.runs == ch.runs and back.annotators == ch.annotators
     np.testing.assert_array_equal(back.annotated, ch.annotated)
     assert back.encounters == ch.encounters
     for i in range(ch.n_images):
         for a, m in ch.annotator_masks(i).items():
             np.testing.assert_array_equal(back.annotator_masks(i)[a], m)
-        for s in ch.systems:
-            np.testing.assert_array_equal(back.system_mask(i, s), ch.system_mask(i, s))
+        for s in ch.runs:
+            np.testing.assert_array_equal(back.run_mask(i, s), ch.run_mask(i, s))
         assert ch.has_truth and back.has_truth  # the latent truth travels with the written challenge
         np.testing.assert_array_equal(back.read(i, "truth", "truth")[0], ch.read(i, "truth", "truth")[0])
     with pytest.raises(InputError, match=r"c: already exists"):
@@ -264,7 +263,7 @@ def test_write_dermavqa_roundtrip(tmp_path):
 
 
 def test_truth_folder_needs_every_image(tmp_path):
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     ch = make_challenge(n_encounters=2, n_images=3, n_runs=2, n_teams=1, rng=2)
     out = write_dermavqa(ch, tmp_path / "c")
@@ -280,8 +279,9 @@ def test_truth_folder_needs_every_image(tmp_path):
 
 
 def test_write_is_atomic(tmp_path, monkeypatch):
-    from robustness.synthetic import make_challenge
     import tifffile
+
+    from robustness.simulation.synthetic import make_challenge
 
     ch = make_challenge(n_encounters=2, n_images=3, n_runs=2, n_teams=1, rng=2)
     calls = {"n": 0}
@@ -337,7 +337,7 @@ def test_run_that_yields_no_masks_is_an_error_or_a_named_warning(tiny_dermavqa, 
     with pytest.raises(InputError, match=rf"submissions/{re.escape(name)}: .*--skip-empty-folders drops"):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, empty_folders="skip")
-    assert ("runB" in ch.systems) == (make == "plain_file")
+    assert ("runB" in ch.runs) == (make == "plain_file")
     assert any("dropped 1 entr" in n and name in n for n in ch.notes)
 
 
@@ -379,7 +379,7 @@ def test_raters_folder_like_mask_and_empty_rater(raters_folder):
     (raters_folder / "algo1" / "seg_9.png").rmdir()
     (raters_folder / "empty").mkdir()
     ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255, empty_folders="skip")
-    assert "empty" not in ch.systems
+    assert "empty" not in ch.runs
     assert any("dropped rater 'empty' without mask files (it is empty)" in n for n in ch.notes)
 
 
@@ -405,7 +405,7 @@ def test_raters_mixing_0_1_and_0_255_files_are_read_per_file(raters_folder):
     ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255)
     with pytest.warns(MaskWarning, match=r"algo1/seg_2\.png: stored as 0/1 where the others are 0/255: read 1 as 255 "
                                          r"\(background\)"):
-        m = ch.system_mask("seg_2", "algo1")
+        m = ch.run_mask("seg_2", "algo1")
     np.testing.assert_array_equal(m, raw == 0)
     strict = MaskFormat(foreground=0, background=255)  # without rescale (the official layout): refused
     with pytest.raises(InputError, match="not a binary mask"):

@@ -8,17 +8,31 @@ import subprocess
 import sys
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from robustness import _kernels
 from tests.conftest import REPO
 from tests.naive import (
-    tiny_cases, twin_beaten_l1_curves, twin_beaten_resamples, twin_binarize, twin_blob_fields, twin_count_run,
-    twin_golds_from_words, twin_l1_curves, twin_pack_rows, twin_pattern_codes, twin_pattern_hist, twin_rank_rows, twin_resample_sums, twin_runs_beaten,
-    twin_scores_from_sums, twin_signed_rank_z, twin_upsample,
+    tiny_cases,
+    twin_beaten_l1_curves,
+    twin_beaten_resamples,
+    twin_binarize,
+    twin_blob_fields,
+    twin_count_run,
+    twin_golds_from_words,
+    twin_l1_curves,
+    twin_pack_rows,
+    twin_pattern_codes,
+    twin_pattern_hist,
+    twin_rank_rows,
+    twin_resample_sums,
+    twin_runs_beaten,
+    twin_scores_from_sums,
+    twin_signed_rank_z,
+    twin_upsample,
 )
-
 
 masks_strategy = st.integers(1, 5).flatmap(
     lambda k: st.integers(1, 300).flatmap(

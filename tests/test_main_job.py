@@ -7,13 +7,16 @@ import pandas as pd
 import pytest
 
 from experiments import rank_convergence as job
-from robustness import overlap as ov, scores as score_tables, spread as spread_tables
 from robustness.errors import InputError
 from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap
-from robustness.resampling import bootstrap, rank_convergence, schemes_from_counts
-from robustness.results import open_results
-from robustness.synthetic import make_challenge
+from robustness.overlap import pixel_pass as ov
+from robustness.reporting.results import open_results
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics import leaderboard as score_tables
+from robustness.statistics import rank_convergence, schemes_from_counts
+from robustness.statistics import spread as spread_tables
+from robustness.statistics.bootstrap import bootstrap
 
 ARGS = ["--orders", "8", "--bootstrap", "30", "--seed", "3", "--quiet"]
 
@@ -104,7 +107,7 @@ def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch)
 def test_interrupted_run_leaves_nothing_trusted(tiny, tmp_path, monkeypatch):
     data, _ = tiny
     out = tmp_path / "out"
-    import robustness.bootstrap as rs
+    import robustness.statistics.bootstrap as rs
 
     def boom(*a, **k):
         raise KeyboardInterrupt

@@ -6,14 +6,15 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from robustness import metrics, scores, spread
 from robustness.io import load_dermavqa, write_dermavqa
-from robustness.overlap import compute_overlap
-from robustness.synthetic import make_challenge
-
+from robustness.overlap import compute_overlap, metrics
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics import leaderboard as scores
+from robustness.statistics import spread
 
 # -- an independent re-implementation of the official MEDIQA-MAGIC 2025 formulas ---------------
 # Written from the published semantics (DESIGN.md section 3): read each TIFF, astype(uint8),
@@ -77,7 +78,7 @@ def official_folder(tmp_path_factory):
 def test_official_numbers_bit_for_bit(official_folder, empty):
     ch = load_dermavqa(official_folder)
     oc = compute_overlap(ch, rng=0)
-    for run in ch.systems:
+    for run in ch.runs:
         ref = official_like(official_folder / "reference", official_folder / "submissions" / run, run, ch.images)
         got = scores.official_results(oc, run, empty=empty)
         assert list(got) == list(ref)  # same keys, same order
@@ -92,7 +93,7 @@ def test_official_mode_propagates_nan_and_default_does_not():
     e = np.zeros((3, 3))
     m = np.eye(3)
     ann = {"i1": {"ann0": m, "ann1": m, "ann2": e}, "i2": {"ann0": e, "ann1": e, "ann2": e}}
-    from robustness.data import from_arrays
+    from robustness.io.challenge import from_arrays
 
     ch = from_arrays(ann, {"r": {"i1": m, "i2": e}})
     oc = compute_overlap(ch, rng=0)
@@ -171,11 +172,11 @@ def test_leaderboard_table():
     ch = make_challenge(n_encounters=4, n_images=6, n_runs=4, n_teams=2, rng=1)
     oc = compute_overlap(ch, rng=0)
     board = scores.leaderboard(oc)
-    assert list(board.index) != [] and set(board.index) == set(ch.systems)
+    assert list(board.index) != [] and set(board.index) == set(ch.runs)
     assert board["majority_jaccard_micro"].is_monotonic_decreasing
     assert "max_jaccard_macro" in board and "mean_dice_macro" in board and "staple_dice_micro" in board
     assert "max_jaccard_micro" not in board  # mean/max over annotators are macro only
-    r = ch.systems.index(board.index[0])
+    r = ch.runs.index(board.index[0])
     assert board.iloc[0]["union_dice_macro"] == metrics.macro(oc.strategy_counts("union")[r], "dice")
 
 

@@ -8,11 +8,11 @@ import time
 import numpy as np
 import pytest
 
-from robustness import overlap as ov
-from robustness.data import from_arrays
-from robustness.gold import staple
+from robustness.io.challenge import from_arrays
 from robustness.overlap import compute_overlap, load_counts, save_counts
-from robustness.synthetic import make_challenge
+from robustness.overlap import pixel_pass as ov
+from robustness.overlap.gold import staple
+from robustness.simulation.synthetic import make_challenge
 from tests.naive import twin_pattern_codes
 
 
@@ -36,8 +36,8 @@ def ref_gold(masks, strategy):
 def check_against_reference(ch, oc):
     for i in range(ch.n_images):
         ann = ch.annotator_masks(i)
-        for r, s in enumerate(ch.systems):
-            run = ch.system_mask(i, s)
+        for r, s in enumerate(ch.runs):
+            run = ch.run_mask(i, s)
             for g in ("majority", "intersection", "union"):
                 if g in oc.strategies:
                     assert oc.strategy_counts(g)[r, i].tolist() == ref_counts(run, ref_gold(list(ann.values()), g))
@@ -83,15 +83,15 @@ def test_hand_made_cases():
     check_against_reference(ch, oc)
     # spelled out: on the 2-2 tie image, the majority is the 2x2 block plus nothing else
     maj = oc.strategy_counts("majority")
-    assert maj[ch.systems.index("good"), 0].tolist() == [4, 2, 0]
-    assert maj[ch.systems.index("full"), 0].tolist() == [4, 8, 0]
+    assert maj[ch.runs.index("good"), 0].tolist() == [4, 2, 0]
+    assert maj[ch.runs.index("full"), 0].tolist() == [4, 8, 0]
     # two annotators: majority == union
     assert oc.strategy_counts("majority")[:, 1].tolist() == oc.strategy_counts("union")[:, 1].tolist()
     # all-empty image: every gold empty, STAPLE guard applied
     i = ch.images.index("all_empty")
     assert oc.staple_rule[i] == "all-empty"
-    assert oc.strategy_counts("staple")[ch.systems.index("empty"), i].tolist() == [0, 0, 0]
-    assert oc.strategy_counts("staple")[ch.systems.index("full"), i].tolist() == [0, 12, 0]
+    assert oc.strategy_counts("staple")[ch.runs.index("empty"), i].tolist() == [0, 0, 0]
+    assert oc.strategy_counts("staple")[ch.runs.index("full"), i].tolist() == [0, 12, 0]
 
 
 def test_random_challenge_against_reference():
@@ -103,8 +103,8 @@ def test_random_challenge_against_reference():
         masks = list(ch.annotator_masks(i).values())
         codes, hist = twin_pattern_codes(np.stack([m.ravel().view(np.uint8) for m in masks]))
         gold = staple(hist).lut[codes].reshape(masks[0].shape)
-        for r, s in enumerate(ch.systems):
-            assert oc.strategy_counts("staple")[r, i].tolist() == ref_counts(ch.system_mask(i, s), gold)
+        for r, s in enumerate(ch.runs):
+            assert oc.strategy_counts("staple")[r, i].tolist() == ref_counts(ch.run_mask(i, s), gold)
 
 
 def test_identical_for_any_n_jobs():
@@ -151,7 +151,7 @@ def test_to_frame_and_save_load(tmp_path):
     assert list(df.columns) == ["strategy", "system", "image", "encounter", "tp", "fp", "fn"]
     n_valid = int(oc.annotator_valid.sum())
     assert len(df) == 7 * 2 * 4 + n_valid * 2
-    row = df[(df.strategy == "union") & (df.system == ch.systems[1]) & (df.image == ch.images[2])]
+    row = df[(df.strategy == "union") & (df.system == ch.runs[1]) & (df.image == ch.images[2])]
     assert row[["tp", "fp", "fn"]].values.tolist() == [oc.strategy_counts("union")[1, 2].tolist()]
     save_counts(oc, tmp_path / "c.npz")
     back = load_counts(tmp_path / "c.npz")
@@ -288,7 +288,7 @@ def test_batches_carry_only_their_own_images(disk_challenge, monkeypatch):
     whole, part = len(pickle.dumps(ch)), len(pickle.dumps(seen[0]))
     assert part < 0.6 * whole
     for c in seen:
-        assert all(len(v) == 2 for v in c.source.system_paths.values())
+        assert all(len(v) == 2 for v in c.source.run_paths.values())
 
 
 def test_leave_one_out_consensus_counts():
@@ -303,8 +303,8 @@ def test_leave_one_out_consensus_counts():
             j = ch.annotators.index(a)
             assert oc.loo_valid[j, i]
             assert oc.loo_annotator[j, i].tolist() == ref_counts(ann[a], consensus)
-            for r, s in enumerate(ch.systems):
-                assert oc.loo_counts[j, r, i].tolist() == ref_counts(ch.system_mask(i, s), consensus)
+            for r, s in enumerate(ch.runs):
+                assert oc.loo_counts[j, r, i].tolist() == ref_counts(ch.run_mask(i, s), consensus)
         absent = [j for j, a in enumerate(ch.annotators) if a not in ann]
         assert not oc.loo_valid[absent, i].any()
 

@@ -10,8 +10,15 @@ import pytest
 
 from robustness.errors import InputError
 from robustness.qa import (
-    Answers, answer_count_difference, baselines, credit, load_answers, load_definitions, make_qa_challenge,
-    official_results, synthetic_questions,
+    Answers,
+    answer_count_difference,
+    baselines,
+    credit,
+    load_answers,
+    load_definitions,
+    make_qa_challenge,
+    official_results,
+    synthetic_questions,
 )
 
 DEFS = "closedquestions_definitions_imageclef2025.json"
@@ -225,7 +232,7 @@ def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
     import pandas as pd
 
     from experiments import qa_rank_convergence as job
-    from robustness.results import open_results
+    from robustness.reporting.results import open_results
 
     out = tmp_path / "qa"
     assert job.main(["--gold", str(dermavqa / "valid_cvqa.json"), "--baselines", str(dermavqa / "train_cvqa.json"),
@@ -302,7 +309,7 @@ def test_run_file_that_is_a_folder(qa_files, capsys):
 
 def test_qa_notes_are_warnings_everywhere(qa_files, capsys):
     from experiments import qa_score
-    from robustness.results import open_results
+    from robustness.reporting.results import open_results
 
     folder, _ = qa_files
     rec = json.loads((folder / "runs" / "run01.json").read_text())

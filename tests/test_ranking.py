@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import kendalltau, rankdata
 
 from robustness import _kernels
-from robustness.ranking import footrule, kendall_tau, l1, n_changed, rank
+from robustness.statistics.ranks import footrule, kendall_tau, l1, n_changed, rank
 
 int_scores = arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 30)), elements=st.integers(0, 6).map(float))
 
@@ -18,20 +19,20 @@ int_scores = arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 30))
 @given(int_scores)
 def test_rank_matches_scipy_rankdata(scores):
     np.testing.assert_array_equal(rank(scores), rankdata(-scores, axis=-1))
-    np.testing.assert_array_equal(rank(scores, method="min"), rankdata(-scores, axis=-1, method="min"))
+    np.testing.assert_array_equal(rank(scores, ties="min"), rankdata(-scores, axis=-1, method="min"))
 
 
 def test_hand_made_ties_and_nan():
     assert rank([3.0, 1.0, 3.0, 2.0]).tolist() == [1.5, 4.0, 1.5, 3.0]
-    assert rank([3.0, 1.0, 3.0, 2.0], method="min").tolist() == [1.0, 4.0, 1.0, 3.0]
+    assert rank([3.0, 1.0, 3.0, 2.0], ties="min").tolist() == [1.0, 4.0, 1.0, 3.0]
     assert rank([0.5, np.nan, 0.7, np.nan]).tolist() == [2.0, 3.5, 1.0, 3.5]
     # summation-order noise is a tie; a real difference is not
     a = 0.1 + 0.2
     b = 0.3
     assert a != b and rank([a, b]).tolist() == [1.5, 1.5]
     assert rank([0.3, 0.3 + 1e-9]).tolist() == [2.0, 1.0]
-    with pytest.raises(ValueError, match="method must be one of"):
-        rank([1.0], method="dense")
+    with pytest.raises(ValueError, match="ties must be one of"):
+        rank([1.0], ties="dense")
 
 
 def test_distances():

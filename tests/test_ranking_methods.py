@@ -14,14 +14,15 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata, wilcoxon
 
-from robustness.bootstrap import bootstrap
-from robustness.comparisons import holm, ranking_agreement, unit_scores
-from robustness.convergence import rank_convergence
 from robustness.overlap import compute_overlap
-from robustness.ranking import kendall_tau, rank
-from robustness.ranking_methods import RANKING_METHODS, parse_rankings, prepare
-from robustness.schemes import per_case_table, schemes_from_counts, schemes_from_table
-from robustness.synthetic import make_challenge
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics.bootstrap import bootstrap
+from robustness.statistics.comparisons import ranking_agreement
+from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.inference import holm
+from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
+from robustness.statistics.ranks import kendall_tau, rank
+from robustness.statistics.schemes import per_case_table, schemes_from_counts, schemes_from_table
 
 METHODS = tuple(RANKING_METHODS)
 
@@ -101,8 +102,8 @@ def test_holm_changes_the_test_based_ranking():
 
 
 def test_runs_without_a_score_are_left_out_of_a_case():
-    from robustness.empty import empty_policy
-    from robustness.schemes import _Builder
+    from robustness.overlap.empty import empty_policy
+    from robustness.statistics.schemes import _Builder
 
     values = np.array([[0.9, np.nan, 0.2],  # r0 has no score on case 1 (both empty under 'ignore')
                        [0.5, 0.4, 0.6],
@@ -163,7 +164,7 @@ def test_rank_then_aggregate_engines_equal_a_slow_loop(small_counts, unit):
             np.testing.assert_allclose(-boot.distribution[s, b], slow_mean_ranks(sc.per_case[s], images), rtol=1e-12)
     ci = boot.intervals()  # shown as mean ranks: the interval of minus the stored statistic, ends swapped
     assert set(ci.statistic) == {"mean rank"} and (ci.low <= ci.high).all() and (ci.score >= 1).all()
-    first = ci.iloc[:len(sc.systems)]
+    first = ci.iloc[:len(sc.runs)]
     np.testing.assert_allclose(first.high, -np.quantile(boot.distribution[0], 0.025, axis=0))
 
 
@@ -187,10 +188,10 @@ def test_test_based_engines_equal_a_slow_scipy_loop(encounters):
     g = np.random.default_rng(0)
     skill = np.array([0.0, 0.05, 0.15, 0.3, 0.5])
     values = {f"r{r}": np.round(np.clip(0.3 + s + g.normal(0, 0.12, 36), 0, 1), 2) for r, s in enumerate(skill)}
-    sc = schemes_from_table(long_table(values, encounters=encounters), unit=None if encounters is None else
+    sc = schemes_from_table(long_table(values, encounters=encounters), unit_column=None if encounters is None else
                             "encounter")
     tests = prepare(sc, "test-based")
-    per_unit = unit_scores(sc)[0]
+    per_unit = sc.unit_scores()[0]
     final = rankdata(-slow_runs_beaten(per_unit, np.arange(sc.n_units)))
     assert rank(tests.scores())[0].tolist() == final.tolist()
     assert len(set(final)) == 4  # the table has wins and a tie to get right
@@ -210,7 +211,7 @@ def test_test_based_engines_equal_a_slow_scipy_loop(encounters):
 def test_challenger_table_carries_into_all_methods(small_counts):
     table = per_case_table(small_counts)
     from_counts = schemes_from_counts(small_counts, unit="encounter", averages=("macro",))
-    from_table = schemes_from_table(table, unit="encounter")
+    from_table = schemes_from_table(table, unit_column="encounter")
     assert [n[:2] for n in from_counts.names] == [n[:2] for n in from_table.names]
     for method in METHODS:
         a, b = prepare(from_counts, method), prepare(from_table, method)
@@ -248,7 +249,7 @@ def test_agreement_heatmap_artists():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robustness import plotting
+    from robustness.reporting import plotting
 
     rows = []
     for strat, taus in (("majority", (0.9, 0.5, np.nan)), ("staple", (0.8, 0.6, 0.7))):
@@ -282,7 +283,7 @@ def all_methods_job(tmp_path_factory):
 
 def test_main_job_with_three_methods(all_methods_job):
     from robustness.io import load_dermavqa
-    from robustness.results import open_results
+    from robustness.reporting.results import open_results
 
     data, out = all_methods_job
     _, meta = open_results(out)
@@ -295,10 +296,10 @@ def test_main_job_with_three_methods(all_methods_job):
         stats = prepare(enc, method)
         s = stats.index("staple", "dice", "macro")
         got = scores[(scores.ranking == method) & (scores.strategy == "staple") & (scores.metric == "dice")]
-        got = got.set_index("system").loc[list(enc.systems)]
+        got = got.set_index("system").loc[list(enc.runs)]
         np.testing.assert_allclose(got.score, sign * stats.scores()[s], rtol=1e-12)
         np.testing.assert_array_equal(got["rank"], rank(stats.scores())[s])
-        np.testing.assert_allclose(board.loc[list(enc.systems), f"staple_dice_macro_{method}"], got.score)
+        np.testing.assert_allclose(board.loc[list(enc.runs), f"staple_dice_macro_{method}"], got.score)
         assert set(scores[scores.ranking == method].average) == {"macro"}  # micro: aggregate only
     curves = pd.read_parquet(out / "curves.parquet")
     tb = curves[curves.ranking == "test-based"]

@@ -8,13 +8,19 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from robustness import _kernels, metrics
-from robustness.overlap import compute_overlap
-from robustness.resampling import (
-    bootstrap, bootstrap_interval, pairwise_tests, parallel_backend, per_case_table, rank_convergence,
-    schemes_from_counts, schemes_from_table,
+from robustness import _kernels
+from robustness.overlap import compute_overlap, metrics
+from robustness.parallel import parallel_backend
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics import (
+    bootstrap_interval,
+    pairwise_tests,
+    per_case_table,
+    rank_convergence,
+    schemes_from_counts,
+    schemes_from_table,
 )
-from robustness.synthetic import make_challenge
+from robustness.statistics.bootstrap import bootstrap
 
 
 @pytest.fixture(scope="module")
@@ -116,11 +122,11 @@ def test_positions_step_and_tables(small_counts):
 
 def test_convergence_point_definition():
     # a hand-made curve: 4 orders, L1 over 5 prefixes
-    from robustness.resampling import Convergence
+    from robustness.statistics import Convergence
 
     l1 = np.array([[[3, 1, 0, 0, 0], [2, 2, 2, 0, 0], [1, 0, 1, 0, 0], [0, 0, 0, 0, 0]]], dtype=np.float32)
     conv = Convergence(schemes=None, orders=np.zeros((4, 5), int), positions=np.arange(1, 6), n_images=None,
-                       l1=l1, final_ranks=None, method="average", tol=0)
+                       l1=l1, final_ranks=None, ties="average", tol=0)
     assert conv.order_convergence().tolist() == [[3, 4, 4, 1]]
     assert conv.order_convergence(tolerance=1).tolist() == [[2, 4, 1, 1]]
 
@@ -180,7 +186,7 @@ def test_bootstrap_resums_counts(small_counts):
     s = sc.index("staple", "jaccard", "micro")
     c = small_counts.strategy_counts("staple")[:, images]
     np.testing.assert_array_equal(res.distribution[s, 7], metrics.micro(c, "jaccard"))
-    assert res.ranks.shape == (len(sc.names), 40, len(sc.systems))
+    assert res.ranks.shape == (len(sc.names), 40, len(sc.runs))
     assert np.all((res.tau <= 1) & (res.tau >= -1))
     assert ((res.wins + res.wins.transpose(0, 2, 1)) <= 1 + 1e-12).all()  # i beats j and j beats i exclude each other
     assert np.all(np.diagonal(res.wins, axis1=1, axis2=2) == 0)
@@ -201,7 +207,7 @@ def test_challenger_table_roundtrip(small_counts):
     cb = rank_convergence(b, n_orders=5, rng=2)
     np.testing.assert_array_equal(ca.l1, cb.l1)
     # grouped by encounter through a unit column
-    e = schemes_from_table(table, unit="encounter")
+    e = schemes_from_table(table, unit_column="encounter")
     assert e.n_units == len(set(small_counts.encounters))
     from robustness.errors import InputError
 
@@ -236,7 +242,7 @@ def test_table_command_matches_library(small_counts, tmp_path):
     out = tmp_path / "out"
     assert job.main(["--table", str(tmp_path / "scores.csv"), "--unit", "encounter", "--orders", "6",
                      "--bootstrap", "20", "--out", str(out), "--quiet"]) == 0
-    sc = schemes_from_table(table, unit="encounter")
+    sc = schemes_from_table(table, unit_column="encounter")
     conv = rank_convergence(sc, n_orders=6, rng=np.random.default_rng([0, 1]))
     pd.testing.assert_frame_equal(pd.read_parquet(out / "curves.parquet"), conv.to_frame())
     assert (out / "figures" / "fig_08_table_convergence.png").exists()

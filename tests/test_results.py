@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import rank_convergence as job, score
+from experiments import rank_convergence as job
+from experiments import score
 from experiments._cli import run
-from robustness import results as rs
 from robustness.errors import InputError
-from robustness.results import ResultsDir, open_results
+from robustness.reporting import results as rs
+from robustness.reporting.results import ResultsDir, open_results
 from tests.conftest import REPO, tree_digest
 
 ARGS = ["--orders", "4", "--bootstrap", "10", "--quiet", "--no-figures"]
@@ -27,7 +28,7 @@ ARGS = ["--orders", "4", "--bootstrap", "10", "--quiet", "--no-figures"]
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     from robustness.io import write_dermavqa
-    from robustness.synthetic import make_challenge
+    from robustness.simulation.synthetic import make_challenge
 
     return write_dermavqa(make_challenge(n_encounters=5, n_images=8, n_runs=4, n_teams=2, rng=6),
                           tmp_path_factory.mktemp("res") / "ch")
@@ -131,7 +132,7 @@ def test_second_job_on_the_same_folder_is_refused_naming_the_holder(tmp_path, ca
     out = tmp_path / "out"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
-        from robustness.results import ResultsDir
+        from robustness.reporting.results import ResultsDir
         r = ResultsDir({str(out)!r}, fingerprint="x")
         print("locked", flush=True)
         time.sleep(60)
@@ -252,9 +253,9 @@ def test_csv_floats_round_trip_without_noise_and_counts_are_integers(data, done,
     text = (out / "leaderboard.csv").read_text()
     assert not any(len(v) > 19 for line in text.splitlines()[1:] for v in line.split(",")[1:])  # no %.17g noise
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
-    from robustness import scores
     from robustness.io import load_dermavqa
     from robustness.overlap import compute_overlap
+    from robustness.statistics import leaderboard as scores
 
     direct = scores.leaderboard(compute_overlap(load_dermavqa(data), rng=0))
     np.testing.assert_array_equal(board.to_numpy(), direct.to_numpy())  # exact round trip

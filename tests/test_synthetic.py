@@ -7,10 +7,10 @@ import pickle
 import numpy as np
 import pytest
 
-from robustness.metrics import micro
-from robustness.spread import agreement
 from robustness.overlap import compute_overlap
-from robustness.synthetic import SyntheticConfig, make_challenge, true_mask
+from robustness.overlap.metrics import micro
+from robustness.simulation.synthetic import SyntheticConfig, make_challenge, true_mask
+from robustness.statistics.spread import agreement
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def test_paper_scale_structure(default_challenge):
     assert per_enc.min() >= 1 and per_enc.max() <= 6
     k = ch.annotated.sum(axis=1)
     assert set(k.tolist()) == {3, 4} and (k == 3).mean() > 0.5  # 3, sometimes 4
-    assert ch.n_annotators == 4 and ch.n_systems == 40
+    assert ch.n_annotators == 4 and ch.n_runs == 40
     teams = set(ch.source.team.values())
     assert 4 <= len(teams) <= 6
     assert all(sum(1 for t in ch.source.team.values() if t == team) >= 1 for team in teams)
@@ -42,14 +42,14 @@ def test_deterministic_under_seed():
     c = make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=12)
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
     for i in (8, 0, 3):  # access order does not matter
-        for s in a.systems:
-            np.testing.assert_array_equal(a.system_mask(i, s), b.system_mask(i, s))
+        for s in a.runs:
+            np.testing.assert_array_equal(a.run_mask(i, s), b.run_mask(i, s))
         for k, m in a.annotator_masks(i).items():
             np.testing.assert_array_equal(m, b.annotator_masks(i)[k])
     assert a.shapes != c.shapes  # another seed, another challenge
     # picklable (workers) and identical after the round trip
     d = pickle.loads(pickle.dumps(a))
-    np.testing.assert_array_equal(d.system_mask(4, d.systems[1]), a.system_mask(4, a.systems[1]))
+    np.testing.assert_array_equal(d.run_mask(4, d.runs[1]), a.run_mask(4, a.runs[1]))
 
 
 def test_agreement_levels_like_the_real_challenge(default_counts):
@@ -63,7 +63,7 @@ def test_agreement_levels_like_the_real_challenge(default_counts):
 
 def test_true_skill_drives_scores(default_challenge, default_counts):
     j = micro(default_counts.strategy_counts("majority"), "jaccard")
-    skill = np.array([default_challenge.source.skill[s] for s in default_challenge.systems])
+    skill = np.array([default_challenge.source.skill[s] for s in default_challenge.runs])
     from scipy.stats import spearmanr
 
     assert spearmanr(j, skill).statistic > 0.8

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tifffile
 
-from robustness.masks import read_mask
-from robustness.tiff import read_tiff, tiff_shape
+from robustness.io.masks import read_mask
+from robustness.io.tiff import read_tiff, tiff_shape
 
 MASK = (np.random.default_rng(0).random((97, 131)) < 0.3).astype(np.uint8)
 

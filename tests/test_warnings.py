@@ -7,12 +7,13 @@ import shutil
 import numpy as np
 import pytest
 
-from experiments import rank_convergence as job, score, synthetic_summary
+from experiments import rank_convergence as job
+from experiments import score, synthetic_summary
 from experiments._cli import run
-from robustness.checks import duplicate_raters, foreground_coverage
 from robustness.io import load_dermavqa, load_raters
 from robustness.overlap import compute_overlap
-from robustness.results import open_results
+from robustness.overlap.checks import duplicate_raters, foreground_coverage
+from robustness.reporting.results import open_results
 from tests.conftest import write_png
 
 ARGS = ["--orders", "3", "--bootstrap", "5", "--quiet", "--no-figures"]
@@ -76,7 +77,7 @@ def test_duplicate_runs_and_copied_annotator(tiny_dermavqa, tmp_path, capsys):
 
 
 def test_near_copies_count_as_copies_and_far_ones_do_not():
-    from robustness.data import from_arrays
+    from robustness.io.challenge import from_arrays
 
     rng = np.random.default_rng(2)
     a = rng.random((100, 100)) < 0.5

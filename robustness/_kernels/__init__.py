@@ -2,7 +2,7 @@
 
 - :mod:`.pixels`: mask decoding, bit packing, rater patterns, overlap counts,
   the synthetic generator's blob fields and upsampler (the pixel pass);
-- :mod:`.ranking`: scores from summed statistics, ranks, Kendall's tau, L1
+- :mod:`.resampling`: scores from summed statistics, ranks, Kendall's tau, L1
   curves and bootstrap sums (the resampling engines);
 - :mod:`.signed_rank`: paired Wilcoxon signed-rank tests between every pair of
   runs, Holm, runs beaten (the test-based ranking).
@@ -10,12 +10,20 @@
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 """
 
-from .pixels import (
-    binarize, blob_fields, count_run, count_run_words, golds_from_words, pack_rows, pattern_hist, upsample_positive,
+from robustness._kernels.pixels import (
+                                        binarize,
+                                        blob_fields,
+                                        count_run,
+                                        count_run_words,
+                                        golds_from_words,
+                                        pack_rows,
+                                        pattern_hist,
+                                        upsample_positive,
 )
-from .ranking import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
-from .signed_rank import signed_rank_z, beaten_l1_curves, beaten_resamples, runs_beaten
+from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
+from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
 
-__all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words", "upsample_positive", "blob_fields",
+__all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
+           "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"]

@@ -3,7 +3,7 @@
 Plain arrays in, arrays out. Every kernel has a slow numpy twin in ``tests/naive.py``.
 
 The inputs are prepared once per scheme and pair of runs ``(i, j)``
-(:mod:`robustness.test_based`): the units whose difference ``d = score_i -
+(:mod:`robustness.statistics.test_based`): the units whose difference ``d = score_i -
 score_j`` is defined and nonzero, sorted by ``|d|`` (``order``), whether ``d``
 is positive (``positive``), and where a new value of ``|d|`` starts
 (``new_group``; ``length`` units per pair; ``positive`` is 1.0 or 0.0). A set of units is a weight per unit
@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .ranking import _l1_to
+from robustness._kernels.resampling import _l1_to
 
 __all__ = ["signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"]
 
@@ -146,7 +146,7 @@ def runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, a
 
 @njit(cache=True, nogil=True)
 def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, orders, positions,
-                   final_ranks, tol, method):
+                   final_ranks, tol, ties):
     """L1 rank change of the test-based ranking to ``final_ranks`` after the recorded prefixes of every order.
 
     ``orders`` (K, U) unit permutations; ``positions`` (P,) increasing prefix
@@ -171,7 +171,7 @@ def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs,
             if p < n_pos and n + 1 == positions[p]:
                 wins = runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm)
                 for s in range(n_s):
-                    out[s, k, p] = _l1_to(wins[s], perm[s], ranks, final_ranks[s], tol, method)
+                    out[s, k, p] = _l1_to(wins[s], perm[s], ranks, final_ranks[s], tol, ties)
                 p += 1
     return out
 

@@ -40,10 +40,10 @@ distinct-count definition.
 
 from __future__ import annotations
 
-from .answers import Answers, Question, QuestionSet, load_answers, load_definitions
-from .baselines import baselines
-from .scoring import MULTI_SLOT_PARENTS, answer_count_difference, credit, official_results, qa_table
-from .synthetic import make_qa_challenge, synthetic_questions
+from robustness.qa.answers import Answers, Question, QuestionSet, load_answers, load_definitions
+from robustness.qa.baselines import baselines
+from robustness.qa.scoring import MULTI_SLOT_PARENTS, answer_count_difference, credit, official_results, qa_table
+from robustness.qa.synthetic import make_qa_challenge, synthetic_questions
 
 __all__ = [
     "Question",

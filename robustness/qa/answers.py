@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from robustness.errors import InputError
 
 __all__ = ["Question", "QuestionSet", "Answers", "load_definitions", "load_answers"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .answers import Answers
+from robustness.qa.answers import Answers
 
 __all__ = ["baselines"]
 
@@ -18,7 +18,7 @@ def baselines(train: Answers, target: Answers, *, rates=(0.1, 0.25, 0.5), rng=No
     - ``train-prior``: each slot drawn from its option frequencies in ``train``;
     - ``perturbed-<rate>``: ``target``'s gold with each slot replaced, with probability
       ``rate``, by another option drawn uniformly (an oracle with errors: stronger and
-      weaker systems at chosen error rates).
+      weaker runs at chosen error rates).
     """
     rng = np.random.default_rng(rng)
     qs = train.questions

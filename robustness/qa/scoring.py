@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
-from .answers import Answers
+from robustness.errors import InputError
+from robustness.qa.answers import Answers
 
 __all__ = ["credit", "official_results", "answer_count_difference", "qa_table", "MULTI_SLOT_PARENTS"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .answers import Answers, Question, QuestionSet
+from robustness.qa.answers import Answers, Question, QuestionSet
 
 __all__ = ["synthetic_questions", "make_qa_challenge"]
 

@@ -1,0 +1,200 @@
+"""Ranking and resampling kernels: scores from summed statistics, ranks, L1 curves, bootstrap sums (numba).
+
+Plain arrays in, arrays out: no objects, no generators, no pandas. Every
+kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
+
+Scores are ratios of weighted sums: scheme ``s`` reads three columns
+``cols[s, r]`` of the summed statistics for run ``r`` and scores
+``num[s] . v / den[s] . v`` (``empty[s]`` where the denominator is 0). The
+weights come from the metric table (:mod:`robustness.overlap.metrics`): micro
+Jaccard is ``(1, 0, 0) / (1, 1, 1)`` over (tp, fp, fn), a macro mean is
+``(1, 0, 0) / (0, 1, 0)`` over (sum of per-image scores, number of images, -).
+Zero weights are skipped, so a nan in an unused column never leaks in.
+
+Ranks: 1 = best (highest score). Scores within ``tol`` of their neighbour in
+sorted order are tied (summation-order noise is not a difference); nan scores
+rank last, tied among themselves. ``ties``: 0 = average ranks for ties,
+1 = min ranks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums"]
+
+
+@njit(cache=True, nogil=True)
+def _insertion_sort_desc(scores, perm):
+    """Sort ``perm`` by ``scores[perm]`` descending, in place; fast when nearly sorted."""
+    for i in range(1, perm.size):
+        p = perm[i]
+        v = scores[p]
+        j = i - 1
+        while j >= 0 and scores[perm[j]] < v:
+            perm[j + 1] = perm[j]
+            j -= 1
+        perm[j + 1] = p
+
+
+@njit(cache=True, nogil=True)
+def _ranks_from_sorted(scores, perm, ranks, tol, ties):
+    n = perm.size
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
+            j += 1  # (== catches -inf ties, whose difference is nan)
+        r = (i + j) / 2.0 + 1.0 if ties == 0 else i + 1.0
+        for t in range(i, j + 1):
+            ranks[perm[t]] = r
+        i = j + 1
+
+
+@njit(cache=True, nogil=True)
+def _l1_to(scores, perm, ranks, final, tol, ties):
+    """Rank ``scores`` (re-sorting ``perm``, nearly sorted from the previous prefix) into ``ranks``; return
+    ``sum |ranks - final|``."""
+    _insertion_sort_desc(scores, perm)
+    _ranks_from_sorted(scores, perm, ranks, tol, ties)
+    d = 0.0
+    for r in range(ranks.size):
+        d += abs(ranks[r] - final[r])
+    return d
+
+
+@njit(cache=True, nogil=True)
+def rank_rows(scores, tol, ties):
+    """Ranks of every row of a 2-D score array (see the module notes for the rules)."""
+    m, n = scores.shape
+    out = np.empty((m, n), dtype=np.float64)
+    work = np.empty(n, dtype=np.float64)
+    perm = np.empty(n, dtype=np.int64)
+    for i in range(m):
+        for k in range(n):
+            v = scores[i, k]
+            work[k] = v if v == v else -np.inf
+            perm[k] = k
+        _insertion_sort_desc(work, perm)
+        _ranks_from_sorted(work, perm, out[i], tol, ties)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def kendall_tau_b(x, y):
+    """Kendall's tau-b of two equal-length vectors (O(n^2); nan if either is constant)."""
+    n = x.size
+    concordant = 0.0
+    discordant = 0.0
+    ties_x = 0.0
+    ties_y = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = x[i] - x[j]
+            dy = y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                ties_x += 1
+            elif dy == 0:
+                ties_y += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    den = np.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    if den == 0:
+        return np.nan
+    return (concordant - discordant) / den
+
+
+@njit(cache=True, nogil=True)
+def _scheme_scores(sums, cols, num, den, empty, s, out):
+    """``out[r] = num[s] . sums[cols[s, r]] / den[s] . sums[cols[s, r]]`` (``empty[s]`` where the denominator is 0)."""
+    n0, n1, n2 = num[s, 0], num[s, 1], num[s, 2]
+    d0, d1, d2 = den[s, 0], den[s, 1], den[s, 2]
+    e = empty[s]
+    for r in range(cols.shape[1]):
+        v0 = sums[cols[s, r, 0]]
+        v1 = sums[cols[s, r, 1]]
+        v2 = sums[cols[s, r, 2]]
+        n = 0.0
+        d = 0.0
+        if n0 != 0:
+            n += n0 * v0
+        if n1 != 0:
+            n += n1 * v1
+        if n2 != 0:
+            n += n2 * v2
+        if d0 != 0:
+            d += d0 * v0
+        if d1 != 0:
+            d += d1 * v1
+        if d2 != 0:
+            d += d2 * v2
+        out[r] = n / d if d != 0 else e
+
+
+@njit(cache=True, nogil=True)
+def scores_from_sums(sums, cols, num, den, empty):
+    """Scores (S, R) from summed statistics ``sums`` (M,) through ``cols`` (S, R, 3) and the weights."""
+    n_s, n_r = cols.shape[0], cols.shape[1]
+    out = np.empty((n_s, n_r), dtype=np.float64)
+    for s in range(n_s):
+        _scheme_scores(sums, cols, num, den, empty, s, out[s])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, ties):
+    """L1 rank change to ``final_ranks`` after every prefix of every order.
+
+    ``x`` (U, M) per-unit additive statistics; ``orders`` (K, U) unit
+    permutations; ``positions`` (P,) increasing prefix lengths to record.
+    One running sum per order, so all prefixes of an order cost one pass.
+    Returns float32 (S, K, P).
+    """
+    n_s, n_r = cols.shape[0], cols.shape[1]
+    n_k, n_u = orders.shape
+    n_p = positions.size
+    m = x.shape[1]
+    out = np.empty((n_s, n_k, n_p), dtype=np.float32)
+    cum = np.empty(m, dtype=np.float64)
+    perm = np.empty((n_s, n_r), dtype=np.int64)
+    ranks = np.empty(n_r, dtype=np.float64)
+    work = np.empty(n_r, dtype=np.float64)
+    for k in range(n_k):
+        cum[:] = 0.0
+        for s in range(n_s):
+            for r in range(n_r):
+                perm[s, r] = r
+        p = 0
+        for n in range(n_u):
+            row = x[orders[k, n]]
+            for c in range(m):
+                cum[c] += row[c]
+            if p < n_p and n + 1 == positions[p]:
+                for s in range(n_s):
+                    _scheme_scores(cum, cols, num, den, empty, s, work)
+                    for r in range(n_r):
+                        if work[r] != work[r]:
+                            work[r] = -np.inf
+                    out[s, k, p] = _l1_to(work, perm[s], ranks, final_ranks[s], tol, ties)
+                p += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def resample_sums(x, idx):
+    """``out[b] = sum_j x[idx[b, j]]`` for every resample ``b`` (in draw order)."""
+    n_b, n_j = idx.shape
+    m = x.shape[1]
+    out = np.zeros((n_b, m), dtype=np.float64)
+    for b in range(n_b):
+        acc = out[b]
+        for j in range(n_j):
+            row = x[idx[b, j]]
+            for c in range(m):
+                acc[c] += row[c]
+    return out

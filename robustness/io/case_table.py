@@ -1,0 +1,117 @@
+"""Reading a per-case score table from another pipeline (challengeR's long format), checked line by line.
+
+One row per case and algorithm (and optionally per ``strategy`` / ``metric``)
+with a numeric, finite score. Bad tables end in one line naming the file,
+row and column: a missing column, a non-numeric or infinite value, the same
+(case, algorithm) twice with different values, an algorithm without a value
+for some case, a case in two units. An exact
+duplicate row is dropped with a note. Case and algorithm names are read as
+text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from robustness.errors import InputError
+
+__all__ = ["read_case_table"]
+
+SCHEME_COLUMNS = ("strategy", "metric")
+
+
+def _read(path: Path):
+    import pandas as pd
+
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a table")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except Exception as exc:  # any reader error means the same thing to the user
+        raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+
+
+def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_column: str = "algorithm",
+                    value_column: str = "value", unit_column: str | None = None):
+    """The checked table and its notes.
+
+    Parameters
+    ----------
+    path : path
+        A CSV or Parquet file.
+    case_column, run_column, value_column : str
+        The columns holding the case, the run (challengeR's ``algorithm``) and the score.
+    unit_column : str, optional
+        A column grouping cases into resampling units.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        ``case`` and ``algorithm`` (and ``unit``, ``strategy``, ``metric`` when present) as text, ``value`` as
+        float64, exact duplicate rows dropped.
+    notes : list of str
+
+    Raises
+    ------
+    InputError
+        One line naming the file, the row (1-based, header not counted) and what is wrong.
+    """
+    import numpy as np
+    import pandas as pd
+
+    case, algorithm, value, unit = case_column, run_column, value_column, unit_column
+    path = Path(path)
+    table = _read(path)
+    for option, column in (("--case", case), ("--algorithm", algorithm), ("--value", value), ("--unit", unit)):
+        if column is not None and column not in table.columns:
+            raise InputError(f"{path}: no column {column!r} ({option}); columns: "
+                             + ", ".join(map(str, table.columns)))
+    if not len(table):
+        raise InputError(f"{path}: the table has no rows")
+    keys = [case, algorithm] + [c for c in SCHEME_COLUMNS if c in table.columns]
+    text = [*keys, *([unit] if unit else [])]
+    table = table.copy()
+    for c in text:
+        if table[c].isna().any():
+            row = int(np.flatnonzero(table[c].isna().to_numpy())[0])
+            raise InputError(f"{path}: row {row + 1}: empty {c!r}")
+        table[c] = table[c].astype(str)
+    numbers = pd.to_numeric(table[value], errors="coerce").astype(np.float64)
+    bad = ~np.isfinite(numbers.to_numpy())
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{path}: row {row + 1}: {value} {table[value].iloc[row]!s} for algorithm "
+                         f"{table[algorithm].iloc[row]}, case {table[case].iloc[row]} is not a finite number")
+    table[value] = numbers
+    notes = []
+    exact = table.duplicated(keys + [value])
+    if exact.any():
+        notes.append(f"{path}: dropped {int(exact.sum())} row(s) that repeat another row exactly "
+                     f"(e.g. row {int(np.flatnonzero(exact.to_numpy())[0]) + 1})")
+        table = table[~exact.to_numpy()].reset_index(drop=True)
+    clash = table.duplicated(keys, keep=False)
+    if clash.any():
+        rows = np.flatnonzero(clash.to_numpy())[:2]
+        r = table.iloc[rows[0]]
+        raise InputError(f"{path}: algorithm {r[algorithm]}, case {r[case]} has two different values "
+                         f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
+    schemes = [c for c in SCHEME_COLUMNS if c in table.columns]
+    algorithms, cases = sorted(set(table[algorithm])), sorted(set(table[case]))
+    for key, df in (table.groupby(schemes, sort=False) if schemes else [((), table)]):
+        have = set(zip(df[algorithm], df[case]))
+        if len(have) < len(algorithms) * len(cases):
+            a, c = next((a, c) for a in algorithms for c in cases if (a, c) not in have)
+            where = f" ({', '.join(map(str, key if isinstance(key, tuple) else (key,)))})" if schemes else ""
+            raise InputError(f"{path}: no value for algorithm {a}, case {c}{where}: every algorithm needs a "
+                             "value for every case")
+    if unit:
+        per_case = table.groupby(case)[unit].nunique()
+        if (per_case > 1).any():
+            c = per_case.index[int(np.argmax(per_case.to_numpy() > 1))]
+            raise InputError(f"{path}: case {c} lies in {per_case[c]} different units of {unit!r}")
+    return table, notes

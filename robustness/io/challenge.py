@@ -1,0 +1,326 @@
+"""The challenge data model: who annotated which image, which runs exist, lazy mask access.
+
+A :class:`Challenge` is the one object every study starts from, whether it was
+read from disk (:mod:`robustness.io`) or generated (:mod:`robustness.simulation.synthetic`).
+It holds only metadata; masks are produced one image at a time by its
+``source`` so that no study ever holds all masks in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from robustness.errors import InputError, MaskWarning
+
+__all__ = ["Challenge", "MaskSource", "ArraySource", "from_arrays"]
+
+
+class MaskSource(Protocol):
+    """Where a challenge's masks come from (files on disk, a generator...).
+
+    ``read(image, kind, name)`` returns ``(mask, note)``: a boolean array of the
+    image's shape and either ``None`` or a one-line note describing a repair
+    that was applied while decoding (e.g. stray pixel values). ``kind`` is
+    ``"annotator"`` or ``"run"`` (or ``"truth"``, name ``"truth"``, for a source
+    with ``has_truth = True``: the latent true lesion of a synthetic challenge).
+    Sources must be picklable so that the pixel pass can run in worker processes.
+    """
+
+    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, str | None]: ...
+
+    def fingerprint(self) -> dict: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Challenge:
+    """A segmentation challenge: test images, annotators' gold masks and submitted runs.
+
+    Parameters
+    ----------
+    images : tuple of str
+        Image ids in a stable order (the order used by every result array).
+    encounters : tuple of str
+        The encounter (patient case) each image belongs to; images of one
+        encounter are not independent and can be resampled together.
+    shapes : tuple of (int, int)
+        Each image's shape (rows, columns).
+    annotators : tuple of str
+        Every annotator that annotated at least one image.
+    annotated : ndarray of bool, shape (n_images, n_annotators)
+        ``annotated[i, j]`` is True when annotator ``j`` drew a mask for image ``i``.
+    runs : tuple of str
+        The submitted runs.
+    source : MaskSource
+        Lazy access to the masks.
+    notes : tuple of str
+        What the loader did with imperfect input (one line each).
+
+    Examples
+    --------
+    >>> from robustness.simulation.synthetic import make_challenge
+    >>> ch = make_challenge(n_encounters=3, n_images=5, n_runs=4, n_teams=2, rng=0)
+    >>> ch.n_images, len(ch.runs)
+    (5, 4)
+    >>> masks = ch.annotator_masks(0)
+    >>> sorted(masks) == list(ch.annotators_of(0))
+    True
+    """
+
+    images: tuple[str, ...]
+    encounters: tuple[str, ...]
+    shapes: tuple[tuple[int, int], ...]
+    annotators: tuple[str, ...]
+    annotated: np.ndarray
+    runs: tuple[str, ...]
+    source: MaskSource
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        n = len(self.images)
+        if len(set(self.images)) != n:
+            dup = sorted({i for i in self.images if self.images.count(i) > 1})
+            raise InputError(f"duplicate image ids: {', '.join(dup[:5])}")
+        if len(set(self.runs)) != len(self.runs):
+            raise InputError(f"duplicate run names in {self.runs}")
+        if len(self.encounters) != n or len(self.shapes) != n:
+            raise ValueError("images, encounters and shapes must have the same length")
+        annotated = np.asarray(self.annotated, dtype=bool)
+        if annotated.shape != (n, len(self.annotators)):
+            raise ValueError(
+                f"annotated has shape {annotated.shape}, expected {(n, len(self.annotators))}"
+            )
+        empty = np.flatnonzero(~annotated.any(axis=1))
+        if empty.size:
+            raise InputError(f"image {self.images[empty[0]]} has no annotator mask")
+        annotated.setflags(write=False)
+        object.__setattr__(self, "annotated", annotated)
+
+    # -- sizes -------------------------------------------------------------
+    @property
+    def n_images(self) -> int:
+        return len(self.images)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.runs)
+
+    @property
+    def n_annotators(self) -> int:
+        return len(self.annotators)
+
+    @property
+    def has_truth(self) -> bool:
+        """Whether the masks of the latent truth are known (synthetic challenges)."""
+        return bool(getattr(self.source, "has_truth", False))
+
+    @property
+    def n_pixels(self) -> np.ndarray:
+        """Number of pixels of every image (int64)."""
+        return np.array([h * w for h, w in self.shapes], dtype=np.int64)
+
+    def image_index(self, image: int | str) -> int:
+        """Position of an image given its index or its id."""
+        if isinstance(image, (int, np.integer)):
+            if not 0 <= image < self.n_images:
+                raise IndexError(f"image index {image} out of range 0..{self.n_images - 1}")
+            return int(image)
+        try:
+            return self.images.index(image)
+        except ValueError:
+            raise KeyError(f"unknown image id {image!r}") from None
+
+    def annotators_of(self, image: int | str) -> tuple[str, ...]:
+        """The annotators that annotated one image, in challenge order."""
+        i = self.image_index(image)
+        return tuple(a for a, ok in zip(self.annotators, self.annotated[i]) if ok)
+
+    def encounter_codes(self) -> np.ndarray:
+        """Integer code of every image's encounter (first-seen order)."""
+        codes: dict[str, int] = {}
+        return np.array([codes.setdefault(e, len(codes)) for e in self.encounters], dtype=np.intp)
+
+    # -- masks -------------------------------------------------------------
+    def read(self, image: int | str, kind: str, name: str, *, out=None) -> tuple[np.ndarray, str | None]:
+        """One mask and the note of any repair applied while decoding it.
+
+        ``out``: a uint8 buffer a file source may decode into (the mask is then a view of it, valid until the
+        buffer is reused); other sources ignore it.
+        """
+        i = self.image_index(image)
+        into = out is not None and getattr(self.source, "reads_into", False)
+        mask, note = self.source.read(i, kind, name, out=out) if into else self.source.read(i, kind, name)
+        if mask.shape != self.shapes[i]:
+            raise InputError(
+                f"{kind} {name!r}, image {self.images[i]}: mask has shape {mask.shape}, "
+                f"expected {self.shapes[i]}"
+            )
+        return mask, note
+
+    def annotator_masks(self, image: int | str) -> dict[str, np.ndarray]:
+        """Every annotator mask of one image (boolean arrays), keyed by annotator."""
+        out = {}
+        for a in self.annotators_of(image):
+            out[a] = self._warned(*self.read(image, "annotator", a))
+        return out
+
+    def run_mask(self, image: int | str, run: str) -> np.ndarray:
+        """One run's mask for one image (boolean array)."""
+        if run not in self.runs:
+            raise KeyError(f"unknown run {run!r}")
+        return self._warned(*self.read(image, "run", run))
+
+    def run_masks(self, image: int | str) -> dict[str, np.ndarray]:
+        """Every run's mask for one image. Loads ``n_runs`` masks: prefer :meth:`run_mask`."""
+        return {s: self.run_mask(image, s) for s in self.runs}
+
+    def subset(self, images) -> Challenge:
+        """The challenge restricted to ``images`` (positions), renumbered 0..: a batch for a worker process.
+
+        Its source holds only those images' masks or file paths when the source has a ``subset`` method.
+        """
+        idx = [self.image_index(i) for i in images]
+        source = self.source.subset(idx) if hasattr(self.source, "subset") else _Slice(self.source, tuple(idx))
+        pick = lambda seq: tuple(seq[i] for i in idx)  # noqa: E731
+        return Challenge(pick(self.images), pick(self.encounters), pick(self.shapes), self.annotators,
+                         self.annotated[idx], self.runs, source)
+
+    @staticmethod
+    def _warned(mask, note):
+        if note:
+            warnings.warn(note, MaskWarning, stacklevel=3)
+        return mask
+
+    # -- identity ----------------------------------------------------------
+    def fingerprint(self) -> str:
+        """A hash of everything the overlap counts depend on (inputs and their metadata)."""
+        payload = {
+            "images": self.images,
+            "encounters": self.encounters,
+            "shapes": self.shapes,
+            "annotators": self.annotators,
+            "annotated": self.annotated.astype(int).tolist(),
+            "systems": self.runs,  # the key of earlier versions: fingerprints (and results folders) stay valid
+            "source": self.source.fingerprint(),
+        }
+        blob = json.dumps(payload, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+    def describe(self) -> dict:
+        """Counts a human wants first: images, encounters, annotators per image, runs."""
+        k = self.annotated.sum(axis=1)
+        return {
+            "images": self.n_images,
+            "encounters": len(set(self.encounters)),
+            "annotators": self.n_annotators,
+            "annotators_per_image": {int(v): int((k == v).sum()) for v in np.unique(k)},
+            "runs": self.n_runs,
+            "megapixels_median": float(np.median(self.n_pixels) / 1e6),
+        }
+
+
+@dataclass(frozen=True)
+class _Slice:
+    """Some images of a source without a ``subset`` method, renumbered 0.."""
+
+    source: MaskSource
+    index: tuple
+
+    @property
+    def has_truth(self) -> bool:
+        return bool(getattr(self.source, "has_truth", False))
+
+    def read(self, image, kind, name):
+        return self.source.read(self.index[image], kind, name)
+
+    def fingerprint(self) -> dict:
+        return {"slice": self.source.fingerprint(), "images": list(self.index)}
+
+
+@dataclass(frozen=True, eq=False)
+class ArraySource:
+    """Masks held in memory: ``masks[(kind, name)][image] -> array`` (small challenges, tests, notebooks).
+
+    A ``("truth", "truth")`` entry is the latent true lesion of every image (``has_truth``).
+    """
+
+    masks: dict
+
+    @property
+    def has_truth(self) -> bool:
+        return ("truth", "truth") in self.masks
+
+    def read(self, image, kind, name):
+        return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
+
+    def subset(self, images) -> ArraySource:
+        return ArraySource({key: [v[i] for i in images] for key, v in self.masks.items()})
+
+    def fingerprint(self) -> dict:
+        h = hashlib.sha256()
+        for key in sorted(self.masks):
+            for m in self.masks[key]:
+                h.update(repr(key).encode())
+                if m is not None:
+                    a = np.ascontiguousarray(m, dtype=bool)
+                    h.update(repr(a.shape).encode())
+                    h.update(a.tobytes())
+        return {"arrays": h.hexdigest()}
+
+
+def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None, truth: dict | None = None) -> Challenge:
+    """A challenge from in-memory masks.
+
+    Parameters
+    ----------
+    annotators : dict
+        ``{image_id: {annotator: 2-D array}}``; an annotator absent from an
+        image's dict did not annotate it.
+    runs : dict
+        ``{run: {image_id: 2-D array}}``, every run covering every image.
+    encounters : dict, optional
+        ``{image_id: encounter}`` (default: each image its own encounter).
+    truth : dict, optional
+        ``{image_id: 2-D array}``: the latent true lesion of every image (as a
+        synthetic challenge knows it), for studies of which gold recovers it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ch = from_arrays({"a": {"ann0": np.eye(2), "ann1": np.ones((2, 2))}},
+    ...                  {"run": {"a": np.eye(2)}})
+    >>> ch.annotators_of("a"), ch.shapes
+    (('ann0', 'ann1'), ((2, 2),))
+    """
+    images = tuple(annotators)
+    names = tuple(sorted({a for v in annotators.values() for a in v}))
+    masks: dict = {}
+    shapes = []
+    for i, im in enumerate(images):
+        shape = None
+        for a in names:
+            m = annotators[im].get(a)
+            masks.setdefault(("annotator", a), [None] * len(images))[i] = m
+            if m is not None:
+                if shape is not None and np.shape(m) != shape:
+                    raise InputError(f"image {im}: annotator {a} mask has shape {np.shape(m)}, others {shape}")
+                shape = np.shape(m)
+        shapes.append(tuple(int(x) for x in shape))
+    for run, per_image in runs.items():
+        missing = [im for im in images if im not in per_image]
+        if missing:
+            raise InputError(f"run {run!r} has no mask for image {missing[0]}")
+        masks[("run", run)] = [per_image[im] for im in images]
+    if truth is not None:
+        missing = [im for im in images if im not in truth]
+        if missing:
+            raise InputError(f"no true mask for image {missing[0]}")
+        masks[("truth", "truth")] = [truth[im] for im in images]
+    annotated = np.array([[annotators[im].get(a) is not None for a in names] for im in images])
+    enc = tuple((encounters or {}).get(im, im) for im in images)
+    return Challenge(images, enc, tuple(shapes), names, annotated, tuple(runs), ArraySource(masks))

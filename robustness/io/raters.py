@@ -1,0 +1,148 @@
+"""The "one sub-folder per rater" layout (e.g. BU-BIL): which rater is gold, which value is foreground.
+
+Each sub-folder is a rater holding one mask per image under the same file name
+(PNG or TIFF; names matched case-insensitively, and said). The user names the
+gold annotators and the foreground and background values, or a threshold for
+anti-aliased masks. Files of one dataset that use the other scale (0/1 where
+the others are 0/255, or the reverse) are read on their own scale, with a note
+(see :class:`~robustness.io.masks.MaskFormat`). A gold annotator without a mask for
+some image is a note that counts them (that image is scored against the
+others); a rater folder without masks is an error, or with
+``empty_folders='skip'`` a note. Nothing in the input folder is written to.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from robustness.errors import InputError
+from robustness.io.challenge import Challenge
+from robustness.io.folders import attach_runs, build, check_policy, checked_shapes, entries, examples, not_a_file
+from robustness.io.folders import folder as _folder
+from robustness.io.masks import MASK_SUFFIXES, MaskFormat
+
+__all__ = ["load_raters"]
+
+
+def _masks_of(rater_dir: Path) -> tuple[dict[str, Path], list[str]]:
+    """``{lower-case stem: path}`` of a rater's mask files, and the names of its other files."""
+    table: dict[str, Path] = {}
+    others = []
+    for name, kind in entries(rater_dir):
+        p = rater_dir / name
+        if Path(name).suffix.lower() not in MASK_SUFFIXES:
+            if kind != "dir":
+                others.append(name)
+            continue
+        if kind != "file":
+            raise not_a_file(p, kind)
+        key = p.stem.lower()
+        if key in table:
+            raise InputError(f"{p}: duplicate mask for image {p.stem} (also {table[key].name})")
+        table[key] = p
+    return table, others
+
+
+def load_raters(
+    folder: str | os.PathLike,
+    *,
+    gold: list[str] | tuple[str, ...],
+    runs: list[str] | tuple[str, ...] | None = None,
+    foreground: int = 255,
+    background: int = 0,
+    threshold: int | None = None,
+    binarize: bool = False,
+    strict: bool = False,
+    stray_tolerance: float = 1e-3,
+    missing: str = "error",
+    mismatched: str = "error",
+    empty_folders: str = "error",
+) -> Challenge:
+    """Load a "one sub-folder per rater" challenge (e.g. BU-BIL).
+
+    Parameters
+    ----------
+    folder : path
+        Its sub-folders are raters; each holds one mask per image, with the
+        same file name across raters (matched case-insensitively).
+    gold : list of str
+        The raters that are gold annotators.
+    runs : list of str, optional
+        The raters scored as runs (default: every other sub-folder).
+    foreground, background : int
+        The pixel values of the two classes (BU-BIL: foreground 0 on 255).
+    threshold : int, optional
+        Foreground is every value ``>= threshold`` (``<= threshold`` when
+        ``foreground < background``), for anti-aliased masks.
+    binarize, strict, stray_tolerance
+        See :class:`~robustness.io.masks.MaskFormat`.
+    missing, mismatched, empty_folders
+        See :func:`robustness.io.load_dermavqa`; ``empty_folders`` applies to rater folders.
+
+    Examples
+    --------
+    >>> ch = load_raters("bu-bil/dataset1/ExpertsAnnotations",
+    ...                  gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
+    ...                  foreground=0, background=255)  # doctest: +SKIP
+    """
+    check_policy("empty_folders", empty_folders)
+    root = _folder(folder, "raters")
+    raters = [name for name, kind in entries(root) if kind == "dir"]
+    if not raters:
+        raise InputError(f"{root}: no rater sub-folders found")
+    gold = list(gold)
+    if not gold:
+        raise InputError("--gold must name at least one rater")
+    runs = [r for r in raters if r not in gold] if runs is None else list(runs)
+    unknown = [r for r in gold + runs if r not in raters]
+    if unknown:
+        raise InputError(f"{root}: no rater folder {unknown[0]!r} (found: {', '.join(raters)})")
+    both = set(gold) & set(runs)
+    if both:
+        raise InputError(f"rater(s) {', '.join(sorted(both))} named both as gold and as run")
+    notes: list[str] = []
+    files: dict[str, dict[str, Path]] = {}
+    for r in gold + runs:
+        table, others = _masks_of(root / r)
+        if not table:
+            what = f"it holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "it is empty"
+            if empty_folders == "error":
+                raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff) found; {what} "
+                                 "(--skip-empty-folders drops such a rater with a warning)")
+            notes.append(f"{root / r}: dropped rater {r!r} without mask files ({what})")
+            continue
+        if others:
+            notes.append(f"{root / r}: ignored {len(others)} file(s) that are not masks: {examples(others)}")
+        files[r] = table
+    gold = [r for r in gold if r in files]
+    runs = [r for r in runs if r in files]
+    if not gold:
+        raise InputError(f"{root}: no gold rater with masks left")
+    if not runs:
+        raise InputError(f"{root}: no rater left to score as a run")
+    # Image ids: every name any gold rater has, spelled as the first gold rater spells it.
+    spelled: dict[str, str] = {}
+    for r in gold:
+        for key, p in files[r].items():
+            spelled.setdefault(key, p.stem)
+    keys = sorted(spelled)
+    case_fixed = [f"{r}/{p.name}" for r in gold + runs for key, p in files[r].items()
+                  if key in spelled and p.stem != spelled[key]]
+    if case_fixed:
+        notes.append(f"matched {len(case_fixed)} file name(s) case-insensitively: {examples(case_fixed, 4)}")
+    for r in gold:
+        lacking = [spelled[k] for k in keys if k not in files[r]]
+        if lacking:
+            notes.append(f"annotator {r!r} has no mask for {len(lacking)} of {len(keys)} images "
+                         f"({examples(lacking)}): scored against the other annotators there")
+    images = [spelled[k] for k in keys]
+    ann_paths = {a: [files[a].get(k) for k in keys] for a in gold}
+    shapes = checked_shapes(images, gold, ann_paths)
+    keep, run_paths = attach_runs(
+        images, shapes, {s: files[s] for s in runs},
+        missing=missing, mismatched=mismatched, notes=notes, key=str.lower,
+    )
+    fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
+                     strict=strict, stray_tolerance=stray_tolerance, rescale=True)
+    return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes)

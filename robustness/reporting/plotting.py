@@ -1,0 +1,393 @@
+"""Figures from result tables: convergence curves, forest plots, rank blobs, Kendall's tau heatmaps.
+
+Every function takes tidy tables (as written by the studies), an optional
+``ax`` and returns the Axes (or the Figure for multi-panel figures); none does
+file I/O. :func:`style` applies the house style (``robustness.mplstyle``):
+Okabe-Ito colour-blind-safe colours, sizes readable at column width. Each gold
+strategy's colour, dashes and label come from its entry in the registry
+(:data:`robustness.overlap.gold.STRATEGIES`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import numpy as np
+
+from robustness.overlap.gold import get_strategy
+
+__all__ = ["style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
+           "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size",
+           "ranking_agreement_heatmap"]
+
+STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
+
+# Okabe-Ito without black, then grey and Tol's wine: nine colour-blind-safe line colours.
+_OKABE_ITO_PLUS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999", "#882255")
+
+
+def strategy_style(name: str) -> dict:
+    """Line style and ``label`` of a gold strategy, from the registry (unknown names get a black line)."""
+    try:
+        strategy = get_strategy(name)
+    except ValueError:
+        return dict(color="black", linestyle="-", label=name)
+    return dict(strategy.style, label=strategy.label)
+
+
+@contextlib.contextmanager
+def style():
+    """Context manager applying the house style."""
+    import matplotlib.pyplot as plt
+
+    with plt.style.context(str(STYLE_FILE)):
+        yield
+
+
+def _ax(ax, **kw):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(**kw)
+    return ax
+
+
+def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
+    """For each name whose curve matches an earlier one's, ``(earlier name, "=")`` when equal, ``"≈"`` when
+    no point differs by more than ``rel`` of the largest value (indistinguishable on the plot)."""
+    out, seen = {}, []
+    top = max((float(np.nanmax(y)) for y in curves.values() if len(y)), default=0.0)
+    for name, y in curves.items():
+        for other, yo in seen:
+            if len(y) != len(yo):
+                continue
+            if np.array_equal(y, yo):
+                out[name] = (other, "=")
+                break
+            if np.nanmax(np.abs(y - yo)) <= rel * top:
+                out[name] = (other, "≈")
+                break
+        else:
+            seen.append((name, y))
+    return out
+
+
+def convergence(summary, *, metric: str, average: str, example=None, ax=None, band=None,
+                strategies=None, x: str = "n_images", legend: bool = True):
+    """L1 rank change vs number of test images, one line per strategy.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``curves_summary`` table: strategy, metric, average, n, n_images, mean, low, high.
+    example : DataFrame, optional
+        One order's curves (``curves`` rows of a single order): drawn thin, as
+        the paper's single-order figure.
+    band : str or True, optional
+        Shade the band between ``low`` and ``high`` (e.g. 90% of orders) for
+        this strategy only (``True``: every strategy).
+
+    A strategy whose mean curve equals an earlier one's is drawn dashed and
+    labelled ``name (= other)`` (``name (≈ other)`` when no point differs by
+    more than 1% of the largest value), so that it is not lost under it.
+    """
+    ax = _ax(ax)
+    sel = summary[(summary.metric == metric) & (summary.average == average)]
+    names = list(dict.fromkeys(sel.strategy)) if strategies is None else list(strategies)
+    curves = {n: sel[sel.strategy == n].sort_values("n") for n in names}
+    curves = {n: d for n, d in curves.items() if not d.empty}
+    same = _identical_to({n: d["mean"].to_numpy() for n, d in curves.items()})
+    for name, d in curves.items():
+        st = strategy_style(name)
+        label = st.pop("label")
+        if name in same:
+            other, how = same[name]
+            label = f"{label} ({how} {strategy_style(other)['label']})"
+            st["linestyle"] = (0, (2, 2))
+        ax.plot(d[x], d["mean"], label=label, **st)
+        if band is True or band == name:
+            from matplotlib.colors import to_rgba
+
+            ax.fill_between(d[x], d["low"], d["high"], facecolor=to_rgba(st["color"], 0.16),
+                            edgecolor=to_rgba(st["color"], 0.7), linewidth=0.5)
+        if example is not None:
+            e = example[(example.metric == metric) & (example.average == average) & (example.strategy == name)]
+            if not e.empty:
+                e = e.sort_values("n")
+                ax.plot(e[x], e["l1"], color=st["color"], linewidth=0.4, alpha=0.35, linestyle="-")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("test images (n)" if x == "n_images" else "test units (n)")
+    ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{metric.capitalize()}, {average}")
+    if legend:
+        ax.legend(loc="upper right", ncols=2, handlelength=2.2)
+    return ax
+
+
+def convergence_figure(summary, *, average: str, example=None, official: str | None = None,
+                       band_label: str = "90% of orders", title: str | None = None):
+    """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro).
+
+    Thick lines: mean over orders; thin: one single order (as the paper showed);
+    band: ``band_label`` for the ``official`` strategy only; ``title`` above both.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.8), sharey=True, layout="constrained")
+    for ax, metric in zip(axes, ("jaccard", "dice")):
+        convergence(summary, metric=metric, average=average, example=example, ax=ax, legend=False, band=official)
+    axes[1].set_ylabel("")
+    handles, labels = axes[0].get_legend_handles_labels()
+    extra = [Line2D([], [], color="grey", linewidth=1.2), Line2D([], [], color="grey", linewidth=0.4)]
+    extra_labels = ["mean over orders", "one single order"]
+    if official is not None:
+        extra.append(Patch(color=strategy_style(official)["color"], alpha=0.18, linewidth=0))
+        extra_labels.append(f"{band_label} ({strategy_style(official)['label']})")
+    fig.legend(handles + extra, labels + extra_labels, loc="outside right center", title="gold strategy",
+               title_fontsize=6.5)
+    if title:
+        fig.suptitle(title, fontsize=7)
+    return fig
+
+
+def auc_intervals(points, *, metric: str = "jaccard", average: str, ax=None):
+    """Area under the mean L1 curve per strategy with its interval (``convergence.csv`` rows of one tolerance)."""
+    ax = _ax(ax)
+    d = points[(points.metric == metric) & (points.average == average)]
+    d = d.drop_duplicates("strategy").iloc[::-1]
+    y = np.arange(len(d))
+    for yi, row in zip(y, d.itertuples()):
+        color = strategy_style(row.strategy)["color"]
+        ax.errorbar(row.auc, yi, xerr=[[row.auc - row.auc_low], [row.auc_high - row.auc]], fmt="o",
+                    markersize=3, color=color, ecolor=color, elinewidth=1.0, capsize=2)
+    ax.set_yticks(y, [strategy_style(s)["label"] for s in d.strategy])
+    ax.set_xlabel("area under the mean L1 curve\n(mean L1 over prefixes; 95% interval over orders)")
+    ax.set_title(f"{metric.capitalize()}, {average}")
+    ax.grid(axis="y", visible=False)
+    return ax
+
+
+def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None, top=None):
+    """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval."""
+    d = intervals[(intervals.strategy == strategy) & (intervals.metric == metric) & (intervals.average == average)]
+    d = d.sort_values("score", ascending=True)
+    if top is not None:
+        d = d.tail(top)
+    ax = _ax(ax, figsize=(3.5, max(2.0, 0.12 * len(d) + 0.6)))
+    y = np.arange(len(d))
+    color = strategy_style(strategy)["color"]
+    ax.errorbar(d["score"], y, xerr=[d["score"] - d["low"], d["high"] - d["score"]], fmt="o", markersize=2.5,
+                color=color, ecolor=color, elinewidth=0.8, capsize=0)
+    ax.set_yticks(y, d["system"])
+    ax.tick_params(axis="y", labelsize=5.5)
+    first = d.iloc[0]
+    how = f"{first['method']} bootstrap"
+    if "unit" in d:
+        how += f", {int(first['n_resamples'])} resamples of {first['unit']}s"
+    ax.set_xlabel(f"{average} {metric.capitalize()}\n({int(round(first['confidence_level'] * 100))}% CI: {how})")
+    ax.set_title(f"gold: {strategy_style(strategy)['label']}")
+    ax.grid(axis="y", visible=False)
+    return ax
+
+
+def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None):
+    """challengeR-style blob plot: for each run (ordered by full-set rank), how often it takes each rank."""
+    d = rank_distribution[(rank_distribution.strategy == strategy) & (rank_distribution.metric == metric)
+                          & (rank_distribution.average == average)]
+    order = d.drop_duplicates("system").sort_values("full_rank")["system"].tolist()
+    pos = {s: i + 1 for i, s in enumerate(order)}
+    ax = _ax(ax, figsize=(3.5, 3.2))
+    xs = d["system"].map(pos)
+    color = strategy_style(strategy)["color"]
+    ax.scatter(xs, d["rank"], s=40 * d["share"], color=color, alpha=0.8, linewidths=0)
+    n = len(order)
+    ax.plot([1, n], [1, n], color="black", linewidth=0.5, alpha=0.5)
+    full = d.drop_duplicates("system")
+    ax.scatter(full["system"].map(pos), full["full_rank"], marker="x", s=6, color="black", linewidths=0.5,
+               label="rank on the full test set")
+    for share in (0.1, 0.5, 1.0):  # size legend: dot area is the share of resamples
+        ax.scatter([], [], s=40 * share, color=color, alpha=0.8, linewidths=0, label=f"{share:.0%} of resamples")
+    ax.set_xticks(range(1, n + 1), order, rotation=90)
+    ax.tick_params(axis="x", labelsize=4.5)
+    ax.set_xlabel("run (by rank on the full test set)")
+    ax.set_ylabel("rank in bootstrap resamples")
+    ax.set_xlim(0.3, n + 0.7)
+    ax.set_ylim(n + 0.7, 0.3)
+    ax.set_title(f"rank stability, gold: {strategy_style(strategy)['label']} ({average} {metric})")
+    ax.legend(loc="lower left", title="dot area: share of resamples at that rank", title_fontsize=6)
+    return ax
+
+
+def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = None):
+    """Kendall's tau between the rankings of different strategies (a square DataFrame).
+
+    With ``low`` and ``high`` (square DataFrames like ``matrix``: a 95% interval
+    of each tau), the cells above the diagonal print tau and the cells below it
+    its interval, so that every number the figure shows comes with its uncertainty.
+    """
+    ax = _ax(ax, figsize=(3.2, 2.8))
+    m = matrix.to_numpy(dtype=float)
+    lo = None if low is None else low.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
+    hi = None if high is None else high.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
+    vmin = np.floor(np.nanmin(m) * 20) / 20 - 0.05  # spread the colours over the values present
+    im = ax.imshow(m, vmin=vmin, vmax=1.0, cmap="viridis")
+    threshold = vmin + 0.6 * (1.0 - vmin)
+    labels = [strategy_style(c)["label"].replace(" over annotators", "") for c in matrix.columns]
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            text = f"{m[i, j]:.2f}"
+            if lo is not None and i > j:
+                text = f"{lo[i, j]:.2f}\n{hi[i, j]:.2f}"
+            ax.text(j, i, text.replace("-", "\u2212"), ha="center", va="center",
+                    fontsize=5 if "\n" not in text else 4, linespacing=0.95,
+                    color="black" if m[i, j] > threshold else "white")
+    ax.grid(False)
+    ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def qa_convergence(summary, *, ax=None, band: bool = True):
+    """QA rank convergence: ``accuracy_all`` (black, with its band) and each parent question (thin)."""
+    ax = _ax(ax)
+    metrics = list(dict.fromkeys(summary.metric))
+    parents = [m for m in metrics if m != "all"]
+    colors = _OKABE_ITO_PLUS
+    for k, metric in enumerate(parents):
+        d = summary[summary.metric == metric].sort_values("n")
+        ax.plot(d["n"], d["mean"], color=colors[k % len(colors)], linewidth=0.8, label=metric)
+    if "all" in metrics:
+        d = summary[summary.metric == "all"].sort_values("n")
+        ax.plot(d["n"], d["mean"], color="black", linewidth=1.8, label="all questions")
+        if band:
+            ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0,
+                            label="all questions: 90% of orders")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("test encounters (n)")
+    ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper right", ncols=2, fontsize=5.5, title="accuracy of", title_fontsize=6)
+    return ax
+
+
+def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None):
+    """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
+
+    ``pairwise`` is the significance analysis table (``pairwise.parquet``);
+    runs are ordered by their rank on the whole test set, best first.
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
+    ranks = dict(zip(d.system, d["rank"])) | dict(zip(d.other, d.other_rank))
+    order = sorted(ranks, key=lambda s: (ranks[s], s))
+    pos = {s: i for i, s in enumerate(order)}
+    n = len(order)
+    m = np.zeros((n, n))
+    np.fill_diagonal(m, 2)
+    for row in d.itertuples():
+        if row.significant:
+            better, worse = (row.system, row.other) if row.diff > 0 else (row.other, row.system)
+            m[pos[better], pos[worse]] = 1
+    ax = _ax(ax, figsize=(3.6, 3.6))
+    color = strategy_style(strategy)["color"]
+    ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
+    size = 4.5 if n > 25 else 6
+    ax.set_xticks(range(n), order, rotation=90, fontsize=size)
+    ax.set_yticks(range(n), order, fontsize=size)
+    ax.grid(False)
+    ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
+    ax.legend(handles=[Patch(color=color, label="row run significantly better"),
+                       Patch(color="#f2f2f2", label="no evidence of a difference")],
+              loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else -0.2), ncols=2, fontsize=6)
+    return ax
+
+
+def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: str | None = None,
+                  tolerance: float | None = None, unit: str = "encounter", ax=None):
+    """Expected L1 to the ranking on unlimited data vs test-set size (``ranking_uncertainty.csv``), per strategy."""
+    ax = _ax(ax)
+    d = per_size[(per_size.metric == metric) & (per_size.average == average)]
+    for name in dict.fromkeys(d.strategy):
+        g = d[d.strategy == name].sort_values("m")
+        st = strategy_style(name)
+        label = st.pop("label")
+        ax.plot(g.m, g.expected_l1, marker="o", markersize=2, label=label, **st)
+        if name == official:
+            ax.fill_between(g.m, g.l1_low, g.l1_high, color=st["color"], alpha=0.15, linewidth=0,
+                            label=f"95% of resamples ({label})")
+    observed = d[d.observed_size].m
+    if len(observed):
+        ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
+    if tolerance is not None:
+        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":", label=f"L1 = {tolerance:g} (one place per run)")
+    ax.set_xscale("log", base=2)
+    from matplotlib.ticker import ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.set_xlabel(f"test-set size ({unit}s, log scale)")
+    ax.set_ylabel("expected L1 to the ranking on\nunlimited data (bootstrap)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{metric.capitalize()}, {average}")
+    return ax
+
+
+def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str | None = None, rows: str = "strategy",
+                              ax=None):
+    """Kendall's tau between the rankings of two ranking methods (columns) under each gold strategy (rows).
+
+    ``agreement`` is the ``kendall_tau.csv`` table (``metric, average, ranking,
+    strategy, other_ranking, other, tau, tau_low, tau_high``); each cell shows
+    tau on the whole test set and its 95% bootstrap interval; a grey cell is
+    undefined (a ranking that ties every run). ``rows="metric"`` puts the
+    metrics in the rows instead (one strategy, several metrics, as in QA).
+    """
+    ax = _ax(ax, figsize=(3.6, 3.0))
+    d = agreement[(agreement.average == average) & (agreement.strategy == agreement.other)
+                  & (agreement.ranking != agreement.other_ranking)]
+    if metric is not None:
+        d = d[d.metric == metric]
+    methods = list(dict.fromkeys(list(agreement.ranking) + list(agreement.other_ranking)))
+    pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1:]
+             if ((d.ranking == a) & (d.other_ranking == b)).any()]
+    names = list(dict.fromkeys(d[rows]))
+    m = np.full((len(names), len(pairs)), np.nan)
+    text = np.full(m.shape, "n/a", dtype=object)
+    for row in d.itertuples():
+        if (row.ranking, row.other_ranking) in pairs:
+            i, j = names.index(getattr(row, rows)), pairs.index((row.ranking, row.other_ranking))
+            m[i, j] = row.tau
+            if row.tau == row.tau:
+                text[i, j] = f"{row.tau:.2f}\n[{row.tau_low:.2f}, {row.tau_high:.2f}]"
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps["viridis"].with_extremes(bad="#d9d9d9")
+    low = np.nanmin(m) if np.isfinite(m).any() else 0.0
+    vmin = max(-1.0, np.floor(low * 20) / 20 - 0.05)  # spread the colours over the values present
+    im = ax.imshow(np.ma.masked_invalid(m), vmin=vmin, vmax=1.0, cmap=cmap, aspect="auto")
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            light = m[i, j] != m[i, j] or m[i, j] > vmin + 0.6 * (1.0 - vmin)
+            ax.text(j, i, text[i, j], ha="center", va="center", fontsize=4.8, color="black" if light else "white")
+    short = {"rank-then-aggregate": "rank-then-\naggregate"}
+    ax.set_xticks(range(len(pairs)), [f"{short.get(a, a)}\nvs\n{short.get(b, b)}" for a, b in pairs], fontsize=5.5)
+    label = (lambda n: strategy_style(n)["label"].replace(" over annotators", "")) if rows == "strategy" else str
+    ax.set_yticks(range(len(names)), [label(n) for n in names])
+    ax.grid(False)
+    ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
+    ax.set_title(f"{metric.capitalize() + ', ' if metric else ''}{average}")
+    return ax

@@ -1,0 +1,416 @@
+"""Result folders: staged writes, one replacement at the end, a lock, and refusal to mix inputs.
+
+A study writes its new results into ``OUT/.staging-<pid>/``, nothing else in
+``OUT`` changes while it computes. Only when every table and figure is there
+(``meta.json`` last) are the previous results replaced:
+
+1. the staging folder is renamed ``OUT/.commit-<pid>/`` (atomic: from here on the
+   new results are complete and will be installed even if the process dies);
+2. ``OUT/meta.json`` is removed, the files the previous run listed in it (and
+   only those) are removed, the new files are moved in, ``meta.json`` last.
+
+A later job finishes an interrupted step 2 and deletes stale staging folders
+(never trusting them). So a failed or interrupted run never destroys earlier
+complete results, and a folder without ``meta.json`` is never read
+(:func:`open_results`). ``OUT/.lock`` (``fcntl.flock``) keeps a second job out
+while one is writing; ``OUT/.inputs`` holds the fingerprint of the input the
+results came from. Nothing is written through a symbolic link: a symlink
+inside ``OUT`` where a result goes is replaced, never followed, and nothing
+outside ``OUT`` is created, replaced or deleted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import warnings
+import weakref
+from pathlib import Path, PurePosixPath
+
+from robustness.errors import InputError, NoteWarning
+from robustness.files import atomic_write, file_mode, remove_stale_temporaries
+
+__all__ = ["ResultsDir", "open_results", "atomic_write", "check_output_folder", "remove_stale_temporaries",
+           "versions"]
+
+META = "meta.json"
+INPUTS = ".inputs"
+LOCK = ".lock"
+PREVIOUS = ".previous"
+STAGING = ".staging-"
+COMMIT = ".commit-"
+_HELD: dict[str, weakref.finalize] = {}
+
+
+# -- the output folder ------------------------------------------------------------------------------------------
+
+def check_output_folder(path) -> Path:
+    """``path`` is a folder, or can be created as one; checked without creating anything.
+
+    Raises
+    ------
+    InputError
+        ``path`` is a file or a broken link, lies under a file, or its nearest existing folder is not writable.
+    """
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise InputError(f"{p}: exists and is not a folder")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise InputError(f"{p}: the output folder is not writable")
+        return p
+    if p.is_symlink():
+        raise InputError(f"{p}: is a broken symbolic link")
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{p}: cannot be created: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{p}: cannot be created: {parent} is not writable")
+    return p
+
+
+def _relative_name(name) -> bool:
+    """A file name a results folder may list: relative, normalised, no ``..``, not hidden."""
+    if not isinstance(name, str) or not name or "\0" in name or "\\" in name:
+        return False
+    parts = PurePosixPath(name).parts
+    return (not name.startswith("/") and "/".join(parts) == name
+            and all(p not in ("", ".", "..") and not p.startswith(".") for p in parts))
+
+
+def _read_meta(path: Path) -> dict:
+    """A results folder's ``meta.json``, checked: a JSON object whose ``files`` is a list of relative names."""
+    try:
+        meta = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a meta.json file") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(f"{path}: damaged meta.json ({type(exc).__name__})") from None
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: damaged meta.json (not a JSON object)")
+    files = meta.get("files", [])
+    if not isinstance(files, list) or not all(_relative_name(f) for f in files):
+        raise InputError(f"{path}: 'files' must be a list of relative file names inside the folder")
+    return meta
+
+
+def _read_mark(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, link or folder we own (a link is removed, never followed)."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _real_parent(root: Path, name: str, *, create: bool) -> Path | None:
+    """``root/name``'s parent folder with no symbolic link on the way (links are replaced when ``create``).
+
+    Returns None when the way is blocked and ``create`` is False (nothing of ours can be there).
+    """
+    here = root
+    for part in PurePosixPath(name).parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            if not create:
+                return None
+            here.unlink()
+        if not here.exists():
+            if not create:
+                return None
+            here.mkdir()
+        elif not here.is_dir():
+            if not create:
+                return None
+            raise InputError(f"{here}: is a file where the results need a folder")
+    return here
+
+
+def _lock(root: Path) -> int:
+    """Take ``root/.lock`` exclusively (``flock``); refuse when another process holds it."""
+    import fcntl
+
+    path = root / LOCK
+    if path.is_symlink():
+        path.unlink()
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), file_mode())
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open the lock file ({exc.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        raise InputError(f"{root}: another job (process {holder}) is writing results here; wait for it to finish "
+                         "or choose another --out") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _release(fd: int, staging: Path) -> None:
+    import fcntl
+
+    _remove(staging)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)  # for every copy of the descriptor too (forked workers hold one)
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _install(root: Path, commit: Path) -> None:
+    """Replace the results in ``root`` by the complete ones in ``commit``; safe to repeat after a kill."""
+    meta = _read_meta(commit / META)
+    new = set(meta["files"])
+    try:
+        previous = json.loads((commit / PREVIOUS).read_text())
+    except (OSError, ValueError):
+        previous = []
+    try:
+        (root / META).unlink()  # from here on the old results are not complete
+    except FileNotFoundError:
+        pass
+    for name in previous:
+        if name in new or not _relative_name(name):
+            continue
+        parent = _real_parent(root, name, create=False)
+        target = None if parent is None else parent / PurePosixPath(name).name
+        if target is not None and (target.is_symlink() or target.is_file()):
+            target.unlink()
+            while parent != root and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
+    for name in sorted(new) + [INPUTS]:
+        src = commit / name
+        if src.exists():
+            os.replace(src, _real_parent(root, name, create=True) / PurePosixPath(name).name)
+    os.replace(commit / META, root / META)
+    _remove(commit)
+
+
+class ResultsDir:
+    """A results folder being (re)written by one study: staged, locked, replaced at the end.
+
+    Parameters
+    ----------
+    path : path
+        The output folder (created if needed).
+    fingerprint : str
+        Identity of the input data.
+    force : bool
+        Overwrite a folder that holds results of another input (or foreign files).
+
+    Attributes
+    ----------
+    path : Path
+        The output folder (results appear here only at :meth:`finish`).
+    staging : Path
+        Where this run writes; :meth:`file` gives a path inside it.
+    written : list of str
+        The files written so far (relative names), listed in ``meta.json``.
+
+    Raises
+    ------
+    InputError
+        ``path`` cannot be created, another job holds its lock, it holds results of another input (unless
+        ``force``), or its ``meta.json`` is damaged (unless ``force``).
+    """
+
+    def __init__(self, path, *, fingerprint: str, force: bool = False):
+        self.path = check_output_folder(path)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot create the output folder ({exc.strerror})") from None
+        key = os.path.realpath(self.path)
+        if key in _HELD:  # an earlier job of this process stopped without finishing
+            _HELD.pop(key)()
+        fd = _lock(self.path)
+        self.staging = self.path / f"{STAGING}{os.getpid()}"
+        self._release = weakref.finalize(self, _release, fd, self.staging)
+        _HELD[key] = self._release
+        try:
+            self._recover()
+            self._check_owner(fingerprint, force)
+            for entry in self.path.iterdir():
+                if entry.name.startswith(STAGING):
+                    _remove(entry)  # left by a killed job: never trusted
+            if (self.path / "cache").is_symlink():
+                (self.path / "cache").unlink()
+            for folder in (self.path, self.path / "cache"):
+                remove_stale_temporaries(folder)
+            self.previous = self._previous_files(force)
+            self.staging.mkdir()
+            if not (self.path / META).exists():  # no complete results: the folder is this input's from now on
+                atomic_write(self.path / INPUTS, lambda f: f.write(f"{fingerprint}\n".encode()))
+        except BaseException:
+            self._release()
+            raise
+        self.fingerprint = fingerprint
+        self.written: list[str] = []
+
+    def _recover(self):
+        for commit in sorted(self.path.glob(f"{COMMIT}*"), key=lambda p: p.stat(follow_symlinks=False).st_mtime):
+            if commit.is_dir() and not commit.is_symlink() and (commit / META).is_file():
+                _install(self.path, commit)
+                warnings.warn(f"{self.path}: completed the replacement of results that an interrupted job "
+                              f"({commit.name[len(COMMIT):]}) had finished computing", NoteWarning, stacklevel=3)
+            else:
+                _remove(commit)
+
+    def _check_owner(self, fingerprint, force):
+        ours = (LOCK, INPUTS)
+        foreign = [e for e in self.path.iterdir() if e.name not in ours and not e.name.startswith(STAGING)]
+        if foreign and not force and _read_mark(self.path / INPUTS) != fingerprint:
+            raise InputError(f"{self.path}: output folder holds results of another input; "
+                             "pass --force to overwrite it or choose another --out")
+
+    def _previous_files(self, force) -> list[str]:
+        try:
+            return list(_read_meta(self.path / META)["files"])
+        except FileNotFoundError:
+            return []
+        except InputError:
+            if force:
+                return []  # cannot tell which files were ours: leave them, overwrite what we write
+            raise InputError(f"{self.path / META}: damaged or not written by this package; "
+                             "remove it, pass --force, or choose another --out") from None
+
+    # -- writing (into the staging folder) --------------------------------------------------------------------
+    def file(self, name: str) -> Path:
+        """Path of result ``name`` inside the staging folder (its folder created); add ``name`` to :attr:`written`."""
+        if not _relative_name(name):
+            raise ValueError(f"result names are relative, normalised and not hidden; got {name!r}")
+        path = self.staging / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def _write(self, name, data: bytes):
+        atomic_write(self.file(name), lambda f: f.write(data))
+        self.written.append(name)
+
+    def write_text(self, name: str, text: str):
+        self._write(name, text.encode())
+
+    def write_json(self, name: str, obj):
+        self.write_text(name, json.dumps(obj, indent=2, default=str) + "\n")
+
+    def write_csv(self, name: str, frame, **kw):
+        """A CSV whose floats round-trip exactly (shortest repr) and whose whole-number counts are integers."""
+        self.write_text(name, integral_counts(frame).to_csv(**kw))
+
+    def write_parquet(self, name: str, frame):
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        self._write(name, buf.getvalue())
+
+    def write_parquet_frames(self, name: str, frames):
+        """One Parquet file from frames of the same columns, one row group each, written as they come
+        (memory: one frame at a time)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def write(f):
+            writer = None
+            for frame in frames:
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(f, table.schema)
+                writer.write_table(table)
+            if writer is not None:
+                writer.close()
+
+        atomic_write(self.file(name), write)
+        self.written.append(name)
+
+    def finish(self, meta: dict):
+        """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes)."""
+        meta = dict(meta, files=sorted(set(self.written)))
+        atomic_write(self.staging / PREVIOUS, lambda f: f.write(json.dumps(self.previous).encode()))
+        atomic_write(self.staging / INPUTS, lambda f: f.write(f"{self.fingerprint}\n".encode()))
+        for name in meta["files"]:  # refuse before replacing anything: a folder where a result file goes
+            target = self.path / name
+            if target.is_dir() and not target.is_symlink():
+                raise InputError(f"{target}: is a folder where the results need a file")
+        atomic_write(self.staging / META,
+                     lambda f: f.write((json.dumps(meta, indent=2, default=str) + "\n").encode()))
+        commit = self.path / f"{COMMIT}{os.getpid()}"
+        os.rename(self.staging, commit)
+        _install(self.path, commit)
+        self._release()
+
+
+def integral_counts(frame):
+    """``frame`` with float columns that hold only whole numbers (and possibly nan) as (nullable) integers.
+
+    Counts come out of pandas as floats when a column once held a missing value; written as ``314.0`` they
+    read as measurements. Columns whose values are fractions anywhere stay floats.
+    """
+    import numpy as np
+
+    out = frame
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype.kind != "f" or not len(values):
+            continue
+        finite = values.to_numpy()[np.isfinite(values.to_numpy())]
+        whole = finite.size and np.array_equal(finite, np.round(finite)) and not np.isinf(values.to_numpy()).any()
+        if whole and _count_like(str(column)):
+            if out is frame:
+                out = frame.copy()
+            out[column] = values.astype("Int64")
+    return out
+
+
+_COUNTS = {"n", "n_images", "n_units", "convergence_n", "images", "images_used", "annotators", "pixels", "order",
+           "position", "iterations", "count"}
+
+
+def _count_like(name: str) -> bool:
+    """Columns that hold counts by name (quantiles of counts such as ``median_n`` are not counts)."""
+    return name in _COUNTS or name.startswith("skipped_") or name.endswith(("_iterations", "_count"))
+
+
+def open_results(path) -> tuple[Path, dict]:
+    """A complete results folder and its ``meta.json``; refuses incomplete or damaged ones (one line)."""
+    path = Path(path)
+    if any(path.glob(f"{COMMIT}*")):
+        raise InputError(f"{path}: a job was interrupted while replacing these results; run the study again "
+                         "to complete it")
+    try:
+        return path, _read_meta(path / META)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no complete results here (meta.json missing: the run did not finish)") from None
+
+
+def versions() -> dict:
+    """Versions of the package and of what its numbers depend on."""
+    import importlib.metadata as md
+    import platform
+
+    out = {"python": platform.python_version()}
+    for name in ("robustness", "numpy", "scipy", "numba", "pandas", "matplotlib", "joblib", "SimpleITK",
+                 "statsmodels", "tifffile", "imagecodecs", "pillow", "pyarrow"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = None
+    out["cpu_count"] = os.cpu_count()
+    return out

@@ -1,0 +1,369 @@
+"""The design study: which gold strategy and averaging, and how many test encounters, from simulations with a truth.
+
+Real data has no ground truth, so a real challenge can only compare gold
+strategies with each other. The synthetic challenge knows the latent true
+lesion of every image. For a grid of settings (annotators per image, their
+agreement, the spread of the runs' quality, the number of runs, the
+within-encounter correlation) and ``R`` seeded replicates, this module
+generates a test set (the largest size of the grid; smaller sizes are its
+first encounters, nested) and an independent pool of images with the same
+runs, and measures for every scheme (gold strategy x averaging, Jaccard):
+
+- ``tau_same_images``, ``l1_same_images``: Kendall's tau and L1 between the
+  scheme's ranking and the runs' ranking against the true masks on the same
+  test images (the gold strategy's bias alone);
+- ``tau_population``, ``l1_population``: the same against the runs' ranking
+  on the pool (their population ranking: bias plus test-set sampling);
+- ``top1_correct`` (the population's best run is ranked first; a tie for
+  first counts its share) and ``top3_agreement``;
+- ``convergence_point``: the paper's curve on this test set (images after which
+  L1 to the test set's own ranking stays within the number of runs in 95% of
+  orders) and ``expected_l1_bootstrap``: the package's own estimate of the
+  distance to unlimited data (:mod:`robustness.statistics.uncertainty`), to be held against
+  ``l1_population``; ``pool_l1``: the pool's own distance to unlimited data
+  (L1 between the rankings on its two halves, halved), the part of
+  ``l1_population`` that is the pool's;
+- in a second table, the coverage of 95% bootstrap intervals (percentile and
+  BCa; encounter and image units) of the runs' scores against the truth,
+  judged against their population scores from the pool.
+
+Randomness (SPEC 7): replicate ``r`` draws everything from
+``default_rng([seed, r])``; settings that differ only in the annotators'
+agreement share their images and runs (common random numbers), so their
+comparison is paired. Results are identical for any number of jobs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from robustness.statistics.inference import t_interval
+
+__all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "summarise",
+           "recommend", "needed_by_agreement", "SETTING_COLUMNS"]
+
+SETTING_COLUMNS = ("encounters", "annotators", "agreement", "spread", "runs", "correlation")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the grid except the test-set size (sizes are nested within a replicate)."""
+
+    annotators: int
+    agreement: float
+    spread: float
+    runs: int
+    correlation: float
+
+    @property
+    def key(self) -> str:
+        return (f"k{self.annotators}-a{self.agreement:g}-s{self.spread:g}-r{self.runs}-c{self.correlation:g}")
+
+
+@dataclass(frozen=True)
+class DesignOptions:
+    """How hard each replicate works: pool size, orders, resamples, image size."""
+
+    pool_encounters: int = 1000
+    n_orders: int = 100
+    n_resamples: int = 300
+    megapixels: float = 0.0006
+
+    def fingerprint(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+def setting_config(base, setting: Setting, n_encounters: int, *, megapixels: float):
+    """The generator's parameters for ``setting`` with ``n_encounters`` encounters (images per encounter as ``base``)."""
+    per_encounter = base.n_images / base.n_encounters
+    n_images = int(np.clip(round(n_encounters * per_encounter), n_encounters,
+                           n_encounters * base.max_images_per_encounter))
+    centre = float(np.mean(base.skill_range))
+    half = setting.spread / 2
+    skill = (float(np.clip(centre - half, 0.02, 0.98)), float(np.clip(centre + half, 0.02, 0.98)))
+    return replace(base, n_encounters=n_encounters, n_images=n_images, n_annotators=setting.annotators,
+                   min_annotators=setting.annotators, p_all_annotators=1.0, agreement=setting.agreement,
+                   skill_range=skill, n_runs=setting.runs, n_teams=min(base.n_teams, setting.runs),
+                   encounter_correlation=setting.correlation, size="small", megapixels=megapixels)
+
+
+def _scores_of(counts, metric, average):
+    """Scores of every run from per-image counts (R, N, 3) by one metric and averaging."""
+    from robustness.overlap.metrics import macro, micro
+
+    return micro(counts, metric) if average == "micro" else macro(counts, metric)
+
+
+def _rank_measures(ranks, truth_ranks, scores, population):
+    """tau, L1, top-1 and top-3 agreement of one scheme with a truth ranking."""
+    from robustness._kernels import kendall_tau_b
+
+    best = int(np.argmax(population))
+    first = np.flatnonzero(ranks == ranks.min())
+    top = np.argsort(-scores, kind="stable")[:3]
+    true_top = np.argsort(-population, kind="stable")[:3]
+    return (float(kendall_tau_b(ranks, truth_ranks)), float(np.abs(ranks - truth_ranks).sum()),
+            float(best in first) / len(first), len(set(top) & set(true_top)) / min(3, ranks.size))
+
+
+def population_config(base, setting: Setting, sizes, options: DesignOptions):
+    """The generator's parameters of a replicate's test set (its largest size)."""
+    return setting_config(base, setting, max(int(n) for n in sizes), megapixels=options.megapixels)
+
+
+def population_scores(base, setting: Setting, sizes, population_index: int, *, seed: int, options: DesignOptions):
+    """The runs' population scores against the truth (Jaccard, micro and macro), from a pool of fresh images.
+
+    Population ``p`` (its runs) is drawn from ``default_rng([seed, 0, p])`` and its pool from
+    ``default_rng([seed, 1, p])``; the number of annotators does not enter.
+    """
+    from robustness.simulation.synthetic import draw_population, pool_counts
+    from robustness.statistics.ranks import rank
+
+    config = population_config(base, setting, sizes, options)
+    population = draw_population(config, np.random.default_rng([seed, 0, population_index]))
+    pool, encounters = pool_counts(config, population, n_encounters=options.pool_encounters,
+                                   rng=np.random.default_rng([seed, 1, population_index]))
+    out = {}
+    first = np.isin(np.asarray(encounters), list(dict.fromkeys(encounters))[: len(set(encounters)) // 2])
+    for m in ("jaccard",):
+        for a in ("micro", "macro"):
+            out[(m, a)] = _scores_of(pool, m, a)
+            # the pool's own distance to unlimited data, from its two halves: L1(half, half) / 2 (each half
+            # has twice the full pool's variance, and the two differ by both)
+            halves = rank(_scores_of(pool[:, first], m, a)), rank(_scores_of(pool[:, ~first], m, a))
+            out[(m, a, "pool_l1")] = np.array([np.abs(halves[0] - halves[1]).sum() / 2])
+    return out
+
+
+def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, population_index: int, population,
+             seed: int, options: DesignOptions):
+    """One replicate of one setting, for every agreement level and every nested test-set size.
+
+    ``population`` holds the population scores of population ``population_index``
+    (:func:`population_scores`); the replicate's test set draws from
+    ``default_rng([seed, 2, replicate])``.
+
+    Returns ``(design_rows, coverage_rows)`` as DataFrames (see the module notes).
+    """
+    import pandas as pd
+
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.simulation.synthetic import draw_population, make_challenge
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.convergence import rank_convergence
+    from robustness.statistics.ranks import rank
+    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.statistics.truth import truth_schemes
+    from robustness.statistics.uncertainty import ranking_uncertainty
+
+    sizes = sorted(int(n) for n in sizes)
+    config = population_config(base, setting, sizes, options)
+    runs = draw_population(config, np.random.default_rng([seed, 0, population_index]))
+    population_scores_ = {k: v for k, v in population.items() if len(k) == 2}
+    population_ranks = {k: rank(v) for k, v in population_scores_.items()}
+    rows, coverage = [], []
+    for agreement in agreements:
+        cfg = replace(config, agreement=float(agreement))
+        challenge = make_challenge(cfg, rng=np.random.default_rng([seed, 2, replicate]), population=runs)
+        counts = compute_overlap(challenge, leave_one_out=False, rng=np.random.default_rng([seed, 3, replicate]))
+        order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
+        enc_index = np.array([order[e] for e in counts.encounters])
+        for n_enc in sizes:
+            sub = counts.select(np.flatnonzero(enc_index < n_enc))
+            label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(agreement),
+                         spread=setting.spread, runs=setting.runs, correlation=setting.correlation,
+                         replicate=replicate, population=population_index, images=sub.n_images)
+            by_enc = schemes_from_counts(sub, unit="encounter", metrics=["jaccard"])
+            by_img = schemes_from_counts(sub, unit="image", metrics=["jaccard"])
+            truth_enc = truth_schemes(sub, unit="encounter", metrics=["jaccard"])
+            scores = by_enc.scores()
+            ranks = rank(scores)
+            truth_scores = truth_enc.scores()
+            n_runs = len(sub.runs)
+            conv = rank_convergence(by_img, n_orders=options.n_orders, rng=np.random.default_rng([seed, 4, replicate]))
+            points = conv.convergence_points(tolerance=float(n_runs))
+            per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=options.n_resamples,
+                                              rng=np.random.default_rng([seed, 5, replicate]))
+            for s, (strat, metric, average) in enumerate(by_enc.names):
+                t = truth_enc.index("truth", metric, average)
+                same = _rank_measures(ranks[s], rank(truth_scores[t]), scores[s], truth_scores[t])
+                pop = _rank_measures(ranks[s], population_ranks[(metric, average)], scores[s],
+                                     population_scores_[(metric, average)])
+                rows.append(label | {
+                    "strategy": strat, "metric": metric, "average": average,
+                    "tau_same_images": same[0], "l1_same_images": same[1],
+                    "tau_population": pop[0], "l1_population": pop[1], "top1_correct": pop[2],
+                    "top3_agreement": pop[3],
+                    "convergence_point": int(points.convergence_n.iloc[s]),
+                    "convergence_reached": bool(points.reached.iloc[s]),
+                    "expected_l1_bootstrap": float(per_size.expected_l1.iloc[s]),
+                    "pool_l1": float(population[(metric, average, "pool_l1")][0]),
+                })
+            # coverage of the runs' scores against the truth, by interval method and resampling unit
+            for unit in ("encounter", "image"):
+                ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=["jaccard"])
+                boot = bootstrap(ts, n_resamples=options.n_resamples, rng=np.random.default_rng([seed, 6, replicate]))
+                for method in ("percentile", "bca"):
+                    ci = boot.intervals(method=method)
+                    for (metric, average), d in ci.groupby(["metric", "average"], sort=False):
+                        true = population_scores_[(metric, average)]
+                        inside = (d.low.to_numpy() <= true) & (true <= d.high.to_numpy())
+                        coverage.append(label | {"metric": metric, "average": average, "unit": unit,
+                                                 "method": method, "coverage": float(inside.mean()),
+                                                 "width": float((d.high - d.low).mean())})
+    return pd.DataFrame(rows), pd.DataFrame(coverage)
+
+
+MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_population", "top1_correct",
+            "top3_agreement", "convergence_point", "expected_l1_bootstrap")
+
+
+def summarise(design, coverage=None):
+    """Means over replicates with 95% t intervals: ``design_summary`` (per setting and scheme) and, with
+    ``coverage``, ``coverage_summary`` (per setting, metric, averaging, unit and interval method)."""
+    import pandas as pd
+
+    keys = list(SETTING_COLUMNS) + ["strategy", "metric", "average"]
+    rows = []
+    bounded = {"top1_correct": (0, 1), "top3_agreement": (0, 1), "tau_same_images": (-1, 1), "tau_population": (-1, 1)}
+    for key, d in design.groupby(keys, sort=False):
+        row = dict(zip(keys, key), replicates=d.replicate.nunique(), images=float(d.images.mean()))
+        for m in MEASURES:
+            mean, low, high = t_interval(d[m])
+            lo, hi = bounded.get(m, (0, np.inf))  # an interval never leaves the measure's range
+            row[m], row[f"{m}_low"], row[f"{m}_high"] = mean, max(low, lo), min(high, hi)
+        rows.append(row)
+    summary = pd.DataFrame(rows)
+    if coverage is None:
+        return summary
+    ckeys = list(SETTING_COLUMNS) + ["metric", "average", "unit", "method"]
+    crow = []
+    for key, d in coverage.groupby(ckeys, sort=False):
+        mean, low, high = t_interval(d.coverage)
+        crow.append(dict(zip(ckeys, key), coverage=mean, coverage_low=max(low, 0.0), coverage_high=min(high, 1.0),
+                         width=float(d.width.mean()), replicates=d.replicate.nunique()))
+    return summary, pd.DataFrame(crow)
+
+
+def _interpolate_size(sizes, values, target):
+    """The size at which ``values`` (decreasing with size, mostly) first falls to ``target``: log-linear
+    interpolation between grid points; nan when it never does; minus the first size when it already does
+    there (the size needed is at most that)."""
+    sizes, values = np.asarray(sizes, dtype=float), np.asarray(values, dtype=float)
+    below = np.flatnonzero(values <= target)
+    if not below.size:
+        return np.nan
+    i = below[0]
+    if i == 0:
+        return -sizes[0]
+    t = (values[i - 1] - target) / (values[i - 1] - values[i])
+    return float(np.exp(np.log(sizes[i - 1]) + t * (np.log(sizes[i]) - np.log(sizes[i - 1]))))
+
+
+def recommend(design, summary, coverage_summary, *, base: Setting, size: int, target_top1: float = 0.9,
+              target_l1: float | None = None, pool_encounters: int = 1000) -> dict:
+    """Plain answers for a challenge like ``base`` with ``size`` test encounters, each with its uncertainty.
+
+    - ``scheme``: the gold strategy and averaging whose ranking is closest to the runs' population
+      ranking (L1, mean over replicates at ``base`` and ``size``), with the schemes tied with it (paired
+      over replicates, :func:`robustness.statistics.truth.best_with_ties`);
+    - ``sizes``: per scheme, the test-set size at which the mean L1 to the population ranking falls to
+      the number of runs (and the sizes where the upper and lower ends of its 95% interval do), and
+      the size at which the population's best run is ranked first in ``target_top1`` of replicates;
+    - ``annotators``: the L1 to the population at equal annotation effort with one annotator more
+      (fewer encounters) or fewer;
+    - ``calibration`` (majority, micro): the package's bootstrap estimate of the distance to unlimited
+      data against the actual distance to the population ranking, per agreement level (like for like
+      at agreement 1, where every gold is the truth), and how often the paper's curve "converged"
+      while the test set's ranking was still farther than the tolerance from the population's;
+    - ``coverage``: bootstrap interval coverage by unit and method, at the largest size whose pool
+      has at least ten times more encounters.
+    """
+    import pandas as pd
+
+    from robustness.statistics.truth import best_with_ties
+
+    at = (design.annotators == base.annotators) & np.isclose(design.agreement, base.agreement) & \
+        np.isclose(design.spread, base.spread) & (design.runs == base.runs) & \
+        np.isclose(design.correlation, base.correlation)
+    here = design[at & (design.encounters == size)]
+    schemes = list(dict.fromkeys(zip(here.strategy, here.average)))
+    wide = here.pivot_table(index=["strategy", "average"], columns="replicate", values="l1_population")
+    wide = wide.loc[schemes]
+    verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False)
+    n_runs = base.runs
+    target = float(n_runs if target_l1 is None else target_l1)
+    ss = summary[(summary.annotators == base.annotators) & np.isclose(summary.agreement, base.agreement)
+                 & np.isclose(summary.spread, base.spread) & (summary.runs == base.runs)
+                 & np.isclose(summary.correlation, base.correlation)]
+    sizes = []
+    for (strat, average), d in ss.groupby(["strategy", "average"], sort=False):
+        d = d.sort_values("encounters")
+        sizes.append({"strategy": strat, "average": average,
+                      "encounters_for_l1": _interpolate_size(d.encounters, d.l1_population, target),
+                      "encounters_for_l1_optimistic": _interpolate_size(d.encounters, d.l1_population_low, target),
+                      "encounters_for_l1_conservative": _interpolate_size(d.encounters, d.l1_population_high, target),
+                      "encounters_for_top1": _interpolate_size(d.encounters, -d.top1_correct, -target_top1),
+                      "largest_size": int(d.encounters.max())})
+    # more annotators or more images, at equal annotation effort (encounters x annotators)
+    effort = []
+    for k in sorted(summary.annotators.unique()):
+        d = summary[(summary.annotators == k) & np.isclose(summary.agreement, base.agreement)
+                    & np.isclose(summary.spread, base.spread) & (summary.runs == base.runs)
+                    & np.isclose(summary.correlation, base.correlation)]
+        for (strat, average), g in d.groupby(["strategy", "average"], sort=False):
+            g = g.sort_values("encounters")
+            n = size * base.annotators / k
+            x, y = np.log(g.encounters.to_numpy(float)), g.l1_population.to_numpy()
+            lo, hi = g.l1_population_low.to_numpy(), g.l1_population_high.to_numpy()
+            if not x[0] <= np.log(n) <= x[-1]:
+                continue
+            effort.append({"strategy": strat, "average": average, "annotators": int(k), "encounters": n,
+                           "l1_population": float(np.interp(np.log(n), x, y)),
+                           "l1_population_low": float(np.interp(np.log(n), x, lo)),
+                           "l1_population_high": float(np.interp(np.log(n), x, hi))})
+    # calibration of the package's estimate and optimism of the paper's curve, by agreement and size. The
+    # bootstrap estimates the distance to the scheme's *own* population ranking; with agreement 1 every gold
+    # is the truth, so there (and only there) the population truth ranking is that ranking: like for like.
+    cal = []
+    same = (design.annotators == base.annotators) & np.isclose(design.spread, base.spread) & \
+        (design.runs == base.runs) & np.isclose(design.correlation, base.correlation) & \
+        (design.strategy == "majority") & (design.average == "micro")
+    for (agreement, n_enc), d in design[same].groupby(["agreement", "encounters"]):
+        ratio = d.expected_l1_bootstrap / d.l1_population.where(d.l1_population > 0)
+        cal.append({"agreement": float(agreement), "encounters": int(n_enc), "pool_l1": float(d.pool_l1.mean()),
+                    "expected_l1_bootstrap": float(d.expected_l1_bootstrap.mean()),
+                    "l1_population": float(d.l1_population.mean()), "ratio_median": float(ratio.median()),
+                    "paper_converged_share": float(d.convergence_reached.mean()),
+                    "paper_converged_but_far_share": float((d.convergence_reached
+                                                           & (d.l1_population > n_runs)).mean()),
+                    "paper_point_fraction": float((d.convergence_point / d.images).mean())})
+    # coverage at the largest size whose pool is at least ten times larger (the pool's own error then costs
+    # at most about one point of coverage)
+    sizes_ok = [n for n in sorted(coverage_summary.encounters.unique()) if 10 * n <= pool_encounters] or \
+        [int(coverage_summary.encounters.min())]
+    cov = coverage_summary[(coverage_summary.annotators == base.annotators)
+                           & np.isclose(coverage_summary.agreement, base.agreement)
+                           & np.isclose(coverage_summary.correlation, base.correlation)
+                           & (coverage_summary.encounters == sizes_ok[-1])]
+    return {"scheme": verdict, "sizes": pd.DataFrame(sizes), "annotators": pd.DataFrame(effort),
+            "calibration": pd.DataFrame(cal), "coverage": cov, "n_runs": n_runs, "target_l1": target, "size": size}
+
+
+def needed_by_agreement(summary, *, target: float):
+    """Per strategy, averaging and agreement level: the encounters at which the mean L1 to the population
+    ranking falls to ``target`` (``needed``), and where the lower and upper ends of its 95% interval over
+    replicates do (``needed_low``, ``needed_high``); nan beyond the grid. ``summary`` holds one setting."""
+    import pandas as pd
+
+    rows = []
+    for (strat, average, agreement), d in summary.groupby(["strategy", "average", "agreement"], sort=False):
+        d = d.sort_values("encounters")
+        size = {c: abs(_interpolate_size(d.encounters, d[f"l1_population{c}"], target)) for c in ("", "_low", "_high")}
+        rows.append({"strategy": strat, "average": average, "agreement": agreement, "needed": size[""],
+                     "needed_low": size["_low"], "needed_high": size["_high"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,160 @@
+"""The per-image model of the synthetic challenge: an encounter's lesion seen in one image, and every rater's mask.
+
+See :mod:`robustness.simulation.synthetic` for the model. Every image draws from its own
+seeded streams (the encounter's lesion, this image's pose, each annotator,
+each run; :func:`_stream`), in fixed-size blocks, so that an absent rater never
+shifts another's draws and images of one encounter stay aligned. Blob fields
+are computed by a numba kernel (:func:`robustness._kernels.blob_fields`) on a
+coarse grid and upsampled to the image.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robustness._kernels import blob_fields, upsample_positive
+
+__all__ = ["generate_image"]
+
+_COARSE = 64
+_MAX_BLOBS = 4
+
+
+def _stream(entropy, *keys):
+    """An independent generator for one stream of one image (or encounter), from the challenge's entropy."""
+    return np.random.default_rng(np.random.SeedSequence([entropy, *keys]))
+
+
+_MAX_EXTRA = 6  # false blobs per rater at most (Poisson(2) exceeds it with probability 0.5%)
+_HARM = np.arange(2, 6)  # the harmonics of a blob's wavy radius
+
+
+def _mixed_normal(encounter_rng, image_rng, rho, size):
+    """Standard normal draws shared within an encounter: ``sqrt(rho) z_encounter + sqrt(1 - rho) z_image``."""
+    return np.sqrt(rho) * encounter_rng.standard_normal(size) + np.sqrt(1.0 - rho) * image_rng.standard_normal(size)
+
+
+def _fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
+    """Blob fields on the coarse grid, one per row of the parameters: (n, ch, cw) (:func:`_kernels.blob_fields`)."""
+    f = np.ascontiguousarray
+    return blob_fields(f(ys.ravel(), dtype=np.float64), f(xs.ravel(), dtype=np.float64), f(area, dtype=np.float64),
+                       f(cy, dtype=np.float64), f(cx, dtype=np.float64), f(aspect, dtype=np.float64),
+                       f(angle, dtype=np.float64), f(amps, dtype=np.float64), f(phases, dtype=np.float64))
+
+
+def _raters(image_rng, encounter_rng, n, rho, grid):
+    """The random draws of ``n`` raters of one image, in fixed-size blocks (absent raters draw too, so that
+    presence never shifts another rater's draws).
+
+    Returns the shared uniforms/normals (jitter, blob misses, false-blob count, empty mask), the smooth
+    boundary noise of every rater, and the parameters of up to ``_MAX_EXTRA`` false blobs each.
+    """
+    from scipy.ndimage import gaussian_filter
+    from scipy.special import ndtr
+
+    ch, cw = grid
+    m = _mixed_normal(encounter_rng, image_rng, rho, (n, 3 + _MAX_BLOBS))
+    z = gaussian_filter(image_rng.standard_normal((n, ch, cw)), sigma=(0, 2.0, 2.0), mode="wrap")
+    noise = z / (z.std(axis=(1, 2), keepdims=True) + 1e-12)
+    extra = image_rng.random((n, _MAX_EXTRA, 5 + 2 * _HARM.size))
+    return m[:, 0], ndtr(m[:, 1:1 + _MAX_BLOBS]), ndtr(m[:, -2]), ndtr(m[:, -1]), noise, extra
+
+
+def generate_image(src, i: int, *, annotators: bool = True) -> dict:
+    """Every mask of image ``i`` of a :class:`~robustness.simulation.synthetic.SyntheticSource`: ``{(kind, name): bool array}``."""
+    from scipy.special import ndtr, ndtri
+
+    c, pop = src.config, src.population
+    e = int(src.encounter_of[i])
+    shape, annotated = src.shapes[i], src.annotated[i]
+    i = int(src.image_key(i))  # the streams are the whole challenge's image's
+    rho = c.encounter_correlation
+    h, w = shape
+    step = max(1.0, max(h, w) / _COARSE)
+    ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
+    ys = np.linspace(0.0, h - 1.0, ch)[:, None]
+    xs = np.linspace(0.0, w - 1.0, cw)[None, :]
+    lesion_rng = _stream(src.entropy, 1, i)
+
+    # the lesion: the encounter's, seen in this image (every draw has a fixed size, so images stay aligned)
+    z = _mixed_normal(_stream(src.entropy, 0, e), lesion_rng, rho, 4 + _MAX_BLOBS * (6 + 2 * _HARM.size))
+    u = ndtr(z)
+    n_blobs = 1 if u[0] < 0.6 else 2 + min(int((u[0] - 0.6) / 0.4 * 3), 2)
+    lo, hi = np.log(c.coverage_range[0]), np.log(c.coverage_range[1])
+    coverage = np.exp(lo + u[1] * (hi - lo))
+    difficulty = np.exp(0.35 * z[2])
+    blob = z[4:].reshape(_MAX_BLOBS, 6 + 2 * _HARM.size)[:n_blobs]
+    shares = np.exp(0.6 * blob[:, 0])
+    shares /= shares.sum()
+    # this image's pose of the lesion: rotation, scale, shift
+    rot, scale = 0.15 * lesion_rng.standard_normal(), np.exp(0.08 * lesion_rng.standard_normal())
+    shift = 0.04 * lesion_rng.standard_normal(2)
+    area = coverage * h * w * shares * scale**2
+    r = np.sqrt(area / np.pi)
+    py, px = ndtr(blob[:, 1]) - 0.5, ndtr(blob[:, 2]) - 0.5
+    cr, sr = np.cos(rot), np.sin(rot)
+    py, px = scale * (cr * py - sr * px) + 0.5 + shift[0], scale * (sr * py + cr * px) + 0.5 + shift[1]
+    low_y, low_x = np.minimum(r, h / 2), np.minimum(r, w / 2)
+    cy = low_y + np.clip(py, 0, 1) * (np.maximum(h - r, h / 2) - low_y)
+    cx = low_x + np.clip(px, 0, 1) * (np.maximum(w - r, w / 2) - low_x)
+    blobs = _fields(ys, xs, area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
+                    0.07 * blob[:, 6:6 + _HARM.size], 2 * np.pi * ndtr(blob[:, 6 + _HARM.size:]))
+    small_area = max(0.002 * h * w, 20.0)
+
+    def raters(draws, which, level, amp, p_miss, extra_rate, p_empty):
+        """The masks of raters ``which`` (arrays of per-rater parameters); false blobs computed in one call."""
+        jitter, u_miss, u_extra, u_empty, noise, extra = draws
+        n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
+        x = np.concatenate([extra[k, :m] for k, m in zip(which, n_extra)]) if sum(n_extra) else None
+        if x is not None:
+            q = np.clip(x, 1e-12, 1 - 1e-12)
+            false_blobs = _fields(ys, xs, small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
+                                  np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
+                                  2 * np.pi * x[:, 5 + _HARM.size:])
+        masks, start = [], 0
+        for n, k in enumerate(which):
+            keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
+            if n_extra[n]:
+                keep = np.concatenate([keep, false_blobs[start:start + n_extra[n]]])
+                start += n_extra[n]
+            if u_empty[k] < p_empty[n] or not len(keep):
+                masks.append(np.zeros((h, w), dtype=bool))
+                continue
+            f = keep.max(axis=0) + level[n](jitter[k]) + amp[n] * noise[k]
+            masks.append(upsample_positive(np.ascontiguousarray(f, dtype=np.float64), h, w))
+        return masks
+
+    out = {("truth", "truth"): upsample_positive(np.ascontiguousarray(blobs.max(axis=0)), h, w)}
+    if annotators:
+        kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
+        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, (ch, cw))
+        which = np.flatnonzero(annotated)
+        bias = 0.1 * pop.annotator_z
+        masks = raters(draws, which, level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
+                       amp=[kn * 0.16 * difficulty] * len(which),
+                       p_miss=[min(1.0, kn * (0.08 if n_blobs > 1 else 0.02))] * len(which),
+                       extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
+                       p_empty=[min(1.0, kn * 0.02)] * len(which))
+        out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
+    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), len(pop.runs), rho, (ch, cw))
+    s_, b_ = pop.run_skill, pop.run_bias
+    masks = raters(draws, np.arange(len(pop.runs)),
+                   level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
+                          for r in range(len(pop.runs))],
+                   amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=c.run_failure * 0.35 * (1 - s_),
+                   extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_))
+    out.update({("run", name): m for name, m in zip(pop.runs, masks)})
+    return out
+
+
+def _poisson_ppf(u: float, rate: float) -> int:
+    """The smallest n with P(Poisson(rate) <= n) >= u (inverse CDF, for the small rates used here)."""
+    if rate <= 0:
+        return 0
+    n, p = 0, np.exp(-rate)
+    cdf = p
+    while cdf < u and n < 50:
+        n += 1
+        p *= rate / n
+        cdf += p
+    return n

@@ -1,0 +1,381 @@
+"""A synthetic multi-rater segmentation challenge: the embedded default, and the design study's world.
+
+It stands in for the MEDIQA-MAGIC 2025 test set (100 encounters, 314 images,
+4 annotators of whom 3 or 4 annotate each image, about 40 runs from a few
+teams) so that every study runs with no data, and it knows the truth (the
+latent lesion of every image), so a study can ask which gold strategy
+recovers the runs' true ranking.
+
+Model
+-----
+Every encounter has a lesion made of 1-4 irregular blobs; every image of the
+encounter shows it with its own pose (rotation, scale, shift). Blob ``b`` is a
+field ``f_b = 1 - d_b / R_b(theta)`` (1 at its centre, 0 on its boundary,
+negative outside), where ``d_b`` is an anisotropic distance to the centre and
+``R_b(theta) = r_b (1 + sum_m a_m cos(m theta + phi_m))`` a wavy radius. The
+lesion's total area is log-uniform within ``coverage_range`` of the image
+(default 0.5% to 60%). The truth is ``max_b f_b > 0``.
+
+Images of one encounter are not independent: every random quantity of an
+image (the number, size, place and shape of the blobs, a difficulty factor
+``d`` shared by all raters of the image, and each rater's per-image boundary
+shift) is ``sqrt(rho) z_encounter + sqrt(1 - rho) z_image`` of standard normal
+draws, mapped to its distribution, with ``rho = encounter_correlation``: 0
+makes the images of an encounter independent, 1 shows the same lesion with
+only the pose and the boundary noise changed.
+
+A rater (annotator or run) draws ``max_{b kept} f_b + level + amp * noise > 0``:
+``level`` moves the boundary outwards (dilation, ``level > 0``) or inwards
+(erosion) by that fraction of the radius, ``noise`` is smooth unit-variance
+Gaussian noise that makes the boundary wobble ("lighting"), some blobs are
+missed, some false blobs added, and a few masks are empty.
+
+- Annotators: every noise term is scaled by ``(1 - agreement) / 0.4``
+  (``agreement`` 0.6 by default; 1.0 makes every annotator equal to the truth).
+  At the default an annotator has a personal bias (sd 0.1), a per-image
+  jitter (sd 0.06), a wobble of ``0.16 d``, misses a blob with probability 0.08
+  (0.02 when the lesion is a single blob), adds one with 0.05 and draws
+  nothing with 0.02.
+- Runs have a skill ``s`` in (0, 1): teams draw a skill spread over
+  ``skill_range`` and a bias (sd ``run_bias_sd``, 0.12); their runs vary around
+  both (sd 0.04 and ``run_bias_sd / 3``). A run's wobble is
+  ``(0.03 + 0.67 (1 - s)) d``, its per-image jitter ``(0.01 + 0.29 (1 - s)) d``;
+  it misses a blob with probability ``0.35 (1 - s)``, adds ``Poisson(2 (1 - s))``
+  false blobs and is empty with ``0.1 (1 - s)``, each rate times ``run_failure``
+  (1 by default; 0: runs never fail grossly, as expert raters): a run of skill
+  near 1 without bias is as good as a careful annotator.
+- The difficulty ``d = exp(0.35 z)`` scales every rater's boundary noise.
+- Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
+  (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
+
+Who takes part (:class:`Population`: annotators' biases, runs' skills and
+biases) is drawn before the images, so the same runs can be scored on a test
+set and on a large independent pool of images (:func:`pool_counts`), and
+settings that differ only in their annotators share the same images and runs.
+Every image draws from its own seeded streams (lesion, each annotator, each
+run), so annotators present or absent never shift another rater's draws.
+Fields are evaluated on a coarse grid (at most 64 points a side) and
+interpolated bilinearly to the image. The levels reached at the defaults
+are in the README (``python -m experiments.synthetic_summary``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from robustness.io.challenge import Challenge
+from robustness.simulation.lesions import generate_image
+
+__all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask",
+           "pool_counts"]
+
+
+
+@dataclass(frozen=True)
+class SyntheticConfig:
+    """Parameters of :func:`make_challenge` (see the module notes for the model).
+
+    ``agreement`` in [0, 1] sets the annotators' noise (1: equal to the
+    truth); ``encounter_correlation`` in [0, 1] how much the images of one
+    encounter share; ``skill_range`` the spread of the runs' true quality.
+    """
+
+    n_encounters: int = 100
+    n_images: int = 314
+    max_images_per_encounter: int = 6
+    n_annotators: int = 4
+    min_annotators: int = 3
+    p_all_annotators: float = 0.25
+    n_runs: int = 40
+    n_teams: int = 6
+    skill_range: tuple[float, float] = (0.1, 0.75)
+    run_bias_sd: float = 0.12
+    run_failure: float = 1.0
+    agreement: float = 0.6
+    encounter_correlation: float = 0.5
+    coverage_range: tuple[float, float] = (0.005, 0.6)
+    size: str = "small"
+    megapixels: float | None = None
+
+    def __post_init__(self):
+        if self.n_encounters < 1:
+            raise ValueError(f"n_encounters must be >= 1, got {self.n_encounters}")
+        if self.n_images < self.n_encounters:
+            raise ValueError("n_images must be >= n_encounters (every encounter has an image)")
+        if self.n_images > self.n_encounters * self.max_images_per_encounter:
+            raise ValueError("n_images exceeds n_encounters * max_images_per_encounter")
+        if not 1 <= self.min_annotators <= self.n_annotators:
+            raise ValueError("need 1 <= min_annotators <= n_annotators")
+        if self.n_teams < 1 or self.n_runs < self.n_teams:
+            raise ValueError("need n_runs >= n_teams >= 1")
+        if self.size not in ("small", "realistic"):
+            raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
+        if self.megapixels is not None and not self.megapixels > 0:
+            raise ValueError(f"megapixels must be positive, got {self.megapixels}")
+        if not 0.0 <= self.run_failure <= 2.0:
+            raise ValueError(f"run_failure must be in [0, 2], got {self.run_failure}")
+        for name in ("agreement", "encounter_correlation", "p_all_annotators"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        lo, hi = self.skill_range
+        if not 0.0 <= lo <= hi <= 1.0:
+            raise ValueError(f"skill_range must satisfy 0 <= low <= high <= 1, got {self.skill_range}")
+        lo, hi = self.coverage_range
+        if not 0.0 < lo <= hi < 1.0:
+            raise ValueError(f"coverage_range must satisfy 0 < low <= high < 1, got {self.coverage_range}")
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """Who takes part: the annotators (standardised biases) and the runs (skill, bias, team).
+
+    Drawn by :func:`draw_population` before any image, so the same population
+    can be scored on several image sets (a test set and a large pool).
+    """
+
+    annotators: tuple
+    annotator_z: np.ndarray
+    runs: tuple
+    run_skill: np.ndarray
+    run_bias: np.ndarray
+    team_of: tuple
+
+
+def draw_population(config: SyntheticConfig, rng=None) -> Population:
+    """Annotators and runs of a synthetic challenge (SPEC 7 ``rng``).
+
+    The runs are drawn first, so they do not depend on the number of annotators, and no draw depends on
+    ``agreement``: settings that differ only in their annotators share their runs.
+    """
+    c = config
+    rng = np.random.default_rng(rng)
+    lo, hi = c.skill_range
+    team_skill = rng.permutation(np.linspace(lo, hi, c.n_teams) + rng.normal(0, 0.03, c.n_teams))
+    team_bias = rng.normal(0.0, c.run_bias_sd, c.n_teams)
+    runs_per_team = 1 + np.bincount(rng.integers(0, c.n_teams, c.n_runs - c.n_teams), minlength=c.n_teams)
+    runs, skill, bias, team_of = [], [], [], []
+    for t in range(c.n_teams):
+        for r in range(runs_per_team[t]):
+            runs.append(f"team{t + 1}-run{r + 1}")
+            skill.append(np.clip(team_skill[t] + rng.normal(0, 0.04), 0.02, 0.98))
+            bias.append(team_bias[t] + rng.normal(0, c.run_bias_sd / 3))
+            team_of.append(f"team{t + 1}")
+    annotator_z = rng.standard_normal(c.n_annotators)  # last: the runs do not depend on the annotators
+    return Population(annotators=tuple(f"ann{j}" for j in range(c.n_annotators)), annotator_z=annotator_z,
+                      runs=tuple(runs), run_skill=np.array(skill), run_bias=np.array(bias),
+                      team_of=tuple(team_of))
+
+
+def _image_shapes(n, size, rng, megapixels=None):
+    if megapixels is not None:
+        mp = megapixels * np.exp(rng.uniform(np.log(0.8), np.log(1.25), n))  # about this size
+    elif size == "small":
+        mp = np.exp(rng.uniform(np.log(0.01), np.log(0.06), n))  # ~100x100 .. 245x245
+    else:
+        mp = np.exp(rng.uniform(np.log(0.3), np.log(12.0), n))  # realistic: 0.3 .. 12 MP
+    aspect = np.exp(rng.uniform(np.log(0.6), np.log(1.6), n))
+    h = np.maximum(16, np.round(np.sqrt(mp * 1e6 * aspect))).astype(int)
+    w = np.maximum(16, np.round(np.sqrt(mp * 1e6 / aspect))).astype(int)
+    return [(int(a), int(b)) for a, b in zip(h, w)]
+
+
+def _images_per_encounter(n_enc, n_img, cap, rng):
+    counts = np.ones(n_enc, dtype=int)
+    for _ in range(n_img - n_enc):
+        open_ = np.flatnonzero(counts < cap)
+        counts[rng.choice(open_)] += 1
+    return counts
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticSource:
+    """Mask source of a synthetic challenge: masks are regenerated per image from its seeds.
+
+    Attributes
+    ----------
+    skill : dict
+        Each run's true skill in (0, 1) (higher is better).
+    team : dict
+        Each run's team.
+    """
+
+    config: SyntheticConfig
+    population: Population
+    shapes: tuple
+    annotated: np.ndarray
+    encounter_of: np.ndarray  # encounter index of every image
+    entropy: int
+    image_keys: np.ndarray | None = None  # every image's index in the whole challenge (seeds its streams)
+
+    has_truth = True
+
+    @property
+    def annotators(self) -> tuple:
+        return self.population.annotators
+
+    @property
+    def runs(self) -> tuple:
+        return self.population.runs
+
+    @property
+    def run_skill(self) -> np.ndarray:
+        return self.population.run_skill
+
+    @property
+    def skill(self) -> dict:
+        return dict(zip(self.runs, self.run_skill.tolist()))
+
+    @property
+    def team(self) -> dict:
+        return dict(zip(self.runs, self.population.team_of))
+
+    def read(self, image, kind, name):
+        masks = self.generate(image)
+        return masks[(kind, name)], None
+
+    def fingerprint(self) -> dict:
+        return {"synthetic": repr(self.config), "entropy": str(self.entropy),
+                "population": [self.population.annotator_z.tolist(), self.run_skill.tolist(),
+                               self.population.run_bias.tolist()]}
+
+    def generate(self, image: int, *, annotators: bool = True) -> dict:
+        """Every mask of one image: ``{(kind, name): bool array}``, kind in truth/annotator/run.
+
+        The last image is cached, so reading its masks one by one costs one generation.
+        """
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] == (image, annotators):
+            return cache[1]
+        masks = generate_image(self, image, annotators=annotators)
+        object.__setattr__(self, "_cache", ((image, annotators), masks))
+        return masks
+
+    def subset(self, images) -> SyntheticSource:
+        """The same generator restricted to ``images`` (positions), renumbered 0.. (same masks)."""
+        from dataclasses import replace
+
+        idx = np.asarray(list(images), dtype=np.int64)
+        return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
+                       encounter_of=self.encounter_of[idx], image_keys=self.image_key(idx))
+
+    def image_key(self, image):
+        """The index in the whole challenge of image ``image`` of this source (its streams' seed)."""
+        return image if self.image_keys is None else self.image_keys[image]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _layout(c: SyntheticConfig, rng):
+    """Images, encounters, shapes, the images' entropy, and who annotated what (drawn last, so that the
+    images and the runs' masks do not depend on the annotators)."""
+    per_enc = _images_per_encounter(c.n_encounters, c.n_images, c.max_images_per_encounter, rng)
+    images, encounters, encounter_of = [], [], []
+    for e, k in enumerate(per_enc):
+        for j in range(1, k + 1):
+            images.append(f"IMG_ENC{e + 1:05d}_{j:05d}")
+            encounters.append(f"ENC{e + 1:05d}")
+            encounter_of.append(e)
+    shapes = _image_shapes(c.n_images, c.size, rng, c.megapixels)
+    entropy = int(rng.integers(2**63))
+    annotated = np.zeros((c.n_images, c.n_annotators), dtype=bool)
+    for i in range(c.n_images):
+        k = c.n_annotators if rng.random() < c.p_all_annotators else c.min_annotators
+        annotated[i, rng.choice(c.n_annotators, size=k, replace=False)] = True
+    return images, encounters, np.array(encounter_of, dtype=np.int64), tuple(shapes), entropy, annotated
+
+
+def make_challenge(
+    config: SyntheticConfig | None = None,
+    *,
+    rng=None,
+    population: Population | None = None,
+    **overrides,
+) -> Challenge:
+    """Generate a synthetic challenge, deterministic under ``rng``.
+
+    Parameters
+    ----------
+    config : SyntheticConfig, optional
+        All parameters; keyword ``overrides`` replace single fields
+        (e.g. ``n_images=20, size="realistic"``).
+    rng : {None, int, numpy.random.Generator}
+        Seed or generator (SPEC 7). The same seed gives the same challenge.
+    population : Population, optional
+        The annotators and runs (default: drawn from ``rng`` first, see
+        :func:`draw_population`); give one to score the same runs on other images.
+
+    Returns
+    -------
+    Challenge
+        Its ``source`` is a :class:`SyntheticSource` exposing the true skill of
+        every run; it knows the latent truth (``Challenge.has_truth``), and
+        :func:`true_mask` gives the latent lesion of an image.
+
+    Examples
+    --------
+    >>> ch = make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=1, rng=1)
+    >>> ch.describe()["images"], ch.runs
+    (6, ('team1-run1', 'team1-run2', 'team1-run3'))
+    """
+    config = replace(config or SyntheticConfig(), **overrides)
+    population_rng, layout_rng = np.random.default_rng(rng).spawn(2)  # independent: a population leaves the
+    if population is None:                                            # images' draws alone
+        population = draw_population(config, population_rng)
+    elif (len(population.annotators), len(population.runs)) != (config.n_annotators, config.n_runs):
+        raise ValueError("the population's annotators and runs do not match the config")
+    images, encounters, encounter_of, shapes, entropy, annotated = _layout(config, layout_rng)
+    source = SyntheticSource(config=config, population=population, shapes=shapes, annotated=annotated,
+                             encounter_of=encounter_of, entropy=entropy)
+    return Challenge(
+        images=tuple(images),
+        encounters=tuple(encounters),
+        shapes=shapes,
+        annotators=population.annotators,
+        annotated=annotated,
+        runs=population.runs,
+        source=source,
+        notes=(),
+    )
+
+
+def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters: int, rng=None):
+    """The runs' TP/FP/FN against the latent truth on a fresh pool of images (no annotators drawn).
+
+    The pool has ``n_encounters`` encounters with the config's images per
+    encounter. Scores on it estimate the runs' population scores.
+
+    Returns
+    -------
+    (counts, encounters) : int64 (n_runs, n_images, 3), tuple of str
+    """
+    per_image = config.n_images / config.n_encounters
+    n_images = min(int(round(n_encounters * per_image)), n_encounters * config.max_images_per_encounter)
+    c = replace(config, n_encounters=n_encounters, n_images=max(n_images, n_encounters))
+    ch = make_challenge(c, rng=rng, population=population)
+    src = ch.source
+    counts = np.empty((len(population.runs), ch.n_images, 3), dtype=np.int64)
+    for i in range(ch.n_images):
+        masks = src.generate(i, annotators=False)
+        t = masks[("truth", "truth")]
+        n_t = int(t.sum())
+        for r, name in enumerate(population.runs):
+            m = masks[("run", name)]
+            tp = int(np.count_nonzero(m & t))
+            counts[r, i] = (tp, int(m.sum()) - tp, n_t - tp)
+    return counts, ch.encounters
+
+
+def true_mask(challenge: Challenge, image: int | str) -> np.ndarray:
+    """The latent lesion of one image of a synthetic challenge."""
+    src = challenge.source
+    if not isinstance(src, SyntheticSource):
+        raise TypeError("true_mask needs a synthetic challenge")
+    return src.generate(challenge.image_index(image))[("truth", "truth")]

@@ -1,0 +1,31 @@
+"""Statistics: from overlap counts (or per-case scores) to rankings and how far they can be trusted.
+
+- :mod:`.schemes`: :class:`Schemes`, every leaderboard score as a ratio of sums over test units;
+- :mod:`.ranks`: ranks with an explicit tie rule, L1, Kendall's tau, Holm's adjustment;
+- :mod:`.ranking_methods` (the registry and the :class:`Rankable` protocol the engines rank),
+  :mod:`.test_based` (paired tests between every pair of runs);
+- :mod:`.convergence` (the paper's curves over many orders), :mod:`.bootstrap` (resampled units),
+  :mod:`.uncertainty` (distance to unlimited data), :mod:`.comparisons` (the significance analysis,
+  agreement between rankings);
+- :mod:`.spread` (the annotators' own spread, Table 4), :mod:`.truth` (synthetic truth),
+  :mod:`.leaderboard` (score tables, the official JSON), :mod:`.verdicts` (leaders and ties).
+"""
+
+from robustness._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "Schemes": "schemes", "schemes_from_counts": "schemes", "schemes_from_table": "schemes",
+    "per_case_table": "schemes", "rank_then_aggregate": "schemes",
+    "rank": "ranks", "l1": "ranks", "kendall_tau": "ranks",
+    "Convergence": "convergence", "rank_convergence": "convergence",
+    "BootstrapResult": "bootstrap", "bootstrap_interval": "inference", "mean_interval": "inference",
+    "holm": "inference", "tails": "inference",
+    "pairwise_comparisons": "comparisons", "pairwise_tests": "comparisons", "adjacent_pairs": "comparisons",
+    "strategy_agreement": "comparisons", "ranking_agreement": "comparisons",
+    "ranking_uncertainty": "uncertainty", "units_needed": "uncertainty",
+    "RankingMethod": "ranking_methods", "RANKING_METHODS": "ranking_methods", "get_ranking": "ranking_methods",
+    "prepare": "ranking_methods", "PairedTests": "test_based",
+    "gold_spread": "spread", "agreement": "spread", "truth_agreement": "truth",
+    "scores_frame": "leaderboard", "official_results": "leaderboard",
+}, modules=("inference", "schemes", "ranks", "ranking_methods", "test_based", "convergence", "bootstrap", "comparisons",
+            "uncertainty", "spread", "truth", "leaderboard"))

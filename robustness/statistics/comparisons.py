@@ -1,0 +1,248 @@
+"""Comparisons between runs and between gold strategies: the significance analysis, agreement between golds.
+
+- :func:`pairwise_comparisons`: the package's one significance analysis. For
+  every pair of runs under every scheme, the paired bootstrap of the score
+  difference over the resampling unit (encounters by default; micro scores
+  re-sum counts), a two-sided test from the bootstrap standard error, and a
+  Wilcoxon signed-rank test on unit-level scores; Holm over all pairs of a
+  scheme; neighbours on the leaderboard flagged in the same table.
+- :func:`strategy_agreement`: Kendall's tau between the rankings under
+  different gold strategies, with bootstrap intervals;
+  :func:`ranking_agreement` the same between ranking methods and golds, from
+  bootstraps of every method on the same resamples.
+- :func:`pairwise_tests` (image-level one-sided Wilcoxon, Holm over ordered
+  pairs, as challengeR's significance maps) and :func:`adjacent_pairs` (bootstrap
+  win shares of neighbours) are kept for direct use.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from robustness import _kernels
+from robustness.statistics.bootstrap import BootstrapResult
+from robustness.statistics.inference import holm, percentile_interval, tails
+from robustness.statistics.ranks import TIE_TOL, rank
+from robustness.statistics.schemes import Schemes
+
+__all__ = ["pairwise_comparisons", "pairwise_tests", "adjacent_pairs", "strategy_agreement",
+           "ranking_agreement"]
+
+
+def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confidence: float = 0.95):
+    """The significance analysis: every pair of runs under every scheme, on the bootstrap's resampling unit.
+
+    For each scheme and each unordered pair of runs (``system`` ranked above
+    ``other`` on the whole test set):
+
+    - ``diff``: score of ``system`` minus score of ``other``; ``diff_low``,
+      ``diff_high``: the percentile ``confidence`` interval of the paired
+      bootstrap differences (the same resamples for both runs; micro scores
+      re-sum TP/FP/FN, macro scores re-average per-image scores);
+      ``win_share``: share of resamples in which ``system`` scores strictly higher;
+    - ``p_bootstrap``: two-sided test of ``diff = 0`` with the bootstrap
+      standard error, ``2 Phi(-|diff| / sd*)``; ``p_bootstrap_holm``: Holm over
+      all pairs of the scheme; ``significant``: ``p_bootstrap_holm < alpha``;
+    - ``p_wilcoxon``, ``p_wilcoxon_holm``, ``significant_wilcoxon``: two-sided
+      Wilcoxon signed-rank test on the unit-level scores (one score per unit and
+      run: micro re-sums the unit's counts, macro averages its images), the
+      rank-based check (normal approximation, zero differences dropped);
+    - ``neighbours``: the two runs are next to each other on the leaderboard;
+      ``unit`` and ``n_units``: what was resampled and how many.
+
+    A pair that is not significant has *no evidence of a difference* at this
+    level; that is not evidence that the runs are equivalent.
+    """
+    import pandas as pd
+    from scipy.special import ndtr
+    from scipy.stats import wilcoxon
+
+    schemes = boot.schemes
+    per_unit = schemes.unit_scores()
+    runs = np.asarray(schemes.runs, dtype=object)
+    lo, hi = tails(confidence)
+    frames = []
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        r = boot.final_ranks[s]
+        order = np.lexsort((np.arange(r.size), r))  # best first; ties keep their order
+        pos = np.empty(r.size, dtype=np.int64)
+        pos[order] = np.arange(r.size)
+        a, b = np.triu_indices(r.size, k=1)
+        i, j = order[a], order[b]  # system i is ranked above (or tied with) j
+        est = boot.estimate[s]
+        d = boot.distribution[s][:, i] - boot.distribution[s][:, j]  # (B, pairs)
+        diff = est[i] - est[j]
+        sd = d.std(axis=0, ddof=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_boot = np.where(sd > 0, 2 * ndtr(-np.abs(diff) / np.where(sd > 0, sd, 1)),
+                              np.where(diff == 0, 1.0, 0.0))
+        p_boot = np.nan_to_num(p_boot, nan=1.0)
+        du = per_unit[s][i] - per_unit[s][j]  # (pairs, U)
+        p_w = np.ones(i.size)
+        ok = ~np.isnan(du).any(axis=0)
+        nonzero = (du[:, ok] != 0).any(axis=1)
+        if nonzero.any() and ok.sum() > 1:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p_w[nonzero] = wilcoxon(du[nonzero][:, ok], axis=1, method="asymptotic").pvalue
+        p_w = np.nan_to_num(p_w, nan=1.0)
+        ph, pwh = holm(p_boot), holm(p_w)
+        frames.append(pd.DataFrame({
+            "strategy": strat, "metric": metric, "average": average, "system": runs[i], "other": runs[j],
+            "rank": r[i], "other_rank": r[j], "neighbours": pos[j] - pos[i] == 1,
+            "diff": diff, "diff_low": np.nanquantile(d, lo, axis=0) if d.size else np.nan,
+            "diff_high": np.nanquantile(d, hi, axis=0) if d.size else np.nan,
+            "win_share": (d > 0).mean(axis=0), "p_bootstrap": p_boot, "p_bootstrap_holm": ph,
+            "significant": ph < alpha, "p_wilcoxon": p_w, "p_wilcoxon_holm": pwh, "significant_wilcoxon": pwh < alpha,
+            "unit": schemes.unit, "n_units": schemes.n_units, "n_resamples": d.shape[0],
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm"):
+    """One-sided paired Wilcoxon signed-rank tests between all runs, per macro scheme.
+
+    For every ordered pair (i, j) of runs, H1: run i's per-image scores are
+    higher than run j's. p-values are adjusted over all ordered pairs of a
+    scheme with Holm's method (``adjustment='none'``: unadjusted), as challengeR's
+    significance maps do. Micro schemes have no per-image scores and are skipped (use the
+    bootstrap's pairwise win shares for them). p-values use the normal
+    approximation with tie correction (scipy's ``method="asymptotic"``):
+    accurate for the hundreds of cases of a challenge, approximate below
+    about 20 cases; zero differences are dropped ("wilcox").
+
+    Returns a tidy table ``strategy, metric, average, system, other, p, p_adjusted, better``.
+    """
+    import pandas as pd
+    from scipy.stats import wilcoxon
+    if adjustment not in ("holm", "none"):
+        raise ValueError(f"adjustment must be 'holm' or 'none', got {adjustment!r}")
+    if schemes.per_case is None:
+        raise ValueError("these schemes carry no per-case scores")
+    frames = []
+    n_r = len(schemes.runs)
+    ii, jj = np.where(~np.eye(n_r, dtype=bool))
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        if not schemes.is_macro(s):
+            continue
+        v = schemes.per_case[s]
+        keep = ~np.isnan(v).any(axis=0)
+        d = v[ii][:, keep] - v[jj][:, keep]  # (pairs, cases)
+        p = np.ones(ii.size)
+        nonzero = (d != 0).any(axis=1)
+        if nonzero.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p[nonzero] = wilcoxon(d[nonzero], axis=1, alternative="greater", method="asymptotic").pvalue
+        p = np.nan_to_num(p, nan=1.0)
+        p_adj = holm(p) if adjustment == "holm" else p
+        frames.append(pd.DataFrame({
+            "strategy": strat, "metric": metric, "average": average,
+            "system": np.asarray(schemes.runs, dtype=object)[ii],
+            "other": np.asarray(schemes.runs, dtype=object)[jj],
+            "p": p, "p_adjusted": p_adj, "better": p_adj < alpha,
+        }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def strategy_agreement(schemes: Schemes, *, ties: str = "average", tol: float = TIE_TOL,
+                       boot: BootstrapResult | None = None, confidence: float = 0.95):
+    """Kendall's tau-b between the full-set rankings of every pair of strategies.
+
+    Returns a tidy table ``metric, average, strategy, other, tau`` (within each
+    metric and averaging; the diagonal is 1). With ``boot`` (a bootstrap of the
+    same schemes' names), ``tau_low``/``tau_high`` give the percentile
+    ``confidence`` interval of tau between the two rankings over the resamples
+    (both rankings recomputed on each resample).
+    """
+    import pandas as pd
+
+    ranks = rank(schemes.scores(), ties=ties, tol=tol)
+    rows = []
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        for t, (other, metric2, average2) in enumerate(schemes.names):
+            if (metric2, average2) == (metric, average):
+                row = {"metric": metric, "average": average, "strategy": strat, "other": other,
+                       "tau": float(_kernels.kendall_tau_b(ranks[s], ranks[t]))}
+                if boot is not None:
+                    bs, bt = boot.schemes.index(strat, metric, average), boot.schemes.index(other, metric, average)
+                    row["tau_low"], row["tau_high"] = _tau_interval(boot.ranks[bs], boot.ranks[bt], confidence)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def resampled_taus(ranks_a, ranks_b) -> np.ndarray:
+    """Kendall's tau-b between two rankings recomputed on the same resamples: (B, R) and (B, R) -> (B,)."""
+    return np.array([_kernels.kendall_tau_b(ranks_a[b].astype(np.float64), ranks_b[b].astype(np.float64))
+                     for b in range(ranks_a.shape[0])])
+
+
+def _tau_interval(ranks_a, ranks_b, confidence) -> tuple:
+    """Percentile interval of Kendall's tau-b between two rankings recomputed on the same resamples (B, R)."""
+    return percentile_interval(resampled_taus(ranks_a, ranks_b), confidence=confidence)
+
+
+def ranking_agreement(boots, *, confidence: float = 0.95):
+    """Kendall's tau-b between the rankings of every ranking method and gold strategy, with bootstrap intervals.
+
+    Parameters
+    ----------
+    boots : list of BootstrapResult
+        One per ranking method, drawn with the same ``rng`` on the same units,
+        so that resample ``b`` is the same draw in all of them (paired).
+
+    Returns a tidy table ``metric, average, ranking, strategy, other_ranking,
+    other, tau, tau_low, tau_high`` for every pair of (method, strategy) within
+    a metric and averaging that shares the method (agreement between golds) or
+    the strategy (agreement between methods); both orders of a pair, the
+    diagonal is 1. ``tau``: between the rankings on the whole test set;
+    ``tau_low``/``tau_high``: the percentile ``confidence`` interval of tau
+    between the two rankings recomputed on every resample. tau is nan where a
+    ranking ties every run (test-based ranking with no significant difference).
+    """
+    import pandas as pd
+
+    boots = list(boots)
+    shapes = {(b.ranks.shape[1], b.schemes.units) for b in boots}
+    if len(shapes) != 1:
+        raise ValueError("ranking_agreement needs bootstraps on the same units with the same number of resamples")
+    entries = [(b, s, name) for b in boots for s, name in enumerate(b.schemes.names)]
+    done, rows = {}, []
+    for ka, (ba, sa, (strat, metric, average)) in enumerate(entries):
+        for kb, (bb, sb, (other, metric_b, average_b)) in enumerate(entries):
+            if (metric_b, average_b) != (metric, average) or (ba.ranking != bb.ranking and strat != other):
+                continue
+            key = (min(ka, kb), max(ka, kb))
+            if key not in done:
+                tau = float(_kernels.kendall_tau_b(ba.final_ranks[sa].astype(np.float64),
+                                                   bb.final_ranks[sb].astype(np.float64)))
+                done[key] = (tau, *_tau_interval(ba.ranks[sa], bb.ranks[sb], confidence))
+            tau, low, high = done[key]
+            rows.append({"metric": metric, "average": average, "ranking": ba.ranking, "strategy": strat,
+                         "other_ranking": bb.ranking, "other": other, "tau": tau, "tau_low": low, "tau_high": high})
+    return pd.DataFrame(rows, columns=["metric", "average", "ranking", "strategy", "other_ranking", "other", "tau",
+                                       "tau_low", "tau_high"])
+
+
+def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+                   confidence: float = 0.95):
+    """Neighbours on a leaderboard and whether the bootstrap tells them apart.
+
+    For runs at consecutive positions of the full-set ranking under one scheme,
+    ``win_share`` is the share of resamples in which the higher-ranked run
+    scores strictly higher; the pair is ``distinguishable`` when it reaches
+    ``confidence`` (a one-sided paired bootstrap comparison at 1 - confidence).
+    """
+    import pandas as pd
+
+    s = result.schemes.index(strategy, metric, average)
+    order = np.argsort(-np.nan_to_num(result.estimate[s], nan=-np.inf), kind="stable")
+    runs = result.schemes.runs
+    rows = []
+    for a, b in zip(order[:-1], order[1:]):
+        share = float(result.wins[s, a, b])
+        rows.append({"system": runs[a], "next": runs[b], "score": result.estimate[s, a],
+                     "next_score": result.estimate[s, b], "win_share": share, "distinguishable": share >= confidence})
+    return pd.DataFrame(rows)

@@ -1,0 +1,314 @@
+"""Rank convergence: how fast the ranking on a growing random subset of the test set reaches its final one.
+
+For random orders of the test units (images or encounters), every prefix of
+every order is scored (a running sum of :class:`~robustness.statistics.schemes.Schemes`
+statistics), the runs are ranked, and the L1 distance to the ranking on the
+whole test set is recorded: the MEDIQA-MAGIC 2025 overview's Figures 2 and 3,
+over many orders instead of one. All prefixes of an order cost one pass of a
+numba kernel that never holds more than one order's scores. The ranking
+method travels with the statistics (:mod:`robustness.statistics.ranking_methods`): per-case
+ranks (:func:`~robustness.statistics.schemes.rank_then_aggregate`) run through the same
+running sums, paired tests (:class:`~robustness.statistics.test_based.PairedTests`) rerun
+on every recorded prefix.
+
+Randomness (SPEC 7): batch ``b`` of orders draws from child ``b`` of
+``rng.spawn`` (:mod:`robustness.parallel`), so the results are identical for
+any ``n_jobs`` and on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
+from robustness.statistics.inference import quantile_interval, tails
+from robustness.statistics.ranks import TIE_TOL, rank, ties_code
+from robustness.statistics.schemes import Schemes
+
+__all__ = ["Convergence", "rank_convergence", "fastest"]
+
+
+@dataclass(frozen=True, eq=False)
+class Convergence:
+    """L1 rank change to the final ranking after every prefix of every random order.
+
+    Attributes
+    ----------
+    schemes : Schemes or PairedTests
+        What was ranked; its ``ranking`` names the ranking method.
+    orders : int (K, U)
+        The random orders of the units (the result can be recomputed from them).
+    positions : int (P,)
+        Prefix lengths recorded, in units.
+    n_images : int (K, P)
+        Images in each recorded prefix (= positions for unit 'image').
+    l1 : float32 (S, K, P)
+    final_ranks : float (S, R)
+        Ranking on the whole test set under each scheme.
+
+    Notes
+    -----
+    What this measures: how fast the ranking on a random subset of *this* test
+    set approaches the ranking on the whole test set (L1 = 0 at n = N by
+    construction). It does not say how far the test set's ranking is from the
+    runs' ranking on unlimited data; :mod:`robustness.statistics.uncertainty` estimates that.
+    Every summary over orders carries its Monte Carlo error (the orders are a
+    random sample of all orders): ``auc_se`` and intervals for the points.
+    """
+
+    schemes: Schemes
+    orders: np.ndarray
+    positions: np.ndarray
+    n_images: np.ndarray
+    l1: np.ndarray
+    final_ranks: np.ndarray
+    ties: str
+    tol: float
+
+    @property
+    def n_orders(self) -> int:
+        return self.orders.shape[0]
+
+    @property
+    def ranking(self) -> str:
+        """The ranking method (:mod:`robustness.statistics.ranking_methods`)."""
+        return getattr(self.schemes, "ranking", "aggregate")
+
+    def to_frame(self, *, orders=None):
+        """The curves of ``orders`` (default all): ``strategy, metric, average, ranking, order, n, n_images, l1``."""
+        import pandas as pd
+
+        return pd.concat(list(self.iter_frames(orders=orders)), ignore_index=True)
+
+    def iter_frames(self, *, orders=None):
+        """:meth:`to_frame` one scheme at a time (bounded memory: write each, then drop it)."""
+        import pandas as pd
+
+        orders = np.arange(self.n_orders) if orders is None else np.asarray(orders)
+        k_n, p_n = orders.size, self.positions.size
+        for s, (strat, metric, average) in enumerate(self.schemes.names):
+            yield pd.DataFrame({
+                "strategy": np.full(k_n * p_n, strat, dtype=object),
+                "metric": np.full(k_n * p_n, metric, dtype=object),
+                "average": np.full(k_n * p_n, average, dtype=object),
+                "ranking": np.full(k_n * p_n, self.ranking, dtype=object),
+                "order": np.repeat(orders, p_n),
+                "n": np.tile(self.positions, k_n),
+                "n_images": self.n_images[orders].reshape(-1),
+                "l1": self.l1[s, orders].reshape(-1).astype(np.float64),
+            })
+
+    def orders_frame(self):
+        """The orders: ``order, position, unit`` (position 1 = first unit added)."""
+        import pandas as pd
+
+        k, u = self.orders.shape
+        units = np.asarray(self.schemes.units, dtype=object)
+        return pd.DataFrame({"order": np.repeat(np.arange(k), u), "position": np.tile(np.arange(1, u + 1), k),
+                             "unit": units[self.orders.reshape(-1)]})
+
+    def summary(self, *, confidence: float = 0.9):
+        """Mean L1 over orders at every prefix with a central ``confidence`` band of the orders (quantiles)."""
+        import pandas as pd
+
+        lo, hi = tails(confidence)
+        frames = []
+        n_images = self.n_images.mean(axis=0)
+        for s, (strat, metric, average) in enumerate(self.schemes.names):  # one scheme at a time: bounded memory
+            q = np.quantile(self.l1[s], [lo, 0.5, hi], axis=0)  # (3, P)
+            frames.append(pd.DataFrame({
+                "strategy": strat, "metric": metric, "average": average, "ranking": self.ranking, "n": self.positions,
+                "n_images": n_images, "mean": self.l1[s].mean(axis=0, dtype=np.float64), "low": q[0],
+                "median": q[1], "high": q[2],
+            }))
+        return pd.concat(frames, ignore_index=True)
+
+    def order_auc(self) -> np.ndarray:
+        """Area under each order's curve: the mean L1 over the recorded prefixes, (S, K) in rank units."""
+        return np.stack([self.l1[s].mean(axis=1, dtype=np.float64) for s in range(self.l1.shape[0])])
+
+    def order_convergence(self, *, tolerance: float = 0.0) -> np.ndarray:
+        """Per scheme and order, the smallest recorded n from which L1 stays <= tolerance. (S, K)"""
+        out = np.empty(self.l1.shape[:2], dtype=self.positions.dtype)
+        for s in range(self.l1.shape[0]):
+            bad = self.l1[s] > tolerance  # (K, P)
+            last_bad = self.positions.size - 1 - np.argmax(bad[:, ::-1], axis=1)
+            idx = np.minimum(np.where(bad.any(axis=1), last_bad + 1, 0), self.positions.size - 1)
+            out[s] = self.positions[idx]
+        return out
+
+    def convergence_points(self, *, tolerance: float = 0.0, coverage: float = 0.95, confidence: float = 0.95):
+        """The convergence point of every scheme, its Monte Carlo interval, and the area under the curve.
+
+        Columns: ``convergence_n``, the smallest prefix length n after which L1
+        stays <= ``tolerance`` in at least ``coverage`` of the orders (the
+        ``coverage`` quantile of the per-order points, an observed value), with
+        ``convergence_n_low``/``_high``, a distribution-free ``confidence``
+        interval for that quantile over the random orders (order statistics,
+        binomial); ``reached`` (the point lies before the whole test set);
+        ``median_n``, ``p05_n``, ``p95_n`` (spread of the per-order points; the
+        point lies inside it); ``auc`` (mean L1 over all recorded prefixes and
+        orders, in rank units) with ``auc_se`` (its Monte Carlo standard error
+        over orders) and the normal ``confidence`` interval ``auc_low``/``auc_high``.
+        """
+        import pandas as pd
+        from scipy.special import ndtri
+
+        per_order = self.order_convergence(tolerance=tolerance)  # (S, K)
+        auc = self.order_auc()
+        z = float(ndtri(tails(confidence)[1]))
+        k = self.n_orders
+        rows = []
+        for s, (strat, metric, average) in enumerate(self.schemes.names):
+            pts = per_order[s]
+            low, high = quantile_interval(pts, coverage, confidence=confidence)
+            mean = float(auc[s].mean())
+            se = float(auc[s].std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
+            point = int(np.quantile(pts, coverage, method="higher"))
+            rows.append({
+                "strategy": strat, "metric": metric, "average": average, "ranking": self.ranking,
+                "convergence_n": point, "convergence_n_low": int(low), "convergence_n_high": int(high),
+                "reached": bool(point < self.positions[-1]),
+                "median_n": float(np.median(pts)),
+                "p05_n": int(np.quantile(pts, 0.05, method="lower")),
+                "p95_n": int(np.quantile(pts, 0.95, method="higher")),
+                "auc": mean, "auc_se": se, "auc_low": mean - z * se, "auc_high": mean + z * se,
+                "n_units": int(self.positions[-1]), "n_orders": k,
+            })
+        return pd.DataFrame(rows)
+
+    def compare_strategies(self, *, confidence: float = 0.95):
+        """Paired differences of the area under the curve between the strategies of each metric and averaging.
+
+        Every order is shared by all schemes, so ``auc_a - auc_b`` is computed
+        per order and averaged; ``auc_diff_se`` is its Monte Carlo standard
+        error over orders and ``auc_diff_low``/``_high`` the normal
+        ``confidence`` interval. Negative: ``strategy_a`` converges faster.
+
+        Returns a tidy table ``metric, average, ranking, strategy_a, strategy_b, auc_diff, auc_diff_se,
+        auc_diff_low, auc_diff_high`` (every ordered pair).
+        """
+        import pandas as pd
+        from scipy.special import ndtri
+
+        auc = self.order_auc()
+        z = float(ndtri(tails(confidence)[1]))
+        k = self.n_orders
+        rows = []
+        names = self.schemes.names
+        for a, (sa, metric, average) in enumerate(names):
+            for b, (sb, metric_b, average_b) in enumerate(names):
+                if a == b or (metric_b, average_b) != (metric, average):
+                    continue
+                d = auc[a] - auc[b]
+                mean = float(d.mean())
+                se = float(d.std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
+                rows.append({"metric": metric, "average": average, "ranking": self.ranking,
+                             "strategy_a": sa, "strategy_b": sb,
+                             "auc_diff": mean, "auc_diff_se": se, "auc_diff_low": mean - z * se,
+                             "auc_diff_high": mean + z * se})
+        return pd.DataFrame(rows, columns=["metric", "average", "ranking", "strategy_a", "strategy_b", "auc_diff",
+                                           "auc_diff_se", "auc_diff_low", "auc_diff_high"])
+
+
+def fastest(comparison, *, metric: str, average: str, confidence: float = 0.95) -> dict:
+    """Which strategy converges fastest, if any: simultaneous intervals over its comparisons with every other.
+
+    The candidate is the strategy with the smallest mean AUC. It is named
+    fastest only if every paired difference ``auc(candidate) - auc(other)``
+    has a Bonferroni-adjusted (over the ``S - 1`` comparisons) ``confidence``
+    interval below zero. Otherwise ``tied`` lists the candidate and every
+    strategy whose adjusted interval includes zero.
+
+    Returns ``{"fastest": name or None, "tied": [names], "level": adjusted level}``.
+    """
+    from scipy.special import ndtri
+
+    c = comparison[(comparison.metric == metric) & (comparison.average == average)]
+    if c.empty:
+        return {"fastest": None, "tied": [], "level": confidence}
+    mean_diff = c.groupby("strategy_a", sort=False).auc_diff.mean()
+    best = mean_diff.idxmin()
+    rows = c[c.strategy_a == best]
+    level = 1 - (1 - confidence) / max(len(rows), 1)
+    z = float(ndtri(tails(level)[1]))
+    high = rows.auc_diff + z * rows.auc_diff_se
+    tied = [best] + [b for b, h in zip(rows.strategy_b, high) if not h < 0]
+    return {"fastest": best if len(tied) == 1 else None, "tied": tied, "level": level}
+
+
+def _convergence_batch(schemes, n_units, positions, final, tol, ties, size, child):
+    orders = np.stack([child.permutation(n_units) for _ in range(size)]).astype(np.int64)
+    return orders, schemes.l1_curves(orders, positions, final, tol, ties)
+
+
+def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, positions=None,
+                     ties: str = "average", tol: float = TIE_TOL, batch_size: int = 25, n_jobs: int = 1,
+                     progress: bool = False, rng=None) -> Convergence:
+    """L1 rank change vs number of test units, over ``n_orders`` random orders.
+
+    For every order, every prefix length n (1..U, every ``step``-th, or the
+    given ``positions``) and every scheme, the runs are scored on the first n
+    units, ranked, and ``L1 = sum_runs |rank_n - rank_final|`` is recorded,
+    where ``rank_final`` is the ranking on the whole test set under the same
+    scheme. L1 is 0 at n = U by construction.
+
+    Parameters
+    ----------
+    schemes : Schemes or PairedTests
+        What to rank: per-unit statistics (aggregate-then-rank, or per-case
+        ranks for rank-then-aggregate) or paired tests (test-based), as
+        :func:`robustness.statistics.ranking_methods.prepare` builds them. The same
+        ``rng`` draws the same orders for all of them on the same units.
+    n_orders : int
+    step : int
+        Record every ``step``-th prefix (the last one always).
+    positions : array of int, optional
+        Explicit prefix lengths (overrides ``step``).
+    ties : {'average', 'min'}
+        Tie rule (see :mod:`robustness.statistics.ranks`).
+    batch_size : int
+        Orders per batch; batch ``b`` draws its orders from child ``b`` of ``rng``.
+    n_jobs : int
+        Parallel batches (joblib threads; a Dask cluster under :func:`parallel_backend`).
+    rng : {None, int, Generator}
+
+    Examples
+    --------
+    >>> from robustness.simulation.synthetic import make_challenge
+    >>> from robustness.overlap import compute_overlap
+    >>> from robustness.statistics.schemes import schemes_from_counts
+    >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
+    >>> conv = rank_convergence(schemes_from_counts(oc), n_orders=10, rng=0)
+    >>> conv.l1.shape[1:], float(conv.l1[:, :, -1].max())
+    ((10, 12), 0.0)
+    """
+    code = ties_code(ties)
+    if n_orders < 1 or batch_size < 1 or step < 1:
+        raise ValueError("n_orders, batch_size and step must be >= 1")
+    u = schemes.n_units
+    if positions is None:
+        positions = np.arange(step, u + 1, step)
+        if positions.size == 0 or positions[-1] != u:
+            positions = np.append(positions, u)
+    positions = np.asarray(positions, dtype=np.int64)
+    if positions.size == 0 or np.any(np.diff(positions) <= 0) or positions[0] < 1 or positions[-1] > u:
+        raise ValueError(f"positions must be increasing prefix lengths in 1..{u}")
+    final = rank(schemes.scores(), ties=ties, tol=tol)
+    sizes = batch_sizes(n_orders, batch_size)
+    children = batch_generators(rng, len(sizes))
+    args = [(schemes, u, positions, final, float(tol), code, size, child) for size, child in zip(sizes, children)]
+    bar = progress_bar(progress, len(sizes), f"rank convergence ({getattr(schemes, 'ranking', 'aggregate')})")
+    orders = np.empty((n_orders, u), dtype=np.int64)
+    l1 = np.empty((len(schemes.names), n_orders, positions.size), dtype=np.float32)
+    start = 0
+    for size, (o, curves) in zip(sizes, run_batches(_convergence_batch, args, n_jobs=n_jobs, prefer="threads",
+                                                     progress=bar)):
+        orders[start:start + size] = o  # filled batch by batch: the peak is the result plus one batch
+        l1[:, start:start + size] = curves
+        start += size
+    cum_images = np.cumsum(schemes.unit_images[orders], axis=1)
+    return Convergence(schemes=schemes, orders=orders, positions=positions, n_images=cum_images[:, positions - 1],
+                       l1=l1, final_ranks=final, ties=ties, tol=tol)

@@ -1,0 +1,187 @@
+"""What every analysis shares to turn draws into intervals and p-values into decisions.
+
+- :func:`tails`: the two quantile levels of a central interval (one place for ``(1 - confidence) / 2``);
+- :func:`draw_indices`, :func:`draw_counts`: resamples of units drawn with replacement, as index rows (the
+  bootstrap engine) or as draw counts per unit (weighted sums: m-out-of-n resamples, Table 4, Table 5);
+- :func:`bootstrap_interval` (percentile and BCa, as ``scipy.stats.bootstrap``), :func:`percentile_interval`,
+  :func:`mean_interval`, :func:`t_interval` (means over simulation replicates) and :func:`quantile_interval`
+  (a quantile of a sample, distribution-free);
+- :func:`holm`: Holm's step-down adjustment (the only one; the test-based ranking's kernel has its twin).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["tails", "draw_indices", "draw_counts", "bootstrap_interval", "percentile_interval", "mean_interval",
+           "t_interval", "quantile_interval", "holm"]
+
+
+def tails(confidence: float) -> tuple[float, float]:
+    """The lower and upper quantile levels of a central ``confidence`` interval.
+
+    Examples
+    --------
+    >>> tails(0.95)
+    (0.025000000000000022, 0.975)
+    """
+    low = (1 - confidence) / 2
+    return low, 1 - low
+
+
+def draw_indices(rng: np.random.Generator, n_units: int, n_resamples: int) -> np.ndarray:
+    """``n_resamples`` rows of ``n_units`` unit indices drawn with replacement (int64, (B, U))."""
+    return rng.integers(0, n_units, (n_resamples, n_units))
+
+
+def draw_counts(rng: np.random.Generator, n_units: int, n_resamples: int, *, m: int | None = None) -> np.ndarray:
+    """How often each unit is drawn in ``n_resamples`` resamples of ``m`` units (default ``n_units``): (B, U).
+
+    The same distribution as :func:`draw_indices` counted per unit (multinomial with equal probabilities),
+    for statistics that are weighted sums over units.
+    """
+    return rng.multinomial(n_units if m is None else m, np.full(n_units, 1 / n_units), size=n_resamples)
+
+
+def bootstrap_interval(estimate, distribution, jackknife=None, *, method: str = "percentile",
+                       confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided percentile or BCa interval along the last axis of ``distribution``.
+
+    Follows ``scipy.stats.bootstrap`` (Efron & Tibshirani 1993, 14.3 and
+    15.4): BCa needs the jackknife (leave-one-unit-out) values along the last
+    axis of ``jackknife``. Quantiles are linear interpolations (numpy's default).
+
+    Parameters
+    ----------
+    estimate : array_like
+        The statistic on the whole sample (shape of ``distribution`` without its last axis).
+    distribution : array_like
+        The statistic on every resample, along the last axis.
+    jackknife : array_like, optional
+        Leave-one-unit-out values along the last axis (BCa only).
+    method : {'percentile', 'bca'}
+    confidence : float
+
+    Returns
+    -------
+    (low, high) : ndarray
+        nan where the distribution holds nan or BCa's corrections are undefined.
+    """
+    from scipy.special import ndtr, ndtri
+
+    distribution = np.asarray(distribution, dtype=np.float64)
+    alpha, _ = tails(confidence)
+    if method == "percentile":
+        a1 = np.full(distribution.shape[:-1], alpha)
+        a2 = np.full(distribution.shape[:-1], 1 - alpha)
+    elif method == "bca":
+        if jackknife is None:
+            raise ValueError("BCa needs the jackknife values")
+        theta = np.asarray(estimate, dtype=np.float64)[..., None]
+        b = distribution.shape[-1]
+        pct = (np.count_nonzero(distribution < theta, axis=-1)
+               + np.count_nonzero(distribution <= theta, axis=-1)) / (2 * b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z0 = ndtri(pct)
+            jk = np.asarray(jackknife, dtype=np.float64)
+            n = float(jk.shape[-1])
+            u = (n - 1) * (jk.mean(axis=-1, keepdims=True) - jk)
+            a_hat = 1 / 6 * (np.sum(u**3, axis=-1) / n**3) / (np.sum(u**2, axis=-1) / n**2) ** (3 / 2)
+            z_a = float(ndtri(alpha))
+            num1 = z0 + z_a
+            a1 = ndtr(z0 + num1 / (1 - a_hat * num1))
+            num2 = z0 - z_a
+            a2 = ndtr(z0 + num2 / (1 - a_hat * num2))
+    else:
+        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
+    low = np.empty(distribution.shape[:-1])
+    high = np.empty(distribution.shape[:-1])
+    for idx in np.ndindex(low.shape):
+        d = distribution[idx]
+        if np.isnan(a1[idx]) or np.isnan(a2[idx]) or np.isnan(d).any():
+            low[idx] = high[idx] = np.nan
+        else:
+            low[idx], high[idx] = np.quantile(d, [a1[idx], a2[idx]])
+    return low, high
+
+
+def percentile_interval(draws, *, confidence: float = 0.95) -> tuple[float, float]:
+    """The central ``confidence`` range of the non-nan ``draws`` (nan, nan when there is none)."""
+    d = np.asarray(draws, dtype=np.float64)
+    d = d[~np.isnan(d)]
+    if not d.size:
+        return np.nan, np.nan
+    lo, hi = tails(confidence)
+    return float(np.quantile(d, lo)), float(np.quantile(d, hi))
+
+
+def mean_interval(values, *, n_resamples: int = 1000, confidence: float = 0.95, rng=None) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (one value per unit, units drawn with replacement).
+
+    Examples
+    --------
+    >>> low, high = mean_interval(np.arange(10.0), rng=0)
+    >>> bool(low < 4.5 < high)
+    True
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return np.nan, np.nan
+    w = draw_counts(np.random.default_rng(rng), values.size, n_resamples)
+    means = w @ values / values.size
+    lo, hi = tails(confidence)
+    return float(np.quantile(means, lo)), float(np.quantile(means, hi))
+
+
+def t_interval(values, *, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The mean of the non-nan ``values`` (e.g. over simulation replicates) with its Student t interval.
+
+    Returns ``(mean, low, high)``; the interval is nan with fewer than two values.
+    """
+    from scipy.stats import t as student
+
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if v.size < 2:
+        return (float(v.mean()) if v.size else np.nan), np.nan, np.nan
+    half = student.ppf(tails(confidence)[1], v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+def quantile_interval(values, q: float, *, confidence: float = 0.95) -> tuple:
+    """Distribution-free interval for the ``q`` quantile from a sample: two order statistics.
+
+    With ``B ~ Binomial(K, q)`` the ranks ``l = B^{-1}((1 - c) / 2)`` and
+    ``u = B^{-1}((1 + c) / 2) + 1`` give ``P(x_(l) <= xi_q <= x_(u)) >= c``
+    (Hahn & Meeker, Statistical Intervals, 1991, 5.2), clipped to the sample.
+
+    Examples
+    --------
+    >>> quantile_interval(np.arange(1, 101), 0.5)
+    (np.int64(40), np.int64(61))
+    """
+    from scipy.stats import binom
+
+    x = np.sort(np.asarray(values))
+    k = x.size
+    lo_level, hi_level = tails(confidence)
+    lo = int(binom.ppf(lo_level, k, q))
+    hi = int(binom.ppf(hi_level, k, q)) + 1
+    return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error over all of ``p``).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out

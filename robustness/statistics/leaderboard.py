@@ -1,0 +1,84 @@
+"""Score tables: every run under every gold strategy, metric and averaging; the official scorer's JSON.
+
+One source for every score a study writes: :func:`scores_frame` (tidy),
+:func:`leaderboard` (wide) and :func:`official_results` all reduce the counts
+with :mod:`robustness.overlap.metrics`, whose reductions equal the official scorer's
+to the last digit.
+"""
+
+from __future__ import annotations
+
+from robustness.overlap.gold import annotator_strategies
+from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, micro
+from robustness.statistics.ranks import rank
+
+__all__ = ["scores_frame", "leaderboard", "official_results"]
+
+
+def scores_frame(overlap, *, empty="one", annotators=None, ranks: bool = False):
+    """Every run's score under every strategy, metric and averaging, as a tidy table.
+
+    Columns: ``strategy, metric, average, system, score`` (and ``rank``, 1 =
+    best, with ``ranks=True``; ties as :func:`robustness.statistics.ranks.rank`).
+    Strategies are the gold strategies of ``overlap`` (micro and macro) plus
+    the macro-only strategies over annotators (default: ``mean`` and ``max``).
+    """
+    import pandas as pd
+
+    over = annotator_strategies(annotators)
+    rows = []
+    for metric in METRICS:
+        for s, name in enumerate(overlap.strategies):
+            c = overlap.counts[s]
+            for average, vals in (("micro", micro(c, metric, empty=empty)),
+                                  ("macro", macro(c, metric, empty=empty))):
+                rows.append((name, metric, average, vals))
+        for a in over:
+            vals = macro_over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric,
+                                         how=a.how, empty=empty)
+            rows.append((a.name, metric, "macro", vals))
+    frames = [
+        pd.DataFrame({"strategy": st, "metric": me, "average": av, "system": list(overlap.runs), "score": v}
+                     | ({"rank": rank(v)} if ranks else {}))
+        for st, me, av, v in rows
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def leaderboard(overlap, *, empty="one", official: str = "majority", annotators=None):
+    """Wide leaderboard: one row per run, a column per ``strategy_metric_average``.
+
+    Sorted by the official ranking column (``{official}_jaccard_micro``, best first).
+    """
+    df = scores_frame(overlap, empty=empty, annotators=annotators)
+    df["column"] = df["strategy"] + "_" + df["metric"] + "_" + df["average"]
+    wide = df.pivot(index="system", columns="column", values="score")
+    order = list(dict.fromkeys(df["column"]))
+    wide = wide[order]
+    key = f"{official}_jaccard_micro"
+    if key in wide:
+        wide = wide.sort_values(key, ascending=False, kind="stable")
+    wide.columns.name = None
+    return wide
+
+
+def official_results(overlap, run: str, *, empty="official") -> dict:
+    """The official scorer's JSON for one run: same keys, same order, same numbers.
+
+    ``jaccard``/``dice`` are micro scores against the majority vote;
+    ``*_meanofmax``/``*_meanofmean`` are macro over annotators.
+    """
+    if "majority" not in overlap.strategies:
+        raise ValueError("official results need the 'majority' strategy")
+    r = overlap.runs.index(run)
+    ac = overlap.annotator_counts[:, r]
+    valid = overlap.annotator_valid
+    out = {}
+    for metric in ("jaccard", "dice"):
+        for how in ("max", "mean"):
+            out[f"{metric}_meanof{how}"] = float(macro_over_annotators(ac, valid, metric, how=how, empty=empty))
+    maj = overlap.strategy_counts("majority")[r]
+    out["jaccard"] = float(micro(maj, "jaccard", empty=empty))
+    out["dice"] = float(micro(maj, "dice", empty=empty))
+    out["number_segmentation_instances"] = int(overlap.n_images)
+    return out

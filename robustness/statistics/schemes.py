@@ -1,0 +1,381 @@
+"""Per-unit statistics: every leaderboard score as a ratio of sums over test units.
+
+Every leaderboard number is a ratio of sums over test units (images or
+encounters): micro scores sum TP, FP and FN and apply the metric's weights
+(:data:`robustness.overlap.metrics.METRICS`); macro scores sum per-image scores and
+divide by the number of images. :class:`Schemes` holds those per-unit additive
+statistics for every scoring scheme (gold strategy x metric x averaging), so
+that a prefix of a random order is a running sum (:mod:`robustness.statistics.convergence`)
+and a bootstrap resample is a sum over drawn units (:mod:`robustness.statistics.bootstrap`).
+:func:`rank_then_aggregate` turns the per-case scores of macro schemes into
+per-case ranks, which add up the same way (:mod:`robustness.statistics.ranking_methods`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from robustness import _kernels
+from robustness.errors import InputError
+from robustness.overlap.gold import annotator_strategies
+from robustness.overlap.metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
+
+__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames",
+           "rank_then_aggregate", "MEAN_WEIGHTS"]
+
+#: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
+MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+
+
+@dataclass(frozen=True, eq=False)
+class Schemes:
+    """Per-unit additive statistics of every run under every scoring scheme.
+
+    Attributes
+    ----------
+    names : list of (strategy, metric, average)
+    runs : tuple of str
+    units : tuple of str
+        Resampling units (image or encounter ids).
+    unit : str
+        What a unit is (``image``, ``encounter``, ``case``...), for reports.
+    unit_images : int array (U,)
+        Number of images in each unit.
+    x : float64 (U, M)
+        Additive statistics, one column each (shared between schemes).
+    cols : int (S, R, 3)
+        For scheme ``s`` and run ``r`` the columns of ``x`` holding (tp, fp,
+        fn) for micro schemes, or (sum of per-image scores, number of scored
+        images, number of scored images) for macro schemes.
+    numerator, denominator : float64 (S, 3)
+        Weights over those three columns: the metric's for micro schemes,
+        :data:`MEAN_WEIGHTS` for macro ones.
+    empty_values : float64 (S,)
+        The score where the denominator is 0: the empty policy's value for
+        micro schemes, nan for a macro mean over no image.
+    empty : EmptyPolicy
+        The both-empty policy the statistics were built with.
+    per_case : float64 (S, R, N) or None
+        Per-image scores of macro schemes (nan rows for micro schemes), for
+        paired tests.
+    codes : int array (N,) or None
+        The unit of every case (image) of ``per_case``.
+    ranking : str
+        The ranking method these statistics serve (:mod:`robustness.statistics.ranking_methods`):
+        ``aggregate``, or ``rank-then-aggregate`` for per-case ranks.
+    """
+
+    names: list
+    runs: tuple
+    units: tuple
+    unit_images: np.ndarray
+    x: np.ndarray
+    cols: np.ndarray
+    numerator: np.ndarray
+    denominator: np.ndarray
+    empty_values: np.ndarray
+    empty: EmptyPolicy = empty_policy("one")
+    per_case: np.ndarray | None = None
+    unit: str = "image"
+    codes: np.ndarray | None = None
+    ranking: str = "aggregate"
+
+    @property
+    def n_units(self) -> int:
+        return len(self.units)
+
+    @property
+    def weights(self) -> tuple:
+        """``(cols, numerator, denominator, empty_values)``: what the kernels need to score."""
+        return self.cols, self.numerator, self.denominator, self.empty_values
+
+    def scores(self, sums=None) -> np.ndarray:
+        """Scores (S, R) from summed statistics (default: the whole test set)."""
+        if sums is None:
+            sums = self.x.sum(axis=0)
+        return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), *self.weights)
+
+    def index(self, strategy, metric, average) -> int:
+        return self.names.index((strategy, metric, average))
+
+    def is_macro(self, s: int) -> bool:
+        """Scheme ``s`` averages per-image scores (it has per-case values for paired tests)."""
+        return self.names[s][2] == "macro"
+
+    def labels_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.names, columns=["strategy", "metric", "average"])
+
+    def select(self, indices) -> "Schemes":
+        """The schemes ``indices`` only (the statistics ``x`` are shared)."""
+        idx = list(indices)
+        return replace(self, names=[self.names[k] for k in idx], cols=self.cols[idx], numerator=self.numerator[idx],
+                       denominator=self.denominator[idx], empty_values=self.empty_values[idx],
+                       per_case=None if self.per_case is None else self.per_case[idx])
+
+    # -- what the resampling engines call (robustness.statistics.test_based.PairedTests answers the same calls) --
+
+    def l1_curves(self, orders, positions, final_ranks, tol, ties):
+        """L1 rank change to ``final_ranks`` after every prefix of every order (one running sum per order)."""
+        return _kernels.l1_curves(self.x, *self.weights, orders, positions, final_ranks, tol, ties)
+
+    def resample_scores(self, idx) -> np.ndarray:
+        """Scores (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
+        sums = _kernels.resample_sums(self.x, idx)
+        out = np.empty((len(self.names), idx.shape[0], len(self.runs)))
+        for b in range(idx.shape[0]):
+            out[:, b] = _kernels.scores_from_sums(sums[b], *self.weights)
+        return out
+
+    def unit_scores(self) -> np.ndarray:
+        """Every run's score on every unit alone (S, R, U): micro re-sums the unit's counts, macro is the unit's mean
+        per-image score (the unit-level scores of the paired tests)."""
+        out = np.empty((len(self.names), len(self.runs), self.n_units))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for u in range(self.n_units):
+                out[:, :, u] = self.scores(self.x[u])
+        return out
+
+    def jackknife(self) -> np.ndarray:
+        """Leave-one-unit-out scores (S, R, U)."""
+        total = self.x.sum(axis=0)
+        return np.stack([self.scores(total - self.x[j]) for j in range(self.n_units)], axis=-1)
+
+
+class _Builder:
+    """Collects unit columns and scheme rows (shared count columns are stored once)."""
+
+    def __init__(self, codes, n_units):
+        self.codes, self.n_units = codes, n_units
+        self.columns, self.names, self.cols, self.num, self.den, self.empty, self.per_case = [], [], [], [], [], [], []
+        self._shared = {}
+
+    def group(self, values):
+        """Sum the rows of ``values`` (N, ...) into the units."""
+        out = np.zeros((self.n_units,) + values.shape[1:], dtype=np.float64)
+        np.add.at(out, self.codes, values)
+        return out
+
+    def add(self, col, *, shared=False):
+        if shared:
+            key = col.tobytes()
+            if key not in self._shared:
+                self._shared[key] = self.add(col)
+            return self._shared[key]
+        self.columns.append(col)
+        return len(self.columns) - 1
+
+    def scheme(self, name, cols, weights, empty_value, per_case):
+        self.names.append(name)
+        self.cols.append(cols)
+        self.num.append(weights[0])
+        self.den.append(weights[1])
+        self.empty.append(empty_value)
+        self.per_case.append(per_case)
+
+    def macro(self, name, values, policy):
+        """A macro scheme from per-case scores ``values`` (R, N); nan = left out (unless nan propagates)."""
+        ok = ~np.isnan(values)
+        if policy.propagates:
+            sums, counts = values, np.ones_like(values)  # nan propagates
+        else:
+            sums, counts = np.where(ok, values, 0.0), ok.astype(np.float64)
+        gs = self.group(sums.T)  # (U, R)
+        gc = self.group(counts.T)
+        rows = []
+        for r in range(values.shape[0]):
+            c = self.add(gc[:, r], shared=True)
+            rows.append([self.add(gs[:, r]), c, c])
+        self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values)
+
+    def build(self, runs, units, empty, unit, ranking="aggregate"):
+        return Schemes(
+            names=self.names, runs=tuple(runs), units=tuple(units),
+            unit_images=np.bincount(self.codes, minlength=self.n_units),
+            x=np.ascontiguousarray(np.stack(self.columns, axis=1)),
+            cols=np.array(self.cols, dtype=np.int64), numerator=np.array(self.num, dtype=np.float64),
+            denominator=np.array(self.den, dtype=np.float64), empty_values=np.array(self.empty, dtype=np.float64),
+            empty=empty, per_case=np.stack(self.per_case), unit=unit, codes=self.codes, ranking=ranking,
+        )
+
+
+def _unit_codes(ids, unit_of=None):
+    """Integer unit of every case (first-seen order) and the unit names."""
+    keys = ids if unit_of is None else unit_of
+    first: dict = {}
+    codes = np.array([first.setdefault(u, len(first)) for u in keys], dtype=np.intp)
+    return codes, tuple(str(u) for u in first)
+
+
+def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies=None, metrics=None,
+                        averages=("micro", "macro"), annotators=None) -> Schemes:
+    """Build :class:`Schemes` from :class:`~robustness.overlap.OverlapCounts`.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    unit : {'image', 'encounter'}
+        The resampling unit; with 'encounter' an encounter's images stay together.
+    empty : str or EmptyPolicy
+        Both-empty policy (see :mod:`robustness.overlap.metrics`). Under 'ignore' such
+        images are left out of macro sums and counts.
+    strategies : list of str, optional
+        Gold strategies with counts (default: all of ``overlap``).
+    metrics : list of str, optional
+        Metrics of the metric table (default: all of it).
+    annotators : list of str, optional
+        Macro-only strategies over annotators to add (default: the registry's
+        default ones, ``mean`` and ``max``).
+    """
+    if unit not in ("image", "encounter"):
+        raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
+    policy = empty_policy(empty)
+    metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
+    strategies = list(strategies or overlap.strategies)
+    annotators = annotator_strategies(annotators)
+    if unit == "image":
+        codes, units = _unit_codes(overlap.images)
+    else:
+        codes, units = _unit_codes(overlap.images, overlap.encounters)
+    b = _Builder(codes, len(units))
+    n_sys = len(overlap.runs)
+
+    micro_cols = {}
+    if "micro" in averages:
+        for strat in strategies:
+            c = overlap.strategy_counts(strat).astype(np.float64)  # (R, N, 3)
+            g = b.group(np.moveaxis(c, 1, 0))  # (U, R, 3)
+            micro_cols[strat] = [[b.add(g[:, r, k]) for k in range(3)] for r in range(n_sys)]
+    for metric in metrics:
+        for strat in strategies:
+            if "micro" in averages:
+                b.scheme((strat, metric.name, "micro"), micro_cols[strat], metric.weights(), policy.value,
+                         np.full((n_sys, overlap.n_images), np.nan))
+            if "macro" in averages:
+                v = per_image(overlap.strategy_counts(strat), metric, empty=policy)
+                b.macro((strat, metric.name, "macro"), v, policy)
+        if "macro" in averages:
+            for a in annotators:
+                v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
+                                    empty=policy)
+                b.macro((a.name, metric.name, "macro"), v, policy)
+    return b.build(overlap.runs, units, policy, unit)
+
+
+def per_case_frames(schemes: Schemes, overlap):
+    """The per-image scores of every macro scheme as challengeR-style long frames, one scheme at a time.
+
+    Columns: ``case, algorithm, value, strategy, metric, encounter``.
+    """
+    import pandas as pd
+
+    n_img = overlap.n_images
+    cases = np.tile(np.asarray(overlap.images, dtype=object), len(schemes.runs))
+    algorithms = np.repeat(np.asarray(schemes.runs, dtype=object), n_img)
+    encounters = np.tile(np.asarray(overlap.encounters, dtype=object), len(schemes.runs))
+    for k, (strat, metric, average) in enumerate(schemes.names):
+        if average == "macro":
+            yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": schemes.per_case[k].reshape(-1),
+                                "strategy": strat, "metric": metric, "encounter": encounters})
+
+
+def per_case_table(overlap, *, empty="one", metrics=None):
+    """Per-image scores as a challengeR-style long table (:func:`per_case_frames` of every macro scheme).
+
+    Columns: ``case, algorithm, value, strategy, metric, encounter``; one row
+    per image, run, strategy (plus ``mean``/``max`` over annotators) and metric.
+    """
+    import pandas as pd
+
+    s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
+    return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
+
+
+def schemes_from_table(table, *, case_column: str = "case", run_column: str = "algorithm",
+                       value_column: str = "value", by=("strategy", "metric"), unit_column: str | None = None,
+                       unit_name: str | None = None) -> Schemes:
+    """Build macro :class:`Schemes` from a long per-case table (e.g. challengeR's input).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per case and run (and ``by`` columns) with a score (higher is better), in challengeR's long
+        format. Every run must have a value for every case.
+    case_column, run_column, value_column : str
+        The columns holding the case, the run (challengeR's ``algorithm``) and the score.
+    by : tuple of str
+        Columns that name a scheme (missing columns are ignored).
+    unit_column : str, optional
+        A column grouping cases into resampling units (e.g. ``encounter``);
+        default: every case is a unit.
+    unit_name : str, optional
+        What a unit is, for reports (default: ``unit_column``, or ``case``).
+    """
+    case, run, value = case_column, run_column, value_column
+    for c in (case, run, value):
+        if c not in table:
+            raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
+    by = [b for b in by if b in table]
+    groups = table.groupby(by, sort=False) if by else [((), table)]
+    runs = tuple(sorted(table[run].unique()))
+    cases = tuple(sorted(table[case].unique()))
+    unit_of = None if unit_column is None else \
+        table.drop_duplicates(case).set_index(case)[unit_column].reindex(cases)
+    codes, units = _unit_codes(cases, unit_of)
+    b = _Builder(codes, len(units))
+    policy = empty_policy("one")
+    for key, df in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        wide = df.pivot_table(index=run, columns=case, values=value, aggfunc="first")
+        wide = wide.reindex(index=runs, columns=cases)
+        if wide.isna().any().any():
+            r, c = np.argwhere(wide.isna().to_numpy())[0]
+            raise InputError(f"per-case table: no value for algorithm {runs[r]!r}, case {cases[c]!r} "
+                             f"(scheme {key})")
+        label = dict(zip(by, key))
+        name = (str(label.get("strategy", "table")), str(label.get("metric", value)), "macro")
+        b.macro(name, wide.to_numpy(dtype=np.float64), policy)
+    return b.build(runs, units, policy, unit_name or unit_column or "case")
+
+
+def rank_then_aggregate(schemes: Schemes) -> Schemes:
+    """The macro schemes of ``schemes`` with per-case ranks in place of per-case scores.
+
+    On every case (image, or the case of a per-case table) the runs are ranked
+    by their score (1 = best; scores within 1e-12 tie and get the average rank,
+    :func:`robustness.statistics.ranks.rank`); a run without a score on a case (nan) is
+    left out of that case's ranking and its rank there is nan, which the
+    empty-pair policy then treats as it treats a nan score (left out of the
+    mean, or propagated under ``official``). Each per-case value is **minus**
+    the rank, so that the scheme's mean is minus the mean rank and every engine
+    ranks it "higher is better": ranking these schemes is ranking the runs by
+    mean rank, lower first. Ranks add up, so prefixes and resamples stay
+    running sums. Micro schemes have no per-case scores and are dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"case": ["c1", "c1", "c2", "c2"], "algorithm": ["a", "b", "a", "b"],
+    ...                   "value": [0.9, 0.1, 0.4, 0.5]})
+    >>> (-rank_then_aggregate(schemes_from_table(t)).scores()).tolist()  # mean ranks of a and b
+    [[1.5, 1.5]]
+    """
+    from robustness.statistics.ranks import rank
+
+    macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
+    if not macro:
+        raise ValueError("rank-then-aggregate ranks per-case scores: it exists for macro schemes only")
+    codes = schemes.codes
+    if codes is None:
+        codes = np.arange(schemes.n_units) if schemes.per_case.shape[2] == schemes.n_units else None
+    if codes is None:
+        raise ValueError("these schemes do not say which unit each case belongs to (Schemes.codes)")
+    b = _Builder(codes, schemes.n_units)
+    for s in macro:
+        v = schemes.per_case[s]  # (R, N)
+        ranks = rank(v.T).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
+        b.macro(schemes.names[s], np.where(np.isnan(v), np.nan, -ranks), schemes.empty)
+    return b.build(schemes.runs, schemes.units, schemes.empty, schemes.unit, ranking="rank-then-aggregate")

@@ -1,0 +1,199 @@
+"""Test-based ranking: every run scored by the number of runs it beats significantly in paired tests.
+
+For every macro scheme and every ordered pair of runs ``(i, j)``: a one-sided
+Wilcoxon signed-rank test of "i scores higher than j" on the per-unit scores
+(:meth:`robustness.statistics.schemes.Schemes.unit_scores`: the mean per-image score of each
+resampling unit, so encounter-level scores when the unit is the encounter,
+the cluster-aware choice of the package's significance analysis); the
+``R (R - 1)`` p-values of a scheme adjusted together by Holm's step-down
+method (``adjustment="none"`` leaves them as they are, challengeR's default);
+run ``i`` beats ``j`` when its adjusted p-value is below ``alpha`` (5%). A
+run's statistic is the number of runs it beats; runs are ranked by it (ties:
+average rank). Units where either run has no score (nan) are left out of that
+pair's test; differences within 1e-12 count as zero (the package's tie rule)
+and zero differences are dropped (Wilcoxon's method). The test is scipy's
+``wilcoxon(method="asymptotic")``: normal approximation with tie correction,
+no continuity correction (accurate for tens of units and more; approximate
+below about 20).
+
+:class:`PairedTests` sorts each pair's units by ``|d|`` once; a set of units
+(a prefix of a random order, a bootstrap resample, the whole test set) is then
+a weight per unit and every test one pass over the sorted units
+(:mod:`robustness._kernels.signed_rank`). It answers the same calls as
+:class:`~robustness.statistics.schemes.Schemes` (``scores``, ``l1_curves``,
+``resample_scores``, ``jackknife``), so :func:`~robustness.statistics.convergence.rank_convergence`
+and :func:`~robustness.statistics.bootstrap.bootstrap` run it unchanged. Unlike per-case
+ranks, tests do not add up: each recorded prefix reruns every test, which is
+why the studies record every ``--test-step``-th prefix only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robustness import _kernels
+from robustness.statistics.inference import holm
+from robustness.statistics.ranks import TIE_TOL
+from robustness.statistics.schemes import Schemes
+
+__all__ = ["PairedTests", "ADJUSTMENTS"]
+
+ADJUSTMENTS = ("holm", "none")
+
+
+@dataclass(frozen=True, eq=False)
+class PairedTests:
+    """Paired one-sided Wilcoxon tests between every pair of runs of every macro scheme, ready to rerun on any set
+    of units.
+
+    Attributes
+    ----------
+    schemes : Schemes
+        The macro schemes tested (names, runs, units).
+    order : int32 (S, P, U)
+        For scheme ``s`` and pair ``p``, the units with a nonzero difference,
+        sorted by ``|d|`` (the first ``length[s, p]`` entries).
+    positive : float64 (S, P, U)
+        1.0 where ``d > 0``, else 0.0 (a number, so that the kernel multiplies instead of branching).
+    new_group : bool (S, P, U)
+        ``|d|`` differs from the previous entry's.
+    length : int64 (S, P)
+    pair_i, pair_j : int64 (P,)
+        The pairs ``i < j``.
+    alpha : float
+    adjustment : {'holm', 'none'}
+    """
+
+    schemes: Schemes
+    order: np.ndarray
+    positive: np.ndarray
+    new_group: np.ndarray
+    length: np.ndarray
+    pair_i: np.ndarray
+    pair_j: np.ndarray
+    alpha: float = 0.05
+    adjustment: str = "holm"
+    ranking = "test-based"
+
+    @classmethod
+    def from_schemes(cls, schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm") -> "PairedTests":
+        """Tests between the runs of the macro schemes of ``schemes``, on its unit.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from robustness.statistics.schemes import schemes_from_table
+        >>> v = {"a": [0.9, 0.8, 0.7, 0.9, 0.6, 0.8, 0.9, 0.7, 0.8, 0.9], "b": [0.5] * 10}
+        >>> t = pd.DataFrame([{"case": k, "algorithm": a, "value": x} for a in v for k, x in enumerate(v[a])])
+        >>> PairedTests.from_schemes(schemes_from_table(t)).scores().tolist()  # a beats b on 10 cases of 10
+        [[1.0, 0.0]]
+        """
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+        if adjustment not in ADJUSTMENTS:
+            raise ValueError(f"adjustment must be one of {ADJUSTMENTS}, got {adjustment!r}")
+        macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
+        if not macro:
+            raise ValueError("test-based ranking tests per-case scores: it exists for macro schemes only")
+        schemes = schemes.select(macro)
+        per_unit = schemes.unit_scores()  # (S, R, U)
+        n_s, n_r, n_u = per_unit.shape
+        pair_i, pair_j = np.triu_indices(n_r, k=1)
+        d = per_unit[:, pair_i] - per_unit[:, pair_j]  # (S, P, U)
+        d = np.where(np.abs(d) <= TIE_TOL, 0.0, d)
+        valid = ~np.isnan(d) & (d != 0)
+        key = np.where(valid, np.abs(d), np.inf)
+        order = np.argsort(key, axis=-1, kind="stable")
+        sorted_key = np.take_along_axis(key, order, axis=-1)
+        new_group = np.ones_like(valid)
+        new_group[..., 1:] = sorted_key[..., 1:] != sorted_key[..., :-1]
+        return cls(schemes=schemes, order=order.astype(np.int32),
+                   positive=np.take_along_axis(d > 0, order, axis=-1).astype(np.float64), new_group=new_group,
+                   length=valid.sum(axis=-1).astype(np.int64), pair_i=pair_i.astype(np.int64),
+                   pair_j=pair_j.astype(np.int64), alpha=float(alpha), adjustment=adjustment)
+
+    # -- what studies and reports read, as on Schemes --
+
+    @property
+    def names(self) -> list:
+        return self.schemes.names
+
+    @property
+    def runs(self) -> tuple:
+        return self.schemes.runs
+
+    @property
+    def units(self) -> tuple:
+        return self.schemes.units
+
+    @property
+    def unit(self) -> str:
+        return self.schemes.unit
+
+    @property
+    def unit_images(self) -> np.ndarray:
+        return self.schemes.unit_images
+
+    @property
+    def n_units(self) -> int:
+        return self.schemes.n_units
+
+    def index(self, strategy, metric, average) -> int:
+        return self.schemes.index(strategy, metric, average)
+
+    # -- what the resampling engines call --
+
+    def _args(self):
+        return (self.order, self.positive, self.new_group, self.length, self.pair_i, self.pair_j,
+                len(self.runs), self.alpha, self.adjustment == "holm")
+
+    def scores(self, weights=None) -> np.ndarray:
+        """Runs beaten significantly (S, R), on the whole test set or on the units weighted by ``weights`` (U,)."""
+        w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        return _kernels.runs_beaten(w, *self._args())
+
+    def z(self, weights=None) -> np.ndarray:
+        """The signed-rank z of every scheme and pair (S, P); positive: ``pair_i`` scores higher."""
+        w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        return _kernels.signed_rank_z(w, self.order, self.positive, self.new_group, self.length)
+
+    def l1_curves(self, orders, positions, final_ranks, tol, ties):
+        """L1 rank change to ``final_ranks`` after the recorded prefixes (every test rerun per prefix)."""
+        return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol, ties)
+
+    def resample_scores(self, idx) -> np.ndarray:
+        """Runs beaten (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
+        return _kernels.beaten_resamples(*self._args(), np.ascontiguousarray(idx, dtype=np.int64))
+
+    def jackknife(self) -> np.ndarray:
+        """Leave-one-unit-out runs beaten (S, R, U)."""
+        out = np.empty((len(self.names), len(self.runs), self.n_units))
+        w = np.ones(self.n_units)
+        for j in range(self.n_units):
+            w[j] = 0.0
+            out[:, :, j] = _kernels.runs_beaten(w, *self._args())
+            w[j] = 1.0
+        return out
+
+    def tests_frame(self):
+        """Every ordered pair's test on the whole test set: ``strategy, metric, average, system, other, z, p,
+        beats`` (``p``: one-sided, unadjusted; ``beats``: significant after the adjustment)."""
+        import pandas as pd
+        from scipy.special import ndtr
+
+        z = self.z()
+        runs = np.asarray(self.runs, dtype=object)
+        frames = []
+        for s, (strat, metric, average) in enumerate(self.names):
+            zz = np.concatenate([z[s], -z[s]])
+            winner = np.concatenate([self.pair_i, self.pair_j])
+            loser = np.concatenate([self.pair_j, self.pair_i])
+            p = ndtr(-zz)
+            adjusted = holm(p) if self.adjustment == "holm" else p
+            frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
+                                        "system": runs[winner], "other": runs[loser], "z": zz, "p": p,
+                                        "p_adjusted": adjusted, "beats": adjusted < self.alpha,
+                                        "unit": self.unit, "adjustment": self.adjustment}))
+        return pd.concat(frames, ignore_index=True)
