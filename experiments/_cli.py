@@ -275,14 +275,21 @@ def input_warnings(args, challenge, counts) -> list[str]:
     decoder's notes were printed when they happened).
     """
     from robustness.errors import summarise_notes
-    from robustness.overlap.checks import duplicate_raters, foreground_coverage
+    from robustness.overlap.checks import input_checks
 
-    found = duplicate_raters(counts)
-    if args.layout == "raters" and args.data is not None:
-        fg, bg = values(args)
-        found += foreground_coverage(counts, foreground=fg, background=bg, threshold=args.threshold)
+    found = input_checks(challenge, counts)
     say(found)
     return list(challenge.notes) + summarise_notes(counts.notes) + found
+
+
+def source(args) -> str:
+    """The input in prose, for reports."""
+    return args.data or "the embedded synthetic challenge"
+
+
+def data_description(args) -> str:
+    """The input in meta.json: the folder, or the synthetic challenge's seed and size."""
+    return args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})"
 
 
 def run(main, argv=None) -> int:

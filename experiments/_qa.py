@@ -29,15 +29,12 @@ def load(args, *, rng=0):
     """(gold, runs, description). Synthetic when no --gold is given. Prints what the loaders noted."""
     from experiments._cli import check_study, say
 
+    from robustness.studies.qa import notes
+
     gold, runs, source = _load(args, rng=rng)
     check_study(args, n_units=len(gold.encounters), unit="encounters", n_runs=len(runs))
     say(notes(gold, runs))
     return gold, runs, source
-
-
-def notes(gold, runs) -> list[str]:
-    """What reading the answer files noted (cut encounter ids, ignored encounters, filled slots)."""
-    return [n for a in [gold, *runs] for n in a.notes]
 
 
 def _load(args, *, rng=0):
@@ -73,46 +70,3 @@ def _load(args, *, rng=0):
     if len(set(names)) != len(names):
         raise InputError(f"duplicate run names: {sorted({n for n in names if names.count(n) > 1})}")
     return gold, runs, str(gold_path)
-
-
-def fingerprint(gold, runs) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    for a in [gold, *runs]:
-        h.update(a.name.encode())
-        h.update("|".join(a.encounters).encode())
-        h.update(a.values.tobytes())
-    return h.hexdigest()
-
-
-def leaderboard(gold, runs):
-    """Official results of every run: a frame (one row per run, best accuracy_all first) and the dicts."""
-    import pandas as pd
-
-    from robustness.qa import official_results
-
-    res = {r.name: official_results(gold, r) for r in runs}
-    board = pd.DataFrame(res).T.drop(columns="number_cvqa_instances")
-    board.index.name = "run"
-    return board.sort_values("accuracy_all", ascending=False, kind="stable"), res
-
-
-def answer_counts(gold, runs, *, n_resamples: int = 1000, rng=0):
-    """Table 5, with and without 'Not mentioned': each mean with its percentile bootstrap interval over encounters."""
-    import numpy as np
-    import pandas as pd
-
-    from robustness.qa import answer_count_difference
-    from robustness.statistics.inference import mean_interval
-
-    rows = []
-    for r in runs:
-        for include in (False, True):
-            d = answer_count_difference(gold, r, include_not_mentioned=include, per_encounter=True)
-            row = {"run": r.name, "include_not_mentioned": include}
-            for parent, values in d.items():
-                low, high = mean_interval(values, n_resamples=n_resamples, rng=np.random.default_rng([rng, 7]))
-                row |= {parent: float(values.mean()), f"{parent}_low": low, f"{parent}_high": high}
-            rows.append(row)
-    return pd.DataFrame(rows)

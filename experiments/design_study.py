@@ -99,15 +99,28 @@ def _like_is_the_data(args) -> None:
         args.data = args.like
 
 
-def base_challenge(args, say):
-    """The base generator parameters, and the fit table when --like is given."""
+def options_from(args):
+    """The study's options from the parsed command line."""
+    from robustness.studies.design import DesignStudyOptions
+
+    def listed(values):
+        return None if values is None else tuple(values)
+
+    return DesignStudyOptions(
+        encounters=listed(args.encounters), annotators=listed(args.annotators), agreement=listed(args.agreement),
+        spread=listed(args.spread), runs=listed(args.runs), correlation=listed(args.correlation),
+        replicates=args.replicates, populations=args.populations, pool=args.pool, orders=args.orders,
+        bootstrap=args.bootstrap, image_mp=args.image_mp, target_l1=args.target_l1, target_top1=args.target_top1,
+        quick=args.quick, seed=args.seed)
+
+
+def base_challenge(args, options, say):
+    """The base generator parameters, and the fit table when --like (or --data) is given."""
     from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.studies.design import base_from_challenge
 
     if args.like is None and args.data is None:
         return SyntheticConfig(), None
-    from robustness.overlap import compute_overlap
-    from robustness.simulation.calibrate import challenge_stats, fit
-
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
 
@@ -116,148 +129,36 @@ def base_challenge(args, say):
         args.data = args.like or args.data
         challenge = _cli.load(args)
     say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")
-    target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
-    config, comparison = fit(target, seed=args.seed, megapixels=image_megapixels(args, target["coverage_median"]))
-    return config, comparison
-
-
-def image_megapixels(args, median_coverage: float) -> float:
-    """The simulated images' size: --image-mp, else enough for median lesions of 150 pixels (75 with --quick)."""
-    import numpy as np
-
-    return args.image_mp or float(np.clip((75 if args.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
-
-
-def grid(args, base):
-    """The grid's lists, from the options or around ``base``."""
-    import numpy as np
-
-    n = base.n_encounters
-    k = base.min_annotators
-    a = base.agreement
-    quick = args.quick
-    sizes = args.encounters or sorted({max(5, int(round(n * f))) for f in (0.25, 0.5, 1, 2)})
-    annotators = args.annotators or [k, min(k + 1, 16)]
-    agreement = args.agreement or sorted({float(np.clip(round(a - 0.2, 3), 0, 1)), round(a, 3), 1.0})
-    spread = args.spread or [round(base.skill_range[1] - base.skill_range[0], 4)]
-    runs = args.runs or [base.n_runs]
-    correlation = args.correlation or [round(base.encounter_correlation, 4)]
-    replicates = args.replicates or (4 if quick else 20)
-    populations = min(replicates, args.populations or (2 if quick else 4))
-    return dict(sizes=sizes, annotators=annotators, agreement=agreement, spread=spread, runs=runs,
-                correlation=correlation, replicates=replicates, populations=populations)
+    return base_from_challenge(challenge, options)
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
-    import hashlib
-    import json
     from dataclasses import asdict
 
-    import numpy as np
-    import pandas as pd
+    from robustness.reporting.results import ResultsDir
+    from robustness.studies import design
 
-    from experiments import _design_report
-    from robustness.parallel import parallel_backend, progress_bar, run_batches
-    from robustness.reporting.results import ResultsDir, atomic_write, versions
-    from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
-
-    say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
-    base, fit_table = base_challenge(args, say)
-    g = grid(args, base)
-    megapixels = image_megapixels(args, float(np.sqrt(base.coverage_range[0] * base.coverage_range[1])))
-    options = DesignOptions(pool_encounters=args.pool or (300 if args.quick else 1000),
-                            n_orders=args.orders or (40 if args.quick else 100),
-                            n_resamples=args.bootstrap or (150 if args.quick else 300), megapixels=megapixels)
-    settings = [Setting(annotators=k, agreement=float(g["agreement"][0]), spread=s, runs=r, correlation=c)
-                for k in g["annotators"] for s in g["spread"] for r in g["runs"] for c in g["correlation"]]
-    payload = json.dumps({"base": asdict(base), "grid": g, "options": options.fingerprint(), "seed": args.seed},
-                         sort_keys=True, default=str)
-    fingerprint = hashlib.sha256(payload.encode()).hexdigest()
-    out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
-    parts = out.path / "cache" / "design" / fingerprint[:16]
-    parts.mkdir(parents=True, exist_ok=True)
-    say(f"{len(settings)} setting(s) x {len(g['agreement'])} agreement level(s) x {len(g['sizes'])} size(s) x "
-        f"{g['replicates']} replicates -> {out.path}")
-
-    # the populations' pools (shared by every setting with the same runs), then the replicates
-    pool_keys = sorted({(s.spread, s.runs, s.correlation) for s in settings})
-    jobs = [(key, p) for key in pool_keys for p in range(g["populations"])]
-    pools = {}
-    todo = []
-    for key, p in jobs:
-        path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
-        if path.exists():
-            data = json.loads(path.read_text())
-            pools[(key, p)] = {tuple(k.split("|")): np.array(v) for k, v in data.items()}
-        else:
-            todo.append((key, p, path))
-    with parallel_backend(args.scheduler, n_workers=max(args.n_jobs, 1)):
-        n_jobs = max(args.n_jobs, 2) if args.scheduler else args.n_jobs
-        batches = [(base, Setting(settings[0].annotators, settings[0].agreement, key[0], key[1], key[2]), g["sizes"],
-                    p, args.seed, options) for key, p, _ in todo]
-        bar = progress_bar(_study.progress(args), len(batches), "population pools", unit="pool")
-        for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
-            pools[(key, p)] = scores
-            atomic_write(path, lambda f, s=scores: f.write(json.dumps(
-                {"|".join(k): v.tolist() for k, v in s.items()}).encode()))
-        replicate_jobs = [(s, r) for s in settings for r in range(g["replicates"])]
-        done = {(s.key, r): parts / f"{s.key}-r{r}.parquet" for s, r in replicate_jobs}
-        todo = [(s, r) for s, r in replicate_jobs if not (done[(s.key, r)].exists()
-                                                          and done[(s.key, r)].with_suffix(".coverage.parquet").exists())]
-        if len(todo) < len(replicate_jobs):
-            say(f"resuming: {len(replicate_jobs) - len(todo)} of {len(replicate_jobs)} replicates already done")
-        batches = [(base, s, g["agreement"], g["sizes"], r, r % g["populations"],
-                    pools[((s.spread, s.runs, s.correlation), r % g["populations"])], args.seed, options)
-                   for s, r in todo]
-        bar = progress_bar(_study.progress(args), len(batches), "replicates", unit="replicate")
-        for (s, r), (rows, cov) in zip(todo, run_batches(_replicate, batches, n_jobs=n_jobs, progress=bar)):
-            for frame, path in ((rows, done[(s.key, r)]), (cov, done[(s.key, r)].with_suffix(".coverage.parquet"))):
-                atomic_write(path, lambda f, frame=frame: frame.to_parquet(f, index=False))
-    design = pd.concat([pd.read_parquet(done[(s.key, r)]) for s, r in replicate_jobs], ignore_index=True)
-    coverage = pd.concat([pd.read_parquet(done[(s.key, r)].with_suffix(".coverage.parquet"))
-                          for s, r in replicate_jobs], ignore_index=True)
-    summary, coverage_summary = summarise(design, coverage)
-    out.write_csv("design.csv", design, index=False)
-    out.write_csv("coverage.csv", coverage, index=False)
-    out.write_csv("design_summary.csv", summary, index=False)
-    out.write_csv("coverage_summary.csv", coverage_summary, index=False)
-    if fit_table is not None:
-        out.write_csv("fit.csv", fit_table, index=False)
-    base_setting = Setting(annotators=base.min_annotators if base.min_annotators in g["annotators"] else
-                           g["annotators"][0],
-                           agreement=min(g["agreement"], key=lambda a: abs(a - base.agreement)),
-                           spread=g["spread"][0], runs=g["runs"][0], correlation=g["correlation"][0])
-    size = min(g["sizes"], key=lambda n: abs(n - base.n_encounters))
-    out.write_json("design_base.json", asdict(base_setting) | {"size": size, "target_l1": args.target_l1
-                                                               if args.target_l1 is not None else base_setting.runs})
-    target_l1 = args.target_l1 if args.target_l1 is not None else float(base_setting.runs)
-    rec = recommend(design, summary, coverage_summary, base=base_setting, size=size, target_top1=args.target_top1,
-                    target_l1=target_l1, pool_encounters=options.pool_encounters)
-    out.write_csv("recommendation_sizes.csv", rec["sizes"], index=False)
-    report = _design_report.report(rec, summary, g, base, base_setting, fit_table, options, args)
-    out.write_text("recommendation.md", _design_report.recommendation_markdown(report))
-    _study.finish(out, args, study="design_study", argv=argv, started=started, report=report, meta={
-        "input": {"like": args.like or args.data, "base": asdict(base), "fingerprint": fingerprint},
-        "grid": g, "options": asdict(options), "versions": versions()})
+    say = _study.say(args)
+    options = options_from(args)
+    base, fit_table = base_challenge(args, options, say)
+    grid = design.make_grid(base, options)
+    key = design.fingerprint(base, grid, options.simulation(base), options.seed)
+    out = ResultsDir(args.out, fingerprint=key, force=args.force)
+    say(f"{len(grid.settings())} setting(s) x {len(grid.agreement)} agreement level(s) x {len(grid.sizes)} size(s) x "
+        f"{grid.replicates} replicates -> {out.path}")
+    with _study.execution(args) as n_jobs:
+        result = design.run(base, options, fit_table=fit_table, cache_dir=out.path / "cache" / "design",
+                            n_jobs=n_jobs, progress=_study.progress(args), say=say)
+    _cli.say(result.warnings)
+    result.meta["input"].update(like=args.like or args.data)
+    _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
+                                                                      "options": asdict(options)})
     if not args.quiet:
-        print(_design_report.recommendation_markdown(report))
+        print((out.path / "recommendation.md").read_text())
         print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
     return 0
-
-
-def _pool(base, setting, sizes, population, seed, options):
-    from robustness.simulation.design import population_scores
-
-    return population_scores(base, setting, sizes, population, seed=seed, options=options)
-
-
-def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
-    from robustness.simulation.design import simulate
-
-    return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
-                    population=population, seed=seed, options=options)
 
 
 if __name__ == "__main__":

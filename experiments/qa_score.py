@@ -28,27 +28,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
-    import json
-
-    from robustness.reporting.report import Report
-    from robustness.reporting.results import ResultsDir, versions
+    from robustness.reporting.results import ResultsDir
+    from robustness.studies.qa import fingerprint, score
 
     gold, runs, source = _qa.load(args)
-    out = ResultsDir(args.out, fingerprint=_qa.fingerprint(gold, runs), force=args.force)
-    board, res = _qa.leaderboard(gold, runs)
-    out.write_csv("leaderboard.csv", board)
-    for name, r in res.items():
-        out.write_text(f"official/{name}.json", json.dumps(r, indent=4))
-    counts = _qa.answer_counts(gold, runs)
-    out.write_csv("answer_counts.csv", counts, index=False)
-    notes = _qa.notes(gold, runs)
-    report = Report("Closed-QA scores").paragraph(
-        f"Input: {source} — {len(gold.encounters)} encounters, {len(runs)} runs. Tables: leaderboard.csv, "
-        "official/<run>.json, answer_counts.csv (Table 5, with 95% bootstrap intervals over encounters).")
-    _study.finish(out, args, study="qa_score", argv=argv, started=started, report=report, warnings=notes, meta={
-        "input": {"source": source, "fingerprint": _qa.fingerprint(gold, runs)}, "versions": versions()})
+    out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
+    result = score(gold, runs, source=source)
+    _study.finish(out, result, args, argv=argv, started=started)
     if not args.quiet:
-        print(board.to_string(float_format=lambda v: f"{v:.4f}"))
+        print(result.tables["leaderboard.csv"].to_string(float_format=lambda v: f"{v:.4f}"))
         print(f"\nwrote {out.path / 'leaderboard.csv'}, {out.path / 'official'}/<run>.json and "
               f"{out.path / 'answer_counts.csv'}")
     return 0

@@ -33,37 +33,19 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
-    import json
+    from robustness.reporting.results import ResultsDir
+    from robustness.studies.scoring import score
 
-    from robustness.overlap import compute_overlap
-    from robustness.reporting.report import Report
-    from robustness.reporting.results import ResultsDir, versions
-    from robustness.statistics import leaderboard as scores
-
-    chosen = _cli.strategies(args)
-    over = [s.name for s in chosen if s.macro_only]
+    strategies = [s.name for s in _cli.strategies(args)]
     challenge = _cli.load(args)
     out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
-    counts = compute_overlap(
-        challenge, strategies=[s.name for s in chosen if not s.macro_only],
-        leave_one_out=False, n_jobs=args.n_jobs, cache_dir=out.path / "cache",
-        progress=not args.quiet and sys.stderr.isatty(), rng=args.seed,
-    )
-    notes = _cli.input_warnings(args, challenge, counts)
-    board = scores.leaderboard(counts, empty=args.empty, annotators=over)
-    out.write_csv("leaderboard.csv", board)
-    if "majority" in counts.strategies:
-        for run in counts.runs:
-            res = scores.official_results(counts, run, empty=args.empty)
-            out.write_text(f"official/{run.replace('/', '__')}.json", json.dumps(res, indent=4))
-    report = Report("Scores").paragraph(
-        f"Input: {args.data or args.reference or 'the synthetic challenge'} — {challenge.n_images} images, "
-        f"{challenge.n_runs} runs; both-empty pairs score: {args.empty}. Tables: leaderboard.csv, "
-        "official/<run>.json.")
-    _study.finish(out, args, study="score", argv=argv, started=started, report=report, warnings=notes, meta={
-        "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images, "runs": challenge.n_runs},
-        "versions": versions()})
+    result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
+                   cache_dir=out.path / "cache", progress=not args.quiet and sys.stderr.isatty())
+    _cli.say(result.meta["checks"])
+    result.meta["input"].update(source=args.data or args.reference or "the synthetic challenge")
+    _study.finish(out, result, args, argv=argv, started=started)
     if not args.quiet:
+        board = result.tables["leaderboard.csv"]
         cols = [c for c in ("majority_jaccard_micro", "majority_dice_micro", "max_jaccard_macro",
                             "mean_jaccard_macro") if c in board]
         print(board[cols].to_string(float_format=lambda v: f"{v:.4f}"))

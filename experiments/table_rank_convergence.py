@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _report, _report_rankings, _study
+from experiments import _cli, _study
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,40 +34,25 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     started = time.time()
-    import hashlib
-
     from robustness.io.case_table import read_case_table
-    from robustness.reporting.results import ResultsDir, versions
+    from robustness.reporting.results import ResultsDir
     from robustness.statistics.schemes import schemes_from_table
+    from robustness.studies.table import TableOptions, fingerprint, run
 
+    options = _study.resampling_options(args, TableOptions)
     table, table_notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
-                                         value_column=args.value,
-                                         unit_column=args.unit)
+                                         value_column=args.value, unit_column=args.unit)
     _cli.say(table_notes)
     schemes = schemes_from_table(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
                                  unit_column=args.unit)
     _cli.check_study(args, n_units=schemes.n_units, unit="units", n_runs=len(schemes.runs))
-    fingerprint = hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
-                                 + "|".join(schemes.runs).encode()).hexdigest()
-    out = ResultsDir(args.out, fingerprint=fingerprint, force=args.force)
+    out = ResultsDir(args.out, fingerprint=fingerprint(schemes), force=args.force)
     with _study.execution(args) as n_jobs:
-        convs, boots = _study.resample(schemes, args, n_jobs=n_jobs)
-        per_size, _, needed = _study.write_uncertainty(out, schemes, args, n_jobs=n_jobs,
-                                                       tolerance=float(len(schemes.runs)))
-    points, _, notes = _study.write_convergence(out, convs, tolerance=args.tolerance,
-                                                lenient=float(len(schemes.runs)), all_curves=args.all_curves)
-    ci, stability, pairwise, agreement = _study.write_bootstrap(out, boots, agreement_file="agreement.csv")
-    report = _report.table_rank_convergence(schemes, _study.only(ci), _study.only(points), pairwise, per_size, needed,
-                                            args)
-    _report_rankings.section(report, ci, points, stability, agreement, args, schemes=schemes.names[:4], case="case",
-                             unit=schemes.unit, test_unit=schemes.unit,
-                             convergence_figure="figures/fig_08_table_convergence")
-    _study.finish(out, args, study="table_rank_convergence", argv=argv, started=started, report=report,
-                  warnings=table_notes + notes, meta={
-                      "input": {"table": args.table, "fingerprint": fingerprint}, "ranking": list(args.ranking),
-                      "versions": versions()})
+        result = run(schemes, options, source=args.table, n_jobs=n_jobs, progress=_study.progress(args),
+                     notes=table_notes)
+    text = _study.finish(out, result, args, argv=argv, started=started)
     if not args.quiet:
-        print(report.to_markdown())
+        print(text)
     return 0
 
 

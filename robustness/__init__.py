@@ -51,7 +51,7 @@ _PUBLIC = {
     # simulation
     "make_challenge": "simulation.synthetic", "SyntheticConfig": "simulation.synthetic",
     # reporting
-    "Report": "reporting.report", "ResultsDir": "reporting.results", "open_results": "reporting.results",
+    "Report": "reporting.document", "ResultsDir": "reporting.results", "open_results": "reporting.results",
 }
 
 #: The flat modules of earlier versions, by their new place (``from robustness import metrics`` keeps working).
@@ -65,7 +65,7 @@ _MOVED = {
     "comparisons": "statistics.comparisons", "uncertainty": "statistics.uncertainty", "spread": "statistics.spread",
     "truth": "statistics.truth", "resampling": "statistics", "synthetic": "simulation.synthetic",
     "lesions": "simulation.lesions", "calibrate": "simulation.calibrate", "design": "simulation.design",
-    "plotting": "reporting.plotting", "design_plots": "reporting.design_plots", "report": "reporting.report",
+    "plotting": "reporting.plotting", "design_plots": "reporting.design_plots", "report": "reporting.document",
     "results": "reporting.results",
 }
 

@@ -21,10 +21,11 @@ from robustness.io.challenge import from_arrays
 from robustness.overlap import compute_overlap
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
-from robustness.statistics.convergence import fastest, rank_convergence
+from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.inference import quantile_interval
 from robustness.statistics.schemes import schemes_from_counts, schemes_from_table
-from robustness.statistics.truth import best_with_ties, truth_agreement
+from robustness.statistics.truth import truth_agreement
+from robustness.statistics.verdicts import Verdict, best_with_ties
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
 
@@ -83,10 +84,11 @@ def test_identical_strategies_are_reported_as_tied():
     cmp = conv.compare_strategies()
     twins = cmp[(cmp.strategy_a == "twin_a") & (cmp.strategy_b == "twin_b")].iloc[0]
     assert twins.auc_diff == 0 and twins.auc_diff_se == 0
-    verdict = fastest(cmp, metric="value", average="macro")
-    assert verdict["fastest"] is None and {"twin_a", "twin_b"} <= set(verdict["tied"])
-    assert best_with_ties(np.vstack([base[0], base[0]]), ["a", "b"]) == {"best": None, "tied": ["a", "b"],
-                                                                        "level": 0.95}
+    names = ["twin_a", "twin_b", "slow"]
+    auc = conv.order_auc()[[sc.index(n, "value", "macro") for n in names]]
+    verdict = best_with_ties(auc, names, higher_is_better=False, interval="normal")
+    assert verdict.best is None and {"twin_a", "twin_b"} <= set(verdict.tied)
+    assert best_with_ties(np.vstack([base[0], base[0]]), ["a", "b"]) == Verdict(None, ["a", "b"], 0.95)
 
 
 def test_main_job_says_tied_when_all_golds_coincide(tmp_path):

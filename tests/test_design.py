@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from robustness.simulation import grid as grid_module
 import pytest
 
 from robustness.overlap import compute_overlap
@@ -135,13 +137,40 @@ def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, mo
     part = sorted((a / "cache" / "design").rglob("*-r1.parquet"))[0]
     part.unlink()
     calls = []
-    real = job._replicate
-    monkeypatch.setattr(job, "_replicate", lambda *x: calls.append(x[4]) or real(*x))
+    real = grid_module._replicate
+    monkeypatch.setattr(grid_module, "_replicate", lambda *x: calls.append(x[4]) or real(*x))
     assert job.main(args + ["--out", str(a)]) == 0
     assert calls == [1]
     pd.testing.assert_frame_equal(pd.read_csv(a / "design.csv"), pd.read_csv(b / "design.csv"))
     text = (a / "recommendation.md").read_text()
     assert "Gold strategy and averaging" in text and "Test-set size" in text
+
+
+def test_a_damaged_design_cache_is_computed_again_with_a_warning(tmp_path, capsys):
+    """A replicate or pool file that cannot be read (cut short, overwritten) is never trusted: it is simulated again,
+    the run says so in one warning line and in meta.json, and the numbers equal a clean run's."""
+    import json
+
+    from experiments import _cli
+    from experiments import design_study as job
+
+    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--runs", "4", "--replicates", "2",
+            "--populations", "1", "--pool", "15", "--orders", "4", "--bootstrap", "10", "--image-mp", "0.001",
+            "--quiet", "--no-figures", "--out", str(tmp_path / "a")]
+    assert job.main(args) == 0
+    clean = pd.read_csv(tmp_path / "a" / "design.csv")
+    replicate = sorted((tmp_path / "a" / "cache" / "design").rglob("*-r0.parquet"))[0]
+    replicate.write_bytes(b"PAR1 not a parquet file")
+    pool = sorted((tmp_path / "a" / "cache" / "design").rglob("pool-*.json"))[0]
+    pool.write_text('{"jaccard|micro": [0.1,')
+    capsys.readouterr()
+    assert _cli.run(job.main, args) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {replicate}: damaged design-study cache" in err and f"warning: {pool}: damaged" in err
+    assert "Traceback" not in err
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a" / "design.csv"), clean)
+    warnings = json.loads((tmp_path / "a" / "meta.json").read_text())["warnings"]
+    assert any("damaged design-study cache" in w for w in warnings)
 
 
 def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):

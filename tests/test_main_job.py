@@ -146,7 +146,7 @@ def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
 
 def test_summary_sentences_say_what_the_tables_hold(tiny):
     """The neighbours sentence and the lowest-tau sentence follow pairwise.parquet and kendall_tau.csv."""
-    from experiments._report import strategy_label
+    from robustness.reporting.sections.registry import strategy_label
 
     _, out = tiny
     report = (out / "summary.md").read_text()

@@ -14,7 +14,7 @@ import numpy as np
 
 from robustness.overlap.counts import OverlapCounts
 
-__all__ = ["duplicate_raters", "foreground_coverage"]
+__all__ = ["duplicate_raters", "foreground_coverage", "input_checks"]
 
 
 def _jaccard(c: np.ndarray) -> np.ndarray:
@@ -86,3 +86,26 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
     return [f"the foreground (value {foreground}{', ' + how.strip() if how else ''}) covers more than half of the "
             f"image in {n_big} of {share.size} annotator masks (median {np.median(share):.0%}): did you mean "
             f"--foreground {background} --background {foreground}?"]
+
+
+def input_checks(challenge, counts: OverlapCounts) -> list[str]:
+    """Every check on the counts that applies to ``challenge``: copied raters, and where the masks were read with
+    a chosen foreground value (the per-rater layout), a swapped foreground.
+
+    Parameters
+    ----------
+    challenge : Challenge
+        The challenge the counts come from (its mask format says which checks apply).
+    counts : OverlapCounts
+
+    Returns
+    -------
+    list of str
+        One-line warnings (empty when all is well).
+    """
+    found = duplicate_raters(counts)
+    fmt = getattr(challenge.source, "annotator_format", None)
+    if fmt is not None and fmt.rescale:  # the per-rater layout: the user chose the foreground value
+        found += foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,
+                                     threshold=fmt.threshold)
+    return found

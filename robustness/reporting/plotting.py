@@ -346,6 +346,14 @@ def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: 
     return ax
 
 
+def _short(ranking: str) -> str:
+    """A ranking method's label for a figure's tick (the registry's short label, else its name)."""
+    from robustness.statistics.ranking_methods import RANKING_METHODS
+
+    method = RANKING_METHODS.get(ranking)
+    return (method.short_label or method.name) if method else ranking
+
+
 def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str | None = None, rows: str = "strategy",
                               ax=None):
     """Kendall's tau between the rankings of two ranking methods (columns) under each gold strategy (rows).
@@ -383,8 +391,7 @@ def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str 
         for j in range(m.shape[1]):
             light = m[i, j] != m[i, j] or m[i, j] > vmin + 0.6 * (1.0 - vmin)
             ax.text(j, i, text[i, j], ha="center", va="center", fontsize=4.8, color="black" if light else "white")
-    short = {"rank-then-aggregate": "rank-then-\naggregate"}
-    ax.set_xticks(range(len(pairs)), [f"{short.get(a, a)}\nvs\n{short.get(b, b)}" for a, b in pairs], fontsize=5.5)
+    ax.set_xticks(range(len(pairs)), [f"{_short(a)}\nvs\n{_short(b)}" for a, b in pairs], fontsize=5.5)
     label = (lambda n: strategy_style(n)["label"].replace(" over annotators", "")) if rows == "strategy" else str
     ax.set_yticks(range(len(names)), [label(n) for n in names])
     ax.grid(False)

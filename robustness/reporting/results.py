@@ -21,6 +21,7 @@ outside ``OUT`` is created, replaced or deleted.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -32,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from robustness.errors import InputError, NoteWarning
 from robustness.files import atomic_write, file_mode, remove_stale_temporaries
 
-__all__ = ["ResultsDir", "open_results", "atomic_write", "check_output_folder", "remove_stale_temporaries",
+__all__ = ["ResultsDir", "open_results", "hold", "atomic_write", "check_output_folder", "remove_stale_temporaries",
            "versions"]
 
 META = "meta.json"
@@ -414,3 +415,25 @@ def versions() -> dict:
             out[name] = None
     out["cpu_count"] = os.cpu_count()
     return out
+
+
+@contextlib.contextmanager
+def hold(path):
+    """Hold a complete results folder's lock while files it lists are rewritten in place (a rebuilt report).
+
+    Raises
+    ------
+    InputError
+        Another job is writing results there.
+    """
+    import fcntl
+
+    fd = _lock(Path(path))
+    try:
+        yield Path(path)
+    finally:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        except OSError:
+            pass

@@ -285,7 +285,7 @@ def recommend(design, summary, coverage_summary, *, base: Setting, size: int, ta
     """
     import pandas as pd
 
-    from robustness.statistics.truth import best_with_ties
+    from robustness.statistics.verdicts import best_with_ties
 
     at = (design.annotators == base.annotators) & np.isclose(design.agreement, base.agreement) & \
         np.isclose(design.spread, base.spread) & (design.runs == base.runs) & \

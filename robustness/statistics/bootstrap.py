@@ -56,7 +56,7 @@ class BootstrapResult:
     @property
     def ranking(self) -> str:
         """The ranking method (:mod:`robustness.statistics.ranking_methods`)."""
-        return getattr(self.schemes, "ranking", "aggregate")
+        return self.schemes.ranking
 
     def to_frame(self):
         """The tidy summary: every run's score with its 95% percentile interval (see :meth:`intervals`)."""
@@ -170,7 +170,7 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, ties: str = "average
     sizes = batch_sizes(n_resamples, batch_size)
     children = batch_generators(rng, len(sizes))
     args = [(schemes, final, float(tol), code, u, size, child) for size, child in zip(sizes, children)]
-    bar = progress_bar(progress, len(sizes), f"bootstrap ({getattr(schemes, 'ranking', 'aggregate')})")
+    bar = progress_bar(progress, len(sizes), f"bootstrap ({schemes.ranking})")
     results = list(run_batches(_bootstrap_batch, args, n_jobs=n_jobs, prefer="threads", progress=bar))
     scores = np.concatenate([r[0] for r in results], axis=1)
     ranks = np.concatenate([r[1] for r in results], axis=1)

@@ -27,7 +27,7 @@ from robustness.statistics.inference import quantile_interval, tails
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 from robustness.statistics.schemes import Schemes
 
-__all__ = ["Convergence", "rank_convergence", "fastest"]
+__all__ = ["Convergence", "rank_convergence"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +74,7 @@ class Convergence:
     @property
     def ranking(self) -> str:
         """The ranking method (:mod:`robustness.statistics.ranking_methods`)."""
-        return getattr(self.schemes, "ranking", "aggregate")
+        return self.schemes.ranking
 
     def to_frame(self, *, orders=None):
         """The curves of ``orders`` (default all): ``strategy, metric, average, ranking, order, n, n_images, l1``."""
@@ -213,32 +213,6 @@ class Convergence:
                                            "auc_diff_se", "auc_diff_low", "auc_diff_high"])
 
 
-def fastest(comparison, *, metric: str, average: str, confidence: float = 0.95) -> dict:
-    """Which strategy converges fastest, if any: simultaneous intervals over its comparisons with every other.
-
-    The candidate is the strategy with the smallest mean AUC. It is named
-    fastest only if every paired difference ``auc(candidate) - auc(other)``
-    has a Bonferroni-adjusted (over the ``S - 1`` comparisons) ``confidence``
-    interval below zero. Otherwise ``tied`` lists the candidate and every
-    strategy whose adjusted interval includes zero.
-
-    Returns ``{"fastest": name or None, "tied": [names], "level": adjusted level}``.
-    """
-    from scipy.special import ndtri
-
-    c = comparison[(comparison.metric == metric) & (comparison.average == average)]
-    if c.empty:
-        return {"fastest": None, "tied": [], "level": confidence}
-    mean_diff = c.groupby("strategy_a", sort=False).auc_diff.mean()
-    best = mean_diff.idxmin()
-    rows = c[c.strategy_a == best]
-    level = 1 - (1 - confidence) / max(len(rows), 1)
-    z = float(ndtri(tails(level)[1]))
-    high = rows.auc_diff + z * rows.auc_diff_se
-    tied = [best] + [b for b, h in zip(rows.strategy_b, high) if not h < 0]
-    return {"fastest": best if len(tied) == 1 else None, "tied": tied, "level": level}
-
-
 def _convergence_batch(schemes, n_units, positions, final, tol, ties, size, child):
     orders = np.stack([child.permutation(n_units) for _ in range(size)]).astype(np.int64)
     return orders, schemes.l1_curves(orders, positions, final, tol, ties)
@@ -300,7 +274,7 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
     sizes = batch_sizes(n_orders, batch_size)
     children = batch_generators(rng, len(sizes))
     args = [(schemes, u, positions, final, float(tol), code, size, child) for size, child in zip(sizes, children)]
-    bar = progress_bar(progress, len(sizes), f"rank convergence ({getattr(schemes, 'ranking', 'aggregate')})")
+    bar = progress_bar(progress, len(sizes), f"rank convergence ({schemes.ranking})")
     orders = np.empty((n_orders, u), dtype=np.int64)
     l1 = np.empty((len(schemes.names), n_orders, positions.size), dtype=np.float32)
     start = 0

@@ -29,20 +29,85 @@ Rep. 2021):
     ``adjustment="none"`` reproduces that choice in the library. Macro schemes
     only, like rank-then-aggregate (:mod:`robustness.statistics.test_based`).
 
+A method carries its behaviour: :attr:`RankingMethod.prepare` builds what the
+resampling engines rank (anything that follows the :class:`Rankable` protocol),
+and its number format and prose are what the reports print. Adding a method is
+one :func:`register_ranking` call (``tests/test_architecture.py`` registers a
+toy median-then-rank method and runs it through the main job and the report;
+:class:`~robustness.statistics.case_statistic.CaseStatistic` turns any weighted
+per-case statistic into a :class:`Rankable`).
+
 Importing this module is cheap (no numpy), so command-line options can list
 and validate the methods before any heavy import.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["RankingMethod", "RANKING_METHODS", "DEFAULT_RANKING", "get_ranking", "parse_rankings", "prepare"]
+__all__ = ["Rankable", "RankingMethod", "RANKING_METHODS", "DEFAULT_RANKING", "register_ranking", "get_ranking",
+           "parse_rankings", "prepare", "TEST_STEP"]
+
+
+@runtime_checkable
+class Rankable(Protocol):
+    """What the resampling engines rank: the runs' statistic under every scheme, on any set of units.
+
+    :func:`~robustness.statistics.convergence.rank_convergence`,
+    :func:`~robustness.statistics.bootstrap.bootstrap` and the comparisons read
+    these members only. :class:`~robustness.statistics.schemes.Schemes` (additive
+    statistics: aggregate-then-rank, per-case ranks),
+    :class:`~robustness.statistics.test_based.PairedTests` (paired tests) and
+    :class:`~robustness.statistics.case_statistic.CaseStatistic` (any per-case
+    statistic) follow it.
+
+    Attributes
+    ----------
+    names : list of (strategy, metric, average)
+        The schemes, in the order of the first axis of every array below.
+    runs : tuple of str
+    units : tuple of str
+        The resampling units (images, encounters, cases).
+    unit : str
+        What a unit is, for reports.
+    unit_images : ndarray of int (U,)
+        Images in each unit.
+    n_units : int
+    ranking : str
+        The name of the ranking method whose statistic this is.
+    """
+
+    names: list
+    runs: tuple
+    units: tuple
+    unit: str
+    unit_images: Any
+    ranking: str
+
+    @property
+    def n_units(self) -> int: ...
+
+    def index(self, strategy: str, metric: str, average: str) -> int:
+        """The position of a scheme in :attr:`names`."""
+
+    def scores(self) -> Any:
+        """The statistic of every run on the whole test set (S, R), higher is better."""
+
+    def l1_curves(self, orders: Any, positions: Any, final_ranks: Any, tol: float, ties: int) -> Any:
+        """L1 to ``final_ranks`` after the prefixes ``positions`` of every order (S, K, P), float32."""
+
+    def resample_scores(self, idx: Any) -> Any:
+        """The statistic on the resamples ``idx`` (B, U) of units drawn with replacement: (S, B, R)."""
+
+    def jackknife(self) -> Any:
+        """Leave-one-unit-out statistics (S, R, U), for BCa intervals."""
 
 
 @dataclass(frozen=True)
 class RankingMethod:
-    """One ranking method.
+    """One ranking method: what it is, how the engines get its statistic, how reports show it.
 
     Attributes
     ----------
@@ -58,6 +123,22 @@ class RankingMethod:
         rank, so that every engine ranks "higher is better").
     per_case : bool
         Needs per-case scores: exists for macro schemes only.
+    description : str
+        One line for ``--help``.
+    prepare : callable
+        ``prepare(schemes, **options) -> Rankable``: what the engines rank under this method.
+    additive : bool
+        Its statistic adds up over units, so a prefix of a random order is a running sum and curves record
+        every ``--step``-th prefix of the study's unit. A non-additive statistic (paired tests) is recomputed
+        on every recorded prefix: its curves add the resampling unit (the tests' unit) one at a time and record
+        every ``--test-step``-th prefix.
+    number_format : str
+        How reports print the statistic (``str.format``).
+    prose : str
+        How the report describes the method, with ``{label}``, ``{case}``, ``{test_unit}`` and
+        ``{n_pairs}`` (ordered pairs of runs) filled in.
+    short_label : str
+        A label that fits a figure's tick (may hold line breaks).
     """
 
     name: str
@@ -66,24 +147,97 @@ class RankingMethod:
     sign: int
     per_case: bool
     description: str
+    prepare: Callable[..., Rankable]
+    additive: bool = True
+    number_format: str = "{:.4f}"
+    prose: str = "**{label}** ranks the runs by their {statistic}"
+    short_label: str | None = None
+
+    def describe(self, *, case: str, test_unit: str, n_runs: int) -> str:
+        """The method in one clause of prose, for the report."""
+        return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
+                                 n_pairs=n_runs * (n_runs - 1))
 
 
-RANKING_METHODS: dict = {m.name: m for m in (
-    RankingMethod("aggregate", "aggregate-then-rank", "score", 1, False,
-                  "one score per run (micro or macro mean), then rank"),
-    RankingMethod("rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
-                  "rank the runs on every case (ties: average rank), then order by mean rank; macro only"),
-    RankingMethod("test-based", "test-based", "runs beaten", 1, True,
-                  "one-sided paired Wilcoxon signed-rank test for every ordered pair on per-unit scores, Holm "
-                  "over the pairs, 5%; rank by the number of runs beaten significantly; macro only"),
-)}
+def _aggregate(schemes, **options):
+    return schemes
 
-#: The default: today's leaderboard.
+
+def _rank_then_aggregate(schemes, **options):
+    from robustness.statistics.schemes import rank_then_aggregate
+
+    return rank_then_aggregate(schemes, **options)
+
+
+def _test_based(schemes, **options):
+    from robustness.statistics.test_based import PairedTests
+
+    return PairedTests.from_schemes(schemes, **options)
+
+
+#: The registry: every ranking method a study can use, in the order reports list them.
+RANKING_METHODS: dict[str, RankingMethod] = {}
+
+
+def register_ranking(method: RankingMethod) -> RankingMethod:
+    """Add (or replace) a ranking method in :data:`RANKING_METHODS`; returns it.
+
+    Parameters
+    ----------
+    method : RankingMethod
+
+    Returns
+    -------
+    RankingMethod
+        ``method``, registered: ``--ranking NAME`` and every study, table, figure and report section then know it.
+    """
+    if not isinstance(method, RankingMethod):
+        raise TypeError(f"expected a RankingMethod, got {type(method).__name__}")
+    RANKING_METHODS[method.name] = method
+    return method
+
+
+register_ranking(RankingMethod(
+    "aggregate", "aggregate-then-rank", "score", 1, False,
+    "one score per run (micro or macro mean), then rank", _aggregate,
+    prose="**{label}** orders the runs by their mean score"))
+register_ranking(RankingMethod(
+    "rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
+    "rank the runs on every case (ties: average rank), then order by mean rank; macro only", _rank_then_aggregate,
+    number_format="{:.2f}", short_label="rank-then-\naggregate",
+    prose="**rank-then-aggregate** ranks the runs on every {case} (ties: average rank; a run without a score "
+          "there is left out of that {case}'s ranking) and orders them by their mean rank, lower first"))
+register_ranking(RankingMethod(
+    "test-based", "test-based", "runs beaten", 1, True,
+    "one-sided paired Wilcoxon signed-rank test for every ordered pair on per-unit scores, Holm over the pairs, 5%; "
+    "rank by the number of runs beaten significantly; macro only", _test_based,
+    additive=False, number_format="{:.1f}",
+    prose="**test-based** runs a one-sided paired Wilcoxon signed-rank test for every ordered pair of runs on "
+          "per-{test_unit} scores (normal approximation with tie correction; zero differences dropped), adjusts "
+          "the {n_pairs} p-values of a scheme together with Holm's step-down method (family-wise error 5%), and "
+          "ranks the runs by the number of runs they beat significantly (ties: average rank)"))
+
+#: Non-additive methods' curves record every TEST_STEP-th prefix by default: each recorded prefix reruns every
+#: paired test (benchmarks/bench_ranking_methods.py: about 5 ms per recorded prefix and order on the default
+#: challenge; with step 5 the main job with all three ranking methods takes about a minute of CPU).
+TEST_STEP = 5
+
+#: The default: today's leaderboard (always computed: the significance analysis and the distance to unlimited
+#: data use it).
 DEFAULT_RANKING = ("aggregate",)
 
 
 def get_ranking(name: str) -> RankingMethod:
-    """The registered ranking method ``name``."""
+    """The registered ranking method ``name``.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    RankingMethod
+    """
     try:
         return RANKING_METHODS[name]
     except KeyError:
@@ -92,6 +246,15 @@ def get_ranking(name: str) -> RankingMethod:
 
 def parse_rankings(text: str) -> tuple:
     """``"aggregate,test-based"`` -> ``("aggregate", "test-based")``, validated, duplicates dropped.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated method names.
+
+    Returns
+    -------
+    tuple of str
 
     Examples
     --------
@@ -106,25 +269,26 @@ def parse_rankings(text: str) -> tuple:
     return names
 
 
-def prepare(schemes, name: str, *, alpha: float = 0.05, adjustment: str = "holm"):
-    """What the engines (:func:`~robustness.statistics.convergence.rank_convergence`, :func:`~robustness.statistics.bootstrap.bootstrap`)
-    need to rank ``schemes`` under the method ``name``.
+def prepare(schemes, name: str, **options) -> Rankable:
+    """What the engines (:func:`~robustness.statistics.convergence.rank_convergence`,
+    :func:`~robustness.statistics.bootstrap.bootstrap`) rank for ``schemes`` under the method ``name``.
 
-    ``aggregate``: ``schemes`` itself. ``rank-then-aggregate``: the macro
-    schemes with per-case ranks as statistics (a :class:`~robustness.statistics.schemes.Schemes`).
-    ``test-based``: a :class:`~robustness.statistics.test_based.PairedTests` of the macro
-    schemes on ``schemes``' unit (``alpha`` and ``adjustment`` apply to it only).
+    Parameters
+    ----------
+    schemes : Schemes
+    name : str
+        A registered method.
+    **options
+        Passed to the method's ``prepare`` (e.g. ``alpha`` and ``adjustment`` of the test-based ranking).
+
+    Returns
+    -------
+    Rankable
+        ``aggregate``: ``schemes`` itself; ``rank-then-aggregate``: the macro schemes with per-case ranks as
+        statistics; ``test-based``: a :class:`~robustness.statistics.test_based.PairedTests` of the macro schemes.
     """
     method = get_ranking(name)
-    if method.name == "aggregate":
-        return schemes
-    if not any(schemes.is_macro(s) for s in range(len(schemes.names))):
+    if method.per_case and not any(schemes.is_macro(s) for s in range(len(schemes.names))):
         raise ValueError(f"{method.label} ranks per-case scores: it exists for macro schemes only, and these "
                          "schemes are all micro")
-    if method.name == "rank-then-aggregate":
-        from robustness.statistics.schemes import rank_then_aggregate
-
-        return rank_then_aggregate(schemes)
-    from robustness.statistics.test_based import PairedTests
-
-    return PairedTests.from_schemes(schemes, alpha=alpha, adjustment=adjustment)
+    return method.prepare(schemes, **options)

@@ -23,7 +23,7 @@ from robustness.statistics.inference import tails
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes, schemes_from_counts
 
-__all__ = ["truth_schemes", "truth_agreement", "best_with_ties"]
+__all__ = ["truth_schemes", "truth_agreement"]
 
 
 def truth_schemes(overlap, *, unit: str = "image", empty="one", metrics=None) -> Schemes:
@@ -55,7 +55,7 @@ def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confi
         (percentile ``confidence`` interval over resamples) and ``p_best``
         (share of resamples in which this scheme has the highest tau within its
         metric and averaging); ``taus``: (S, B) resampled taus, for paired
-        comparisons (:func:`best_with_ties`).
+        comparisons (:func:`robustness.statistics.verdicts.best_with_ties`).
     """
     import pandas as pd
 
@@ -85,28 +85,3 @@ def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confi
         top = t == t.max(axis=0)  # ties for the best share the resample
         table.loc[idx, "p_best"] = (top / top.sum(axis=0)).mean(axis=1)
     return table, taus
-
-
-def best_with_ties(draws, names, *, higher_is_better: bool = True, confidence: float = 0.95) -> dict:
-    """The best item by its point value, and the items not distinguishable from it over paired draws.
-
-    ``draws`` (items, draws) are paired over their second axis (e.g. the same
-    bootstrap resamples). The leader is the item with the best mean draw; an
-    item is tied with it when the percentile interval of the paired difference,
-    Bonferroni-adjusted over the comparisons with the leader, contains 0.
-
-    Returns ``{"best": name or None (when something is tied with it), "tied": [names], "level": adjusted level}``.
-    """
-    draws = np.asarray(draws, dtype=np.float64)
-    sign = 1.0 if higher_is_better else -1.0
-    lead = int(np.nanargmax(sign * np.nanmean(draws, axis=1)))
-    level = 1 - (1 - confidence) / max(len(names) - 1, 1)
-    tied = [names[lead]]
-    for i, name in enumerate(names):
-        if i == lead:
-            continue
-        d = sign * (draws[lead] - draws[i])
-        d = d[~np.isnan(d)]
-        if not d.size or np.quantile(d, tails(level)[0]) <= 0:
-            tied.append(name)
-    return {"best": names[lead] if len(tied) == 1 else None, "tied": tied, "level": level}

@@ -1,0 +1,154 @@
+"""Reports as a list of blocks, rendered to Markdown (``summary.md``) and to one self-contained HTML file.
+
+A study builds a :class:`Report` (headings, paragraphs, bullet lists,
+tables, figures) from its result tables; :meth:`Report.to_markdown` and
+:meth:`Report.to_html` render the same content. The HTML page embeds every
+figure as a data URI and every style in the page, references no external
+URL, and reads on a laptop and on a phone (tables scroll sideways).
+Inline markup in text: ``**bold**`` and ```code```.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Report", "md_table"]
+
+
+def _cell(v, floatfmt):
+    if isinstance(v, float):
+        return "" if v != v else floatfmt.format(v)
+    return str(v)
+
+
+def md_table(df, floatfmt="{:.4f}") -> str:
+    """A pandas frame as a Markdown table."""
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _inline(text: str) -> str:
+    """Escape for HTML, then ``**bold**`` and ```code``` spans."""
+    out = html.escape(text, quote=False)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;margin:0;color:#1a1a1a;
+background:#fff}
+main{max-width:62rem;margin:0 auto;padding:1rem 1.2rem 3rem}
+h1{font-size:1.6rem;margin:.6rem 0 1rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;
+padding-bottom:.2rem}h3{font-size:1.05rem}
+p,li{max-width:48rem}code{background:#f3f3f3;padding:0 .2em;border-radius:3px;font-size:.92em}
+.scroll{overflow-x:auto;margin:.6rem 0 1rem;border:1px solid #eee}
+table{border-collapse:collapse;font-size:.85rem;white-space:nowrap}
+th,td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}th{background:#fafafa;position:sticky;top:0}
+td:first-child,th:first-child{text-align:left}
+figure{margin:1rem 0 1.6rem}figure img{max-width:100%;height:auto;display:block}
+figcaption{font-size:.88rem;color:#444;max-width:48rem;margin-top:.3rem}
+.caption{font-size:.85rem;color:#555;margin:.1rem 0 .2rem}
+@media (max-width:40rem){main{padding:.6rem .7rem 2rem}h1{font-size:1.3rem}table{font-size:.78rem}}
+"""
+
+
+@dataclass
+class Report:
+    """An ordered list of blocks; see the module notes."""
+
+    title: str
+    blocks: list = field(default_factory=list)
+
+    def heading(self, text: str, level: int = 2):
+        self.blocks.append(("heading", level, text))
+        return self
+
+    def paragraph(self, text: str):
+        self.blocks.append(("paragraph", text))
+        return self
+
+    def bullets(self, items):
+        self.blocks.append(("bullets", list(items)))
+        return self
+
+    def table(self, frame, *, floatfmt: str = "{:.4f}", caption: str | None = None, max_rows: int | None = None):
+        """A table; ``max_rows`` keeps the first rows and says how many more the file holds."""
+        self.blocks.append(("table", frame, floatfmt, caption, max_rows))
+        return self
+
+    def warnings(self, warnings):
+        """A "Warnings" section: what the loaders skipped, repaired or guessed (nothing when there is none)."""
+        if warnings:
+            self.heading("Warnings")
+            self.bullets(warnings)
+        return self
+
+    def figure(self, path: str, caption: str):
+        """A figure by its path relative to the results folder (PNG for the HTML page)."""
+        self.blocks.append(("figure", path, caption))
+        return self
+
+    def figures(self) -> list[str]:
+        return [b[1] for b in self.blocks if b[0] == "figure"]
+
+    def to_markdown(self) -> str:
+        lines = [f"# {self.title}", ""]
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "heading":
+                lines += ["#" * block[1] + " " + block[2], ""]
+            elif kind == "paragraph":
+                lines += [block[1], ""]
+            elif kind == "bullets":
+                lines += [f"- {item}" for item in block[1]] + [""]
+            elif kind == "table":
+                _, frame, floatfmt, caption, max_rows = block
+                if caption:
+                    lines += [caption, ""]
+                shown = frame if max_rows is None else frame.head(max_rows)
+                lines += [md_table(shown, floatfmt), ""]
+                if max_rows is not None and len(frame) > max_rows:
+                    lines += [f"({len(frame) - max_rows} more rows in the table file)", ""]
+            elif kind == "figure":
+                lines += [f"![{block[2]}]({block[1]})", "", f"*{block[2]}*", ""]
+        return "\n".join(lines)
+
+    def to_html(self, root) -> str:
+        """The page, with every figure under ``root`` embedded as a data URI."""
+        root = Path(root)
+        body = [f"<h1>{_inline(self.title)}</h1>"]
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "heading":
+                body.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+            elif kind == "paragraph":
+                body.append(f"<p>{_inline(block[1])}</p>")
+            elif kind == "bullets":
+                body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in block[1]) + "</ul>")
+            elif kind == "table":
+                _, frame, floatfmt, caption, max_rows = block
+                if caption:
+                    body.append(f'<p class="caption">{_inline(caption)}</p>')
+                shown = frame if max_rows is None else frame.head(max_rows)
+                head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+                rows = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, floatfmt))}</td>" for v in row) + "</tr>"
+                               for row in shown.itertuples(index=False))
+                body.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+                            "</table></div>")
+                if max_rows is not None and len(frame) > max_rows:
+                    body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
+            elif kind == "figure":
+                data = base64.b64encode((root / block[1]).read_bytes()).decode()
+                body.append(f'<figure><img alt="{html.escape(block[2])}" src="data:image/png;base64,{data}">'
+                            f"<figcaption>{_inline(block[2])}</figcaption></figure>")
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
+                f"<body><main>{''.join(body)}</main></body></html>\n")

@@ -1,0 +1,31 @@
+"""Sentences the QA and per-case table reports share, each read from a verdict row."""
+
+from __future__ import annotations
+
+from robustness.reporting.study_result import StudyResult
+
+__all__ = ["unlimited_sentence", "default_rows"]
+
+
+def default_rows(table):
+    """The default ranking method's rows (and, in agreement tables, compared with the same method)."""
+    if "other_ranking" in table:
+        table = table[table.other_ranking == "aggregate"]
+    return table[table.ranking == "aggregate"].reset_index(drop=True)
+
+
+def unlimited_sentence(res: StudyResult, scheme, n_runs: int, unit: str) -> str:
+    """One sentence: the bootstrap's expected distance to unlimited data at N, and the size for L1 <= runs
+    (verdicts ``unlimited_distance``, ``best_stays_first``, ``units_needed``)."""
+    strat, metric, average = scheme
+    key = dict(strategy=strat, metric=metric, average=average)
+    d = res.verdict("unlimited_distance", **key)[0]
+    top = res.verdict("best_stays_first", **key)[0]
+    nd = res.verdict("units_needed", **key)[0]
+    size = (f"more than {nd['count']}" if nd["statement"] == "beyond" else
+            f"at most {nd['value']:.0f}" if nd["statement"] == "already" else f"about {nd['value']:.0f}")
+    return (f"Against unlimited data (bootstrap estimate, the observed ranking in the role of the truth): expected "
+            f"L1 {d['value']:.1f} ± {1.96 * d['se']:.1f} ({d['value'] / n_runs:.2f} places per "
+            f"run) at the test set's {d['count']} {unit}s; the best run stays first in {top['value']:.0%} of "
+            f"resamples; an expected L1 of at most {n_runs} (one place per run) needs {size} {unit}s "
+            "(ranking_uncertainty.csv).")

@@ -1,0 +1,285 @@
+"""The main job's report: every section reads the results folder (tables, and the verdicts for its findings)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from robustness.reporting.document import Report
+from robustness.reporting.sections.rankings import ranking_methods_section
+from robustness.reporting.sections.registry import ci, names, register_section, register_study, strategy_label
+from robustness.reporting.study_result import StudyResult
+
+STUDY = "rank_convergence"
+register_study(STUDY, "Leaderboard robustness report")
+
+
+def _aggregate(table):
+    """The default ranking method's rows (and, in agreement tables, compared with the same method)."""
+    if "other_ranking" in table:
+        table = table[table.other_ranking == "aggregate"]
+    return table[table.ranking == "aggregate"].reset_index(drop=True)
+
+
+def _units(res: StudyResult) -> tuple[str, int]:
+    return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
+
+
+def overview(r: Report, res: StudyResult) -> None:
+    """What was studied and how."""
+    o, inp = res.options, res.meta["input"]
+    images = res.table("images.csv")
+    per_image = images.annotators.value_counts().sort_index()
+    boot_unit, _ = _units(res)
+    r.paragraph(f"Input: {inp['source']} — {inp['images']} images in {inp['encounters']} encounters, "
+                f"{inp['runs']} runs, annotators per image: "
+                + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
+    r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
+                f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
+
+
+def leaderboard(r: Report, res: StudyResult) -> None:
+    """The official scheme's leaderboard with bootstrap intervals."""
+    official, o = res.meta["official"], res.options
+    boot_unit, n_units = _units(res)
+    ci_table = _aggregate(res.table("bootstrap_ci.csv"))
+    ci_table = ci_table[ci_table.method == "percentile"]
+    board = res.table("leaderboard.csv")
+    key = f"{official}_jaccard_micro"
+    r.heading(f"Leaderboard under the official scheme ({strategy_label(official)}, micro Jaccard)")
+    sel = ci_table[(ci_table.strategy == official) & (ci_table.metric == "jaccard")
+                   & (ci_table.average == "micro")].set_index("system")
+    tab = board[[c for c in (key, f"{official}_dice_micro", "max_jaccard_macro", "mean_jaccard_macro")
+                 if c in board]].copy()
+    tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
+    tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
+    tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
+    r.table(tab, max_rows=15, caption=(
+        f"95% CI: percentile bootstrap over {n_units} {boot_unit}s ({o['bootstrap']} resamples, paired across "
+        "runs); ranks tie within 1e-12 (average ranks). Neighbouring runs whose intervals overlap may still "
+        "differ; the next section tests every pair."))
+    r.figure("figures/fig_04_forest.png", f"Every run's score with its 95% percentile bootstrap interval over "
+             f"{boot_unit}s, under the official gold, micro and macro Jaccard.")
+    r.figure("figures/fig_05_rank_blobs.png", f"How often each run takes each rank over {o['bootstrap']} bootstrap "
+             "resamples (dot area: share of resamples); x marks the rank on the full test set.")
+
+
+def significance(r: Report, res: StudyResult) -> None:
+    """Which runs differ (verdicts ``pairs_differ``, ``neighbours_differ`` and their Wilcoxon checks)."""
+    official = res.meta["official"]
+    boot_unit, _ = _units(res)
+    r.heading("Which runs differ? (one significance analysis)")
+    for average in ("micro", "macro"):
+        found = res.verdict("pairs_differ", strategy=official, metric="jaccard", average=average)
+        if not found:
+            continue
+        pairs = found[0]
+        n = res.verdict("neighbours_differ", strategy=official, metric="jaccard", average=average)[0]
+        pw = res.verdict("pairs_differ_wilcoxon", strategy=official, metric="jaccard", average=average)[0]
+        nw = res.verdict("neighbours_differ_wilcoxon", strategy=official, metric="jaccard", average=average)[0]
+        n_sig, n_all = n["count"], n["total"]
+        neighbours = (f"none of the {n_all} pairs that are neighbours on the leaderboard differ: for all of them"
+                      if n_sig == 0 else
+                      f"{n_sig} of the {n_all} pairs that are neighbours on the leaderboard differ, and for the "
+                      f"remaining {n_all - n_sig}")
+        r.paragraph(
+            f"**{strategy_label(official)}, {average} Jaccard**: {pairs['count']} of {pairs['total']} pairs of runs "
+            f"differ; {neighbours} there is no evidence of a difference (which is not "
+            "evidence that they are equal). The rank-based check (Wilcoxon signed-rank test on per-"
+            f"{boot_unit} scores, Holm) finds {pw['count']} of {pw['total']} pairs and "
+            f"{nw['count']} neighbouring pairs.")
+    r.paragraph(f"Method: for every pair of runs, the paired bootstrap of the score difference over {boot_unit}s "
+                f"({res.options['bootstrap']} resamples; micro scores re-sum TP/FP/FN, macro scores re-average "
+                "per-image scores); two-sided test from the bootstrap standard error; Holm's correction over all "
+                "pairs of the scheme, at 5%. Unit: the "
+                f"{boot_unit}, because images of one encounter are photos of the same lesion. Every scheme and pair, "
+                "with the difference's 95% interval, is in pairwise.parquet.")
+    r.figure("figures/fig_09_significance_map.png",
+             f"Significance map ({strategy_label(official)}, micro and macro Jaccard): a dark cell means the run of "
+             "the row scores significantly higher than the run of the column (paired bootstrap, Holm, 5%).")
+
+
+def unlimited(r: Report, res: StudyResult) -> None:
+    """How far this test set's ranking is from the ranking on unlimited data (the bootstrap estimate)."""
+    boot_unit, n_units = _units(res)
+    n_runs = res.meta["input"]["runs"]
+    per_size, needed = res.table("ranking_uncertainty.csv"), res.table("test_set_size.csv")
+    r.heading("How far is this test set's ranking from the ranking on unlimited data?")
+    r.paragraph(
+        "The paper's convergence curve (next section) compares a random subset with this test set's own ranking, "
+        "so it reaches L1 = 0 at the full test set by construction: it describes the test set, not how far its "
+        "ranking is from the ranking the runs would get on unlimited data. The bootstrap estimates that "
+        f"distance: {res.options['bootstrap']} resamples of {boot_unit}s drawn with replacement, with the observed "
+        f"ranking in the role of the truth; drawing fewer or more {boot_unit}s than the {n_units} of the test set "
+        "shows how the distance falls with the test-set size (an estimate, to be checked by simulation: "
+        "experiments.design_study).")
+    at_n = per_size[per_size.observed_size & (per_size.metric == "jaccard")].copy()
+    need = needed[needed.metric == "jaccard"].set_index(["strategy", "average"])
+    rows = []
+    for row in at_n.itertuples():
+        nd = need.loc[(row.strategy, row.average)]
+        needed_text = (f"> {nd.largest_size}" if nd.beyond else
+                       (f"<= {nd.units_needed:.0f}" if nd.already else f"{nd.units_needed:.0f}"))
+        rows.append({"strategy": strategy_label(row.strategy), "average": row.average,
+                     "expected L1 at N": f"{row.expected_l1:.1f} ± {1.96 * row.expected_l1_se:.1f}",
+                     "per run": f"{row.expected_l1 / n_runs:.2f}",
+                     "P(best stays first)": f"{row.p_top_stays:.2f}",
+                     f"{boot_unit}s for L1 <= {n_runs:g}": needed_text})
+    r.table(pd.DataFrame(rows), caption=(
+        f"Jaccard, at the test set's size N = {n_units} {boot_unit}s: expected L1 (± 1.96 Monte Carlo SE over "
+        f"resamples), the same per run (places), the share of resamples in which the observed best run stays first, "
+        f"and the number of {boot_unit}s at which the expected L1 falls to the number of runs (one place per run; "
+        "log-linear interpolation between the sizes tried). All sizes: ranking_uncertainty.csv, test_set_size.csv."))
+    r.figure("figures/fig_10_test_set_size.png",
+             f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (bootstrap "
+             "estimate), against m; the band holds 95% of resamples for the official scheme; the dotted line is "
+             "one place per run; the vertical line is this test set's size.")
+
+
+def convergence(r: Report, res: StudyResult) -> None:
+    """The paper's curves (verdicts ``fastest_convergence``) and the convergence points."""
+    o = res.options
+    unit, tolerance = o["unit"], o["tolerance"]
+    points = _aggregate(res.table("convergence.csv"))
+    r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
+    lenient = float(res.meta["input"]["runs"])
+    k = int(points.n_orders.iloc[0])
+    r.paragraph(
+        f"For {k} random orders of the {unit}s, the runs are ranked on the first n {unit}s and compared "
+        "with their ranking on the whole test set (L1, the sum over runs of the places each is off). The area under "
+        "the curve (AUC: the mean L1 over all prefix lengths) summarises a curve; its 95% interval is the Monte "
+        f"Carlo error over the {k} orders, and strategies are compared by paired differences on the same orders "
+        "(strategy_comparison.csv).")
+    for average in ("micro", "macro"):
+        found = res.verdict("fastest_convergence", ranking="aggregate", metric="jaccard", average=average)
+        if not found:
+            continue
+        v = found[0]
+        adj = f"Bonferroni-adjusted {v['level']:.1%} intervals"
+        auc = ci(v["value"], v["low"], v["high"], "{:.1f}")
+        if v["statement"] == "fastest":
+            r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** converges fastest, AUC "
+                        f"{auc}: its paired differences with every other strategy are below zero ({adj}).")
+        else:
+            r.paragraph(f"**{average}**: no strategy is fastest: {names(v['subject'])} are tied (the paired AUC "
+                        f"differences with {strategy_label(v['subject'][0])}, AUC {auc}, have {adj} that include "
+                        "zero).")
+    rows = []
+    for key, g in points[points.metric == "jaccard"].groupby(["strategy", "average"], sort=False):
+        lp = g[g.tolerance == lenient].iloc[0]
+        sp = g[g.tolerance == tolerance].iloc[0]
+        rows.append({"strategy": strategy_label(key[0]), "average": key[1],
+                     "AUC": ci(lp.auc, lp.auc_low, lp.auc_high, "{:.1f}"),
+                     f"n for L1 <= {lenient:g}": f"{lp.convergence_n} ({lp.convergence_n_low}-{lp.convergence_n_high})",
+                     f"n for L1 <= {tolerance:g}": (f"{sp.convergence_n} ({sp.convergence_n_low}-"
+                                                    f"{sp.convergence_n_high})" if sp.reached else "only at N")})
+    r.table(pd.DataFrame(rows), caption=(
+        f"Jaccard. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
+        "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
+        "test set, where L1 = 0 by construction. Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J))."))
+    r.figure("figures/fig_02_micro_convergence.png",
+             "Micro Jaccard and Dice: mean L1 over orders per gold strategy (thick), one single order as the paper "
+             "showed (thin), the band of 90% of orders for the official scheme only.")
+    r.figure("figures/fig_03_macro_convergence.png",
+             "Macro Jaccard and Dice, including mean and max over annotators; as Figure 2.")
+    r.figure("figures/fig_11_convergence_auc.png",
+             "Area under the mean L1 curve per gold strategy (Jaccard) with its 95% Monte Carlo interval over orders.")
+
+
+def gold_agreement(r: Report, res: StudyResult) -> None:
+    """How much the rankings under different golds disagree (verdict ``least_gold_agreement``)."""
+    boot_unit, _ = _units(res)
+    agreement = _aggregate(res.table("kendall_tau.csv"))
+    r.heading("How much do the rankings under different golds disagree?")
+    m = agreement[(agreement.metric == "jaccard") & (agreement.average == "micro")]
+    order = list(dict.fromkeys(m.strategy))
+    mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
+    for v in res.verdict("least_gold_agreement", metric="jaccard", average="micro"):
+        a, b = v["subject"]
+        overlapping, others = v["count"], v["total"]
+        tied = (f"; its interval overlaps those of {overlapping} of the other {others} pairs, so these are not "
+                "told apart from it" if overlapping else "; its interval lies below those of every other pair")
+        r.paragraph(f"Kendall's tau between the rankings under two golds (micro Jaccard); the lowest is between "
+                    f"{strategy_label(a)} and {strategy_label(b)}, tau "
+                    f"{ci(v['value'], v['low'], v['high'], '{:.2f}')} (both rankings recomputed on {boot_unit} "
+                    f"resamples, percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.")
+    r.table(mat.reset_index().rename(columns={"strategy": ""}), floatfmt="{:.2f}")
+    r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds; "
+             "above the diagonal tau, below it its 95% bootstrap interval.")
+
+
+def table4(r: Report, res: StudyResult) -> None:
+    """Distance from the annotators' spread (the paper's Table 4, and the variants that do not mislead)."""
+    boot_unit, _ = _units(res)
+    spread = res.table("gold_spread.csv")
+    s = spread[spread.metric == "jaccard"]
+    if s.empty:
+        return
+    r.heading("Distance from the annotators' spread (the paper's Table 4)")
+    rows = []
+    for variant, label in (("staple", "vs STAPLE of all (paper)"), ("leave_one_out", "leave one annotator out")):
+        v = s[s.variant == variant].sort_values("z_mean")
+        if v.empty:
+            continue
+        for which, row in (("best", v.iloc[0]), ("worst", v.iloc[-1])):
+            rows.append({"consensus": label, "run": f"{which}: {row.system}",
+                         "mean z (paper)": ci(row.z_mean, row.z_mean_low, row.z_mean_high, "{:.2f}"),
+                         "median z": f"{row.z_median:.2f}",
+                         "pooled-SD z": ci(row.z_pooled, row.z_pooled_low, row.z_pooled_high, "{:.2f}"),
+                         "share from 10% smallest SD": f"{row.small_sd_share:.0%}"})
+    r.table(pd.DataFrame(rows), caption=(
+        "Standard deviations between a run's agreement with the consensus and the annotators' own agreement with it "
+        f"(Jaccard), 95% intervals over {boot_unit}s. The paper reports 3.6 (best) and 9 to 19 (worst)."))
+    share = res.verdict("small_sd_share", metric="jaccard")[0]["value"]
+    r.paragraph(
+        "Trust the pooled-SD z of the leave-one-annotator-out rows. The paper's mean of per-image z is dominated by "
+        f"images where the annotators happen to agree almost exactly: the 10% of images with the smallest SD supply "
+        f"{share:.0%} of the sum (median over runs), and an SD over 3 annotators has 2 degrees of freedom. Scoring "
+        "annotators against a STAPLE consensus that contains them shrinks their own spread, so the paper's variant "
+        "overstates how far runs are from human agreement. All variants: gold_spread.csv.")
+
+
+def fits(r: Report, res: StudyResult) -> None:
+    """Golds whose fit (STAPLE's EM) stopped at its iteration cap (verdict ``fit_not_converged``)."""
+    for v in res.verdict("fit_not_converged"):
+        if v["count"]:
+            r.paragraph(f"{strategy_label(v['strategy'])} did not converge within its iteration cap on {v['count']} "
+                        "image(s): see images.csv.")
+
+
+def truth(r: Report, res: StudyResult) -> None:
+    """Which gold recovers the true ranking (synthetic data only; verdicts ``truth_best``)."""
+    if not res.has("truth.csv"):
+        return
+    table = res.table("truth.csv")
+    r.heading("Which gold recovers the true ranking? (synthetic data only)")
+    r.paragraph("Kendall's tau between each scheme's ranking and the runs' ranking against the latent true masks by "
+                "the same metric and averaging on the same images, with its 95% bootstrap interval (both rankings "
+                "recomputed on every resample); p_best: the share of resamples in which the scheme agrees best. The "
+                "resampled taus run lower than the observed one (a resample holds about 63% distinct "
+                "encounters, so it is a noisier test set), which can put the observed tau near or above the "
+                "interval's upper end; schemes are compared by paired differences on the same resamples.")
+    for average in ("micro", "macro"):
+        for v in res.verdict("truth_best", metric="jaccard", average=average):
+            text = ci(v["value"], v["low"], v["high"])
+            if v["statement"] == "best":
+                r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** agrees best with the truth, tau "
+                            f"{text}; its paired differences with every other strategy exclude zero.")
+            else:
+                r.paragraph(f"**{average}**: no single best: {names(v['subject'])} are tied (paired bootstrap "
+                            f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include zero).")
+    t = table[table.metric == "jaccard"].copy()
+    t["strategy"] = t.strategy.map(strategy_label)
+    r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
+
+
+def ranking_methods(r: Report, res: StudyResult) -> None:
+    """The comparison of ranking methods (only when the study ran several)."""
+    boot_unit, _ = _units(res)
+    ranking_methods_section(r, res, schemes=[(res.meta["official"], "jaccard", "macro")], case="image",
+                            unit=res.options["unit"], test_unit=boot_unit,
+                            convergence_figure="figures/fig_03_macro_convergence")
+
+
+for _section in (overview, leaderboard, significance, unlimited, convergence, gold_agreement, table4, fits, truth,
+                 ranking_methods):
+    register_section(STUDY, _section)

@@ -1,0 +1,129 @@
+"""The report section that compares ranking methods, shared by the three resampling studies.
+
+Every number comes from a table of the results folder (bootstrap_ci.csv, the
+agreement table, stability.csv, convergence.csv) and every finding from a
+verdict (``first_place``, ``method_agreement``, ``method_agreement_range``);
+each method describes itself and formats its own statistic (the registry,
+:mod:`robustness.statistics.ranking_methods`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from robustness.reporting.document import Report
+from robustness.reporting.sections.registry import ci, strategy_label
+from robustness.reporting.study_result import StudyResult
+from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
+
+__all__ = ["ranking_methods_section"]
+
+
+def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, test_step: int) -> None:
+    order = list(RANKING_METHODS)  # the registry's order, whatever the order of --ranking
+    methods = sorted(methods, key=lambda m: order.index(m) if m in order else len(order))
+    parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs) for m in methods]
+    r.paragraph("The same per-case scores, three ways to a leaderboard (challengeR's families): " + "; ".join(parts)
+                + ". Rank-then-aggregate and test-based need per-case scores: they exist for macro schemes only, "
+                "and micro leaderboards are aggregate-then-rank; the significance analysis and the distance to "
+                "unlimited data in the other sections are of the aggregate scores. Bootstrap intervals and stability "
+                f"use the same resamples of {test_unit}s for every method (paired), and the tests use the {test_unit} "
+                "as their unit because that is what the study resamples. Test-based curves add "
+                f"{test_unit}s one at a time and record the prefixes in steps of {test_step} {test_unit}s (each "
+                "recorded prefix reruns every test). On a bootstrap resample the tests count a repeated unit as "
+                "independent evidence, so runs beaten tend to be higher there than on the test set: its intervals, "
+                "and taus involving the test-based ranking, describe the spread over resamples and can sit "
+                "off-centre from the full-set value.")
+
+
+def _tau_text(tau: float, low: float, high: float) -> str:
+    return ci(tau, low, high, "{:.2f}") if tau == tau else "undefined (a ranking ties every run)"
+
+
+def ranking_methods_section(r: Report, res: StudyResult, *, schemes, case: str, unit: str, test_unit: str,
+                            convergence_figure: str, agreement_file: str = "kendall_tau.csv") -> None:
+    """Append the comparison of ranking methods under each scheme of ``schemes`` (strategy, metric, average).
+
+    Nothing is added when the study ran one method only (the default report is unchanged).
+
+    Parameters
+    ----------
+    r : Report
+    res : StudyResult
+    schemes : list of (strategy, metric, average)
+    case, unit, test_unit : str
+        What a case is, the unit of the curves of additive methods, and the unit of the tests.
+    convergence_figure : str
+        The per-method convergence figures' path without the ``_<method>.png`` suffix.
+    agreement_file : str
+        The table of Kendall's tau between rankings.
+    """
+    ci_table = res.table("bootstrap_ci.csv")
+    ci_table = ci_table[ci_table.method == "percentile"]
+    methods = list(dict.fromkeys(ci_table.ranking))
+    if len(methods) < 2:
+        return
+    points, stability = res.table("convergence.csv"), res.table("stability.csv")
+
+    def sel(table, method, scheme):
+        strat, metric, average = scheme
+        return table[(table.ranking == method) & (table.strategy == strat) & (table.metric == metric)
+                     & (table.average == average)]
+
+    first = sel(ci_table, methods[0], schemes[0])
+    n_runs, n_resamples = len(first), int(first.n_resamples.iloc[0])
+    r.heading("How much does the ranking method change the leaderboard?")
+    _describe(r, methods, case=case, test_unit=test_unit, n_runs=n_runs, test_step=res.options["test_step"])
+    rows = []
+    for scheme in schemes:
+        strat, metric, average = scheme
+        key = dict(strategy=strat, metric=metric, average=average)
+        label = f"{strategy_label(strat)}, {average} {metric}"
+        board = sel(ci_table, methods[0], scheme).set_index("system")
+        table = pd.DataFrame(index=board.sort_values(["rank", "score"], ascending=[True, False]).index)
+        for method in methods:
+            kind = get_ranking(method)
+            c = sel(ci_table, method, scheme).set_index("system").loc[table.index]
+            table[f"{kind.statistic} ({kind.label})"] = [ci(v, lo, hi, kind.number_format)
+                                                         for v, lo, hi in zip(c.score, c.low, c.high)]
+            table[f"rank ({kind.name})"] = [f"{x:g}" for x in c["rank"]]
+        r.table(table.reset_index().rename(columns={"system": "run"}), max_rows=15, caption=(
+            f"{label}: each run's statistic under each method with its 95% percentile bootstrap interval "
+            f"({n_resamples} resamples of {test_unit}s, the same for every method), and its rank on the whole test "
+            "set (ties: average rank)."))
+        items = [f"{get_ranking(a).label} vs {get_ranking(b).label}: Kendall's tau "
+                 f"{_tau_text(v['value'], v['low'], v['high'])}"
+                 for v in res.verdict("method_agreement", **key) for a, b in [v["subject"]]]
+        for v in res.verdict("first_place", **key):
+            top, more = v["subject"], ", ..." if len(v["subject"]) > 5 else ""
+            items.append(f"first under {get_ranking(v['ranking']).label}: " + (
+                top[0] if len(top) == 1 else f"{len(top)} runs tied ({', '.join(top[:5])}{more})"))
+        r.bullets(items)
+        lenient = float(n_runs)
+        for method in methods:
+            st = sel(stability, method, scheme).iloc[0]
+            p = sel(points, method, scheme)
+            p = p[p.tolerance == lenient].iloc[0]
+            rows.append({"scheme": label, "method": get_ranking(method).label,
+                         "stability: tau to the full-set ranking": _tau_text(st.tau_median, st.tau_low, st.tau_high),
+                         "curves: unit": unit if get_ranking(method).additive else test_unit,
+                         "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
+                         f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-"
+                                                     f"{p.convergence_n_high})"})
+    strat, metric, average = schemes[0]
+    for v in res.verdict("method_agreement_range", metric=metric, average=average):
+        r.paragraph(f"Across the {v['count']} golds ({average} {metric}), tau between two methods "
+                    f"ranges from {v['low']:.2f} to {v['high']:.2f} (every pair with its interval: the "
+                    "figure below and the agreement table).")
+    r.figure("figures/fig_12_ranking_agreement.png",
+             "Kendall's tau between the leaderboards of two ranking methods (macro), on the whole test set, with its "
+             "95% bootstrap interval (both rankings recomputed on every resample).")
+    r.table(pd.DataFrame(rows), caption=(
+        "Stability: median Kendall's tau between the full-set ranking and the resamples' rankings, with the central "
+        "95% of resamples. Curves: area under the mean L1 curve (95% Monte Carlo interval over orders) and the number "
+        "of units after which L1 stays within one place per run in 95% of orders (95% interval over orders). AUCs on "
+        "different units or prefix steps are not comparable with each other."))
+    for method in methods[1:]:
+        r.figure(f"{convergence_figure}_{method}.png",
+                 f"Rank convergence under {get_ranking(method).label}: L1 between the ranking on the first n units and "
+                 "on all, under the same method.")

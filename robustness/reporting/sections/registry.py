@@ -1,0 +1,120 @@
+"""The report sections of every study, registered per study, and what they share.
+
+A section is a function ``section(report, result)`` that appends headings,
+sentences, tables and figures to a :class:`~robustness.reporting.document.Report`
+from a :class:`~robustness.reporting.study_result.StudyResult` loaded from a
+results folder: every number comes from a table of the folder, and every
+sentence that states a finding reads a row of its verdicts table. A study's
+report is its registered sections in order, then the warnings and the list of
+files. A new report table is one section function plus one
+:func:`register_section` call.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Section", "SECTIONS", "TITLES", "register_section", "register_study", "sections", "strategy_label", "ci",
+           "names", "EXTRA_OUTPUTS"]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a study's report.
+
+    Attributes
+    ----------
+    name : str
+    build : callable
+        ``build(report, result)``: appends the section to ``report`` from ``result`` (a loaded
+        :class:`~robustness.reporting.study_result.StudyResult`).
+    """
+
+    name: str
+    build: Callable
+
+
+#: Every study's sections, in the order its report shows them.
+SECTIONS: dict[str, list[Section]] = {}
+#: Every study's report title.
+TITLES: dict[str, str] = {}
+#: Files a study's report also writes besides summary.md and report.html: study -> ``fn(report) -> {name: text}``.
+EXTRA_OUTPUTS: dict[str, Callable] = {}
+#: The module that registers each built-in study's sections (imported on first use).
+_MODULES = {"rank_convergence": "rank_convergence", "qa_rank_convergence": "qa", "table_rank_convergence": "table",
+            "design_study": "design", "score": "scoring", "qa_score": "scoring"}
+
+
+def register_study(study: str, title: str, *, extra_outputs: Callable | None = None) -> None:
+    """Give ``study`` a report (its title; optionally more files than summary.md and report.html).
+
+    Parameters
+    ----------
+    study : str
+    title : str
+    extra_outputs : callable, optional
+        ``extra_outputs(report) -> {file name: text}``.
+    """
+    TITLES[study] = title
+    SECTIONS.setdefault(study, [])
+    if extra_outputs is not None:
+        EXTRA_OUTPUTS[study] = extra_outputs
+
+
+def register_section(study: str, build: Callable, *, name: str | None = None, before: str | None = None) -> Section:
+    """Add a section to ``study``'s report (at the end, or before the section named ``before``).
+
+    Parameters
+    ----------
+    study : str
+    build : callable
+        ``build(report, result)``.
+    name : str, optional
+        Default: the function's name.
+    before : str, optional
+
+    Returns
+    -------
+    Section
+    """
+    sections(study)  # the built-in sections first
+    section = Section(name or build.__name__, build)
+    listed = SECTIONS.setdefault(study, [])
+    listed[:] = [s for s in listed if s.name != section.name]
+    at = next((i for i, s in enumerate(listed) if s.name == before), len(listed))
+    listed.insert(at, section)
+    return section
+
+
+def sections(study: str) -> list[Section]:
+    """The sections of ``study``'s report, in order (importing the module that registers the built-in ones)."""
+    if study in _MODULES:
+        importlib.import_module(f"robustness.reporting.sections.{_MODULES[study]}")
+    if study not in TITLES:
+        raise ValueError(f"no report is registered for study {study!r}")
+    return SECTIONS[study]
+
+
+# -- what the sections share ------------------------------------------------------------------------------------
+
+def strategy_label(name: str) -> str:
+    """A gold strategy's name in prose, from the registry."""
+    from robustness.overlap.gold import get_strategy
+
+    try:
+        return get_strategy(name).label
+    except ValueError:
+        return name
+
+
+def ci(value: float, low: float, high: float, fmt: str = "{:.3f}") -> str:
+    """``0.620 (95% CI 0.601 to 0.640)``."""
+    return f"{fmt.format(value)} (95% CI {fmt.format(low)} to {fmt.format(high)})"
+
+
+def names(items) -> str:
+    """Strategies in prose: ``a``, ``a and b``, ``a, b and c``."""
+    items = [strategy_label(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,346 @@
+"""The hand-off between a study and everything that shows its results: tables, verdicts and metadata in a folder.
+
+A study (:mod:`robustness.studies`) returns a :class:`StudyResult`: its tables by
+registered name (:data:`TABLES`), a verdicts table with one row per claim a report
+makes (:data:`VERDICT_COLUMNS`; every finding a report states is read from a row,
+which names the table that backs it) and its metadata (options, input, warnings).
+:meth:`StudyResult.save` writes them into a results folder;
+:meth:`StudyResult.load` reads a folder back, and figures (``figures/``) and
+report sections (:mod:`robustness.reporting.sections`) read nothing else, so a
+report can be rebuilt without recomputing (``python -m experiments.report``).
+
+Tables are read back exactly as they were written: floats are written in their
+shortest round-tripping form, which pandas' parser reads back to the same float
+(tested on random floats over 600 decades), and text columns stay text (a run named ``1`` or ``NA`` is not a number or a missing value).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["TableSpec", "TABLES", "register_table", "StudyResult", "Verdicts", "VERDICT_COLUMNS", "read_table",
+           "VERDICTS"]
+
+VERDICTS = "verdicts.csv"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table a study may write.
+
+    Attributes
+    ----------
+    name : str
+        Its file name in the results folder (``.csv`` or ``.parquet``).
+    holds : str
+        What it holds, one line (the report's list of files).
+    index : bool
+        Written with its index as the first column (the wide leaderboard: one row per run).
+    """
+
+    name: str
+    holds: str
+    index: bool = False
+
+
+#: Every table a study may write, by file name: one registration per table.
+TABLES: dict[str, TableSpec] = {}
+
+
+def register_table(name: str, holds: str, *, index: bool = False) -> TableSpec:
+    """Register (or replace) a table; returns its :class:`TableSpec`.
+
+    Parameters
+    ----------
+    name : str
+        File name in the results folder, ending in ``.csv`` or ``.parquet``.
+    holds : str
+        What it holds, for the report's list of files.
+    index : bool
+        Write the frame's index as its first column.
+
+    Returns
+    -------
+    TableSpec
+    """
+    if not name.endswith((".csv", ".parquet")):
+        raise ValueError(f"a table is a .csv or .parquet file, got {name!r}")
+    TABLES[name] = TableSpec(name, holds, index)
+    return TABLES[name]
+
+
+for _name, _holds, _index in (
+    ("leaderboard.csv", "one row per run, a column per strategy_metric_average", True),
+    ("scores.csv", "every score and rank, tidy", False),
+    ("orders.csv", "the random orders of units", False),
+    ("curves.parquet", "L1 of every order at every prefix", False),
+    ("curves_summary.csv", "mean L1 and the 90% band of orders per prefix", False),
+    ("convergence.csv", "convergence points with intervals over orders; AUC with its Monte Carlo interval", False),
+    ("strategy_comparison.csv", "paired AUC differences between strategies (intervals over orders)", False),
+    ("bootstrap_ci.csv", "every score with percentile and BCa 95% intervals", False),
+    ("rank_distribution.csv", "share of resamples in which each run takes each rank", False),
+    ("stability.csv", "Kendall's tau between the full-set ranking and the resamples'", False),
+    ("pairwise.parquet", "the significance analysis: every pair of runs, paired bootstrap and Wilcoxon, Holm", False),
+    ("ranking_uncertainty.csv", "expected L1 to the ranking on unlimited data, by test-set size (bootstrap)", False),
+    ("rank_keep.csv", "probability that each run keeps its rank (bootstrap at the test set's size)", False),
+    ("test_set_size.csv", "units needed for an expected L1 within the number of runs", False),
+    ("kendall_tau.csv", "agreement between the rankings under different golds and ranking methods, with bootstrap "
+                        "intervals", False),
+    ("gold_spread.csv", "Table 4: standard deviations from the annotators' spread, all variants", False),
+    ("images.csv", "per image: annotators, pixels, STAPLE diagnostics", False),
+    ("per_case.parquet", "per-case scores (challengeR long format)", False),
+    ("truth.csv", "synthetic data: agreement of each scheme with the ranking against the latent truth", False),
+    ("answer_counts.csv", "Table 5 with bootstrap intervals", False),
+    ("agreement.csv", "Kendall's tau between the schemes' and ranking methods' rankings, with bootstrap intervals",
+     False),
+    ("design.csv", "the design study: one row per setting, replicate and scheme", False),
+    ("design_summary.csv", "the design study: means over replicates with 95% intervals", False),
+    ("coverage.csv", "bootstrap interval coverage per setting, replicate, unit and method", False),
+    ("coverage_summary.csv", "bootstrap interval coverage: means over replicates with 95% intervals", False),
+    ("fit.csv", "the real challenge's statistics beside its fitted synthetic twin's", False),
+    ("recommendation_sizes.csv", "test-set sizes needed per scheme for the targets", False),
+    (VERDICTS, "one row per finding the report states, with its value, interval and the table behind it", False),
+):
+    register_table(_name, _holds, index=_index)
+
+#: The columns of the verdicts table. ``subject``: the runs, strategies or ranking methods a claim is about, as a
+#: JSON list (a leader first, then what is tied with it); ``statement``: the outcome (e.g. ``fastest``, ``tied``);
+#: ``value``, ``se``, ``low``, ``high``: the number and its uncertainty (``level``: the confidence of the interval);
+#: ``count`` of ``total``: how many (pairs that differ, images...); ``table``: the file that backs the claim.
+VERDICT_COLUMNS = ("claim", "ranking", "strategy", "metric", "average", "statement", "subject", "value", "se", "low",
+                   "high", "level", "count", "total", "table")
+
+#: Columns that hold names, whatever they look like (a run called ``1`` or ``NA`` stays that text).
+_TEXT = {"system", "other", "next", "run", "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
+         "average", "ranking", "other_ranking", "unit", "statistic", "method", "image", "encounter", "case",
+         "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}
+
+
+def read_table(path: Path | str, *, index: bool = False):
+    """A table of a results folder, exactly as it was written (see the module notes).
+
+    Parameters
+    ----------
+    path : path
+        A ``.csv`` or ``.parquet`` file.
+    index : bool
+        The first CSV column is the index.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path)
+    header = pd.read_csv(path, nrows=0).columns
+    frame = pd.read_csv(path, dtype={c: str for c in header if c in _TEXT}, keep_default_na=False, na_values=[""],
+                        index_col=0 if index else None)
+    if index:
+        frame.index = frame.index.astype(str)
+    return frame
+
+
+class Verdicts:
+    """Rows of the verdicts table, added one claim at a time (see :data:`VERDICT_COLUMNS`).
+
+    Examples
+    --------
+    >>> v = Verdicts()
+    >>> v.add("pairs_differ", strategy="majority", metric="jaccard", average="micro", count=3, total=6,
+    ...       table="pairwise.parquet")
+    >>> row = v.frame().iloc[0]
+    >>> row.claim, int(row["count"]), int(row.total), row.table
+    ('pairs_differ', 3, 6, 'pairwise.parquet')
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def add(self, claim: str, *, table: str, ranking: str = "aggregate", strategy: str = "", metric: str = "",
+            average: str = "", statement: str = "", subject: Iterable[str] = (), value: float = math.nan,
+            se: float = math.nan, low: float = math.nan, high: float = math.nan, level: float = math.nan,
+            count: int | None = None, total: int | None = None) -> None:
+        """Add one claim (see :data:`VERDICT_COLUMNS`)."""
+        self.rows.append({"claim": claim, "ranking": ranking, "strategy": strategy, "metric": metric,
+                          "average": average, "statement": statement,
+                          "subject": json.dumps([str(s) for s in subject]), "value": float(value), "se": float(se),
+                          "low": float(low), "high": float(high), "level": float(level),
+                          "count": count, "total": total, "table": table})
+
+    def frame(self):
+        """The table (``count`` and ``total`` as nullable integers)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows, columns=list(VERDICT_COLUMNS))
+        for column in ("count", "total"):
+            frame[column] = frame[column].astype("Int64")
+        return frame
+
+
+class _Tables(Mapping):
+    """The tables of a results folder, each read on first use."""
+
+    def __init__(self, folder: Path, names: Iterable[str]):
+        self.folder = folder
+        self.names = [n for n in names if n.endswith((".csv", ".parquet"))]
+        self.cache: dict[str, Any] = {}
+
+    def __getitem__(self, name: str):
+        if name not in self.names:
+            raise KeyError(f"{self.folder}: the results hold no table {name!r}")
+        if name not in self.cache:
+            spec = TABLES.get(Path(name).name)
+            self.cache[name] = read_table(self.folder / name, index=bool(spec and spec.index))
+        return self.cache[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+@dataclass
+class StudyResult:
+    """A study's results: tables by name, the verdicts, the metadata (see the module notes).
+
+    Attributes
+    ----------
+    study : str
+        Which study (``rank_convergence``, ``table_rank_convergence``, ``qa_rank_convergence``, ``design_study``,
+        ``score``, ``qa_score``): it selects the figures and the report sections.
+    tables : mapping
+        File name -> a DataFrame, or a callable returning an iterable of DataFrames of the same columns (a table
+        written as it comes, e.g. ``curves.parquet``: bounded memory).
+    verdicts : pandas.DataFrame
+        One row per claim (:data:`VERDICT_COLUMNS`).
+    meta : dict
+        What the study knows about itself: ``options`` (its options as a dict), ``input`` (what it read),
+        ``warnings`` (what the loaders skipped, repaired or guessed, and the checks' findings) and
+        study-specific entries. Saved as ``meta.json`` with the command line's entries.
+    files : dict
+        Other files (relative name -> text), e.g. the official scorer's JSON per run.
+    folder : Path or None
+        Where it was loaded from.
+    """
+
+    study: str
+    tables: Mapping = field(default_factory=dict)
+    verdicts: Any = None
+    meta: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)
+    folder: Path | None = None
+
+    @property
+    def options(self) -> dict:
+        """The study's options (as saved)."""
+        return self.meta.get("options", {})
+
+    @property
+    def warnings(self) -> list:
+        """What the loaders and checks noted, one line each."""
+        return list(self.meta.get("warnings", []))
+
+    def table(self, name: str):
+        """Table ``name`` (a DataFrame; a streamed table is read back from the folder)."""
+        value = self.tables[name]
+        if callable(value):
+            if self.folder is None:
+                raise ValueError(f"{name} is written as it is computed; read it from the saved folder")
+            return read_table(self.folder / name)
+        return value
+
+    def has(self, name: str) -> bool:
+        """Whether the study wrote table ``name``."""
+        return name in self.tables
+
+    def verdict(self, claim: str, **where) -> list[dict]:
+        """The verdict rows of ``claim`` whose columns equal ``where`` (``subject`` decoded to a list).
+
+        Parameters
+        ----------
+        claim : str
+        **where
+            Column values to match, e.g. ``average="micro"``.
+
+        Returns
+        -------
+        list of dict
+        """
+        v = self.verdicts
+        rows = v[v.claim == claim]
+        for column, value in where.items():
+            rows = rows[rows[column] == value]
+        out = []
+        for row in rows.to_dict("records"):
+            row["subject"] = json.loads(row["subject"])
+            for key in ("count", "total"):
+                row[key] = None if row[key] is None or (isinstance(row[key], float) and math.isnan(row[key])) \
+                    else int(row[key])
+            out.append(row)
+        return out
+
+    # -- the folder ------------------------------------------------------------------------------------------------
+    def save(self, out) -> None:
+        """Write the tables, the verdicts and the other files into a results folder being written.
+
+        Parameters
+        ----------
+        out : ResultsDir
+            The folder (:class:`~robustness.reporting.results.ResultsDir`): everything goes into its staging
+            folder; figures, the report and ``meta.json`` follow (:func:`robustness.reporting.finish.finish`).
+        """
+        for name, value in self.tables.items():
+            spec = TABLES.get(Path(name).name)
+            if spec is None:
+                raise ValueError(f"table {name!r} is not registered (robustness.reporting.study_result.register_table)")
+            if callable(value):
+                out.write_parquet_frames(name, value())
+            elif name.endswith(".parquet"):
+                out.write_parquet(name, value)
+            else:
+                out.write_csv(name, value, index=spec.index)
+        out.write_csv(VERDICTS, self.verdicts, index=False)
+        for name, text in self.files.items():
+            out.write_text(name, text)
+
+    @classmethod
+    def load(cls, folder: Path | str, *, meta: dict | None = None) -> StudyResult:
+        """The results in ``folder``, tables read on first use.
+
+        Parameters
+        ----------
+        folder : path
+            A complete results folder (its ``meta.json`` is read), or one being written when ``meta`` is given.
+        meta : dict, optional
+            The metadata, when ``meta.json`` is not written yet (a study building its own report).
+
+        Returns
+        -------
+        StudyResult
+        """
+        from robustness.reporting.results import open_results
+
+        folder = Path(folder)
+        if meta is None:
+            folder, meta = open_results(folder)
+            names = meta.get("files", [])
+        else:
+            names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()
+                           and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+        tables = _Tables(folder, names)
+        verdicts = tables[VERDICTS] if VERDICTS in tables else Verdicts().frame()
+        return cls(study=meta.get("study", ""), tables=tables, verdicts=verdicts, meta=meta, folder=folder)
+
+
+def frames(make: Callable[[], Iterable[Any]]) -> Callable[[], Iterable[Any]]:
+    """Mark a table as written as it comes (an iterable of frames), e.g. ``tables["curves.parquet"]``."""
+    return make

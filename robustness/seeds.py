@@ -1,0 +1,78 @@
+"""The named random streams of every study, defined once (SPEC 7).
+
+A study draws everything from one ``seed``; each part of it draws from its own
+stream ``np.random.default_rng([seed, k, *index])``, so adding a part never
+shifts another part's numbers, and the same seed gives the same numbers for any
+``n_jobs`` and on Dask (each stream is split per batch with ``spawn``).
+
+Resampling studies (the main job, per-case tables, QA):
+
+============== === ==========================================================
+stream          k   draws
+============== === ==========================================================
+random_golds    -   the annotator of each ``randN`` gold per image (``default_rng(seed)``)
+orders          1   the random orders of the convergence curves
+bootstrap       2   the bootstrap resamples (the same for every ranking method)
+uncertainty     3   the m-out-of-n resamples of the distance to unlimited data
+truth           4   the resamples of the agreement with the latent truth
+spread          5   the resamples of Table 4's intervals
+answer_counts   7   the resamples of Table 5's intervals (QA)
+============== === ==========================================================
+
+The design study (``index``: the population ``p`` or the replicate ``r``):
+
+============== === ==========================================================
+population      0   a population of runs (``p``)
+pool            1   the population's pool of images (``p``)
+test_set        2   a replicate's test set (``r``)
+random_golds    3   its ``randN`` golds (``r``)
+orders          4   its convergence orders (``r``)
+uncertainty     5   its bootstrap estimate of the distance to unlimited data (``r``)
+coverage        6   its bootstrap intervals, judged for coverage (``r``)
+============== === ==========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["STUDY_STREAMS", "DESIGN_STREAMS", "stream"]
+
+#: The resampling studies' streams (None: the seed itself).
+STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "bootstrap": 2, "uncertainty": 3,
+                                        "truth": 4, "spread": 5, "answer_counts": 7}
+
+#: The design study's streams.
+DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "random_golds": 3, "orders": 4,
+                                  "uncertainty": 5, "coverage": 6}
+
+
+def stream(seed: int, name: str, *index: int, design: bool = False) -> np.random.Generator:
+    """The generator of stream ``name`` of a study seeded with ``seed``.
+
+    Parameters
+    ----------
+    seed : int
+        The study's seed (``--seed``).
+    name : str
+        A stream of :data:`STUDY_STREAMS` (or of :data:`DESIGN_STREAMS` with ``design=True``).
+    *index : int
+        The design study's population or replicate.
+    design : bool
+        Look ``name`` up among the design study's streams.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> float(stream(0, "orders").random()) == float(np.random.default_rng([0, 1]).random())
+    True
+    """
+    table = DESIGN_STREAMS if design else STUDY_STREAMS
+    try:
+        k = table[name]
+    except KeyError:
+        raise ValueError(f"unknown random stream {name!r}; choose from {', '.join(table)}") from None
+    return np.random.default_rng([seed, *(() if k is None else (k,)), *index])

@@ -1,0 +1,169 @@
+"""The design study's grid, run resumably: every population's pool and every replicate is kept as it finishes.
+
+:func:`run_grid` simulates every setting of a grid in seeded replicates
+(:func:`robustness.simulation.design.simulate`), each replicate scored against
+the population ranking of its run population (:func:`~robustness.simulation.design.population_scores`,
+one pool per population, shared by the settings with the same runs). Each part is
+written atomically under ``cache_dir`` as soon as it is done, so an interrupted
+grid resumes where it stopped. A part that cannot be read back (a damaged or
+truncated file, another format) is computed again, with a note; it is never
+trusted and never stops the grid. Results do not depend on ``n_jobs``: every part
+draws from its own named streams (:mod:`robustness.seeds`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from robustness.files import atomic_write, remove_stale_temporaries
+from robustness.parallel import progress_bar, run_batches
+from robustness.simulation.design import DesignOptions, Setting
+
+__all__ = ["Grid", "run_grid"]
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The settings of a design study.
+
+    Attributes
+    ----------
+    sizes : list of int
+        Test-set sizes in encounters (nested within a replicate).
+    annotators, agreement, spread, runs, correlation : list
+        The values of each setting's dimensions.
+    replicates : int
+    populations : int
+        Run populations the replicates cycle through.
+    """
+
+    sizes: list
+    annotators: list
+    agreement: list
+    spread: list
+    runs: list
+    correlation: list
+    replicates: int
+    populations: int
+
+    def settings(self) -> list[Setting]:
+        """Every setting except the agreement levels and sizes, which each replicate runs in turn."""
+        return [Setting(annotators=k, agreement=float(self.agreement[0]), spread=s, runs=r, correlation=c)
+                for k in self.annotators for s in self.spread for r in self.runs for c in self.correlation]
+
+    def as_dict(self) -> dict:
+        """The grid as plain lists (meta.json, the report)."""
+        return {"sizes": list(self.sizes), "annotators": list(self.annotators), "agreement": list(self.agreement),
+                "spread": list(self.spread), "runs": list(self.runs), "correlation": list(self.correlation),
+                "replicates": self.replicates, "populations": self.populations}
+
+
+def _read_pool(path: Path, notes: list):
+    try:
+        data = json.loads(path.read_bytes())
+        return {tuple(k.split("|")): np.array(v, dtype=np.float64) for k, v in data.items()}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        notes.append(f"{path}: damaged design-study cache ({type(exc).__name__}); computed again")
+        return None
+
+
+def _read_replicate(path: Path, notes: list):
+    import pandas as pd
+
+    coverage = path.with_suffix(".coverage.parquet")
+    if not (path.exists() and coverage.exists()):
+        return None
+    try:
+        return pd.read_parquet(path), pd.read_parquet(coverage)
+    except Exception as exc:  # any reader error: the part is not trusted
+        notes.append(f"{path}: damaged design-study cache ({type(exc).__name__}); computed again")
+        return None
+
+
+def _pool(base, setting, sizes, population, seed, options):
+    from robustness.simulation.design import population_scores
+
+    return population_scores(base, setting, sizes, population, seed=seed, options=options)
+
+
+def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
+    from robustness.simulation.design import simulate
+
+    return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
+                    population=population, seed=seed, options=options)
+
+
+def run_grid(base, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str, n_jobs: int = 1,
+             progress: bool = False, say=None):
+    """Every replicate of every setting of ``grid`` around the generator parameters ``base``.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    grid : Grid
+    options : DesignOptions
+    seed : int
+    cache_dir : path
+        Where the parts are kept (one folder per grid and seed is the caller's choice).
+    n_jobs : int
+    progress : bool
+    say : callable, optional
+        Prints progress lines.
+
+    Returns
+    -------
+    (design, coverage, notes) : DataFrame, DataFrame, list of str
+        ``simulate``'s rows of every replicate, and what happened to the cache (parts computed again).
+    """
+    import pandas as pd
+
+    say = say or (lambda *a: None)
+    parts = Path(cache_dir)
+    parts.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(parts)
+    notes: list[str] = []
+    settings = grid.settings()
+    pool_keys = sorted({(s.spread, s.runs, s.correlation) for s in settings})
+    pools, todo = {}, []
+    for key in pool_keys:
+        for p in range(grid.populations):
+            path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
+            found = _read_pool(path, notes)
+            if found is None:
+                todo.append((key, p, path))
+            else:
+                pools[(key, p)] = found
+    batches = [(base, Setting(settings[0].annotators, settings[0].agreement, key[0], key[1], key[2]), grid.sizes,
+                p, seed, options) for key, p, _ in todo]
+    bar = progress_bar(progress, len(batches), "population pools", unit="pool")
+    for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
+        pools[(key, p)] = scores
+        atomic_write(path, lambda f, s=scores: f.write(json.dumps({"|".join(k): v.tolist() for k, v in s.items()})
+                                                      .encode()))
+    jobs = [(s, r) for s in settings for r in range(grid.replicates)]
+    path_of = {(s.key, r): parts / f"{s.key}-r{r}.parquet" for s, r in jobs}
+    done = {}
+    for s, r in jobs:
+        found = _read_replicate(path_of[(s.key, r)], notes)
+        if found is not None:
+            done[(s.key, r)] = found
+    todo = [(s, r) for s, r in jobs if (s.key, r) not in done]
+    if len(todo) < len(jobs):
+        say(f"resuming: {len(jobs) - len(todo)} of {len(jobs)} replicates already done")
+    batches = [(base, s, grid.agreement, grid.sizes, r, r % grid.populations,
+                pools[((s.spread, s.runs, s.correlation), r % grid.populations)], seed, options) for s, r in todo]
+    bar = progress_bar(progress, len(batches), "replicates", unit="replicate")
+    for (s, r), (rows, cov) in zip(todo, run_batches(_replicate, batches, n_jobs=n_jobs, progress=bar)):
+        path = path_of[(s.key, r)]
+        for frame, target in ((cov, path.with_suffix(".coverage.parquet")), (rows, path)):
+            atomic_write(target, lambda f, frame=frame: frame.to_parquet(f, index=False))
+        done[(s.key, r)] = (rows, cov)
+    design = pd.concat([done[(s.key, r)][0] for s, r in jobs], ignore_index=True)
+    coverage = pd.concat([done[(s.key, r)][1] for s, r in jobs], ignore_index=True)
+    return design, coverage, notes

@@ -1,0 +1,20 @@
+"""Studies: each one a library function ``run(inputs, options, n_jobs=...) -> StudyResult``.
+
+- :mod:`.rank_convergence`: the main job (segmentation: golds, averaging, test-set size);
+- :mod:`.table`: the same study on any pipeline's per-case scores;
+- :mod:`.qa`: closed-ended QA (official scores, Table 5, the same study per encounter);
+- :mod:`.scoring`: the official scores of a segmentation challenge;
+- :mod:`.design`: the design study (which gold and how many encounters, by simulation with a known truth);
+- :mod:`.common`: what the resampling studies share (options, the resampling step, tables, verdicts).
+
+A study returns a :class:`~robustness.reporting.study_result.StudyResult`; the
+command line (``experiments/``) saves it, draws its figures and builds its report
+from the folder.
+"""
+
+from robustness._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "ResamplingOptions": "common", "RankConvergenceOptions": "rank_convergence", "TableOptions": "table",
+    "QAOptions": "qa", "DesignStudyOptions": "design",
+}, modules=("common", "rank_convergence", "table", "qa", "scoring", "design"))

@@ -1,0 +1,324 @@
+"""What the resampling studies share: their options, the resampling step per ranking method, and their tables.
+
+The main job, the per-case table study and the QA study rank the same kind of
+:class:`~robustness.statistics.schemes.Schemes` under every ranking method of
+:attr:`ResamplingOptions.ranking`: convergence curves over random orders, a
+bootstrap of the units (the same resamples for every method: paired), the
+distance to unlimited data, the significance analysis and the agreement between
+rankings, each written as a registered table (:mod:`robustness.reporting.study_result`)
+with the verdicts the reports state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robustness import seeds
+from robustness.reporting.study_result import Verdicts
+from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare
+
+__all__ = ["ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
+           "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP", "significance_verdicts",
+           "resampling_verdicts", "fastest_verdicts", "ranking_verdicts"]
+
+#: curves.parquet holds every order's curve up to this many rows (more: the first orders that fit, or all_curves).
+CURVE_ROWS = 5_000_000
+
+
+@dataclass(frozen=True)
+class ResamplingOptions:
+    """The options every resampling study shares (the command line's ``--orders`` ... ``--seed``).
+
+    Attributes
+    ----------
+    orders : int
+        Random orders of units for the convergence curves.
+    step : int
+        Record every ``step``-th prefix (additive ranking methods).
+    bootstrap : int
+        Bootstrap resamples of units.
+    ranking : tuple of str
+        Ranking methods (the default one first: the significance analysis and the distance to unlimited data use
+        it).
+    test_step : int
+        Non-additive methods (test-based) record every ``test_step``-th prefix of the resampling unit.
+    tolerance : float
+        L1 at or below this counts as converged (besides one place per run).
+    seed : int
+        Seed of every random stream (:mod:`robustness.seeds`).
+    all_curves : bool
+        Write every order's curve to curves.parquet (default: up to :data:`CURVE_ROWS` rows).
+    """
+
+    orders: int = 200
+    step: int = 1
+    bootstrap: int = 1000
+    ranking: tuple = DEFAULT_RANKING
+    test_step: int = TEST_STEP
+    tolerance: float = 0.0
+    seed: int = 0
+    all_curves: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("orders", "step", "bootstrap", "test_step"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not (self.tolerance >= 0 and np.isfinite(self.tolerance)):
+            raise ValueError(f"tolerance must be a finite number >= 0, got {self.tolerance!r}")
+        ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(self.ranking)))
+        for name in ranking:
+            get_ranking(name)
+        object.__setattr__(self, "ranking", ranking)
+
+    def rng(self, stream: str) -> np.random.Generator:
+        """The generator of a named stream (:data:`robustness.seeds.STUDY_STREAMS`) under this seed."""
+        return seeds.stream(self.seed, stream)
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """Every ranking method's convergence and bootstrap, in the order of the options' ``ranking``."""
+
+    convergence: dict
+    bootstrap: dict
+
+
+def resample(schemes, options: ResamplingOptions, *, n_jobs: int = 1, boot_schemes=None,
+             progress: bool = False) -> Resampled:
+    """Rank convergence of ``schemes`` and bootstrap of ``boot_schemes`` (default the same), per ranking method.
+
+    Every method's bootstrap draws the same resamples (same stream, same units: paired). Additive methods' curves
+    follow ``schemes`` (the study's order unit) and ``options.step``; a non-additive method's curves add the
+    bootstrap's units (its tests' unit) one at a time and record every ``options.test_step``-th prefix.
+
+    Parameters
+    ----------
+    schemes, boot_schemes : Schemes
+        The statistics per order unit and per bootstrap unit.
+    options : ResamplingOptions
+    n_jobs : int
+    progress : bool
+
+    Returns
+    -------
+    Resampled
+    """
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.convergence import rank_convergence
+
+    boot_schemes = schemes if boot_schemes is None else boot_schemes
+    convs, boots = {}, {}
+    for name in options.ranking:
+        method = get_ranking(name)
+        boot_stats = prepare(boot_schemes, name)
+        if method.additive:
+            conv_stats = boot_stats if boot_schemes is schemes else prepare(schemes, name)
+            step = options.step
+        else:
+            conv_stats, step = boot_stats, options.test_step
+        convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, n_jobs=n_jobs,
+                                       progress=progress, rng=options.rng("orders"))
+        boots[name] = bootstrap(boot_stats, n_resamples=options.bootstrap, n_jobs=n_jobs, progress=progress,
+                                rng=options.rng("bootstrap"))
+    return Resampled(convs, boots)
+
+
+def _curve_orders(conv, *, all_curves: bool = False):
+    """The orders whose full curves curves.parquet holds, and a note when that is not all of them."""
+    per_order = len(conv.schemes.names) * conv.positions.size
+    k = conv.n_orders if all_curves else min(conv.n_orders, max(1, CURVE_ROWS // per_order))
+    note = None if k == conv.n_orders else (
+        f"curves.parquet holds the curves of the first {k} of {conv.n_orders} orders ({k * per_order} rows; "
+        "every order would take more than 5 million rows): curves_summary.csv and convergence.csv use all "
+        "orders; --all-curves writes every order")
+    return range(k), note
+
+
+def convergence_tables(convs: dict, *, tolerance: float, lenient: float, all_curves: bool = False):
+    """orders.csv, curves.parquet (written as it comes), curves_summary.csv, convergence.csv,
+    strategy_comparison.csv: every ranking method's rows one after the other (column ``ranking``).
+
+    Returns
+    -------
+    (tables, notes) : dict, list of str
+    """
+    import pandas as pd
+
+    convs = list(convs.values())
+    notes, chosen = [], []
+    for c in convs:
+        orders, note = _curve_orders(c, all_curves=all_curves)
+        chosen.append((c, orders))
+        notes += [f"{c.ranking}: {note}"] if note else []
+    points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
+                        for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
+    tables = {
+        "orders.csv": pd.concat([c.orders_frame().assign(ranking=c.ranking) for c in convs], ignore_index=True),
+        "curves.parquet": lambda: (f for c, orders in chosen for f in c.iter_frames(orders=orders)),
+        "curves_summary.csv": pd.concat([c.summary(confidence=0.9) for c in convs], ignore_index=True),
+        "convergence.csv": points,
+        "strategy_comparison.csv": pd.concat([c.compare_strategies() for c in convs], ignore_index=True),
+    }
+    return tables, notes
+
+
+def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") -> dict:
+    """bootstrap_ci.csv, rank_distribution.csv, stability.csv (every ranking method, column ``ranking``),
+    pairwise.parquet (the significance analysis, of the default method's scores) and the agreement between
+    methods and golds (``agreement_file``)."""
+    import pandas as pd
+
+    from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
+
+    ci = pd.concat([b.intervals(method="percentile") for b in boots.values()], ignore_index=True)
+    return {
+        "bootstrap_ci.csv": pd.concat([ci] + [b.intervals(method="bca") for b in boots.values()], ignore_index=True),
+        "rank_distribution.csv": pd.concat([b.rank_distribution() for b in boots.values()], ignore_index=True),
+        "stability.csv": pd.concat([b.stability() for b in boots.values()], ignore_index=True),
+        "pairwise.parquet": pairwise_comparisons(boots[DEFAULT_RANKING[0]]),
+        agreement_file: ranking_agreement(boots.values()),
+    }
+
+
+def uncertainty_tables(schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float) -> dict:
+    """ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv: the distance to unlimited data (bootstrap)."""
+    from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+
+    per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.bootstrap, n_jobs=n_jobs,
+                                            rng=options.rng("uncertainty"))
+    return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
+            "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
+
+
+def only(frame, ranking: str = DEFAULT_RANKING[0]):
+    """The rows of one ranking method (in agreement tables: compared with the same method)."""
+    if "other_ranking" in frame:
+        frame = frame[frame.other_ranking == ranking]
+    return frame[frame.ranking == ranking].reset_index(drop=True)
+
+
+def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{ranking}"):
+    """Every other method's statistic per run and scheme, as leaderboard columns named by ``name``."""
+    import pandas as pd
+
+    columns = {}
+    for method, b in boots.items():
+        if method == DEFAULT_RANKING[0]:
+            continue
+        ci = b.intervals()
+        for (strat, metric, average), d in ci.groupby(["strategy", "metric", "average"], sort=False):
+            columns[name.format(strategy=strat, metric=metric, average=average, ranking=method)] = \
+                d.set_index("system").score
+    return pd.DataFrame(columns)
+
+
+# -- verdicts ---------------------------------------------------------------------------------------------------
+
+def significance_verdicts(verdicts: Verdicts, pairwise, schemes) -> None:
+    """How many pairs (and neighbouring pairs) of runs differ under each scheme of ``schemes``, by the paired
+    bootstrap and by the Wilcoxon check (claims ``pairs_differ``, ``neighbours_differ``, ``pairs_differ_wilcoxon``,
+    ``neighbours_differ_wilcoxon``; the neighbouring pairs without evidence of a difference are the subject of
+    ``neighbours_differ``)."""
+    for strat, metric, average in schemes:
+        d = pairwise[(pairwise.strategy == strat) & (pairwise.metric == metric) & (pairwise.average == average)]
+        if d.empty:
+            continue
+        n = d[d.neighbours]
+        key = dict(strategy=strat, metric=metric, average=average, table="pairwise.parquet")
+        for suffix, column in (("", "significant"), ("_wilcoxon", "significant_wilcoxon")):
+            k = int(d[column].sum())
+            verdicts.add(f"pairs_differ{suffix}", statement="none" if k == 0 else "some", count=k, total=len(d),
+                         **key)
+            k = int(n[column].sum())
+            same = [f"{x.system} ~ {x.other}" for x in n[~n[column]].itertuples()]
+            verdicts.add(f"neighbours_differ{suffix}", statement="none" if k == 0 else "some", count=k,
+                         total=len(n), subject=same, **key)
+
+
+def fastest_verdicts(verdicts: Verdicts, conv, points, *, lenient: float, metric: str = "jaccard") -> None:
+    """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging: named only if its
+    paired differences with every other strategy, on the same orders, lie below zero (Bonferroni-adjusted Monte
+    Carlo intervals); otherwise the tied ones (claim ``fastest_convergence``)."""
+    from robustness.statistics.verdicts import best_with_ties
+
+    auc = conv.order_auc()  # (S, K)
+    for average in dict.fromkeys(n[2] for n in conv.schemes.names):
+        idx = [s for s, n in enumerate(conv.schemes.names) if n[1] == metric and n[2] == average]
+        if len(idx) < 2:
+            continue
+        names = [conv.schemes.names[s][0] for s in idx]
+        v = best_with_ties(auc[idx], names, higher_is_better=False, interval="normal")
+        p = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
+                   & (points.ranking == conv.ranking)].set_index("strategy").loc[v.tied[0]]
+        verdicts.add("fastest_convergence", ranking=conv.ranking, metric=metric, average=average,
+                     statement="fastest" if v.best else "tied", subject=v.tied, value=p.auc, se=p.auc_se,
+                     low=p.auc_low, high=p.auc_high, level=v.level, table="strategy_comparison.csv")
+
+
+def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes, *, lenient: float, tolerance: float) -> None:
+    """What the QA and per-case table reports state per scheme (of the default ranking method): the convergence
+    points (``convergence_point``, one per tolerance; ``statement`` reached or only_at_n), the area under the curve
+    (``curve_auc``), the distance to unlimited data at the test set's size (``unlimited_distance``, with its Monte
+    Carlo SE; ``best_stays_first``), the size needed for one place per run (``units_needed``) and the significance
+    analysis (:func:`significance_verdicts`)."""
+    points = only(tables["convergence.csv"])
+    per_size, needed = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"]
+    for strat, metric, average in schemes:
+        key = dict(strategy=strat, metric=metric, average=average)
+        p = points[(points.strategy == strat) & (points.metric == metric) & (points.average == average)]
+        for x in p.itertuples():
+            verdicts.add("convergence_point", statement="reached" if x.reached else "only_at_n",
+                         value=x.convergence_n, low=x.convergence_n_low, high=x.convergence_n_high, level=0.95,
+                         count=int(x.n_units), total=None, subject=[f"{x.tolerance:g}"], table="convergence.csv",
+                         **key)
+        if len(p):
+            verdicts.add("curve_auc", value=p.auc.iloc[0], se=p.auc_se.iloc[0], low=p.auc_low.iloc[0],
+                         high=p.auc_high.iloc[0], level=0.95, table="convergence.csv", **key)
+        at = per_size[(per_size.strategy == strat) & (per_size.metric == metric) & (per_size.average == average)]
+        row = at[at.observed_size].iloc[0]
+        verdicts.add("unlimited_distance", value=row.expected_l1, se=row.expected_l1_se, count=int(row.m),
+                     table="ranking_uncertainty.csv", **key)
+        verdicts.add("best_stays_first", value=row.p_top_stays, count=int(row.m), table="ranking_uncertainty.csv",
+                     **key)
+        nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
+        verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "about",
+                     value=nd.units_needed, count=int(nd.largest_size), subject=[f"{lenient:g}"],
+                     table="test_set_size.csv", **key)
+    significance_verdicts(verdicts, tables["pairwise.parquet"], schemes)
+
+
+def ranking_verdicts(v: Verdicts, tables: dict, schemes, *, agreement_file: str = "kendall_tau.csv") -> None:
+    """What the comparison of ranking methods states, per scheme: who is first under each method
+    (``first_place``), Kendall's tau between every two methods' leaderboards (``method_agreement``) and, over the
+    golds, the range of tau between two methods (``method_agreement_range``). Nothing with one method only."""
+    ci = tables["bootstrap_ci.csv"]
+    ci = ci[ci.method == "percentile"]
+    methods = list(dict.fromkeys(ci.ranking))
+    if len(methods) < 2:
+        return
+    agreement = tables[agreement_file]
+    for strat, metric, average in schemes:
+        key = dict(strategy=strat, metric=metric, average=average)
+        for method in methods:
+            board = ci[(ci.ranking == method) & (ci.strategy == strat) & (ci.metric == metric)
+                       & (ci.average == average)]
+            top = board[board["rank"] == board["rank"].min()].system.tolist()
+            v.add("first_place", ranking=method, statement="alone" if len(top) == 1 else "tied", subject=top,
+                  count=len(top), table="bootstrap_ci.csv", **key)
+        tau = agreement[(agreement.strategy == strat) & (agreement.other == strat) & (agreement.metric == metric)
+                        & (agreement.average == average)]
+        for i, a in enumerate(methods):
+            for b in methods[i + 1:]:
+                row = tau[(tau.ranking == a) & (tau.other_ranking == b)]
+                if len(row):
+                    row = row.iloc[0]
+                    v.add("method_agreement", ranking=a, subject=[a, b], value=row.tau, low=row.tau_low,
+                          high=row.tau_high, level=0.95, table=agreement_file, **key)
+    strat, metric, average = schemes[0]
+    span = agreement[(agreement.strategy == agreement.other) & (agreement.metric == metric)
+                     & (agreement.average == average) & (agreement.ranking != agreement.other_ranking)]
+    if span.strategy.nunique() > 1:
+        v.add("method_agreement_range", metric=metric, average=average, count=int(span.strategy.nunique()),
+              low=span.tau.min(), high=span.tau.max(), table=agreement_file)

@@ -1,0 +1,216 @@
+"""The design study: which gold strategy and averaging, and how many test encounters, for a challenge like mine.
+
+Simulates challenges whose truth is known (the synthetic generator, fitted to a
+real challenge with :func:`base_from_challenge`) over a grid of settings
+(:class:`~robustness.simulation.grid.Grid`) in seeded replicates, measures how
+far every scheme's ranking is from the truth (on the same images and against the
+runs' population ranking), and states what follows (:func:`run`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
+from robustness.simulation.grid import Grid, run_grid
+
+__all__ = ["DesignStudyOptions", "base_from_challenge", "image_megapixels", "make_grid", "run"]
+
+STUDY = "design_study"
+
+
+@dataclass(frozen=True)
+class DesignStudyOptions:
+    """The design study's options (None: the default around the base challenge; see :func:`make_grid`).
+
+    Attributes
+    ----------
+    encounters, annotators, agreement, spread, runs, correlation : tuple or None
+        The grid's values.
+    replicates, populations, pool, orders, bootstrap : int or None
+        Replicates per setting, run populations, encounters of each population's pool, random orders and bootstrap
+        resamples per test set.
+    image_mp : float or None
+        Simulated image size in megapixels.
+    target_l1 : float or None
+        Target expected L1 to the population ranking (default: the number of runs).
+    target_top1 : float
+        Target share of replicates with the true best run first.
+    quick : bool
+        A small grid (4 replicates over 2 populations, pools of 300 encounters, 40 orders, 150 resamples).
+    seed : int
+    """
+
+    encounters: tuple | None = None
+    annotators: tuple | None = None
+    agreement: tuple | None = None
+    spread: tuple | None = None
+    runs: tuple | None = None
+    correlation: tuple | None = None
+    replicates: int | None = None
+    populations: int | None = None
+    pool: int | None = None
+    orders: int | None = None
+    bootstrap: int | None = None
+    image_mp: float | None = None
+    target_l1: float | None = None
+    target_top1: float = 0.9
+    quick: bool = False
+    seed: int = 0
+
+    def simulation(self, base) -> DesignOptions:
+        """How hard each replicate works (:class:`~robustness.simulation.design.DesignOptions`)."""
+        return DesignOptions(pool_encounters=self.pool or (300 if self.quick else 1000),
+                             n_orders=self.orders or (40 if self.quick else 100),
+                             n_resamples=self.bootstrap or (150 if self.quick else 300),
+                             megapixels=image_megapixels(self, float(np.sqrt(base.coverage_range[0]
+                                                                             * base.coverage_range[1]))))
+
+
+def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> float:
+    """The simulated images' size: ``image_mp``, else enough for median lesions of 150 pixels (75 quick)."""
+    return options.image_mp or float(np.clip((75 if options.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
+
+
+def base_from_challenge(challenge, options: DesignStudyOptions):
+    """The generator fitted to a challenge (:func:`robustness.simulation.calibrate.fit`) and the fit table.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    options : DesignStudyOptions
+
+    Returns
+    -------
+    (SyntheticConfig, pandas.DataFrame)
+    """
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.simulation.calibrate import challenge_stats, fit
+
+    target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
+    return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
+
+
+def make_grid(base, options: DesignStudyOptions) -> Grid:
+    """The grid's lists, from the options or around ``base`` (sizes N/4 .. 2N, annotators k and k+1, agreement
+    a - 0.2, a and 1, the base's spread, runs and correlation)."""
+    n, k, a = base.n_encounters, base.min_annotators, base.agreement
+    replicates = options.replicates or (4 if options.quick else 20)
+    return Grid(
+        sizes=list(options.encounters or sorted({max(5, int(round(n * f))) for f in (0.25, 0.5, 1, 2)})),
+        annotators=list(options.annotators or [k, min(k + 1, 16)]),
+        agreement=list(options.agreement or sorted({float(np.clip(round(a - 0.2, 3), 0, 1)), round(a, 3), 1.0})),
+        spread=list(options.spread or [round(base.skill_range[1] - base.skill_range[0], 4)]),
+        runs=list(options.runs or [base.n_runs]),
+        correlation=list(options.correlation or [round(base.encounter_correlation, 4)]),
+        replicates=replicates, populations=min(replicates, options.populations or (2 if options.quick else 4)))
+
+
+def fingerprint(base, grid: Grid, simulation: DesignOptions, seed: int) -> str:
+    """The identity of a design study (its results folder and its cache of replicates)."""
+    payload = json.dumps({"base": asdict(base), "grid": grid.as_dict(), "options": simulation.fingerprint(),
+                          "seed": seed}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def run(base, options: DesignStudyOptions = DesignStudyOptions(), *, fit_table=None, cache_dir: Path | str,
+        n_jobs: int = 1, progress: bool = False, say=None) -> StudyResult:
+    """The design study around the generator parameters ``base``.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+        The challenge to plan for (the generator's defaults, or :func:`base_from_challenge`).
+    options : DesignStudyOptions
+    fit_table : pandas.DataFrame, optional
+        The fit of ``base`` to a real challenge (written as ``fit.csv``).
+    cache_dir : path
+        Where the replicates are kept as they finish (the study resumes from them).
+    n_jobs : int
+    progress : bool
+    say : callable, optional
+        Prints progress lines.
+
+    Returns
+    -------
+    StudyResult
+    """
+    grid = make_grid(base, options)
+    simulation = options.simulation(base)
+    key = fingerprint(base, grid, simulation, options.seed)
+    design, coverage, notes = run_grid(base, grid, simulation, seed=options.seed,
+                                       cache_dir=Path(cache_dir) / key[:16], n_jobs=n_jobs, progress=progress, say=say)
+    summary, coverage_summary = summarise(design, coverage)
+    tables = {"design.csv": design, "coverage.csv": coverage, "design_summary.csv": summary,
+              "coverage_summary.csv": coverage_summary}
+    if fit_table is not None:
+        tables["fit.csv"] = fit_table
+    base_setting = Setting(annotators=base.min_annotators if base.min_annotators in grid.annotators
+                           else grid.annotators[0],
+                           agreement=min(grid.agreement, key=lambda a: abs(a - base.agreement)),
+                           spread=grid.spread[0], runs=grid.runs[0], correlation=grid.correlation[0])
+    size = min(grid.sizes, key=lambda n: abs(n - base.n_encounters))
+    target_l1 = options.target_l1 if options.target_l1 is not None else float(base_setting.runs)
+    rec = recommend(design, summary, coverage_summary, base=base_setting, size=size, target_top1=options.target_top1,
+                    target_l1=target_l1, pool_encounters=simulation.pool_encounters)
+    tables["recommendation_sizes.csv"] = rec["sizes"]
+    files = {"design_base.json": json.dumps(asdict(base_setting) | {"size": size, "target_l1": options.target_l1
+                                            if options.target_l1 is not None else base_setting.runs},
+                                            indent=2, default=str) + "\n"}
+    return StudyResult(STUDY, tables=tables, verdicts=_verdicts(rec, base_setting, options).frame(), files=files,
+                       meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
+                             "base_setting": asdict(base_setting), "size": size,
+                             "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
+
+
+def _number(value) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> Verdicts:
+    """What the recommendation states (see :func:`robustness.simulation.design.recommend`), one row per number."""
+    v = Verdicts()
+    verdict, size = rec["scheme"], rec["size"]
+    v.add("closest_scheme", statement="best" if verdict.best else "tied", subject=verdict.tied,
+          level=verdict.level, count=size, table="design.csv")
+    for row in rec["sizes"].itertuples():
+        key = dict(strategy=row.strategy, average=row.average, metric="jaccard", table="recommendation_sizes.csv")
+        v.add("encounters_needed", value=_number(row.encounters_for_l1),
+              low=_number(row.encounters_for_l1_optimistic), high=_number(row.encounters_for_l1_conservative),
+              level=0.95, count=int(row.largest_size), subject=[f"{rec['target_l1']:g}"], **key)
+        v.add("encounters_needed_top1", value=_number(row.encounters_for_top1), count=int(row.largest_size),
+              subject=[f"{options.target_top1:g}"], **key)
+    effort = rec["annotators"]
+    if len(effort):
+        for (strat, average), e in effort.groupby(["strategy", "average"], sort=False):
+            e = e.sort_values("annotators")
+            tied = len(e) > 1 and not (e.l1_population_high.min() < e.l1_population_low.max())
+            for x in e.itertuples():
+                v.add("annotation_effort", strategy=strat, average=average, metric="jaccard",
+                      statement="tied" if tied else "apart", value=x.l1_population, low=x.l1_population_low,
+                      high=x.l1_population_high, level=0.95, count=int(x.annotators), subject=[f"{x.encounters:.0f}"],
+                      table="design_summary.csv")
+    for c in rec["calibration"].itertuples():
+        key = dict(strategy="majority", average="micro", metric="jaccard", subject=[f"{c.agreement:g}"],
+                   count=int(c.encounters), table="design.csv")
+        for claim, value in (("bootstrap_estimate", c.expected_l1_bootstrap), ("actual_distance", c.l1_population),
+                             ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
+                             ("paper_converged_share", c.paper_converged_share),
+                             ("paper_point_fraction", c.paper_point_fraction),
+                             ("paper_converged_but_far_share", c.paper_converged_but_far_share)):
+            v.add(claim, value=value, **key)
+    cov = rec["coverage"]
+    if len(cov):
+        shown = cov[cov.average == "micro"] if (cov.average == "micro").any() else cov
+        for x in shown.itertuples():
+            v.add("interval_coverage", metric=x.metric, average=x.average, subject=[x.unit, x.method],
+                  value=x.coverage, low=x.coverage_low, high=x.coverage_high, level=0.95, count=int(x.encounters),
+                  table="coverage_summary.csv")
+    return v

@@ -1,0 +1,226 @@
+"""The main job: how robust is a segmentation leaderboard to the gold standard and to the test-set size?
+
+Reproduces the MEDIQA-MAGIC 2025 overview's robustness analysis (Figures 2 and 3:
+L1 rank change as test images are added in random order; Table 4: standard
+deviations from the annotators' spread) with many orders and bands, bootstrap
+intervals, rank stability, the significance analysis, the distance to unlimited
+data and, on synthetic data, the agreement with the truth, under one or more
+ranking methods. :func:`run` takes a :class:`~robustness.io.challenge.Challenge`
+and returns a :class:`~robustness.reporting.study_result.StudyResult`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.studies.common import (ResamplingOptions, bootstrap_tables, convergence_tables, fastest_verdicts,
+                                       method_columns, only, ranking_verdicts, resample, significance_verdicts,
+                                       uncertainty_tables)
+
+__all__ = ["RankConvergenceOptions", "run"]
+
+STUDY = "rank_convergence"
+
+
+@dataclass(frozen=True)
+class RankConvergenceOptions(ResamplingOptions):
+    """The main job's options (besides :class:`~robustness.studies.common.ResamplingOptions`).
+
+    Attributes
+    ----------
+    strategies : tuple of str or None
+        Gold strategies (None: the registry's defaults).
+    empty : str
+        The both-empty policy (:data:`robustness.overlap.empty.EMPTY_POLICIES`).
+    unit : {'image', 'encounter'}
+        The unit added one by one in the random orders.
+    bootstrap_unit : {'image', 'encounter'}
+        The unit the bootstrap resamples.
+    """
+
+    strategies: tuple | None = None
+    empty: str = "one"
+    unit: str = "image"
+    bootstrap_unit: str = "encounter"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from robustness.overlap.empty import empty_policy
+        from robustness.overlap.gold import resolve
+
+        empty_policy(self.empty)
+        resolve(None if self.strategies is None else list(self.strategies))
+        for name in ("unit", "bootstrap_unit"):
+            if getattr(self, name) not in ("image", "encounter"):
+                raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
+
+
+def run(challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
+        cache_dir: Path | None = None, progress: bool = False, notes=()) -> StudyResult:
+    """The main job on ``challenge``.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    options : RankConvergenceOptions
+    n_jobs : int
+        Parallel workers (results do not depend on it).
+    cache_dir : path, optional
+        Where the pixel pass caches its counts.
+    progress : bool
+        Progress bars.
+    notes : iterable of str
+        Warnings of the layers above (e.g. the command line's checks), kept with the study's own.
+
+    Returns
+    -------
+    StudyResult
+        Tables (leaderboard, scores, convergence, bootstrap, significance, distance to unlimited data, Table 4,
+        truth...), verdicts and metadata.
+
+    Examples
+    --------
+    >>> from robustness.simulation.synthetic import make_challenge
+    >>> ch = make_challenge(n_encounters=6, n_images=10, n_runs=3, n_teams=1, rng=0)
+    >>> res = run(ch, RankConvergenceOptions(orders=5, bootstrap=20))
+    >>> res.verdict("pairs_differ", average="micro")[0]["total"]  # pairs of 3 runs
+    3
+    """
+    import pandas as pd
+
+    from robustness.overlap.checks import input_checks
+    from robustness.overlap.empty import empty_policy
+    from robustness.overlap.gold import official_strategy, resolve
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.statistics import leaderboard as score_tables
+    from robustness.statistics import spread
+    from robustness.statistics.schemes import per_case_frames, schemes_from_counts
+    from robustness.statistics.truth import truth_agreement
+
+    empty = empty_policy(options.empty)
+    chosen = resolve(None if options.strategies is None else list(options.strategies))
+    counted = [s.name for s in chosen if not s.macro_only]
+    over = [s.name for s in chosen if s.macro_only]
+    lenient = float(challenge.n_runs)  # L1 <= number of runs: runs move one place on average
+
+    t0 = time.time()
+    counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
+                             rng=options.rng("random_golds"))
+    t_pass = time.time() - t0
+
+    def schemes(unit):
+        return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over)
+
+    conv_schemes = schemes(options.unit)
+    boot_schemes = conv_schemes if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
+    res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
+    tables = {}
+    uncertainty = uncertainty_tables(boot_schemes, options, n_jobs=n_jobs, tolerance=lenient)
+    truth = None
+    if counts.has_truth:
+        truth = truth_agreement(boot_schemes, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
+                                rng=options.rng("truth"))
+
+    # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
+    # bootstrap's full-set estimate)
+    scores_df = score_tables.scores_frame(counts, empty=empty, annotators=over, ranks=True)
+    scores_df.insert(3, "ranking", "aggregate")
+    ci_all = [b.intervals() for name, b in res.bootstrap.items() if name != "aggregate"]
+    scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over)
+    tables["leaderboard.csv"] = board.join(method_columns(res.bootstrap))
+    tables["scores.csv"] = scores_df
+    curves, curve_notes = convergence_tables(res.convergence, tolerance=options.tolerance, lenient=lenient,
+                                             all_curves=options.all_curves)
+    tables.update(curves)
+    tables.update(bootstrap_tables(res.bootstrap))
+    tables.update(uncertainty)
+    if truth is not None:
+        tables["truth.csv"] = truth[0]
+    spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
+    tables["gold_spread.csv"] = pd.concat([
+        spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
+                           n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
+                                                                                           variant=variant)
+        for metric in ("jaccard", "dice") for variant in ("staple", "leave_one_out")
+        if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
+    tables["images.csv"] = pd.concat([pd.DataFrame({
+        "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
+        "pixels": counts.n_pixels}), counts.fit_frame()], axis=1)
+    tables["per_case.parquet"] = lambda: per_case_frames(conv_schemes, counts)
+    # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
+    order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
+             "scores.csv"]
+    tables = {name: tables[name] for name in order + [n for n in tables if n not in order] if name in tables}
+
+    official = official_strategy(counted)
+    verdicts = _verdicts(counts, tables, res, truth, official=official, lenient=lenient)
+    found = input_checks(challenge, counts)
+    warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes
+    meta = {
+        "options": asdict(options),
+        "empty_policy": empty.name,
+        "strategies": [s.name for s in chosen],
+        "ranking": list(options.ranking),
+        "official": official,
+        "input": {"fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
+                  "images": challenge.n_images, "encounters": len(set(challenge.encounters)),
+                  "runs": challenge.n_runs, "annotators": list(challenge.annotators),
+                  "notes": list(challenge.notes)},
+        "bootstrap_unit": boot_schemes.unit, "bootstrap_units": boot_schemes.n_units,
+        "pixel_pass_s": round(t_pass, 2),
+        "warnings": warnings,
+        "checks": found,
+    }
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+
+
+def _summarised(notes) -> list:
+    from robustness.errors import summarise_notes
+
+    return summarise_notes(notes)
+
+
+def _verdicts(counts, tables, res, truth, *, official: str, lenient: float) -> Verdicts:
+    """Every finding the main job's report states (see :data:`robustness.reporting.study_result.VERDICT_COLUMNS`)."""
+    from robustness.statistics.verdicts import best_with_ties
+
+    v = Verdicts()
+    significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
+    fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient)
+    # the two golds whose rankings agree least (micro Jaccard), and how many other pairs' intervals reach it
+    agreement = only(tables["kendall_tau.csv"])
+    m = agreement[(agreement.metric == "jaccard") & (agreement.average == "micro")]
+    off = m[m.strategy < m.other]
+    if len(off):
+        lo = off.sort_values("tau").iloc[0]
+        v.add("least_gold_agreement", metric="jaccard", average="micro", subject=[lo.strategy, lo.other],
+              value=lo.tau, low=lo.tau_low, high=lo.tau_high, level=0.95,
+              count=int((off.tau_low <= lo.tau_high).sum()) - 1, total=len(off) - 1, table="kendall_tau.csv")
+    # Table 4: how much of the paper's mean z comes from the images where the annotators agree most
+    s = tables["gold_spread.csv"]
+    staple = s[(s.metric == "jaccard") & (s.variant == "staple")]
+    v.add("small_sd_share", metric="jaccard", value=staple.small_sd_share.median() if len(staple) else np.nan,
+          table="gold_spread.csv")
+    for f, name in enumerate(counts.fits):
+        v.add("fit_not_converged", strategy=name, count=int((~counts.fit_converged[f]).sum()),
+              total=counts.n_images, table="images.csv")
+    if truth is not None:
+        table, taus = truth
+        for average in ("micro", "macro"):
+            idx = table.index[(table.metric == "jaccard") & (table.average == average)]
+            if len(idx) < 2:
+                continue
+            verdict = best_with_ties(taus[idx], list(table.strategy[idx]))
+            lead = table.loc[idx].set_index("strategy").loc[verdict.tied[0]]
+            v.add("truth_best", metric="jaccard", average=average, statement="best" if verdict.best else "tied",
+                  subject=verdict.tied, value=lead.tau_to_truth, low=lead.tau_low, high=lead.tau_high,
+                  level=verdict.level, table="truth.csv")
+    ranking_verdicts(v, tables, [(official, "jaccard", "macro")])
+    return v

@@ -1,0 +1,59 @@
+"""The official scores of every run of a segmentation challenge (the ``score`` command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from robustness import seeds
+from robustness.reporting.study_result import StudyResult, Verdicts
+
+__all__ = ["score"]
+
+
+def score(challenge, *, strategies=None, empty: str = "one", seed: int = 0, n_jobs: int = 1,
+          cache_dir: Path | None = None, progress: bool = False, notes=()) -> StudyResult:
+    """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    strategies : list of str, optional
+        Gold strategies (default: the registry's defaults).
+    empty : str
+        The both-empty policy (``official``: the official scorer's 0/0 = nan).
+    seed : int
+        Seed of the ``randN`` golds.
+    n_jobs : int
+    cache_dir : path, optional
+    progress : bool
+    notes : iterable of str
+        Warnings of the layers above.
+
+    Returns
+    -------
+    StudyResult
+        ``leaderboard.csv`` and ``official/<run>.json`` (when the majority gold is scored).
+    """
+    from robustness.errors import summarise_notes
+    from robustness.overlap.checks import input_checks
+    from robustness.overlap.gold import resolve
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.statistics import leaderboard as score_tables
+
+    chosen = resolve(None if strategies is None else list(strategies))
+    over = [s.name for s in chosen if s.macro_only]
+    counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
+                             n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
+                             rng=seeds.stream(seed, "random_golds"))
+    found = input_checks(challenge, counts)
+    files = {}
+    if "majority" in counts.strategies:
+        for run in counts.runs:
+            files[f"official/{run.replace('/', '__')}.json"] = json.dumps(
+                score_tables.official_results(counts, run, empty=empty), indent=4)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over)
+    return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
+        "empty_policy": empty, "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images,
+                                         "runs": challenge.n_runs},
+        "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})
