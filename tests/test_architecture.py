@@ -3,6 +3,8 @@ object; each goes end to end."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -140,3 +142,200 @@ def test_compat_official_is_an_alias_of_empty_official():
     assert parser().parse_args(["--compat", "official"]).empty == "official"
     assert parser().parse_args(["--empty", "zero"]).empty == "zero"
     assert parser().parse_args([]).empty == "one"
+
+
+# -- the hand-off (issue: "Architecture II") ---------------------------------------------------------------------
+
+def _modules():
+    """Every module of the package: its dotted name, its file and whether it is a package's __init__."""
+    import robustness
+
+    root = Path(robustness.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).with_suffix("")
+        parts = list(rel.parts)
+        is_package = parts[-1] == "__init__"
+        yield ".".join(parts[:-1] if is_package else parts), path, is_package
+
+
+def _imports(name, path, is_package, known):
+    """The package's modules ``name`` imports, anywhere in the file (module level and inside functions)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    base = name.split(".") if is_package else name.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "robustness":
+                    yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                module = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != "robustness":
+                continue
+            for alias in node.names:  # `from pkg import submodule` imports the submodule
+                sub = f"{module}.{alias.name}"
+                yield sub if sub in known else module
+
+
+def test_the_import_graph_has_no_cycle():
+    """Walk every import of every module, including the ones inside functions, and fail on any cycle."""
+    modules = {name: (path, pkg) for name, path, pkg in _modules()}
+    graph = {name: {m for m in _imports(name, path, pkg, modules) if m in modules and m != name}
+             for name, (path, pkg) in modules.items()}
+    # Tarjan's strongly connected components
+    index, low, stack, on_stack, cycles, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for v in graph:
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(graph) > 40 and sum(map(len, graph.values())) > 100  # the walk saw the package
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    import ast
+
+    for name, path, _ in _modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robustness"):
+                if node.module.startswith(("robustness._kernels", "robustness._lazy")):
+                    continue  # the private kernel package and the lazy exports are shared by design
+                private = [a.name for a in node.names
+                           if a.name.startswith("_") and a.name not in ("__version__", "_kernels", "_lazy")]
+                assert not private, f"{name} imports private {private} from {node.module}"
+
+
+def _weighted_median(values, weights):
+    """The median of each run's per-case scores, every case counted as often as its unit was drawn."""
+    out = np.full(values.shape[0], np.nan)
+    for r, v in enumerate(values):
+        keep = ~np.isnan(v) & (weights > 0)
+        if keep.any():
+            out[r] = np.median(np.repeat(v[keep], weights[keep].astype(int)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def median_job(tmp_path_factory):
+    """The main job on a small challenge with a toy ranking method, median-then-rank, added by one registration."""
+    from experiments import rank_convergence as job
+    from robustness.io import write_dermavqa
+    from robustness.statistics import ranking_methods
+    from robustness.statistics.case_statistic import CaseStatistic
+
+    method = ranking_methods.register_ranking(ranking_methods.RankingMethod(
+        "median-then-rank", "median-then-rank", "median score", 1, True,
+        "the median of the per-case scores, then rank; macro only",
+        lambda schemes: CaseStatistic.from_schemes(schemes, _weighted_median, ranking="median-then-rank"),
+        additive=False))
+    tmp = tmp_path_factory.mktemp("median")
+    ch = make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=5)
+    data = write_dermavqa(ch, tmp / "challenge")
+    out = tmp / "out"
+    try:
+        assert job.main(["--data", str(data), "--out", str(out), "--ranking", "aggregate,median-then-rank",
+                         "--orders", "6", "--bootstrap", "20", "--test-step", "2", "--quiet"]) == 0
+        yield ch, out, method
+    finally:
+        ranking_methods.RANKING_METHODS.pop("median-then-rank", None)
+
+
+def test_a_new_ranking_method_is_one_registration(median_job):
+    """The toy method goes through every engine, table, figure and the report; its numbers equal numpy's."""
+    from robustness.statistics.schemes import schemes_from_counts
+
+    ch, out, method = median_job
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    rows = ci[(ci.ranking == "median-then-rank") & (ci.method == "percentile")]
+    assert set(rows.average) == {"macro"} and set(rows.statistic) == {"median score"}
+    # the full-set statistic: the median over images of each run's per-image Jaccard against majority
+    counts = compute_overlap(ch, rng=0)
+    sc = schemes_from_counts(counts, unit="encounter")
+    per_case = sc.per_case[sc.index("majority", "jaccard", "macro")]
+    got = rows[(rows.strategy == "majority") & (rows.metric == "jaccard")].set_index("system").score
+    np.testing.assert_array_equal(got.loc[list(sc.runs)].to_numpy(), np.median(per_case, axis=1))
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    assert "majority_jaccard_macro_median-then-rank" in board
+    curves = pd.read_parquet(out / "curves.parquet", filters=[("ranking", "==", "median-then-rank")])
+    assert len(curves) and curves.groupby(["strategy", "metric", "order"]).l1.last().eq(0).all()
+    assert (out / "figures" / "fig_03_macro_convergence_median-then-rank.png").exists()
+    assert "median-then-rank" in set(pd.read_csv(out / "kendall_tau.csv").other_ranking)
+    summary = (out / "summary.md").read_text()
+    assert "**median-then-rank** ranks the runs by their median score" in summary
+    assert "first under median-then-rank:" in summary
+
+
+def test_the_report_rebuilds_from_the_folder_alone(median_job, monkeypatch):
+    """`python -m experiments.report` writes the same summary.md and report.html as the job did."""
+    from experiments import report
+
+    _, out, _ = median_job
+    before = {name: (out / name).read_bytes() for name in ("summary.md", "report.html", "meta.json")}
+    (out / "summary.md").write_text("stale")
+    assert report.main([str(out), "--quiet"]) == 0
+    for name, data in before.items():
+        assert (out / name).read_bytes() == data, name
+
+
+def test_a_new_report_table_is_one_section_and_one_registration(median_job, tmp_path):
+    """A section that shows the stability of every gold is one function and one registration; the rebuilt report
+    holds it, read from the folder."""
+    import shutil
+
+    from experiments import report
+    from robustness.reporting.sections import registry
+
+    _, out, _ = median_job
+    folder = tmp_path / "copy"
+    shutil.copytree(out, folder)
+
+    def stability(r, res):
+        t = res.table("stability.csv")
+        r.heading("Rank stability per gold")
+        r.table(t[t.ranking == "aggregate"][["strategy", "average", "tau_median", "tau_low", "tau_high"]])
+
+    before = list(registry.SECTIONS["rank_convergence"])
+    try:
+        registry.register_section("rank_convergence", stability, before="truth")
+        assert report.main([str(folder), "--quiet"]) == 0
+    finally:
+        registry.SECTIONS["rank_convergence"][:] = before
+    summary = (folder / "summary.md").read_text()
+    assert "## Rank stability per gold" in summary
+    stab = pd.read_csv(out / "stability.csv")
+    first = stab[stab.ranking == "aggregate"].iloc[0]
+    assert f"| {first.strategy} | {first.average} | {first.tau_median:.4f} |" in summary
+    assert summary.index("## Rank stability per gold") < summary.index("## Which gold recovers the true ranking?")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from robustness.reporting.plotting import _ax, strategy_style
+from robustness.reporting.plotting import axes, strategy_style
 
 __all__ = ["design_tau", "design_by_agreement", "design_size"]
 
@@ -17,7 +17,7 @@ __all__ = ["design_tau", "design_by_agreement", "design_size"]
 def design_tau(summary, *, average: str, measure: str = "tau_population", highlight: str | None = None, ax=None):
     """Design study: a ranking measure (mean over replicates) against the test-set size, one line per strategy;
     the 95% band over replicates for ``highlight``."""
-    ax = _ax(ax)
+    ax = axes(ax)
     d = summary[(summary.average == average)]
     for name in dict.fromkeys(d.strategy):
         g = d[d.strategy == name].sort_values("encounters")
@@ -39,7 +39,7 @@ def design_tau(summary, *, average: str, measure: str = "tau_population", highli
 def design_by_agreement(summary, *, average: str, measure: str = "l1_population", ax=None):
     """Design study: a measure at one test-set size (mean and 95% interval over replicates) against the
     annotators' agreement, one line per strategy."""
-    ax = _ax(ax)
+    ax = axes(ax)
     d = summary[summary.average == average]
     for k, name in enumerate(dict.fromkeys(d.strategy)):
         g = d[d.strategy == name].sort_values("agreement")
@@ -57,7 +57,7 @@ def design_size(sizes, *, average: str, grid, ax=None):
     the annotators' agreement, on a log axis ticked at the ``grid`` of test-set sizes, with the sizes where the
     ends of the L1's 95% interval over replicates reach the target (vertical lines); a target not reached on the
     grid is a triangle above the largest size (dotted)."""
-    ax = _ax(ax)
+    ax = axes(ax)
     grid = sorted(int(n) for n in grid)
     largest = grid[-1]
     d = sizes[sizes.average == average]

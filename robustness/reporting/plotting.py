@@ -17,7 +17,7 @@ import numpy as np
 
 from robustness.overlap.gold import get_strategy
 
-__all__ = ["style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
+__all__ = ["axes", "style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
            "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size",
            "ranking_agreement_heatmap"]
 
@@ -45,7 +45,9 @@ def style():
         yield
 
 
-def _ax(ax, **kw):
+def axes(ax=None, **kw):
+    """``ax``, or a new figure's axes (``kw``: ``plt.subplots`` options such as ``figsize``): what every plot
+    function starts with, so that it can draw into a caller's axes or stand alone."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -92,7 +94,7 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
     labelled ``name (= other)`` (``name (≈ other)`` when no point differs by
     more than 1% of the largest value), so that it is not lost under it.
     """
-    ax = _ax(ax)
+    ax = axes(ax)
     sel = summary[(summary.metric == metric) & (summary.average == average)]
     names = list(dict.fromkeys(sel.strategy)) if strategies is None else list(strategies)
     curves = {n: sel[sel.strategy == n].sort_values("n") for n in names}
@@ -159,7 +161,7 @@ def convergence_figure(summary, *, average: str, example=None, official: str | N
 
 def auc_intervals(points, *, metric: str = "jaccard", average: str, ax=None):
     """Area under the mean L1 curve per strategy with its interval (``convergence.csv`` rows of one tolerance)."""
-    ax = _ax(ax)
+    ax = axes(ax)
     d = points[(points.metric == metric) & (points.average == average)]
     d = d.drop_duplicates("strategy").iloc[::-1]
     y = np.arange(len(d))
@@ -180,7 +182,7 @@ def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = 
     d = d.sort_values("score", ascending=True)
     if top is not None:
         d = d.tail(top)
-    ax = _ax(ax, figsize=(3.5, max(2.0, 0.12 * len(d) + 0.6)))
+    ax = axes(ax, figsize=(3.5, max(2.0, 0.12 * len(d) + 0.6)))
     y = np.arange(len(d))
     color = strategy_style(strategy)["color"]
     ax.errorbar(d["score"], y, xerr=[d["score"] - d["low"], d["high"] - d["score"]], fmt="o", markersize=2.5,
@@ -203,7 +205,7 @@ def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", ave
                           & (rank_distribution.average == average)]
     order = d.drop_duplicates("system").sort_values("full_rank")["system"].tolist()
     pos = {s: i + 1 for i, s in enumerate(order)}
-    ax = _ax(ax, figsize=(3.5, 3.2))
+    ax = axes(ax, figsize=(3.5, 3.2))
     xs = d["system"].map(pos)
     color = strategy_style(strategy)["color"]
     ax.scatter(xs, d["rank"], s=40 * d["share"], color=color, alpha=0.8, linewidths=0)
@@ -232,7 +234,7 @@ def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = Non
     of each tau), the cells above the diagonal print tau and the cells below it
     its interval, so that every number the figure shows comes with its uncertainty.
     """
-    ax = _ax(ax, figsize=(3.2, 2.8))
+    ax = axes(ax, figsize=(3.2, 2.8))
     m = matrix.to_numpy(dtype=float)
     lo = None if low is None else low.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
     hi = None if high is None else high.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
@@ -259,7 +261,7 @@ def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = Non
 
 def qa_convergence(summary, *, ax=None, band: bool = True):
     """QA rank convergence: ``accuracy_all`` (black, with its band) and each parent question (thin)."""
-    ax = _ax(ax)
+    ax = axes(ax)
     metrics = list(dict.fromkeys(summary.metric))
     parents = [m for m in metrics if m != "all"]
     colors = _OKABE_ITO_PLUS
@@ -303,7 +305,7 @@ def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", averag
         if row.significant:
             better, worse = (row.system, row.other) if row.diff > 0 else (row.other, row.system)
             m[pos[better], pos[worse]] = 1
-    ax = _ax(ax, figsize=(3.6, 3.6))
+    ax = axes(ax, figsize=(3.6, 3.6))
     color = strategy_style(strategy)["color"]
     ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
     size = 4.5 if n > 25 else 6
@@ -320,7 +322,7 @@ def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", averag
 def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: str | None = None,
                   tolerance: float | None = None, unit: str = "encounter", ax=None):
     """Expected L1 to the ranking on unlimited data vs test-set size (``ranking_uncertainty.csv``), per strategy."""
-    ax = _ax(ax)
+    ax = axes(ax)
     d = per_size[(per_size.metric == metric) & (per_size.average == average)]
     for name in dict.fromkeys(d.strategy):
         g = d[d.strategy == name].sort_values("m")
@@ -364,7 +366,7 @@ def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str 
     undefined (a ranking that ties every run). ``rows="metric"`` puts the
     metrics in the rows instead (one strategy, several metrics, as in QA).
     """
-    ax = _ax(ax, figsize=(3.6, 3.0))
+    ax = axes(ax, figsize=(3.6, 3.0))
     d = agreement[(agreement.average == average) & (agreement.strategy == agreement.other)
                   & (agreement.ranking != agreement.other_ranking)]
     if metric is not None:

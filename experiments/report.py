@@ -1,0 +1,39 @@
+"""Rebuild a study's report from its results folder alone (no recomputation).
+
+    python -m experiments.report RESULTS_DIR
+
+Reads the folder's tables, verdicts and meta.json, applies the study's
+registered report sections, and writes summary.md and report.html (and the
+design study's recommendation.md) in place, atomically, under the folder's lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from experiments import _cli
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _cli.Parser(prog="python -m experiments.report", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", metavar="RESULTS_DIR", help="a complete results folder written by any study")
+    p.add_argument("--quiet", action="store_true", help="do not print the report")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    from robustness.reporting.report import write
+
+    written = write(args.results)
+    if not args.quiet:
+        summary = next((p for p in written if p.name == "summary.md"), None)
+        if summary is not None:
+            print(summary.read_text())
+        print("rewrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_cli.run(main))
