@@ -34,9 +34,14 @@ coverage        6   its bootstrap intervals, judged for coverage (``r``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-__all__ = ["STUDY_STREAMS", "DESIGN_STREAMS", "stream"]
+__all__ = ["STUDY_STREAMS", "DESIGN_STREAMS", "stream", "SeedLike"]
+
+#: What an ``rng`` argument accepts (SPEC 7): None, a seed, a seed sequence or a Generator.
+SeedLike = int | np.integer | Sequence[int] | np.random.SeedSequence | np.random.Generator | None
 
 #: The resampling studies' streams (None: the seed itself).
 STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "bootstrap": 2, "uncertainty": 3,

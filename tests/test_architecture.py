@@ -159,12 +159,18 @@ def _modules():
 
 
 def _imports(name, path, is_package, known):
-    """The package's modules ``name`` imports, anywhere in the file (module level and inside functions)."""
+    """The package's modules ``name`` imports, anywhere in the file (module level and inside functions; not the
+    ``if TYPE_CHECKING:`` imports of annotations, which never run)."""
     import ast
 
     tree = ast.parse(path.read_text())
     base = name.split(".") if is_package else name.split(".")[:-1]
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and getattr(block.test, "id", getattr(block.test, "attr", "")) == "TYPE_CHECKING"
+                   for n in ast.walk(block)}  # annotations only: never executed, so never a cycle
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "robustness":

@@ -11,9 +11,8 @@ from robustness.overlap.gold import (
     intersection_lut,
     majority_lut,
     pattern_bits,
-    split_strategies,
+    resolve,
     staple,
-    strategy_names,
     union_lut,
 )
 from tests.naive import twin_pattern_codes
@@ -34,12 +33,13 @@ def test_intersection_union():
 
 
 def test_strategy_names_and_validation():
-    assert strategy_names() == ["rand1", "rand2", "rand3", "majority", "intersection", "union", "staple"]
-    assert split_strategies(["staple", "rand1", "rand2"]) == (["staple"], 2)
+    counted = [s.name for s in resolve(None, macro_only="drop")]
+    assert counted == ["rand1", "rand2", "rand3", "majority", "intersection", "union", "staple"]
+    assert [s.name for s in resolve(["staple", "rand1", "rand2"], macro_only="keep")] == ["staple", "rand1", "rand2"]
     with pytest.raises(ValueError, match="unknown gold strategy 'mode'"):
-        split_strategies(["mode"])
+        resolve(["mode"])
     with pytest.raises(ValueError, match="rand1..randN without gaps"):
-        split_strategies(["rand2"])
+        resolve(["rand2"])
 
 
 def sitk_staple(masks, max_iter=None):

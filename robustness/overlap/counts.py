@@ -99,7 +99,7 @@ class OverlapCounts:
         """Whether the runs were also counted against the latent truth."""
         return self.truth_counts.shape[0] > 0
 
-    def select(self, images) -> "OverlapCounts":
+    def select(self, images) -> OverlapCounts:
         """The counts of a subset of images (indices, in the order given), e.g. the first n encounters."""
         from dataclasses import replace
 

@@ -49,8 +49,18 @@ EMPTY_POLICIES: dict[str, EmptyPolicy] = {p.name: p for p in (
 )}
 
 
-def empty_policy(empty) -> EmptyPolicy:
-    """The :class:`EmptyPolicy` named ``empty`` (an EmptyPolicy passes through)."""
+def empty_policy(empty: str | EmptyPolicy) -> EmptyPolicy:
+    """The :class:`EmptyPolicy` named ``empty`` (an EmptyPolicy passes through).
+
+    Parameters
+    ----------
+    empty : str or EmptyPolicy
+        One of :data:`EMPTY_POLICIES`.
+
+    Returns
+    -------
+    EmptyPolicy
+    """
     if isinstance(empty, EmptyPolicy):
         return empty
     try:

@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from robustness.overlap.patterns import (
     MAX_ANNOTATORS,
@@ -55,14 +56,15 @@ from robustness.overlap.patterns import (
     union_lut,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = [
     "GoldStrategy",
     "STRATEGIES",
     "register",
     "get_strategy",
     "resolve",
-    "strategy_names",
-    "split_strategies",
     "majority_lut",
     "intersection_lut",
     "union_lut",
@@ -110,7 +112,8 @@ class GoldStrategy:
     how: str | None = None
     index: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        """Check the entry: a known kind, a builder where the kind needs one."""
         if self.kind not in KINDS:
             raise ValueError(f"strategy {self.name!r}: kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
         if self.kind in ("lut", "histogram") and self.build is None:
@@ -130,11 +133,23 @@ class GoldStrategy:
         """Its gold masks are built in the pixel pass (look-up table or pattern-count fit)."""
         return self.kind in ("lut", "histogram")
 
-    def fit(self, k: int, hist, *, max_iter: int | None = None):
-        """The gold of one image: ``(lut, fit)`` from its annotator count and pattern histogram.
+    def fit(self, k: int, hist: ArrayLike | None, *, max_iter: int | None = None) -> tuple[Any, Any]:
+        """The gold of one image from its annotator count and pattern histogram.
 
-        ``fit`` is the histogram strategy's result (diagnostics), None for a LUT strategy;
-        ``max_iter`` caps an iterative fit (None: its own default).
+        Parameters
+        ----------
+        k : int
+            Annotators present.
+        hist : array_like of int (2**k,) or None
+            Pixels per rater pattern (histogram strategies; a LUT strategy ignores it).
+        max_iter : int, optional
+            Caps an iterative fit (None: its own default).
+
+        Returns
+        -------
+        (lut, fit)
+            ``lut``: bool (2**k,), the foreground patterns; ``fit``: the histogram strategy's result (its
+            diagnostics), None for a LUT strategy.
         """
         import numpy as np
 
@@ -148,8 +163,19 @@ class GoldStrategy:
             return np.asarray(result.lut, dtype=bool), result
         raise ValueError(f"strategy {self.name!r} ({self.kind}) has no pixel-level gold")
 
-    def identity(self, ks) -> str:
-        """What the cached counts of this strategy depend on: its LUTs for ``ks`` annotators, or its fit."""
+    def identity(self, ks: Iterable[int]) -> str:
+        """What the cached counts of this strategy depend on: its LUTs for ``ks`` annotators, or its fit.
+
+        Parameters
+        ----------
+        ks : iterable of int
+            The numbers of annotators per image in the challenge.
+
+        Returns
+        -------
+        str
+            A short hash.
+        """
         import numpy as np
 
         h = hashlib.sha256(f"{self.name}|{self.kind}".encode())
@@ -174,7 +200,17 @@ _RANDOM_STYLES = {
 
 
 def register(strategy: GoldStrategy) -> GoldStrategy:
-    """Add (or replace) a gold strategy in :data:`STRATEGIES`; returns it."""
+    """Add (or replace) a gold strategy in :data:`STRATEGIES`.
+
+    Parameters
+    ----------
+    strategy : GoldStrategy
+
+    Returns
+    -------
+    GoldStrategy
+        ``strategy``, registered: every study, table, figure and report then knows it.
+    """
     if not isinstance(strategy, GoldStrategy):
         raise TypeError(f"expected a GoldStrategy, got {type(strategy).__name__}")
     if strategy.kind != "random" and _RANDOM.match(strategy.name):
@@ -214,8 +250,17 @@ register(GoldStrategy("max", "annotators", how="max", label="max over annotators
                       description="per image, the max over annotators of the run's score (macro only)"))
 
 
-def get_strategy(name) -> GoldStrategy:
-    """The registry entry of ``name``; ``randN`` for any ``N`` (a GoldStrategy passes through)."""
+def get_strategy(name: str | GoldStrategy) -> GoldStrategy:
+    """The registry entry of ``name``; ``randN`` for any ``N`` (a GoldStrategy passes through).
+
+    Parameters
+    ----------
+    name : str or GoldStrategy
+
+    Returns
+    -------
+    GoldStrategy
+    """
     if isinstance(name, GoldStrategy):
         return name
     if name in STRATEGIES:
@@ -227,13 +272,20 @@ def get_strategy(name) -> GoldStrategy:
     raise ValueError(f"unknown gold strategy {name!r}; choose from {', '.join(choices)}")
 
 
-def resolve(names=None, *, macro_only: str = "default") -> list[GoldStrategy]:
+def resolve(names: Iterable[str | GoldStrategy] | None = None, *, macro_only: str = "default") -> list[GoldStrategy]:
     """Validated strategies, in the order given (default: the registry's default ones).
 
-    ``randN`` names must be ``rand1..randN`` without gaps; no duplicates.
-    ``macro_only='default'`` adds the default macro-only strategies (``mean``,
-    ``max``) when ``names`` lists none; ``'keep'`` takes ``names`` as they are;
-    ``'drop'`` removes them (the strategies that have counts).
+    Parameters
+    ----------
+    names : iterable of str, optional
+        ``randN`` names must be ``rand1..randN`` without gaps; no duplicates.
+    macro_only : {'default', 'keep', 'drop'}
+        ``default`` adds the default macro-only strategies (``mean``, ``max``) when ``names`` lists none;
+        ``keep`` takes ``names`` as they are; ``drop`` removes them (the strategies that have counts).
+
+    Returns
+    -------
+    list of GoldStrategy
     """
     if names is None:
         out = [s for s in STRATEGIES.values() if s.default]
@@ -257,35 +309,40 @@ def resolve(names=None, *, macro_only: str = "default") -> list[GoldStrategy]:
     return out
 
 
-def annotator_strategies(names=None) -> list[GoldStrategy]:
-    """The macro-only strategies over annotators among ``names`` (default: the registry's default ones)."""
+def annotator_strategies(names: Iterable[str] | None = None) -> list[GoldStrategy]:
+    """The macro-only strategies over annotators among ``names``.
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Default: the registry's default ones.
+
+    Returns
+    -------
+    list of GoldStrategy
+    """
     chosen = resolve(None) if names is None else [get_strategy(n) for n in names]
     return [s for s in chosen if s.macro_only]
 
 
-def official_strategy(names) -> str:
-    """The gold a study reports as its leaderboard: ``majority`` (the official gold) if present, else the first
-    strategy that has a micro average."""
+def official_strategy(names: Iterable[str | GoldStrategy]) -> str:
+    """The gold a study reports as its leaderboard.
+
+    Parameters
+    ----------
+    names : iterable of str or GoldStrategy
+        The study's strategies.
+
+    Returns
+    -------
+    str
+        ``majority`` (the official gold) if present, else the first strategy that has a micro average.
+    """
     names = [getattr(n, "name", n) for n in names]
     if "majority" in names:
         return "majority"
     micro = [n for n in names if n not in STRATEGIES or not STRATEGIES[n].macro_only]
     return (micro or names)[0]
-
-
-def strategy_names(n_random: int = 3) -> list[str]:
-    """The default strategies that have counts: ``rand1..randN`` then the pixel-pass ones, in registry order."""
-    fixed = [s.name for s in resolve(macro_only="drop") if s.kind != "random"]
-    return [f"rand{i}" for i in range(1, n_random + 1)] + fixed
-
-
-def split_strategies(names) -> tuple[list[str], int]:
-    """Validate strategy names; return (pixel-pass strategies in registry order, number of rand strategies)."""
-    chosen = resolve(names, macro_only="keep")
-    names = {s.name for s in chosen}
-    passed = [s.name for s in STRATEGIES.values() if s.in_pixel_pass and s.name in names]
-    passed += [s.name for s in chosen if s.in_pixel_pass and s.name not in passed]
-    return passed, sum(s.kind == "random" for s in chosen)
 
 
 def __getattr__(name):  # STAPLE itself lives in robustness.overlap.staple (numpy), loaded on first use

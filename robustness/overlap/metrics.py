@@ -53,6 +53,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness.overlap.empty import EMPTY_POLICIES, EmptyPolicy, empty_policy
 
@@ -101,7 +102,8 @@ class Metric:
     denominator: tuple
     description: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        """Check the weights: three finite numbers each, a denominator that is not all zero."""
         for side in ("numerator", "denominator"):
             w = tuple(getattr(self, side))
             if len(w) != 3 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in w):
@@ -111,11 +113,27 @@ class Metric:
             raise ValueError(f"metric {self.name!r}: the denominator weights are all zero")
 
     def weights(self) -> tuple[np.ndarray, np.ndarray]:
-        """The weights as float64 arrays (for the resampling kernels)."""
+        """The weights as float64 arrays (for the resampling kernels).
+
+        Returns
+        -------
+        (numerator, denominator) : ndarray (3,)
+        """
         return np.array(self.numerator, dtype=np.float64), np.array(self.denominator, dtype=np.float64)
 
-    def score(self, counts, *, empty="one") -> np.ndarray:
-        """The metric of each (tp, fp, fn) triple along the last axis; ``empty`` where the denominator is 0."""
+    def score(self, counts: ArrayLike, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+        """The metric of each (tp, fp, fn) triple along the last axis.
+
+        Parameters
+        ----------
+        counts : array_like (..., 3)
+        empty : str or EmptyPolicy
+            What a pair with denominator 0 scores.
+
+        Returns
+        -------
+        ndarray (...)
+        """
         policy = empty_policy(empty)
         c = np.asarray(counts)
         num = _weighted(c, self.numerator)
@@ -142,7 +160,17 @@ METRICS: dict[str, Metric] = {}
 
 
 def register_metric(metric: Metric) -> Metric:
-    """Add a metric to :data:`METRICS` (every study then computes it); returns it."""
+    """Add a metric to :data:`METRICS` (every study then computes it).
+
+    Parameters
+    ----------
+    metric : Metric
+
+    Returns
+    -------
+    Metric
+        ``metric``, registered.
+    """
     if not isinstance(metric, Metric):
         raise TypeError(f"expected a Metric, got {type(metric).__name__}")
     METRICS[metric.name] = metric
@@ -153,8 +181,17 @@ register_metric(Metric("jaccard", (1, 0, 0), (1, 1, 1), "Jaccard index TP / (TP 
 register_metric(Metric("dice", (2, 0, 0), (2, 1, 1), "Dice coefficient 2 TP / (2 TP + FP + FN)"))
 
 
-def get_metric(name) -> Metric:
-    """The table entry of a metric (a :class:`Metric` passes through)."""
+def get_metric(name: str | Metric) -> Metric:
+    """The table entry of a metric (a :class:`Metric` passes through).
+
+    Parameters
+    ----------
+    name : str or Metric
+
+    Returns
+    -------
+    Metric
+    """
     if isinstance(name, Metric):
         return name
     try:
@@ -163,8 +200,20 @@ def get_metric(name) -> Metric:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}") from None
 
 
-def pair_score(counts, metric="jaccard", *, empty="one") -> np.ndarray:
+def pair_score(counts: ArrayLike, metric: str | Metric = "jaccard", *, empty: str | EmptyPolicy = "one") -> np.ndarray:
     """The metric of each (tp, fp, fn) triple along the last axis.
+
+    Parameters
+    ----------
+    counts : array_like (..., 3)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
+
+    Returns
+    -------
+    ndarray (...)
 
     Examples
     --------
@@ -177,13 +226,40 @@ def pair_score(counts, metric="jaccard", *, empty="one") -> np.ndarray:
     return m.score(counts, empty=empty_policy(empty))
 
 
-def micro(counts, metric="jaccard", *, empty="one") -> np.ndarray:
-    """Pool TP/FP/FN over the image axis (-2), then one ratio."""
+def micro(counts: ArrayLike, metric: str | Metric = "jaccard", *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """Pool TP/FP/FN over the image axis (-2), then one ratio.
+
+    Parameters
+    ----------
+    counts : array_like (..., n_images, 3)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
+
+    Returns
+    -------
+    ndarray (...)
+    """
     return pair_score(np.asarray(counts, dtype=np.int64).sum(axis=-2), metric, empty=empty)
 
 
-def per_image(counts, metric="jaccard", *, empty="one") -> np.ndarray:
-    """One score per image: shape ``counts.shape[:-1]``."""
+def per_image(counts: ArrayLike, metric: str | Metric = "jaccard", *,
+              empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """One score per image.
+
+    Parameters
+    ----------
+    counts : array_like (..., n_images, 3)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
+
+    Returns
+    -------
+    ndarray (..., n_images)
+    """
     return pair_score(counts, metric, empty=empty)
 
 
@@ -196,19 +272,37 @@ def _mean_last(x, policy: EmptyPolicy):
     return np.mean(x, axis=-1)
 
 
-def macro(counts, metric="jaccard", *, empty="one") -> np.ndarray:
-    """Mean over images (axis -2 of ``counts``) of the per-image score."""
+def macro(counts: ArrayLike, metric: str | Metric = "jaccard", *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """Mean over images (axis -2 of ``counts``) of the per-image score.
+
+    Parameters
+    ----------
+    counts : array_like (..., n_images, 3)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
+
+    Returns
+    -------
+    ndarray (...)
+    """
     policy = empty_policy(empty)
     return _mean_last(per_image(counts, metric, empty=policy), policy)
 
 
-def over_annotators(annotator_counts, valid, metric="jaccard", *, how: str = "max", empty="one") -> np.ndarray:
+def over_annotators(annotator_counts: ArrayLike, valid: ArrayLike, metric: str | Metric = "jaccard", *,
+                    how: str = "max", empty: str | EmptyPolicy = "one") -> np.ndarray:
     """Per image, the max or mean over the annotators present of the per-pair score.
 
     Parameters
     ----------
     annotator_counts : int array (n_annotators, ..., n_images, 3)
     valid : bool array (n_annotators, n_images)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
     how : {'max', 'mean'}
 
     Returns
@@ -240,8 +334,23 @@ def over_annotators(annotator_counts, valid, metric="jaccard", *, how: str = "ma
     return out
 
 
-def macro_over_annotators(annotator_counts, valid, metric="jaccard", *, how: str = "max",
-                          empty="one") -> np.ndarray:
-    """Official ``meanofmax`` (``how='max'``) or ``meanofmean``: mean over images of :func:`over_annotators`."""
+def macro_over_annotators(annotator_counts: ArrayLike, valid: ArrayLike, metric: str | Metric = "jaccard", *,
+                          how: str = "max", empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """Official ``meanofmax`` (``how='max'``) or ``meanofmean``: mean over images of :func:`over_annotators`.
+
+    Parameters
+    ----------
+    annotator_counts : int array (n_annotators, ..., n_images, 3)
+    valid : bool array (n_annotators, n_images)
+    metric : str or Metric
+        An entry of the metric table.
+    empty : str or EmptyPolicy
+        The both-empty policy (what a pair with denominator 0 scores).
+    how : {'max', 'mean'}
+
+    Returns
+    -------
+    ndarray (...)
+    """
     policy = empty_policy(empty)
     return _mean_last(over_annotators(annotator_counts, valid, metric, how=how, empty=policy), policy)

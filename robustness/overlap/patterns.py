@@ -7,13 +7,29 @@ of ``2**k`` booleans. numpy is imported on first use, so the gold registry
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
 __all__ = ["MAX_ANNOTATORS", "pattern_bits", "majority_lut", "intersection_lut", "union_lut", "annotator_luts"]
 
 MAX_ANNOTATORS = 16
 
 
-def pattern_bits(k: int):
-    """``bits[p, j]``: whether annotator ``j`` is foreground in pattern ``p`` (bool, (2**k, k))."""
+def pattern_bits(k: int) -> np.ndarray:
+    """Which annotators are foreground in each pattern.
+
+    Parameters
+    ----------
+    k : int
+        Annotators (1 to :data:`MAX_ANNOTATORS`).
+
+    Returns
+    -------
+    ndarray of bool (2**k, k)
+        ``bits[p, j]``: annotator ``j`` is foreground in pattern ``p``.
+    """
     import numpy as np
 
     if not 1 <= k <= MAX_ANNOTATORS:
@@ -22,21 +38,61 @@ def pattern_bits(k: int):
     return ((p[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
 
 
-def majority_lut(k: int):
-    """Official majority vote: at least ``ceil(k/2)`` annotators."""
+def majority_lut(k: int) -> np.ndarray:
+    """Official majority vote: foreground where at least ``ceil(k/2)`` annotators are.
+
+    Parameters
+    ----------
+    k : int
+        Annotators.
+
+    Returns
+    -------
+    ndarray of bool (2**k,)
+    """
     return pattern_bits(k).sum(axis=1) >= -(-k // 2)
 
 
-def intersection_lut(k: int):
-    """All annotators present."""
+def intersection_lut(k: int) -> np.ndarray:
+    """Foreground where all annotators are.
+
+    Parameters
+    ----------
+    k : int
+        Annotators.
+
+    Returns
+    -------
+    ndarray of bool (2**k,)
+    """
     return pattern_bits(k).all(axis=1)
 
 
-def union_lut(k: int):
-    """Any annotator present."""
+def union_lut(k: int) -> np.ndarray:
+    """Foreground where any annotator is.
+
+    Parameters
+    ----------
+    k : int
+        Annotators.
+
+    Returns
+    -------
+    ndarray of bool (2**k,)
+    """
     return pattern_bits(k).any(axis=1)
 
 
-def annotator_luts(k: int):
-    """One LUT per annotator: annotator ``j``'s own mask (bool, (k, 2**k))."""
+def annotator_luts(k: int) -> np.ndarray:
+    """One LUT per annotator: annotator ``j``'s own mask.
+
+    Parameters
+    ----------
+    k : int
+        Annotators.
+
+    Returns
+    -------
+    ndarray of bool (k, 2**k)
+    """
     return pattern_bits(k).T.copy()

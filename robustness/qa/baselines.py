@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from robustness.qa.answers import Answers
+from robustness.seeds import SeedLike
 
 __all__ = ["baselines"]
 
 
-def baselines(train: Answers, target: Answers, *, rates=(0.1, 0.25, 0.5), rng=None) -> list[Answers]:
+def baselines(train: Answers, target: Answers, *, rates: tuple = (0.1, 0.25, 0.5),
+              rng: SeedLike = None) -> list[Answers]:
     """Documented baseline runs for ``target``'s encounters (e.g. the validation split).
 
     - ``train-majority``: every slot's most frequent option in ``train`` (ties: lowest index);
@@ -19,6 +21,20 @@ def baselines(train: Answers, target: Answers, *, rates=(0.1, 0.25, 0.5), rng=No
     - ``perturbed-<rate>``: ``target``'s gold with each slot replaced, with probability
       ``rate``, by another option drawn uniformly (an oracle with errors: stronger and
       weaker runs at chosen error rates).
+
+    Parameters
+    ----------
+    train : Answers
+        The training split's gold (the priors).
+    target : Answers
+        The gold whose encounters the baselines answer.
+    rates : tuple of float
+        Error rates of the perturbed golds.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    list of Answers
     """
     rng = np.random.default_rng(rng)
     qs = train.questions

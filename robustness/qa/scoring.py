@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from robustness.errors import InputError
 from robustness.qa.answers import Answers
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["credit", "official_results", "answer_count_difference", "qa_table", "MULTI_SLOT_PARENTS"]
 
@@ -19,9 +24,17 @@ def _sets(answers: Answers, parent: str, e: int, *, drop_not_mentioned: bool = F
 
 
 def credit(gold: Answers, run: Answers) -> np.ndarray:
-    """Partial credit ``|G ∩ R| / max(|G|, |R|)`` per (encounter, parent): float (n_encounters, n_parents).
+    """Partial credit ``|G ∩ R| / max(|G|, |R|)`` per (encounter, parent).
 
     Encounters follow the gold; the run must answer each of them.
+
+    Parameters
+    ----------
+    gold, run : Answers
+
+    Returns
+    -------
+    ndarray of float (n_encounters, n_parents)
 
     Examples
     --------
@@ -54,7 +67,17 @@ def _check_pair(gold, run):
 
 
 def official_results(gold: Answers, run: Answers) -> dict:
-    """The official scorer's JSON: ``accuracy_<parent>`` ..., ``accuracy_all``, ``number_cvqa_instances``."""
+    """The official scorer's JSON for one run.
+
+    Parameters
+    ----------
+    gold, run : Answers
+
+    Returns
+    -------
+    dict
+        ``accuracy_<parent>`` ..., ``accuracy_all``, ``number_cvqa_instances``.
+    """
     c = credit(gold, run)
     out = {}
     total_all, n_all = 0.0, 0
@@ -72,11 +95,24 @@ def official_results(gold: Answers, run: Answers) -> dict:
     return out
 
 
-def answer_count_difference(gold: Answers, run: Answers, *, parents=MULTI_SLOT_PARENTS,
+def answer_count_difference(gold: Answers, run: Answers, *, parents: tuple = MULTI_SLOT_PARENTS,
                             include_not_mentioned: bool = False, per_encounter: bool = False) -> dict:
     """Table 5: mean over encounters of (# distinct run answers) - (# distinct gold answers), per parent.
 
-    With ``per_encounter=True`` each value is the array of per-encounter differences (gold order) instead.
+    Parameters
+    ----------
+    gold, run : Answers
+    parents : tuple of str
+        The parent questions (default: the multi-slot ones).
+    include_not_mentioned : bool
+        Count "Not mentioned" as an answer.
+    per_encounter : bool
+        Give the array of per-encounter differences (gold order) instead of their mean.
+
+    Returns
+    -------
+    dict
+        Parent -> the mean difference (or the array).
     """
     _check_pair(gold, run)
     ridx = [run.encounters.index(e) for e in gold.encounters]
@@ -91,12 +127,19 @@ def answer_count_difference(gold: Answers, run: Answers, *, parents=MULTI_SLOT_P
     return out
 
 
-def qa_table(gold: Answers, runs) -> "pandas.DataFrame":  # noqa: F821
+def qa_table(gold: Answers, runs: list[Answers]) -> pd.DataFrame:
     """Per-encounter scores of every run as a long table for the resampling engine.
 
-    Columns ``case`` (encounter), ``algorithm`` (run), ``value``, ``strategy``
-    ("gold"), ``metric`` (``all`` = mean over parents, or a parent id).
-    The mean of ``all`` over encounters is ``accuracy_all``.
+    Parameters
+    ----------
+    gold : Answers
+    runs : list of Answers
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``case`` (encounter), ``algorithm`` (run), ``value``, ``strategy`` ("gold"), ``metric`` (``all`` = mean
+        over parents, or a parent id). The mean of ``all`` over encounters is ``accuracy_all``.
     """
     import pandas as pd
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from robustness.qa.answers import Answers, Question, QuestionSet
+from robustness.seeds import SeedLike
 
 __all__ = ["synthetic_questions", "make_qa_challenge"]
 
@@ -16,7 +17,12 @@ _STRUCTURE = (("CQID010", 1, 4), ("CQID011", 6, 8), ("CQID012", 6, 4), ("CQID015
 
 
 def synthetic_questions() -> QuestionSet:
-    """A question set with the real one's shape (9 parents, 27 slots) and generic option names."""
+    """A question set with the real one's shape (9 parents, 27 slots) and generic option names.
+
+    Returns
+    -------
+    QuestionSet
+    """
     qs = []
     for parent, n_slots, n_opt in _STRUCTURE:
         for k in range(1, n_slots + 1):
@@ -25,7 +31,7 @@ def synthetic_questions() -> QuestionSet:
 
 
 def make_qa_challenge(*, n_encounters: int = 100, n_runs: int = 12, questions: QuestionSet | None = None,
-                      rng=None) -> tuple[Answers, list[Answers]]:
+                      rng: SeedLike = None) -> tuple[Answers, list[Answers]]:
     """A synthetic closed-QA challenge: a gold and runs of graded skill.
 
     The gold answers each single-slot question from a skewed prior (a Dirichlet
@@ -35,6 +41,17 @@ def make_qa_challenge(*, n_encounters: int = 100, n_runs: int = 12, questions: Q
     otherwise answers from the prior; it also drops or adds an answer to a
     multi-slot parent with probability ``(1 - s) / 2`` each, so runs over- and
     under-answer (Table 5).
+
+    Parameters
+    ----------
+    n_encounters, n_runs : int
+    questions : QuestionSet, optional
+        Default: :func:`synthetic_questions`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (gold, runs) : Answers, list of Answers
     """
     rng = np.random.default_rng(rng)
     qs = questions or synthetic_questions()

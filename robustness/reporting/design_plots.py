@@ -6,17 +6,41 @@ tidy tables in (``design_summary.csv``), an optional ``ax``, the Axes out, no fi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 from matplotlib.ticker import NullLocator
 
 from robustness.reporting.plotting import axes, strategy_style
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+
 __all__ = ["design_tau", "design_by_agreement", "design_size"]
 
 
-def design_tau(summary, *, average: str, measure: str = "tau_population", highlight: str | None = None, ax=None):
-    """Design study: a ranking measure (mean over replicates) against the test-set size, one line per strategy;
-    the 95% band over replicates for ``highlight``."""
+def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_population", highlight: str | None = None,
+               ax: Axes | None = None) -> Axes:
+    """A ranking measure (mean over replicates) against the test-set size, one line per strategy.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``design_summary.csv`` of one setting.
+    average : str
+    measure : str
+        A measure of :data:`robustness.simulation.design.MEASURES`.
+    highlight : str, optional
+        The strategy whose 95% band over replicates is drawn.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     d = summary[(summary.average == average)]
     for name in dict.fromkeys(d.strategy):
@@ -36,9 +60,22 @@ def design_tau(summary, *, average: str, measure: str = "tau_population", highli
     return ax
 
 
-def design_by_agreement(summary, *, average: str, measure: str = "l1_population", ax=None):
-    """Design study: a measure at one test-set size (mean and 95% interval over replicates) against the
-    annotators' agreement, one line per strategy."""
+def design_by_agreement(summary: pd.DataFrame, *, average: str, measure: str = "l1_population",
+                        ax: Axes | None = None) -> Axes:
+    """A measure at one test-set size (mean and 95% interval over replicates) against the annotators' agreement.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``design_summary.csv`` at one size.
+    average, measure : str
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     d = summary[summary.average == average]
     for k, name in enumerate(dict.fromkeys(d.strategy)):
@@ -52,11 +89,28 @@ def design_by_agreement(summary, *, average: str, measure: str = "l1_population"
     return ax
 
 
-def design_size(sizes, *, average: str, grid, ax=None):
-    """Design study: encounters needed for a target (``design_size`` table: strategy, agreement, needed) against
-    the annotators' agreement, on a log axis ticked at the ``grid`` of test-set sizes, with the sizes where the
-    ends of the L1's 95% interval over replicates reach the target (vertical lines); a target not reached on the
-    grid is a triangle above the largest size (dotted)."""
+def design_size(sizes: pd.DataFrame, *, average: str, grid: Iterable[int], ax: Axes | None = None) -> Axes:
+    """Encounters needed for a target against the annotators' agreement.
+
+    On a log axis ticked at the ``grid`` of test-set sizes, with the sizes where the ends of the L1's 95%
+    interval over replicates reach the target (vertical lines); a target not reached on the grid is a triangle
+    above the largest size (dotted).
+
+    Parameters
+    ----------
+    sizes : DataFrame
+        :func:`robustness.simulation.design.needed_by_agreement`: strategy, agreement, needed, needed_low,
+        needed_high.
+    average : str
+    grid : iterable of int
+        The test-set sizes simulated.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     grid = sorted(int(n) for n in grid)
     largest = grid[-1]

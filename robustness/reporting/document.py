@@ -13,8 +13,13 @@ from __future__ import annotations
 import base64
 import html
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Report", "md_table"]
 
@@ -25,8 +30,19 @@ def _cell(v, floatfmt):
     return str(v)
 
 
-def md_table(df, floatfmt="{:.4f}") -> str:
-    """A pandas frame as a Markdown table."""
+def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
+    """A pandas frame as a Markdown table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    floatfmt : str
+        How floats are printed (nan: an empty cell).
+
+    Returns
+    -------
+    str
+    """
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in df.itertuples(index=False):
@@ -66,39 +82,118 @@ class Report:
     title: str
     blocks: list = field(default_factory=list)
 
-    def heading(self, text: str, level: int = 2):
+    def heading(self, text: str, level: int = 2) -> Report:
+        """Add a heading (``level`` 2: a section).
+
+        Parameters
+        ----------
+        text : str
+        level : int
+
+        Returns
+        -------
+        Report
+            This report (calls chain).
+        """
         self.blocks.append(("heading", level, text))
         return self
 
-    def paragraph(self, text: str):
+    def paragraph(self, text: str) -> Report:
+        """Add a paragraph (``**bold**`` and ```code``` spans are kept).
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        Report
+        """
         self.blocks.append(("paragraph", text))
         return self
 
-    def bullets(self, items):
+    def bullets(self, items: Iterable[str]) -> Report:
+        """Add a bullet list.
+
+        Parameters
+        ----------
+        items : iterable of str
+
+        Returns
+        -------
+        Report
+        """
         self.blocks.append(("bullets", list(items)))
         return self
 
-    def table(self, frame, *, floatfmt: str = "{:.4f}", caption: str | None = None, max_rows: int | None = None):
-        """A table; ``max_rows`` keeps the first rows and says how many more the file holds."""
+    def table(self, frame: pd.DataFrame, *, floatfmt: str = "{:.4f}", caption: str | None = None,
+              max_rows: int | None = None) -> Report:
+        """Add a table.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+        floatfmt : str
+        caption : str, optional
+            Printed above the table.
+        max_rows : int, optional
+            Keep the first rows and say how many more the file holds.
+
+        Returns
+        -------
+        Report
+        """
         self.blocks.append(("table", frame, floatfmt, caption, max_rows))
         return self
 
-    def warnings(self, warnings):
-        """A "Warnings" section: what the loaders skipped, repaired or guessed (nothing when there is none)."""
+    def warnings(self, warnings: Iterable[str]) -> Report:
+        """Add a "Warnings" section: what the loaders skipped, repaired or guessed (nothing when there is none).
+
+        Parameters
+        ----------
+        warnings : iterable of str
+
+        Returns
+        -------
+        Report
+        """
         if warnings:
             self.heading("Warnings")
             self.bullets(warnings)
         return self
 
-    def figure(self, path: str, caption: str):
-        """A figure by its path relative to the results folder (PNG for the HTML page)."""
+    def figure(self, path: str, caption: str) -> Report:
+        """Add a figure by its path relative to the results folder (PNG for the HTML page).
+
+        Parameters
+        ----------
+        path : str
+        caption : str
+
+        Returns
+        -------
+        Report
+        """
         self.blocks.append(("figure", path, caption))
         return self
 
     def figures(self) -> list[str]:
+        """The report's figures.
+
+        Returns
+        -------
+        list of str
+            Their paths, relative to the results folder.
+        """
         return [b[1] for b in self.blocks if b[0] == "figure"]
 
     def to_markdown(self) -> str:
+        """The report as Markdown (``summary.md``).
+
+        Returns
+        -------
+        str
+        """
         lines = [f"# {self.title}", ""]
         for block in self.blocks:
             kind = block[0]
@@ -120,8 +215,18 @@ class Report:
                 lines += [f"![{block[2]}]({block[1]})", "", f"*{block[2]}*", ""]
         return "\n".join(lines)
 
-    def to_html(self, root) -> str:
-        """The page, with every figure under ``root`` embedded as a data URI."""
+    def to_html(self, root: Path | str) -> str:
+        """The report as one self-contained HTML page (``report.html``).
+
+        Parameters
+        ----------
+        root : path
+            The results folder: every figure is read from it and embedded as a data URI.
+
+        Returns
+        -------
+        str
+        """
         root = Path(root)
         body = [f"<h1>{_inline(self.title)}</h1>"]
         for block in self.blocks:

@@ -11,11 +11,18 @@ strategy's colour, dashes and label come from its entry in the registry
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robustness.overlap.gold import get_strategy
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["axes", "style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
            "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size",
@@ -28,7 +35,17 @@ _OKABE_ITO_PLUS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E
 
 
 def strategy_style(name: str) -> dict:
-    """Line style and ``label`` of a gold strategy, from the registry (unknown names get a black line)."""
+    """Line style and ``label`` of a gold strategy, from the registry (unknown names get a black line).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    dict
+        Matplotlib line properties and ``label``.
+    """
     try:
         strategy = get_strategy(name)
     except ValueError:
@@ -37,17 +54,32 @@ def strategy_style(name: str) -> dict:
 
 
 @contextlib.contextmanager
-def style():
-    """Context manager applying the house style."""
+def style() -> Iterator[None]:
+    """Context manager applying the house style.
+
+    Yields
+    ------
+    None
+    """
     import matplotlib.pyplot as plt
 
     with plt.style.context(str(STYLE_FILE)):
         yield
 
 
-def axes(ax=None, **kw):
-    """``ax``, or a new figure's axes (``kw``: ``plt.subplots`` options such as ``figsize``): what every plot
-    function starts with, so that it can draw into a caller's axes or stand alone."""
+def axes(ax: Axes | None = None, **kw: Any) -> Axes:
+    """``ax``, or a new figure's axes: what every plot function starts with, to draw into a caller's axes or alone.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+    **kw
+        ``plt.subplots`` options for a new figure, such as ``figsize``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -56,8 +88,11 @@ def axes(ax=None, **kw):
 
 
 def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
-    """For each name whose curve matches an earlier one's, ``(earlier name, "=")`` when equal, ``"≈"`` when
-    no point differs by more than ``rel`` of the largest value (indistinguishable on the plot)."""
+    """For each name whose curve matches an earlier one's, the earlier name and ``=`` or ``≈``.
+
+    ``=`` when equal, ``≈`` when no point differs by more than ``rel`` of the largest value (indistinguishable on
+    the plot).
+    """
     out, seen = {}, []
     top = max((float(np.nanmax(y)) for y in curves.values() if len(y)), default=0.0)
     for name, y in curves.items():
@@ -75,21 +110,37 @@ def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
     return out
 
 
-def convergence(summary, *, metric: str, average: str, example=None, ax=None, band=None,
-                strategies=None, x: str = "n_images", legend: bool = True):
+def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd.DataFrame | None = None,
+                ax: Axes | None = None, band: str | bool | None = None, strategies: list[str] | None = None,
+                x: str = "n_images", legend: bool = True) -> Axes:
     """L1 rank change vs number of test images, one line per strategy.
 
     Parameters
     ----------
     summary : DataFrame
         ``curves_summary`` table: strategy, metric, average, n, n_images, mean, low, high.
+    metric, average : str
+        The schemes drawn.
     example : DataFrame, optional
         One order's curves (``curves`` rows of a single order): drawn thin, as
         the paper's single-order figure.
     band : str or True, optional
         Shade the band between ``low`` and ``high`` (e.g. 90% of orders) for
         this strategy only (``True``: every strategy).
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+    strategies : list of str, optional
+        Which strategies, in which order (default: the table's).
+    x : {'n_images', 'n'}
+        The x axis: images in the prefix, or units.
+    legend : bool
 
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Notes
+    -----
     A strategy whose mean curve equals an earlier one's is drawn dashed and
     labelled ``name (= other)`` (``name (≈ other)`` when no point differs by
     more than 1% of the largest value), so that it is not lost under it.
@@ -131,12 +182,29 @@ def convergence(summary, *, metric: str, average: str, example=None, ax=None, ba
     return ax
 
 
-def convergence_figure(summary, *, average: str, example=None, official: str | None = None,
-                       band_label: str = "90% of orders", title: str | None = None):
+def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataFrame | None = None,
+                       official: str | None = None, band_label: str = "90% of orders",
+                       title: str | None = None) -> Figure:
     """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro).
 
     Thick lines: mean over orders; thin: one single order (as the paper showed);
     band: ``band_label`` for the ``official`` strategy only; ``title`` above both.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``curves_summary.csv``.
+    average : {'micro', 'macro'}
+    example : DataFrame, optional
+        One order's curves.
+    official : str, optional
+        The strategy whose band is drawn.
+    band_label : str
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -159,8 +227,21 @@ def convergence_figure(summary, *, average: str, example=None, official: str | N
     return fig
 
 
-def auc_intervals(points, *, metric: str = "jaccard", average: str, ax=None):
-    """Area under the mean L1 curve per strategy with its interval (``convergence.csv`` rows of one tolerance)."""
+def auc_intervals(points: pd.DataFrame, *, metric: str = "jaccard", average: str, ax: Axes | None = None) -> Axes:
+    """Area under the mean L1 curve per strategy with its interval.
+
+    Parameters
+    ----------
+    points : DataFrame
+        ``convergence.csv`` rows of one tolerance.
+    metric, average : str
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     d = points[(points.metric == metric) & (points.average == average)]
     d = d.drop_duplicates("strategy").iloc[::-1]
@@ -176,8 +257,25 @@ def auc_intervals(points, *, metric: str = "jaccard", average: str, ax=None):
     return ax
 
 
-def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None, top=None):
-    """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval."""
+def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+           ax: Axes | None = None, top: int | None = None) -> Axes:
+    """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval.
+
+    Parameters
+    ----------
+    intervals : DataFrame
+        ``bootstrap_ci.csv`` rows of one interval method.
+    strategy, metric, average : str
+        The scheme.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+    top : int, optional
+        Only the best ``top`` runs.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     d = intervals[(intervals.strategy == strategy) & (intervals.metric == metric) & (intervals.average == average)]
     d = d.sort_values("score", ascending=True)
     if top is not None:
@@ -199,8 +297,23 @@ def forest(intervals, *, strategy: str, metric: str = "jaccard", average: str = 
     return ax
 
 
-def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None):
-    """challengeR-style blob plot: for each run (ordered by full-set rank), how often it takes each rank."""
+def rank_blobs(rank_distribution: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+               ax: Axes | None = None) -> Axes:
+    """challengeR-style blob plot: for each run (ordered by full-set rank), how often it takes each rank.
+
+    Parameters
+    ----------
+    rank_distribution : DataFrame
+        ``rank_distribution.csv``.
+    strategy, metric, average : str
+        The scheme.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     d = rank_distribution[(rank_distribution.strategy == strategy) & (rank_distribution.metric == metric)
                           & (rank_distribution.average == average)]
     order = d.drop_duplicates("system").sort_values("full_rank")["system"].tolist()
@@ -227,12 +340,24 @@ def rank_blobs(rank_distribution, *, strategy: str, metric: str = "jaccard", ave
     return ax
 
 
-def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = None):
-    """Kendall's tau between the rankings of different strategies (a square DataFrame).
+def tau_heatmap(matrix: pd.DataFrame, *, low: pd.DataFrame | None = None, high: pd.DataFrame | None = None,
+                ax: Axes | None = None, title: str | None = None) -> Axes:
+    """Kendall's tau between the rankings of different strategies.
 
-    With ``low`` and ``high`` (square DataFrames like ``matrix``: a 95% interval
-    of each tau), the cells above the diagonal print tau and the cells below it
-    its interval, so that every number the figure shows comes with its uncertainty.
+    Parameters
+    ----------
+    matrix : DataFrame
+        Square: tau between the strategies of its rows and columns.
+    low, high : DataFrame, optional
+        Square like ``matrix``: a 95% interval of each tau. The cells above the diagonal then print tau and the
+        cells below it its interval, so that every number the figure shows comes with its uncertainty.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     ax = axes(ax, figsize=(3.2, 2.8))
     m = matrix.to_numpy(dtype=float)
@@ -259,8 +384,22 @@ def tau_heatmap(matrix, *, low=None, high=None, ax=None, title: str | None = Non
     return ax
 
 
-def qa_convergence(summary, *, ax=None, band: bool = True):
-    """QA rank convergence: ``accuracy_all`` (black, with its band) and each parent question (thin)."""
+def qa_convergence(summary: pd.DataFrame, *, ax: Axes | None = None, band: bool = True) -> Axes:
+    """QA rank convergence: ``accuracy_all`` (black, with its band) and each parent question (thin).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        The QA study's ``curves_summary.csv``.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+    band : bool
+        Shade the band of orders of ``accuracy_all``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     metrics = list(dict.fromkeys(summary.metric))
     parents = [m for m in metrics if m != "all"]
@@ -285,11 +424,24 @@ def qa_convergence(summary, *, ax=None, band: bool = True):
     return ax
 
 
-def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", average: str = "micro", ax=None):
+def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+                     ax: Axes | None = None) -> Axes:
     """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
 
-    ``pairwise`` is the significance analysis table (``pairwise.parquet``);
-    runs are ordered by their rank on the whole test set, best first.
+    Runs are ordered by their rank on the whole test set, best first.
+
+    Parameters
+    ----------
+    pairwise : DataFrame
+        The significance analysis table (``pairwise.parquet``).
+    strategy, metric, average : str
+        The scheme.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
@@ -319,9 +471,28 @@ def significance_map(pairwise, *, strategy: str, metric: str = "jaccard", averag
     return ax
 
 
-def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: str | None = None,
-                  tolerance: float | None = None, unit: str = "encounter", ax=None):
-    """Expected L1 to the ranking on unlimited data vs test-set size (``ranking_uncertainty.csv``), per strategy."""
+def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccard", official: str | None = None,
+                  tolerance: float | None = None, unit: str = "encounter", ax: Axes | None = None) -> Axes:
+    """Expected L1 to the ranking on unlimited data vs test-set size, per strategy.
+
+    Parameters
+    ----------
+    per_size : DataFrame
+        ``ranking_uncertainty.csv``.
+    average, metric : str
+    official : str, optional
+        The strategy whose band of resamples is drawn.
+    tolerance : float, optional
+        A dotted line at this L1 (e.g. one place per run).
+    unit : str
+        What a unit is, for the x axis.
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = axes(ax)
     d = per_size[(per_size.metric == metric) & (per_size.average == average)]
     for name in dict.fromkeys(d.strategy):
@@ -336,7 +507,8 @@ def test_set_size(per_size, *, average: str, metric: str = "jaccard", official: 
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
     if tolerance is not None:
-        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":", label=f"L1 = {tolerance:g} (one place per run)")
+        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
+                   label=f"L1 = {tolerance:g} (one place per run)")
     ax.set_xscale("log", base=2)
     from matplotlib.ticker import ScalarFormatter
 
@@ -356,15 +528,29 @@ def _short(ranking: str) -> str:
     return (method.short_label or method.name) if method else ranking
 
 
-def ranking_agreement_heatmap(agreement, *, average: str = "macro", metric: str | None = None, rows: str = "strategy",
-                              ax=None):
+def ranking_agreement_heatmap(agreement: pd.DataFrame, *, average: str = "macro", metric: str | None = None,
+                              rows: str = "strategy", ax: Axes | None = None) -> Axes:
     """Kendall's tau between the rankings of two ranking methods (columns) under each gold strategy (rows).
 
     ``agreement`` is the ``kendall_tau.csv`` table (``metric, average, ranking,
     strategy, other_ranking, other, tau, tau_low, tau_high``); each cell shows
     tau on the whole test set and its 95% bootstrap interval; a grey cell is
-    undefined (a ranking that ties every run). ``rows="metric"`` puts the
-    metrics in the rows instead (one strategy, several metrics, as in QA).
+    undefined (a ranking that ties every run).
+
+    Parameters
+    ----------
+    agreement : DataFrame
+    average : str
+    metric : str, optional
+        Only this metric.
+    rows : {'strategy', 'metric'}
+        ``metric`` puts the metrics in the rows instead (one strategy, several metrics, as in QA).
+    ax : matplotlib.axes.Axes, optional
+        Draw into it (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     ax = axes(ax, figsize=(3.6, 3.0))
     d = agreement[(agreement.average == average) & (agreement.strategy == agreement.other)

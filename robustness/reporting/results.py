@@ -324,7 +324,8 @@ class ResultsDir:
 
     def write_parquet_frames(self, name: str, frames):
         """One Parquet file from frames of the same columns, one row group each, written as they come
-        (memory: one frame at a time)."""
+        (memory: one frame at a time).
+        """
         import pyarrow as pa
         import pyarrow.parquet as pq
 

@@ -11,17 +11,23 @@ report can be rebuilt without recomputing (``python -m experiments.report``).
 
 Tables are read back exactly as they were written: floats are written in their
 shortest round-tripping form, which pandas' parser reads back to the same float
-(tested on random floats over 600 decades), and text columns stay text (a run named ``1`` or ``NA`` is not a number or a missing value).
+(tested on random floats over 600 decades), and text columns stay text (a run
+named ``1`` or ``NA`` is not a number or a missing value).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.reporting.results import ResultsDir
 
 __all__ = ["TableSpec", "TABLES", "register_table", "StudyResult", "Verdicts", "VERDICT_COLUMNS", "read_table",
            "VERDICTS"]
@@ -121,7 +127,7 @@ _TEXT = {"system", "other", "next", "run", "strategy", "other_strategy", "strate
          "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}
 
 
-def read_table(path: Path | str, *, index: bool = False):
+def read_table(path: Path | str, *, index: bool = False) -> pd.DataFrame:
     """A table of a results folder, exactly as it was written (see the module notes).
 
     Parameters
@@ -168,15 +174,39 @@ class Verdicts:
             average: str = "", statement: str = "", subject: Iterable[str] = (), value: float = math.nan,
             se: float = math.nan, low: float = math.nan, high: float = math.nan, level: float = math.nan,
             count: int | None = None, total: int | None = None) -> None:
-        """Add one claim (see :data:`VERDICT_COLUMNS`)."""
+        """Add one claim.
+
+        Parameters
+        ----------
+        claim : str
+            What is claimed (e.g. ``pairs_differ``).
+        table : str
+            The file that backs it.
+        ranking, strategy, metric, average : str
+            The scheme (and ranking method) it is about.
+        statement : str
+            The outcome (e.g. ``fastest``, ``tied``).
+        subject : iterable of str
+            The runs, strategies or methods it names (a leader first).
+        value, se, low, high, level : float
+            The number, its standard error, its interval and the interval's confidence.
+        count, total : int, optional
+            How many of how many.
+        """
         self.rows.append({"claim": claim, "ranking": ranking, "strategy": strategy, "metric": metric,
                           "average": average, "statement": statement,
                           "subject": json.dumps([str(s) for s in subject]), "value": float(value), "se": float(se),
                           "low": float(low), "high": float(high), "level": float(level),
                           "count": count, "total": total, "table": table})
 
-    def frame(self):
-        """The table (``count`` and ``total`` as nullable integers)."""
+    def frame(self) -> pd.DataFrame:
+        """The verdicts table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :data:`VERDICT_COLUMNS` (``count`` and ``total`` as nullable integers).
+        """
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=list(VERDICT_COLUMNS))
@@ -249,8 +279,18 @@ class StudyResult:
         """What the loaders and checks noted, one line each."""
         return list(self.meta.get("warnings", []))
 
-    def table(self, name: str):
-        """Table ``name`` (a DataFrame; a streamed table is read back from the folder)."""
+    def table(self, name: str) -> pd.DataFrame:
+        """Table ``name`` (a streamed table is read back from the folder).
+
+        Parameters
+        ----------
+        name : str
+            Its file name.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         value = self.tables[name]
         if callable(value):
             if self.folder is None:
@@ -259,10 +299,19 @@ class StudyResult:
         return value
 
     def has(self, name: str) -> bool:
-        """Whether the study wrote table ``name``."""
+        """Whether the study wrote table ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        bool
+        """
         return name in self.tables
 
-    def verdict(self, claim: str, **where) -> list[dict]:
+    def verdict(self, claim: str, **where: Any) -> list[dict]:
         """The verdict rows of ``claim`` whose columns equal ``where`` (``subject`` decoded to a list).
 
         Parameters
@@ -289,7 +338,7 @@ class StudyResult:
         return out
 
     # -- the folder ------------------------------------------------------------------------------------------------
-    def save(self, out) -> None:
+    def save(self, out: ResultsDir) -> None:
         """Write the tables, the verdicts and the other files into a results folder being written.
 
         Parameters
@@ -339,8 +388,3 @@ class StudyResult:
         tables = _Tables(folder, names)
         verdicts = tables[VERDICTS] if VERDICTS in tables else Verdicts().frame()
         return cls(study=meta.get("study", ""), tables=tables, verdicts=verdicts, meta=meta, folder=folder)
-
-
-def frames(make: Callable[[], Iterable[Any]]) -> Callable[[], Iterable[Any]]:
-    """Mark a table as written as it comes (an iterable of frames), e.g. ``tables["curves.parquet"]``."""
-    return make

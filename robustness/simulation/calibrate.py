@@ -19,8 +19,15 @@ the size the design study simulates (``megapixels``).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["challenge_stats", "fit", "STAT_LABELS"]
 
@@ -48,8 +55,19 @@ _RUN_SHAPES = ((0.0, 1.0), (0.03, 1.0), (0.06, 1.0), (0.1, 1.0), (0.15, 1.0), (0
                (0.03, 0.0))
 
 
-def challenge_stats(counts) -> dict:
-    """The statistics of a challenge's counts that the generator is fitted to (see the module notes)."""
+def challenge_stats(counts: OverlapCounts) -> dict:
+    """The statistics of a challenge's counts that the generator is fitted to (see the module notes).
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        With the ``majority`` strategy.
+
+    Returns
+    -------
+    dict
+        Statistic name (:data:`STAT_LABELS`) -> value.
+    """
     from robustness.statistics.spread import agreement
 
     a = agreement(counts)
@@ -91,16 +109,34 @@ def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing=True, s
     return best[0]
 
 
-def fit(target: dict, *, base=None, seed: int = 0, megapixels: float = 0.0006, rounds: int = 1,
-        max_encounters: int = 40):
+def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, megapixels: float = 0.0006,
+        rounds: int = 1, max_encounters: int = 40) -> tuple[SyntheticConfig, pd.DataFrame]:
     """Generator parameters reproducing ``target`` (a :func:`challenge_stats` dict).
 
     The searches simulate challenges of the target's structure but at most
     ``max_encounters`` encounters and images of about ``megapixels`` (speed);
     the final comparison uses the target's full size.
 
-    Returns ``(config, comparison)``: the fitted :class:`~robustness.simulation.synthetic.SyntheticConfig`
-    and a table ``statistic, target, fitted`` (the fitted challenge's statistics at ``seed``).
+    Parameters
+    ----------
+    target : dict
+        :func:`challenge_stats` of the challenge to fit.
+    base : SyntheticConfig, optional
+        The parameters not fitted (default: the generator's defaults).
+    seed : int
+        Common random numbers of every simulated challenge.
+    megapixels : float
+        Size of the simulated images.
+    rounds : int
+        Rounds of the coordinate search.
+    max_encounters : int
+        Encounters of the challenges simulated during the search.
+
+    Returns
+    -------
+    (config, comparison) : SyntheticConfig, pandas.DataFrame
+        The fitted parameters and a table ``statistic, target, fitted`` (the fitted challenge's statistics at
+        ``seed``).
     """
     import pandas as pd
 
@@ -138,7 +174,8 @@ def fit(target: dict, *, base=None, seed: int = 0, megapixels: float = 0.0006, r
                          target["run_jaccard_worst"], 0.0, c.skill_range[1], seed=seed)
             c = replace(c, skill_range=(lo, c.skill_range[1]))
             got = _simulate(c, seed)
-            err = sum((got[k] - target[k]) ** 2 for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
+            err = sum((got[k] - target[k]) ** 2
+                      for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
             if best_fit is None or err < best_fit[0]:
                 best_fit = (err, c)
         search = best_fit[1]

@@ -27,8 +27,8 @@ runs, and measures for every scheme (gold strategy x averaging, Jaccard):
   BCa; encounter and image units) of the runs' scores against the truth,
   judged against their population scores from the pool.
 
-Randomness (SPEC 7): replicate ``r`` draws everything from
-``default_rng([seed, r])``; settings that differ only in the annotators'
+Randomness (SPEC 7): replicate ``r`` draws everything from its named streams
+(:data:`robustness.seeds.DESIGN_STREAMS`); settings that differ only in the annotators'
 agreement share their images and runs (common random numbers), so their
 comparison is paired. Results are identical for any number of jobs.
 """
@@ -36,11 +36,19 @@ comparison is paired. Results are identical for any number of jobs.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness.seeds import stream
 from robustness.statistics.inference import t_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "summarise",
            "recommend", "needed_by_agreement", "SETTING_COLUMNS"]
@@ -60,6 +68,7 @@ class Setting:
 
     @property
     def key(self) -> str:
+        """The setting's name in the cache of replicates."""
         return (f"k{self.annotators}-a{self.agreement:g}-s{self.spread:g}-r{self.runs}-c{self.correlation:g}")
 
 
@@ -73,11 +82,32 @@ class DesignOptions:
     megapixels: float = 0.0006
 
     def fingerprint(self) -> str:
+        """The options as canonical JSON (part of a design study's identity).
+
+        Returns
+        -------
+        str
+        """
         return json.dumps(asdict(self), sort_keys=True)
 
 
-def setting_config(base, setting: Setting, n_encounters: int, *, megapixels: float):
-    """The generator's parameters for ``setting`` with ``n_encounters`` encounters (images per encounter as ``base``)."""
+def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *,
+                   megapixels: float) -> SyntheticConfig:
+    """The generator's parameters for ``setting`` with ``n_encounters`` encounters.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+        Everything the setting does not set (images per encounter, lesion sizes...).
+    setting : Setting
+    n_encounters : int
+    megapixels : float
+        Size of the simulated images.
+
+    Returns
+    -------
+    SyntheticConfig
+    """
     per_encounter = base.n_images / base.n_encounters
     n_images = int(np.clip(round(n_encounters * per_encounter), n_encounters,
                            n_encounters * base.max_images_per_encounter))
@@ -109,24 +139,54 @@ def _rank_measures(ranks, truth_ranks, scores, population):
             float(best in first) / len(first), len(set(top) & set(true_top)) / min(3, ranks.size))
 
 
-def population_config(base, setting: Setting, sizes, options: DesignOptions):
-    """The generator's parameters of a replicate's test set (its largest size)."""
+def population_config(base: SyntheticConfig, setting: Setting, sizes: Iterable[int],
+                      options: DesignOptions) -> SyntheticConfig:
+    """The generator's parameters of a replicate's test set (its largest size).
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    setting : Setting
+    sizes : iterable of int
+        The grid's test-set sizes.
+    options : DesignOptions
+
+    Returns
+    -------
+    SyntheticConfig
+    """
     return setting_config(base, setting, max(int(n) for n in sizes), megapixels=options.megapixels)
 
 
-def population_scores(base, setting: Setting, sizes, population_index: int, *, seed: int, options: DesignOptions):
+def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[int], population_index: int, *,
+                      seed: int, options: DesignOptions) -> dict:
     """The runs' population scores against the truth (Jaccard, micro and macro), from a pool of fresh images.
 
-    Population ``p`` (its runs) is drawn from ``default_rng([seed, 0, p])`` and its pool from
-    ``default_rng([seed, 1, p])``; the number of annotators does not enter.
+    Population ``p`` (its runs) is drawn from stream ``population`` and its pool from stream ``pool`` of
+    :data:`robustness.seeds.DESIGN_STREAMS`; the number of annotators does not enter.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    setting : Setting
+    sizes : iterable of int
+    population_index : int
+    seed : int
+    options : DesignOptions
+
+    Returns
+    -------
+    dict
+        ``(metric, average)`` -> every run's score on the pool; ``(metric, average, "pool_l1")`` -> the pool's
+        own distance to unlimited data.
     """
     from robustness.simulation.synthetic import draw_population, pool_counts
     from robustness.statistics.ranks import rank
 
     config = population_config(base, setting, sizes, options)
-    population = draw_population(config, np.random.default_rng([seed, 0, population_index]))
+    population = draw_population(config, stream(seed, "population", population_index, design=True))
     pool, encounters = pool_counts(config, population, n_encounters=options.pool_encounters,
-                                   rng=np.random.default_rng([seed, 1, population_index]))
+                                   rng=stream(seed, "pool", population_index, design=True))
     out = {}
     first = np.isin(np.asarray(encounters), list(dict.fromkeys(encounters))[: len(set(encounters)) // 2])
     for m in ("jaccard",):
@@ -139,15 +199,31 @@ def population_scores(base, setting: Setting, sizes, population_index: int, *, s
     return out
 
 
-def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, population_index: int, population,
-             seed: int, options: DesignOptions):
+def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float], sizes: Iterable[int],
+             replicate: int, *, population_index: int, population: dict, seed: int,
+             options: DesignOptions) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One replicate of one setting, for every agreement level and every nested test-set size.
 
-    ``population`` holds the population scores of population ``population_index``
-    (:func:`population_scores`); the replicate's test set draws from
-    ``default_rng([seed, 2, replicate])``.
+    Parameters
+    ----------
+    base : SyntheticConfig
+    setting : Setting
+    agreements : iterable of float
+        The agreement levels (common random numbers: the same images and runs).
+    sizes : iterable of int
+        Nested test-set sizes (the first encounters of the largest).
+    replicate : int
+        Its test set draws from stream ``test_set`` (:data:`robustness.seeds.DESIGN_STREAMS`).
+    population_index : int
+    population : dict
+        The population scores of population ``population_index`` (:func:`population_scores`).
+    seed : int
+    options : DesignOptions
 
-    Returns ``(design_rows, coverage_rows)`` as DataFrames (see the module notes).
+    Returns
+    -------
+    (design_rows, coverage_rows) : pandas.DataFrame
+        See the module notes.
     """
     import pandas as pd
 
@@ -162,14 +238,15 @@ def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, popul
 
     sizes = sorted(int(n) for n in sizes)
     config = population_config(base, setting, sizes, options)
-    runs = draw_population(config, np.random.default_rng([seed, 0, population_index]))
+    runs = draw_population(config, stream(seed, "population", population_index, design=True))
     population_scores_ = {k: v for k, v in population.items() if len(k) == 2}
     population_ranks = {k: rank(v) for k, v in population_scores_.items()}
     rows, coverage = [], []
     for agreement in agreements:
         cfg = replace(config, agreement=float(agreement))
-        challenge = make_challenge(cfg, rng=np.random.default_rng([seed, 2, replicate]), population=runs)
-        counts = compute_overlap(challenge, leave_one_out=False, rng=np.random.default_rng([seed, 3, replicate]))
+        challenge = make_challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
+        counts = compute_overlap(challenge, leave_one_out=False,
+                                 rng=stream(seed, "random_golds", replicate, design=True))
         order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
         enc_index = np.array([order[e] for e in counts.encounters])
         for n_enc in sizes:
@@ -184,10 +261,11 @@ def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, popul
             ranks = rank(scores)
             truth_scores = truth_enc.scores()
             n_runs = len(sub.runs)
-            conv = rank_convergence(by_img, n_orders=options.n_orders, rng=np.random.default_rng([seed, 4, replicate]))
+            conv = rank_convergence(by_img, n_orders=options.n_orders,
+                                    rng=stream(seed, "orders", replicate, design=True))
             points = conv.convergence_points(tolerance=float(n_runs))
             per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=options.n_resamples,
-                                              rng=np.random.default_rng([seed, 5, replicate]))
+                                              rng=stream(seed, "uncertainty", replicate, design=True))
             for s, (strat, metric, average) in enumerate(by_enc.names):
                 t = truth_enc.index("truth", metric, average)
                 same = _rank_measures(ranks[s], rank(truth_scores[t]), scores[s], truth_scores[t])
@@ -206,7 +284,8 @@ def simulate(base, setting: Setting, agreements, sizes, replicate: int, *, popul
             # coverage of the runs' scores against the truth, by interval method and resampling unit
             for unit in ("encounter", "image"):
                 ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=["jaccard"])
-                boot = bootstrap(ts, n_resamples=options.n_resamples, rng=np.random.default_rng([seed, 6, replicate]))
+                boot = bootstrap(ts, n_resamples=options.n_resamples,
+                                 rng=stream(seed, "coverage", replicate, design=True))
                 for method in ("percentile", "bca"):
                     ci = boot.intervals(method=method)
                     for (metric, average), d in ci.groupby(["metric", "average"], sort=False):
@@ -222,9 +301,23 @@ MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_populatio
             "top3_agreement", "convergence_point", "expected_l1_bootstrap")
 
 
-def summarise(design, coverage=None):
-    """Means over replicates with 95% t intervals: ``design_summary`` (per setting and scheme) and, with
-    ``coverage``, ``coverage_summary`` (per setting, metric, averaging, unit and interval method)."""
+def summarise(design: pd.DataFrame,
+              coverage: pd.DataFrame | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    """Means over replicates with 95% t intervals.
+
+    Parameters
+    ----------
+    design : pandas.DataFrame
+        :func:`simulate`'s first table, every replicate.
+    coverage : pandas.DataFrame, optional
+        Its second table.
+
+    Returns
+    -------
+    pandas.DataFrame or (pandas.DataFrame, pandas.DataFrame)
+        ``design_summary`` (per setting and scheme) and, with ``coverage``, ``coverage_summary`` (per setting,
+        metric, averaging, unit and interval method).
+    """
     import pandas as pd
 
     keys = list(SETTING_COLUMNS) + ["strategy", "metric", "average"]
@@ -250,9 +343,11 @@ def summarise(design, coverage=None):
 
 
 def _interpolate_size(sizes, values, target):
-    """The size at which ``values`` (decreasing with size, mostly) first falls to ``target``: log-linear
-    interpolation between grid points; nan when it never does; minus the first size when it already does
-    there (the size needed is at most that)."""
+    """The size at which ``values`` (decreasing with size, mostly) first falls to ``target``.
+
+    Log-linear interpolation between grid points; nan when it never does; minus the first size when it
+    already does there (the size needed is at most that).
+    """
     sizes, values = np.asarray(sizes, dtype=float), np.asarray(values, dtype=float)
     below = np.flatnonzero(values <= target)
     if not below.size:
@@ -264,13 +359,36 @@ def _interpolate_size(sizes, values, target):
     return float(np.exp(np.log(sizes[i - 1]) + t * (np.log(sizes[i]) - np.log(sizes[i - 1]))))
 
 
-def recommend(design, summary, coverage_summary, *, base: Setting, size: int, target_top1: float = 0.9,
-              target_l1: float | None = None, pool_encounters: int = 1000) -> dict:
+def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.DataFrame, *, base: Setting,
+              size: int, target_top1: float = 0.9, target_l1: float | None = None,
+              pool_encounters: int = 1000) -> dict:
     """Plain answers for a challenge like ``base`` with ``size`` test encounters, each with its uncertainty.
 
+    Parameters
+    ----------
+    design, summary, coverage_summary : pandas.DataFrame
+        :func:`simulate`'s rows and :func:`summarise`'s tables.
+    base : Setting
+        The challenge's own setting.
+    size : int
+        Its test-set size (a size of the grid).
+    target_top1 : float
+        The share of replicates with the true best run first to aim for.
+    target_l1 : float, optional
+        The L1 to the population ranking to aim for (default: the number of runs).
+    pool_encounters : int
+        Encounters of each population's pool (coverage is judged where the pool is ten times the test set).
+
+    Returns
+    -------
+    dict
+        The entries below.
+
+    Notes
+    -----
     - ``scheme``: the gold strategy and averaging whose ranking is closest to the runs' population
       ranking (L1, mean over replicates at ``base`` and ``size``), with the schemes tied with it (paired
-      over replicates, :func:`robustness.statistics.truth.best_with_ties`);
+      over replicates, :func:`robustness.statistics.verdicts.best_with_ties`);
     - ``sizes``: per scheme, the test-set size at which the mean L1 to the population ranking falls to
       the number of runs (and the sizes where the upper and lower ends of its 95% interval do), and
       the size at which the population's best run is ranked first in ``target_top1`` of replicates;
@@ -354,10 +472,23 @@ def recommend(design, summary, coverage_summary, *, base: Setting, size: int, ta
             "calibration": pd.DataFrame(cal), "coverage": cov, "n_runs": n_runs, "target_l1": target, "size": size}
 
 
-def needed_by_agreement(summary, *, target: float):
-    """Per strategy, averaging and agreement level: the encounters at which the mean L1 to the population
-    ranking falls to ``target`` (``needed``), and where the lower and upper ends of its 95% interval over
-    replicates do (``needed_low``, ``needed_high``); nan beyond the grid. ``summary`` holds one setting."""
+def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame:
+    """Per strategy, averaging and agreement level, the encounters at which the mean L1 falls to ``target``.
+
+    The L1 is to the population ranking.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`summarise`'s table of one setting.
+    target : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``strategy, average, agreement, needed`` and where the lower and upper ends of its 95% interval over
+        replicates do (``needed_low``, ``needed_high``); nan beyond the grid.
+    """
     import pandas as pd
 
     rows = []

@@ -14,14 +14,21 @@ draws from its own named streams (:mod:`robustness.seeds`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.parallel import progress_bar, run_batches
 from robustness.simulation.design import DesignOptions, Setting
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["Grid", "run_grid"]
 
@@ -51,12 +58,23 @@ class Grid:
     populations: int
 
     def settings(self) -> list[Setting]:
-        """Every setting except the agreement levels and sizes, which each replicate runs in turn."""
+        """Every setting except the agreement levels and sizes, which each replicate runs in turn.
+
+        Returns
+        -------
+        list of Setting
+            Each at the grid's first agreement level.
+        """
         return [Setting(annotators=k, agreement=float(self.agreement[0]), spread=s, runs=r, correlation=c)
                 for k in self.annotators for s in self.spread for r in self.runs for c in self.correlation]
 
     def as_dict(self) -> dict:
-        """The grid as plain lists (meta.json, the report)."""
+        """The grid as plain lists (meta.json, the report).
+
+        Returns
+        -------
+        dict
+        """
         return {"sizes": list(self.sizes), "annotators": list(self.annotators), "agreement": list(self.agreement),
                 "spread": list(self.spread), "runs": list(self.runs), "correlation": list(self.correlation),
                 "replicates": self.replicates, "populations": self.populations}
@@ -99,8 +117,9 @@ def _replicate(base, setting, agreements, sizes, replicate, population_index, po
                     population=population, seed=seed, options=options)
 
 
-def run_grid(base, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str, n_jobs: int = 1,
-             progress: bool = False, say=None):
+def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
+             n_jobs: int = 1, progress: bool = False,
+             say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Every replicate of every setting of ``grid`` around the generator parameters ``base``.
 
     Parameters

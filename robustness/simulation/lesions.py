@@ -10,9 +10,14 @@ coarse grid and upsampled to the image.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from robustness._kernels import blob_fields, upsample_positive
+
+if TYPE_CHECKING:
+    from robustness.simulation.synthetic import SyntheticSource
 
 __all__ = ["generate_image"]
 
@@ -43,11 +48,11 @@ def _fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
 
 
 def _raters(image_rng, encounter_rng, n, rho, grid):
-    """The random draws of ``n`` raters of one image, in fixed-size blocks (absent raters draw too, so that
-    presence never shifts another rater's draws).
+    """The random draws of ``n`` raters of one image, in fixed-size blocks.
 
-    Returns the shared uniforms/normals (jitter, blob misses, false-blob count, empty mask), the smooth
-    boundary noise of every rater, and the parameters of up to ``_MAX_EXTRA`` false blobs each.
+    Absent raters draw too, so that presence never shifts another rater's draws. Returns the shared
+    uniforms/normals (jitter, blob misses, false-blob count, empty mask), the smooth boundary noise of every
+    rater, and the parameters of up to ``_MAX_EXTRA`` false blobs each.
     """
     from scipy.ndimage import gaussian_filter
     from scipy.special import ndtr
@@ -60,8 +65,22 @@ def _raters(image_rng, encounter_rng, n, rho, grid):
     return m[:, 0], ndtr(m[:, 1:1 + _MAX_BLOBS]), ndtr(m[:, -2]), ndtr(m[:, -1]), noise, extra
 
 
-def generate_image(src, i: int, *, annotators: bool = True) -> dict:
-    """Every mask of image ``i`` of a :class:`~robustness.simulation.synthetic.SyntheticSource`: ``{(kind, name): bool array}``."""
+def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> dict:
+    """Every mask of one image of a synthetic challenge.
+
+    Parameters
+    ----------
+    src : SyntheticSource
+    i : int
+        The image's position in ``src``.
+    annotators : bool
+        Draw the annotators' masks too.
+
+    Returns
+    -------
+    dict
+        ``{(kind, name): bool array}``, kind in truth/annotator/run.
+    """
     from scipy.special import ndtr, ndtri
 
     c, pop = src.config, src.population

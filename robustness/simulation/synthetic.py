@@ -61,11 +61,14 @@ are in the README (``python -m experiments.synthetic_summary``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from robustness.io.challenge import Challenge
+from robustness.seeds import SeedLike
 from robustness.simulation.lesions import generate_image
 
 __all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask",
@@ -99,7 +102,8 @@ class SyntheticConfig:
     size: str = "small"
     megapixels: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        """Check that the sizes fit together."""
         if self.n_encounters < 1:
             raise ValueError(f"n_encounters must be >= 1, got {self.n_encounters}")
         if self.n_images < self.n_encounters:
@@ -143,11 +147,20 @@ class Population:
     team_of: tuple
 
 
-def draw_population(config: SyntheticConfig, rng=None) -> Population:
+def draw_population(config: SyntheticConfig, rng: SeedLike = None) -> Population:
     """Annotators and runs of a synthetic challenge (SPEC 7 ``rng``).
 
     The runs are drawn first, so they do not depend on the number of annotators, and no draw depends on
     ``agreement``: settings that differ only in their annotators share their runs.
+
+    Parameters
+    ----------
+    config : SyntheticConfig
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    Population
     """
     c = config
     rng = np.random.default_rng(rng)
@@ -213,37 +226,72 @@ class SyntheticSource:
 
     @property
     def annotators(self) -> tuple:
+        """The annotators."""
         return self.population.annotators
 
     @property
     def runs(self) -> tuple:
+        """The runs."""
         return self.population.runs
 
     @property
     def run_skill(self) -> np.ndarray:
+        """Every run's true skill, in the order of :attr:`runs`."""
         return self.population.run_skill
 
     @property
     def skill(self) -> dict:
+        """Every run's true skill in (0, 1), higher is better."""
         return dict(zip(self.runs, self.run_skill.tolist()))
 
     @property
     def team(self) -> dict:
+        """Every run's team."""
         return dict(zip(self.runs, self.population.team_of))
 
-    def read(self, image, kind, name):
+    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, None]:
+        """One mask (:class:`~robustness.io.challenge.MaskSource`).
+
+        Parameters
+        ----------
+        image : int
+        kind : {'annotator', 'run', 'truth'}
+        name : str
+
+        Returns
+        -------
+        (mask, None)
+            A generated mask is never repaired.
+        """
         masks = self.generate(image)
         return masks[(kind, name)], None
 
     def fingerprint(self) -> dict:
+        """The identity of the generator (its parameters, entropy and population).
+
+        Returns
+        -------
+        dict
+        """
         return {"synthetic": repr(self.config), "entropy": str(self.entropy),
                 "population": [self.population.annotator_z.tolist(), self.run_skill.tolist(),
                                self.population.run_bias.tolist()]}
 
     def generate(self, image: int, *, annotators: bool = True) -> dict:
-        """Every mask of one image: ``{(kind, name): bool array}``, kind in truth/annotator/run.
+        """Every mask of one image.
 
         The last image is cached, so reading its masks one by one costs one generation.
+
+        Parameters
+        ----------
+        image : int
+        annotators : bool
+            Draw the annotators' masks too (a pool of images needs the truth and the runs only).
+
+        Returns
+        -------
+        dict
+            ``{(kind, name): bool array}``, kind in truth/annotator/run.
         """
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] == (image, annotators):
@@ -252,30 +300,52 @@ class SyntheticSource:
         object.__setattr__(self, "_cache", ((image, annotators), masks))
         return masks
 
-    def subset(self, images) -> SyntheticSource:
-        """The same generator restricted to ``images`` (positions), renumbered 0.. (same masks)."""
+    def subset(self, images: Iterable[int]) -> SyntheticSource:
+        """The same generator restricted to ``images`` (positions), renumbered 0.. (same masks).
+
+        Parameters
+        ----------
+        images : iterable of int
+
+        Returns
+        -------
+        SyntheticSource
+        """
         from dataclasses import replace
 
         idx = np.asarray(list(images), dtype=np.int64)
         return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
                        encounter_of=self.encounter_of[idx], image_keys=self.image_key(idx))
 
-    def image_key(self, image):
-        """The index in the whole challenge of image ``image`` of this source (its streams' seed)."""
+    def image_key(self, image: int | np.ndarray) -> int | np.ndarray:
+        """The index in the whole challenge of image ``image`` of this source (its streams' seed).
+
+        Parameters
+        ----------
+        image : int or ndarray of int
+
+        Returns
+        -------
+        int or ndarray of int
+        """
         return image if self.image_keys is None else self.image_keys[image]
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict:
+        """Pickle without the cached image (workers regenerate it)."""
         state = dict(self.__dict__)
         state.pop("_cache", None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled source."""
         self.__dict__.update(state)
 
 
 def _layout(c: SyntheticConfig, rng):
-    """Images, encounters, shapes, the images' entropy, and who annotated what (drawn last, so that the
-    images and the runs' masks do not depend on the annotators)."""
+    """Images, encounters, shapes, the images' entropy, and who annotated what.
+
+    Who annotated what is drawn last, so that the images and the runs' masks do not depend on the annotators.
+    """
     per_enc = _images_per_encounter(c.n_encounters, c.n_images, c.max_images_per_encounter, rng)
     images, encounters, encounter_of = [], [], []
     for e, k in enumerate(per_enc):
@@ -295,9 +365,9 @@ def _layout(c: SyntheticConfig, rng):
 def make_challenge(
     config: SyntheticConfig | None = None,
     *,
-    rng=None,
+    rng: SeedLike = None,
     population: Population | None = None,
-    **overrides,
+    **overrides: Any,
 ) -> Challenge:
     """Generate a synthetic challenge, deterministic under ``rng``.
 
@@ -311,6 +381,8 @@ def make_challenge(
     population : Population, optional
         The annotators and runs (default: drawn from ``rng`` first, see
         :func:`draw_population`); give one to score the same runs on other images.
+    **overrides
+        Fields of :class:`SyntheticConfig`.
 
     Returns
     -------
@@ -346,11 +418,19 @@ def make_challenge(
     )
 
 
-def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters: int, rng=None):
+def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters: int,
+                rng: SeedLike = None) -> tuple[np.ndarray, tuple]:
     """The runs' TP/FP/FN against the latent truth on a fresh pool of images (no annotators drawn).
 
     The pool has ``n_encounters`` encounters with the config's images per
     encounter. Scores on it estimate the runs' population scores.
+
+    Parameters
+    ----------
+    config : SyntheticConfig
+    population : Population
+    n_encounters : int
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
@@ -374,7 +454,19 @@ def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters
 
 
 def true_mask(challenge: Challenge, image: int | str) -> np.ndarray:
-    """The latent lesion of one image of a synthetic challenge."""
+    """The latent lesion of one image of a synthetic challenge.
+
+    Parameters
+    ----------
+    challenge : Challenge
+        Made by :func:`make_challenge`.
+    image : int or str
+        Its index or id.
+
+    Returns
+    -------
+    ndarray of bool
+    """
     src = challenge.source
     if not isinstance(src, SyntheticSource):
         raise TypeError("true_mask needs a synthetic challenge")

@@ -24,8 +24,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "strategy_agreement": "comparisons", "ranking_agreement": "comparisons",
     "ranking_uncertainty": "uncertainty", "units_needed": "uncertainty",
     "RankingMethod": "ranking_methods", "RANKING_METHODS": "ranking_methods", "get_ranking": "ranking_methods",
-    "prepare": "ranking_methods", "PairedTests": "test_based",
+    "prepare": "ranking_methods", "Rankable": "rankable", "PairedTests": "test_based",
     "gold_spread": "spread", "agreement": "spread", "truth_agreement": "truth",
     "scores_frame": "leaderboard", "official_results": "leaderboard",
-}, modules=("inference", "schemes", "ranks", "ranking_methods", "test_based", "convergence", "bootstrap", "comparisons",
-            "uncertainty", "spread", "truth", "leaderboard"))
+}, modules=("inference", "rankable", "schemes", "ranks", "ranking_methods", "test_based", "case_statistic",
+            "convergence", "bootstrap", "comparisons", "uncertainty", "spread", "truth", "leaderboard", "verdicts"))

@@ -13,14 +13,19 @@ any ``n_jobs`` and on a Dask cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness import _kernels
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
+from robustness.seeds import SeedLike
 from robustness.statistics.inference import bootstrap_interval, draw_indices, tails
+from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
-from robustness.statistics.schemes import Schemes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["BootstrapResult", "bootstrap"]
 
@@ -44,7 +49,7 @@ class BootstrapResult:
     jackknife : (S, R, U) leave-one-unit-out scores (for BCa)
     """
 
-    schemes: Schemes
+    schemes: Rankable
     estimate: np.ndarray
     distribution: np.ndarray
     ranks: np.ndarray
@@ -58,17 +63,33 @@ class BootstrapResult:
         """The ranking method (:mod:`robustness.statistics.ranking_methods`)."""
         return self.schemes.ranking
 
-    def to_frame(self):
-        """The tidy summary: every run's score with its 95% percentile interval (see :meth:`intervals`)."""
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy summary: every run's score with its 95% percentile interval.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`intervals` with its defaults.
+        """
         return self.intervals()
 
-    def intervals(self, *, method: str = "percentile", confidence: float = 0.95):
-        """CIs of every run's score: ``strategy, metric, average, ranking, system, score, low, high, rank,
-        statistic, method, confidence_level, unit, n_resamples`` (what was resampled, and how often).
+    def intervals(self, *, method: str = "percentile", confidence: float = 0.95) -> pd.DataFrame:
+        """Every run's statistic with its bootstrap interval.
 
         ``score`` is the ranking method's statistic with its own sign (a mean
         score, a mean rank where lower is better, a number of runs beaten), named
         in ``statistic``.
+
+        Parameters
+        ----------
+        method : {'percentile', 'bca'}
+        confidence : float
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, ranking, system, score, low, high, rank, statistic, method,
+            confidence_level, unit, n_resamples`` (what was resampled, and how often).
         """
         import pandas as pd
 
@@ -92,8 +113,14 @@ class BootstrapResult:
             }))
         return pd.concat(frames, ignore_index=True)
 
-    def rank_distribution(self):
-        """Share of resamples in which each run takes each (rounded-up) rank: tidy table."""
+    def rank_distribution(self) -> pd.DataFrame:
+        """Share of resamples in which each run takes each (rounded-up) rank.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, ranking, system, rank, share, full_rank``.
+        """
         import pandas as pd
 
         s_n, b_n, r_n = self.ranks.shape
@@ -108,8 +135,19 @@ class BootstrapResult:
                                         "share": counts[r, k] / b_n, "full_rank": self.final_ranks[s, r]}))
         return pd.concat(frames, ignore_index=True)
 
-    def stability(self, *, confidence: float = 0.95):
-        """Kendall's tau between the full-set ranking and the resamples': median and central interval."""
+    def stability(self, *, confidence: float = 0.95) -> pd.DataFrame:
+        """Kendall's tau between the full-set ranking and the resamples': median and central interval.
+
+        Parameters
+        ----------
+        confidence : float
+            The share of resamples the interval holds.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, ranking, tau_median, tau_low, tau_high``.
+        """
         import pandas as pd
 
         lo, hi = tails(confidence)
@@ -137,8 +175,8 @@ def _bootstrap_batch(schemes, final, tol, ties, n_units, size, child):
     return scores, ranks.astype(np.float32), tau, wins
 
 
-def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, ties: str = "average", tol: float = TIE_TOL,
-              batch_size: int = 100, n_jobs: int = 1, progress: bool = False, rng=None) -> BootstrapResult:
+def bootstrap(schemes: Rankable, *, n_resamples: int = 1000, ties: str = "average", tol: float = TIE_TOL,
+              batch_size: int = 100, n_jobs: int = 1, progress: bool = False, rng: SeedLike = None) -> BootstrapResult:
     """Bootstrap the test units: scores, CIs, rank distributions, rank stability, pairwise wins.
 
     Each resample draws ``U`` units with replacement (the same draw for every
@@ -148,9 +186,10 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, ties: str = "average
 
     Parameters
     ----------
-    schemes : Schemes or PairedTests
-        Build it with ``unit='encounter'`` (the recommended default for
-        bootstrap: an encounter's images are not independent) or 'image'; a
+    schemes : Rankable
+        :class:`~robustness.statistics.schemes.Schemes` or another ranking method's statistics; build it with
+        ``unit='encounter'`` (the recommended default for bootstrap: an encounter's images are not independent)
+        or 'image'; a
         ranking method's statistics come from
         :func:`robustness.statistics.ranking_methods.prepare`. The same ``rng`` draws the
         same resamples for every method on the same units (paired: Kendall's
@@ -158,8 +197,14 @@ def bootstrap(schemes: Schemes, *, n_resamples: int = 1000, ties: str = "average
     n_resamples : int
     ties : {'average', 'min'}
         Tie rule for the ranks.
+    tol : float
+        Scores this close tie (:func:`robustness.statistics.ranks.rank`).
     batch_size, n_jobs, progress, rng
-        As in :func:`rank_convergence`.
+        As in :func:`robustness.statistics.convergence.rank_convergence`.
+
+    Returns
+    -------
+    BootstrapResult
     """
     code = ties_code(ties)
     if n_resamples < 1 or batch_size < 1:

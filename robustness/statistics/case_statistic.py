@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from robustness import _kernels
-from robustness.statistics.schemes import Schemes
+from robustness.statistics.rankable import Rankable
+from robustness.statistics.schemes import Schemes, SchemesView
 
 __all__ = ["CaseStatistic"]
 
 
 @dataclass(frozen=True, eq=False)
-class CaseStatistic:
+class CaseStatistic(SchemesView, Rankable):
     """A per-case statistic of the runs under every macro scheme, ready to recompute on any weighting of units.
 
     Attributes
@@ -75,35 +76,6 @@ class CaseStatistic:
         if schemes.codes is None:
             raise ValueError("these schemes do not say which unit each case belongs to (Schemes.codes)")
         return cls(schemes.select(macro), statistic, ranking)
-
-    # -- what studies and reports read, as on Schemes --
-    @property
-    def names(self) -> list:
-        return self.schemes.names
-
-    @property
-    def runs(self) -> tuple:
-        return self.schemes.runs
-
-    @property
-    def units(self) -> tuple:
-        return self.schemes.units
-
-    @property
-    def unit(self) -> str:
-        return self.schemes.unit
-
-    @property
-    def unit_images(self) -> np.ndarray:
-        return self.schemes.unit_images
-
-    @property
-    def n_units(self) -> int:
-        return self.schemes.n_units
-
-    def index(self, strategy: str, metric: str, average: str) -> int:
-        """The position of a scheme in :attr:`names`."""
-        return self.schemes.index(strategy, metric, average)
 
     # -- what the resampling engines call --
     def scores(self, weights: np.ndarray | None = None) -> np.ndarray:

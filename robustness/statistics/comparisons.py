@@ -18,6 +18,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,13 +29,32 @@ from robustness.statistics.inference import holm, percentile_interval, tails
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["pairwise_comparisons", "pairwise_tests", "adjacent_pairs", "strategy_agreement",
            "ranking_agreement"]
 
 
-def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confidence: float = 0.95):
+def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confidence: float = 0.95) -> pd.DataFrame:
     """The significance analysis: every pair of runs under every scheme, on the bootstrap's resampling unit.
 
+    Parameters
+    ----------
+    boot : BootstrapResult
+        The bootstrap of the aggregate scores (its resamples are paired across runs).
+    alpha : float
+        Family-wise error of Holm's adjustment over the pairs of a scheme.
+    confidence : float
+        Of the intervals of the differences.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scheme and unordered pair; the columns below.
+
+    Notes
+    -----
     For each scheme and each unordered pair of runs (``system`` ranked above
     ``other`` on the whole test set):
 
@@ -101,7 +122,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     return pd.concat(frames, ignore_index=True)
 
 
-def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm"):
+def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm") -> pd.DataFrame:
     """One-sided paired Wilcoxon signed-rank tests between all runs, per macro scheme.
 
     For every ordered pair (i, j) of runs, H1: run i's per-image scores are
@@ -113,7 +134,17 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
     accurate for the hundreds of cases of a challenge, approximate below
     about 20 cases; zero differences are dropped ("wilcox").
 
-    Returns a tidy table ``strategy, metric, average, system, other, p, p_adjusted, better``.
+    Parameters
+    ----------
+    schemes : Schemes
+        With per-case scores (macro schemes).
+    alpha : float
+    adjustment : {'holm', 'none'}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``strategy, metric, average, system, other, p, p_adjusted, better``.
     """
     import pandas as pd
     from scipy.stats import wilcoxon
@@ -148,14 +179,23 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
 
 
 def strategy_agreement(schemes: Schemes, *, ties: str = "average", tol: float = TIE_TOL,
-                       boot: BootstrapResult | None = None, confidence: float = 0.95):
+                       boot: BootstrapResult | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """Kendall's tau-b between the full-set rankings of every pair of strategies.
 
-    Returns a tidy table ``metric, average, strategy, other, tau`` (within each
-    metric and averaging; the diagonal is 1). With ``boot`` (a bootstrap of the
-    same schemes' names), ``tau_low``/``tau_high`` give the percentile
-    ``confidence`` interval of tau between the two rankings over the resamples
-    (both rankings recomputed on each resample).
+    Parameters
+    ----------
+    schemes : Schemes
+    ties : {'average', 'min'}
+    tol : float
+    boot : BootstrapResult, optional
+        A bootstrap of the same schemes' names: adds ``tau_low``/``tau_high``, the percentile ``confidence``
+        interval of tau between the two rankings over the resamples (both rankings recomputed on each resample).
+    confidence : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, average, strategy, other, tau`` (within each metric and averaging; the diagonal is 1).
     """
     import pandas as pd
 
@@ -173,8 +213,18 @@ def strategy_agreement(schemes: Schemes, *, ties: str = "average", tol: float = 
     return pd.DataFrame(rows)
 
 
-def resampled_taus(ranks_a, ranks_b) -> np.ndarray:
-    """Kendall's tau-b between two rankings recomputed on the same resamples: (B, R) and (B, R) -> (B,)."""
+def resampled_taus(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between two rankings recomputed on the same resamples.
+
+    Parameters
+    ----------
+    ranks_a, ranks_b : ndarray (B, R)
+        The two rankings on every resample.
+
+    Returns
+    -------
+    ndarray (B,)
+    """
     return np.array([_kernels.kendall_tau_b(ranks_a[b].astype(np.float64), ranks_b[b].astype(np.float64))
                      for b in range(ranks_a.shape[0])])
 
@@ -184,7 +234,7 @@ def _tau_interval(ranks_a, ranks_b, confidence) -> tuple:
     return percentile_interval(resampled_taus(ranks_a, ranks_b), confidence=confidence)
 
 
-def ranking_agreement(boots, *, confidence: float = 0.95):
+def ranking_agreement(boots: Iterable[BootstrapResult], *, confidence: float = 0.95) -> pd.DataFrame:
     """Kendall's tau-b between the rankings of every ranking method and gold strategy, with bootstrap intervals.
 
     Parameters
@@ -192,9 +242,16 @@ def ranking_agreement(boots, *, confidence: float = 0.95):
     boots : list of BootstrapResult
         One per ranking method, drawn with the same ``rng`` on the same units,
         so that resample ``b`` is the same draw in all of them (paired).
+    confidence : float
 
-    Returns a tidy table ``metric, average, ranking, strategy, other_ranking,
-    other, tau, tau_low, tau_high`` for every pair of (method, strategy) within
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, average, ranking, strategy, other_ranking, other, tau, tau_low, tau_high``.
+
+    Notes
+    -----
+    One row for every pair of (method, strategy) within
     a metric and averaging that shares the method (agreement between golds) or
     the strategy (agreement between methods); both orders of a pair, the
     diagonal is 1. ``tau``: between the rankings on the whole test set;
@@ -227,13 +284,25 @@ def ranking_agreement(boots, *, confidence: float = 0.95):
 
 
 def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jaccard", average: str = "micro",
-                   confidence: float = 0.95):
+                   confidence: float = 0.95) -> pd.DataFrame:
     """Neighbours on a leaderboard and whether the bootstrap tells them apart.
 
     For runs at consecutive positions of the full-set ranking under one scheme,
     ``win_share`` is the share of resamples in which the higher-ranked run
     scores strictly higher; the pair is ``distinguishable`` when it reaches
     ``confidence`` (a one-sided paired bootstrap comparison at 1 - confidence).
+
+    Parameters
+    ----------
+    result : BootstrapResult
+    strategy, metric, average : str
+        The scheme.
+    confidence : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, next, score, next_score, win_share, distinguishable``.
     """
     import pandas as pd
 

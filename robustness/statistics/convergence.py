@@ -18,14 +18,21 @@ any ``n_jobs`` and on a Dask cluster.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
+from robustness.seeds import SeedLike
 from robustness.statistics.inference import quantile_interval, tails
+from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
-from robustness.statistics.schemes import Schemes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Convergence", "rank_convergence"]
 
@@ -36,7 +43,7 @@ class Convergence:
 
     Attributes
     ----------
-    schemes : Schemes or PairedTests
+    schemes : Rankable
         What was ranked; its ``ranking`` names the ranking method.
     orders : int (K, U)
         The random orders of the units (the result can be recomputed from them).
@@ -58,7 +65,7 @@ class Convergence:
     random sample of all orders): ``auc_se`` and intervals for the points.
     """
 
-    schemes: Schemes
+    schemes: Rankable
     orders: np.ndarray
     positions: np.ndarray
     n_images: np.ndarray
@@ -69,6 +76,7 @@ class Convergence:
 
     @property
     def n_orders(self) -> int:
+        """The number of random orders."""
         return self.orders.shape[0]
 
     @property
@@ -76,14 +84,36 @@ class Convergence:
         """The ranking method (:mod:`robustness.statistics.ranking_methods`)."""
         return self.schemes.ranking
 
-    def to_frame(self, *, orders=None):
-        """The curves of ``orders`` (default all): ``strategy, metric, average, ranking, order, n, n_images, l1``."""
+    def to_frame(self, *, orders: ArrayLike | None = None) -> pd.DataFrame:
+        """The curves of some orders as one tidy table.
+
+        Parameters
+        ----------
+        orders : array_like of int, optional
+            Which orders (default all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, ranking, order, n, n_images, l1``.
+        """
         import pandas as pd
 
         return pd.concat(list(self.iter_frames(orders=orders)), ignore_index=True)
 
-    def iter_frames(self, *, orders=None):
-        """:meth:`to_frame` one scheme at a time (bounded memory: write each, then drop it)."""
+    def iter_frames(self, *, orders: ArrayLike | None = None) -> Iterator[pd.DataFrame]:
+        """:meth:`to_frame` one scheme at a time (bounded memory: write each, then drop it).
+
+        Parameters
+        ----------
+        orders : array_like of int, optional
+            Which orders (default all).
+
+        Yields
+        ------
+        pandas.DataFrame
+            One scheme's rows of :meth:`to_frame`.
+        """
         import pandas as pd
 
         orders = np.arange(self.n_orders) if orders is None else np.asarray(orders)
@@ -100,8 +130,14 @@ class Convergence:
                 "l1": self.l1[s, orders].reshape(-1).astype(np.float64),
             })
 
-    def orders_frame(self):
-        """The orders: ``order, position, unit`` (position 1 = first unit added)."""
+    def orders_frame(self) -> pd.DataFrame:
+        """The random orders as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``order, position, unit`` (position 1 = first unit added).
+        """
         import pandas as pd
 
         k, u = self.orders.shape
@@ -109,8 +145,19 @@ class Convergence:
         return pd.DataFrame({"order": np.repeat(np.arange(k), u), "position": np.tile(np.arange(1, u + 1), k),
                              "unit": units[self.orders.reshape(-1)]})
 
-    def summary(self, *, confidence: float = 0.9):
-        """Mean L1 over orders at every prefix with a central ``confidence`` band of the orders (quantiles)."""
+    def summary(self, *, confidence: float = 0.9) -> pd.DataFrame:
+        """Mean L1 over orders at every prefix, with a central band of the orders (quantiles).
+
+        Parameters
+        ----------
+        confidence : float
+            The share of orders the band holds.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, ranking, n, n_images, mean, low, median, high``.
+        """
         import pandas as pd
 
         lo, hi = tails(confidence)
@@ -126,11 +173,26 @@ class Convergence:
         return pd.concat(frames, ignore_index=True)
 
     def order_auc(self) -> np.ndarray:
-        """Area under each order's curve: the mean L1 over the recorded prefixes, (S, K) in rank units."""
+        """Area under each order's curve: the mean L1 over the recorded prefixes.
+
+        Returns
+        -------
+        ndarray (S, K)
+            In rank units.
+        """
         return np.stack([self.l1[s].mean(axis=1, dtype=np.float64) for s in range(self.l1.shape[0])])
 
     def order_convergence(self, *, tolerance: float = 0.0) -> np.ndarray:
-        """Per scheme and order, the smallest recorded n from which L1 stays <= tolerance. (S, K)"""
+        """Per scheme and order, the smallest recorded n from which L1 stays at or below ``tolerance``.
+
+        Parameters
+        ----------
+        tolerance : float
+
+        Returns
+        -------
+        ndarray of int (S, K)
+        """
         out = np.empty(self.l1.shape[:2], dtype=self.positions.dtype)
         for s in range(self.l1.shape[0]):
             bad = self.l1[s] > tolerance  # (K, P)
@@ -139,10 +201,27 @@ class Convergence:
             out[s] = self.positions[idx]
         return out
 
-    def convergence_points(self, *, tolerance: float = 0.0, coverage: float = 0.95, confidence: float = 0.95):
+    def convergence_points(self, *, tolerance: float = 0.0, coverage: float = 0.95,
+                           confidence: float = 0.95) -> pd.DataFrame:
         """The convergence point of every scheme, its Monte Carlo interval, and the area under the curve.
 
-        Columns: ``convergence_n``, the smallest prefix length n after which L1
+        Parameters
+        ----------
+        tolerance : float
+            L1 at or below this counts as converged.
+        coverage : float
+            The share of orders that must have converged.
+        confidence : float
+            Of the intervals over orders.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scheme; columns below.
+
+        Notes
+        -----
+        ``convergence_n``, the smallest prefix length n after which L1
         stays <= ``tolerance`` in at least ``coverage`` of the orders (the
         ``coverage`` quantile of the per-order points, an observed value), with
         ``convergence_n_low``/``_high``, a distribution-free ``confidence``
@@ -179,7 +258,7 @@ class Convergence:
             })
         return pd.DataFrame(rows)
 
-    def compare_strategies(self, *, confidence: float = 0.95):
+    def compare_strategies(self, *, confidence: float = 0.95) -> pd.DataFrame:
         """Paired differences of the area under the curve between the strategies of each metric and averaging.
 
         Every order is shared by all schemes, so ``auc_a - auc_b`` is computed
@@ -187,8 +266,15 @@ class Convergence:
         error over orders and ``auc_diff_low``/``_high`` the normal
         ``confidence`` interval. Negative: ``strategy_a`` converges faster.
 
-        Returns a tidy table ``metric, average, ranking, strategy_a, strategy_b, auc_diff, auc_diff_se,
-        auc_diff_low, auc_diff_high`` (every ordered pair).
+        Parameters
+        ----------
+        confidence : float
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``metric, average, ranking, strategy_a, strategy_b, auc_diff, auc_diff_se, auc_diff_low, auc_diff_high``
+            (every ordered pair).
         """
         import pandas as pd
         from scipy.special import ndtri
@@ -218,9 +304,9 @@ def _convergence_batch(schemes, n_units, positions, final, tol, ties, size, chil
     return orders, schemes.l1_curves(orders, positions, final, tol, ties)
 
 
-def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, positions=None,
+def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, positions: ArrayLike | None = None,
                      ties: str = "average", tol: float = TIE_TOL, batch_size: int = 25, n_jobs: int = 1,
-                     progress: bool = False, rng=None) -> Convergence:
+                     progress: bool = False, rng: SeedLike = None) -> Convergence:
     """L1 rank change vs number of test units, over ``n_orders`` random orders.
 
     For every order, every prefix length n (1..U, every ``step``-th, or the
@@ -231,7 +317,7 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
 
     Parameters
     ----------
-    schemes : Schemes or PairedTests
+    schemes : Rankable
         What to rank: per-unit statistics (aggregate-then-rank, or per-case
         ranks for rank-then-aggregate) or paired tests (test-based), as
         :func:`robustness.statistics.ranking_methods.prepare` builds them. The same
@@ -243,11 +329,19 @@ def rank_convergence(schemes: Schemes, *, n_orders: int = 200, step: int = 1, po
         Explicit prefix lengths (overrides ``step``).
     ties : {'average', 'min'}
         Tie rule (see :mod:`robustness.statistics.ranks`).
+    tol : float
+        Scores this close tie.
     batch_size : int
         Orders per batch; batch ``b`` draws its orders from child ``b`` of ``rng``.
     n_jobs : int
-        Parallel batches (joblib threads; a Dask cluster under :func:`parallel_backend`).
-    rng : {None, int, Generator}
+        Parallel batches (joblib threads; a Dask cluster under :func:`robustness.parallel.parallel_backend`).
+    progress : bool
+        Show a progress bar.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    Convergence
 
     Examples
     --------

@@ -12,6 +12,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from robustness.seeds import SeedLike
 
 __all__ = ["tails", "draw_indices", "draw_counts", "bootstrap_interval", "percentile_interval", "mean_interval",
            "t_interval", "quantile_interval", "holm"]
@@ -19,6 +22,16 @@ __all__ = ["tails", "draw_indices", "draw_counts", "bootstrap_interval", "percen
 
 def tails(confidence: float) -> tuple[float, float]:
     """The lower and upper quantile levels of a central ``confidence`` interval.
+
+    Parameters
+    ----------
+    confidence : float
+        E.g. 0.95.
+
+    Returns
+    -------
+    (low, high) : float
+        ``(1 - confidence) / 2`` and one minus it.
 
     Examples
     --------
@@ -30,20 +43,44 @@ def tails(confidence: float) -> tuple[float, float]:
 
 
 def draw_indices(rng: np.random.Generator, n_units: int, n_resamples: int) -> np.ndarray:
-    """``n_resamples`` rows of ``n_units`` unit indices drawn with replacement (int64, (B, U))."""
+    """Resamples of units drawn with replacement, as rows of unit indices.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_units : int
+    n_resamples : int
+
+    Returns
+    -------
+    ndarray of int64 (n_resamples, n_units)
+    """
     return rng.integers(0, n_units, (n_resamples, n_units))
 
 
 def draw_counts(rng: np.random.Generator, n_units: int, n_resamples: int, *, m: int | None = None) -> np.ndarray:
-    """How often each unit is drawn in ``n_resamples`` resamples of ``m`` units (default ``n_units``): (B, U).
+    """How often each unit is drawn in resamples of ``m`` units drawn with replacement.
 
     The same distribution as :func:`draw_indices` counted per unit (multinomial with equal probabilities),
     for statistics that are weighted sums over units.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_units : int
+    n_resamples : int
+    m : int, optional
+        Units per resample (default ``n_units``; other sizes: the m-out-of-n bootstrap).
+
+    Returns
+    -------
+    ndarray of int (n_resamples, n_units)
     """
     return rng.multinomial(n_units if m is None else m, np.full(n_units, 1 / n_units), size=n_resamples)
 
 
-def bootstrap_interval(estimate, distribution, jackknife=None, *, method: str = "percentile",
+def bootstrap_interval(estimate: ArrayLike, distribution: ArrayLike, jackknife: ArrayLike | None = None, *,
+                       method: str = "percentile",
                        confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided percentile or BCa interval along the last axis of ``distribution``.
 
@@ -105,8 +142,19 @@ def bootstrap_interval(estimate, distribution, jackknife=None, *, method: str = 
     return low, high
 
 
-def percentile_interval(draws, *, confidence: float = 0.95) -> tuple[float, float]:
-    """The central ``confidence`` range of the non-nan ``draws`` (nan, nan when there is none)."""
+def percentile_interval(draws: ArrayLike, *, confidence: float = 0.95) -> tuple[float, float]:
+    """The central ``confidence`` range of the non-nan ``draws``.
+
+    Parameters
+    ----------
+    draws : array_like
+    confidence : float
+
+    Returns
+    -------
+    (low, high) : float
+        nan, nan when there is no draw.
+    """
     d = np.asarray(draws, dtype=np.float64)
     d = d[~np.isnan(d)]
     if not d.size:
@@ -115,8 +163,22 @@ def percentile_interval(draws, *, confidence: float = 0.95) -> tuple[float, floa
     return float(np.quantile(d, lo)), float(np.quantile(d, hi))
 
 
-def mean_interval(values, *, n_resamples: int = 1000, confidence: float = 0.95, rng=None) -> tuple[float, float]:
+def mean_interval(values: ArrayLike, *, n_resamples: int = 1000, confidence: float = 0.95,
+                  rng: SeedLike = None) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``values`` (one value per unit, units drawn with replacement).
+
+    Parameters
+    ----------
+    values : array_like
+        One value per unit.
+    n_resamples : int
+    confidence : float
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (low, high) : float
+        nan, nan for no values.
 
     Examples
     --------
@@ -133,10 +195,18 @@ def mean_interval(values, *, n_resamples: int = 1000, confidence: float = 0.95, 
     return float(np.quantile(means, lo)), float(np.quantile(means, hi))
 
 
-def t_interval(values, *, confidence: float = 0.95) -> tuple[float, float, float]:
+def t_interval(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, float, float]:
     """The mean of the non-nan ``values`` (e.g. over simulation replicates) with its Student t interval.
 
-    Returns ``(mean, low, high)``; the interval is nan with fewer than two values.
+    Parameters
+    ----------
+    values : array_like
+    confidence : float
+
+    Returns
+    -------
+    (mean, low, high) : float
+        The interval is nan with fewer than two values.
     """
     from scipy.stats import t as student
 
@@ -148,12 +218,25 @@ def t_interval(values, *, confidence: float = 0.95) -> tuple[float, float, float
     return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
 
 
-def quantile_interval(values, q: float, *, confidence: float = 0.95) -> tuple:
+def quantile_interval(values: ArrayLike, q: float, *, confidence: float = 0.95) -> tuple:
     """Distribution-free interval for the ``q`` quantile from a sample: two order statistics.
 
     With ``B ~ Binomial(K, q)`` the ranks ``l = B^{-1}((1 - c) / 2)`` and
     ``u = B^{-1}((1 + c) / 2) + 1`` give ``P(x_(l) <= xi_q <= x_(u)) >= c``
     (Hahn & Meeker, Statistical Intervals, 1991, 5.2), clipped to the sample.
+
+    Parameters
+    ----------
+    values : array_like
+        The sample (e.g. one convergence point per random order).
+    q : float
+        The quantile.
+    confidence : float
+
+    Returns
+    -------
+    (low, high)
+        Two values of the sample.
 
     Examples
     --------
@@ -170,8 +253,18 @@ def quantile_interval(values, q: float, *, confidence: float = 0.95) -> tuple:
     return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]
 
 
-def holm(p) -> np.ndarray:
+def holm(p: ArrayLike) -> np.ndarray:
     """Holm's step-down adjusted p-values (family-wise error over all of ``p``).
+
+    Parameters
+    ----------
+    p : array_like
+        p-values of one family of tests.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the order of ``p``.
 
     Examples
     --------

@@ -8,20 +8,42 @@ to the last digit.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, micro
 from robustness.statistics.ranks import rank
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.overlap.empty import EmptyPolicy
+
 __all__ = ["scores_frame", "leaderboard", "official_results"]
 
 
-def scores_frame(overlap, *, empty="one", annotators=None, ranks: bool = False):
+def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", annotators: list[str] | None = None,
+                 ranks: bool = False) -> pd.DataFrame:
     """Every run's score under every strategy, metric and averaging, as a tidy table.
 
-    Columns: ``strategy, metric, average, system, score`` (and ``rank``, 1 =
-    best, with ``ranks=True``; ties as :func:`robustness.statistics.ranks.rank`).
     Strategies are the gold strategies of ``overlap`` (micro and macro) plus
-    the macro-only strategies over annotators (default: ``mean`` and ``max``).
+    the macro-only strategies over annotators.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    empty : str or EmptyPolicy
+        The both-empty policy.
+    annotators : list of str, optional
+        Macro-only strategies over annotators (default: the registry's, ``mean`` and ``max``).
+    ranks : bool
+        Add each run's rank (1 = best; ties as :func:`robustness.statistics.ranks.rank`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``strategy, metric, average, system, score`` (and ``rank``).
     """
     import pandas as pd
 
@@ -45,10 +67,23 @@ def scores_frame(overlap, *, empty="one", annotators=None, ranks: bool = False):
     return pd.concat(frames, ignore_index=True)
 
 
-def leaderboard(overlap, *, empty="one", official: str = "majority", annotators=None):
+def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", official: str = "majority",
+                annotators: list[str] | None = None) -> pd.DataFrame:
     """Wide leaderboard: one row per run, a column per ``strategy_metric_average``.
 
-    Sorted by the official ranking column (``{official}_jaccard_micro``, best first).
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    empty : str or EmptyPolicy
+    official : str
+        The gold whose micro Jaccard sorts the rows (best first).
+    annotators : list of str, optional
+        As in :func:`scores_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by run.
     """
     df = scores_frame(overlap, empty=empty, annotators=annotators)
     df["column"] = df["strategy"] + "_" + df["metric"] + "_" + df["average"]
@@ -62,11 +97,22 @@ def leaderboard(overlap, *, empty="one", official: str = "majority", annotators=
     return wide
 
 
-def official_results(overlap, run: str, *, empty="official") -> dict:
+def official_results(overlap: OverlapCounts, run: str, *, empty: str | EmptyPolicy = "official") -> dict:
     """The official scorer's JSON for one run: same keys, same order, same numbers.
 
-    ``jaccard``/``dice`` are micro scores against the majority vote;
-    ``*_meanofmax``/``*_meanofmean`` are macro over annotators.
+    Parameters
+    ----------
+    overlap : OverlapCounts
+        With the ``majority`` strategy.
+    run : str
+    empty : str or EmptyPolicy
+        ``official``: 0/0 = nan, as the official scorer.
+
+    Returns
+    -------
+    dict
+        ``jaccard``/``dice``: micro scores against the majority vote; ``*_meanofmax``/``*_meanofmean``: macro over
+        annotators; ``number_segmentation_instances``.
     """
     if "majority" not in overlap.strategies:
         raise ValueError("official results need the 'majority' strategy")

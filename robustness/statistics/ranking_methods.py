@@ -45,64 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
+
+from robustness.statistics.rankable import Rankable
 
 __all__ = ["Rankable", "RankingMethod", "RANKING_METHODS", "DEFAULT_RANKING", "register_ranking", "get_ranking",
            "parse_rankings", "prepare", "TEST_STEP"]
-
-
-@runtime_checkable
-class Rankable(Protocol):
-    """What the resampling engines rank: the runs' statistic under every scheme, on any set of units.
-
-    :func:`~robustness.statistics.convergence.rank_convergence`,
-    :func:`~robustness.statistics.bootstrap.bootstrap` and the comparisons read
-    these members only. :class:`~robustness.statistics.schemes.Schemes` (additive
-    statistics: aggregate-then-rank, per-case ranks),
-    :class:`~robustness.statistics.test_based.PairedTests` (paired tests) and
-    :class:`~robustness.statistics.case_statistic.CaseStatistic` (any per-case
-    statistic) follow it.
-
-    Attributes
-    ----------
-    names : list of (strategy, metric, average)
-        The schemes, in the order of the first axis of every array below.
-    runs : tuple of str
-    units : tuple of str
-        The resampling units (images, encounters, cases).
-    unit : str
-        What a unit is, for reports.
-    unit_images : ndarray of int (U,)
-        Images in each unit.
-    n_units : int
-    ranking : str
-        The name of the ranking method whose statistic this is.
-    """
-
-    names: list
-    runs: tuple
-    units: tuple
-    unit: str
-    unit_images: Any
-    ranking: str
-
-    @property
-    def n_units(self) -> int: ...
-
-    def index(self, strategy: str, metric: str, average: str) -> int:
-        """The position of a scheme in :attr:`names`."""
-
-    def scores(self) -> Any:
-        """The statistic of every run on the whole test set (S, R), higher is better."""
-
-    def l1_curves(self, orders: Any, positions: Any, final_ranks: Any, tol: float, ties: int) -> Any:
-        """L1 to ``final_ranks`` after the prefixes ``positions`` of every order (S, K, P), float32."""
-
-    def resample_scores(self, idx: Any) -> Any:
-        """The statistic on the resamples ``idx`` (B, U) of units drawn with replacement: (S, B, R)."""
-
-    def jackknife(self) -> Any:
-        """Leave-one-unit-out statistics (S, R, U), for BCa intervals."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +102,20 @@ class RankingMethod:
     short_label: str | None = None
 
     def describe(self, *, case: str, test_unit: str, n_runs: int) -> str:
-        """The method in one clause of prose, for the report."""
+        """The method in one clause of prose, for the report.
+
+        Parameters
+        ----------
+        case : str
+            What a case is (image, encounter, case).
+        test_unit : str
+            The unit of the paired tests.
+        n_runs : int
+
+        Returns
+        -------
+        str
+        """
         return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
                                  n_pairs=n_runs * (n_runs - 1))
 
@@ -269,9 +230,11 @@ def parse_rankings(text: str) -> tuple:
     return names
 
 
-def prepare(schemes, name: str, **options) -> Rankable:
-    """What the engines (:func:`~robustness.statistics.convergence.rank_convergence`,
-    :func:`~robustness.statistics.bootstrap.bootstrap`) rank for ``schemes`` under the method ``name``.
+def prepare(schemes: Any, name: str, **options: Any) -> Rankable:
+    """What the engines rank for ``schemes`` under the method ``name``.
+
+    The engines: :func:`~robustness.statistics.convergence.rank_convergence`,
+    :func:`~robustness.statistics.bootstrap.bootstrap`.
 
     Parameters
     ----------

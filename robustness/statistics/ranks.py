@@ -21,6 +21,7 @@ Distances
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness import _kernels
 
@@ -30,16 +31,40 @@ TIE_TOL = 1e-12
 TIES = {"average": 0, "min": 1}
 
 
-def ties_code(ties) -> int:
-    """The kernels' integer code of a tie rule (``average`` 0, ``min`` 1)."""
+def ties_code(ties: str) -> int:
+    """The kernels' integer code of a tie rule.
+
+    Parameters
+    ----------
+    ties : {'average', 'min'}
+
+    Returns
+    -------
+    int
+        0 for ``average``, 1 for ``min``.
+    """
     try:
         return TIES[ties]
     except KeyError:
         raise ValueError(f"ties must be one of {tuple(TIES)}, got {ties!r}") from None
 
 
-def rank(scores, *, ties: str = "average", tol: float = TIE_TOL) -> np.ndarray:
+def rank(scores: ArrayLike, *, ties: str = "average", tol: float = TIE_TOL) -> np.ndarray:
     """Ranks along the last axis (1 = best; higher scores are better).
+
+    Parameters
+    ----------
+    scores : array_like
+        Scores along the last axis (nan ranks last).
+    ties : {'average', 'min'}
+        Tied scores get the average of the ranks they span, or the smallest.
+    tol : float
+        Scores within ``tol`` of their neighbour in sorted order are tied.
+
+    Returns
+    -------
+    ndarray of float
+        The ranks, shaped like ``scores``.
 
     Examples
     --------
@@ -60,13 +85,36 @@ def rank(scores, *, ties: str = "average", tol: float = TIE_TOL) -> np.ndarray:
     return _kernels.rank_rows(flat, float(tol), code).reshape(s.shape)
 
 
-def l1(a, b) -> np.ndarray:
-    """Sum of absolute rank differences along the last axis."""
+def l1(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Sum of absolute rank differences along the last axis (the paper's L1 rank change).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Rankings along the last axis.
+
+    Returns
+    -------
+    ndarray
+        One distance per ranking pair (the leading axes).
+    """
     return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)).sum(axis=-1)
 
 
-def footrule(a, b, *, normalized: bool = False) -> np.ndarray:
-    """Spearman's footrule (= :func:`l1` of rank vectors); normalised to [0, 1] by ``floor(n^2/2)``."""
+def footrule(a: ArrayLike, b: ArrayLike, *, normalized: bool = False) -> np.ndarray:
+    """Spearman's footrule (= :func:`l1` of rank vectors), optionally normalised to [0, 1].
+
+    Parameters
+    ----------
+    a, b : array_like
+        Rankings along the last axis.
+    normalized : bool
+        Divide by the largest possible value, ``floor(n^2 / 2)``.
+
+    Returns
+    -------
+    ndarray
+    """
     d = l1(a, b)
     if normalized:
         n = np.shape(a)[-1]
@@ -74,13 +122,34 @@ def footrule(a, b, *, normalized: bool = False) -> np.ndarray:
     return d
 
 
-def n_changed(a, b) -> np.ndarray:
-    """Number of runs whose rank differs."""
+def n_changed(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Number of runs whose rank differs.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Rankings along the last axis.
+
+    Returns
+    -------
+    ndarray of int
+    """
     return (np.asarray(a) != np.asarray(b)).sum(axis=-1)
 
 
-def kendall_tau(a, b) -> np.ndarray:
-    """Kendall's tau-b between rankings (or scores) along the last axis (scipy.stats.kendalltau)."""
+def kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Kendall's tau-b between rankings (or scores) along the last axis (``scipy.stats.kendalltau``).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Rankings or scores along the last axis, broadcast against each other.
+
+    Returns
+    -------
+    ndarray
+        tau-b per pair of rankings (1 for identical rankings, nan where a ranking ties every run).
+    """
     from scipy.stats import kendalltau
 
     a = np.asarray(a, dtype=float)

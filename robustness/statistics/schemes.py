@@ -13,16 +13,25 @@ per-case ranks, which add up the same way (:mod:`robustness.statistics.ranking_m
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.errors import InputError
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
+from robustness.statistics.rankable import Rankable
 
-__all__ = ["Schemes", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames",
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+
+__all__ = ["Schemes", "SchemesView", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames",
            "rank_then_aggregate", "MEAN_WEIGHTS"]
 
 #: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
@@ -30,7 +39,7 @@ MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
 
 
 @dataclass(frozen=True, eq=False)
-class Schemes:
+class Schemes(Rankable):
     """Per-unit additive statistics of every run under every scoring scheme.
 
     Attributes
@@ -84,6 +93,7 @@ class Schemes:
 
     @property
     def n_units(self) -> int:
+        """The number of resampling units."""
         return len(self.units)
 
     @property
@@ -91,26 +101,73 @@ class Schemes:
         """``(cols, numerator, denominator, empty_values)``: what the kernels need to score."""
         return self.cols, self.numerator, self.denominator, self.empty_values
 
-    def scores(self, sums=None) -> np.ndarray:
-        """Scores (S, R) from summed statistics (default: the whole test set)."""
+    def scores(self, sums: ArrayLike | None = None) -> np.ndarray:
+        """Every run's score under every scheme from summed statistics.
+
+        Parameters
+        ----------
+        sums : array_like (M,), optional
+            Sums of the columns of :attr:`x` over some units (default: over all of them: the whole test set).
+
+        Returns
+        -------
+        ndarray (S, R)
+        """
         if sums is None:
             sums = self.x.sum(axis=0)
         return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), *self.weights)
 
-    def index(self, strategy, metric, average) -> int:
+    def index(self, strategy: str, metric: str, average: str) -> int:
+        """The position of a scheme in :attr:`names`.
+
+        Parameters
+        ----------
+        strategy, metric, average : str
+
+        Returns
+        -------
+        int
+        """
         return self.names.index((strategy, metric, average))
 
     def is_macro(self, s: int) -> bool:
-        """Scheme ``s`` averages per-image scores (it has per-case values for paired tests)."""
+        """Whether scheme ``s`` averages per-image scores (it has per-case values for paired tests).
+
+        Parameters
+        ----------
+        s : int
+            A scheme's position.
+
+        Returns
+        -------
+        bool
+        """
         return self.names[s][2] == "macro"
 
-    def labels_frame(self):
+    def labels_frame(self) -> pd.DataFrame:
+        """The schemes as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average``, one row per scheme.
+        """
         import pandas as pd
 
         return pd.DataFrame(self.names, columns=["strategy", "metric", "average"])
 
-    def select(self, indices) -> "Schemes":
-        """The schemes ``indices`` only (the statistics ``x`` are shared)."""
+    def select(self, indices: Iterable[int]) -> Schemes:
+        """Some schemes only (the statistics ``x`` are shared).
+
+        Parameters
+        ----------
+        indices : iterable of int
+            Positions of the schemes to keep, in the order to keep them.
+
+        Returns
+        -------
+        Schemes
+        """
         idx = list(indices)
         return replace(self, names=[self.names[k] for k in idx], cols=self.cols[idx], numerator=self.numerator[idx],
                        denominator=self.denominator[idx], empty_values=self.empty_values[idx],
@@ -118,12 +175,41 @@ class Schemes:
 
     # -- what the resampling engines call (robustness.statistics.test_based.PairedTests answers the same calls) --
 
-    def l1_curves(self, orders, positions, final_ranks, tol, ties):
-        """L1 rank change to ``final_ranks`` after every prefix of every order (one running sum per order)."""
+    def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
+                  ties: int) -> np.ndarray:
+        """L1 rank change to ``final_ranks`` after the recorded prefixes of every order (one running sum per order).
+
+        Parameters
+        ----------
+        orders : ndarray of int64 (K, U)
+            Random orders of the units.
+        positions : ndarray of int64 (P,)
+            Prefix lengths to record.
+        final_ranks : ndarray (S, R)
+            The ranking on the whole test set.
+        tol : float
+            Scores this close tie.
+        ties : int
+            The tie rule's code (:func:`robustness.statistics.ranks.ties_code`).
+
+        Returns
+        -------
+        ndarray of float32 (S, K, P)
+        """
         return _kernels.l1_curves(self.x, *self.weights, orders, positions, final_ranks, tol, ties)
 
-    def resample_scores(self, idx) -> np.ndarray:
-        """Scores (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
+    def resample_scores(self, idx: np.ndarray) -> np.ndarray:
+        """Scores on resamples of units drawn with replacement.
+
+        Parameters
+        ----------
+        idx : ndarray of int (B, n)
+            The units of every resample.
+
+        Returns
+        -------
+        ndarray (S, B, R)
+        """
         sums = _kernels.resample_sums(self.x, idx)
         out = np.empty((len(self.names), idx.shape[0], len(self.runs)))
         for b in range(idx.shape[0]):
@@ -131,8 +217,14 @@ class Schemes:
         return out
 
     def unit_scores(self) -> np.ndarray:
-        """Every run's score on every unit alone (S, R, U): micro re-sums the unit's counts, macro is the unit's mean
-        per-image score (the unit-level scores of the paired tests)."""
+        """Every run's score on every unit alone (the unit-level scores of the paired tests).
+
+        Micro schemes re-sum the unit's counts; macro schemes give the unit's mean per-image score.
+
+        Returns
+        -------
+        ndarray (S, R, U)
+        """
         out = np.empty((len(self.names), len(self.runs), self.n_units))
         with np.errstate(invalid="ignore", divide="ignore"):
             for u in range(self.n_units):
@@ -140,9 +232,68 @@ class Schemes:
         return out
 
     def jackknife(self) -> np.ndarray:
-        """Leave-one-unit-out scores (S, R, U)."""
+        """Leave-one-unit-out scores, for BCa intervals.
+
+        Returns
+        -------
+        ndarray (S, R, U)
+        """
         total = self.x.sum(axis=0)
         return np.stack([self.scores(total - self.x[j]) for j in range(self.n_units)], axis=-1)
+
+
+class SchemesView:
+    """Members a ranking method's statistics share with the :class:`Schemes` they were built from.
+
+    :class:`~robustness.statistics.test_based.PairedTests` and
+    :class:`~robustness.statistics.case_statistic.CaseStatistic` hold a ``schemes`` attribute and inherit these
+    members, which the reports and engines read (:class:`~robustness.statistics.ranking_methods.Rankable`).
+    """
+
+    schemes: Schemes
+
+    @property
+    def names(self) -> list:
+        """The schemes: (strategy, metric, average)."""
+        return self.schemes.names
+
+    @property
+    def runs(self) -> tuple:
+        """The runs."""
+        return self.schemes.runs
+
+    @property
+    def units(self) -> tuple:
+        """The resampling units."""
+        return self.schemes.units
+
+    @property
+    def unit(self) -> str:
+        """What a unit is."""
+        return self.schemes.unit
+
+    @property
+    def unit_images(self) -> np.ndarray:
+        """Images in each unit."""
+        return self.schemes.unit_images
+
+    @property
+    def n_units(self) -> int:
+        """The number of units."""
+        return self.schemes.n_units
+
+    def index(self, strategy: str, metric: str, average: str) -> int:
+        """The position of a scheme in :attr:`names`.
+
+        Parameters
+        ----------
+        strategy, metric, average : str
+
+        Returns
+        -------
+        int
+        """
+        return self.schemes.index(strategy, metric, average)
 
 
 class _Builder:
@@ -210,8 +361,9 @@ def _unit_codes(ids, unit_of=None):
     return codes, tuple(str(u) for u in first)
 
 
-def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies=None, metrics=None,
-                        averages=("micro", "macro"), annotators=None) -> Schemes:
+def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: str | EmptyPolicy = "one",
+                        strategies: list[str] | None = None, metrics: list | None = None,
+                        averages: tuple = ("micro", "macro"), annotators: list[str] | None = None) -> Schemes:
     """Build :class:`Schemes` from :class:`~robustness.overlap.OverlapCounts`.
 
     Parameters
@@ -226,9 +378,15 @@ def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies
         Gold strategies with counts (default: all of ``overlap``).
     metrics : list of str, optional
         Metrics of the metric table (default: all of it).
+    averages : tuple of {'micro', 'macro'}
+        The averagings to build.
     annotators : list of str, optional
         Macro-only strategies over annotators to add (default: the registry's
         default ones, ``mean`` and ``max``).
+
+    Returns
+    -------
+    Schemes
     """
     if unit not in ("image", "encounter"):
         raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
@@ -265,10 +423,20 @@ def schemes_from_counts(overlap, *, unit: str = "image", empty="one", strategies
     return b.build(overlap.runs, units, policy, unit)
 
 
-def per_case_frames(schemes: Schemes, overlap):
+def per_case_frames(schemes: Schemes, overlap: OverlapCounts) -> Iterator[pd.DataFrame]:
     """The per-image scores of every macro scheme as challengeR-style long frames, one scheme at a time.
 
-    Columns: ``case, algorithm, value, strategy, metric, encounter``.
+    Parameters
+    ----------
+    schemes : Schemes
+        Built from ``overlap``.
+    overlap : OverlapCounts
+        For the image and encounter ids.
+
+    Yields
+    ------
+    pandas.DataFrame
+        ``case, algorithm, value, strategy, metric, encounter``.
     """
     import pandas as pd
 
@@ -282,11 +450,21 @@ def per_case_frames(schemes: Schemes, overlap):
                                 "strategy": strat, "metric": metric, "encounter": encounters})
 
 
-def per_case_table(overlap, *, empty="one", metrics=None):
+def per_case_table(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one",
+                   metrics: list | None = None) -> pd.DataFrame:
     """Per-image scores as a challengeR-style long table (:func:`per_case_frames` of every macro scheme).
 
-    Columns: ``case, algorithm, value, strategy, metric, encounter``; one row
-    per image, run, strategy (plus ``mean``/``max`` over annotators) and metric.
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    empty : str or EmptyPolicy
+    metrics : list of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``case, algorithm, value, strategy, metric, encounter``; one row per image, run, strategy (plus
+        ``mean``/``max`` over annotators) and metric.
     """
     import pandas as pd
 
@@ -294,8 +472,8 @@ def per_case_table(overlap, *, empty="one", metrics=None):
     return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
 
 
-def schemes_from_table(table, *, case_column: str = "case", run_column: str = "algorithm",
-                       value_column: str = "value", by=("strategy", "metric"), unit_column: str | None = None,
+def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_column: str = "algorithm",
+                       value_column: str = "value", by: tuple = ("strategy", "metric"), unit_column: str | None = None,
                        unit_name: str | None = None) -> Schemes:
     """Build macro :class:`Schemes` from a long per-case table (e.g. challengeR's input).
 
@@ -313,6 +491,11 @@ def schemes_from_table(table, *, case_column: str = "case", run_column: str = "a
         default: every case is a unit.
     unit_name : str, optional
         What a unit is, for reports (default: ``unit_column``, or ``case``).
+
+    Returns
+    -------
+    Schemes
+        One macro scheme per value of the ``by`` columns.
     """
     case, run, value = case_column, run_column, value_column
     for c in (case, run, value):
@@ -354,6 +537,15 @@ def rank_then_aggregate(schemes: Schemes) -> Schemes:
     ranks it "higher is better": ranking these schemes is ranking the runs by
     mean rank, lower first. Ranks add up, so prefixes and resamples stay
     running sums. Micro schemes have no per-case scores and are dropped.
+
+    Parameters
+    ----------
+    schemes : Schemes
+
+    Returns
+    -------
+    Schemes
+        The macro schemes, ``ranking="rank-then-aggregate"``.
 
     Examples
     --------

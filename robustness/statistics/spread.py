@@ -10,22 +10,43 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness.overlap.metrics import micro, pair_score
+from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.overlap.empty import EmptyPolicy
 
 __all__ = ["agreement", "gold_spread", "encounter_icc"]
 
 
-def encounter_icc(values, encounters) -> np.ndarray:
+def encounter_icc(values: ArrayLike, encounters: Sequence) -> np.ndarray:
     """Intra-class correlation of per-image values within encounters, one per row: one-way ANOVA ICC(1).
 
     ``ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW)`` with the between- and
     within-encounter mean squares and ``n0 = (N - sum n_g^2 / N) / (G - 1)``
-    for unequal group sizes (Shrout & Fleiss 1979; Donner 1986). nan where
-    no encounter has two images.
+    for unequal group sizes (Shrout & Fleiss 1979; Donner 1986).
+
+    Parameters
+    ----------
+    values : array_like (..., N)
+        Per-image values, one row per run (or a single row).
+    encounters : sequence (N,)
+        The encounter of every image.
+
+    Returns
+    -------
+    ndarray
+        One ICC per row; nan where no encounter has two images.
 
     Examples
     --------
@@ -51,10 +72,23 @@ def encounter_icc(values, encounters) -> np.ndarray:
         return (msb - msw) / (msb + (n0 - 1) * msw)
 
 
-def agreement(overlap, *, gold: str = "majority") -> dict:
+def agreement(overlap: OverlapCounts, *, gold: str = "majority") -> dict:
     """How much annotators agree with each other and runs with the gold: a challenge's vital signs.
 
-    Returns a dict with the median, 10th and 90th percentiles of the pairwise
+    Parameters
+    ----------
+    overlap : OverlapCounts
+    gold : str
+        The gold the runs are scored against.
+
+    Returns
+    -------
+    dict
+        The statistics below.
+
+    Notes
+    -----
+    The median, 10th and 90th percentiles of the pairwise
     annotator Jaccard (over images and unordered pairs of annotators present;
     both-empty pairs count as 1), the gold's coverage of the image (median,
     5th and 95th percentile), the best, median and worst micro Jaccard
@@ -90,8 +124,9 @@ def agreement(overlap, *, gold: str = "majority") -> dict:
     }
 
 
-def gold_spread(overlap, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
-                empty="one", n_resamples: int = 1000, confidence: float = 0.95, rng=None):
+def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
+                empty: str | EmptyPolicy = "one", n_resamples: int = 1000, confidence: float = 0.95,
+                rng: SeedLike = None) -> pd.DataFrame:
     """How many standard deviations each run lies from the annotators' agreement with the consensus (Table 4).
 
     Parameters

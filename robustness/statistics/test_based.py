@@ -30,13 +30,19 @@ why the studies record every ``--test-step``-th prefix only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.statistics.inference import holm
+from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL
-from robustness.statistics.schemes import Schemes
+from robustness.statistics.schemes import Schemes, SchemesView
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PairedTests", "ADJUSTMENTS"]
 
@@ -44,9 +50,8 @@ ADJUSTMENTS = ("holm", "none")
 
 
 @dataclass(frozen=True, eq=False)
-class PairedTests:
-    """Paired one-sided Wilcoxon tests between every pair of runs of every macro scheme, ready to rerun on any set
-    of units.
+class PairedTests(SchemesView, Rankable):
+    """Paired one-sided Wilcoxon tests between every pair of runs of every macro scheme, for any set of units.
 
     Attributes
     ----------
@@ -78,8 +83,20 @@ class PairedTests:
     ranking = "test-based"
 
     @classmethod
-    def from_schemes(cls, schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm") -> "PairedTests":
+    def from_schemes(cls, schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "holm") -> PairedTests:
         """Tests between the runs of the macro schemes of ``schemes``, on its unit.
+
+        Parameters
+        ----------
+        schemes : Schemes
+            Its macro schemes are tested, on its resampling unit.
+        alpha : float
+            Family-wise error (Holm) or the level of each test (``adjustment='none'``).
+        adjustment : {'holm', 'none'}
+
+        Returns
+        -------
+        PairedTests
 
         Examples
         --------
@@ -114,56 +131,39 @@ class PairedTests:
                    length=valid.sum(axis=-1).astype(np.int64), pair_i=pair_i.astype(np.int64),
                    pair_j=pair_j.astype(np.int64), alpha=float(alpha), adjustment=adjustment)
 
-    # -- what studies and reports read, as on Schemes --
-
-    @property
-    def names(self) -> list:
-        return self.schemes.names
-
-    @property
-    def runs(self) -> tuple:
-        return self.schemes.runs
-
-    @property
-    def units(self) -> tuple:
-        return self.schemes.units
-
-    @property
-    def unit(self) -> str:
-        return self.schemes.unit
-
-    @property
-    def unit_images(self) -> np.ndarray:
-        return self.schemes.unit_images
-
-    @property
-    def n_units(self) -> int:
-        return self.schemes.n_units
-
-    def index(self, strategy, metric, average) -> int:
-        return self.schemes.index(strategy, metric, average)
-
     # -- what the resampling engines call --
 
     def _args(self):
         return (self.order, self.positive, self.new_group, self.length, self.pair_i, self.pair_j,
                 len(self.runs), self.alpha, self.adjustment == "holm")
 
-    def scores(self, weights=None) -> np.ndarray:
+    def scores(self, weights: ArrayLike | None = None) -> np.ndarray:
         """Runs beaten significantly (S, R), on the whole test set or on the units weighted by ``weights`` (U,)."""
         w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         return _kernels.runs_beaten(w, *self._args())
 
-    def z(self, weights=None) -> np.ndarray:
-        """The signed-rank z of every scheme and pair (S, P); positive: ``pair_i`` scores higher."""
+    def z(self, weights: ArrayLike | None = None) -> np.ndarray:
+        """The signed-rank z of every scheme and pair.
+
+        Parameters
+        ----------
+        weights : array_like (U,), optional
+            How often each unit counts (default: once: the whole test set).
+
+        Returns
+        -------
+        ndarray (S, P)
+            Positive: ``pair_i`` scores higher.
+        """
         w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         return _kernels.signed_rank_z(w, self.order, self.positive, self.new_group, self.length)
 
-    def l1_curves(self, orders, positions, final_ranks, tol, ties):
+    def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
+                  ties: int) -> np.ndarray:
         """L1 rank change to ``final_ranks`` after the recorded prefixes (every test rerun per prefix)."""
         return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol, ties)
 
-    def resample_scores(self, idx) -> np.ndarray:
+    def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Runs beaten (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
         return _kernels.beaten_resamples(*self._args(), np.ascontiguousarray(idx, dtype=np.int64))
 
@@ -177,9 +177,15 @@ class PairedTests:
             w[j] = 1.0
         return out
 
-    def tests_frame(self):
-        """Every ordered pair's test on the whole test set: ``strategy, metric, average, system, other, z, p,
-        beats`` (``p``: one-sided, unadjusted; ``beats``: significant after the adjustment)."""
+    def tests_frame(self) -> pd.DataFrame:
+        """Every ordered pair's test on the whole test set.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``strategy, metric, average, system, other, z, p, p_adjusted, beats, unit, adjustment`` (``p``:
+            one-sided, unadjusted; ``beats``: significant after the adjustment).
+        """
         import pandas as pd
         from scipy.special import ndtr
 

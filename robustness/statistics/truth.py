@@ -13,29 +13,53 @@ resampling unit (both rankings recomputed on every resample).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness import _kernels
+from robustness.seeds import SeedLike
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import resampled_taus
 from robustness.statistics.inference import tails
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes, schemes_from_counts
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.overlap.empty import EmptyPolicy
+
 __all__ = ["truth_schemes", "truth_agreement"]
 
 
-def truth_schemes(overlap, *, unit: str = "image", empty="one", metrics=None) -> Schemes:
-    """Per-unit statistics of every run against the latent truth: schemes ``("truth", metric, average)``."""
+def truth_schemes(overlap: OverlapCounts, *, unit: str = "image", empty: str | EmptyPolicy = "one",
+                  metrics: list | None = None) -> Schemes:
+    """Per-unit statistics of every run against the latent truth.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+        With ``truth_counts`` (a synthetic challenge).
+    unit : {'image', 'encounter'}
+    empty : str or EmptyPolicy
+    metrics : list of str, optional
+
+    Returns
+    -------
+    Schemes
+        Schemes ``("truth", metric, average)``.
+    """
     if not overlap.has_truth:
         raise ValueError("these counts have no latent truth (only synthetic challenges know it)")
     view = replace(overlap, strategies=("truth",), counts=overlap.truth_counts)
     return schemes_from_counts(view, unit=unit, empty=empty, metrics=metrics, annotators=[])
 
 
-def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confidence: float = 0.95,
-                    ties: str = "average", tol: float = TIE_TOL, n_jobs: int = 1, rng=None):
+def truth_agreement(schemes: Schemes, overlap: OverlapCounts, *, n_resamples: int = 1000, confidence: float = 0.95,
+                    ties: str = "average", tol: float = TIE_TOL, n_jobs: int = 1,
+                    rng: SeedLike = None) -> tuple[pd.DataFrame, np.ndarray]:
     """Kendall's tau-b between every scheme's ranking and the true ranking of the same metric and averaging.
 
     Parameters
@@ -47,6 +71,10 @@ def truth_agreement(schemes: Schemes, overlap, *, n_resamples: int = 1000, confi
     n_resamples, rng
         The bootstrap over ``schemes``' units: scheme and truth scores are
         recomputed on the same resamples.
+    confidence : float
+    ties, tol
+        The tie rule (:func:`robustness.statistics.ranks.rank`).
+    n_jobs : int
 
     Returns
     -------

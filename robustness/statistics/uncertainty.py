@@ -19,19 +19,36 @@ Monte Carlo standard error over resamples. It is an estimate, not the truth:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.parallel import batch_generators, batch_sizes, run_batches
+from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 from robustness.statistics.schemes import Schemes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ranking_uncertainty", "units_needed", "default_sizes"]
 
 
 def default_sizes(n_units: int) -> np.ndarray:
-    """Test-set sizes studied: ``N/8 .. 8N`` in factors of two (at least 2 units), and ``N`` itself."""
+    """The test-set sizes studied: ``N/8 .. 8N`` in factors of two (at least 2 units), and ``N`` itself.
+
+    Parameters
+    ----------
+    n_units : int
+        The test set's size N.
+
+    Returns
+    -------
+    ndarray of int64
+    """
     sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8)}
     return np.array(sorted(sizes | {n_units}), dtype=np.int64)
 
@@ -55,9 +72,9 @@ def _size_batch(x, weights, final, tol, ties, m, size, child):
     return l1, keep, top_stays
 
 
-def ranking_uncertainty(schemes: Schemes, *, sizes=None, n_resamples: int = 1000, ties: str = "average",
-                        tol: float = TIE_TOL, confidence: float = 0.95, batch_size: int = 100, n_jobs: int = 1,
-                        rng=None):
+def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 1000,
+                        ties: str = "average", tol: float = TIE_TOL, confidence: float = 0.95, batch_size: int = 100,
+                        n_jobs: int = 1, rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expected L1 between the ranking on ``m`` resampled units and the observed ranking, for each size ``m``.
 
     Parameters
@@ -68,6 +85,13 @@ def ranking_uncertainty(schemes: Schemes, *, sizes=None, n_resamples: int = 1000
         Test-set sizes in units (default :func:`default_sizes`: N/8 .. 8N).
     n_resamples : int
         Resamples per size; batch ``b`` of each size draws from its own child of ``rng``.
+    ties, tol
+        The tie rule (:func:`robustness.statistics.ranks.rank`).
+    confidence : float
+        Of the central range of L1 over resamples.
+    batch_size, n_jobs
+        Resamples per batch, parallel batches.
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
@@ -127,14 +151,24 @@ def ranking_uncertainty(schemes: Schemes, *, sizes=None, n_resamples: int = 1000
     return pd.DataFrame(rows), per_run
 
 
-def units_needed(per_size, *, tolerance: float):
+def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
     """Per scheme, the number of units at which the expected L1 falls to ``tolerance`` (log-linear interpolation).
 
     ``units_needed`` is nan where the expected L1 stays above the tolerance on the
     whole grid (``beyond`` gives the largest size tried) and the smallest size
     where it is already below.
 
-    Returns ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already``.
+    Parameters
+    ----------
+    per_size : pandas.DataFrame
+        The first table of :func:`ranking_uncertainty`.
+    tolerance : float
+        The target expected L1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already, largest_size``.
     """
     import pandas as pd
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness.statistics.inference import tails
 
@@ -46,7 +47,7 @@ class Verdict:
     level: float
 
 
-def best_with_ties(draws, names, *, higher_is_better: bool = True, confidence: float = 0.95,
+def best_with_ties(draws: ArrayLike, names: list[str], *, higher_is_better: bool = True, confidence: float = 0.95,
                    interval: str = "percentile") -> Verdict:
     """The best item by its mean draw, and the items not distinguishable from it over paired draws.
 

@@ -11,13 +11,21 @@ with the verdicts the reports state.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness import seeds
 from robustness.reporting.study_result import Verdicts
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.statistics.convergence import Convergence
+    from robustness.statistics.schemes import Schemes
 
 __all__ = ["ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
            "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP", "significance_verdicts",
@@ -62,6 +70,7 @@ class ResamplingOptions:
     all_curves: bool = False
 
     def __post_init__(self) -> None:
+        """Check the values; put the default ranking method first."""
         for name in ("orders", "step", "bootstrap", "test_step"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
@@ -73,7 +82,17 @@ class ResamplingOptions:
         object.__setattr__(self, "ranking", ranking)
 
     def rng(self, stream: str) -> np.random.Generator:
-        """The generator of a named stream (:data:`robustness.seeds.STUDY_STREAMS`) under this seed."""
+        """The generator of a named stream under this seed.
+
+        Parameters
+        ----------
+        stream : str
+            A name of :data:`robustness.seeds.STUDY_STREAMS`.
+
+        Returns
+        -------
+        numpy.random.Generator
+        """
         return seeds.stream(self.seed, stream)
 
 
@@ -85,7 +104,7 @@ class Resampled:
     bootstrap: dict
 
 
-def resample(schemes, options: ResamplingOptions, *, n_jobs: int = 1, boot_schemes=None,
+def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, boot_schemes: Schemes | None = None,
              progress: bool = False) -> Resampled:
     """Rank convergence of ``schemes`` and bootstrap of ``boot_schemes`` (default the same), per ranking method.
 
@@ -136,13 +155,24 @@ def _curve_orders(conv, *, all_curves: bool = False):
     return range(k), note
 
 
-def convergence_tables(convs: dict, *, tolerance: float, lenient: float, all_curves: bool = False):
-    """orders.csv, curves.parquet (written as it comes), curves_summary.csv, convergence.csv,
-    strategy_comparison.csv: every ranking method's rows one after the other (column ``ranking``).
+def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
+                       all_curves: bool = False) -> tuple[dict, list[str]]:
+    """The convergence tables, every ranking method's rows one after the other (column ``ranking``).
+
+    Parameters
+    ----------
+    convs : dict
+        Ranking method -> Convergence.
+    tolerance, lenient : float
+        The two tolerances of the convergence points (the option's, one place per run).
+    all_curves : bool
+        Write every order's curve (default: up to :data:`CURVE_ROWS` rows).
 
     Returns
     -------
     (tables, notes) : dict, list of str
+        orders.csv, curves.parquet (written as it comes), curves_summary.csv, convergence.csv,
+        strategy_comparison.csv; a note when curves.parquet holds only the first orders.
     """
     import pandas as pd
 
@@ -165,9 +195,21 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float, all_cur
 
 
 def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") -> dict:
-    """bootstrap_ci.csv, rank_distribution.csv, stability.csv (every ranking method, column ``ranking``),
-    pairwise.parquet (the significance analysis, of the default method's scores) and the agreement between
-    methods and golds (``agreement_file``)."""
+    """The bootstrap tables of every ranking method (column ``ranking``).
+
+    Parameters
+    ----------
+    boots : dict
+        Ranking method -> BootstrapResult, on the same resamples.
+    agreement_file : str
+        The name of the agreement table.
+
+    Returns
+    -------
+    dict
+        bootstrap_ci.csv, rank_distribution.csv, stability.csv, pairwise.parquet (the significance analysis, of
+        the default method's scores) and the agreement between methods and golds.
+    """
     import pandas as pd
 
     from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
@@ -182,8 +224,23 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
     }
 
 
-def uncertainty_tables(schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float) -> dict:
-    """ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv: the distance to unlimited data (bootstrap)."""
+def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float) -> dict:
+    """The distance to unlimited data (bootstrap).
+
+    Parameters
+    ----------
+    schemes : Schemes
+        On the bootstrap unit.
+    options : ResamplingOptions
+    n_jobs : int
+    tolerance : float
+        The expected L1 whose test-set size is wanted.
+
+    Returns
+    -------
+    dict
+        ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
+    """
     from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
     per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.bootstrap, n_jobs=n_jobs,
@@ -192,15 +249,38 @@ def uncertainty_tables(schemes, options: ResamplingOptions, *, n_jobs: int = 1, 
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 
 
-def only(frame, ranking: str = DEFAULT_RANKING[0]):
-    """The rows of one ranking method (in agreement tables: compared with the same method)."""
+def only(frame: pd.DataFrame, ranking: str = DEFAULT_RANKING[0]) -> pd.DataFrame:
+    """The rows of one ranking method (in agreement tables: compared with the same method).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    ranking : str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if "other_ranking" in frame:
         frame = frame[frame.other_ranking == ranking]
     return frame[frame.ranking == ranking].reset_index(drop=True)
 
 
-def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{ranking}"):
-    """Every other method's statistic per run and scheme, as leaderboard columns named by ``name``."""
+def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{ranking}") -> pd.DataFrame:
+    """Every other method's statistic per run and scheme, as leaderboard columns.
+
+    Parameters
+    ----------
+    boots : dict
+        Ranking method -> BootstrapResult.
+    name : str
+        The columns' names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by run.
+    """
     import pandas as pd
 
     columns = {}
@@ -216,11 +296,20 @@ def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{r
 
 # -- verdicts ---------------------------------------------------------------------------------------------------
 
-def significance_verdicts(verdicts: Verdicts, pairwise, schemes) -> None:
-    """How many pairs (and neighbouring pairs) of runs differ under each scheme of ``schemes``, by the paired
-    bootstrap and by the Wilcoxon check (claims ``pairs_differ``, ``neighbours_differ``, ``pairs_differ_wilcoxon``,
-    ``neighbours_differ_wilcoxon``; the neighbouring pairs without evidence of a difference are the subject of
-    ``neighbours_differ``)."""
+def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: Iterable[tuple]) -> None:
+    """How many pairs (and neighbouring pairs) of runs differ, by the paired bootstrap and by the Wilcoxon check.
+
+    Claims ``pairs_differ``, ``neighbours_differ``, ``pairs_differ_wilcoxon``, ``neighbours_differ_wilcoxon``; the
+    neighbouring pairs without evidence of a difference are the subject of ``neighbours_differ``.
+
+    Parameters
+    ----------
+    verdicts : Verdicts
+        Where the claims are added.
+    pairwise : pandas.DataFrame
+        ``pairwise.parquet``.
+    schemes : iterable of (strategy, metric, average)
+    """
     for strat, metric, average in schemes:
         d = pairwise[(pairwise.strategy == strat) & (pairwise.metric == metric) & (pairwise.average == average)]
         if d.empty:
@@ -237,10 +326,24 @@ def significance_verdicts(verdicts: Verdicts, pairwise, schemes) -> None:
                          total=len(n), subject=same, **key)
 
 
-def fastest_verdicts(verdicts: Verdicts, conv, points, *, lenient: float, metric: str = "jaccard") -> None:
-    """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging: named only if its
-    paired differences with every other strategy, on the same orders, lie below zero (Bonferroni-adjusted Monte
-    Carlo intervals); otherwise the tied ones (claim ``fastest_convergence``)."""
+def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame, *, lenient: float,
+                     metric: str = "jaccard") -> None:
+    """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging.
+
+    Named only if its paired differences with every other strategy, on the same orders, lie below zero
+    (Bonferroni-adjusted Monte Carlo intervals); otherwise the tied ones (claim ``fastest_convergence``).
+
+    Parameters
+    ----------
+    verdicts : Verdicts
+        Where the claims are added.
+    conv : Convergence
+    points : pandas.DataFrame
+        ``convergence.csv``.
+    lenient : float
+        The tolerance whose AUC row is quoted (the AUC is the same for every tolerance).
+    metric : str
+    """
     from robustness.statistics.verdicts import best_with_ties
 
     auc = conv.order_auc()  # (S, K)
@@ -257,12 +360,24 @@ def fastest_verdicts(verdicts: Verdicts, conv, points, *, lenient: float, metric
                      low=p.auc_low, high=p.auc_high, level=v.level, table="strategy_comparison.csv")
 
 
-def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes, *, lenient: float, tolerance: float) -> None:
-    """What the QA and per-case table reports state per scheme (of the default ranking method): the convergence
-    points (``convergence_point``, one per tolerance; ``statement`` reached or only_at_n), the area under the curve
-    (``curve_auc``), the distance to unlimited data at the test set's size (``unlimited_distance``, with its Monte
-    Carlo SE; ``best_stays_first``), the size needed for one place per run (``units_needed``) and the significance
-    analysis (:func:`significance_verdicts`)."""
+def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple], *, lenient: float,
+                        tolerance: float) -> None:
+    """What the QA and per-case table reports state per scheme (of the default ranking method).
+
+    The convergence points (``convergence_point``, one per tolerance; ``statement`` reached or only_at_n), the
+    area under the curve (``curve_auc``), the distance to unlimited data at the test set's size
+    (``unlimited_distance``, with its Monte Carlo SE; ``best_stays_first``), the size needed for one place per run
+    (``units_needed``) and the significance analysis (:func:`significance_verdicts`).
+
+    Parameters
+    ----------
+    verdicts : Verdicts
+        Where the claims are added.
+    tables : dict
+        The study's tables.
+    schemes : iterable of (strategy, metric, average)
+    lenient, tolerance : float
+    """
     points = only(tables["convergence.csv"])
     per_size, needed = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"]
     for strat, metric, average in schemes:
@@ -289,10 +404,21 @@ def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes, *, lenient: f
     significance_verdicts(verdicts, tables["pairwise.parquet"], schemes)
 
 
-def ranking_verdicts(v: Verdicts, tables: dict, schemes, *, agreement_file: str = "kendall_tau.csv") -> None:
-    """What the comparison of ranking methods states, per scheme: who is first under each method
-    (``first_place``), Kendall's tau between every two methods' leaderboards (``method_agreement``) and, over the
-    golds, the range of tau between two methods (``method_agreement_range``). Nothing with one method only."""
+def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,
+                     agreement_file: str = "kendall_tau.csv") -> None:
+    """What the comparison of ranking methods states, per scheme.
+
+    Who is first under each method (``first_place``), Kendall's tau between every two methods' leaderboards
+    (``method_agreement``) and, over the golds, the range of tau between two methods
+    (``method_agreement_range``). Nothing with one method only.
+
+    Parameters
+    ----------
+    v : Verdicts
+    tables : dict
+    schemes : list of (strategy, metric, average)
+    agreement_file : str
+    """
     ci = tables["bootstrap_ci.csv"]
     ci = ci[ci.method == "percentile"]
     methods = list(dict.fromkeys(ci.ranking))

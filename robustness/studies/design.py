@@ -12,14 +12,22 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.io.challenge import Challenge
+    from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["DesignStudyOptions", "base_from_challenge", "image_megapixels", "make_grid", "run"]
 
@@ -65,8 +73,18 @@ class DesignStudyOptions:
     quick: bool = False
     seed: int = 0
 
-    def simulation(self, base) -> DesignOptions:
-        """How hard each replicate works (:class:`~robustness.simulation.design.DesignOptions`)."""
+    def simulation(self, base: SyntheticConfig) -> DesignOptions:
+        """How hard each replicate works.
+
+        Parameters
+        ----------
+        base : SyntheticConfig
+            The challenge planned for (its lesion sizes set the default image size).
+
+        Returns
+        -------
+        DesignOptions
+        """
         return DesignOptions(pool_encounters=self.pool or (300 if self.quick else 1000),
                              n_orders=self.orders or (40 if self.quick else 100),
                              n_resamples=self.bootstrap or (150 if self.quick else 300),
@@ -75,11 +93,23 @@ class DesignStudyOptions:
 
 
 def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> float:
-    """The simulated images' size: ``image_mp``, else enough for median lesions of 150 pixels (75 quick)."""
+    """The simulated images' size: ``image_mp``, else enough for median lesions of 150 pixels (75 quick).
+
+    Parameters
+    ----------
+    options : DesignStudyOptions
+    median_coverage : float
+        The median share of an image the gold covers.
+
+    Returns
+    -------
+    float
+        Megapixels.
+    """
     return options.image_mp or float(np.clip((75 if options.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
 
 
-def base_from_challenge(challenge, options: DesignStudyOptions):
+def base_from_challenge(challenge: Challenge, options: DesignStudyOptions) -> tuple[SyntheticConfig, pd.DataFrame]:
     """The generator fitted to a challenge (:func:`robustness.simulation.calibrate.fit`) and the fit table.
 
     Parameters
@@ -98,9 +128,21 @@ def base_from_challenge(challenge, options: DesignStudyOptions):
     return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
 
 
-def make_grid(base, options: DesignStudyOptions) -> Grid:
-    """The grid's lists, from the options or around ``base`` (sizes N/4 .. 2N, annotators k and k+1, agreement
-    a - 0.2, a and 1, the base's spread, runs and correlation)."""
+def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
+    """The grid's lists, from the options or around ``base``.
+
+    Around ``base``: sizes N/4 .. 2N, annotators k and k+1, agreement a - 0.2, a and 1, the base's spread, runs
+    and correlation.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    options : DesignStudyOptions
+
+    Returns
+    -------
+    Grid
+    """
     n, k, a = base.n_encounters, base.min_annotators, base.agreement
     replicates = options.replicates or (4 if options.quick else 20)
     return Grid(
@@ -113,15 +155,29 @@ def make_grid(base, options: DesignStudyOptions) -> Grid:
         replicates=replicates, populations=min(replicates, options.populations or (2 if options.quick else 4)))
 
 
-def fingerprint(base, grid: Grid, simulation: DesignOptions, seed: int) -> str:
-    """The identity of a design study (its results folder and its cache of replicates)."""
+def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, seed: int) -> str:
+    """The identity of a design study (its results folder and its cache of replicates).
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    grid : Grid
+    simulation : DesignOptions
+    seed : int
+
+    Returns
+    -------
+    str
+        A SHA-256 hex digest.
+    """
     payload = json.dumps({"base": asdict(base), "grid": grid.as_dict(), "options": simulation.fingerprint(),
                           "seed": seed}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def run(base, options: DesignStudyOptions = DesignStudyOptions(), *, fit_table=None, cache_dir: Path | str,
-        n_jobs: int = 1, progress: bool = False, say=None) -> StudyResult:
+def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(), *,
+        fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
+        say: Callable | None = None) -> StudyResult:
     """The design study around the generator parameters ``base``.
 
     Parameters

@@ -1,6 +1,7 @@
-"""The closed-QA studies: the official scores with Table 5 (:func:`score`), and how robust the leaderboard is
-(:func:`run`: rank convergence, bootstrap, significance and the distance to unlimited data, the encounter as the
-unit).
+"""The closed-QA studies: the official scores with Table 5 (:func:`score`), and how robust the leaderboard is.
+
+:func:`run`: rank convergence, bootstrap, significance and the distance to unlimited data, the encounter as the
+unit.
 """
 
 from __future__ import annotations
@@ -8,11 +9,25 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from robustness import seeds
 from robustness.reporting.study_result import StudyResult, Verdicts
-from robustness.studies.common import (ResamplingOptions, bootstrap_tables, convergence_tables, method_columns,
-                                       ranking_verdicts, resample, resampling_verdicts, uncertainty_tables)
+from robustness.studies.common import (
+    ResamplingOptions,
+    bootstrap_tables,
+    convergence_tables,
+    method_columns,
+    ranking_verdicts,
+    resample,
+    resampling_verdicts,
+    uncertainty_tables,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.qa.answers import Answers
 
 __all__ = ["QAOptions", "run", "score", "leaderboard", "answer_counts", "fingerprint", "notes"]
 
@@ -24,8 +39,18 @@ class QAOptions(ResamplingOptions):
     """The QA study's options: those of every resampling study (the unit is the encounter)."""
 
 
-def fingerprint(gold, runs) -> str:
-    """The identity of the answers (decides whether a results folder holds this input's results)."""
+def fingerprint(gold: Answers, runs: list[Answers]) -> str:
+    """The identity of the answers (decides whether a results folder holds this input's results).
+
+    Parameters
+    ----------
+    gold : Answers
+    runs : list of Answers
+
+    Returns
+    -------
+    str
+    """
     h = hashlib.sha256()
     for a in [gold, *runs]:
         h.update(a.name.encode())
@@ -34,13 +59,34 @@ def fingerprint(gold, runs) -> str:
     return h.hexdigest()
 
 
-def notes(gold, runs) -> list[str]:
-    """What reading the answer files noted (cut encounter ids, ignored encounters, filled slots)."""
+def notes(gold: Answers, runs: list[Answers]) -> list[str]:
+    """What reading the answer files noted (cut encounter ids, ignored encounters, filled slots).
+
+    Parameters
+    ----------
+    gold : Answers
+    runs : list of Answers
+
+    Returns
+    -------
+    list of str
+    """
     return [n for a in [gold, *runs] for n in a.notes]
 
 
-def leaderboard(gold, runs):
-    """Official results of every run: a frame (one row per run, best ``accuracy_all`` first) and the dicts."""
+def leaderboard(gold: Answers, runs: list[Answers]) -> tuple[pd.DataFrame, dict]:
+    """Official results of every run.
+
+    Parameters
+    ----------
+    gold : Answers
+    runs : list of Answers
+
+    Returns
+    -------
+    (board, results) : pandas.DataFrame, dict
+        One row per run, best ``accuracy_all`` first; the official JSON of every run.
+    """
     import pandas as pd
 
     from robustness.qa import official_results
@@ -51,9 +97,22 @@ def leaderboard(gold, runs):
     return board.sort_values("accuracy_all", ascending=False, kind="stable"), res
 
 
-def answer_counts(gold, runs, *, n_resamples: int = 1000, seed: int = 0):
-    """Table 5, with and without 'Not mentioned': each mean with its percentile bootstrap interval over encounters
-    (stream ``answer_counts`` of ``seed``)."""
+def answer_counts(gold: Answers, runs: list[Answers], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Table 5, with and without 'Not mentioned': each mean with its percentile bootstrap interval over encounters.
+
+    Parameters
+    ----------
+    gold : Answers
+    runs : list of Answers
+    n_resamples : int
+    seed : int
+        The study's seed (stream ``answer_counts``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run and ``include_not_mentioned``; per parent, the mean and its ``_low``/``_high``.
+    """
     import pandas as pd
 
     from robustness.qa import answer_count_difference
@@ -76,7 +135,7 @@ def _official_files(res: dict) -> dict:
     return {f"official/{name}.json": json.dumps(r, indent=4) for name, r in res.items()}
 
 
-def score(gold, runs, *, source: str) -> StudyResult:
+def score(gold: Answers, runs: list[Answers], *, source: str) -> StudyResult:
     """The official scores of every run and Table 5 (the ``qa_score`` command).
 
     Parameters
@@ -98,7 +157,7 @@ def score(gold, runs, *, source: str) -> StudyResult:
         "warnings": notes(gold, runs)})
 
 
-def run(gold, runs, options: QAOptions = QAOptions(), *, source: str, n_jobs: int = 1,
+def run(gold: Answers, runs: list[Answers], options: QAOptions = QAOptions(), *, source: str, n_jobs: int = 1,
         progress: bool = False) -> StudyResult:
     """How robust a closed-QA leaderboard is: per-encounter partial credit through the resampling engines.
 

@@ -1,4 +1,4 @@
-"""The main job: how robust is a segmentation leaderboard to the gold standard and to the test-set size?
+"""The main job: how robust a segmentation leaderboard is to the gold standard and to the test-set size.
 
 Reproduces the MEDIQA-MAGIC 2025 overview's robustness analysis (Figures 2 and 3:
 L1 rank change as test images are added in random order; Table 4: standard
@@ -12,16 +12,29 @@ and returns a :class:`~robustness.reporting.study_result.StudyResult`.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-
 from robustness.reporting.study_result import StudyResult, Verdicts
-from robustness.studies.common import (ResamplingOptions, bootstrap_tables, convergence_tables, fastest_verdicts,
-                                       method_columns, only, ranking_verdicts, resample, significance_verdicts,
-                                       uncertainty_tables)
+from robustness.studies.common import (
+    ResamplingOptions,
+    bootstrap_tables,
+    convergence_tables,
+    fastest_verdicts,
+    method_columns,
+    only,
+    ranking_verdicts,
+    resample,
+    significance_verdicts,
+    uncertainty_tables,
+)
+
+if TYPE_CHECKING:
+    from robustness.io.challenge import Challenge
 
 __all__ = ["RankConvergenceOptions", "run"]
 
@@ -50,6 +63,7 @@ class RankConvergenceOptions(ResamplingOptions):
     bootstrap_unit: str = "encounter"
 
     def __post_init__(self) -> None:
+        """Check the values (the strategies and the empty policy against their registries)."""
         super().__post_init__()
         from robustness.overlap.empty import empty_policy
         from robustness.overlap.gold import resolve
@@ -61,8 +75,8 @@ class RankConvergenceOptions(ResamplingOptions):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
 
 
-def run(challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
-        cache_dir: Path | None = None, progress: bool = False, notes=()) -> StudyResult:
+def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
+        cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
     """The main job on ``challenge``.
 
     Parameters

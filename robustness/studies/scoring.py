@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robustness import seeds
 from robustness.reporting.study_result import StudyResult, Verdicts
 
+if TYPE_CHECKING:
+    from robustness.io.challenge import Challenge
+
 __all__ = ["score"]
 
 
-def score(challenge, *, strategies=None, empty: str = "one", seed: int = 0, n_jobs: int = 1,
-          cache_dir: Path | None = None, progress: bool = False, notes=()) -> StudyResult:
+def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empty: str = "one", seed: int = 0,
+          n_jobs: int = 1, cache_dir: Path | None = None, progress: bool = False,
+          notes: Iterable[str] = ()) -> StudyResult:
     """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
 
     Parameters

@@ -9,11 +9,23 @@ Scores are averaged over cases (macro), as challengeR does.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from robustness.reporting.study_result import StudyResult, Verdicts
-from robustness.studies.common import (ResamplingOptions, bootstrap_tables, convergence_tables, ranking_verdicts,
-                                       resample, resampling_verdicts, uncertainty_tables)
+from robustness.studies.common import (
+    ResamplingOptions,
+    bootstrap_tables,
+    convergence_tables,
+    ranking_verdicts,
+    resample,
+    resampling_verdicts,
+    uncertainty_tables,
+)
+
+if TYPE_CHECKING:
+    from robustness.statistics.schemes import Schemes
 
 __all__ = ["TableOptions", "run", "fingerprint"]
 
@@ -27,14 +39,23 @@ class TableOptions(ResamplingOptions):
     """The per-case table study's options: those of every resampling study."""
 
 
-def fingerprint(schemes) -> str:
-    """The identity of a table's scores (decides whether a results folder holds this input's results)."""
+def fingerprint(schemes: Schemes) -> str:
+    """The identity of a table's scores (decides whether a results folder holds this input's results).
+
+    Parameters
+    ----------
+    schemes : Schemes
+
+    Returns
+    -------
+    str
+    """
     return hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
                           + "|".join(schemes.runs).encode()).hexdigest()
 
 
-def run(schemes, options: TableOptions = TableOptions(), *, source: str, n_jobs: int = 1, progress: bool = False,
-        notes=()) -> StudyResult:
+def run(schemes: Schemes, options: TableOptions = TableOptions(), *, source: str, n_jobs: int = 1,
+        progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
     """The study on the schemes of a per-case table (:func:`robustness.statistics.schemes.schemes_from_table`).
 
     Parameters

@@ -2,21 +2,49 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from robustness.reporting.study_result import StudyResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["unlimited_sentence", "default_rows"]
 
 
-def default_rows(table):
-    """The default ranking method's rows (and, in agreement tables, compared with the same method)."""
+def default_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The default ranking method's rows (and, in agreement tables, compared with the same method).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table with a ``ranking`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if "other_ranking" in table:
         table = table[table.other_ranking == "aggregate"]
     return table[table.ranking == "aggregate"].reset_index(drop=True)
 
 
-def unlimited_sentence(res: StudyResult, scheme, n_runs: int, unit: str) -> str:
-    """One sentence: the bootstrap's expected distance to unlimited data at N, and the size for L1 <= runs
-    (verdicts ``unlimited_distance``, ``best_stays_first``, ``units_needed``)."""
+def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: int, unit: str) -> str:
+    """One sentence: the bootstrap's expected distance to unlimited data at N, and the size for L1 <= runs.
+
+    Parameters
+    ----------
+    res : StudyResult
+        With the verdicts ``unlimited_distance``, ``best_stays_first`` and ``units_needed``.
+    scheme : (strategy, metric, average)
+    n_runs : int
+    unit : str
+        What a unit is.
+
+    Returns
+    -------
+    str
+    """
     strat, metric, average = scheme
     key = dict(strategy=strat, metric=metric, average=average)
     d = res.verdict("unlimited_distance", **key)[0]

@@ -1,6 +1,8 @@
-"""The design study's report: the recommendation in plain words (each number a verdict with its uncertainty),
-the fit to the real challenge, the table at the challenge's size and the figures; ``recommendation.md`` is its
-Recommendation section alone."""
+"""The design study's report: the recommendation in plain words, the fit, the table at the challenge's size.
+
+Each number of the recommendation is a verdict with its uncertainty; ``recommendation.md`` is the Recommendation
+section alone.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +16,17 @@ STUDY = "design_study"
 
 
 def recommendation_markdown(report: Report) -> str:
-    """The Recommendation section of the report as Markdown."""
+    """The Recommendation section of the report as Markdown (``recommendation.md``).
+
+    Parameters
+    ----------
+    report : Report
+        The design study's report.
+
+    Returns
+    -------
+    str
+    """
     start = next(i for i, b in enumerate(report.blocks) if b[0] == "heading" and b[2] == "Recommendation")
     end = next((i for i, b in enumerate(report.blocks) if i > start and b[0] in ("heading", "table", "figure")),
                len(report.blocks))
@@ -43,13 +55,14 @@ def _base(res: StudyResult) -> dict:
     return res.meta["base_setting"]
 
 
-def grid(r: Report, res: StudyResult) -> None:
+def _grid(r: Report, res: StudyResult) -> None:
     """What was simulated."""
     g, sim = res.meta["grid"], res.meta["simulation"]
     r.paragraph(
         f"Grid: test-set sizes {', '.join(map(str, g['sizes']))} encounters (nested within each replicate); "
         f"annotators per image {', '.join(map(str, g['annotators']))}; agreement "
-        f"{', '.join(f'{a:g}' for a in g['agreement'])}; run-quality spread {', '.join(f'{s:g}' for s in g['spread'])}; "
+        f"{', '.join(f'{a:g}' for a in g['agreement'])}; run-quality spread "
+        f"{', '.join(f'{s:g}' for s in g['spread'])}; "
         f"runs {', '.join(map(str, g['runs']))}; within-encounter correlation "
         f"{', '.join(f'{c:g}' for c in g['correlation'])}. {g['replicates']} replicates per setting over "
         f"{g['populations']} run populations, each scored on a pool of {sim['pool_encounters']} encounters; "
@@ -58,7 +71,7 @@ def grid(r: Report, res: StudyResult) -> None:
         "replicates.")
 
 
-def fit(r: Report, res: StudyResult) -> None:
+def _fit(r: Report, res: StudyResult) -> None:
     """The real challenge beside its fitted synthetic twin (with ``--like``)."""
     if not res.has("fit.csv"):
         return
@@ -69,7 +82,7 @@ def fit(r: Report, res: StudyResult) -> None:
     r.table(res.table("fit.csv"), floatfmt="{:.3f}")
 
 
-def recommendation(r: Report, res: StudyResult) -> None:
+def _recommendation(r: Report, res: StudyResult) -> None:
     """The recommendation: which scheme, how many encounters, annotators or images, how far to trust the estimate."""
     base, size = _base(res), res.meta["size"]
     g = res.meta["grid"]
@@ -96,7 +109,8 @@ def recommendation(r: Report, res: StudyResult) -> None:
     target = float(row["subject"][0])
     target_top1 = float(top1["subject"][0])
     per_run = f" ({target / n_runs:g} place{'s' if target != n_runs else ''} per run)"
-    items = [f"**Test-set size** ({_scheme(lead)}): the expected L1 to the population ranking falls to {target:g}{per_run}"
+    items = [f"**Test-set size** ({_scheme(lead)}): the expected L1 to the population ranking falls to "
+             f"{target:g}{per_run}"
              f" with {_size(row['value'], largest)} encounters (95% interval over replicates: "
              f"{_size(row['low'], largest)} to {_size(row['high'], largest)}"
              f"); the true best run is ranked first in {target_top1:.0%} of replicates with "
@@ -156,7 +170,7 @@ def recommendation(r: Report, res: StudyResult) -> None:
     r.bullets(items)
 
 
-def at_size(r: Report, res: StudyResult) -> None:
+def _at_size(r: Report, res: StudyResult) -> None:
     """Every scheme at the challenge's size, and the figures."""
     base, size = _base(res), res.meta["size"]
     summary = res.table("design_summary.csv")
@@ -176,5 +190,5 @@ def at_size(r: Report, res: StudyResult) -> None:
              "data against the actual distance (majority, micro Jaccard).")
 
 
-for _section in (grid, fit, recommendation, at_size):
-    register_section(STUDY, _section)
+for _name in ("grid", "fit", "recommendation", "at_size"):
+    register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -19,7 +19,7 @@ def _n_runs(res: StudyResult) -> int:
     return len(res.meta["input"]["runs"])
 
 
-def leaderboard(r: Report, res: StudyResult) -> None:
+def _leaderboard(r: Report, res: StudyResult) -> None:
     """What was studied, and the official leaderboard with bootstrap intervals."""
     o, inp = res.options, res.meta["input"]
     r.paragraph(f"Input: {inp['source']} — {inp['encounters']} encounters, {_n_runs(res)} runs; {o['orders']} random "
@@ -33,7 +33,7 @@ def leaderboard(r: Report, res: StudyResult) -> None:
     r.table(tab.reset_index(), caption=f"95% CI: percentile bootstrap over the {inp['encounters']} encounters.")
 
 
-def convergence(r: Report, res: StudyResult) -> None:
+def _convergence(r: Report, res: StudyResult) -> None:
     """Rank convergence of accuracy_all and the distance to unlimited data (verdicts)."""
     n_runs = _n_runs(res)
     key = dict(zip(("strategy", "metric", "average"), SCHEME))
@@ -52,7 +52,7 @@ def convergence(r: Report, res: StudyResult) -> None:
     r.paragraph(unlimited_sentence(res, SCHEME, n_runs, "encounter"))
 
 
-def significance(r: Report, res: StudyResult) -> None:
+def _significance(r: Report, res: StudyResult) -> None:
     """Which runs differ (verdicts ``pairs_differ``, ``neighbours_differ``)."""
     key = dict(zip(("strategy", "metric", "average"), SCHEME))
     pairs = res.verdict("pairs_differ", **key)[0]
@@ -65,7 +65,7 @@ def significance(r: Report, res: StudyResult) -> None:
                 + (": " + ", ".join(same) if same else "") + ".")
 
 
-def table5(r: Report, res: StudyResult) -> None:
+def _table5(r: Report, res: StudyResult) -> None:
     """Table 5: how runs over- or under-answer, with intervals."""
     counts = res.table("answer_counts.csv")
     t5 = counts[~counts.include_not_mentioned].drop(columns="include_not_mentioned")
@@ -80,11 +80,11 @@ def table5(r: Report, res: StudyResult) -> None:
              "and each parent question (thin).")
 
 
-def ranking_methods(r: Report, res: StudyResult) -> None:
+def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     ranking_methods_section(r, res, schemes=[SCHEME], case="encounter", unit="encounter", test_unit="encounter",
                             convergence_figure="figures/fig_07_qa_convergence")
 
 
-for _section in (leaderboard, convergence, significance, table5, ranking_methods):
-    register_section(STUDY, _section)
+for _name in ("leaderboard", "convergence", "significance", "table5", "ranking_methods"):
+    register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -24,7 +24,7 @@ def _units(res: StudyResult) -> tuple[str, int]:
     return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
 
 
-def overview(r: Report, res: StudyResult) -> None:
+def _overview(r: Report, res: StudyResult) -> None:
     """What was studied and how."""
     o, inp = res.options, res.meta["input"]
     images = res.table("images.csv")
@@ -37,7 +37,7 @@ def overview(r: Report, res: StudyResult) -> None:
                 f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
 
 
-def leaderboard(r: Report, res: StudyResult) -> None:
+def _leaderboard(r: Report, res: StudyResult) -> None:
     """The official scheme's leaderboard with bootstrap intervals."""
     official, o = res.meta["official"], res.options
     boot_unit, n_units = _units(res)
@@ -63,7 +63,7 @@ def leaderboard(r: Report, res: StudyResult) -> None:
              "resamples (dot area: share of resamples); x marks the rank on the full test set.")
 
 
-def significance(r: Report, res: StudyResult) -> None:
+def _significance(r: Report, res: StudyResult) -> None:
     """Which runs differ (verdicts ``pairs_differ``, ``neighbours_differ`` and their Wilcoxon checks)."""
     official = res.meta["official"]
     boot_unit, _ = _units(res)
@@ -98,7 +98,7 @@ def significance(r: Report, res: StudyResult) -> None:
              "the row scores significantly higher than the run of the column (paired bootstrap, Holm, 5%).")
 
 
-def unlimited(r: Report, res: StudyResult) -> None:
+def _unlimited(r: Report, res: StudyResult) -> None:
     """How far this test set's ranking is from the ranking on unlimited data (the bootstrap estimate)."""
     boot_unit, n_units = _units(res)
     n_runs = res.meta["input"]["runs"]
@@ -135,7 +135,7 @@ def unlimited(r: Report, res: StudyResult) -> None:
              "one place per run; the vertical line is this test set's size.")
 
 
-def convergence(r: Report, res: StudyResult) -> None:
+def _convergence(r: Report, res: StudyResult) -> None:
     """The paper's curves (verdicts ``fastest_convergence``) and the convergence points."""
     o = res.options
     unit, tolerance = o["unit"], o["tolerance"]
@@ -185,7 +185,7 @@ def convergence(r: Report, res: StudyResult) -> None:
              "Area under the mean L1 curve per gold strategy (Jaccard) with its 95% Monte Carlo interval over orders.")
 
 
-def gold_agreement(r: Report, res: StudyResult) -> None:
+def _gold_agreement(r: Report, res: StudyResult) -> None:
     """How much the rankings under different golds disagree (verdict ``least_gold_agreement``)."""
     boot_unit, _ = _units(res)
     agreement = _aggregate(res.table("kendall_tau.csv"))
@@ -207,7 +207,7 @@ def gold_agreement(r: Report, res: StudyResult) -> None:
              "above the diagonal tau, below it its 95% bootstrap interval.")
 
 
-def table4(r: Report, res: StudyResult) -> None:
+def _table4(r: Report, res: StudyResult) -> None:
     """Distance from the annotators' spread (the paper's Table 4, and the variants that do not mislead)."""
     boot_unit, _ = _units(res)
     spread = res.table("gold_spread.csv")
@@ -238,7 +238,7 @@ def table4(r: Report, res: StudyResult) -> None:
         "overstates how far runs are from human agreement. All variants: gold_spread.csv.")
 
 
-def fits(r: Report, res: StudyResult) -> None:
+def _fits(r: Report, res: StudyResult) -> None:
     """Golds whose fit (STAPLE's EM) stopped at its iteration cap (verdict ``fit_not_converged``)."""
     for v in res.verdict("fit_not_converged"):
         if v["count"]:
@@ -246,7 +246,7 @@ def fits(r: Report, res: StudyResult) -> None:
                         "image(s): see images.csv.")
 
 
-def truth(r: Report, res: StudyResult) -> None:
+def _truth(r: Report, res: StudyResult) -> None:
     """Which gold recovers the true ranking (synthetic data only; verdicts ``truth_best``)."""
     if not res.has("truth.csv"):
         return
@@ -272,7 +272,7 @@ def truth(r: Report, res: StudyResult) -> None:
     r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
 
 
-def ranking_methods(r: Report, res: StudyResult) -> None:
+def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     boot_unit, _ = _units(res)
     ranking_methods_section(r, res, schemes=[(res.meta["official"], "jaccard", "macro")], case="image",
@@ -280,6 +280,5 @@ def ranking_methods(r: Report, res: StudyResult) -> None:
                             convergence_figure="figures/fig_03_macro_convergence")
 
 
-for _section in (overview, leaderboard, significance, unlimited, convergence, gold_agreement, table4, fits, truth,
-                 ranking_methods):
-    register_section(STUDY, _section)
+for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4", "fits", "truth", "ranking_methods"):
+    register_section(STUDY, globals()[f"_{_name}"], name=_name)

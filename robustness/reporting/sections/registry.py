@@ -13,7 +13,7 @@ files. A new report table is one section function plus one
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["Section", "SECTIONS", "TITLES", "register_section", "register_study", "sections", "strategy_label", "ci",
@@ -89,7 +89,16 @@ def register_section(study: str, build: Callable, *, name: str | None = None, be
 
 
 def sections(study: str) -> list[Section]:
-    """The sections of ``study``'s report, in order (importing the module that registers the built-in ones)."""
+    """The sections of ``study``'s report, in order (importing the module that registers the built-in ones).
+
+    Parameters
+    ----------
+    study : str
+
+    Returns
+    -------
+    list of Section
+    """
     if study in _MODULES:
         importlib.import_module(f"robustness.reporting.sections.{_MODULES[study]}")
     if study not in TITLES:
@@ -100,7 +109,17 @@ def sections(study: str) -> list[Section]:
 # -- what the sections share ------------------------------------------------------------------------------------
 
 def strategy_label(name: str) -> str:
-    """A gold strategy's name in prose, from the registry."""
+    """A gold strategy's name in prose, from the registry.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+        The registry's label (an unknown name as it is).
+    """
     from robustness.overlap.gold import get_strategy
 
     try:
@@ -110,11 +129,34 @@ def strategy_label(name: str) -> str:
 
 
 def ci(value: float, low: float, high: float, fmt: str = "{:.3f}") -> str:
-    """``0.620 (95% CI 0.601 to 0.640)``."""
+    """A number with its 95% interval in prose.
+
+    Parameters
+    ----------
+    value, low, high : float
+    fmt : str
+        How each number is printed.
+
+    Returns
+    -------
+    str
+        E.g. ``0.620 (95% CI 0.601 to 0.640)``.
+    """
     return f"{fmt.format(value)} (95% CI {fmt.format(low)} to {fmt.format(high)})"
 
 
-def names(items) -> str:
-    """Strategies in prose: ``a``, ``a and b``, ``a, b and c``."""
+def names(items: Iterable[str]) -> str:
+    """Strategies in prose.
+
+    Parameters
+    ----------
+    items : iterable of str
+        Strategy names.
+
+    Returns
+    -------
+    str
+        ``a``, ``a and b``, ``a, b and c`` (their labels).
+    """
     items = [strategy_label(i) for i in items]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

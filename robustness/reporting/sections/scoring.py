@@ -10,14 +10,14 @@ register_study("score", "Scores")
 register_study("qa_score", "Closed-QA scores")
 
 
-def score_input(r: Report, res: StudyResult) -> None:
+def _score_input(r: Report, res: StudyResult) -> None:
     """What was scored (segmentation)."""
     inp = res.meta["input"]
     r.paragraph(f"Input: {inp['source']} — {inp['images']} images, {inp['runs']} runs; both-empty pairs score: "
                 f"{res.meta['empty_policy']}. Tables: leaderboard.csv, official/<run>.json.")
 
 
-def qa_score_input(r: Report, res: StudyResult) -> None:
+def _qa_score_input(r: Report, res: StudyResult) -> None:
     """What was scored (closed QA)."""
     inp = res.meta["input"]
     r.paragraph(f"Input: {inp['source']} — {inp['encounters']} encounters, {inp['runs']} runs. Tables: "
@@ -25,5 +25,5 @@ def qa_score_input(r: Report, res: StudyResult) -> None:
                 "encounters).")
 
 
-register_section("score", score_input)
-register_section("qa_score", qa_score_input)
+register_section("score", _score_input, name="input")
+register_section("qa_score", _qa_score_input, name="input")

@@ -13,7 +13,7 @@ SHOWN_SCHEMES = 4
 register_study(STUDY, "Per-case table: leaderboard robustness")
 
 
-def schemes(r: Report, res: StudyResult) -> None:
+def _schemes(r: Report, res: StudyResult) -> None:
     """Every scheme of the table: intervals, convergence points, significance, distance to unlimited data."""
     o, inp = res.options, res.meta["input"]
     names = [tuple(n) for n in inp["schemes"]]
@@ -42,7 +42,7 @@ def schemes(r: Report, res: StudyResult) -> None:
     r.figure("figures/fig_08_table_convergence.png", "L1 rank change vs number of units, one line per scheme.")
 
 
-def ranking_methods(r: Report, res: StudyResult) -> None:
+def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     inp = res.meta["input"]
     ranking_methods_section(r, res, schemes=[tuple(n) for n in inp["schemes"]][:SHOWN_SCHEMES], case="case",
@@ -50,5 +50,5 @@ def ranking_methods(r: Report, res: StudyResult) -> None:
                             agreement_file="agreement.csv")
 
 
-for _section in (schemes, ranking_methods):
-    register_section(STUDY, _section)
+for _name in ("schemes", "ranking_methods"):
+    register_section(STUDY, globals()[f"_{_name}"], name=_name)

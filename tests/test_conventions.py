@@ -1,0 +1,156 @@
+"""The package's conventions, checked on its source: type hints and numpydoc sections on every public function,
+the ruff rule set of pyproject.toml, no test that takes long without the ``slow`` mark."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "robustness"
+
+
+def _classes():
+    """Every class of the package by name: its base names and its methods."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases]
+                methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+                found[node.name] = (bases, methods)
+    return found
+
+
+def _documented_in_a_base(cls: str, method: str, classes) -> bool:
+    """``method`` overrides a documented method of a base class of the package (the base documents it)."""
+    todo, seen = list(classes.get(cls, ((), {}))[0]), set()
+    while todo:
+        base = todo.pop()
+        if base in seen or base not in classes:
+            continue
+        seen.add(base)
+        bases, methods = classes[base]
+        if method in methods and ast.get_docstring(methods[method]):
+            return True
+        todo += bases
+    return False
+
+
+def public_functions(*, inherited: bool = True):
+    """``(where, node)`` of every public function and method of the package's public modules.
+
+    Public: not in a private module or package (``_name``), the function and its class not private, not a dunder.
+    With ``inherited=False``, methods that implement a documented method of a base class (e.g. the
+    :class:`~robustness.statistics.rankable.Rankable` protocol) are left out: their base documents them.
+    """
+    classes = _classes()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if any(part.startswith("_") and part != "__init__.py" for part in rel.parts):
+            continue
+        tree = ast.parse(path.read_text())
+
+        def visit(body, owner=""):
+            for node in body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    yield from visit(node.body, f"{owner}{node.name}.")
+                elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                    if owner and not inherited and _documented_in_a_base(owner.split(".")[-2], node.name, classes):
+                        continue
+                    yield f"{rel}:{node.lineno} {owner}{node.name}", node
+
+        yield from visit(tree.body)
+
+
+def _parameters(node):
+    args = node.args
+    named = [a for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg not in ("self", "cls")]
+    return named + [a for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _is_property(node) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "property" or isinstance(d, ast.Attribute) and d.attr == "setter"
+               for d in node.decorator_list)
+
+
+def _section(doc: str, title: str) -> list[str] | None:
+    """The lines of a numpydoc section (``title`` underlined with dashes), or None."""
+    lines = doc.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.strip() == title and set(lines[i + 1].strip()) == {"-"}:
+            body = []
+            for rest in lines[i + 2:]:
+                if rest.strip() and set(rest.strip()) == {"-"} and body and body[-1].strip():
+                    body.pop()  # the next section's title
+                    break
+                body.append(rest)
+            return body
+    return None
+
+
+def test_the_walk_sees_the_public_api():
+    found = dict(public_functions())
+    assert len(found) > 250
+    assert any(w.endswith(" compute_overlap") for w in found) and any(w.endswith(" StudyResult.save") for w in found)
+
+
+def test_public_functions_have_type_hints():
+    missing = []
+    for where, node in public_functions():
+        unannotated = [a.arg for a in _parameters(node) if a.annotation is None]
+        if unannotated or node.returns is None:
+            missing.append(f"{where}: " + (f"parameters {unannotated}" if unannotated else "") +
+                           (" return" if node.returns is None else ""))
+    assert not missing, f"{len(missing)} public functions without type hints:\n" + "\n".join(missing)
+
+
+def test_public_functions_have_numpydoc_parameters_and_returns():
+    """Every public function has a docstring; one with parameters documents each of them under "Parameters", and
+    one that returns something says what under "Returns" (or "Yields")."""
+    problems = []
+    for where, node in public_functions(inherited=False):
+        doc = ast.get_docstring(node)
+        if not doc:
+            problems.append(f"{where}: no docstring")
+            continue
+        params = [a.arg for a in _parameters(node)]
+        if params and not _is_property(node):
+            section = _section(doc, "Parameters")
+            if section is None:
+                problems.append(f"{where}: no Parameters section")
+            else:
+                entries = " ".join(line.split(" : ")[0] for line in section
+                                   if line.strip() and not line.startswith((" ", "\t")))
+                named = set(re.findall(r"\*{0,2}(\w+)", entries))
+                absent = [p for p in params if p not in named]
+                if absent:
+                    problems.append(f"{where}: Parameters does not document {absent}")
+        returns = node.returns
+        nothing = returns is None or isinstance(returns, ast.Constant) and returns.value is None
+        if not nothing and not _is_property(node) and _section(doc, "Returns") is None \
+                and _section(doc, "Yields") is None:
+            problems.append(f"{where}: no Returns section")
+    assert not problems, f"{len(problems)} docstrings:\n" + "\n".join(problems)
+
+
+def test_ruff_passes_with_the_projects_rule_set():
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]' installs it)")
+    done = subprocess.run([ruff, "check", "--no-cache", "."], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_markers_are_declared_and_enforced():
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "--strict-markers" in config["addopts"]
+    assert any(m.startswith("slow:") for m in config["markers"])
