@@ -49,9 +49,10 @@ def main(argv=None) -> int:
     out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
     say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
     with _study.execution(args) as n_jobs:
-        result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache", progress=_study.progress(args))
+        result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache", progress=_study.progress(args),
+                     source=_cli.source(args))
     _cli.say(result.meta["checks"])
-    result.meta["input"].update(source=_cli.source(args), data=_cli.data_description(args))
+    result.meta["input"].update(data=_cli.data_description(args))
     text = _study.finish(out, result, args, argv=argv, started=started)
     if not args.quiet:
         print(text)

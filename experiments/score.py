@@ -40,9 +40,9 @@ def main(argv=None) -> int:
     challenge = _cli.load(args)
     out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
     result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
-                   cache_dir=out.path / "cache", progress=not args.quiet and sys.stderr.isatty())
+                   cache_dir=out.path / "cache", progress=not args.quiet and sys.stderr.isatty(),
+                   source=args.data or args.reference or "the synthetic challenge")
     _cli.say(result.meta["checks"])
-    result.meta["input"].update(source=args.data or args.reference or "the synthetic challenge")
     _study.finish(out, result, args, argv=argv, started=started)
     if not args.quiet:
         board = result.tables["leaderboard.csv"]

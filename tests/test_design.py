@@ -173,6 +173,7 @@ def test_a_damaged_design_cache_is_computed_again_with_a_warning(tmp_path, capsy
     assert any("damaged design-study cache" in w for w in warnings)
 
 
+@pytest.mark.slow
 def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):
     pytest.importorskip("dask.distributed")
     from experiments import design_study as job
@@ -185,6 +186,7 @@ def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a" / "design.csv"), pd.read_csv(tmp_path / "b" / "design.csv"))
 
 
+@pytest.mark.slow
 def test_fit_reproduces_bubil(bubil):
     from robustness.io import load_raters
     from robustness.simulation.calibrate import challenge_stats, fit

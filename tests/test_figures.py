@@ -77,6 +77,7 @@ def test_forest_blobs_heatmap_artists():
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_figure_modules_on_results(tmp_path):
     """The figure modules read a results folder and draw the expected artists."""
     from experiments import rank_convergence as job

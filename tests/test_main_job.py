@@ -130,6 +130,7 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert err == f"error: {tmp_path / 'missing'}: challenge folder not found"
 
 
+@pytest.mark.slow
 def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
     data, _ = tiny
     out = tmp_path / "out"

@@ -26,6 +26,7 @@ def test_synthetic_walkthrough():
     assert "rand1" in text
 
 
+@pytest.mark.slow
 def test_bubil_case_study(monkeypatch, tmp_path):
     """Run from an unrelated working folder: the notebook finds ../shared/data above the package itself."""
     data = shared_data() / "bu-bil" / "dataset1"

@@ -281,6 +281,7 @@ def all_methods_job(tmp_path_factory):
     return data, out
 
 
+@pytest.mark.slow
 def test_main_job_with_three_methods(all_methods_job):
     from robustness.io import load_dermavqa
     from robustness.reporting.results import open_results

@@ -76,7 +76,8 @@ class RankConvergenceOptions(ResamplingOptions):
 
 
 def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
-        cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
+        cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
+        source: str = "the challenge") -> StudyResult:
     """The main job on ``challenge``.
 
     Parameters
@@ -91,6 +92,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         Progress bars.
     notes : iterable of str
         Warnings of the layers above (e.g. the command line's checks), kept with the study's own.
+    source : str
+        The input in prose, for the report (e.g. its folder).
 
     Returns
     -------
@@ -183,7 +186,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),
         "official": official,
-        "input": {"fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
+        "input": {"source": source, "fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "encounters": len(set(challenge.encounters)),
                   "runs": challenge.n_runs, "annotators": list(challenge.annotators),
                   "notes": list(challenge.notes)},

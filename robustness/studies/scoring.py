@@ -17,8 +17,8 @@ __all__ = ["score"]
 
 
 def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empty: str = "one", seed: int = 0,
-          n_jobs: int = 1, cache_dir: Path | None = None, progress: bool = False,
-          notes: Iterable[str] = ()) -> StudyResult:
+          n_jobs: int = 1, cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
+          source: str = "the challenge") -> StudyResult:
     """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
 
     Parameters
@@ -35,6 +35,8 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     progress : bool
     notes : iterable of str
         Warnings of the layers above.
+    source : str
+        The input in prose, for the report.
 
     Returns
     -------
@@ -60,6 +62,6 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
                 score_tables.official_results(counts, run, empty=empty), indent=4)
     board = score_tables.leaderboard(counts, empty=empty, annotators=over)
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
-        "empty_policy": empty, "input": {"fingerprint": counts.fingerprint, "images": challenge.n_images,
+        "empty_policy": empty, "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})
