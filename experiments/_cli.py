@@ -221,7 +221,8 @@ def strategies(args):
 
 def check_study(args, *, n_units: int, unit: str, n_runs: int) -> None:
     """What a resampling study needs of its input: two runs to rank, and a ``--step`` that leaves at least two
-    recorded prefix lengths (else every curve is one point at L1 = 0). Scoring commands (no ``--step``) pass."""
+    recorded prefix lengths (else every curve is one point at L1 = 0). Scoring commands (no ``--step``) pass.
+    """
     from robustness.errors import InputError
 
     step = getattr(args, "step", None)

@@ -28,7 +28,6 @@ def add_qa_options(p: argparse.ArgumentParser, *, required: bool) -> None:
 def load(args, *, rng=0):
     """(gold, runs, description). Synthetic when no --gold is given. Prints what the loaders noted."""
     from experiments._cli import check_study, say
-
     from robustness.studies.qa import notes
 
     gold, runs, source = _load(args, rng=rng)
@@ -65,7 +64,8 @@ def _load(args, *, rng=0):
         train = load_answers(args.baselines, qs, name="train")
         runs += baselines(train, gold, rng=rng)
     if not runs:
-        raise InputError("no runs to score: pass --runs DIR" + (" or --baselines TRAIN.json" if hasattr(args, "baselines") else ""))
+        hint = " or --baselines TRAIN.json" if hasattr(args, "baselines") else ""
+        raise InputError(f"no runs to score: pass --runs DIR{hint}")
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         raise InputError(f"duplicate run names: {sorted({n for n in names if names.count(n) > 1})}")

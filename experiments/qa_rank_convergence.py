@@ -18,6 +18,7 @@ from experiments import _cli, _qa, _study
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.qa_rank_convergence",
                     description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=False)
@@ -26,6 +27,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
     started = time.time()
     from robustness.reporting.results import ResultsDir

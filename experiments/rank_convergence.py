@@ -1,4 +1,4 @@
-"""The main job: how robust is the leaderboard to the gold standard and to the test-set size?
+"""The main job: how robust the leaderboard is to the gold standard and to the test-set size.
 
     python -m experiments.rank_convergence [--data CHALLENGE] [--out results/rank_convergence]
 
@@ -21,6 +21,7 @@ from experiments import _cli, _study
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.rank_convergence",
                     description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
@@ -36,6 +37,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
     started = time.time()
     from robustness.reporting.results import ResultsDir

@@ -16,6 +16,7 @@ from experiments import _cli
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.report", description=__doc__.split("\n\n")[0])
     p.add_argument("results", metavar="RESULTS_DIR", help="a complete results folder written by any study")
     p.add_argument("--quiet", action="store_true", help="do not print the report")
@@ -23,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
     from robustness.reporting.report import write
 

@@ -20,6 +20,7 @@ from experiments import _cli, _study
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.table_rank_convergence",
                     description=__doc__.split("\n\n")[0])
     p.add_argument("--table", required=True, metavar="PATH", help="per-case scores (.csv or .parquet)")
@@ -32,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
     started = time.time()
     from robustness.io.case_table import read_case_table

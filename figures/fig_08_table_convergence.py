@@ -6,8 +6,10 @@ from pathlib import Path
 
 
 def make(results_dir, out_path):
-    """Draw the figure from a results folder, once per ranking method (the aggregate's at ``out_path``, the
-    others' at ``out_path_<method>``); save .png and .pdf; return the paths."""
+    """Draw the figure from a results folder, once per ranking method; save .png and .pdf; return the paths.
+
+    The aggregate's figure goes to ``out_path``, the others' to ``out_path_<method>``.
+    """
     import matplotlib.pyplot as plt
     import pandas as pd
 

@@ -1,5 +1,8 @@
-"""Design study: the distance to the population ranking at the base test-set size, and the test encounters needed
-for it to fall to a target, against the annotators' agreement."""
+"""Design study: the distance to the population ranking, and the encounters needed for a target, by agreement.
+
+Both against the annotators' agreement: the distance at the base test-set size, and the test encounters needed
+for it to fall to a target.
+"""
 
 from __future__ import annotations
 

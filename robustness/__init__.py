@@ -1,4 +1,4 @@
-"""robustness: how far can a challenge leaderboard be trusted?
+"""robustness: how far a challenge leaderboard can be trusted.
 
 Data flow (pixels are read once), one subpackage per stage::
 

@@ -25,8 +25,8 @@ from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.inference import quantile_interval
 from robustness.statistics.schemes import schemes_from_counts, schemes_from_table
 from robustness.statistics.truth import truth_agreement
-from robustness.statistics.verdicts import Verdict, best_with_ties
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+from robustness.statistics.verdicts import Verdict, best_with_ties
 
 
 def table(values: dict, *, encounters=None):

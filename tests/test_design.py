@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from robustness.simulation import grid as grid_module
 import pytest
 
 from robustness.overlap import compute_overlap
+from robustness.simulation import grid as grid_module
 from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate
 from robustness.simulation.synthetic import SyntheticConfig, make_challenge
 from robustness.statistics.spread import encounter_icc

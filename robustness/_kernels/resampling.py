@@ -55,7 +55,8 @@ def _ranks_from_sorted(scores, perm, ranks, tol, ties):
 @njit(cache=True, nogil=True)
 def _l1_to(scores, perm, ranks, final, tol, ties):
     """Rank ``scores`` (re-sorting ``perm``, nearly sorted from the previous prefix) into ``ranks``; return
-    ``sum |ranks - final|``."""
+    ``sum |ranks - final|``.
+    """
     _insertion_sort_desc(scores, perm)
     _ranks_from_sorted(scores, perm, ranks, tol, ties)
     d = 0.0

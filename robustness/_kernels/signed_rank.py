@@ -40,7 +40,7 @@ _SQRT2 = math.sqrt(2.0)
 
 @njit(cache=True, nogil=True)
 def _pair_z(w, order, positive, new_group, length):
-    """z of the signed-rank statistic of one pair (see the module notes).
+    """Z of the signed-rank statistic of one pair (see the module notes).
 
     ``positive`` is 1.0/0.0 (float): the sum of positive weights is a product,
     not a branch on a random sign, which keeps the loop free of mispredictions.
@@ -73,7 +73,8 @@ def _pair_z(w, order, positive, new_group, length):
 @njit(cache=True, nogil=True)
 def _z_alpha(alpha):
     """The z above which a one-sided p-value ``Phi(-z)`` falls below ``alpha`` (bisection), minus a margin: a
-    filter that never drops a significant pair."""
+    filter that never drops a significant pair.
+    """
     lo, hi = -40.0, 40.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
@@ -86,7 +87,7 @@ def _z_alpha(alpha):
 
 @njit(cache=True, nogil=True)
 def signed_rank_z(w, order, positive, new_group, length):
-    """z (S, P) of every scheme's and pair's signed-rank test on the units weighted by ``w``."""
+    """Z (S, P) of every scheme's and pair's signed-rank test on the units weighted by ``w``."""
     n_s, n_p = length.shape
     out = np.zeros((n_s, n_p))
     for s in range(n_s):
@@ -179,7 +180,8 @@ def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs,
 @njit(cache=True, nogil=True)
 def beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, idx):
     """Runs beaten (S, B, R) on every resample ``idx[b]`` (units drawn with replacement; a unit drawn c times
-    counts c times)."""
+    counts c times).
+    """
     n_s = length.shape[0]
     n_b, n_j = idx.shape
     out = np.empty((n_s, n_b, n_runs))

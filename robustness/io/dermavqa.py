@@ -88,7 +88,8 @@ def _encounter_of(image: str) -> str:
 def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str, Path]]:
     """Every run of a submissions folder: one per sub-folder (or per suffix inside it), and per suffix of the
     masks lying in the folder itself. A sub-folder or file that yields no mask is an error, or with
-    ``empty_folders='skip'`` a note."""
+    ``empty_folders='skip'`` a note.
+    """
     check_policy("empty_folders", empty_folders)
     hint = " (--skip-empty-folders drops it with a warning)"
     runs: dict[str, dict[str, Path]] = {}

@@ -112,7 +112,8 @@ def folder(path, what) -> Path:
 
 def entries(path: Path) -> list[tuple[str, str]]:
     """``(name, kind)`` of every entry of a folder, sorted; kind is file, dir, broken (dangling or looping
-    symbolic link) or other. Hidden entries (``.name``) are left out."""
+    symbolic link) or other. Hidden entries (``.name``) are left out.
+    """
     out = []
     try:
         with os.scandir(path) as it:

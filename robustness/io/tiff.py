@@ -31,7 +31,8 @@ _DEFLATE = (8, 32946)
 
 def _ifd(buf: bytes, *, values: bool):
     """Tags of the first IFD of a classic TIFF as ``{tag: tuple}`` (offsets resolved when ``values``), and the
-    next IFD's offset; None when ``buf`` is not a classic TIFF or is cut short."""
+    next IFD's offset; None when ``buf`` is not a classic TIFF or is cut short.
+    """
     if len(buf) < 8 or buf[:4] not in (b"II*\0", b"MM\0*"):
         return None
     e = "<" if buf[:2] == b"II" else ">"

@@ -26,7 +26,8 @@ def synthetic_questions() -> QuestionSet:
     qs = []
     for parent, n_slots, n_opt in _STRUCTURE:
         for k in range(1, n_slots + 1):
-            qs.append(Question(f"{parent}-{k:03d}", tuple(f"option {i}" for i in range(n_opt - 1)) + ("Not mentioned",)))
+            options = tuple(f"option {i}" for i in range(n_opt - 1)) + ("Not mentioned",)
+            qs.append(Question(f"{parent}-{k:03d}", options))
     return QuestionSet(tuple(qs))
 
 

@@ -62,6 +62,7 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
                 score_tables.official_results(counts, run, empty=empty), indent=4)
     board = score_tables.leaderboard(counts, empty=empty, annotators=over)
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
-        "empty_policy": empty, "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
+        "empty_policy": empty,
+        "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})

@@ -280,5 +280,6 @@ def _ranking_methods(r: Report, res: StudyResult) -> None:
                             convergence_figure="figures/fig_03_macro_convergence")
 
 
-for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4", "fits", "truth", "ranking_methods"):
+for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
+              "fits", "truth", "ranking_methods"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -40,7 +40,8 @@ def _tau_text(tau: float, low: float, high: float) -> str:
     return ci(tau, low, high, "{:.2f}") if tau == tau else "undefined (a ranking ties every run)"
 
 
-def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[str, str, str]], case: str, unit: str, test_unit: str,
+def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[str, str, str]], case: str,
+                            unit: str, test_unit: str,
                             convergence_figure: str, agreement_file: str = "kendall_tau.csv") -> None:
     """Append the comparison of ranking methods under each scheme of ``schemes`` (strategy, metric, average).
 

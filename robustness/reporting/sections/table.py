@@ -46,7 +46,8 @@ def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     inp = res.meta["input"]
     ranking_methods_section(r, res, schemes=[tuple(n) for n in inp["schemes"]][:SHOWN_SCHEMES], case="case",
-                            unit=inp["unit"], test_unit=inp["unit"], convergence_figure="figures/fig_08_table_convergence",
+                            unit=inp["unit"], test_unit=inp["unit"],
+                            convergence_figure="figures/fig_08_table_convergence",
                             agreement_file="agreement.csv")
 
 
