@@ -18,14 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from robustness import _kernels
-from robustness.statistics.rankable import Rankable
 from robustness.statistics.schemes import Schemes, SchemesView
 
 __all__ = ["CaseStatistic"]
 
 
 @dataclass(frozen=True, eq=False)
-class CaseStatistic(SchemesView, Rankable):
+class CaseStatistic(SchemesView):
     """A per-case statistic of the runs under every macro scheme, ready to recompute on any weighting of units.
 
     Attributes

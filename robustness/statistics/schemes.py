@@ -118,16 +118,7 @@ class Schemes(Rankable):
         return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), *self.weights)
 
     def index(self, strategy: str, metric: str, average: str) -> int:
-        """The position of a scheme in :attr:`names`.
-
-        Parameters
-        ----------
-        strategy, metric, average : str
-
-        Returns
-        -------
-        int
-        """
+        """The position of a scheme in :attr:`names` (:meth:`Rankable.index`)."""
         return self.names.index((strategy, metric, average))
 
     def is_macro(self, s: int) -> bool:
@@ -177,39 +168,11 @@ class Schemes(Rankable):
 
     def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
                   ties: int) -> np.ndarray:
-        """L1 rank change to ``final_ranks`` after the recorded prefixes of every order (one running sum per order).
-
-        Parameters
-        ----------
-        orders : ndarray of int64 (K, U)
-            Random orders of the units.
-        positions : ndarray of int64 (P,)
-            Prefix lengths to record.
-        final_ranks : ndarray (S, R)
-            The ranking on the whole test set.
-        tol : float
-            Scores this close tie.
-        ties : int
-            The tie rule's code (:func:`robustness.statistics.ranks.ties_code`).
-
-        Returns
-        -------
-        ndarray of float32 (S, K, P)
-        """
+        """L1 to ``final_ranks`` after the recorded prefixes, one running sum per order (:meth:`Rankable.l1_curves`)."""
         return _kernels.l1_curves(self.x, *self.weights, orders, positions, final_ranks, tol, ties)
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
-        """Scores on resamples of units drawn with replacement.
-
-        Parameters
-        ----------
-        idx : ndarray of int (B, n)
-            The units of every resample.
-
-        Returns
-        -------
-        ndarray (S, B, R)
-        """
+        """Scores on resamples of units drawn with replacement, (S, B, R) (:meth:`Rankable.resample_scores`)."""
         sums = _kernels.resample_sums(self.x, idx)
         out = np.empty((len(self.names), idx.shape[0], len(self.runs)))
         for b in range(idx.shape[0]):
@@ -232,17 +195,12 @@ class Schemes(Rankable):
         return out
 
     def jackknife(self) -> np.ndarray:
-        """Leave-one-unit-out scores, for BCa intervals.
-
-        Returns
-        -------
-        ndarray (S, R, U)
-        """
+        """Leave-one-unit-out scores (S, R, U), for BCa intervals (:meth:`Rankable.jackknife`)."""
         total = self.x.sum(axis=0)
         return np.stack([self.scores(total - self.x[j]) for j in range(self.n_units)], axis=-1)
 
 
-class SchemesView:
+class SchemesView(Rankable):
     """Members a ranking method's statistics share with the :class:`Schemes` they were built from.
 
     :class:`~robustness.statistics.test_based.PairedTests` and
@@ -283,16 +241,7 @@ class SchemesView:
         return self.schemes.n_units
 
     def index(self, strategy: str, metric: str, average: str) -> int:
-        """The position of a scheme in :attr:`names`.
-
-        Parameters
-        ----------
-        strategy, metric, average : str
-
-        Returns
-        -------
-        int
-        """
+        """The position of a scheme in :attr:`names` (:meth:`Rankable.index`)."""
         return self.schemes.index(strategy, metric, average)
 
 

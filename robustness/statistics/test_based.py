@@ -37,7 +37,6 @@ from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.statistics.inference import holm
-from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL
 from robustness.statistics.schemes import Schemes, SchemesView
 
@@ -50,7 +49,7 @@ ADJUSTMENTS = ("holm", "none")
 
 
 @dataclass(frozen=True, eq=False)
-class PairedTests(SchemesView, Rankable):
+class PairedTests(SchemesView):
     """Paired one-sided Wilcoxon tests between every pair of runs of every macro scheme, for any set of units.
 
     Attributes
