@@ -275,9 +275,15 @@ def input_warnings(args, challenge, counts) -> list[str]:
     decoder's notes were printed when they happened).
     """
     from robustness.errors import summarise_notes
-    from robustness.overlap.checks import duplicate_raters, foreground_coverage
+    from robustness.overlap.checks import (
+        duplicate_raters,
+        empty_annotators,
+        foreground_coverage,
+        outlier_annotators,
+        unconverged_fits,
+    )
 
-    found = duplicate_raters(counts)
+    found = unconverged_fits(counts) + empty_annotators(counts) + outlier_annotators(counts) + duplicate_raters(counts)
     if args.layout == "raters" and args.data is not None:
         fg, bg = values(args)
         found += foreground_coverage(counts, foreground=fg, background=bg, threshold=args.threshold)
