@@ -15,11 +15,36 @@ import sys
 
 # -- the parser -------------------------------------------------------------------------------------------------
 
+#: Upper bounds of the size options, checked when parsed and stated in --help. Memory and time grow with each:
+#: rank convergence keeps an L1 curve per order (schemes x units float32: about 45 MB per 1,000 orders on the
+#: default 314-image challenge), the bootstrap a statistic per resample (schemes x runs); intervals over orders
+#: and resamples have long stopped moving at these counts (the defaults are 200 and 1,000).
+MAX_ORDERS = 10_000
+MAX_RESAMPLES = 20_000
+#: --step and --test-step: any step at or above the number of units is refused after loading; this bound keeps the
+#: value a machine integer.
+MAX_STEP = 1_000_000
+#: Worker processes per CPU: beyond a few per core, forked workers only add memory (each holds a copy of the
+#: process) and start-up time; --n-jobs is at most this many times os.cpu_count().
+JOBS_PER_CPU = 4
+
+
+def max_jobs() -> int:
+    """The largest --n-jobs: :data:`JOBS_PER_CPU` x ``os.cpu_count()`` (8 on a 2-core machine)."""
+    import os
+
+    return JOBS_PER_CPU * (os.cpu_count() or 1)
+
+
 class _Help(argparse.HelpFormatter):
-    """Appends ``(default X)`` to every option whose help does not already state its default."""
+    """Appends ``(default X)`` to every option whose help does not already state its default, and ``(at most
+    N)`` to every option whose type has an upper bound."""
 
     def _get_help_string(self, action):
         text = action.help or ""
+        top = getattr(action.type, "maximum", None)
+        if top is not None and "at most" not in text:
+            text = f"{text} (at most {top:,})".strip()
         if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
             return text
         return f"{text} (default {action.default})".strip()
@@ -43,58 +68,117 @@ class Parser(argparse.ArgumentParser):
 
     def parse_args(self, args=None, namespace=None):
         ns = super().parse_args(args, namespace)
-        for check in self.checks:
+        for check in self.checks + [self._out_outside_inputs]:
             try:
                 check(ns)
             except ValueError as exc:
                 self.error(str(exc))
         return ns
 
+    def _out_outside_inputs(self, ns) -> None:
+        """``--out`` may not be, or lie inside, an input folder, nor be the folder holding an input file: the
+        results folder is written, replaced and cleaned up, an input folder never is."""
+        import os
 
-def _type(name, convert):
+        out = getattr(ns, "out", None)
+        if out is None:
+            return
+        files = {a.dest for a in self._actions if a.type is existing_file} | {"table"}
+        where = os.path.realpath(out)
+        for dest in ("data", "like", "reference", "submissions", "runs", *sorted(files)):
+            value = getattr(ns, dest, None)
+            if not isinstance(value, str) or value == "synthetic" or dest == "gold" and hasattr(ns, "layout"):
+                continue  # --gold names raters in the segmentation commands
+            option = "--" + dest.replace("_", "-")
+            if dest in files:
+                if where == os.path.realpath(os.path.dirname(os.path.abspath(value))):
+                    raise ValueError(f"--out {out} is the folder holding {option} {value}: results go to a folder "
+                                     "of their own; choose another --out")
+                continue
+            inside = os.path.realpath(value)
+            if where == inside or where.startswith(inside.rstrip(os.sep) + os.sep):
+                raise ValueError(f"--out {out} lies inside the input folder {option} {value}: nothing is ever "
+                                 "written into an input; choose another --out")
+
+
+def _type(name, convert, maximum=None):
     convert.__name__ = name
+    convert.maximum = maximum
     return convert
 
 
 def integer(minimum: int = 0, maximum: int | None = None):
-    """An ``argparse`` type: an integer in ``minimum..maximum``."""
+    """An ``argparse`` type: an integer in ``minimum..maximum`` (the bound is stated in --help)."""
     want = f"an integer >= {minimum}" if maximum is None else f"an integer in {minimum}..{maximum}"
 
     def convert(text):
         try:
             value = int(text)
-        except ValueError:
+        except ValueError:  # also a string of more than 4300 digits
             value = None
         if value is None or value < minimum or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"must be {want}, got {text!r}")
+            shown = text if len(text) <= 40 else text[:20] + f"... ({len(text)} characters)"
+            raise argparse.ArgumentTypeError(f"must be {want}, got {shown!r}")
         return value
 
-    return _type("integer", convert)
+    return _type("integer", convert, maximum)
 
 
-def number(minimum: float = 0.0):
-    """An ``argparse`` type: a finite number >= ``minimum``."""
+def jobs(text):
+    """An ``argparse`` type: a number of worker processes, 1..:func:`max_jobs`."""
+    return integer(1, max_jobs())(text)
+
+
+jobs.maximum = max_jobs()  # stated in --help
+
+
+def orders(text):
+    """An ``argparse`` type: a number of random orders, 1..:data:`MAX_ORDERS`."""
+    return integer(1, MAX_ORDERS)(text)
+
+
+def resamples(text):
+    """An ``argparse`` type: a number of bootstrap resamples, 1..:data:`MAX_RESAMPLES`."""
+    return integer(1, MAX_RESAMPLES)(text)
+
+
+def step(text):
+    """An ``argparse`` type: a step between recorded prefixes, 1..:data:`MAX_STEP`."""
+    return integer(1, MAX_STEP)(text)
+
+
+orders.maximum, resamples.maximum, step.maximum = MAX_ORDERS, MAX_RESAMPLES, MAX_STEP
+
+
+def number(minimum: float = 0.0, maximum: float | None = None):
+    """An ``argparse`` type: a finite number in ``minimum..maximum``."""
+    want = f"a number >= {minimum:g}" if maximum is None else f"a number in {minimum:g}..{maximum:g}"
 
     def convert(text):
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and value >= minimum):
-            raise argparse.ArgumentTypeError(f"must be a number >= {minimum:g}, got {text!r}")
+        if not (math.isfinite(value) and value >= minimum and (maximum is None or value <= maximum)):
+            raise argparse.ArgumentTypeError(f"must be {want}, got {text!r}")
         return value
 
-    return _type("number", convert)
+    return _type("number", convert, maximum)
 
 
 def strategy_list(text):
-    """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text)."""
+    """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text), at
+    least one of which has pixel counts (``mean`` and ``max`` alone leave no gold to count against)."""
     from robustness.overlap.gold import resolve
 
     try:
-        resolve([s for s in text.split(",") if s])
+        chosen = resolve([s for s in text.split(",") if s], macro_only="keep")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    if all(s.macro_only for s in chosen):
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(s.name for s in chosen)} average each run's scores over the annotators per image (macro "
+            "only): add a gold with pixel counts, e.g. majority,mean")
     return text
 
 
@@ -110,36 +194,33 @@ def output_folder(text):
 
 
 def existing_file(text):
-    """An ``argparse`` type: a file that exists."""
-    import os
+    """An ``argparse`` type: a regular file that exists (a FIFO or a device is refused: it would block or never
+    end; said as what it is, never as 'not found')."""
+    from robustness.errors import InputError
+    from robustness.files import open_regular
 
-    if not os.path.exists(text):
-        raise argparse.ArgumentTypeError(f"{text}: file not found")
-    if os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"{text}: is a folder, not a file")
+    try:
+        open_regular(text).close()
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 
 def scheduler_address(text):
-    """An ``argparse`` type: ``local`` (dask installed) or the address of a Dask scheduler that answers now."""
+    """An ``argparse`` type: ``local`` (dask installed) or the TCP address of a Dask scheduler that greets within
+    :data:`robustness.parallel.SCHEDULER_TIMEOUT` seconds (other transports are refused)."""
     import importlib.util
-    import socket
+
+    from robustness.parallel import SCHEDULER_TIMEOUT, check_scheduler
 
     if importlib.util.find_spec("distributed") is None:
         raise argparse.ArgumentTypeError("Dask is not installed (pip install 'dask[distributed]')")
     if text == "local":
         return text
-    rest = text.split("://", 1)[1] if "://" in text else text
-    if "://" in text and not text.startswith(("tcp://", "tls://")):
-        return text  # other transports (ucx, inproc): Dask itself says when they fail
-    host, _, port = rest.rpartition(":")
-    if not host or not port.isdigit():
-        raise argparse.ArgumentTypeError(f"{text}: expected HOST:PORT, tcp://HOST:PORT or 'local'")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=3).close()
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(
-            f"no Dask scheduler answers at {text} ({exc.strerror or type(exc).__name__})") from None
+        check_scheduler(text, timeout=SCHEDULER_TIMEOUT)
+    except ValueError as exc:  # InputError included
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 
@@ -325,5 +406,15 @@ def run(main, argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a full disk or quota while writing (figures, parquet...): one line, not a traceback
+        from robustness.files import NO_SPACE
+
+        if exc.errno not in NO_SPACE:
+            raise
+        import os
+
+        print(f"error: {exc.filename + ': ' if exc.filename else ''}cannot write the results: "
+              f"{os.strerror(exc.errno).lower()}", file=sys.stderr)
+        return 2
     finally:
         warnings.showwarning = default_show

@@ -29,20 +29,20 @@ def _rankings(text: str) -> tuple:
 
 def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
     """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
-    from experiments._cli import integer, number, output_folder, scheduler_address
+    from experiments._cli import integer, jobs, number, orders, output_folder, resamples, scheduler_address, step
     from robustness.statistics.ranking_methods import RANKING_METHODS
 
     g = p.add_argument_group("study")
-    g.add_argument("--orders", type=integer(1), default=200, metavar="N", help=f"random orders of {unit} (default 200)")
-    g.add_argument("--step", type=integer(1), default=1, metavar="N",
+    g.add_argument("--orders", type=orders, default=200, metavar="N", help=f"random orders of {unit} (default 200)")
+    g.add_argument("--step", type=step, default=1, metavar="N",
                    help="record every step-th prefix (default 1: all)")
-    g.add_argument("--bootstrap", type=integer(1), default=1000, metavar="B", help="bootstrap resamples (default 1000)")
+    g.add_argument("--bootstrap", type=resamples, default=1000, metavar="B", help="bootstrap resamples (default 1000)")
     g.add_argument("--ranking", type=_rankings, default="aggregate", metavar="M1,M2,..",
                    help="ranking methods, several at once: " + "; ".join(
                        f"{m.name}: {m.description}".replace("%", "%%") for m in RANKING_METHODS.values())
                    + " (default aggregate; aggregate is always computed: the significance analysis and the "
                    "distance to unlimited data use it)")
-    g.add_argument("--test-step", type=integer(1), default=TEST_STEP, metavar="N",
+    g.add_argument("--test-step", type=step, default=TEST_STEP, metavar="N",
                    help=f"test-based curves record every N-th prefix of {test_unit or unit} (default {TEST_STEP}): "
                         "every recorded prefix reruns all paired tests (measured on the default synthetic "
                         "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and step 5; "
@@ -53,7 +53,7 @@ def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
-    g.add_argument("--n-jobs", type=integer(1), default=1, metavar="N", help="parallel workers (default 1)")
+    g.add_argument("--n-jobs", type=jobs, default=1, metavar="N", help="parallel workers (default 1)")
     g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")

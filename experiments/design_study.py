@@ -54,7 +54,7 @@ def parser():
                         "default challenge, a self-check of the fit); default: the generator's defaults, unfitted")
     p.checks.insert(0, _like_is_the_data)  # before the data options' checks: --like CHALLENGE names the data
     g = p.add_argument_group("the grid (comma-separated; defaults around the base challenge)")
-    g.add_argument("--encounters", type=_listed(integer(2)), metavar="N1,N2,..",
+    g.add_argument("--encounters", type=_listed(integer(2, 10_000)), metavar="N1,N2,..",
                    help="test-set sizes (default N/4, N/2, N, 2N)")
     g.add_argument("--annotators", type=_listed(integer(1, 16)), metavar="K1,K2,..",
                    help="annotators per image (default k and k+1)")
@@ -62,16 +62,18 @@ def parser():
                    help="annotator agreement, 1.0 = annotators equal the truth (default a-0.2, a, 1.0)")
     g.add_argument("--spread", type=_listed(_fraction), metavar="S1,..",
                    help="spread of the runs' true skill (default the base's)")
-    g.add_argument("--runs", type=_listed(integer(2)), metavar="R1,..", help="number of runs (default the base's)")
+    g.add_argument("--runs", type=_listed(integer(2, 100)), metavar="R1,..", help="number of runs (default the base's)")
     g.add_argument("--correlation", type=_listed(_fraction), metavar="C1,..",
                    help="within-encounter correlation (default the base's)")
-    g.add_argument("--replicates", type=integer(2), help="seeded replicates per setting (default 20; --quick 4)")
-    g.add_argument("--populations", type=integer(1),
+    g.add_argument("--replicates", type=integer(2, 1_000), help="seeded replicates per setting (default 20; --quick 4)")
+    g.add_argument("--populations", type=integer(1, 100),
                    help="distinct run populations the replicates cycle through (default 4; --quick 2)")
-    g.add_argument("--pool", type=integer(4), help="encounters of each population's pool (default 1000; --quick 300)")
-    g.add_argument("--orders", type=integer(1), help="random orders per test set (default 100; --quick 40)")
-    g.add_argument("--bootstrap", type=integer(2), help="bootstrap resamples per test set (default 300; --quick 150)")
-    g.add_argument("--image-mp", type=number(0.0001), metavar="MP",
+    g.add_argument("--pool", type=integer(4, 20_000),
+                   help="encounters of each population's pool (default 1000; --quick 300)")
+    g.add_argument("--orders", type=_cli.orders, help="random orders per test set (default 100; --quick 40)")
+    g.add_argument("--bootstrap", type=integer(2, _cli.MAX_RESAMPLES),
+                   help="bootstrap resamples per test set (default 300; --quick 150)")
+    g.add_argument("--image-mp", type=number(0.0001, 12), metavar="MP",
                    help="simulated image size in megapixels (default: enough for median lesions of 150 pixels; "
                         "75 with --quick)")
     g.add_argument("--target-l1", type=number(0),
@@ -84,7 +86,7 @@ def parser():
     g.add_argument("--out", type=_cli.output_folder, default="results/design_study", metavar="DIR",
                    help="output folder (default results/design_study)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results")
-    g.add_argument("--n-jobs", type=integer(1), default=1, help="parallel workers (default 1)")
+    g.add_argument("--n-jobs", type=_cli.jobs, default=1, help="parallel workers (default 1)")
     g.add_argument("--scheduler", type=_cli.scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")

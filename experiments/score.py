@@ -23,7 +23,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
     _cli.add_scoring_options(p)
     p.add_argument("--seed", type=_cli.integer(0), default=0, metavar="N", help="seed for the randN strategies")
-    p.add_argument("--n-jobs", type=_cli.integer(1), default=1, metavar="N",
+    p.add_argument("--n-jobs", type=_cli.jobs, default=1, metavar="N",
                    help="worker processes for the pixel pass")
     p.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no table on the terminal")

@@ -18,7 +18,7 @@ def parser() -> argparse.ArgumentParser:
     p = _cli.Parser(prog="python -m experiments.synthetic_summary",
                     description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
-    p.add_argument("--n-jobs", type=_cli.integer(1), default=1, metavar="N",
+    p.add_argument("--n-jobs", type=_cli.jobs, default=1, metavar="N",
                    help="worker processes for the pixel pass")
     return p
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["InputError", "NoteWarning", "MaskWarning", "summarise_notes"]
+__all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes"]
 
 
 class InputError(ValueError):
@@ -17,6 +17,14 @@ class InputError(ValueError):
 
     The message is a single line naming the file and the problem. Command-line
     entry points print it as ``error: <message>`` and exit with status 2.
+    """
+
+
+class OutputError(InputError):
+    """The results cannot be written (a full disk, a quota, a read-only file system): one line naming the file.
+
+    A subclass of :class:`InputError` so that command-line entry points print it the same way (``error: ...``,
+    exit status 2); the earlier results are left whole.
     """
 
 

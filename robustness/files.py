@@ -1,23 +1,30 @@
-"""Writing files safely: atomically through a temporary sibling, with the usual permissions, and cleaning up
-what an interrupted writer left behind.
+"""Files the package reads and writes: inputs opened only when they are regular files, results written
+atomically through a temporary sibling with the usual permissions, and what an interrupted writer left behind
+cleaned up.
 
-Temporary names carry the writer's process id (``.<name>.<pid>.<random>.tmp``)
-so that a later writer can tell a live writer's file from a dead one's.
+Temporary names carry the writer's process id (``.<name>.<pid>.<random>.tmp``, and ``.partial`` folders of
+:func:`robustness.io.write_dermavqa`) so that a later writer can tell a live writer's file from a dead one's;
+nothing else is ever deleted (a user's ``.thesis.partial`` stays).
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
 import shutil
+import stat
 import tempfile
-import time
 from pathlib import Path
 
-__all__ = ["atomic_write", "file_mode", "remove_stale_temporaries"]
+__all__ = ["atomic_write", "file_mode", "remove_stale_temporaries", "open_regular", "kind_of", "NO_SPACE"]
 
-_TMP = re.compile(r"^\..+\.(?P<pid>\d+)\.[^.]+\.(tmp|partial)$")
+# tempfile.mkstemp/mkdtemp add 8 characters of [a-z0-9_]
+_TMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)\.[a-z0-9_]+\.(tmp|partial)$")
+
+#: The errors that mean the results cannot be written for want of room (a full disk, a quota).
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 @functools.cache
@@ -35,16 +42,76 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
+# -- reading inputs ----------------------------------------------------------------------------------------------
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words: ``a regular file``, ``a folder``, ``a FIFO``..."""
+    for test, words in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
+                        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def open_regular(path, *, what: str = "file"):
+    """Open ``path`` for reading in binary mode when it is a regular file (a symbolic link to one is fine).
+
+    A FIFO, a device or a socket is refused without blocking on it or reading it (``/dev/zero`` would never
+    end), a folder is said to be one, a dangling link is called broken.
+
+    Raises
+    ------
+    InputError
+        One line naming ``path``: ``file not found``, ``is a broken symbolic link``, ``is a folder, not a file``,
+        ``is not a regular file (a FIFO)``...
+    """
+    from robustness.errors import InputError
+
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InputError(f"{path}: is a broken symbolic link") from None
+        raise InputError(f"{path}: {what} not found") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{path}: is a broken symbolic link (it loops)") from None
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO nobody writes to on some systems
+            raise InputError(f"{path}: is not a regular file ({kind_of(os.stat(path).st_mode)})") from None
+        raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{path}: is a folder, not a file")
+        raise InputError(f"{path}: is not a regular file ({kind_of(mode)})")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+# -- writing results ---------------------------------------------------------------------------------------------
+
 def atomic_write(path: Path, write) -> None:
     """Write a file through ``write(fileobj)`` into a temporary sibling, then rename it into place.
 
     An interrupted write leaves at most a ``.<name>.<pid>.<random>.tmp`` file, which nothing reads and
     :func:`remove_stale_temporaries` deletes once its process is gone. The rename replaces a symbolic link
     at ``path`` instead of writing through it.
+
+    Raises
+    ------
+    OutputError
+        No room left on the device (or quota) while writing: one line naming ``path``; nothing is left behind.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    except OSError as exc:
+        _no_space(exc, path)
+        raise
     try:
         os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as f:
@@ -52,12 +119,22 @@ def atomic_write(path: Path, write) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            _no_space(exc, path)
         raise
+
+
+def _no_space(exc: OSError, path) -> None:
+    """Raise the one-line :class:`~robustness.errors.OutputError` when ``exc`` means a full disk or quota."""
+    if exc.errno in NO_SPACE:
+        from robustness.errors import OutputError
+
+        raise OutputError(f"{path}: cannot write the file: {os.strerror(exc.errno).lower()}") from None
 
 
 def _alive(pid: int) -> bool:
@@ -65,17 +142,18 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):
         return True
     return True
 
 
-def remove_stale_temporaries(folder, *, max_age_s: float = 3600.0) -> int:
-    """Delete what an interrupted writer left in ``folder``: ``*.tmp`` files (:func:`atomic_write`) and
-    ``*.partial`` folders (:func:`robustness.io.write_dermavqa`).
+def remove_stale_temporaries(folder) -> int:
+    """Delete what an interrupted writer left in ``folder``: ``.<name>.<pid>.<random>.tmp`` files
+    (:func:`atomic_write`) and ``.<name>.<pid>.<random>.partial`` folders (:func:`robustness.io.write_dermavqa`)
+    whose process no longer runs.
 
-    One tagged with the id of a process that no longer runs is deleted; an untagged one (older versions)
-    once it is older than ``max_age_s``. Returns how many were deleted.
+    Only those exact names are looked at: a user's ``.notes.tmp`` or ``.thesis.partial`` is never touched,
+    however old. Returns how many were deleted.
     """
     removed = 0
     try:
@@ -83,13 +161,10 @@ def remove_stale_temporaries(folder, *, max_age_s: float = 3600.0) -> int:
     except OSError:
         return 0
     for entry in found:
-        if not (entry.name.startswith(".") and entry.name.endswith((".tmp", ".partial"))):
-            continue
         m = _TMP.match(entry.name)
+        if m is None or _alive(int(m["pid"])):
+            continue
         try:
-            old = time.time() - entry.stat(follow_symlinks=False).st_mtime > max_age_s
-            if not (not _alive(int(m["pid"])) if m else old):
-                continue
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:

@@ -17,7 +17,8 @@ import sys
 
 import numpy as np
 
-__all__ = ["run_batches", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar"]
+__all__ = ["run_batches", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar", "check_scheduler",
+           "SCHEDULER_TIMEOUT"]
 
 
 def batch_sizes(total: int, batch_size: int) -> list[int]:
@@ -122,6 +123,9 @@ def _in_processes(fn, batches, n_jobs):
         while pending:
             head = pending.popleft()
             yield head.result() if isinstance(head, Future) else head
+    except KeyboardInterrupt:  # Ctrl-C: the workers (which ignore it) are stopped now, not after their batch
+        _stop_workers()
+        raise
     finally:
         for p in pending:
             if isinstance(p, Future):
@@ -163,6 +167,16 @@ def _executor(workers: int):
     return ex
 
 
+def _stop_workers() -> None:
+    """Terminate this process's pool at once (after Ctrl-C): no batch is finished, nothing is printed."""
+    for pid, _, ex in _EXECUTOR:
+        if pid == os.getpid():
+            for p in list((getattr(ex, "_processes", None) or {}).values()):
+                p.terminate()
+            ex.shutdown(wait=False, cancel_futures=True)
+    _EXECUTOR.clear()
+
+
 @atexit.register
 def _shutdown() -> None:
     """Stop our pool before the interpreter tears modules down under its callbacks."""
@@ -173,9 +187,16 @@ def _shutdown() -> None:
 
 
 def _watch_parent(parent: int) -> None:
-    """Worker initializer: a daemon thread ends the worker once ``parent`` is gone (e.g. killed by SIGKILL)."""
+    """Worker initializer: a daemon thread ends the worker once ``parent`` is gone (e.g. killed by SIGKILL).
+
+    Workers ignore Ctrl-C (SIGINT, which the terminal sends to every process of the job): the parent alone
+    handles it, says ``interrupted`` and stops them, so no worker prints a traceback.
+    """
+    import signal
     import threading
     import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
         while os.getppid() == parent:
@@ -185,34 +206,127 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
+#: Seconds a Dask scheduler has to accept a connection and send its greeting (the first message of Dask's
+#: handshake), checked before any work: a listener that accepts and never answers would otherwise hang the client.
+SCHEDULER_TIMEOUT = 5.0
+_GREETING_BYTES = 1 << 16  # a scheduler's greeting is about 60 bytes; anything near this is not one
+
+
+def _address(address: str) -> tuple[str, int]:
+    """``(host, port)`` of ``tcp://HOST:PORT`` or ``HOST:PORT``; ValueError naming the address otherwise."""
+    rest = address
+    if "://" in address:
+        scheme, rest = address.split("://", 1)
+        if scheme != "tcp":
+            raise ValueError(f"{address}: the {scheme}:// transport is not supported; give tcp://HOST:PORT, "
+                             "HOST:PORT or 'local'")
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{address}: expected HOST:PORT, tcp://HOST:PORT or 'local'")
+    return host.strip("[]"), int(port)
+
+
+def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Check that a Dask scheduler answers at ``address`` within ``timeout`` seconds, all told.
+
+    Connects, and reads the greeting a Dask scheduler sends first (its handshake: a small message of Dask's
+    framing that decodes to a dict), without ever trusting a length it announces beyond a few kilobytes: a
+    listener that accepts and stays silent is refused after ``timeout``, a server of another protocol is
+    refused at once (Dask itself would try to allocate whatever its first bytes announce).
+
+    Raises
+    ------
+    ValueError
+        Not a TCP address (``inproc://``, ``ucx://``, ``tls://`` are refused: this package passes no
+        certificates and runs its workers in other processes).
+    InputError
+        Nothing answers, nothing is said within ``timeout``, or what is said is not a Dask greeting.
+    """
+    import socket
+    import struct
+    import time
+
+    from robustness.errors import InputError
+
+    host, port = _address(address)
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        raise InputError(f"no Dask scheduler answers at {address} ({exc.strerror or type(exc).__name__})") from None
+
+    def receive(n):
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError
+            data += chunk
+        return data
+
+    with sock:
+        try:
+            (size,) = struct.unpack("<Q", receive(8))
+            if not 8 <= size <= _GREETING_BYTES:
+                raise ValueError
+            from distributed.protocol.core import loads
+            from distributed.protocol.utils import unpack_frames
+
+            frames, rest = unpack_frames(receive(size), partial=True)
+            greeting = loads(frames, deserialize=False) if not rest else None
+        except (TimeoutError, socket.timeout):
+            raise InputError(f"no Dask scheduler answers at {address}: it accepted the connection but said nothing "
+                             f"within {timeout:g} s") from None
+        except (ConnectionError, OSError):
+            raise InputError(f"no Dask scheduler answers at {address}: it closed the connection without a Dask "
+                             "greeting") from None
+        except Exception:
+            greeting = None
+    if not isinstance(greeting, dict) or "compression" not in greeting:
+        raise InputError(f"no Dask scheduler answers at {address}: what answers there does not speak Dask's "
+                         "protocol")
+
+
 @contextlib.contextmanager
 def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2):
     """Run joblib work on a Dask cluster inside this context.
 
-    ``scheduler`` is a Dask scheduler address, or ``"local"`` to start (and
-    stop) a ``dask.distributed.LocalCluster`` on loopback. ``None`` leaves
-    joblib's default backend in place.
+    ``scheduler`` is a Dask scheduler address (``tcp://HOST:PORT`` or ``HOST:PORT``, first checked with
+    :func:`check_scheduler`), or ``"local"`` to start (and stop) a ``dask.distributed.LocalCluster`` on
+    loopback. ``None`` leaves joblib's default backend in place.
     """
     if scheduler is None:
         yield None
         return
+    from robustness.errors import InputError
+
+    if scheduler != "local":
+        try:
+            check_scheduler(scheduler)
+        except ValueError as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"--scheduler {exc}") from None
     import joblib
     from dask.distributed import Client, LocalCluster
-
-    from robustness.errors import InputError
 
     cluster = None
     try:
         if scheduler == "local":
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
                                    dashboard_address=None, processes=True)
-            client = Client(cluster)
+            client = Client(cluster, timeout=SCHEDULER_TIMEOUT * 2)
         else:
-            client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError) as exc:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT * 2)
+    except Exception as exc:  # whatever Dask raises, the user needs one line
         if cluster is not None:
             cluster.close()
-        raise InputError(f"--scheduler {scheduler}: cannot use the Dask cluster ({exc})") from None
+        raise InputError(f"--scheduler {scheduler}: cannot use the Dask cluster ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     try:
         with joblib.parallel_config(backend="dask"):
             yield client

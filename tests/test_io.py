@@ -77,13 +77,13 @@ def test_corrupt_file_names_the_file(tiny_dermavqa):
         load_dermavqa(tiny_dermavqa)
 
 
-def test_truncated_file_fails_when_decoded(tiny_dermavqa):
+def test_truncated_file_is_refused_from_its_header(tiny_dermavqa):
     p = tiny_dermavqa / "submissions" / "runA" / "IMG_ENC00001_00001_mask_runA.tiff"
     data = p.read_bytes()
-    p.write_bytes(data[: len(data) - 20])  # header intact, pixels cut
-    ch = load_dermavqa(tiny_dermavqa)
-    with pytest.raises(InputError, match=r"IMG_ENC00001_00001_mask_runA\.tiff: cannot read the file"):
-        ch.run_mask(0, "runA")
+    p.write_bytes(data[: len(data) - 20])  # header intact, pixels cut: the strip offsets say so when loading
+    with pytest.raises(InputError, match=r"IMG_ENC00001_00001_mask_runA\.tiff: cannot read the file \(TIFF cut "
+                                         r"short: strip 0 ends at byte \d+, the file has \d+\)"):
+        load_dermavqa(tiny_dermavqa)
 
 
 def test_system_shape_mismatch_error_and_skip(tiny_dermavqa):

@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 
+from robustness.errors import NoteWarning
 from robustness.io.challenge import from_arrays
 from robustness.overlap import compute_overlap, load_counts, save_counts
 from robustness.overlap import pixel_pass as ov
@@ -224,7 +225,7 @@ def test_damaged_cache_is_recomputed(disk_challenge, tmp_path, monkeypatch):
     (f,) = cache.iterdir()
     f.write_bytes(f.read_bytes()[:100])
     calls = count_passes(monkeypatch)
-    with pytest.warns(RuntimeWarning, match="ignoring unreadable overlap cache"):
+    with pytest.warns(NoteWarning, match="ignoring unreadable overlap cache"):
         again = compute_overlap(ch, cache_dir=cache, rng=0)
     assert len(calls) == 1
     np.testing.assert_array_equal(good.counts, again.counts)

@@ -360,7 +360,7 @@ def test_table_and_qa_studies_with_methods(tmp_path):
 @pytest.mark.parametrize("option, message", [
     (["--ranking", "best"], "argument --ranking: unknown ranking method 'best' (choose from aggregate, "
                             "rank-then-aggregate, test-based)"),
-    (["--test-step", "0"], "argument --test-step: must be an integer >= 1, got '0'"),
+    (["--test-step", "0"], "argument --test-step: must be an integer in 1..1000000, got '0'"),
 ])
 def test_bad_ranking_options_refused_before_any_work(tmp_path, option, message):
     import subprocess

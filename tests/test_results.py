@@ -122,6 +122,7 @@ def test_stale_temporaries_are_cleaned(tmp_path, data):
     (out / "cache" / f".overlap-x.npz.{dead}.abcd.tmp").write_bytes(b"half")
     (out / f".leaderboard.csv.{dead}.efgh.tmp").write_bytes(b"half")
     (out / f".staging-{dead}").mkdir()
+    (out / f".staging-{dead}" / rs.MARKER).write_text(f"{dead}\n")  # what a killed job's staging folder holds
     (out / f".staging-{dead}" / "stale.csv").write_text("never trusted")
     complete(data, out)
     assert not [p.name for p in out.rglob("*") if p.name.endswith(".tmp") or ".staging-" in str(p)]

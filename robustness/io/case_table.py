@@ -24,14 +24,19 @@ SCHEME_COLUMNS = ("strategy", "metric")
 def _read(path: Path):
     import pandas as pd
 
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder, not a table")
+    from robustness.files import open_regular
+
     try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
+        f = open_regular(path)  # a FIFO or a device (/dev/zero) is refused before pandas blocks or reads forever
+    except InputError as exc:
+        if str(exc).endswith(": is a folder, not a file"):
+            raise InputError(f"{path}: is a folder, not a table") from None
+        raise
+    try:
+        with f:
+            if path.suffix.lower() in (".parquet", ".pq"):
+                return pd.read_parquet(f)
+            return pd.read_csv(f)
     except Exception as exc:  # any reader error means the same thing to the user
         raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
 

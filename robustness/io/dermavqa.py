@@ -18,8 +18,13 @@ Masks are decoded by :mod:`robustness.io.masks` (its rules: every repair reporte
 Nothing is dropped silently either: a run folder (or a plain file in the
 submissions folder) that yields no mask is an error, or with
 ``empty_folders='skip'`` a note that names it; an entry named like a mask that
-is a folder or a broken link is an error naming it; files that are not masks
-are counted in a note. Hidden entries (``.name``) are not looked at.
+is a folder, a broken link, a FIFO or a device is an error naming it; files
+that are not masks, and sub-folders of ``reference/`` or of a run folder
+(masks there are not read), are counted in a note. A run whose name cannot
+name its result files (``team\\runC``, a suffix ``.h``) is refused when
+loading, and a challenge folder without ``reference/`` whose sub-folders hold
+masks is told about ``--layout raters``. Hidden entries (``.name``) are not
+looked at.
 
 Nothing in an input folder is ever written to.
 """
@@ -42,7 +47,9 @@ from robustness.io.folders import (
     checked_shapes,
     entries,
     examples,
+    check_run_name,
     folder,
+    ignored_folders,
     not_a_file,
 )
 from robustness.io.masks import MaskFormat
@@ -59,14 +66,17 @@ _IMAGE_ID = re.compile(r"^IMG_(?P<encounter>.+)_[^_]+$")
 _NAMING = "IMG_<encounter>_<image>_mask_<{}>.tiff"
 
 
-def _scan_dermavqa(folder: Path, what: str) -> tuple[dict[str, dict[str, Path]], list[str]]:
-    """``{rater: {image: path}}`` for every ``*_mask_*.tif(f)`` file in ``folder``, and the other files' names."""
+def _scan_dermavqa(folder: Path, what: str, notes: list | None = None) -> tuple[dict[str, dict[str, Path]], list[str]]:
+    """``{rater: {image: path}}`` for every ``*_mask_*.tif(f)`` file in ``folder``, and the other files' names;
+    with ``notes``, sub-folders (never read) are noted there."""
     out: dict[str, dict[str, Path]] = {}
-    others = []
+    others, folders = [], []
     for name, kind in entries(folder):
         m = _MASK_NAME.match(name)
         if m is None:
-            if kind != "dir":
+            if kind == "dir":
+                folders.append(name)
+            else:
                 others.append(name)
             continue
         p = folder / name
@@ -77,7 +87,20 @@ def _scan_dermavqa(folder: Path, what: str) -> tuple[dict[str, dict[str, Path]],
         if prev is not None:
             raise InputError(f"{p}: duplicate {what} mask for image {image}, rater {rater} (also {prev.name})")
         out[rater][image] = p
+    if notes is not None:
+        ignored_folders(folder, folders, notes)
     return out, others
+
+
+def _raters_hint(root: Path, reference: Path) -> None:
+    """No ``reference/`` in a folder whose sub-folders hold masks: say that it looks like one folder per rater."""
+    from robustness.io.masks import MASK_SUFFIXES
+
+    raters = [name for name, kind in entries(root) if kind == "dir" and name != "submissions"
+              and any(Path(n).suffix.lower() in MASK_SUFFIXES for n, k in entries(root / name) if k == "file")]
+    if raters:
+        raise InputError(f"{reference}: reference folder not found; {root} holds {len(raters)} folder(s) of masks "
+                         f"({examples(raters, 3)}): for one folder per rater use --layout raters --gold R1,R2,..")
 
 
 def _encounter_of(image: str) -> str:
@@ -98,7 +121,8 @@ def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str,
         if kind != "dir":
             continue
         sub = sub_dir / name
-        found, others = _scan_dermavqa(sub, f"run {name}")
+        check_run_name(name, sub)
+        found, others = _scan_dermavqa(sub, f"run {name}", notes)
         if not found:
             what = f"holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "is empty"
             if empty_folders == "error":
@@ -111,13 +135,18 @@ def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str,
             runs[name] = next(iter(found.values()))
         else:
             for suffix, files in found.items():
+                check_run_name(f"{name}/{suffix}", next(iter(files.values())))
                 runs[f"{name}/{suffix}"] = files
+    broken = {name for name, kind in entries(sub_dir) if kind == "broken"}
     found, others = _scan_dermavqa(sub_dir, "submission")
     for suffix, files in found.items():
+        check_run_name(suffix, next(iter(files.values())))
         if suffix in runs:
             raise InputError(f"{sub_dir}: run {suffix!r} appears both as a folder and as a file suffix")
         runs[suffix] = files
     for name in others:
+        if empty_folders == "error" and name in broken:
+            raise InputError(f"{sub_dir / name}: run folder is a broken symbolic link (is its drive mounted?){hint}")
         if empty_folders == "error":
             raise InputError(f"{sub_dir / name}: neither a run folder nor a mask named {_NAMING.format('run')}{hint}")
         skipped.append(name)
@@ -169,10 +198,12 @@ def load_dermavqa(
         root = folder(data, "challenge")
         reference = reference if reference is not None else root / "reference"
         submissions = submissions if submissions is not None else root / "submissions"
+    if data is not None and not Path(reference).exists():
+        _raters_hint(root, Path(reference))
     ref_dir = folder(reference, "reference")
     sub_dir = folder(submissions, "submissions")
     notes: list[str] = []
-    by_rater, others = _scan_dermavqa(ref_dir, "reference")
+    by_rater, others = _scan_dermavqa(ref_dir, "reference", notes)
     if not by_rater:
         raise InputError(f"{ref_dir}: no reference masks named {_NAMING.format('annotator')} found"
                          + (f" (it holds {len(others)} other file(s), e.g. {examples(others, 2)})" if others else ""))
@@ -187,7 +218,7 @@ def load_dermavqa(
     if not runs:
         raise InputError(f"{sub_dir}: no run masks named {_NAMING.format('run')} found")
 
-    shapes = checked_shapes(images, annotators, ann_paths)
+    shapes = checked_shapes(images, annotators, ann_paths, notes)
     keep, run_paths = attach_runs(images, shapes, runs, missing=missing, mismatched=mismatched, notes=notes)
     fmt = MaskFormat(foreground=1, background=0, binarize=binarize, strict=strict)
     encounters = [_encounter_of(im) for im in images]

@@ -17,8 +17,8 @@ from robustness.errors import InputError
 from robustness.io.challenge import Challenge
 from robustness.io.masks import MaskFormat, read_mask, read_shape
 
-__all__ = ["FileSource", "folder", "entries", "not_a_file", "checked_shapes", "check_policy", "attach_runs", "build",
-           "examples"]
+__all__ = ["FileSource", "folder", "entries", "not_a_file", "ignored_folders", "checked_shapes", "check_policy",
+           "attach_runs", "check_run_name", "build", "examples"]
 
 
 @dataclass(frozen=True)
@@ -98,12 +98,14 @@ class FileSource:
 
 # -- listing folders --------------------------------------------------------------------------------------------
 
-_KINDS = {"dir": "a folder", "broken": "a broken symbolic link", "other": "not a regular file"}
+_KINDS = {"dir": "a folder", "broken": "a broken symbolic link"}
 
 
 def folder(path, what) -> Path:
     path = Path(path)
     if not path.exists():
+        if path.is_symlink():
+            raise InputError(f"{path}: {what} folder is a broken symbolic link (is its drive mounted?)")
         raise InputError(f"{path}: {what} folder not found")
     if not path.is_dir():
         raise InputError(f"{path}: {what} is not a folder")
@@ -111,9 +113,11 @@ def folder(path, what) -> Path:
 
 
 def entries(path: Path) -> list[tuple[str, str]]:
-    """``(name, kind)`` of every entry of a folder, sorted; kind is file, dir, broken (dangling or looping
-    symbolic link) or other. Hidden entries (``.name``) are left out.
-    """
+    """``(name, kind)`` of every entry of a folder, sorted; kind is ``file``, ``dir``, ``broken`` (a dangling or
+    looping symbolic link) or what else it is in words (``a FIFO``, ``a character device``: a symbolic link to
+    ``/dev/zero`` is one, not a broken link). Hidden entries (``.name``) are left out."""
+    from robustness.files import kind_of
+
     out = []
     try:
         with os.scandir(path) as it:
@@ -124,7 +128,12 @@ def entries(path: Path) -> list[tuple[str, str]]:
         if e.name.startswith("."):
             continue
         try:
-            kind = "file" if e.is_file() else "dir" if e.is_dir() else "broken" if e.is_symlink() else "other"
+            if e.is_file():
+                kind = "file"
+            elif e.is_dir():
+                kind = "dir"
+            else:
+                kind = kind_of(os.stat(e.path).st_mode)  # follows a link: what it points to
         except OSError:
             kind = "broken"
         out.append((e.name, kind))
@@ -132,7 +141,14 @@ def entries(path: Path) -> list[tuple[str, str]]:
 
 
 def not_a_file(path: Path, kind: str) -> InputError:
-    return InputError(f"{path}: named like a mask but is {_KINDS.get(kind, 'not a regular file')}")
+    return InputError(f"{path}: named like a mask but is {_KINDS.get(kind, f'not a regular file ({kind})')}")
+
+
+def ignored_folders(path: Path, names, notes: list) -> None:
+    """The note that sub-folders of a mask folder are not read (masks lie in the folder itself)."""
+    if names:
+        notes.append(f"{path}: ignored {len(names)} sub-folder(s) (masks are read from the folder itself, not from "
+                     f"sub-folders): {examples(names)}")
 
 
 def examples(names, limit: int = 3) -> str:
@@ -142,7 +158,7 @@ def examples(names, limit: int = 3) -> str:
 
 # -- shapes and runs --------------------------------------------------------------------------------------------
 
-def checked_shapes(images, annotators, ann_paths) -> list[tuple[int, int]]:
+def checked_shapes(images, annotators, ann_paths, notes=None) -> list[tuple[int, int]]:
     shapes = []
     for i, image in enumerate(images):
         shape, first = None, None
@@ -150,7 +166,7 @@ def checked_shapes(images, annotators, ann_paths) -> list[tuple[int, int]]:
             p = ann_paths[a][i]
             if p is None:
                 continue
-            s = read_shape(p)
+            s = read_shape(p, notes)
             if shape is None:
                 shape, first = s, p
             elif s != shape:
@@ -189,7 +205,7 @@ def attach_runs(images, shapes, run_files, *, missing, mismatched, notes, key=la
                                      "(--missing empty scores missing masks as empty)")
                 n_missing += 1
             else:
-                s = read_shape(p)
+                s = read_shape(p, notes)
                 if s != shapes[i]:
                     if mismatched == "error":
                         raise InputError(
@@ -210,6 +226,16 @@ def attach_runs(images, shapes, run_files, *, missing, mismatched, notes, key=la
         notes.append(f"dropped {len(dropped)} image(s) where a run's mask shape differs from the image: "
                      + examples(dropped, 5))
     return keep, run_paths
+
+
+def check_run_name(run: str, path) -> None:
+    """A run's name must be able to name its result files (``official/<run>.json``, ``/`` written ``__``)."""
+    name = run.replace("/", "__")
+    why = ("starts with '.' (a hidden file)" if name.startswith(".") else "holds a backslash" if "\\" in name
+           else "holds a control character" if any(ord(c) < 32 for c in name) else None)
+    if why:
+        raise InputError(f"{path}: run name '{run}' {why}, which cannot name its result files "
+                         "(official/<run>.json): rename it")
 
 
 def build(images, encounters, shapes, annotators, ann_paths, run_paths, keep, ann_fmt, sys_fmt,

@@ -2,14 +2,23 @@
 
 Decoding rules (all reported, never silent)
 -------------------------------------------
+- A file is read only when it is a regular file (a FIFO or a device is
+  refused unread), TIFF headers are checked first (:mod:`robustness.io.tiff`:
+  what tifffile and PIL would read differently is refused), and an image of
+  more than :data:`MAX_PIXELS` pixels is refused from its header, PNG or TIFF.
+- A palette image (PNG or TIFF) is read by its colours, as it is displayed,
+  never by its palette indices.
 - RGB(A) masks whose colour channels are equal are read as grey (alpha is
-  ignored); unequal channels are an error.
+  ignored, as in grey + alpha masks); unequal channels are an error.
 - A mask holding only the expected background and foreground values is read
   as ``value == foreground``.
 - A 0/255 mask where 0/1 is expected is an error that says so (the official
   scorer would score it as empty); ``binarize=True`` reads ``value != background``.
 - ``threshold=T`` reads anti-aliased masks: foreground is ``value >= T``, or
-  ``value <= T`` when the foreground value is below the background value.
+  ``value <= T`` when the foreground value is below the background value. A
+  file on the other scale (only 0 and 1 where the values are 0/255) is first
+  put on the expected scale (with ``rescale``, and a note; without, refused
+  when the threshold would read it otherwise): it is never read as empty.
 - ``rescale=True`` (the per-rater layout, where a dataset may mix scales): a
   file holding only 0 and 1 where 0/255 is expected is read with 1 standing
   for 255, and a 0/255 file where 0/1 is expected with 255 standing for 1; a
@@ -19,12 +28,17 @@ Decoding rules (all reported, never silent)
   go to background) and a :class:`~robustness.errors.MaskWarning` counts them;
   beyond that, or with ``strict=True``, the mask is rejected as not binary.
 
-Nothing is ever written to a mask file.
+What tifffile logs and PIL warns while decoding becomes the file's note (or
+part of its one-line error), never raw output. Nothing is ever written to a
+mask file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,9 +46,10 @@ import numpy as np
 
 from robustness import _kernels
 from robustness.errors import InputError
-from robustness.io.tiff import read_tiff, tiff_shape
+from robustness.files import open_regular
+from robustness.io.tiff import read_tiff, tiff_header
 
-__all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES"]
+__all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES", "MAX_PIXELS"]
 
 MASK_SUFFIXES = (".tif", ".tiff", ".png")
 _TIFF = (".tif", ".tiff")
@@ -87,55 +102,138 @@ class MaskFormat:
 
 # -- single files -----------------------------------------------------------
 
-def read_shape(path: str | os.PathLike) -> tuple[int, int]:
-    """(rows, columns) of an image file, from its header only."""
+#: Largest image (rows x columns) read: PIL's own refusal limit (``2 * PIL.Image.MAX_IMAGE_PIXELS``, 179 MP), for
+#: TIFF as for PNG, checked from the header before any pixel memory is allocated (a 12 MP mask uses 12 MB a copy).
+MAX_PIXELS = 178_956_970
+
+
+@contextlib.contextmanager
+def _decoder_messages(notes: list):
+    """What tifffile logs and PIL warns while decoding, collected as notes instead of printed raw."""
+    logger = logging.getLogger("tifffile")
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            notes.append(f"tifffile: {record.getMessage()}")
+
+    handler, propagate = Collect(logging.WARNING), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+    from PIL import Image
+
+    for w in caught:
+        if not issubclass(w.category, Image.DecompressionBombWarning):  # MAX_PIXELS decides
+            source = "PIL" if f"{os.sep}PIL{os.sep}" in w.filename else "tifffile" if "tifffile" in w.filename \
+                else w.category.__name__
+            notes.append(f"{source}: {w.message}")
+
+
+def _failed(path, exc, said) -> InputError:
+    """The one line for a decoder's error, with what the decoder logged before it."""
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    extra = f"; {'; '.join(said)}" if said else ""
+    return InputError(f"{path}: cannot read the file ({type(exc).__name__}: {first}{extra})")
+
+
+def _png_limit(path, size) -> None:
+    w, h = size
+    if w * h > MAX_PIXELS:
+        raise InputError(f"{path}: image of {h} x {w} pixels ({w * h}) is larger than the limit of {MAX_PIXELS} pixels")
+    if w == 0 or h == 0:
+        raise InputError(f"{path}: empty image ({h} rows x {w} columns)")
+
+
+def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int, int]:
+    """(rows, columns) of an image file, from its header only.
+
+    TIFF headers are checked (:mod:`robustness.io.tiff`): what tifffile and PIL would read differently, and
+    images of more than :data:`MAX_PIXELS` pixels, are refused before any pixel is read. ``notes`` collects what
+    the decoders said (one line each, naming the file).
+    """
     path = Path(path)
+    said: list[str] = []
     try:
-        if path.suffix.lower() in _TIFF:
-            shape = tiff_shape(path)
-            if shape is not None:
-                return shape
-            import tifffile
+        with open_regular(path) as f, _decoder_messages(said):
+            if path.suffix.lower() in _TIFF:
+                h = tiff_header(f, path, max_pixels=MAX_PIXELS)
+                return h.rows, h.columns
+            from PIL import Image
 
-            with tifffile.TiffFile(path) as tif:
-                shape = tif.pages[0].shape
-                if len(shape) == 3 and shape[0] in (3, 4) and shape[-1] not in (3, 4):
-                    shape = shape[1:]  # planar RGB(A)
-                return int(shape[0]), int(shape[1])
-        from PIL import Image
-
-        with Image.open(path) as im:
-            w, h = im.size
-            return int(h), int(w)
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+            with Image.open(f) as im:
+                _png_limit(path, im.size)
+                w, h = im.size
+                return int(h), int(w)
+    except InputError:
+        raise
     except Exception as exc:  # any decoder error means the same thing to the user
-        raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+        raise _failed(path, exc, said) from None
+    finally:
+        if notes is not None:
+            notes.extend(f"{path}: {n}" for n in said)
 
 
-def _read_pixels(path: Path, out=None) -> np.ndarray:
+def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:
+    """The decoded pixels as (rows, columns) or (rows, columns, samples); palettes applied (displayed values)."""
+    said: list[str] = []
     try:
-        if path.suffix.lower() in _TIFF:
-            fast = read_tiff(path, out)
-            if fast is not None:
-                return fast
-            import tifffile
+        with open_regular(path) as f, _decoder_messages(said):
+            if path.suffix.lower() in _TIFF:
+                buf = f.read()
+                header = tiff_header(buf, path, max_pixels=MAX_PIXELS)
+                fast = read_tiff(path, out, buffer=buf, header=header)
+                if fast is not None:
+                    return fast
+                return _tifffile_pixels(buf, header, path)
+            from PIL import Image
 
-            return tifffile.imread(path)
-        from PIL import Image
-
-        with Image.open(path) as im:
-            return np.asarray(im)
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+            with Image.open(f) as im:
+                _png_limit(path, im.size)
+                if im.mode in ("P", "PA"):  # the palette's colours, as the mask is displayed; never the indices
+                    im = im.convert("RGBA")
+                elif im.mode not in ("1", "L", "LA", "RGB", "RGBA", "I", "I;16", "I;16B", "F"):
+                    raise InputError(f"{path}: image mode {im.mode}: expected a grey, palette or RGB(A) mask")
+                return np.asarray(im)
+    except InputError:
+        raise
     except Exception as exc:
-        raise InputError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+        raise _failed(path, exc, said) from None
+    finally:
+        if notes is not None:
+            notes.extend(said)
+
+
+def _tifffile_pixels(buf: bytes, header, path: Path) -> np.ndarray:
+    import io
+
+    import tifffile
+
+    with tifffile.TiffFile(io.BytesIO(buf)) as tif:
+        page = tif.pages[0]
+        arr = page.asarray()
+        axes = page.axes
+        if header.one(262) == 3:  # palette: the colours PIL shows (16-bit colour map >> 8)
+            cmap = np.asarray(page.colormap)
+            if cmap is None or cmap.ndim != 2 or cmap.shape[0] != 3 or arr.max(initial=0) >= cmap.shape[1]:
+                raise InputError(f"{path}: palette TIFF whose colour map does not cover its values")
+            arr = (cmap[:, arr] >> 8).astype(np.uint8)
+            axes = "S" + axes
+    if axes.startswith("S"):
+        arr = np.moveaxis(arr, 0, -1)
+    if arr.ndim not in (2, 3) or arr.shape[:2] != (header.rows, header.columns):
+        raise InputError(f"{path}: tifffile decodes an array of shape {arr.shape} ({axes}) where the header says "
+                         f"{header.rows} x {header.columns}")
+    return arr
 
 
 def _to_grey_u8(arr: np.ndarray, path: Path) -> np.ndarray:
-    if arr.ndim == 3 and arr.shape[0] in (3, 4) and arr.shape[-1] not in (1, 3, 4):
-        arr = np.moveaxis(arr, 0, -1)  # planar TIFF
-    if arr.ndim == 3 and arr.shape[-1] == 1:
+    if arr.ndim == 3 and arr.shape[-1] in (1, 2):  # grey, grey + alpha (alpha is ignored)
         arr = arr[..., 0]
     if arr.ndim == 3 and arr.shape[-1] in (3, 4):
         r, g, b = arr[..., 0], arr[..., 1], arr[..., 2]
@@ -200,23 +298,33 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     (np.int64(3), None)
     """
     path = Path(path)
-    grey = _to_grey_u8(_read_pixels(path, out), path)
+    said: list[str] = []
+    grey = _to_grey_u8(_read_pixels(path, out, said), path)
     if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
         grey = grey.copy()
     shape = grey.shape
+
+    def done(mask, note=None):
+        parts = said + ([note] if note else [])
+        return mask, (f"{path}: " + "; ".join(parts) if parts else None)
+
     if fmt.threshold is not None:
-        return (grey >= fmt.threshold if fmt.foreground > fmt.background else grey <= fmt.threshold), None
+        grey, note = _own_scale(grey, fmt, path)
+        return done(grey >= fmt.threshold if fmt.foreground > fmt.background else grey <= fmt.threshold, note)
     flat = grey.reshape(-1)
     if (fmt.foreground, fmt.background) == (1, 0) and not fmt.binarize and flat.size and flat.max() <= 1:
-        return flat.view(bool).reshape(shape), None  # already 0/1 (the official format): nothing to do
+        return done(flat.view(bool).reshape(shape))  # already 0/1 (the official format): nothing to do
     # one pass, in place (the decoded array is ours): 0/1 mask + value census
     n_fg, n_bg = _kernels.binarize(flat, np.uint8(fmt.foreground), np.uint8(fmt.background), fmt.binarize)
     n_stray = flat.size - n_fg - n_bg
     mask = flat.view(bool).reshape(shape)
     if n_stray == 0 or fmt.binarize:
-        return mask, None
+        return done(mask)
     # rare: values besides the two expected ones. Decode again to see them.
     grey = _to_grey_u8(_read_pixels(path), path)
+    if grey.shape != shape:
+        raise InputError(f"{path}: the file changed while it was read (decoded as {shape[0]} x {shape[1]} pixels, "
+                         f"then as {grey.shape[0]} x {grey.shape[1]})")
     flat = grey.reshape(-1)
     counts = np.bincount(flat, minlength=256)
     present = np.flatnonzero(counts)
@@ -225,9 +333,8 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     for scale, other, high in (({0, 255}, {0, 1}, 1), ({0, 1}, {0, 255}, 255)):
         if fmt.rescale and expected == scale and set(present) <= other:  # the file uses the other scale
             value = fmt.foreground if fmt.foreground == 0 else high
-            return grey == value, (f"{path}: stored as {'/'.join(map(str, sorted(other)))} where the others are "
-                                   f"{'/'.join(map(str, sorted(scale)))}: read {high} as {max(scale)} "
-                                   f"({'foreground' if max(scale) == fmt.foreground else 'background'})")
+            return done(grey == value, _scale_note(other, scale, high,
+                                                   "foreground" if max(scale) == fmt.foreground else "background"))
     if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
         raise InputError(
             f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
@@ -242,9 +349,40 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     to_fg = [v for v in stray if abs(int(v) - fmt.foreground) < abs(int(v) - fmt.background)]
     if to_fg:
         mask = mask | np.isin(grey, to_fg)  # mask holds value == foreground already
-    note = (
-        f"{path}: {n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
+    return done(mask, (
+        f"{n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
         f"{fmt.foreground} and background {fmt.background}: each assigned to the nearer of foreground "
         f"{fmt.foreground} and background {fmt.background} (strict refuses such masks)"
-    )
-    return mask, note
+    ))
+
+
+def _scale_note(other, scale, high, reads: str) -> str:
+    return (f"stored as {'/'.join(map(str, sorted(other)))} where the others are {'/'.join(map(str, sorted(scale)))}: "
+            f"read {high} as {max(scale)} ({reads})")
+
+
+def _own_scale(grey: np.ndarray, fmt: MaskFormat, path: Path) -> tuple[np.ndarray, str | None]:
+    """A thresholded mask's values on the scale the format expects (0/1 or 0/255), before the threshold.
+
+    A file holding only 0 and 1 where the values are 0/255 (or only 0 and 255 where they are 0/1) is on the
+    other scale: with ``rescale`` it is read on its own scale (1 stands for 255, or 255 for 1) and a note says
+    so; without, it is refused when the threshold would read it otherwise than its own scale.
+    """
+    top = int(grey.max(initial=0))
+    expected = max(fmt.foreground, fmt.background)
+    if top == 0 or top == expected or {expected, top} != {1, 255}:
+        return grey, None
+    if top == 1 and np.count_nonzero(grey > 1) or top == 255 and np.count_nonzero((grey != 0) & (grey != 255)):
+        return grey, None  # grey levels of its own: no other scale to speak of
+    scaled = grey * np.uint8(255) if top == 1 else (grey == 255).view(np.uint8)
+    t = fmt.threshold
+
+    def side(v):
+        return "foreground" if (v >= t if fmt.foreground > fmt.background else v <= t) else "background"
+
+    if not fmt.rescale:
+        if side(top) == side(expected):
+            return grey, None
+        raise InputError(f"{path}: mask stored as 0/{top} where --threshold {t} reads values on 0/{expected}: its "
+                         f"{top}s would be read as {side(top)}")
+    return scaled, _scale_note({0, top}, {0, expected}, top, side(expected))

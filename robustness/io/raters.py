@@ -7,8 +7,13 @@ anti-aliased masks. Files of one dataset that use the other scale (0/1 where
 the others are 0/255, or the reverse) are read on their own scale, with a note
 (see :class:`~robustness.io.masks.MaskFormat`). A gold annotator without a mask for
 some image is a note that counts them (that image is scored against the
-others); a rater folder without masks is an error, or with
-``empty_folders='skip'`` a note. Nothing in the input folder is written to.
+others); a rater folder without masks, or a rater folder that is a broken
+symbolic link (a drive that is not mounted), is an error, or with
+``empty_folders='skip'`` a note (a broken link named in ``gold`` or ``runs``
+is always an error). Files beside the rater folders and sub-folders of a
+rater folder (never read) are noted; a run whose name cannot name its result
+files (a leading ``.``, a backslash) is refused when loading. Nothing in the
+input folder is written to.
 """
 
 from __future__ import annotations
@@ -18,21 +23,34 @@ from pathlib import Path
 
 from robustness.errors import InputError
 from robustness.io.challenge import Challenge
-from robustness.io.folders import attach_runs, build, check_policy, checked_shapes, entries, examples, not_a_file
+from robustness.io.folders import (
+    attach_runs,
+    build,
+    check_policy,
+    check_run_name,
+    checked_shapes,
+    entries,
+    examples,
+    ignored_folders,
+    not_a_file,
+)
 from robustness.io.folders import folder as _folder
 from robustness.io.masks import MASK_SUFFIXES, MaskFormat
 
 __all__ = ["load_raters"]
 
 
-def _masks_of(rater_dir: Path) -> tuple[dict[str, Path], list[str]]:
-    """``{lower-case stem: path}`` of a rater's mask files, and the names of its other files."""
+def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]:
+    """``{lower-case stem: path}`` of a rater's mask files, and the names of its other files (sub-folders, never
+    read, are noted)."""
     table: dict[str, Path] = {}
-    others = []
+    others, folders = [], []
     for name, kind in entries(rater_dir):
         p = rater_dir / name
         if Path(name).suffix.lower() not in MASK_SUFFIXES:
-            if kind != "dir":
+            if kind == "dir":
+                folders.append(name)
+            else:
                 others.append(name)
             continue
         if kind != "file":
@@ -41,6 +59,7 @@ def _masks_of(rater_dir: Path) -> tuple[dict[str, Path], list[str]]:
         if key in table:
             raise InputError(f"{p}: duplicate mask for image {p.stem} (also {table[key].name})")
         table[key] = p
+    ignored_folders(rater_dir, folders, notes)
     return table, others
 
 
@@ -88,12 +107,19 @@ def load_raters(
     """
     check_policy("empty_folders", empty_folders)
     root = _folder(folder, "raters")
-    raters = [name for name, kind in entries(root) if kind == "dir"]
-    if not raters:
-        raise InputError(f"{root}: no rater sub-folders found")
+    listed = entries(root)
+    raters = [name for name, kind in listed if kind == "dir"]
+    broken = [name for name, kind in listed if kind == "broken"]
     gold = list(gold)
     if not gold:
         raise InputError("--gold must name at least one rater")
+    named = gold + ([] if runs is None else list(runs))
+    for name in broken:  # a rater folder on a drive that is not mounted
+        if name in named or empty_folders == "error":
+            raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
+                             + ("" if name in named else " (--skip-empty-folders drops it with a warning)"))
+    if not raters:
+        raise InputError(f"{root}: no rater sub-folders found")
     runs = [r for r in raters if r not in gold] if runs is None else list(runs)
     unknown = [r for r in gold + runs if r not in raters]
     if unknown:
@@ -101,10 +127,18 @@ def load_raters(
     both = set(gold) & set(runs)
     if both:
         raise InputError(f"rater(s) {', '.join(sorted(both))} named both as gold and as run")
+    for r in runs:
+        check_run_name(r, root / r)
     notes: list[str] = []
+    if broken:
+        notes.append(f"{root}: dropped {len(broken)} rater folder(s) that are broken symbolic links: "
+                     f"{examples(broken)}")
+    loose = [name for name, kind in listed if kind not in ("dir", "broken")]
+    if loose:
+        notes.append(f"{root}: ignored {len(loose)} file(s) that are not rater folders: {examples(loose)}")
     files: dict[str, dict[str, Path]] = {}
     for r in gold + runs:
-        table, others = _masks_of(root / r)
+        table, others = _masks_of(root / r, notes)
         if not table:
             what = f"it holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "it is empty"
             if empty_folders == "error":
@@ -138,7 +172,7 @@ def load_raters(
                          f"({examples(lacking)}): scored against the other annotators there")
     images = [spelled[k] for k in keys]
     ann_paths = {a: [files[a].get(k) for k in keys] for a in gold}
-    shapes = checked_shapes(images, gold, ann_paths)
+    shapes = checked_shapes(images, gold, ann_paths, notes)
     keep, run_paths = attach_runs(
         images, shapes, {s: files[s] for s in runs},
         missing=missing, mismatched=mismatched, notes=notes, key=str.lower,

@@ -1,15 +1,39 @@
-"""A lean reader for the TIFF masks challenges ship: one page, 8-bit grey, strips, none or deflate compression.
+"""TIFF masks: the header checked before any pixel is read, and a lean reader for the common kind.
 
+Checks (:func:`tiff_header`)
+----------------------------
+A mask is read only where tifffile and PIL read the same pixels; every other
+file is refused with one line naming it (:class:`~robustness.errors.InputError`),
+from its header, before any pixel memory is allocated:
+
+- a tag that appears twice in the image directory (tifffile and PIL take the
+  first, other readers the last: a second StripOffsets decodes other bytes);
+- a strip or tile with a byte count or an offset of 0 (tifffile reads it as
+  background, PIL refuses it or reads other bytes), strips lying beyond the
+  end of the file, or fewer strips than the image needs;
+- several pages (a mask is one image; tifffile's series would read them as
+  channels), a volume (ImageDepth), and sample layouts other than grey,
+  grey + alpha, RGB, RGBA and palette (the palette's colours are read, as the
+  mask is displayed, never its indices);
+- no rows or no columns, a header cut short, more pixels than ``max_pixels``,
+  and strips too small for the pixels the header announces (uncompressed:
+  fewer bytes than pixels; deflate: more than 1,032 pixel bytes per stored
+  byte, deflate's ceiling; PackBits: more than 64).
+
+Min-is-white files (tifffile writes boolean arrays so) are read as their
+stored values, as tifffile and the official scorer read them.
+
+The lean reader
+---------------
 Decoding a 2 MP deflate mask with ``tifffile.imread`` spends most of its time
 in Python around the inflation (parsing every tag, building page and series
 objects). For the files this package meets most, a classic TIFF (TIFF 6.0)
-holding one grey 8-bit page in strips, uncompressed or deflate (compression
-1, 8 or 32946) without predictor, :func:`read_tiff` reads the file once,
-parses the first IFD with :mod:`struct` and inflates every strip straight
-into the output array (``imagecodecs.zlibng_decode`` with ``out=``: zlib-ng
-inflates these masks 2-3 times faster than libdeflate and 20 times faster than
-zlib; libdeflate where imagecodecs lacks zlib-ng).
-Anything else (BigTIFF, several pages, samples, tiles, predictors, other bit
+holding one grey 8-bit page in strips, uncompressed or deflate
+(compression 1, 8 or 32946) without predictor, :func:`read_tiff` inflates
+every strip straight into the output array (``imagecodecs.zlibng_decode`` with
+``out=``: zlib-ng inflates these masks 2-3 times faster than libdeflate and 20
+times faster than zlib; libdeflate where imagecodecs lacks zlib-ng). Anything
+else that passes the checks (BigTIFF, samples, tiles, predictors, other bit
 depths or compressions, an ImageDescription announcing another shape) returns
 None and the caller uses tifffile, so results are always tifffile's (tests
 compare them).
@@ -17,53 +41,258 @@ compare them).
 
 from __future__ import annotations
 
+import os
 import struct
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["read_tiff", "tiff_shape"]
+from robustness.errors import InputError
 
-_TYPES = {1: "B", 3: "H", 4: "I", 16: "Q"}  # BYTE, SHORT, LONG, LONG8
-_SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 16: 8}
-_WANTED = {256, 257, 258, 259, 262, 266, 270, 273, 277, 278, 279, 284, 317, 322, 339}
+__all__ = ["TiffHeader", "tiff_header", "read_tiff", "tiff_shape"]
+
+# type -> (struct code, size); 2 ASCII and 7 UNDEFINED are read as bytes
+_TYPES = {1: ("B", 1), 2: ("s", 1), 3: ("H", 2), 4: ("I", 4), 5: ("II", 8), 6: ("b", 1), 7: ("s", 1),
+          8: ("h", 2), 9: ("i", 4), 10: ("ii", 8), 11: ("f", 4), 12: ("d", 8), 13: ("I", 4), 16: ("Q", 8),
+          17: ("q", 8), 18: ("Q", 8)}
+_NAMES = {254: "NewSubfileType", 256: "ImageWidth", 257: "ImageLength", 258: "BitsPerSample", 259: "Compression",
+          262: "PhotometricInterpretation", 270: "ImageDescription", 273: "StripOffsets", 277: "SamplesPerPixel",
+          278: "RowsPerStrip", 279: "StripByteCounts", 284: "PlanarConfiguration", 317: "Predictor",
+          320: "ColorMap", 322: "TileWidth", 323: "TileLength", 324: "TileOffsets", 325: "TileByteCounts",
+          338: "ExtraSamples", 339: "SampleFormat", 32997: "ImageDepth"}
+_WANTED = set(_NAMES) - {254, 320}  # the colour map is tifffile's to read
+_INTEGERS = {1, 3, 4, 6, 8, 9, 13, 16, 17, 18}
 _DEFLATE = (8, 32946)
+#: Largest number of pixel bytes one stored byte can hold, per compression (a bound, to refuse absurd headers).
+_RATIO = {1: 1, 8: 1032, 32946: 1032, 32773: 64}
+_PHOTOMETRIC = {0: "min-is-white", 1: "min-is-black", 2: "RGB", 3: "palette", 4: "transparency mask", 5: "CMYK",
+                6: "YCbCr", 8: "CIELab"}
+_MAX_PAGES = 10_000  # pages counted for the message before giving up
 
 
-def _ifd(buf: bytes, *, values: bool):
-    """Tags of the first IFD of a classic TIFF as ``{tag: tuple}`` (offsets resolved when ``values``), and the
-    next IFD's offset; None when ``buf`` is not a classic TIFF or is cut short.
+@dataclass(frozen=True)
+class TiffHeader:
+    """The first image directory of a TIFF, checked (module notes).
+
+    Attributes
+    ----------
+    rows, columns : int
+    tags : dict
+        ``{tag: tuple of values}`` of the tags this module reads (ImageDescription as ``(bytes,)``).
+    big : bool
+        BigTIFF.
+    byteorder : str
+        ``'<'`` or ``'>'``.
     """
-    if len(buf) < 8 or buf[:4] not in (b"II*\0", b"MM\0*"):
-        return None
-    e = "<" if buf[:2] == b"II" else ">"
-    (offset,) = struct.unpack_from(e + "I", buf, 4)
-    if offset + 2 > len(buf):
-        return None
-    (n,) = struct.unpack_from(e + "H", buf, offset)
-    end = offset + 2 + 12 * n
-    if end + 4 > len(buf):
-        return None
-    tags = {}
+
+    rows: int
+    columns: int
+    tags: dict
+    big: bool
+    byteorder: str
+
+    def one(self, tag: int, default=None):
+        return self.tags.get(tag, (default,))[0]
+
+
+class _Bytes:
+    """Random access to a file's bytes, from memory or from an open file."""
+
+    def __init__(self, source, size: int):
+        self.source, self.size = source, size
+
+    def read(self, offset: int, n: int) -> bytes:
+        if offset < 0 or n < 0 or offset + n > self.size:
+            return b""
+        if isinstance(self.source, (bytes, bytearray, memoryview)):
+            return bytes(self.source[offset:offset + n])
+        self.source.seek(offset)
+        return self.source.read(n)
+
+
+def _damaged(path, what: str) -> InputError:
+    return InputError(f"{path}: damaged TIFF: {what}")
+
+
+def _cut(path, what: str) -> InputError:
+    return InputError(f"{path}: cannot read the file (TIFF cut short: {what})")
+
+
+def _name(tag: int) -> str:
+    return f"tag {tag} ({_NAMES[tag]})" if tag in _NAMES else f"tag {tag}"
+
+
+def _directory(data: _Bytes, offset: int, e: str, big: bool, path):
+    """``{tag: (type, count, value field)}`` of the directory at ``offset``, and the next one's offset."""
+    head, entry, ptr = (8, 20, 8) if big else (2, 12, 4)
+    raw = data.read(offset, head)
+    if len(raw) < head:
+        raise _cut(path, f"the image directory at byte {offset} lies beyond the end of the file "
+                         f"({data.size} bytes)")
+    (n,) = struct.unpack(e + ("Q" if big else "H"), raw)
+    body = data.read(offset + head, n * entry + ptr)
+    if len(body) < n * entry + ptr:
+        raise _cut(path, f"the image directory at byte {offset} announces {n} entries, more than the file holds")
+    entries: dict[int, tuple] = {}
     for k in range(n):
-        tag, typ, count = struct.unpack_from(e + "HHI", buf, offset + 2 + 12 * k)
-        if tag not in _WANTED:
-            continue
-        if typ not in _TYPES and tag != 270:
-            return None
-        size = _SIZES.get(typ, 1) * count
-        at = offset + 2 + 12 * k + 8
-        if size > 4:
-            if not values:
-                continue
-            (at,) = struct.unpack_from(e + "I", buf, at)
-            if at + size > len(buf):
-                return None
-        if tag == 270:
-            tags[tag] = (bytes(buf[at:at + size]),)
-        else:
-            tags[tag] = struct.unpack_from(f"{e}{count}{_TYPES[typ]}", buf, at)
-    (next_ifd,) = struct.unpack_from(e + "I", buf, end)
-    return tags, next_ifd
+        at = k * entry
+        tag, typ = struct.unpack_from(e + "HH", body, at)
+        count = struct.unpack_from(e + ("Q" if big else "I"), body, at + 4)[0]
+        if tag in entries:
+            raise _damaged(path, f"{_name(tag)} appears twice in the image directory (tifffile and PIL read the "
+                                 "first, other readers the last)")
+        entries[tag] = (typ, count, body[at + 4 + ptr:at + entry])
+    (next_ifd,) = struct.unpack_from(e + ("Q" if big else "I"), body, n * entry)
+    return entries, next_ifd
+
+
+def _values(data: _Bytes, e: str, big: bool, tag: int, typ: int, count: int, field: bytes, path) -> tuple:
+    if typ not in _TYPES:
+        raise _damaged(path, f"{_name(tag)} has the unknown type {typ}")
+    if tag != 270 and typ not in _INTEGERS:
+        raise _damaged(path, f"{_name(tag)} has type {typ} where whole numbers are expected")
+    code, size = _TYPES[typ]
+    if count > 1 << 24:
+        raise _damaged(path, f"{_name(tag)} announces {count} values")
+    nbytes = size * count
+    if nbytes > len(field):
+        (at,) = struct.unpack(e + ("Q" if big else "I"), field)
+        raw = data.read(at, nbytes)
+        if len(raw) < nbytes:
+            raise _cut(path, f"the values of {_name(tag)} lie beyond the end of the file")
+    else:
+        raw = field[:nbytes]
+    if code == "s":
+        return (bytes(raw),)
+    values = struct.unpack(f"{e}{count * len(code)}{code[0]}", raw)
+    if any(v < 0 for v in values):
+        raise _damaged(path, f"{_name(tag)} holds a negative value")
+    return values
+
+
+def _pages(data: _Bytes, first_next: int, e: str, big: bool) -> int:
+    """Number of pages (image directories) the chain links, from the second one's offset (0: one page)."""
+    pages, seen, offset = 1, set(), first_next
+    head, entry, ptr = (8, 20, 8) if big else (2, 12, 4)
+    while offset and offset not in seen and pages < _MAX_PAGES:
+        raw = data.read(offset, head)
+        if len(raw) < head:
+            break
+        seen.add(offset)
+        pages += 1
+        (n,) = struct.unpack(e + ("Q" if big else "H"), raw)
+        raw = data.read(offset + head + n * entry, ptr)
+        if len(raw) < ptr:
+            break
+        (offset,) = struct.unpack(e + ("Q" if big else "I"), raw)
+    return pages
+
+
+def tiff_header(source, path=None, *, max_pixels: int | None = None) -> TiffHeader:
+    """The checked header of a TIFF: ``source`` is its bytes or a binary file open for reading.
+
+    Reads only the header, the first image directory, its values and the next directory pointers (a file
+    holding several pages is refused without reading them).
+
+    Raises
+    ------
+    InputError
+        One line naming ``path`` (module notes).
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = _Bytes(source, len(source))
+    else:
+        data = _Bytes(source, os.fstat(source.fileno()).st_size)
+    head = data.read(0, 16) or data.read(0, 8)
+    if len(head) < 8:
+        raise _cut(path, f"{data.size} bytes, no TIFF header")
+    if head[:2] not in (b"II", b"MM"):
+        raise InputError(f"{path}: cannot read the file (not a TIFF file)")
+    e = "<" if head[:2] == b"II" else ">"
+    (version,) = struct.unpack_from(e + "H", head, 2)
+    if version == 42:
+        big = False
+        (offset,) = struct.unpack_from(e + "I", head, 4)
+    elif version == 43 and len(head) == 16 and struct.unpack_from(e + "HH", head, 4) == (8, 0):
+        big = True
+        (offset,) = struct.unpack_from(e + "Q", head, 8)
+    else:
+        raise InputError(f"{path}: cannot read the file (not a TIFF file)")
+    if offset < 8 or offset >= data.size:
+        raise _cut(path, "no image directory" if offset < 8 else
+                   f"the image directory at byte {offset} lies beyond the end of the file ({data.size} bytes)")
+    entries, next_ifd = _directory(data, offset, e, big, path)
+    if next_ifd:
+        n = _pages(data, next_ifd, e, big)
+        if n > 1:
+            raise InputError(f"{path}: TIFF holds {n if n < _MAX_PAGES else 'at least %d' % n} pages; a mask is one "
+                             "image (tifffile would read the pages as channels): save one page per file")
+        raise _cut(path, f"the next image directory at byte {next_ifd} lies beyond the end of the file "
+                         f"({data.size} bytes)")
+    tags = {tag: _values(data, e, big, tag, *entries[tag], path) for tag in entries if tag in _WANTED}
+    header = TiffHeader(0, 0, tags, big, e)
+    one = header.one
+    width, height = one(256), one(257)
+    if width is None or height is None:
+        raise _damaged(path, f"no {_name(256 if width is None else 257)}")
+    if width == 0 or height == 0:
+        raise InputError(f"{path}: empty image ({height} rows x {width} columns)")
+    pixels = int(width) * int(height)
+    if max_pixels is not None and pixels > max_pixels:
+        raise InputError(f"{path}: image of {height} x {width} pixels ({pixels}) is larger than the limit of "
+                         f"{max_pixels} pixels")
+    if one(32997, 1) > 1:
+        raise InputError(f"{path}: TIFF volume ({one(32997)} slices deep); a mask is one 2-D image")
+    photometric, samples = one(262), one(277, 1)
+    extra = tags.get(338, ())
+    if photometric is None:  # tifffile guesses from the samples (and says so)
+        photometric = {1: 1, 3: 2}.get(samples - len(extra))
+    if ((photometric, samples - len(extra)) not in ((0, 1), (1, 1), (2, 3), (3, 1)) or len(extra) > 1
+            or any(v not in (1, 2) for v in extra)):  # one extra sample, and it is alpha
+        raise InputError(f"{path}: TIFF with {samples} sample(s) per pixel (photometric "
+                         f"{_PHOTOMETRIC.get(photometric, photometric)}, extra samples {tuple(extra)}): expected grey, "
+                         "grey + alpha, RGB, RGBA or palette")
+    _check_data(header, data, path, pixels)
+    return TiffHeader(int(height), int(width), tags, big, e)
+
+
+def _check_data(header: TiffHeader, data: _Bytes, path, pixels: int) -> None:
+    """Strips (or tiles): present, no count or offset of 0, inside the file, enough of them and enough bytes."""
+    one, tags = header.one, header.tags
+    tiled = 322 in tags or 324 in tags
+    offsets_tag, counts_tag = (324, 325) if tiled else (273, 279)
+    what = "tile" if tiled else "strip"
+    if offsets_tag not in tags or counts_tag not in tags:
+        raise _damaged(path, f"no {_name(offsets_tag if offsets_tag not in tags else counts_tag)}")
+    offsets, counts = tags[offsets_tag], tags[counts_tag]
+    if len(offsets) != len(counts):
+        raise _damaged(path, f"{len(offsets)} {what} offsets but {len(counts)} byte counts")
+    width, height, samples = one(256), one(257), one(277, 1)
+    planes = samples if one(284, 1) == 2 else 1
+    if tiled:
+        tw, tl = one(322), one(323)
+        if not tw or not tl:
+            raise _damaged(path, f"tiles of {tl} x {tw} pixels")
+        needed = -(-height // tl) * -(-width // tw) * planes
+    else:
+        rows = min(one(278, height) or height, height)
+        needed = -(-height // rows) * planes
+    if len(offsets) < needed:
+        raise _damaged(path, f"{len(offsets)} {what}(s) where a {height} x {width} image needs {needed}")
+    for k, (off, cnt) in enumerate(zip(offsets, counts)):
+        if cnt == 0 or off == 0:
+            raise _damaged(path, f"{what} {k} has {'a byte count' if cnt == 0 else 'an offset'} of 0 (tifffile "
+                                 "reads it as background, PIL refuses it or reads other bytes)")
+        if off + cnt > data.size:
+            raise _cut(path, f"{what} {k} ends at byte {off + cnt}, the file has {data.size}")
+    bits = one(258, 1)
+    needed_bytes = height * -(-width * samples * bits // 8)
+    ratio = _RATIO.get(one(259, 1))
+    held = sum(counts)
+    if ratio is not None and held * ratio < needed_bytes:
+        kind = {1: "uncompressed", 32773: "PackBits"}.get(one(259, 1), "deflate")
+        raise _damaged(path, f"its {what}s hold {held} bytes of {kind} data; a {height} x {width} image needs "
+                             f"{needed_bytes} bytes" + (f" (at most {ratio} per stored byte)" if ratio > 1 else ""))
 
 
 def _inflater():
@@ -72,84 +301,80 @@ def _inflater():
     return imagecodecs.zlibng_decode if imagecodecs.ZLIBNG.available else imagecodecs.deflate_decode
 
 
-def tiff_shape(path) -> tuple[int, int] | None:
-    """(rows, columns) from the first IFD of a classic single-sample TIFF, else None (reads the header only)."""
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8 or head[:4] not in (b"II*\0", b"MM\0*"):
-            return None
-        e = "<" if head[:2] == b"II" else ">"
-        (offset,) = struct.unpack(e + "I", head[4:8])
-        f.seek(offset)
-        raw = f.read(2)
-        if len(raw) < 2:
-            return None
-        (n,) = struct.unpack(e + "H", raw)
-        entries = f.read(12 * n + 4)
-    # rebuild a minimal buffer with the IFD at its place so that _ifd can parse it
-    buf = head[:4] + struct.pack(e + "I", 8) + raw + entries
-    parsed = _ifd(buf, values=False)
-    if parsed is None:
-        return None
-    tags = parsed[0]
-    if 256 not in tags or 257 not in tags or tags.get(277, (1,))[0] != 1:
-        return None
-    return int(tags[257][0]), int(tags[256][0])
+def tiff_shape(path, *, max_pixels: int | None = None) -> tuple[int, int]:
+    """(rows, columns) of a TIFF from its checked header (:func:`tiff_header`; reads the header only)."""
+    from robustness.files import open_regular
+
+    with open_regular(path) as f:
+        h = tiff_header(f, path, max_pixels=max_pixels)
+    return h.rows, h.columns
 
 
-def read_tiff(path, out: np.ndarray | None = None) -> np.ndarray | None:
-    """The first page of a TIFF as a 2-D uint8 array, when it is of the common kind (module notes); else None.
-
-    ``out``, a contiguous uint8 array of at least rows x columns elements, receives the pixels (the result is
-    then a view of it): a caller reading many masks in turn saves allocating fresh memory for each.
-    """
-    with open(path, "rb") as f:
-        buf = f.read()
-    parsed = _ifd(buf, values=True)
-    if parsed is None:
-        return None
-    tags, next_ifd = parsed
-    one = lambda tag, default=None: tags.get(tag, (default,))[0]  # noqa: E731
-    width, height = one(256), one(257)
-    compression = one(259, 1)
-    if (next_ifd != 0 or width is None or height is None or one(258, 1) != 8 or one(277, 1) != 1
-            or compression not in (1, *_DEFLATE) or one(262) not in (0, 1) or one(266, 1) != 1
-            or one(284, 1) != 1 or one(317, 1) != 1 or 322 in tags or one(339, 1) != 1
-            or 273 not in tags or 279 not in tags):
-        return None
+def lean(header: TiffHeader) -> bool:
+    """Whether :func:`read_tiff` decodes a file with this header itself (module notes)."""
+    one, tags = header.one, header.tags
+    if (header.big or one(258, 1) != 8 or one(277, 1) != 1 or one(259, 1) not in (1, *_DEFLATE)
+            or one(262) not in (0, 1) or one(284, 1) != 1 or one(317, 1) != 1 or 322 in tags or 324 in tags
+            or one(339, 1) != 1 or 273 not in tags):
+        return False
     if 270 in tags and tags[270][0].startswith(b'{"shape"'):
         import json
 
         try:
             described = json.loads(tags[270][0].rstrip(b"\0").decode())["shape"]
-        except (ValueError, KeyError, UnicodeDecodeError):
-            return None
-        if list(described) != [height, width]:
-            return None
-    offsets, counts = tags[273], tags[279]
-    rows = one(278, height) or height
-    if len(offsets) != len(counts) or len(offsets) != -(-height // rows):
+        except (ValueError, KeyError, UnicodeDecodeError, TypeError):
+            return False
+        if list(described) != [header.rows, header.columns]:
+            return False
+    return True
+
+
+def read_tiff(path, out: np.ndarray | None = None, *, buffer=None, header: TiffHeader | None = None,
+              max_pixels: int | None = None) -> np.ndarray | None:
+    """The page of a TIFF as a 2-D uint8 array, when it is of the common kind (module notes); else None.
+
+    ``out``, a contiguous uint8 array of at least rows x columns elements, receives the pixels (the result is
+    then a view of it): a caller reading many masks in turn saves allocating fresh memory for each. ``buffer``
+    and ``header``: the file's bytes and checked header when the caller has them already.
+
+    Raises
+    ------
+    InputError
+        The header fails a check (:func:`tiff_header`).
+    """
+    if buffer is None:
+        from robustness.files import open_regular
+
+        with open_regular(path) as f:
+            buffer = f.read()
+    if header is None:
+        header = tiff_header(buffer, path, max_pixels=max_pixels)
+    if not lean(header):
         return None
+    height, width = header.rows, header.columns
+    compression = header.one(259, 1)
+    offsets, counts = header.tags[273], header.tags[279]
+    rows = min(header.one(278, height) or height, height)
     if out is None or out.size < height * width or out.dtype != np.uint8 or not out.flags.c_contiguous:
         out = np.empty(height * width, dtype=np.uint8)
     out = out.reshape(-1)[:height * width]
     inflate = None
     pos = 0
     for off, cnt in zip(offsets, counts):
+        if pos >= out.size:
+            break
         n = min(rows, height - pos // width) * width
-        data = buf[off:off + cnt]
-        if len(data) != cnt:
-            return None
+        data = buffer[off:off + cnt]
         if compression == 1:
             if cnt < n:
-                return None
+                return None  # tifffile decides (and says) what a short strip means
             out[pos:pos + n] = np.frombuffer(data, dtype=np.uint8, count=n)
         else:
             inflate = inflate or _inflater()
             try:
                 decoded = inflate(data, out=out[pos:pos + n])
             except Exception:
-                return None  # let tifffile say what is wrong with the file
+                return None  # let tifffile say what is wrong with the strip
             if len(decoded) != n:
                 return None
         pos += n

@@ -4,6 +4,11 @@
   its max-over-annotators score is 1.0) or of another run, or two annotators that are copies.
 - :func:`foreground_coverage`: the chosen foreground covers more than half of most annotator masks, as
   when the foreground and background values are swapped (every run then agrees with everyone).
+- :func:`empty_annotators`: an annotator whose masks are empty on every image it drew (a mask on another scale,
+  or read with the wrong foreground value or threshold, reads as empty).
+- :func:`outlier_annotators`: a (non-empty) annotation that disagrees with every other annotator of its image
+  while they agree with each other (a different object traced, a misplaced file).
+- :func:`unconverged_fits`: images where an iterative gold (STAPLE) reached its iteration cap.
 
 Each returns one-line warnings (an empty list when all is well).
 """
@@ -14,7 +19,13 @@ import numpy as np
 
 from robustness.overlap.counts import OverlapCounts
 
-__all__ = ["duplicate_raters", "foreground_coverage", "input_checks"]
+__all__ = ["duplicate_raters", "foreground_coverage", "empty_annotators", "outlier_annotators", "unconverged_fits",
+           "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
+
+#: An annotation with Jaccard below this against every other annotator of its image is an outlier ...
+OUTLIER_JACCARD = 0.1
+#: ... when the others agree with each other: the median Jaccard of their pairs is at least this.
+OTHERS_AGREE = 0.5
 
 
 def _jaccard(c: np.ndarray) -> np.ndarray:
@@ -88,9 +99,103 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
             f"--foreground {background} --background {foreground}?"]
 
 
+def _sizes(counts: OverlapCounts) -> np.ndarray:
+    """|mask| of every annotator on every image (annotator, image)."""
+    return np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))]).reshape(
+        len(counts.annotators), counts.n_images)
+
+
+def empty_annotators(counts: OverlapCounts) -> list[str]:
+    """A warning for every annotator whose mask is empty on every image it drew.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.overlap import compute_overlap
+    >>> z, m = np.zeros((3, 3), bool), np.eye(3, dtype=bool)
+    >>> ch = from_arrays({"x": {"a": m, "b": z}, "y": {"a": m, "b": z}}, {"r": {"x": m, "y": m}})
+    >>> empty_annotators(compute_overlap(ch, rng=0))  # doctest: +ELLIPSIS
+    ["annotator 'b' is empty on all 2 image(s) it drew: ...]
+    """
+    valid, size = counts.annotator_valid, _sizes(counts)
+    out = []
+    for a, name in enumerate(counts.annotators):
+        n = int(valid[a].sum())
+        if n and not size[a][valid[a]].any():
+            out.append(f"annotator {name!r} is empty on all {n} image(s) it drew: a mask on another scale (0/1 "
+                       "where the others are 0/255) or read with the wrong foreground value or threshold reads as "
+                       "empty; check its files and --foreground/--background/--threshold")
+    return out
+
+
+def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
+                       agreement: float = OTHERS_AGREE) -> list[str]:
+    """One warning per annotator whose annotation of some image disagrees with every other annotator there while
+    they agree with each other, naming those images.
+
+    Annotator ``a`` on image ``i`` (at least three annotators present) is flagged when its mask is not empty, its
+    Jaccard with every other annotator present is below ``level`` (default :data:`OUTLIER_JACCARD`, 0.1) and the
+    median Jaccard of the other annotators' pairs is at least ``agreement`` (default :data:`OTHERS_AGREE`, 0.5): a
+    different object traced, or the file of another image. Two empty masks agree; an empty mask among agreeing
+    others is a missed object, which annotators do, not another one (:func:`empty_annotators` flags an annotator
+    empty everywhere).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.overlap import compute_overlap
+    >>> cell, other = np.zeros((8, 8), bool), np.zeros((8, 8), bool)
+    >>> cell[:3, :3], other[5:, 5:] = True, True
+    >>> ch = from_arrays({"P10": {"a": cell, "b": cell, "c": cell, "d": other}}, {"r": {"P10": cell}})
+    >>> outlier_annotators(compute_overlap(ch, rng=0))  # doctest: +ELLIPSIS
+    ["annotator 'd' disagrees with every other annotator on 1 image(s): P10 (Jaccard at most 0.00); its ...]
+    """
+    for name, v in (("level", level), ("agreement", agreement)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+    valid, size = counts.annotator_valid, _sizes(counts)
+    jac = _jaccard(counts.pair_counts)  # (a, b, image)
+    found: dict[int, list[str]] = {}
+    for i, image in enumerate(counts.images):
+        present = np.flatnonzero(valid[:, i])
+        if present.size < 3:
+            continue
+        j = jac[np.ix_(present, present, [i])][..., 0]
+        for pos, a in enumerate(present):
+            others = np.delete(np.arange(present.size), pos)
+            against = j[pos, others]
+            if size[a, i] == 0 or against.max() >= level:  # an empty mask is a miss, not another object
+                continue
+            pairs = j[np.ix_(others, others)][np.triu_indices(others.size, 1)]
+            if np.median(pairs) < agreement:
+                continue
+            found.setdefault(int(a), []).append(f"{image} (Jaccard at most {against.max():.2f})")
+    return [f"annotator {counts.annotators[a]!r} disagrees with every other annotator on {len(items)} image(s): "
+            + ", ".join(items[:5]) + (", ..." if len(items) > 5 else "")
+            + f"; its mask has Jaccard below {level:g} with each of theirs while they agree with each other (median "
+            f"Jaccard >= {agreement:g}): a different object traced, or the file of another image?"
+            for a, items in sorted(found.items())]
+
+
+def unconverged_fits(counts: OverlapCounts) -> list[str]:
+    """A warning for every image where an iterative gold (STAPLE) reached its cap before converging."""
+    out = []
+    for f, fit in enumerate(counts.fits):
+        for i in np.flatnonzero(~np.asarray(counts.fit_converged[f], dtype=bool)):
+            out.append(f"image {counts.images[i]}: {fit} did not converge within {int(counts.fit_iterations[f, i])} "
+                       "EM iterations: its gold is the last iterate's, not the converged one (SimpleITK runs to "
+                       "convergence)")
+    return out
+
+
 def input_checks(challenge, counts: OverlapCounts) -> list[str]:
-    """Every check on the counts that applies to ``challenge``: copied raters, and where the masks were read with
-    a chosen foreground value (the per-rater layout), a swapped foreground.
+    """Every check on the counts that applies to ``challenge``, in the order they are printed.
+
+    An iterative gold that did not converge, an annotator empty everywhere, an annotation that disagrees with all
+    the others, copied raters, and where the masks were read with a chosen foreground value (the per-rater
+    layout), a swapped foreground.
 
     Parameters
     ----------
@@ -103,7 +208,7 @@ def input_checks(challenge, counts: OverlapCounts) -> list[str]:
     list of str
         One-line warnings (empty when all is well).
     """
-    found = duplicate_raters(counts)
+    found = unconverged_fits(counts) + empty_annotators(counts) + outlier_annotators(counts) + duplicate_raters(counts)
     fmt = getattr(challenge.source, "annotator_format", None)
     if fmt is not None and fmt.rescale:  # the per-rater layout: the user chose the foreground value
         found += foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,

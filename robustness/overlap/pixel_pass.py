@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from robustness import __version__, _kernels
-from robustness.errors import InputError, MaskWarning, summarise_notes
+from robustness.errors import InputError, MaskWarning, NoteWarning, summarise_notes
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.io.challenge import Challenge
 from robustness.overlap.counts import OverlapCounts
@@ -35,7 +35,7 @@ from robustness.parallel import progress_bar, run_batches
 
 __all__ = ["ImageCounts", "compute_overlap", "count_image", "TWIN_JACCARD"]
 
-_CACHE_FORMAT = 5
+_CACHE_FORMAT = 6
 
 #: Two masks this close (Jaccard, per image) count as the same rater's: see :func:`robustness.overlap.checks.duplicate_raters`.
 TWIN_JACCARD = 0.999
@@ -90,13 +90,14 @@ class ImageCounts:
 
 
 def _staple_without(hist, k, j, max_iter):
-    """STAPLE of all annotators but ``j``, as a LUT over the full ``2**k`` patterns."""
+    """STAPLE of all annotators but ``j``, as a LUT over the full ``2**k`` patterns, and the fit."""
     p = np.arange(1 << k)
     low = p & ((1 << j) - 1)
     high = (p >> (j + 1)) << j
     reduced = low | high  # pattern without bit j
     sub = np.bincount(reduced, weights=hist, minlength=1 << (k - 1)).astype(np.int64)
-    return staple(sub, max_iter=max_iter).lut[reduced]
+    fit = staple(sub, max_iter=max_iter)
+    return fit.lut[reduced], fit
 
 
 def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter: int = STAPLE_MAX_ITER,
@@ -143,7 +144,12 @@ def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter
     n_loo = 0
     if loo and k >= 2:
         for j in range(k):
-            luts.append(_staple_without(hist, k, j, staple_max_iter)[None, :])
+            lut_j, fit = _staple_without(hist, k, j, staple_max_iter)
+            luts.append(lut_j[None, :])
+            if not fit.converged:
+                notes.append(f"image {challenge.images[image]}: the leave-one-out STAPLE without annotator "
+                             f"{names[j]!r} did not converge within {fit.iterations} EM iterations (its mask is the "
+                             "last iterate's)")
         n_loo = k
     lut = np.concatenate(luts).astype(np.uint8)  # (g, 2**k)
     gold_words = _kernels.golds_from_words(ann_words, lut, n)
@@ -299,17 +305,37 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
                 truth_ann=truth_ann)
 
 
-def _load_cache(path: Path, key: str):
+def _shapes(challenge: Challenge, golds) -> dict:
+    """The shape of every array of the pass (what a cache must hold; ``None``: any length)."""
+    n_img, n_sys, n_ann, n_gold = challenge.n_images, challenge.n_runs, challenge.n_annotators, len(golds)
+    n_fit = sum(g.kind == "histogram" for g in golds)
+    n_truth = 1 if challenge.has_truth else 0
+    return dict(gold_counts=(n_gold, n_sys, n_img, 3), ann_counts=(n_ann, n_sys, n_img, 3),
+                ann_vs_gold=(n_ann, n_gold, n_img, 3), pair=(n_ann, n_ann, n_img, 3),
+                loo_counts=(n_ann, n_sys, n_img, 3), loo_ann=(n_ann, n_img, 3), loo_valid=(n_ann, n_img),
+                fit_iter=(n_fit, n_img), fit_conv=(n_fit, n_img), fit_rule=(n_fit, n_img), notes=(None,),
+                twins=(n_sys, n_sys), truth=(n_truth, n_sys, n_img, 3), truth_ann=(n_truth, n_ann, n_img, 3))
+
+
+def _load_cache(path: Path, key: str, shapes: dict) -> tuple[dict | None, str | None]:
+    """The cached arrays of this key, and a note when a cache was there but could not be trusted."""
     try:
         with np.load(path, allow_pickle=False) as z:
             if str(z["key"]) != key:
-                return None
-            return {name: z[name] for name in z.files if name != "key"}
+                return None, None
+            data = {name: z[name] for name in z.files if name != "key"}
     except FileNotFoundError:
-        return None
+        return None, None
     except Exception as exc:  # a damaged cache is never trusted
-        warnings.warn(f"{path}: ignoring unreadable overlap cache ({exc})", RuntimeWarning, stacklevel=3)
-        return None
+        return None, f"{path}: ignoring unreadable overlap cache ({type(exc).__name__}: {exc}); counting again"
+    for name, shape in shapes.items():
+        if name not in data:
+            return None, f"{path}: ignoring damaged overlap cache (no array {name!r}); counting again"
+        got = data[name].shape
+        if len(got) != len(shape) or any(w is not None and g != w for g, w in zip(got, shape)):
+            return None, (f"{path}: ignoring damaged overlap cache (array {name!r} has shape {got}, expected "
+                          f"{tuple('any' if w is None else w for w in shape)}); counting again")
+    return data, None
 
 
 def _draw_random(valid, n_rand, rng):
@@ -347,8 +373,8 @@ def compute_overlap(
     n_random : int, optional
         Number of ``randN`` strategies when ``strategies`` is not given.
     staple_max_iter : int
-        Cap on STAPLE's EM iterations; images that reach it are flagged in
-        ``fit_converged``.
+        Cap on STAPLE's EM iterations (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`); images that
+        reach it are flagged in ``fit_converged``, leave-one-out fits that reach it in ``notes``.
     leave_one_out : bool
         Also count against each annotator's leave-one-out STAPLE (Table 4's
         ``leave_one_out`` variant). Scoring alone does not need them: False
@@ -362,7 +388,10 @@ def compute_overlap(
         inodes: restoring a file's mtime after changing it does not fool it),
         the strategies and the package version. Random strategies are drawn
         after the pass, so changing the seed reuses the cache. Temporary files
-        that killed writers left there are deleted.
+        that killed writers left there are deleted. A cache that cannot be
+        read, or lacks an array or holds one of another shape, is ignored with
+        a :class:`~robustness.errors.NoteWarning` (also kept in ``notes``) and
+        the pass runs again.
     progress : bool
         Show a progress bar (tqdm).
     rng : {None, int, numpy.random.Generator}
@@ -396,11 +425,13 @@ def compute_overlap(
     rng = np.random.default_rng(rng)
     key = _pass_key(challenge, golds, staple_max_iter, leave_one_out)
     data = None
-    cache_path = None
+    cache_path = cache_note = None
     if cache_dir is not None:
         cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
         remove_stale_temporaries(cache_dir)
-        data = _load_cache(cache_path, key)
+        data, cache_note = _load_cache(cache_path, key, _shapes(challenge, golds))
+    if cache_note:
+        warnings.warn(cache_note, NoteWarning, stacklevel=2)
     if data is None:
         data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out)
         if cache_path is not None:
@@ -408,6 +439,7 @@ def compute_overlap(
     notes = tuple(str(n) for n in data["notes"])
     for note in summarise_notes(notes):
         warnings.warn(note, MaskWarning, stacklevel=2)
+    notes += (cache_note,) if cache_note else ()
 
     valid = challenge.annotated.T.copy()  # (n_ann, n_img)
     choice = _draw_random(valid, n_rand, rng)

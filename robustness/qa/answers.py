@@ -80,14 +80,18 @@ class Answers:
 
 
 def _read_json(path: Path):
-    """The JSON value of a file, or a one-line InputError (missing, a folder, not UTF-8, invalid, too deep)."""
+    """The JSON value of a file, or a one-line InputError (missing, a folder, a FIFO or a device, not UTF-8,
+    invalid, too deep, an integer of more digits than Python converts)."""
+    from robustness.files import open_regular
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a JSON file") from None
+        with open_regular(path) as f:
+            raw = f.read()
+    except InputError as exc:
+        if str(exc).endswith(": is a folder, not a file"):
+            raise InputError(f"{path}: is a folder, not a JSON file") from None
+        raise
     except OSError as exc:
         raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
     try:
@@ -100,6 +104,8 @@ def _read_json(path: Path):
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply to be an answer or definitions file") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise InputError(f"{path}: not a usable JSON file ({str(exc).split(';')[0]})") from None
 
 
 def load_definitions(path: str | os.PathLike) -> QuestionSet:

@@ -9,6 +9,10 @@ A study writes its new results into ``OUT/.staging-<pid>/``, nothing else in
 2. ``OUT/meta.json`` is removed, the files the previous run listed in it (and
    only those) are removed, the new files are moved in, ``meta.json`` last.
 
+Before step 1 every result name is checked against what is in ``OUT`` (a
+folder where a file goes, a file where a folder goes): a run that cannot be
+installed is refused while the previous results are still whole.
+
 A later job finishes an interrupted step 2 and deletes stale staging folders
 (never trusting them). So a failed or interrupted run never destroys earlier
 complete results, and a folder without ``meta.json`` is never read
@@ -17,6 +21,14 @@ while one is writing; ``OUT/.inputs`` holds the fingerprint of the input the
 results came from. Nothing is written through a symbolic link: a symlink
 inside ``OUT`` where a result goes is replaced, never followed, and nothing
 outside ``OUT`` is created, replaced or deleted.
+
+A job first checks, reading only, that ``OUT`` is its own (no results of
+another input, unless ``force``; no damaged ``meta.json``): a refused job
+creates nothing, not even ``OUT/.lock``. Only then does it lock, finish what a
+killed job left and clean up; that touches only the names this module creates:
+``.staging-<pid>`` and ``.commit-<pid>`` folders that hold its marker file
+``.job`` (or are empty) and ``.<name>.<pid>.<random>.tmp`` files of dead
+processes. A user's ``.commit-2024/`` or ``.staging-drafts/`` is never touched.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import warnings
 import weakref
@@ -42,6 +55,8 @@ LOCK = ".lock"
 PREVIOUS = ".previous"
 STAGING = ".staging-"
 COMMIT = ".commit-"
+MARKER = ".job"  # the first file of every staging folder: what tells this module's folders from a user's
+_JOB = re.compile(r"^\.(staging|commit)-[0-9]+$")
 _HELD: dict[str, weakref.finalize] = {}
 
 
@@ -142,27 +157,56 @@ def _real_parent(root: Path, name: str, *, create: bool) -> Path | None:
     return here
 
 
-def _lock(root: Path) -> int:
-    """Take ``root/.lock`` exclusively (``flock``); refuse when another process holds it."""
+def _lock(root: Path) -> tuple[int, bool]:
+    """Take ``root/.lock`` exclusively (``flock``); refuse when another process holds it.
+
+    Returns the descriptor and whether this call created the lock file (a refused job then removes it).
+    """
     import fcntl
 
     path = root / LOCK
-    if path.is_symlink():
-        path.unlink()
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), file_mode())
-    except OSError as exc:
-        raise InputError(f"{path}: cannot open the lock file ({exc.strerror})") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-        os.close(fd)
-        raise InputError(f"{root}: another job (process {holder}) is writing results here; wait for it to finish "
-                         "or choose another --out") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
+    flags = os.O_RDWR | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(5):
+        if path.is_symlink():
+            path.unlink()
+        created = True
+        try:
+            try:
+                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, file_mode())
+            except FileExistsError:
+                created = False
+                fd = os.open(path, flags)
+        except FileNotFoundError:
+            continue  # removed between the two opens: try again
+        except OSError as exc:
+            raise InputError(f"{path}: cannot open the lock file ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise InputError(f"{root}: another job (process {holder}) is writing results here; wait for it to "
+                             "finish or choose another --out") from None
+        try:
+            same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:  # a refused job removed the file it had created while we waited: lock the new one
+            os.close(fd)
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd, created
+    raise InputError(f"{path}: the lock file keeps changing; is another job starting here?")
+
+
+def _undo(created: list[Path]) -> None:
+    """Remove the (empty) folders a refused job created, innermost first."""
+    for folder in reversed(created):
+        try:
+            folder.rmdir()
+        except OSError:
+            break
 
 
 def _release(fd: int, staging: Path) -> None:
@@ -176,6 +220,26 @@ def _release(fd: int, staging: Path) -> None:
         pass
 
 
+def _check_install(root: Path, names, previous=()) -> None:
+    """Refuse, before anything is replaced, a result that cannot take its place in ``root``: a folder where a
+    result file goes, or a file (not one of the previous results) where a result needs a folder."""
+    ours = set(previous)
+    for name in names:
+        parts = PurePosixPath(name).parts
+        here = root
+        for k, part in enumerate(parts):
+            here = here / part
+            if here.is_symlink() or not os.path.lexists(here):
+                break  # a link is replaced, a missing folder created
+            last = k == len(parts) - 1
+            if last and here.is_dir():
+                raise InputError(f"{here}: is a folder where the results need a file; remove it or choose "
+                                 "another --out")
+            if not last and not here.is_dir() and "/".join(parts[:k + 1]) not in ours:
+                raise InputError(f"{here}: is a file where the results need a folder ({name}); remove it or "
+                                 "choose another --out")
+
+
 def _install(root: Path, commit: Path) -> None:
     """Replace the results in ``root`` by the complete ones in ``commit``; safe to repeat after a kill."""
     meta = _read_meta(commit / META)
@@ -184,6 +248,9 @@ def _install(root: Path, commit: Path) -> None:
         previous = json.loads((commit / PREVIOUS).read_text())
     except (OSError, ValueError):
         previous = []
+    if not isinstance(previous, list):
+        previous = []
+    _check_install(root, sorted(new), [p for p in previous if isinstance(p, str)])
     try:
         (root / META).unlink()  # from here on the old results are not complete
     except FileNotFoundError:
@@ -204,6 +271,26 @@ def _install(root: Path, commit: Path) -> None:
             os.replace(src, _real_parent(root, name, create=True) / PurePosixPath(name).name)
     os.replace(commit / META, root / META)
     _remove(commit)
+
+
+def _job_folder(entry: Path) -> bool:
+    """A ``.staging-<pid>`` or ``.commit-<pid>`` folder this module made: it holds the marker, or nothing."""
+    if not _JOB.match(entry.name) or entry.is_symlink() or not entry.is_dir():
+        return False
+    try:
+        return (entry / MARKER).is_file() or not any(entry.iterdir())
+    except OSError:
+        return False
+
+
+def _created_folders(path: Path) -> list[Path]:
+    """The folders ``path.mkdir(parents=True)`` is about to create, outermost first."""
+    out = []
+    here = path.absolute()
+    while not os.path.lexists(here):
+        out.append(here)
+        here = here.parent
+    return out[::-1]
 
 
 class ResultsDir:
@@ -236,6 +323,10 @@ class ResultsDir:
 
     def __init__(self, path, *, fingerprint: str, force: bool = False):
         self.path = check_output_folder(path)
+        if self.path.is_dir():  # read only: a refused job creates nothing, not even the lock file
+            self._check_owner(fingerprint, force)
+            self._previous_files(force)
+        created = _created_folders(self.path)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -243,15 +334,27 @@ class ResultsDir:
         key = os.path.realpath(self.path)
         if key in _HELD:  # an earlier job of this process stopped without finishing
             _HELD.pop(key)()
-        fd = _lock(self.path)
+        try:
+            fd, made_lock = _lock(self.path)
+        except BaseException:
+            _undo(created)
+            raise
         self.staging = self.path / f"{STAGING}{os.getpid()}"
         self._release = weakref.finalize(self, _release, fd, self.staging)
         _HELD[key] = self._release
+        try:  # again under the lock: another job may have written meanwhile
+            self._check_owner(fingerprint, force)
+            self._previous_files(force)
+        except BaseException:
+            self._release()
+            if made_lock:
+                (self.path / LOCK).unlink(missing_ok=True)
+            _undo(created)
+            raise
         try:
             self._recover()
-            self._check_owner(fingerprint, force)
             for entry in self.path.iterdir():
-                if entry.name.startswith(STAGING):
+                if entry.name.startswith(STAGING) and _job_folder(entry):
                     _remove(entry)  # left by a killed job: never trusted
             if (self.path / "cache").is_symlink():
                 (self.path / "cache").unlink()
@@ -259,6 +362,7 @@ class ResultsDir:
                 remove_stale_temporaries(folder)
             self.previous = self._previous_files(force)
             self.staging.mkdir()
+            atomic_write(self.staging / MARKER, lambda f: f.write(f"{os.getpid()}\n".encode()))
             if not (self.path / META).exists():  # no complete results: the folder is this input's from now on
                 atomic_write(self.path / INPUTS, lambda f: f.write(f"{fingerprint}\n".encode()))
         except BaseException:
@@ -267,9 +371,13 @@ class ResultsDir:
         self.fingerprint = fingerprint
         self.written: list[str] = []
 
+    def _commits(self) -> list[Path]:
+        found = [e for e in self.path.iterdir() if e.name.startswith(COMMIT) and _job_folder(e)]
+        return sorted(found, key=lambda p: p.stat(follow_symlinks=False).st_mtime)
+
     def _recover(self):
-        for commit in sorted(self.path.glob(f"{COMMIT}*"), key=lambda p: p.stat(follow_symlinks=False).st_mtime):
-            if commit.is_dir() and not commit.is_symlink() and (commit / META).is_file():
+        for commit in self._commits():
+            if (commit / META).is_file():
                 _install(self.path, commit)
                 warnings.warn(f"{self.path}: completed the replacement of results that an interrupted job "
                               f"({commit.name[len(COMMIT):]}) had finished computing", NoteWarning, stacklevel=3)
@@ -277,9 +385,11 @@ class ResultsDir:
                 _remove(commit)
 
     def _check_owner(self, fingerprint, force):
-        ours = (LOCK, INPUTS)
-        foreign = [e for e in self.path.iterdir() if e.name not in ours and not e.name.startswith(STAGING)]
-        if foreign and not force and _read_mark(self.path / INPUTS) != fingerprint:
+        if force:
+            return
+        foreign = [e for e in self.path.iterdir() if e.name not in (LOCK, INPUTS) and not _job_folder(e)]
+        marks = {_read_mark(self.path / INPUTS)} | {_read_mark(c / INPUTS) for c in self._commits()}
+        if foreign and fingerprint not in marks:
             raise InputError(f"{self.path}: output folder holds results of another input; "
                              "pass --force to overwrite it or choose another --out")
 
@@ -347,10 +457,7 @@ class ResultsDir:
         meta = dict(meta, files=sorted(set(self.written)))
         atomic_write(self.staging / PREVIOUS, lambda f: f.write(json.dumps(self.previous).encode()))
         atomic_write(self.staging / INPUTS, lambda f: f.write(f"{self.fingerprint}\n".encode()))
-        for name in meta["files"]:  # refuse before replacing anything: a folder where a result file goes
-            target = self.path / name
-            if target.is_dir() and not target.is_symlink():
-                raise InputError(f"{target}: is a folder where the results need a file")
+        _check_install(self.path, meta["files"], self.previous)  # refuse before replacing anything
         atomic_write(self.staging / META,
                      lambda f: f.write((json.dumps(meta, indent=2, default=str) + "\n").encode()))
         commit = self.path / f"{COMMIT}{os.getpid()}"
@@ -393,7 +500,7 @@ def _count_like(name: str) -> bool:
 def open_results(path) -> tuple[Path, dict]:
     """A complete results folder and its ``meta.json``; refuses incomplete or damaged ones (one line)."""
     path = Path(path)
-    if any(path.glob(f"{COMMIT}*")):
+    if path.is_dir() and any(e.name.startswith(COMMIT) and _job_folder(e) for e in path.iterdir()):
         raise InputError(f"{path}: a job was interrupted while replacing these results; run the study again "
                          "to complete it")
     try:
@@ -429,7 +536,7 @@ def hold(path):
     """
     import fcntl
 
-    fd = _lock(Path(path))
+    fd, _ = _lock(Path(path))
     try:
         yield Path(path)
     finally:
