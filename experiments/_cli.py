@@ -12,6 +12,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from robustness.io.challenge import Challenge
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.overlap.gold import GoldStrategy
 
 # -- the parser -------------------------------------------------------------------------------------------------
 
@@ -37,8 +45,11 @@ def max_jobs() -> int:
 
 
 class _Help(argparse.HelpFormatter):
-    """Appends ``(default X)`` to every option whose help does not already state its default, and ``(at most
-    N)`` to every option whose type has an upper bound."""
+    """Appends ``(default X)`` and ``(at most N)`` to the options' help.
+
+    ``(default X)`` goes to every option whose help does not already state its default, ``(at most N)`` to every
+    option whose type has an upper bound.
+    """
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -57,16 +68,17 @@ class Parser(argparse.ArgumentParser):
     ``ValueError`` (or :class:`~robustness.errors.InputError`) with the message.
     """
 
-    def __init__(self, *args, **kw):
+    def __init__(self, *args: Any, **kw: Any) -> None:
         kw.setdefault("formatter_class", _Help)
         super().__init__(*args, **kw)
         self.checks: list = []
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"error: {message}\n")
         raise SystemExit(2)
 
-    def parse_args(self, args=None, namespace=None):
+    def parse_args(self, args: Sequence[str] | None = None,
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
         ns = super().parse_args(args, namespace)
         for check in self.checks + [self._out_outside_inputs]:
             try:
@@ -75,9 +87,11 @@ class Parser(argparse.ArgumentParser):
                 self.error(str(exc))
         return ns
 
-    def _out_outside_inputs(self, ns) -> None:
-        """``--out`` may not be, or lie inside, an input folder, nor be the folder holding an input file: the
-        results folder is written, replaced and cleaned up, an input folder never is."""
+    def _out_outside_inputs(self, ns: argparse.Namespace) -> None:
+        """``--out`` may not be, or lie inside, an input folder, nor be the folder holding an input file.
+
+        The results folder is written, replaced and cleaned up, an input folder never is.
+        """
         import os
 
         out = getattr(ns, "out", None)
@@ -107,11 +121,11 @@ def _type(name, convert, maximum=None):
     return convert
 
 
-def integer(minimum: int = 0, maximum: int | None = None):
+def integer(minimum: int = 0, maximum: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer in ``minimum..maximum`` (the bound is stated in --help)."""
     want = f"an integer >= {minimum}" if maximum is None else f"an integer in {minimum}..{maximum}"
 
-    def convert(text):
+    def convert(text: str) -> int:
         try:
             value = int(text)
         except ValueError:  # also a string of more than 4300 digits
@@ -124,7 +138,7 @@ def integer(minimum: int = 0, maximum: int | None = None):
     return _type("integer", convert, maximum)
 
 
-def jobs(text):
+def jobs(text: str) -> int:
     """An ``argparse`` type: a number of worker processes, 1..:func:`max_jobs`."""
     return integer(1, max_jobs())(text)
 
@@ -132,17 +146,17 @@ def jobs(text):
 jobs.maximum = max_jobs()  # stated in --help
 
 
-def orders(text):
+def orders(text: str) -> int:
     """An ``argparse`` type: a number of random orders, 1..:data:`MAX_ORDERS`."""
     return integer(1, MAX_ORDERS)(text)
 
 
-def resamples(text):
+def resamples(text: str) -> int:
     """An ``argparse`` type: a number of bootstrap resamples, 1..:data:`MAX_RESAMPLES`."""
     return integer(1, MAX_RESAMPLES)(text)
 
 
-def step(text):
+def step(text: str) -> int:
     """An ``argparse`` type: a step between recorded prefixes, 1..:data:`MAX_STEP`."""
     return integer(1, MAX_STEP)(text)
 
@@ -150,11 +164,11 @@ def step(text):
 orders.maximum, resamples.maximum, step.maximum = MAX_ORDERS, MAX_RESAMPLES, MAX_STEP
 
 
-def number(minimum: float = 0.0, maximum: float | None = None):
+def number(minimum: float = 0.0, maximum: float | None = None) -> Callable[[str], float]:
     """An ``argparse`` type: a finite number in ``minimum..maximum``."""
     want = f"a number >= {minimum:g}" if maximum is None else f"a number in {minimum:g}..{maximum:g}"
 
-    def convert(text):
+    def convert(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
@@ -166,9 +180,11 @@ def number(minimum: float = 0.0, maximum: float | None = None):
     return _type("number", convert, maximum)
 
 
-def strategy_list(text):
-    """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text), at
-    least one of which has pixel counts (``mean`` and ``max`` alone leave no gold to count against)."""
+def strategy_list(text: str) -> str:
+    """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text).
+
+    At least one of them must have pixel counts (``mean`` and ``max`` alone leave no gold to count against).
+    """
     from robustness.overlap.gold import resolve
 
     try:
@@ -182,7 +198,7 @@ def strategy_list(text):
     return text
 
 
-def output_folder(text):
+def output_folder(text: str) -> str:
     """An ``argparse`` type: a folder that exists or can be created (checked without creating anything)."""
     from robustness.reporting.results import check_output_folder
 
@@ -193,9 +209,11 @@ def output_folder(text):
     return text
 
 
-def existing_file(text):
-    """An ``argparse`` type: a regular file that exists (a FIFO or a device is refused: it would block or never
-    end; said as what it is, never as 'not found')."""
+def existing_file(text: str) -> str:
+    """An ``argparse`` type: a regular file that exists.
+
+    A FIFO or a device is refused (it would block or never end), said as what it is, never as 'not found'.
+    """
     from robustness.errors import InputError
     from robustness.files import open_regular
 
@@ -206,9 +224,12 @@ def existing_file(text):
     return text
 
 
-def scheduler_address(text):
-    """An ``argparse`` type: ``local`` (dask installed) or the TCP address of a Dask scheduler that greets within
-    :data:`robustness.parallel.SCHEDULER_TIMEOUT` seconds (other transports are refused)."""
+def scheduler_address(text: str) -> str:
+    """An ``argparse`` type: ``local`` (dask installed) or the TCP address of a Dask scheduler.
+
+    The scheduler must greet within :data:`robustness.parallel.SCHEDULER_TIMEOUT` seconds; other transports are
+    refused.
+    """
     import importlib.util
 
     from robustness.parallel import SCHEDULER_TIMEOUT, check_scheduler
@@ -257,12 +278,12 @@ def add_data_options(p: Parser) -> None:
     p.checks.append(_check_data_options)
 
 
-def values(args) -> tuple[int, int]:
+def values(args: argparse.Namespace) -> tuple[int, int]:
     """The raters layout's (foreground, background) values: the options, else 255 on 0."""
     return (255 if args.foreground is None else args.foreground, 0 if args.background is None else args.background)
 
 
-def _check_data_options(args) -> None:
+def _check_data_options(args: argparse.Namespace) -> None:
     if args.layout == "raters" and (args.data is None or args.gold is None):
         raise ValueError("--layout raters needs --data FOLDER and --gold R1,R2,..")
     if args.binarize and args.threshold is not None:
@@ -293,16 +314,18 @@ def add_scoring_options(g) -> None:
                    help="alias of --empty official: reproduce the official scorer exactly, nan included")
 
 
-def strategies(args):
+def strategies(args: argparse.Namespace) -> list[GoldStrategy]:
     """The gold strategies the options ask for, validated by the registry."""
     from robustness.overlap.gold import resolve
 
     return resolve([s for s in args.strategies.split(",") if s] if args.strategies is not None else None)
 
 
-def check_study(args, *, n_units: int, unit: str, n_runs: int) -> None:
-    """What a resampling study needs of its input: two runs to rank, and a ``--step`` that leaves at least two
-    recorded prefix lengths (else every curve is one point at L1 = 0). Scoring commands (no ``--step``) pass.
+def check_study(args: argparse.Namespace, *, n_units: int, unit: str, n_runs: int) -> None:
+    """What a resampling study needs of its input: two runs to rank, and a ``--step`` that leaves two prefixes.
+
+    The ``--step`` must leave at least two recorded prefix lengths (else every curve is one point at L1 = 0).
+    Scoring commands (no ``--step``) pass.
     """
     from robustness.errors import InputError
 
@@ -316,7 +339,7 @@ def check_study(args, *, n_units: int, unit: str, n_runs: int) -> None:
                          f"use a step below {n_units}")
 
 
-def load(args):
+def load(args: argparse.Namespace) -> Challenge:
     """The challenge the options describe (synthetic when no input is given); prints the loader's notes."""
     from robustness.io import load_dermavqa, load_raters
 
@@ -344,13 +367,13 @@ def load(args):
 
 # -- warnings ---------------------------------------------------------------------------------------------------
 
-def say(notes) -> None:
+def say(notes: Iterable[str]) -> None:
     """Print notes as ``warning: ...`` lines on stderr (even with --quiet: they are about the results)."""
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
 
 
-def input_warnings(args, challenge, counts) -> list[str]:
+def input_warnings(args: argparse.Namespace, challenge: Challenge, counts: OverlapCounts) -> list[str]:
     """Everything the loader and the pixel pass noted about the input, plus the checks on the counts.
 
     Returns the list for ``summary.md`` and ``meta.json``; prints the checks' findings (the loader's and
@@ -364,17 +387,17 @@ def input_warnings(args, challenge, counts) -> list[str]:
     return list(challenge.notes) + summarise_notes(counts.notes) + found
 
 
-def source(args) -> str:
+def source(args: argparse.Namespace) -> str:
     """The input in prose, for reports."""
     return args.data or "the embedded synthetic challenge"
 
 
-def data_description(args) -> str:
+def data_description(args: argparse.Namespace) -> str:
     """The input in meta.json: the folder, or the synthetic challenge's seed and size."""
     return args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})"
 
 
-def run(main, argv=None) -> int:
+def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Call ``main(argv)``; bad input becomes ``error: <one line>`` and exit status 2.
 
     ``argv=None`` (the command line) also freezes the garbage collector's objects when ``main`` returns.

@@ -12,8 +12,19 @@ import argparse
 import contextlib
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 from robustness.statistics.ranking_methods import TEST_STEP
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import TypeVar
+
+    from experiments._cli import Parser
+    from robustness.reporting.results import ResultsDir
+    from robustness.reporting.study_result import StudyResult
+
+    T = TypeVar("T")
 
 
 def _rankings(text: str) -> tuple:
@@ -27,7 +38,7 @@ def _rankings(text: str) -> tuple:
     return tuple(dict.fromkeys(DEFAULT_RANKING + names))
 
 
-def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
+def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
     """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
     from experiments._cli import integer, jobs, number, orders, output_folder, resamples, scheduler_address, step
     from robustness.statistics.ranking_methods import RANKING_METHODS
@@ -45,7 +56,8 @@ def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None
     g.add_argument("--test-step", type=step, default=TEST_STEP, metavar="N",
                    help=f"test-based curves record every N-th prefix of {test_unit or unit} (default {TEST_STEP}): "
                         "every recorded prefix reruns all paired tests (measured on the default synthetic "
-                        "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and step 5; "
+                        "challenge: 4 to 5 ms per recorded prefix and order, about 15 s of CPU at 200 orders and "
+                        "step 5; "
                         "the main job with all three methods stays under 2 minutes)")
     g.add_argument("--tolerance", type=number(0), default=0.0, metavar="L1",
                    help="L1 at or below this counts as converged (default 0)")
@@ -62,13 +74,13 @@ def add_study_options(p, *, out: str, unit: str = "units", test_unit: str | None
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
 
 
-def progress(args) -> bool:
+def progress(args: argparse.Namespace) -> bool:
     """Progress bars only on a terminal and without --quiet."""
     return not args.quiet and sys.stderr.isatty()
 
 
 @contextlib.contextmanager
-def execution(args):
+def execution(args: argparse.Namespace) -> Iterator[int]:
     """The parallel backend the options ask for (local joblib or Dask); yields the ``n_jobs`` to use."""
     from robustness.parallel import parallel_backend
 
@@ -76,21 +88,23 @@ def execution(args):
         yield max(args.n_jobs, 2) if args.scheduler else args.n_jobs
 
 
-def resampling_options(args, cls, **extra):
+def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra: Any) -> T:
     """The study's options object from the parsed command line (``cls``: a study's options dataclass)."""
     return cls(orders=args.orders, step=args.step, bootstrap=args.bootstrap, ranking=tuple(args.ranking),
                test_step=args.test_step, tolerance=args.tolerance, seed=args.seed, all_curves=args.all_curves,
                **extra)
 
 
-def say(args):
+def say(args: argparse.Namespace) -> Callable[..., None]:
     """Print progress lines on stderr unless ``--quiet``."""
     return (lambda *a: None) if getattr(args, "quiet", False) else (lambda *a: print(*a, file=sys.stderr))
 
 
-def finish(out, result, args, *, argv, started: float, meta: dict | None = None) -> str:
-    """Save ``result`` into the results folder ``out``, draw the study's figures, build its report from the folder,
-    then write ``meta.json`` (last) and replace the previous results.
+def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, argv: list[str] | None,
+           started: float, meta: dict | None = None) -> str:
+    """Save ``result`` into the results folder ``out``, draw its figures, build its report, finish the folder.
+
+    The report is built from the folder; ``meta.json`` is written last and the previous results are then replaced.
 
     Returns the report as Markdown (printed by the commands unless ``--quiet``).
     """

@@ -14,10 +14,20 @@ written as they finish (OUT/cache/design/), so an interrupted grid resumes.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from experiments import _cli, _study
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pandas as pd
+
+    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.studies.design import DesignStudyOptions
 
 
 def _listed(convert):
@@ -44,7 +54,15 @@ def _fraction(text):
     return value
 
 
-def parser():
+def parser() -> _cli.Parser:
+    """The command's argument parser.
+
+    Returns
+    -------
+    experiments._cli.Parser
+        The parser of ``python -m experiments.design_study``: the data options, the grid, the targets and the
+        execution options.
+    """
     integer, number = _cli.integer, _cli.number
     p = _cli.Parser(prog="python -m experiments.design_study", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
@@ -101,7 +119,7 @@ def _like_is_the_data(args) -> None:
         args.data = args.like
 
 
-def options_from(args):
+def options_from(args: argparse.Namespace) -> DesignStudyOptions:
     """The study's options from the parsed command line."""
     from robustness.studies.design import DesignStudyOptions
 
@@ -116,7 +134,8 @@ def options_from(args):
         quick=args.quick, seed=args.seed)
 
 
-def base_challenge(args, options, say):
+def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
+                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None]:
     """The base generator parameters, and the fit table when --like (or --data) is given."""
     from robustness.simulation.synthetic import SyntheticConfig
     from robustness.studies.design import base_from_challenge
@@ -134,7 +153,20 @@ def base_challenge(args, options, say):
     return base_from_challenge(challenge, options)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 once the results are written; a bad option or input ends in ``error: ...`` and status 2 (through
+        :func:`experiments._cli.run`).
+    """
     args = parser().parse_args(argv)
     started = time.time()
     from dataclasses import asdict

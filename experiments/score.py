@@ -18,6 +18,14 @@ from experiments import _cli, _study
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's argument parser.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser of ``python -m experiments.score`` (an :class:`experiments._cli.Parser`): the data, scoring
+        and output options.
+    """
     p = _cli.Parser(prog="python -m experiments.score", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
@@ -30,7 +38,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 once the leaderboard and the official JSON files are written; a bad option or input ends in
+        ``error: ...`` and status 2 (through :func:`experiments._cli.run`).
+    """
     args = parser().parse_args(argv)
     started = time.time()
     from robustness.reporting.results import ResultsDir

@@ -15,6 +15,14 @@ from experiments import _cli
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command's argument parser.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser of ``python -m experiments.synthetic_summary`` (an :class:`experiments._cli.Parser`): the data
+        options and ``--n-jobs``.
+    """
     p = _cli.Parser(prog="python -m experiments.synthetic_summary",
                     description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
@@ -23,7 +31,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 once the summary is printed; a bad option or input ends in ``error: ...`` and status 2 (through
+        :func:`experiments._cli.run`).
+    """
     args = parser().parse_args(argv)
     from robustness.overlap import compute_overlap
     from robustness.statistics.spread import agreement

@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes"]
 
@@ -36,9 +37,25 @@ class MaskWarning(NoteWarning):
     """A mask was readable but needed a documented repair (e.g. stray pixel values)."""
 
 
-def summarise_notes(notes, *, keep: int = 3) -> list[str]:
-    """Notes in order, at most ``keep`` of each kind: per-file notes that differ only in the file name and
-    numbers are one kind, and the rest of a kind becomes one line that counts them.
+def summarise_notes(notes: Iterable[str], *, keep: int = 3) -> list[str]:
+    """Notes in order, at most ``keep`` of each kind.
+
+    Per-file notes (``<file>: <note>``) that differ only in the file name and numbers are one kind, and the
+    rest of a kind becomes one line that counts them.
+
+    Parameters
+    ----------
+    notes : iterable of str
+        One-line notes, in the order they were made (anything else is shown as its ``str``).
+    keep : int
+        How many notes of each kind are kept word for word (default 3).
+
+    Returns
+    -------
+    list of str
+        The kept notes grouped by kind (kinds in first-seen order, notes in their order within a kind), a
+        kind with more than ``keep`` notes ending in one ``and N more file(s) with the same note as <file>``
+        line.
 
     Examples
     --------

@@ -1,6 +1,7 @@
-"""Files the package reads and writes: inputs opened only when they are regular files, results written
-atomically through a temporary sibling with the usual permissions, and what an interrupted writer left behind
-cleaned up.
+"""Files the package reads and writes.
+
+Inputs are opened only when they are regular files, results are written atomically through a temporary sibling
+with the usual permissions, and what an interrupted writer left behind is cleaned up.
 
 Temporary names carry the writer's process id (``.<name>.<pid>.<random>.tmp``, and ``.partial`` folders of
 :func:`robustness.io.write_dermavqa`) so that a later writer can tell a live writer's file from a dead one's;
@@ -16,7 +17,9 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 __all__ = ["atomic_write", "file_mode", "remove_stale_temporaries", "open_regular", "kind_of", "NO_SPACE"]
 
@@ -29,7 +32,16 @@ NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 @functools.cache
 def file_mode() -> int:
-    """Mode of the files we create: ``0o666`` less the process umask (0644 under the usual umask 022)."""
+    """Mode of the files we create: ``0o666`` less the process umask (0644 under the usual umask 022).
+
+    Computed once per process: from ``/proc/self/status`` where there is one, else by setting the umask and
+    restoring it at once.
+
+    Returns
+    -------
+    int
+        The permission bits, e.g. ``0o644``.
+    """
     try:
         with open("/proc/self/status") as f:
             for line in f:
@@ -45,7 +57,19 @@ def file_mode() -> int:
 # -- reading inputs ----------------------------------------------------------------------------------------------
 
 def kind_of(mode: int) -> str:
-    """What a file of this ``st_mode`` is, in words: ``a regular file``, ``a folder``, ``a FIFO``..."""
+    """What a file of this ``st_mode`` is, in words: ``a regular file``, ``a folder``, ``a FIFO``...
+
+    Parameters
+    ----------
+    mode : int
+        The ``st_mode`` of an ``os.stat`` result.
+
+    Returns
+    -------
+    str
+        ``a regular file``, ``a folder``, ``a FIFO``, ``a character device``, ``a block device``, ``a socket``,
+        else ``not a regular file``.
+    """
     for test, words in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
                         (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                         (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
@@ -54,11 +78,23 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path, *, what: str = "file"):
+def open_regular(path: str | os.PathLike, *, what: str = "file") -> BinaryIO:
     """Open ``path`` for reading in binary mode when it is a regular file (a symbolic link to one is fine).
 
     A FIFO, a device or a socket is refused without blocking on it or reading it (``/dev/zero`` would never
     end), a folder is said to be one, a dangling link is called broken.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to open.
+    what : str
+        What the file is, in the message when it does not exist (default ``file``: ``<path>: file not found``).
+
+    Returns
+    -------
+    BinaryIO
+        The file, open for reading in binary (blocking) mode; the caller closes it.
 
     Raises
     ------
@@ -93,12 +129,20 @@ def open_regular(path, *, what: str = "file"):
 
 # -- writing results ---------------------------------------------------------------------------------------------
 
-def atomic_write(path: Path, write) -> None:
+def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """Write a file through ``write(fileobj)`` into a temporary sibling, then rename it into place.
 
     An interrupted write leaves at most a ``.<name>.<pid>.<random>.tmp`` file, which nothing reads and
     :func:`remove_stale_temporaries` deletes once its process is gone. The rename replaces a symbolic link
     at ``path`` instead of writing through it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its folder is created when missing; an existing file is replaced whole).
+    write : callable
+        ``write(fileobj)`` writes the content to a file open in binary mode (its return value is ignored); the
+        file is flushed and synced to disk before the rename.
 
     Raises
     ------
@@ -147,13 +191,24 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temporaries(folder) -> int:
-    """Delete what an interrupted writer left in ``folder``: ``.<name>.<pid>.<random>.tmp`` files
-    (:func:`atomic_write`) and ``.<name>.<pid>.<random>.partial`` folders (:func:`robustness.io.write_dermavqa`)
-    whose process no longer runs.
+def remove_stale_temporaries(folder: str | os.PathLike) -> int:
+    """Delete what an interrupted writer left in ``folder``.
+
+    That is ``.<name>.<pid>.<random>.tmp`` files (:func:`atomic_write`) and ``.<name>.<pid>.<random>.partial``
+    folders (:func:`robustness.io.write_dermavqa`) whose process no longer runs.
 
     Only those exact names are looked at: a user's ``.notes.tmp`` or ``.thesis.partial`` is never touched,
-    however old. Returns how many were deleted.
+    however old.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The folder to clean (not its sub-folders); a folder that cannot be listed is left alone.
+
+    Returns
+    -------
+    int
+        How many files and folders were deleted (one that cannot be deleted is not counted).
     """
     removed = 0
     try:

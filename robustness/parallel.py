@@ -14,27 +14,98 @@ import atexit
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Protocol, TypeVar
+
+    from dask.distributed import Client
+    from tqdm.auto import tqdm
+
+    from robustness.seeds import SeedLike
+
+    T = TypeVar("T")
+
+    class _Progress(Protocol):
+        """What :func:`run_batches` needs of a progress bar (a tqdm bar has it)."""
+
+        def update(self, n: float = 1) -> object: ...
+        def close(self) -> None: ...
 
 __all__ = ["run_batches", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar", "check_scheduler",
            "SCHEDULER_TIMEOUT"]
 
 
 def batch_sizes(total: int, batch_size: int) -> list[int]:
-    """Fixed-size batches covering ``total`` items (the last one may be smaller)."""
+    """Fixed-size batches covering ``total`` items (the last one may be smaller).
+
+    Parameters
+    ----------
+    total : int
+        Number of items to cover (at least 1).
+    batch_size : int
+        Items per batch (at least 1).
+
+    Returns
+    -------
+    list of int
+        The size of every batch, in order; they sum to ``total``.
+
+    Raises
+    ------
+    ValueError
+        When ``total`` or ``batch_size`` is below 1.
+
+    Examples
+    --------
+    >>> batch_sizes(10, 4)
+    [4, 4, 2]
+    """
     if total < 1 or batch_size < 1:
         raise ValueError(f"total and batch_size must be >= 1, got {total} and {batch_size}")
     return [min(batch_size, total - start) for start in range(0, total, batch_size)]
 
 
-def batch_generators(rng, n_batches: int) -> list[np.random.Generator]:
-    """One independent generator per batch: the children of ``np.random.default_rng(rng).spawn``."""
+def batch_generators(rng: SeedLike, n_batches: int) -> list[np.random.Generator]:
+    """One independent generator per batch: the children of ``np.random.default_rng(rng).spawn``.
+
+    Parameters
+    ----------
+    rng : {None, int, array_like of int, numpy.random.SeedSequence, numpy.random.Generator}
+        The seed or generator the batches' generators are spawned from (a Generator is advanced by the spawn).
+    n_batches : int
+        Number of generators.
+
+    Returns
+    -------
+    list of numpy.random.Generator
+        Generator ``b`` draws the randomness of batch ``b``, whichever process runs it.
+    """
     return np.random.default_rng(rng).spawn(n_batches)
 
 
-def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch"):
-    """A tqdm bar on the terminal, or None."""
+def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> tqdm | None:
+    """A tqdm bar on the terminal, or None.
+
+    Parameters
+    ----------
+    enabled : bool
+        Whether to show a bar (False returns None).
+    total : int
+        The count the bar reaches when the work is done, in ``unit``.
+    desc : str
+        The bar's label, e.g. ``"pixel pass"``.
+    unit : str
+        What the bar counts (default ``"batch"``).
+
+    Returns
+    -------
+    tqdm.auto.tqdm or None
+        The bar (left off the terminal once closed), or None when not ``enabled``.
+    """
     if not enabled:
         return None
     from tqdm.auto import tqdm
@@ -42,12 +113,14 @@ def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch"):
     return tqdm(total=total, desc=desc, unit=unit, leave=False)
 
 
-def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, progress=None, weights=None):
+def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int = 1, prefer: str | None = None,
+                progress: _Progress | None = None, weights: Sequence[float] | None = None) -> Iterator[T]:
     """Yield ``fn(*args)`` for every ``args`` tuple of ``batches``, in batch order.
 
     Parameters
     ----------
     fn : callable
+        The work of one batch, called as ``fn(*args)`` (picklable when it runs in worker processes).
     batches : iterable of tuple
         Consumed lazily: at most ``2 * n_jobs`` batches are in flight, so their arguments (and results)
         never pile up in memory.
@@ -60,7 +133,19 @@ def run_batches(fn, batches, *, n_jobs: int = 1, prefer: str | None = None, prog
         joblib's hint: threads for kernels that release the GIL (numba
         ``nogil``), processes for work holding the GIL (decoding, numpy glue).
     progress : tqdm-like, optional
-        Advanced by ``weights[b]`` (default 1) after batch ``b``; closed at the end.
+        Advanced by ``weights[b]`` (default 1) after batch ``b``; closed at the end. None: no progress shown.
+    weights : sequence of float, optional
+        How far each batch advances ``progress`` (e.g. its number of images); None advances it by 1 a batch.
+
+    Yields
+    ------
+    object
+        ``fn(*args)`` of every batch, in batch order.
+
+    Raises
+    ------
+    ValueError
+        When ``n_jobs`` is below 1.
     """
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
@@ -138,7 +223,7 @@ _EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared 
 
 
 def _executor(workers: int):
-    """This process's pool of ``workers`` processes, kept between calls (started again when broken).
+    """The pool of ``workers`` processes of this process, kept between calls (started again when broken).
 
     On Linux the workers are forked: they start with every module and compiled kernel of this process, in
     milliseconds instead of the second or two a fresh interpreter needs to import numpy, numba and the
@@ -234,6 +319,13 @@ def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None
     listener that accepts and stays silent is refused after ``timeout``, a server of another protocol is
     refused at once (Dask itself would try to allocate whatever its first bytes announce).
 
+    Parameters
+    ----------
+    address : str
+        ``tcp://HOST:PORT`` or ``HOST:PORT``.
+    timeout : float
+        Seconds, all told, to connect and receive the greeting (default :data:`SCHEDULER_TIMEOUT`).
+
     Raises
     ------
     ValueError
@@ -278,7 +370,7 @@ def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None
 
             frames, rest = unpack_frames(receive(size), partial=True)
             greeting = loads(frames, deserialize=False) if not rest else None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise InputError(f"no Dask scheduler answers at {address}: it accepted the connection but said nothing "
                              f"within {timeout:g} s") from None
         except (ConnectionError, OSError):
@@ -292,12 +384,30 @@ def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None
 
 
 @contextlib.contextmanager
-def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2):
+def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2) -> Iterator[Client | None]:
     """Run joblib work on a Dask cluster inside this context.
 
     ``scheduler`` is a Dask scheduler address (``tcp://HOST:PORT`` or ``HOST:PORT``, first checked with
     :func:`check_scheduler`), or ``"local"`` to start (and stop) a ``dask.distributed.LocalCluster`` on
     loopback. ``None`` leaves joblib's default backend in place.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        The Dask scheduler's address, ``"local"``, or None (joblib's default backend, no Dask).
+    n_workers : int
+        Worker processes of the local cluster (``"local"`` only; default 2).
+
+    Yields
+    ------
+    dask.distributed.Client or None
+        The client connected to the cluster (closed, with a local cluster, on leaving the context), or None
+        when ``scheduler`` is None.
+
+    Raises
+    ------
+    InputError
+        When the address is not a TCP one, nothing answers there as a Dask scheduler, or Dask cannot connect.
     """
     if scheduler is None:
         yield None

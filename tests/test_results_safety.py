@@ -144,8 +144,8 @@ def test_out_inside_the_input_is_refused_when_parsed(tiny_dermavqa, tmp_path, ca
 
 
 def test_out_inside_a_raters_folder_is_refused(tmp_path, capsys):
-    from tests.test_decoding import MASK
     from tests.conftest import write_png
+    from tests.test_decoding import MASK
 
     root = tmp_path / "raters"
     for r in ("a", "b", "run"):

@@ -183,8 +183,10 @@ def golds_from_words(words, lut, n):
 
 @njit(cache=True, nogil=True)
 def count_run_words(run64, tail, gold_words):
-    """Kernel of :func:`count_run`: ``run64`` is the run's 0/1 bytes viewed as uint64
-    (eight pixels per element, a multiple of 8 elements), ``tail`` the remaining bytes.
+    """Kernel of :func:`count_run`.
+
+    ``run64`` is the run's 0/1 bytes viewed as uint64 (eight pixels per element, a multiple of 8 elements),
+    ``tail`` the remaining bytes.
     """
     g, n_words = gold_words.shape
     tp = np.zeros(g, dtype=np.int64)

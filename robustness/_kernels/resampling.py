@@ -54,8 +54,9 @@ def _ranks_from_sorted(scores, perm, ranks, tol, ties):
 
 @njit(cache=True, nogil=True)
 def _l1_to(scores, perm, ranks, final, tol, ties):
-    """Rank ``scores`` (re-sorting ``perm``, nearly sorted from the previous prefix) into ``ranks``; return
-    ``sum |ranks - final|``.
+    """Rank ``scores`` into ``ranks``, and return ``sum |ranks - final|``.
+
+    ``perm`` is re-sorted in place (it is nearly sorted from the previous prefix).
     """
     _insertion_sort_desc(scores, perm)
     _ranks_from_sorted(scores, perm, ranks, tol, ties)

@@ -72,8 +72,9 @@ def _pair_z(w, order, positive, new_group, length):
 
 @njit(cache=True, nogil=True)
 def _z_alpha(alpha):
-    """The z above which a one-sided p-value ``Phi(-z)`` falls below ``alpha`` (bisection), minus a margin: a
-    filter that never drops a significant pair.
+    """The z above which a one-sided p-value ``Phi(-z)`` falls below ``alpha`` (bisection), minus a margin.
+
+    With the margin it is a filter that never drops a significant pair.
     """
     lo, hi = -40.0, 40.0
     for _ in range(200):
@@ -179,8 +180,9 @@ def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs,
 
 @njit(cache=True, nogil=True)
 def beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, idx):
-    """Runs beaten (S, B, R) on every resample ``idx[b]`` (units drawn with replacement; a unit drawn c times
-    counts c times).
+    """Runs beaten (S, B, R) on every resample ``idx[b]``.
+
+    The resamples' units are drawn with replacement; a unit drawn c times counts c times.
     """
     n_s = length.shape[0]
     n_b, n_j = idx.shape

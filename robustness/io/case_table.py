@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robustness.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["read_case_table"]
 
@@ -42,7 +46,7 @@ def _read(path: Path):
 
 
 def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_column: str = "algorithm",
-                    value_column: str = "value", unit_column: str | None = None):
+                    value_column: str = "value", unit_column: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The checked table and its notes.
 
     Parameters
@@ -60,6 +64,7 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
         ``case`` and ``algorithm`` (and ``unit``, ``strategy``, ``metric`` when present) as text, ``value`` as
         float64, exact duplicate rows dropped.
     notes : list of str
+        What was done with imperfect input (one line each, naming the file): dropped duplicate rows.
 
     Raises
     ------

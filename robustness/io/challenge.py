@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,9 +33,34 @@ class MaskSource(Protocol):
     Sources must be picklable so that the pixel pass can run in worker processes.
     """
 
-    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, str | None]: ...
+    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, str | None]:
+        """One mask of one image, and the note of any repair applied while decoding it.
 
-    def fingerprint(self) -> dict: ...
+        Parameters
+        ----------
+        image : int
+            Position of the image in the challenge (0-based).
+        kind : str
+            ``"annotator"``, ``"run"`` or (with ``has_truth``) ``"truth"``.
+        name : str
+            The annotator or run (``"truth"`` for the latent truth).
+
+        Returns
+        -------
+        mask : ndarray of bool, 2-D
+            The image's shape.
+        note : str or None
+            One line describing a repair, else None.
+        """
+
+    def fingerprint(self) -> dict:
+        """Identity of the masks, as JSON-serialisable values (part of :meth:`Challenge.fingerprint`).
+
+        Returns
+        -------
+        dict
+            Equal for two sources exactly when their masks (or the files they are read from) are the same.
+        """
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +107,16 @@ class Challenge:
     source: MaskSource
     notes: tuple[str, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        """Check that the fields agree (lengths, unique ids, every image annotated) and freeze ``annotated``.
+
+        Raises
+        ------
+        InputError
+            Duplicate image ids or run names, or an image without an annotator mask.
+        ValueError
+            Fields of different lengths, or ``annotated`` of another shape than (n_images, n_annotators).
+        """
         n = len(self.images)
         if len(set(self.images)) != n:
             dup = sorted({i for i in self.images if self.images.count(i) > 1})
@@ -104,14 +139,17 @@ class Challenge:
     # -- sizes -------------------------------------------------------------
     @property
     def n_images(self) -> int:
+        """Number of test images."""
         return len(self.images)
 
     @property
     def n_runs(self) -> int:
+        """Number of submitted runs."""
         return len(self.runs)
 
     @property
     def n_annotators(self) -> int:
+        """Number of annotators (over all images)."""
         return len(self.annotators)
 
     @property
@@ -125,7 +163,25 @@ class Challenge:
         return np.array([h * w for h, w in self.shapes], dtype=np.int64)
 
     def image_index(self, image: int | str) -> int:
-        """Position of an image given its index or its id."""
+        """Position of an image given its index or its id.
+
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+
+        Returns
+        -------
+        int
+            The image's position in :attr:`images`.
+
+        Raises
+        ------
+        IndexError
+            A position out of range.
+        KeyError
+            An unknown image id.
+        """
         if isinstance(image, (int, np.integer)):
             if not 0 <= image < self.n_images:
                 raise IndexError(f"image index {image} out of range 0..{self.n_images - 1}")
@@ -136,21 +192,60 @@ class Challenge:
             raise KeyError(f"unknown image id {image!r}") from None
 
     def annotators_of(self, image: int | str) -> tuple[str, ...]:
-        """The annotators that annotated one image, in challenge order."""
+        """The annotators that annotated one image, in challenge order.
+
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+
+        Returns
+        -------
+        tuple of str
+            The annotators with a mask of that image.
+        """
         i = self.image_index(image)
         return tuple(a for a, ok in zip(self.annotators, self.annotated[i]) if ok)
 
     def encounter_codes(self) -> np.ndarray:
-        """Integer code of every image's encounter (first-seen order)."""
+        """Integer code of every image's encounter (first-seen order).
+
+        Returns
+        -------
+        ndarray of intp (n_images,)
+            0 for the first image's encounter, 1 for the next encounter seen, and so on.
+        """
         codes: dict[str, int] = {}
         return np.array([codes.setdefault(e, len(codes)) for e in self.encounters], dtype=np.intp)
 
     # -- masks -------------------------------------------------------------
-    def read(self, image: int | str, kind: str, name: str, *, out=None) -> tuple[np.ndarray, str | None]:
+    def read(self, image: int | str, kind: str, name: str, *,
+             out: np.ndarray | None = None) -> tuple[np.ndarray, str | None]:
         """One mask and the note of any repair applied while decoding it.
 
-        ``out``: a uint8 buffer a file source may decode into (the mask is then a view of it, valid until the
-        buffer is reused); other sources ignore it.
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+        kind : str
+            ``"annotator"``, ``"run"`` or (a source with ``has_truth``) ``"truth"``.
+        name : str
+            The annotator or run (``"truth"`` for the latent truth).
+        out : ndarray of uint8, optional
+            A buffer a file source may decode into (the mask is then a view of it, valid until the buffer is
+            reused); other sources ignore it.
+
+        Returns
+        -------
+        mask : ndarray of bool, 2-D
+            Of the image's shape.
+        note : str or None
+            One line describing a repair applied while decoding, else None (not warned about here).
+
+        Raises
+        ------
+        InputError
+            The mask has another shape than the image.
         """
         i = self.image_index(image)
         into = out is not None and getattr(self.source, "reads_into", False)
@@ -163,26 +258,82 @@ class Challenge:
         return mask, note
 
     def annotator_masks(self, image: int | str) -> dict[str, np.ndarray]:
-        """Every annotator mask of one image (boolean arrays), keyed by annotator."""
+        """Every annotator mask of one image (boolean arrays), keyed by annotator.
+
+        A repair applied while decoding is warned about (:class:`~robustness.errors.MaskWarning`).
+
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+
+        Returns
+        -------
+        dict of str to ndarray of bool
+            The masks of the annotators of that image, in challenge order.
+        """
         out = {}
         for a in self.annotators_of(image):
             out[a] = self._warned(*self.read(image, "annotator", a))
         return out
 
     def run_mask(self, image: int | str, run: str) -> np.ndarray:
-        """One run's mask for one image (boolean array)."""
+        """One run's mask for one image (boolean array).
+
+        A repair applied while decoding is warned about (:class:`~robustness.errors.MaskWarning`).
+
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+        run : str
+            One of :attr:`runs`.
+
+        Returns
+        -------
+        ndarray of bool, 2-D
+            Of the image's shape.
+
+        Raises
+        ------
+        KeyError
+            An unknown run.
+        """
         if run not in self.runs:
             raise KeyError(f"unknown run {run!r}")
         return self._warned(*self.read(image, "run", run))
 
     def run_masks(self, image: int | str) -> dict[str, np.ndarray]:
-        """Every run's mask for one image. Loads ``n_runs`` masks: prefer :meth:`run_mask`."""
+        """Every run's mask for one image.
+
+        Loads ``n_runs`` masks at once: prefer :meth:`run_mask`.
+
+        Parameters
+        ----------
+        image : int or str
+            A position (0-based) or an image id.
+
+        Returns
+        -------
+        dict of str to ndarray of bool
+            The masks keyed by run, in challenge order.
+        """
         return {s: self.run_mask(image, s) for s in self.runs}
 
-    def subset(self, images) -> Challenge:
+    def subset(self, images: Iterable[int | str]) -> Challenge:
         """The challenge restricted to ``images`` (positions), renumbered 0..: a batch for a worker process.
 
         Its source holds only those images' masks or file paths when the source has a ``subset`` method.
+
+        Parameters
+        ----------
+        images : iterable of int or str
+            Positions (0-based) or image ids, in the order the subset keeps.
+
+        Returns
+        -------
+        Challenge
+            The same annotators and runs over those images (without the loader's notes).
         """
         idx = [self.image_index(i) for i in images]
         source = self.source.subset(idx) if hasattr(self.source, "subset") else _Slice(self.source, tuple(idx))
@@ -198,7 +349,14 @@ class Challenge:
 
     # -- identity ----------------------------------------------------------
     def fingerprint(self) -> str:
-        """A hash of everything the overlap counts depend on (inputs and their metadata)."""
+        """A hash of everything the overlap counts depend on (inputs and their metadata).
+
+        Returns
+        -------
+        str
+            The SHA-256 hex digest of the ids, shapes, who annotated what, the runs and the source's
+            :meth:`~MaskSource.fingerprint`.
+        """
         payload = {
             "images": self.images,
             "encounters": self.encounters,
@@ -212,7 +370,15 @@ class Challenge:
         return hashlib.sha256(blob).hexdigest()
 
     def describe(self) -> dict:
-        """Counts a human wants first: images, encounters, annotators per image, runs."""
+        """Counts a human wants first: images, encounters, annotators per image, runs.
+
+        Returns
+        -------
+        dict
+            ``images``, ``encounters``, ``annotators``, ``runs`` (int), ``annotators_per_image``
+            (``{number of annotators: number of images}``) and ``megapixels_median`` (float, the median image
+            size in millions of pixels).
+        """
         k = self.annotated.sum(axis=1)
         return {
             "images": self.n_images,
@@ -253,15 +419,53 @@ class ArraySource:
 
     @property
     def has_truth(self) -> bool:
+        """Whether the source holds the latent true masks (a ``("truth", "truth")`` entry)."""
         return ("truth", "truth") in self.masks
 
-    def read(self, image, kind, name):
+    def read(self, image: int, kind: str, name: str) -> tuple[np.ndarray, None]:
+        """One mask as a boolean array (see :meth:`MaskSource.read`); nothing is ever repaired.
+
+        Parameters
+        ----------
+        image : int
+            Position of the image (0-based).
+        kind : str
+            ``"annotator"``, ``"run"`` or ``"truth"``.
+        name : str
+            The annotator or run (``"truth"`` for the latent truth).
+
+        Returns
+        -------
+        mask : ndarray of bool
+            The stored array, non-zero values as True.
+        note : None
+            Always None.
+        """
         return np.asarray(self.masks[(kind, name)][image]).astype(bool), None
 
-    def subset(self, images) -> ArraySource:
+    def subset(self, images: Sequence[int]) -> ArraySource:
+        """The same source restricted to ``images`` (positions), renumbered 0..
+
+        Parameters
+        ----------
+        images : sequence of int
+            Positions (0-based), in the order the subset keeps.
+
+        Returns
+        -------
+        ArraySource
+            Holding only those images' masks (the arrays are shared, not copied).
+        """
         return ArraySource({key: [v[i] for i in images] for key, v in self.masks.items()})
 
     def fingerprint(self) -> dict:
+        """Identity of the masks: a hash of every array's shape and pixels (see :meth:`MaskSource.fingerprint`).
+
+        Returns
+        -------
+        dict
+            ``{"arrays": SHA-256 hex digest}``.
+        """
         h = hashlib.sha256()
         for key in sorted(self.masks):
             for m in self.masks[key]:
@@ -273,7 +477,8 @@ class ArraySource:
         return {"arrays": h.hexdigest()}
 
 
-def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None, truth: dict | None = None) -> Challenge:
+def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
+                truth: dict | None = None) -> Challenge:
     """A challenge from in-memory masks.
 
     Parameters
@@ -288,6 +493,17 @@ def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
     truth : dict, optional
         ``{image_id: 2-D array}``: the latent true lesion of every image (as a
         synthetic challenge knows it), for studies of which gold recovers it.
+
+    Returns
+    -------
+    Challenge
+        Images in the order of ``annotators``, annotators sorted by name, runs in the order of ``runs``; masks
+        are held in memory (:class:`ArraySource`).
+
+    Raises
+    ------
+    InputError
+        Annotator masks of one image with different shapes, a run or the truth without a mask for some image.
 
     Examples
     --------

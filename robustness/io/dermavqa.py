@@ -1,4 +1,4 @@
-"""Reading challenges from disk: mask decoding and the two supported folder layouts.
+r"""Reading challenges from disk: mask decoding and the two supported folder layouts.
 
 Layouts
 -------
@@ -21,7 +21,7 @@ submissions folder) that yields no mask is an error, or with
 is a folder, a broken link, a FIFO or a device is an error naming it; files
 that are not masks, and sub-folders of ``reference/`` or of a run folder
 (masks there are not read), are counted in a note. A run whose name cannot
-name its result files (``team\\runC``, a suffix ``.h``) is refused when
+name its result files (``team\runC``, a suffix ``.h``) is refused when
 loading, and a challenge folder without ``reference/`` whose sub-folders hold
 masks is told about ``--layout raters``. Hidden entries (``.name``) are not
 looked at.
@@ -35,6 +35,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,10 +45,10 @@ from robustness.io.folders import (
     attach_runs,
     build,
     check_policy,
+    check_run_name,
     checked_shapes,
     entries,
     examples,
-    check_run_name,
     folder,
     ignored_folders,
     not_a_file,
@@ -67,8 +68,10 @@ _NAMING = "IMG_<encounter>_<image>_mask_<{}>.tiff"
 
 
 def _scan_dermavqa(folder: Path, what: str, notes: list | None = None) -> tuple[dict[str, dict[str, Path]], list[str]]:
-    """``{rater: {image: path}}`` for every ``*_mask_*.tif(f)`` file in ``folder``, and the other files' names;
-    with ``notes``, sub-folders (never read) are noted there."""
+    """``{rater: {image: path}}`` for every ``*_mask_*.tif(f)`` file in ``folder``, and the other files' names.
+
+    With ``notes``, sub-folders (never read) are noted there.
+    """
     out: dict[str, dict[str, Path]] = {}
     others, folders = [], []
     for name, kind in entries(folder):
@@ -109,9 +112,10 @@ def _encounter_of(image: str) -> str:
 
 
 def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str, Path]]:
-    """Every run of a submissions folder: one per sub-folder (or per suffix inside it), and per suffix of the
-    masks lying in the folder itself. A sub-folder or file that yields no mask is an error, or with
-    ``empty_folders='skip'`` a note.
+    """Every run of a submissions folder.
+
+    One run per sub-folder (or per suffix inside it), and per suffix of the masks lying in the folder itself. A
+    sub-folder or file that yields no mask is an error, or with ``empty_folders='skip'`` a note.
     """
     check_policy("empty_folders", empty_folders)
     hint = " (--skip-empty-folders drops it with a warning)"
@@ -237,8 +241,28 @@ def _truth_paths(truth_dir: Path, images) -> list:
     return [masks[im] for im in images]
 
 
-def load_challenge(data, *, layout: str = "dermavqa", **options) -> Challenge:
-    """Dispatch to :func:`load_dermavqa` or :func:`load_raters` by ``layout``."""
+def load_challenge(data: str | os.PathLike, *, layout: str = "dermavqa", **options: Any) -> Challenge:
+    """Dispatch to :func:`load_dermavqa` or :func:`load_raters` by ``layout``.
+
+    Parameters
+    ----------
+    data : str or os.PathLike
+        The challenge folder (``layout='raters'``: the folder of rater sub-folders).
+    layout : {'dermavqa', 'raters'}
+        The folder layout (module notes).
+    **options
+        The layout's loader options (e.g. ``binarize``, ``missing``; ``gold`` for ``raters``).
+
+    Returns
+    -------
+    Challenge
+        As the loader returns it.
+
+    Raises
+    ------
+    ValueError
+        An unknown layout.
+    """
     if layout == "dermavqa":
         return load_dermavqa(data, **options)
     if layout == "raters":
@@ -258,6 +282,22 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
     temporary name and renamed into place, so an interrupted write leaves no
     half-written challenge under ``folder`` (and the next write deletes what a
     killed one left).
+
+    Parameters
+    ----------
+    challenge : Challenge
+        The challenge to write (every mask is read once, through its source).
+    folder : str or os.PathLike
+        A folder that does not exist yet (its parent is created when missing).
+    compression : str or None
+        The TIFF compression passed to ``tifffile.imwrite`` (default ``'zlib'``; None: uncompressed).
+    progress : bool
+        Show a progress bar over the images (tqdm).
+
+    Returns
+    -------
+    Path
+        ``folder``.
 
     Raises
     ------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,21 @@ __all__ = ["FileSource", "folder", "entries", "not_a_file", "ignored_folders", "
 
 @dataclass(frozen=True)
 class FileSource:
-    """Masks read from files. ``paths[kind][name][image] -> Path`` (None: scored empty)."""
+    """Masks read from files.
+
+    ``paths[kind][name][image] -> Path`` (None: scored empty).
+
+    Parameters
+    ----------
+    annotator_paths, run_paths : dict
+        ``{annotator or run: [path or None per image]}``; None: no mask, scored as empty.
+    annotator_format, run_format : MaskFormat
+        How the annotators' and the runs' files are decoded (the truth's as the annotators').
+    shapes : tuple of (int, int)
+        Each image's shape (rows, columns), from the annotators' headers.
+    truth_paths : tuple of Path, optional
+        The latent true masks of a written synthetic challenge (``truth/``), one per image.
+    """
 
     annotator_paths: dict
     run_paths: dict
@@ -35,10 +50,36 @@ class FileSource:
 
     @property
     def has_truth(self) -> bool:
+        """Whether the latent true masks are known (``truth_paths`` given)."""
         return self.truth_paths is not None
 
-    def read(self, image: int, kind: str, name: str, *, out=None):
-        """One mask and its note (see :meth:`robustness.io.challenge.Challenge.read`; ``out`` as :func:`read_mask`)."""
+    def read(self, image: int, kind: str, name: str, *,
+             out: np.ndarray | None = None) -> tuple[np.ndarray, str | None]:
+        """One mask and its note (see :meth:`robustness.io.challenge.Challenge.read`; ``out`` as :func:`read_mask`).
+
+        Parameters
+        ----------
+        image : int
+            Position of the image (0-based).
+        kind : str
+            ``"annotator"``, ``"run"`` or ``"truth"``.
+        name : str
+            The annotator or run (``"truth"`` for the latent truth).
+        out : ndarray of uint8, optional
+            A buffer the common TIFFs are decoded into (the mask is then a view of it).
+
+        Returns
+        -------
+        mask : ndarray of bool, 2-D
+            An all-False mask of the image's shape where there is no file.
+        note : str or None
+            One line naming the file and the repair applied while decoding it, else None.
+
+        Raises
+        ------
+        InputError
+            The file cannot be decoded, or its mask has another shape than the image.
+        """
         if kind == "truth":
             table, fmt = {"truth": self.truth_paths}, self.annotator_format
         else:
@@ -54,8 +95,19 @@ class FileSource:
             )
         return mask, note
 
-    def subset(self, images) -> FileSource:
-        """The same source restricted to ``images`` (positions), renumbered 0..: a batch's worth of paths."""
+    def subset(self, images: Sequence[int]) -> FileSource:
+        """The same source restricted to ``images`` (positions), renumbered 0..: a batch's worth of paths.
+
+        Parameters
+        ----------
+        images : sequence of int
+            Positions (0-based), in the order the subset keeps.
+
+        Returns
+        -------
+        FileSource
+            The same formats, with only those images' paths and shapes.
+        """
         pick = lambda seq: [seq[i] for i in images]  # noqa: E731
         return FileSource({a: pick(v) for a, v in self.annotator_paths.items()},
                           {s: pick(v) for s, v in self.run_paths.items()},
@@ -80,7 +132,19 @@ class FileSource:
         return h.hexdigest()
 
     def fingerprint(self) -> dict:
-        """Identity of the input (names, sizes, modification times): decides whether results are of this input."""
+        """Identity of the input (names, sizes, modification times): decides whether results are of this input.
+
+        Returns
+        -------
+        dict
+            ``files`` (a SHA-256 hex digest of every file's name, size and modification time) and the two
+            formats' ``repr``.
+
+        Raises
+        ------
+        InputError
+            A file cannot be read (``stat`` fails).
+        """
         return {
             "files": self._digest(("st_size", "st_mtime_ns")),
             "annotator_format": repr(self.annotator_format),
@@ -92,6 +156,16 @@ class FileSource:
 
         Rewriting a file in place and restoring its mtime still changes its ctime, and replacing it by
         another file changes its inode, so stale counts are never reused (one ``stat`` per file, as before).
+
+        Returns
+        -------
+        str
+            A SHA-256 hex digest.
+
+        Raises
+        ------
+        InputError
+            A file cannot be read (``stat`` fails).
         """
         return self._digest(("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev"))
 
@@ -101,7 +175,26 @@ class FileSource:
 _KINDS = {"dir": "a folder", "broken": "a broken symbolic link"}
 
 
-def folder(path, what) -> Path:
+def folder(path: str | os.PathLike, what: str) -> Path:
+    """An input folder, checked: it exists (a symbolic link to one is fine) and is a folder.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder.
+    what : str
+        What the folder is, in the message (``challenge``, ``reference``, ``raters``...).
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    InputError
+        The folder is missing, a broken symbolic link, or not a folder.
+    """
     path = Path(path)
     if not path.exists():
         if path.is_symlink():
@@ -113,9 +206,27 @@ def folder(path, what) -> Path:
 
 
 def entries(path: Path) -> list[tuple[str, str]]:
-    """``(name, kind)`` of every entry of a folder, sorted; kind is ``file``, ``dir``, ``broken`` (a dangling or
-    looping symbolic link) or what else it is in words (``a FIFO``, ``a character device``: a symbolic link to
-    ``/dev/zero`` is one, not a broken link). Hidden entries (``.name``) are left out."""
+    """``(name, kind)`` of every entry of a folder, sorted.
+
+    The kind is ``file``, ``dir``, ``broken`` (a dangling or looping symbolic link) or what else it is in words
+    (``a FIFO``, ``a character device``: a symbolic link to ``/dev/zero`` is one, not a broken link). Hidden
+    entries (``.name``) are left out.
+
+    Parameters
+    ----------
+    path : Path
+        The folder to list.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(name, kind)`` of every entry that is not hidden, sorted by name; symbolic links are followed.
+
+    Raises
+    ------
+    InputError
+        The folder cannot be listed.
+    """
     from robustness.files import kind_of
 
     out = []
@@ -141,24 +252,94 @@ def entries(path: Path) -> list[tuple[str, str]]:
 
 
 def not_a_file(path: Path, kind: str) -> InputError:
+    """The error for an entry named like a mask that is not a regular file.
+
+    Parameters
+    ----------
+    path : Path
+        The entry.
+    kind : str
+        What it is, as :func:`entries` says (``dir``, ``broken``, ``a FIFO``...).
+
+    Returns
+    -------
+    InputError
+        One line naming ``path`` and what it is (for the caller to raise).
+    """
     return InputError(f"{path}: named like a mask but is {_KINDS.get(kind, f'not a regular file ({kind})')}")
 
 
-def ignored_folders(path: Path, names, notes: list) -> None:
-    """The note that sub-folders of a mask folder are not read (masks lie in the folder itself)."""
+def ignored_folders(path: Path, names: Sequence[str], notes: list[str]) -> None:
+    """The note that sub-folders of a mask folder are not read (masks lie in the folder itself).
+
+    Parameters
+    ----------
+    path : Path
+        The mask folder.
+    names : sequence of str
+        Its sub-folders; none: no note.
+    notes : list of str
+        Where the note is appended (one line naming ``path``, counting the sub-folders, with some examples).
+    """
     if names:
         notes.append(f"{path}: ignored {len(names)} sub-folder(s) (masks are read from the folder itself, not from "
                      f"sub-folders): {examples(names)}")
 
 
-def examples(names, limit: int = 3) -> str:
+def examples(names: Iterable[str], limit: int = 3) -> str:
+    """The first names of a list for a one-line note, ``, ...`` marking that there are more.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The names, in the order they are shown.
+    limit : int
+        How many are shown at most (default 3).
+
+    Returns
+    -------
+    str
+        E.g. ``a, b, c, ...``.
+
+    Examples
+    --------
+    >>> examples(["a", "b", "c", "d"])
+    'a, b, c, ...'
+    >>> examples(["a", "b"])
+    'a, b'
+    """
     names = list(names)
     return ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
 
 
 # -- shapes and runs --------------------------------------------------------------------------------------------
 
-def checked_shapes(images, annotators, ann_paths, notes=None) -> list[tuple[int, int]]:
+def checked_shapes(images: Sequence[str], annotators: Iterable[str],
+                   ann_paths: Mapping[str, Sequence[Path | None]],
+                   notes: list[str] | None = None) -> list[tuple[int, int]]:
+    """Each image's shape, from its annotator masks' headers, checked to be the same for all of them.
+
+    Parameters
+    ----------
+    images : sequence of str
+        The image ids.
+    annotators : iterable of str
+        The annotators, in the order their masks are compared.
+    ann_paths : mapping of str to sequence of Path or None
+        ``{annotator: [path or None per image]}``; None: the annotator has no mask of that image.
+    notes : list of str, optional
+        Collects what the decoders said while reading the headers (one line each, naming the file).
+
+    Returns
+    -------
+    list of (int, int)
+        (rows, columns) of every image, in the order of ``images``.
+
+    Raises
+    ------
+    InputError
+        A header cannot be read or fails a check, or two annotator masks of one image differ in shape.
+    """
     shapes = []
     for i, image in enumerate(images):
         shape, first = None, None
@@ -177,17 +358,64 @@ def checked_shapes(images, annotators, ann_paths, notes=None) -> list[tuple[int,
     return shapes
 
 
-def check_policy(name: str, value: str, choices=("error", "skip")) -> None:
-    """A loader option that names what to do with imperfect input."""
+def check_policy(name: str, value: str, choices: Sequence[str] = ("error", "skip")) -> None:
+    """A loader option that names what to do with imperfect input.
+
+    Parameters
+    ----------
+    name : str
+        The option's name, in the message.
+    value : str
+        The value given.
+    choices : sequence of str
+        The values allowed (default ``error`` and ``skip``).
+
+    Raises
+    ------
+    ValueError
+        ``value`` is not one of ``choices``.
+    """
     if value not in choices:
         raise ValueError(f"{name} must be {' or '.join(map(repr, choices))}, got {value!r}")
 
 
-def attach_runs(images, shapes, run_files, *, missing, mismatched, notes, key=lambda x: x):
+def attach_runs(images: Sequence[str], shapes: Sequence[tuple[int, int]],
+                run_files: Mapping[str, Mapping[str, Path]], *, missing: str, mismatched: str, notes: list[str],
+                key: Callable[[str], str] = lambda x: x) -> tuple[np.ndarray, dict[str, list[Path | None]]]:
     """Resolve every run's file per image; check shapes from headers; apply policies.
 
-    Returns ``(keep, run_paths)`` where ``keep`` is a boolean array over
-    images (False: dropped because a run's mask has another shape).
+    Parameters
+    ----------
+    images : sequence of str
+        The image ids.
+    shapes : sequence of (int, int)
+        Each image's shape (rows, columns), from :func:`checked_shapes`.
+    run_files : mapping of str to mapping of str to Path
+        ``{run: {image key: path}}``.
+    missing : {'error', 'empty'}
+        A run without a mask for some image: error, or score it as empty (with a note counting them).
+    mismatched : {'error', 'skip'}
+        A run's mask of another shape than the image: error, or drop the image (with a note).
+    notes : list of str
+        Where notes are appended: missing masks, masks of images not in the reference, dropped images, and
+        what the decoders said while reading the headers.
+    key : callable, optional
+        ``key(image id)`` is the image's key in ``run_files`` (default: the id itself; ``str.lower`` to match
+        names case-insensitively).
+
+    Returns
+    -------
+    keep : ndarray of bool (n_images,)
+        False where the image is dropped because a run's mask has another shape.
+    run_paths : dict of str to list of Path or None
+        ``{run: [path or None per image]}`` (None: no mask, scored as empty).
+
+    Raises
+    ------
+    ValueError
+        An unknown policy.
+    InputError
+        A missing mask or a shape mismatch under ``'error'``, or a header that cannot be read.
     """
     check_policy("missing", missing, ("error", "empty"))
     check_policy("mismatched", mismatched)
@@ -228,8 +456,21 @@ def attach_runs(images, shapes, run_files, *, missing, mismatched, notes, key=la
     return keep, run_paths
 
 
-def check_run_name(run: str, path) -> None:
-    """A run's name must be able to name its result files (``official/<run>.json``, ``/`` written ``__``)."""
+def check_run_name(run: str, path: str | os.PathLike) -> None:
+    """A run's name must be able to name its result files (``official/<run>.json``, ``/`` written ``__``).
+
+    Parameters
+    ----------
+    run : str
+        The run's name.
+    path : str or os.PathLike
+        Where the run was found (its folder or one of its masks), named in the message.
+
+    Raises
+    ------
+    InputError
+        The name starts with ``.``, holds a backslash or a control character.
+    """
     name = run.replace("/", "__")
     why = ("starts with '.' (a hidden file)" if name.startswith(".") else "holds a backslash" if "\\" in name
            else "holds a control character" if any(ord(c) < 32 for c in name) else None)
@@ -238,8 +479,42 @@ def check_run_name(run: str, path) -> None:
                          "(official/<run>.json): rename it")
 
 
-def build(images, encounters, shapes, annotators, ann_paths, run_paths, keep, ann_fmt, sys_fmt,
-          notes, truth_paths=None) -> Challenge:
+def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tuple[int, int]],
+          annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
+          run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
+          sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None) -> Challenge:
+    """The file-backed challenge of the images that are kept.
+
+    Parameters
+    ----------
+    images, encounters : sequence of str
+        Each image's id and its encounter.
+    shapes : sequence of (int, int)
+        Each image's shape (rows, columns).
+    annotators : sequence of str
+        The annotators, in challenge order.
+    ann_paths, run_paths : mapping of str to sequence of Path or None
+        ``{annotator or run: [path or None per image]}``; None: no mask (an annotator that did not annotate the
+        image, a run's mask scored as empty).
+    keep : ndarray of bool
+        Which images are kept (from :func:`attach_runs`).
+    ann_fmt, sys_fmt : MaskFormat
+        How the annotators' and the runs' files are decoded.
+    notes : iterable of str
+        What the loader did with imperfect input (kept by the challenge).
+    truth_paths : sequence of Path, optional
+        The latent true masks, one per image (a written synthetic challenge).
+
+    Returns
+    -------
+    Challenge
+        Over the kept images, with a :class:`FileSource`.
+
+    Raises
+    ------
+    InputError
+        No image is kept.
+    """
     idx = np.flatnonzero(keep)
     if idx.size == 0:
         raise InputError("no image left to score after dropping mismatched images")

@@ -84,7 +84,14 @@ class MaskFormat:
     threshold: int | None = None
     rescale: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        """Check the values: integers in 0..255, foreground and background different, a tolerance in [0, 1).
+
+        Raises
+        ------
+        ValueError
+            A value out of range, equal foreground and background, or both ``binarize`` and ``threshold``.
+        """
         for name in ("foreground", "background"):
             v = getattr(self, name)
             if not (isinstance(v, (int, np.integer)) and 0 <= v <= 255):
@@ -154,8 +161,24 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
     """(rows, columns) of an image file, from its header only.
 
     TIFF headers are checked (:mod:`robustness.io.tiff`): what tifffile and PIL would read differently, and
-    images of more than :data:`MAX_PIXELS` pixels, are refused before any pixel is read. ``notes`` collects what
-    the decoders said (one line each, naming the file).
+    images of more than :data:`MAX_PIXELS` pixels, are refused before any pixel is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A TIFF (``.tif``, ``.tiff``) or another image PIL reads (PNG), told apart by the suffix.
+    notes : list of str, optional
+        Collects what the decoders said (one line each, naming the file).
+
+    Returns
+    -------
+    (rows, columns) : int
+
+    Raises
+    ------
+    InputError
+        One line naming the file: not a regular file, unreadable, a header that fails a check, an empty image or
+        one of more than :data:`MAX_PIXELS` pixels.
     """
     path = Path(path)
     said: list[str] = []
@@ -275,6 +298,15 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
 
     With ``out`` (a contiguous uint8 buffer of at least the image's size) the common TIFFs are decoded into it
     and the mask is a view of it, valid until the buffer is reused; other files give a new array.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A TIFF (``.tif``, ``.tiff``) or another image PIL reads (PNG), told apart by the suffix.
+    fmt : MaskFormat
+        How pixel values map to foreground (default: foreground 1 on background 0, stray values refused).
+    out : ndarray of uint8, optional
+        A buffer to decode into (see above); None: a new array.
 
     Returns
     -------

@@ -41,8 +41,10 @@ __all__ = ["load_raters"]
 
 
 def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]:
-    """``{lower-case stem: path}`` of a rater's mask files, and the names of its other files (sub-folders, never
-    read, are noted)."""
+    """``{lower-case stem: path}`` of a rater's mask files, and the names of its other files.
+
+    Sub-folders (never read) are noted in ``notes``.
+    """
     table: dict[str, Path] = {}
     others, folders = [], []
     for name, kind in entries(rater_dir):
@@ -98,6 +100,19 @@ def load_raters(
         See :class:`~robustness.io.masks.MaskFormat`.
     missing, mismatched, empty_folders
         See :func:`robustness.io.load_dermavqa`; ``empty_folders`` applies to rater folders.
+
+    Returns
+    -------
+    Challenge
+        Images sorted by name case-insensitively (spelled as the first gold rater spells them), each its own
+        encounter; ``gold`` as annotators and ``runs`` as runs, in the order given (default runs: the other
+        sub-folders, sorted by name).
+
+    Raises
+    ------
+    InputError
+        One line naming the folder or file: an unknown rater, a rater named both as gold and as run, a rater
+        folder without masks or a broken link (under ``'error'``), an unreadable mask or a shape mismatch.
 
     Examples
     --------

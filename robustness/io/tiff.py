@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 
@@ -91,7 +92,21 @@ class TiffHeader:
     big: bool
     byteorder: str
 
-    def one(self, tag: int, default=None):
+    def one(self, tag: int, default: int | None = None) -> int | bytes | None:
+        """The first value of a tag, or ``default`` when the directory does not hold it.
+
+        Parameters
+        ----------
+        tag : int
+            The tag number (e.g. 256, ImageWidth).
+        default : int, optional
+            The value of a missing tag (TIFF's default for it, where it has one).
+
+        Returns
+        -------
+        int, bytes or None
+            The tag's first value (ImageDescription: its bytes), else ``default``.
+        """
         return self.tags.get(tag, (default,))[0]
 
 
@@ -188,11 +203,26 @@ def _pages(data: _Bytes, first_next: int, e: str, big: bool) -> int:
     return pages
 
 
-def tiff_header(source, path=None, *, max_pixels: int | None = None) -> TiffHeader:
+def tiff_header(source: bytes | bytearray | memoryview | BinaryIO, path: str | os.PathLike | None = None, *,
+                max_pixels: int | None = None) -> TiffHeader:
     """The checked header of a TIFF: ``source`` is its bytes or a binary file open for reading.
 
     Reads only the header, the first image directory, its values and the next directory pointers (a file
     holding several pages is refused without reading them).
+
+    Parameters
+    ----------
+    source : bytes, bytearray, memoryview or binary file
+        The file's bytes, or the file open for reading (a real file: its size comes from ``fstat``).
+    path : str or os.PathLike, optional
+        The file's name, in messages (None: messages say ``None``).
+    max_pixels : int, optional
+        Refuse images of more pixels than this (None: no limit).
+
+    Returns
+    -------
+    TiffHeader
+        The size and the tags of the first image directory.
 
     Raises
     ------
@@ -225,7 +255,7 @@ def tiff_header(source, path=None, *, max_pixels: int | None = None) -> TiffHead
     if next_ifd:
         n = _pages(data, next_ifd, e, big)
         if n > 1:
-            raise InputError(f"{path}: TIFF holds {n if n < _MAX_PAGES else 'at least %d' % n} pages; a mask is one "
+            raise InputError(f"{path}: TIFF holds {n if n < _MAX_PAGES else f'at least {n}'} pages; a mask is one "
                              "image (tifffile would read the pages as channels): save one page per file")
         raise _cut(path, f"the next image directory at byte {next_ifd} lies beyond the end of the file "
                          f"({data.size} bytes)")
@@ -301,8 +331,25 @@ def _inflater():
     return imagecodecs.zlibng_decode if imagecodecs.ZLIBNG.available else imagecodecs.deflate_decode
 
 
-def tiff_shape(path, *, max_pixels: int | None = None) -> tuple[int, int]:
-    """(rows, columns) of a TIFF from its checked header (:func:`tiff_header`; reads the header only)."""
+def tiff_shape(path: str | os.PathLike, *, max_pixels: int | None = None) -> tuple[int, int]:
+    """(rows, columns) of a TIFF from its checked header (:func:`tiff_header`; reads the header only).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TIFF file (opened only when it is a regular file).
+    max_pixels : int, optional
+        Refuse images of more pixels than this (None: no limit).
+
+    Returns
+    -------
+    (rows, columns) : int
+
+    Raises
+    ------
+    InputError
+        One line naming ``path``: not a regular file, or a header that fails a check (module notes).
+    """
     from robustness.files import open_regular
 
     with open_regular(path) as f:
@@ -311,7 +358,19 @@ def tiff_shape(path, *, max_pixels: int | None = None) -> tuple[int, int]:
 
 
 def lean(header: TiffHeader) -> bool:
-    """Whether :func:`read_tiff` decodes a file with this header itself (module notes)."""
+    """Whether :func:`read_tiff` decodes a file with this header itself (module notes).
+
+    Parameters
+    ----------
+    header : TiffHeader
+        A checked header (:func:`tiff_header`).
+
+    Returns
+    -------
+    bool
+        True for a classic TIFF holding one grey 8-bit page in strips, uncompressed or deflate without
+        predictor (and no ImageDescription announcing another shape).
+    """
     one, tags = header.one, header.tags
     if (header.big or one(258, 1) != 8 or one(277, 1) != 1 or one(259, 1) not in (1, *_DEFLATE)
             or one(262) not in (0, 1) or one(284, 1) != 1 or one(317, 1) != 1 or 322 in tags or 324 in tags
@@ -329,13 +388,30 @@ def lean(header: TiffHeader) -> bool:
     return True
 
 
-def read_tiff(path, out: np.ndarray | None = None, *, buffer=None, header: TiffHeader | None = None,
-              max_pixels: int | None = None) -> np.ndarray | None:
+def read_tiff(path: str | os.PathLike, out: np.ndarray | None = None, *, buffer: bytes | None = None,
+              header: TiffHeader | None = None, max_pixels: int | None = None) -> np.ndarray | None:
     """The page of a TIFF as a 2-D uint8 array, when it is of the common kind (module notes); else None.
 
-    ``out``, a contiguous uint8 array of at least rows x columns elements, receives the pixels (the result is
-    then a view of it): a caller reading many masks in turn saves allocating fresh memory for each. ``buffer``
-    and ``header``: the file's bytes and checked header when the caller has them already.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TIFF file (read only when ``buffer`` is not given; named in messages).
+    out : ndarray of uint8, optional
+        A contiguous array of at least rows x columns elements that receives the pixels (the result is then a
+        view of it): a caller reading many masks in turn saves allocating fresh memory for each. None, or an
+        array that does not fit: a new one.
+    buffer : bytes, optional
+        The file's bytes when the caller has them already.
+    header : TiffHeader, optional
+        The file's checked header when the caller has it already.
+    max_pixels : int, optional
+        Refuse images of more pixels than this (None: no limit; unused when ``header`` is given).
+
+    Returns
+    -------
+    ndarray of uint8 (rows, columns) or None
+        The pixels, or None when the file is not of the common kind (or a strip is short or does not inflate
+        to its size): the caller then reads it with tifffile.
 
     Raises
     ------

@@ -15,9 +15,14 @@ Each returns one-line warnings (an empty list when all is well).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from robustness.overlap.counts import OverlapCounts
+
+if TYPE_CHECKING:
+    from robustness.io.challenge import Challenge
 
 __all__ = ["duplicate_raters", "foreground_coverage", "empty_annotators", "outlier_annotators", "unconverged_fits",
            "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
@@ -40,6 +45,20 @@ def duplicate_raters(counts: OverlapCounts, *, threshold: float | None = None) -
 
     Two raters count as identical when their masks agree to Jaccard >= ``threshold`` (default
     :data:`robustness.overlap.TWIN_JACCARD`, 0.999) on every image both have (both empty: agree).
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts of the pixel pass (runs and annotators against each other, image by image).
+    threshold : float, optional
+        The Jaccard at or above which two masks count as identical (default, None:
+        :data:`robustness.overlap.TWIN_JACCARD`). Pairs of runs are compared only when it is at least that
+        default (the pixel pass counts run twins at that level only).
+
+    Returns
+    -------
+    list of str
+        One-line warnings, one per copied run or pair of identical raters (empty when there is none).
 
     Examples
     --------
@@ -85,6 +104,21 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
 
     Lesions, cells and organs rarely fill most of every image; masks read with the foreground and
     background values swapped do.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts of the pixel pass (each annotator's mask size is its count against itself).
+    foreground, background : int
+        The pixel values the annotator masks were read with as foreground and background (named in the warning,
+        which suggests swapping them).
+    threshold : int, optional
+        The threshold the masks were read with, named in the warning (None: no threshold was given).
+
+    Returns
+    -------
+    list of str
+        One warning when more than half of the annotator masks cover more than half of their image, else empty.
     """
     valid = counts.annotator_valid
     size = np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))])  # |mask|
@@ -107,6 +141,16 @@ def _sizes(counts: OverlapCounts) -> np.ndarray:
 
 def empty_annotators(counts: OverlapCounts) -> list[str]:
     """A warning for every annotator whose mask is empty on every image it drew.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts of the pixel pass.
+
+    Returns
+    -------
+    list of str
+        One warning per annotator that is empty on every image it annotated (empty when there is none).
 
     Examples
     --------
@@ -131,8 +175,10 @@ def empty_annotators(counts: OverlapCounts) -> list[str]:
 
 def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
                        agreement: float = OTHERS_AGREE) -> list[str]:
-    """One warning per annotator whose annotation of some image disagrees with every other annotator there while
-    they agree with each other, naming those images.
+    """One warning per annotator whose annotation of some image disagrees with all the others, which agree.
+
+    The warning names the images where the annotator disagrees with every other annotator there while they agree
+    with each other.
 
     Annotator ``a`` on image ``i`` (at least three annotators present) is flagged when its mask is not empty, its
     Jaccard with every other annotator present is below ``level`` (default :data:`OUTLIER_JACCARD`, 0.1) and the
@@ -140,6 +186,27 @@ def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
     different object traced, or the file of another image. Two empty masks agree; an empty mask among agreeing
     others is a missed object, which annotators do, not another one (:func:`empty_annotators` flags an annotator
     empty everywhere).
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts of the pixel pass (the annotators' pair counts are used).
+    level : float
+        The Jaccard, in [0, 1], below which an annotation disagrees with another (default
+        :data:`OUTLIER_JACCARD`).
+    agreement : float
+        The median Jaccard, in [0, 1], of the other annotators' pairs at or above which they agree with each other
+        (default :data:`OTHERS_AGREE`).
+
+    Returns
+    -------
+    list of str
+        One warning per outlying annotator, naming up to five of its images (empty when there is none).
+
+    Raises
+    ------
+    ValueError
+        When ``level`` or ``agreement`` lies outside [0, 1].
 
     Examples
     --------
@@ -180,7 +247,18 @@ def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
 
 
 def unconverged_fits(counts: OverlapCounts) -> list[str]:
-    """A warning for every image where an iterative gold (STAPLE) reached its cap before converging."""
+    """A warning for every image where an iterative gold (STAPLE) reached its cap before converging.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts of the pixel pass, with the iterative fits' diagnostics per image.
+
+    Returns
+    -------
+    list of str
+        One warning per image and fit that reached the iteration cap (empty when every fit converged).
+    """
     out = []
     for f, fit in enumerate(counts.fits):
         for i in np.flatnonzero(~np.asarray(counts.fit_converged[f], dtype=bool)):
@@ -190,7 +268,7 @@ def unconverged_fits(counts: OverlapCounts) -> list[str]:
     return out
 
 
-def input_checks(challenge, counts: OverlapCounts) -> list[str]:
+def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
     """Every check on the counts that applies to ``challenge``, in the order they are printed.
 
     An iterative gold that did not converge, an annotator empty everywhere, an annotation that disagrees with all
@@ -202,6 +280,7 @@ def input_checks(challenge, counts: OverlapCounts) -> list[str]:
     challenge : Challenge
         The challenge the counts come from (its mask format says which checks apply).
     counts : OverlapCounts
+        The counts of the pixel pass on ``challenge``.
 
     Returns
     -------

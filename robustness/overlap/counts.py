@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robustness.files import atomic_write
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["OverlapCounts", "save_counts", "load_counts"]
 
@@ -92,6 +98,7 @@ class OverlapCounts:
 
     @property
     def n_images(self) -> int:
+        """The number of images counted."""
         return len(self.images)
 
     @property
@@ -99,8 +106,19 @@ class OverlapCounts:
         """Whether the runs were also counted against the latent truth."""
         return self.truth_counts.shape[0] > 0
 
-    def select(self, images) -> OverlapCounts:
-        """The counts of a subset of images (indices, in the order given), e.g. the first n encounters."""
+    def select(self, images: Sequence[int] | np.ndarray) -> OverlapCounts:
+        """The counts of a subset of images (indices, in the order given), e.g. the first n encounters.
+
+        Parameters
+        ----------
+        images : sequence of int or ndarray of int
+            Positions of the images to keep, in :attr:`images`, in the order they are to appear.
+
+        Returns
+        -------
+        OverlapCounts
+            The same counts restricted to those images; ``run_twins`` is dropped (None): it counts over all images.
+        """
         from dataclasses import replace
 
         idx = np.asarray(images, dtype=np.intp)
@@ -116,7 +134,18 @@ class OverlapCounts:
         return replace(self, **take)
 
     def strategy_counts(self, strategy: str) -> np.ndarray:
-        """Counts against one strategy: int64 (n_runs, n_images, 3)."""
+        """Counts against one strategy: int64 (n_runs, n_images, 3).
+
+        Parameters
+        ----------
+        strategy : str
+            A gold strategy of :attr:`strategies`, e.g. ``"staple"``.
+
+        Returns
+        -------
+        ndarray of int64 (n_runs, n_images, 3)
+            ``(tp, fp, fn)`` of every run on every image against that strategy's gold.
+        """
         return self.counts[self.strategies.index(strategy)]
 
     def _fit(self, name, array, default):
@@ -131,14 +160,22 @@ class OverlapCounts:
 
     @property
     def staple_converged(self) -> np.ndarray:
+        """Whether STAPLE's EM converged per image (True where it was not run or a guard applied)."""
         return self._fit("staple", self.fit_converged, True)
 
     @property
     def staple_rule(self) -> tuple:
+        """Which path of STAPLE applied per image (e.g. ``"em"``, ``"all-empty"``; ``""`` where it was not run)."""
         return tuple(str(x) for x in self._fit("staple", self.fit_rule, ""))
 
-    def fit_frame(self):
-        """Per image, every fit's diagnostics: ``{fit}_rule, {fit}_iterations, {fit}_converged``."""
+    def fit_frame(self) -> pd.DataFrame:
+        """Per image, every fit's diagnostics: ``{fit}_rule, {fit}_iterations, {fit}_converged``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per image (indexed by position) and three columns per fit of :attr:`fits`.
+        """
         import pandas as pd
 
         cols = {}
@@ -148,10 +185,16 @@ class OverlapCounts:
             cols[f"{name}_converged"] = self.fit_converged[f]
         return pd.DataFrame(cols, index=pd.RangeIndex(self.n_images))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Tidy long table: strategy, system, image, encounter, tp, fp, fn.
 
         Strategies ``ann0``.. are the individual annotators (invalid pairs dropped).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per strategy (gold or annotator), run and image, with columns ``strategy, system, image,
+            encounter, tp, fp, fn``.
         """
         import pandas as pd
 
@@ -176,8 +219,16 @@ class OverlapCounts:
 _STRINGS = ("strategies", "runs", "images", "encounters", "annotators", "fits", "notes")
 
 
-def save_counts(counts: OverlapCounts, path) -> None:
-    """Save :class:`OverlapCounts` to one ``.npz`` file, atomically."""
+def save_counts(counts: OverlapCounts, path: str | os.PathLike) -> None:
+    """Save :class:`OverlapCounts` to one ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The counts to save (a ``run_twins`` of None is left out of the file).
+    path : str or os.PathLike
+        The file to write (replaced whole, never left half-written).
+    """
     arrays = {}
     for f in fields(counts):
         v = getattr(counts, f.name)
@@ -186,8 +237,19 @@ def save_counts(counts: OverlapCounts, path) -> None:
     atomic_write(Path(path), lambda fh: np.savez_compressed(fh, **arrays))
 
 
-def load_counts(path) -> OverlapCounts:
-    """Inverse of :func:`save_counts`."""
+def load_counts(path: str | os.PathLike) -> OverlapCounts:
+    """Inverse of :func:`save_counts`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.npz`` file written by :func:`save_counts` (fields that older files lack take their defaults).
+
+    Returns
+    -------
+    OverlapCounts
+        The counts the file holds.
+    """
     with np.load(path, allow_pickle=False) as z:
         kw = {}
         for f in fields(OverlapCounts):

@@ -5,8 +5,8 @@ words; the histogram of rater patterns is counted on those words, and every
 pixel-level gold of the registry (:mod:`robustness.overlap.gold`: look-up tables such
 as majority, pattern-count fits such as STAPLE) and every individual annotator
 is a look-up table over the patterns, built word by word once per image. Each
-run's mask is then read once and counted against all golds with popcounts. Peak memory is a few copies of the largest image,
-whatever the number of images or runs.
+run's mask is then read once and counted against all golds with popcounts. Peak
+memory is a few copies of the largest image, whatever the number of images or runs.
 
 The result, :class:`OverlapCounts`, is all that every later study needs; it
 is cached on disk under a fingerprint of the inputs.
@@ -20,6 +20,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,11 +34,18 @@ from robustness.overlap.patterns import MAX_ANNOTATORS, annotator_luts
 from robustness.overlap.staple import STAPLE_MAX_ITER, staple
 from robustness.parallel import progress_bar, run_batches
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from robustness.overlap.gold import GoldStrategy
+    from robustness.seeds import SeedLike
+
 __all__ = ["ImageCounts", "compute_overlap", "count_image", "TWIN_JACCARD"]
 
 _CACHE_FORMAT = 6
 
-#: Two masks this close (Jaccard, per image) count as the same rater's: see :func:`robustness.overlap.checks.duplicate_raters`.
+#: Two masks this close (Jaccard, per image) count as the same rater's: see
+#: :func:`robustness.overlap.checks.duplicate_raters`.
 TWIN_JACCARD = 0.999
 
 
@@ -86,6 +94,7 @@ class ImageCounts:
 
     @property
     def k(self) -> int:
+        """The number of annotators present on the image."""
         return self.present.size
 
 
@@ -100,12 +109,32 @@ def _staple_without(hist, k, j, max_iter):
     return fit.lut[reduced], fit
 
 
-def count_image(challenge: Challenge, image: int, *, golds=None, staple_max_iter: int = STAPLE_MAX_ITER,
-                loo: bool = True) -> ImageCounts:
+def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldStrategy] | None = None,
+                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True) -> ImageCounts:
     """All counts of one image against the annotators, the pixel-pass ``golds`` and the leave-one-out STAPLEs.
 
     ``golds`` are registry strategies (names or :class:`~robustness.overlap.gold.GoldStrategy`)
     with a pixel-level gold; default: the registry's default ones.
+
+    Parameters
+    ----------
+    challenge : Challenge
+        The challenge whose masks are read.
+    image : int
+        Position of the image in ``challenge.images``.
+    golds : iterable of str or GoldStrategy, optional
+        The pixel-pass strategies to count against (None: the registry's default ones that have a pixel-level
+        gold).
+    staple_max_iter : int
+        Cap on the EM iterations of every STAPLE fit (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`).
+    loo : bool
+        Also count against each annotator's leave-one-out STAPLE (only where at least two annotators are present).
+
+    Returns
+    -------
+    ImageCounts
+        Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
+        decoding notes and the pairs of runs that are copies of each other.
     """
     golds = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] if golds is None \
         else [get_strategy(g) for g in golds]
@@ -352,26 +381,27 @@ def _draw_random(valid, n_rand, rng):
 def compute_overlap(
     challenge: Challenge,
     *,
-    strategies=None,
+    strategies: Iterable[str | GoldStrategy] | None = None,
     n_random: int | None = None,
     staple_max_iter: int = STAPLE_MAX_ITER,
     leave_one_out: bool = True,
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
-    rng=None,
+    rng: SeedLike = None,
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
 
     Parameters
     ----------
     challenge : Challenge
+        The runs, the annotators and the images whose masks are counted.
     strategies : list of str, optional
         Gold strategies of the registry (:mod:`robustness.overlap.gold`); default: its
         default ones (``rand1..rand3``, majority, intersection, union, staple).
         Macro-only strategies (``mean``, ``max``) need no counts and are skipped.
     n_random : int, optional
-        Number of ``randN`` strategies when ``strategies`` is not given.
+        Number of ``randN`` strategies when ``strategies`` is not given (None: the default three).
     staple_max_iter : int
         Cap on STAPLE's EM iterations (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`); images that
         reach it are flagged in ``fit_converged``, leave-one-out fits that reach it in ``notes``.
@@ -382,7 +412,7 @@ def compute_overlap(
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
-    cache_dir : path, optional
+    cache_dir : str or os.PathLike, optional
         Folder for the counts cache (``overlap-<key>.npz``), keyed by the
         input files (names, sizes, modification and status-change times,
         inodes: restoring a file's mtime after changing it does not fool it),
@@ -391,7 +421,7 @@ def compute_overlap(
         that killed writers left there are deleted. A cache that cannot be
         read, or lacks an array or holds one of another shape, is ignored with
         a :class:`~robustness.errors.NoteWarning` (also kept in ``notes``) and
-        the pass runs again.
+        the pass runs again. None: no cache.
     progress : bool
         Show a progress bar (tqdm).
     rng : {None, int, numpy.random.Generator}
@@ -400,6 +430,7 @@ def compute_overlap(
     Returns
     -------
     OverlapCounts
+        The counts of every run and annotator against every gold strategy, image by image.
 
     Examples
     --------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from robustness.overlap.patterns import pattern_bits
 
@@ -59,7 +60,7 @@ class StapleResult:
     rule: str
 
 
-def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 1.0) -> StapleResult:
+def staple(hist: ArrayLike, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 1.0) -> StapleResult:
     """STAPLE on the pattern histogram of ``k`` binary raters.
 
     Parameters
@@ -74,6 +75,13 @@ def staple(hist, *, max_iter: int = STAPLE_MAX_ITER, confidence_weight: float = 
     Returns
     -------
     StapleResult
+        The foreground patterns, their posterior probabilities, the raters' sensitivities and specificities and
+        the fit's diagnostics.
+
+    Raises
+    ------
+    ValueError
+        When ``hist`` does not have ``2**k`` entries (k >= 1) or is all zero, or ``max_iter`` is below 1.
 
     Notes
     -----

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,7 @@ class Question:
 
     @property
     def parent(self) -> str:
+        """The parent question's id: ``qid`` up to its first ``-`` (``CQID010`` for ``CQID010-001``)."""
         return self.qid.split("-")[0]
 
     @property
@@ -41,22 +43,37 @@ class QuestionSet:
 
     @property
     def qids(self) -> tuple:
+        """Every slot's question id, in definition order."""
         return tuple(q.qid for q in self.questions)
 
     @property
     def parents(self) -> tuple:
+        """The parent question ids, in first-seen order."""
         return tuple(dict.fromkeys(q.parent for q in self.questions))
 
     def slots(self, parent: str) -> list[int]:
-        """Positions of a parent's slots in :attr:`qids`."""
+        """Positions of a parent's slots in :attr:`qids`.
+
+        Parameters
+        ----------
+        parent : str
+            A parent question id (one of :attr:`parents`).
+
+        Returns
+        -------
+        list of int
+            The positions, in definition order (empty for an unknown parent).
+        """
         return [i for i, q in enumerate(self.questions) if q.parent == parent]
 
     @property
     def n_options(self) -> np.ndarray:
+        """Number of options of every slot (int), in definition order."""
         return np.array([len(q.options) for q in self.questions])
 
     @property
     def not_mentioned(self) -> np.ndarray:
+        """Index of every slot's "Not mentioned" option (its last one), in definition order."""
         return np.array([q.not_mentioned for q in self.questions])
 
 
@@ -71,17 +88,33 @@ class Answers:
     notes: tuple = field(default=())
 
     def to_records(self) -> list[dict]:
-        """The official JSON form."""
+        """The official JSON form.
+
+        Returns
+        -------
+        list of dict
+            One record per encounter: ``{"encounter_id": encounter, qid: option index, ...}``.
+        """
         return [{"encounter_id": e, **{q: int(v) for q, v in zip(self.questions.qids, row)}}
                 for e, row in zip(self.encounters, self.values)]
 
-    def write(self, path) -> None:
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the answers as the official JSON file (:meth:`to_records`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (replaced when it exists).
+        """
         Path(path).write_text(json.dumps(self.to_records(), indent=1))
 
 
 def _read_json(path: Path):
-    """The JSON value of a file, or a one-line InputError (missing, a folder, a FIFO or a device, not UTF-8,
-    invalid, too deep, an integer of more digits than Python converts)."""
+    """The JSON value of a file, or a one-line InputError.
+
+    The error says what is wrong: missing, a folder, a FIFO or a device, not UTF-8, invalid, too deep, an
+    integer of more digits than Python converts.
+    """
     from robustness.files import open_regular
 
     path = Path(path)
@@ -109,7 +142,24 @@ def _read_json(path: Path):
 
 
 def load_definitions(path: str | os.PathLike) -> QuestionSet:
-    """Read ``closedquestions_definitions_imageclef2025.json`` (or a file of the same shape)."""
+    """Read ``closedquestions_definitions_imageclef2025.json`` (or a file of the same shape).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A JSON list of definitions, each with a ``qid`` (``CQIDnnn-mmm``) and its ``options_en``.
+
+    Returns
+    -------
+    QuestionSet
+        The slot questions in file order.
+
+    Raises
+    ------
+    InputError
+        One line naming the file: not a JSON list, a definition without ``qid`` or ``options_en``, a malformed
+        question id or option list, a question defined twice.
+    """
     path = Path(path)
     data = _read_json(path)
     if not isinstance(data, list) or not data:
@@ -133,13 +183,15 @@ def load_definitions(path: str | os.PathLike) -> QuestionSet:
 
 
 def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str | None = None,
-                 encounters=None, missing: str = "error") -> Answers:
+                 encounters: Iterable[str] | None = None, missing: str = "error") -> Answers:
     """Read and check one answer file.
 
     Parameters
     ----------
-    path : path
+    path : str or os.PathLike
+        A JSON list of records, each with an ``encounter_id`` and an option index per slot question id.
     questions : QuestionSet
+        The question definitions the answers refer to.
     name : str, optional
         Run name (default: the file's stem).
     encounters : sequence of str, optional
@@ -148,6 +200,12 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
     missing : {'error', 'not_mentioned'}
         A missing encounter or slot: error (default), or answer "Not
         mentioned" there and say how many.
+
+    Returns
+    -------
+    Answers
+        One row per encounter (in ``encounters`` order, else file order; ids cut at the first ``-`` as the
+        official scorer does), with the notes on what was cut, ignored or filled in.
 
     Raises
     ------

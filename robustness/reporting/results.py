@@ -42,9 +42,15 @@ import shutil
 import warnings
 import weakref
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
 from robustness.errors import InputError, NoteWarning
 from robustness.files import atomic_write, file_mode, remove_stale_temporaries
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    import pandas as pd
 
 __all__ = ["ResultsDir", "open_results", "hold", "atomic_write", "check_output_folder", "remove_stale_temporaries",
            "versions"]
@@ -62,8 +68,18 @@ _HELD: dict[str, weakref.finalize] = {}
 
 # -- the output folder ------------------------------------------------------------------------------------------
 
-def check_output_folder(path) -> Path:
+def check_output_folder(path: str | os.PathLike) -> Path:
     """``path`` is a folder, or can be created as one; checked without creating anything.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output folder, existing or to be created.
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path` (nothing is created).
 
     Raises
     ------
@@ -221,8 +237,11 @@ def _release(fd: int, staging: Path) -> None:
 
 
 def _check_install(root: Path, names, previous=()) -> None:
-    """Refuse, before anything is replaced, a result that cannot take its place in ``root``: a folder where a
-    result file goes, or a file (not one of the previous results) where a result needs a folder."""
+    """Refuse, before anything is replaced, a result that cannot take its place in ``root``.
+
+    That is a folder where a result file goes, or a file (not one of the previous results) where a result needs a
+    folder.
+    """
     ours = set(previous)
     for name in names:
         parts = PurePosixPath(name).parts
@@ -298,7 +317,7 @@ class ResultsDir:
 
     Parameters
     ----------
-    path : path
+    path : str or os.PathLike
         The output folder (created if needed).
     fingerprint : str
         Identity of the input data.
@@ -321,7 +340,7 @@ class ResultsDir:
         ``force``), or its ``meta.json`` is damaged (unless ``force``).
     """
 
-    def __init__(self, path, *, fingerprint: str, force: bool = False):
+    def __init__(self, path: str | os.PathLike, *, fingerprint: str, force: bool = False) -> None:
         self.path = check_output_folder(path)
         if self.path.is_dir():  # read only: a refused job creates nothing, not even the lock file
             self._check_owner(fingerprint, force)
@@ -406,7 +425,24 @@ class ResultsDir:
 
     # -- writing (into the staging folder) --------------------------------------------------------------------
     def file(self, name: str) -> Path:
-        """Path of result ``name`` inside the staging folder (its folder created); add ``name`` to :attr:`written`."""
+        """Path of result ``name`` inside the staging folder (its folder created).
+
+        Parameters
+        ----------
+        name : str
+            The result's name relative to the output folder, e.g. ``"tables/ranks.csv"`` (normalised, no ``..``,
+            no hidden part).
+
+        Returns
+        -------
+        Path
+            Where to write the result; the writer adds ``name`` to :attr:`written`.
+
+        Raises
+        ------
+        ValueError
+            When ``name`` is absolute, not normalised, or has a hidden part.
+        """
         if not _relative_name(name):
             raise ValueError(f"result names are relative, normalised and not hidden; got {name!r}")
         path = self.staging / name
@@ -417,24 +453,70 @@ class ResultsDir:
         atomic_write(self.file(name), lambda f: f.write(data))
         self.written.append(name)
 
-    def write_text(self, name: str, text: str):
+    def write_text(self, name: str, text: str) -> None:
+        """Write a text result (UTF-8) and list it in :attr:`written`.
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        text : str
+            The whole content of the file.
+        """
         self._write(name, text.encode())
 
-    def write_json(self, name: str, obj):
+    def write_json(self, name: str, obj: Any) -> None:
+        """Write a JSON result (indented by 2; values JSON does not know are written as their ``str``).
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        obj : object
+            What to write: dicts, lists, numbers, strings and None, at any depth.
+        """
         self.write_text(name, json.dumps(obj, indent=2, default=str) + "\n")
 
-    def write_csv(self, name: str, frame, **kw):
-        """A CSV whose floats round-trip exactly (shortest repr) and whose whole-number counts are integers."""
+    def write_csv(self, name: str, frame: pd.DataFrame, **kw: Any) -> None:
+        """Write a CSV whose floats round-trip exactly (shortest repr) and whose whole-number counts are integers.
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        frame : pandas.DataFrame
+            The table (count columns are written as integers: :func:`integral_counts`).
+        **kw
+            Passed on to :meth:`pandas.DataFrame.to_csv`, e.g. ``index=False``.
+        """
         self.write_text(name, integral_counts(frame).to_csv(**kw))
 
-    def write_parquet(self, name: str, frame):
+    def write_parquet(self, name: str, frame: pd.DataFrame) -> None:
+        """Write a Parquet result (without the frame's index).
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        frame : pandas.DataFrame
+            The table.
+        """
         buf = io.BytesIO()
         frame.to_parquet(buf, index=False)
         self._write(name, buf.getvalue())
 
-    def write_parquet_frames(self, name: str, frames):
-        """One Parquet file from frames of the same columns, one row group each, written as they come
-        (memory: one frame at a time).
+    def write_parquet_frames(self, name: str, frames: Iterable[pd.DataFrame]) -> None:
+        """Write one Parquet file from frames of the same columns, one row group each, written as they come.
+
+        Memory: one frame at a time.
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        frames : iterable of pandas.DataFrame
+            The row groups, in order (consumed lazily; their indexes are left out). No frame at all leaves an empty
+            file.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -452,8 +534,21 @@ class ResultsDir:
         atomic_write(self.file(name), write)
         self.written.append(name)
 
-    def finish(self, meta: dict):
-        """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes)."""
+    def finish(self, meta: dict) -> None:
+        """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes).
+
+        Parameters
+        ----------
+        meta : dict
+            What ``meta.json`` records of the run (settings, versions...); its ``files`` entry is set to the
+            results written.
+
+        Raises
+        ------
+        InputError
+            When a result cannot take its place in the output folder (a folder where a file goes, or a file where
+            a folder goes); the previous results are then left whole.
+        """
         meta = dict(meta, files=sorted(set(self.written)))
         atomic_write(self.staging / PREVIOUS, lambda f: f.write(json.dumps(self.previous).encode()))
         atomic_write(self.staging / INPUTS, lambda f: f.write(f"{self.fingerprint}\n".encode()))
@@ -466,11 +561,22 @@ class ResultsDir:
         self._release()
 
 
-def integral_counts(frame):
+def integral_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with float columns that hold only whole numbers (and possibly nan) as (nullable) integers.
 
     Counts come out of pandas as floats when a column once held a missing value; written as ``314.0`` they
     read as measurements. Columns whose values are fractions anywhere stay floats.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; only columns whose names say they hold counts (``n``, ``n_images``, ``skipped_*``,
+        ``*_count``...) are converted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` itself when no column changes, else a copy with those columns as ``Int64``.
     """
     import numpy as np
 
@@ -497,8 +603,25 @@ def _count_like(name: str) -> bool:
     return name in _COUNTS or name.startswith("skipped_") or name.endswith(("_iterations", "_count"))
 
 
-def open_results(path) -> tuple[Path, dict]:
-    """A complete results folder and its ``meta.json``; refuses incomplete or damaged ones (one line)."""
+def open_results(path: str | os.PathLike) -> tuple[Path, dict]:
+    """A complete results folder and its ``meta.json``; refuses incomplete or damaged ones (one line).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The results folder a study wrote.
+
+    Returns
+    -------
+    (path, meta) : tuple of Path and dict
+        The folder as a Path, and its ``meta.json`` (checked: its ``files`` are relative names inside it).
+
+    Raises
+    ------
+    InputError
+        When the folder has no ``meta.json`` (the run did not finish), an interrupted job left a replacement
+        half done, or ``meta.json`` is damaged.
+    """
     path = Path(path)
     if path.is_dir() and any(e.name.startswith(COMMIT) and _job_folder(e) for e in path.iterdir()):
         raise InputError(f"{path}: a job was interrupted while replacing these results; run the study again "
@@ -510,7 +633,13 @@ def open_results(path) -> tuple[Path, dict]:
 
 
 def versions() -> dict:
-    """Versions of the package and of what its numbers depend on."""
+    """Versions of the package and of what its numbers depend on.
+
+    Returns
+    -------
+    dict
+        ``{"python": version, <distribution>: version or None (not installed)..., "cpu_count": int}``.
+    """
     import importlib.metadata as md
     import platform
 
@@ -526,8 +655,18 @@ def versions() -> dict:
 
 
 @contextlib.contextmanager
-def hold(path):
+def hold(path: str | os.PathLike) -> Iterator[Path]:
     """Hold a complete results folder's lock while files it lists are rewritten in place (a rebuilt report).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The results folder.
+
+    Yields
+    ------
+    Path
+        ``path`` as a Path, locked until the context ends.
 
     Raises
     ------
