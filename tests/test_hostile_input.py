@@ -359,9 +359,19 @@ sys.exit(run(main, []))
 """
 
 
+def _as_a_terminal_job():
+    """Child set-up: a new process group, and Ctrl-C handled as in a terminal's foreground job.
+
+    A shell that starts a job in the background (``make test &``, a CI runner) has it ignore SIGINT, and the
+    child would inherit that: Python then installs no KeyboardInterrupt handler at all.
+    """
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_with_an_idle_worker_is_one_line():
     proc = subprocess.Popen([sys.executable, "-c", IDLE_WORKER], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_terminal_job)
     assert proc.stdout.readline() == "ready\n"
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: every process of the job gets it
     _, err = proc.communicate(timeout=60)
@@ -374,7 +384,7 @@ def test_ctrl_c_with_two_jobs_is_one_line(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "experiments.rank_convergence", "--n-jobs", "2", "--quiet",
                              "--no-figures", "--orders", "2000", "--bootstrap", "20000", "--out", str(out)],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            preexec_fn=_as_a_terminal_job)
     children = f"/proc/{proc.pid}/task/{proc.pid}/children"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
