@@ -263,3 +263,17 @@ def test_holm_equals_statsmodels(p):
     from robustness.statistics.inference import holm
 
     np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1], rtol=1e-12, atol=1e-15)
+
+
+def test_encounters_of_one_image_are_images():
+    """Where every encounter holds one image (the per-rater layout), the encounter unit is the image: the same
+    resampling units, the same statistics, and the name reports use."""
+    ch = make_challenge(n_encounters=6, n_images=6, n_runs=3, n_teams=2, rng=1)
+    oc = compute_overlap(ch, rng=0)
+    assert len(set(oc.encounters)) == oc.n_images
+    by_enc, by_img = schemes_from_counts(oc, unit="encounter"), schemes_from_counts(oc, unit="image")
+    assert by_enc.unit == "image" and by_enc.units == by_img.units
+    np.testing.assert_array_equal(by_enc.x, by_img.x)
+    grouped = schemes_from_counts(compute_overlap(make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=2,
+                                                                 rng=1), rng=0), unit="encounter")
+    assert grouped.unit == "encounter" and grouped.n_units == 4

@@ -319,7 +319,8 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
     ----------
     overlap : OverlapCounts
     unit : {'image', 'encounter'}
-        The resampling unit; with 'encounter' an encounter's images stay together.
+        The resampling unit; with 'encounter' an encounter's images stay together. Where every encounter holds
+        one image, 'encounter' is 'image' (the units are the images, and are named so).
     empty : str or EmptyPolicy
         Both-empty policy (see :mod:`robustness.overlap.metrics`). Under 'ignore' such
         images are left out of macro sums and counts.
@@ -339,6 +340,8 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
     """
     if unit not in ("image", "encounter"):
         raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
+    if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
+        unit = "image"  # every encounter is one image (the per-rater layout): the unit is the image, and says so
     policy = empty_policy(empty)
     metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
     strategies = list(strategies or overlap.strategies)

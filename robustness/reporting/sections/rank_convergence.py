@@ -30,7 +30,8 @@ def _overview(r: Report, res: StudyResult) -> None:
     images = res.table("images.csv")
     per_image = images.annotators.value_counts().sort_index()
     boot_unit, _ = _units(res)
-    r.paragraph(f"Input: {inp['source']} — {inp['images']} images in {inp['encounters']} encounters, "
+    grouped = f" in {inp['encounters']} encounters" if inp["encounters"] != inp["images"] else ""
+    r.paragraph(f"Input: {inp['source']} — {inp['images']} images{grouped}, "
                 f"{inp['runs']} runs, annotators per image: "
                 + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
@@ -91,8 +92,9 @@ def _significance(r: Report, res: StudyResult) -> None:
                 f"({res.options['bootstrap']} resamples; micro scores re-sum TP/FP/FN, macro scores re-average "
                 "per-image scores); two-sided test from the bootstrap standard error; Holm's correction over all "
                 "pairs of the scheme, at 5%. Unit: the "
-                f"{boot_unit}, because images of one encounter are photos of the same lesion. Every scheme and pair, "
-                "with the difference's 95% interval, is in pairwise.parquet.")
+                + (f"{boot_unit}, because images of one encounter show the same case and are not independent. "
+                   if boot_unit == "encounter" else f"{boot_unit}. ")
+                + "Every scheme and pair, with the difference's 95% interval, is in pairwise.parquet.")
     r.figure("figures/fig_09_significance_map.png",
              f"Significance map ({strategy_label(official)}, micro and macro Jaccard): a dark cell means the run of "
              "the row scores significantly higher than the run of the column (paired bootstrap, Holm, 5%).")
