@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 #: and resamples have long stopped moving at these counts (the defaults are 200 and 1,000).
 MAX_ORDERS = 10_000
 MAX_RESAMPLES = 20_000
+#: --outer: each outer resample re-estimates the distance to unlimited data (a posterior per scheme, about 40 ms on
+#: the default challenge); its standard deviation has long stopped moving at this count (the default is 200).
+MAX_OUTER = 5_000
 #: --step and --test-step: any step at or above the number of units is refused after loading; this bound keeps the
 #: value a machine integer.
 MAX_STEP = 1_000_000
@@ -154,6 +157,11 @@ def orders(text: str) -> int:
 def resamples(text: str) -> int:
     """An ``argparse`` type: a number of bootstrap resamples, 1..:data:`MAX_RESAMPLES`."""
     return integer(1, MAX_RESAMPLES)(text)
+
+
+def outer_resamples(text: str) -> int:
+    """An ``argparse`` type: a number of outer resamples, 2..:data:`MAX_OUTER`."""
+    return integer(2, MAX_OUTER)(text)
 
 
 def step(text: str) -> int:

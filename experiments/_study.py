@@ -40,7 +40,17 @@ def _rankings(text: str) -> tuple:
 
 def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
     """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
-    from experiments._cli import integer, jobs, number, orders, output_folder, resamples, scheduler_address, step
+    from experiments._cli import (
+        integer,
+        jobs,
+        number,
+        orders,
+        outer_resamples,
+        output_folder,
+        resamples,
+        scheduler_address,
+        step,
+    )
     from robustness.statistics.ranking_methods import RANKING_METHODS
 
     g = p.add_argument_group("study")
@@ -61,6 +71,15 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
                         "the main job with all three methods stays under 2 minutes)")
     g.add_argument("--tolerance", type=number(0), default=0.0, metavar="L1",
                    help="L1 at or below this counts as converged (default 0)")
+    g.add_argument("--outer", type=outer_resamples, default=200, metavar="B",
+                   help="outer resamples of the test set behind the interval of the distance to unlimited data "
+                        "(default 200)")
+    g.add_argument("--margin", type=number(0, 1), default=0.0, metavar="D",
+                   help="runs whose population scores differ by at most D count as tied in the distance to "
+                        "unlimited data (default 0: equal scores only; in the score's units)")
+    g.add_argument("--run-groups", choices=("auto", "none"), default="auto",
+                   help="the runs' groups (teams) in the prior of that estimate: 'auto' reads them from the run "
+                        "names (team3-run2 is in team3), 'none' takes every run alone (default auto)")
     g.add_argument("--seed", type=integer(0), default=0, metavar="N", help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
@@ -92,7 +111,7 @@ def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra:
     """The study's options object from the parsed command line (``cls``: a study's options dataclass)."""
     return cls(orders=args.orders, step=args.step, bootstrap=args.bootstrap, ranking=tuple(args.ranking),
                test_step=args.test_step, tolerance=args.tolerance, seed=args.seed, all_curves=args.all_curves,
-               **extra)
+               outer=args.outer, margin=args.margin, run_groups=args.run_groups, **extra)
 
 
 def say(args: argparse.Namespace) -> Callable[..., None]:

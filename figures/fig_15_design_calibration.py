@@ -1,4 +1,4 @@
-"""Design study: the package's bootstrap estimate of the distance to unlimited data against the actual distance."""
+"""Design study: the package's estimate of the distance to unlimited data against the actual distance."""
 
 from __future__ import annotations
 
@@ -27,18 +27,18 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
         cmap = plt.get_cmap("viridis", len(sizes))
         for k, n in enumerate(sizes):
             e = d[d.encounters == n]
-            ax.scatter(e.l1_population, e.expected_l1_bootstrap, s=8, color=cmap(k), label=f"{n} encounters")
-        top = float(np.nanmax([d.l1_population.max(), d.expected_l1_bootstrap.max()])) * 1.05
+            ax.scatter(e.l1_population, e.expected_l1_estimate, s=8, color=cmap(k), label=f"{n} encounters")
+        top = float(np.nanmax([d.l1_population.max(), d.expected_l1_estimate.max()])) * 1.05
         ax.plot([0, top], [0, top], color="black", linewidth=0.6, label="estimate = actual")
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
         ax.set_xlabel("actual L1 to the population ranking")
-        ax.set_ylabel("bootstrap estimate of that L1\n(expected L1 at the test set's size)")
+        ax.set_ylabel("estimate of that L1\n(expected L1 at the test set's size)")
         ax.set_title("one point per replicate")
         ax.legend(fontsize=5.5)
         ax = axes[1]
         for measure, label, style in (("l1_population", "actual L1 to the population", "-"),
-                                      ("expected_l1_bootstrap", "bootstrap estimate", "--"),
+                                      ("expected_l1_estimate", "the package's estimate", "--"),
                                       ("l1_same_images", "L1 to the truth on the same images", ":")):
             ax.plot(s.encounters, s[measure], color=color, linestyle=style, marker="o", markersize=2.5, label=label)
             ax.fill_between(s.encounters, s[f"{measure}_low"], s[f"{measure}_high"], color=color, alpha=0.12,

@@ -219,6 +219,27 @@ def twin_beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_
 # -- hand-made cases, run jitted and with NUMBA_DISABLE_JIT=1 --------------------------------------
 
 
+# -- distance to unlimited data ---------------------------------------------------------------------
+
+
+def twin_margin_l1(draws, noise, scale, margin):
+    """For every draw d and noise f: average ranks of ``draws[d] + scale * noise[f]`` (scipy.stats.rankdata, 1 =
+    best); each run's distance to the range of ranks it may take when population scores within ``margin`` tie."""
+    from scipy.stats import rankdata
+
+    draws, noise = np.asarray(draws, float), np.asarray(noise, float)
+    out = np.empty((draws.shape[0], noise.shape[0]))
+    for d, theta in enumerate(draws):
+        gap = theta[None, :] - theta[:, None]  # gap[i, j] = theta_j - theta_i
+        above = (gap > margin).sum(axis=1)
+        near = (np.abs(gap) <= margin).sum(axis=1) - 1
+        lo, hi = 1.0 + above, 1.0 + above + near
+        for f, z in enumerate(noise):
+            r = rankdata(-(theta + scale * z), method="average")
+            out[d, f] = (np.maximum(lo - r, 0) + np.maximum(r - hi, 0)).sum()
+    return out
+
+
 def tiny_cases() -> int:
     """Every kernel on tiny hand-made inputs, checked against its twin and against numbers worked out by hand.
 

@@ -105,7 +105,7 @@ def test_replicates_reproduce_and_columns_are_complete(replicate):
     pd.testing.assert_frame_equal(coverage, cov_again)
     for column in ("strategy", "metric", "average", "encounters", "annotators", "agreement", "spread", "runs",
                    "correlation", "tau_same_images", "l1_same_images", "tau_population", "l1_population",
-                   "top1_correct", "convergence_point", "expected_l1_bootstrap"):
+                   "top1_correct", "convergence_point", "expected_l1_estimate"):
         assert column in design
     assert set(coverage.unit) == {"encounter", "image"} and set(coverage.method) == {"percentile", "bca"}
     # nested sizes: the 6 first encounters are a subset of the 12

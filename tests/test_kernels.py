@@ -23,6 +23,7 @@ from tests.naive import (
     twin_count_run,
     twin_golds_from_words,
     twin_l1_curves,
+    twin_margin_l1,
     twin_pack_rows,
     twin_pattern_codes,
     twin_pattern_hist,
@@ -233,3 +234,28 @@ def test_tiny_cases_pure_python():
     out = subprocess.run([sys.executable, "-m", "tests.naive"], cwd=REPO, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "18 kernels agree with their twins (jit disabled)" in out.stdout
+
+
+# -- distance to unlimited data ---------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 4), st.integers(1, 9), st.sampled_from([0.0, 0.1, 0.25]),
+       st.sampled_from([0.0, 0.3, 1.0]), st.data())
+def test_margin_l1_matches_twin(n_d, n_f, n_r, margin, scale, data):
+    grid = st.integers(0, 8).map(lambda v: v / 8)  # coarse values: ties in the draws and in the noisy scores
+    draws = data.draw(arrays(np.float64, (n_d, n_r), elements=grid))
+    noise = data.draw(arrays(np.float64, (n_f, n_r), elements=grid))
+    np.testing.assert_array_equal(_kernels.margin_l1(draws, noise, scale, margin),
+                                  twin_margin_l1(draws, noise, scale, margin))
+
+
+def test_margin_l1_hand_made():
+    theta = np.array([[0.9, 0.5, 0.48, 0.1]])  # runs 1 and 2 lie 0.02 apart
+    swap = np.array([[0.0, 0.0, 0.1, 0.0]])  # run 2 overtakes run 1: ranks 1, 3, 2, 4
+    assert _kernels.margin_l1(theta, swap, 1.0, 0.0).tolist() == [[2.0]]  # each of the two is one place off
+    assert _kernels.margin_l1(theta, swap, 1.0, 0.05).tolist() == [[0.0]]  # within the margin: either order
+    assert _kernels.margin_l1(theta, swap, 0.0, 0.0).tolist() == [[0.0]]  # no noise: the population's ranking
+    tied = np.array([[0.5, 0.5, 0.1]])  # an exact tie: either order is right, average ranks 1.5 are not wrong
+    assert _kernels.margin_l1(tied, np.array([[0.0, 0.1, 0.0], [0.0, 0.0, 0.0]]), 1.0, 0.0).tolist() == [[0.0, 0.0]]
+    last = np.array([[0.0, 0.0, 1.0]])  # the worst run jumps to the top (2 places); the tied pair takes ranks
+    assert _kernels.margin_l1(tied, last, 1.0, 0.0).tolist() == [[3.0]]  # 2.5 each, half a place beyond 1..2

@@ -481,7 +481,7 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
         ``ranking_uncertainty.csv``.
     average, metric : str
     official : str, optional
-        The strategy whose band of resamples is drawn.
+        The strategy whose interval is drawn as a band.
     tolerance : float, optional
         A dotted line at this L1 (e.g. one place per run).
     unit : str
@@ -501,8 +501,9 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
         label = st.pop("label")
         ax.plot(g.m, g.expected_l1, marker="o", markersize=2, label=label, **st)
         if name == official:
-            ax.fill_between(g.m, g.l1_low, g.l1_high, color=st["color"], alpha=0.15, linewidth=0,
-                            label=f"95% of resamples ({label})")
+            level = float(g.confidence.iloc[0]) if "confidence" in g else 0.95
+            ax.fill_between(g.m, g.low, g.high, color=st["color"], alpha=0.15, linewidth=0,
+                            label=f"{level:.0%} interval ({label})")
     observed = d[d.observed_size].m
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
@@ -514,7 +515,7 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
 
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel(f"test-set size ({unit}s, log scale)")
-    ax.set_ylabel("expected L1 to the ranking on\nunlimited data (bootstrap)")
+    ax.set_ylabel("expected L1 to the ranking on\nunlimited data (estimate)")
     ax.set_ylim(bottom=0)
     ax.set_title(f"{metric.capitalize()}, {average}")
     return ax

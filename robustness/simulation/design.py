@@ -18,7 +18,7 @@ runs, and measures for every scheme (gold strategy x averaging, Jaccard):
   first counts its share) and ``top3_agreement``;
 - ``convergence_point``: the paper's curve on this test set (images after which
   L1 to the test set's own ranking stays within the number of runs in 95% of
-  orders) and ``expected_l1_bootstrap``: the package's own estimate of the
+  orders) and ``expected_l1_estimate``: the package's own estimate of the
   distance to unlimited data (:mod:`robustness.statistics.uncertainty`), to be held against
   ``l1_population``; ``pool_l1``: the pool's own distance to unlimited data
   (L1 between the rankings on its two halves, halved), the part of
@@ -264,7 +264,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             conv = rank_convergence(by_img, n_orders=options.n_orders,
                                     rng=stream(seed, "orders", replicate, design=True))
             points = conv.convergence_points(tolerance=float(n_runs))
-            per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=options.n_resamples,
+            per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=0,
                                               rng=stream(seed, "uncertainty", replicate, design=True))
             for s, (strat, metric, average) in enumerate(by_enc.names):
                 t = truth_enc.index("truth", metric, average)
@@ -278,7 +278,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                     "top3_agreement": pop[3],
                     "convergence_point": int(points.convergence_n.iloc[s]),
                     "convergence_reached": bool(points.reached.iloc[s]),
-                    "expected_l1_bootstrap": float(per_size.expected_l1.iloc[s]),
+                    "expected_l1_estimate": float(per_size.expected_l1.iloc[s]),
                     "pool_l1": float(population[(metric, average, "pool_l1")][0]),
                 })
             # coverage of the runs' scores against the truth, by interval method and resampling unit
@@ -298,7 +298,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
 
 
 MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_population", "top1_correct",
-            "top3_agreement", "convergence_point", "expected_l1_bootstrap")
+            "top3_agreement", "convergence_point", "expected_l1_estimate")
 
 
 def summarise(design: pd.DataFrame,
@@ -394,7 +394,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
       the size at which the population's best run is ranked first in ``target_top1`` of replicates;
     - ``annotators``: the L1 to the population at equal annotation effort with one annotator more
       (fewer encounters) or fewer;
-    - ``calibration`` (majority, micro): the package's bootstrap estimate of the distance to unlimited
+    - ``calibration`` (majority, micro): the package's estimate of the distance to unlimited
       data against the actual distance to the population ranking, per agreement level (like for like
       at agreement 1, where every gold is the truth), and how often the paper's curve "converged"
       while the test set's ranking was still farther than the tolerance from the population's;
@@ -445,16 +445,16 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
                            "l1_population_low": float(np.interp(np.log(n), x, lo)),
                            "l1_population_high": float(np.interp(np.log(n), x, hi))})
     # calibration of the package's estimate and optimism of the paper's curve, by agreement and size. The
-    # bootstrap estimates the distance to the scheme's *own* population ranking; with agreement 1 every gold
+    # estimate is of the distance to the scheme's *own* population ranking; with agreement 1 every gold
     # is the truth, so there (and only there) the population truth ranking is that ranking: like for like.
     cal = []
     same = (design.annotators == base.annotators) & np.isclose(design.spread, base.spread) & \
         (design.runs == base.runs) & np.isclose(design.correlation, base.correlation) & \
         (design.strategy == "majority") & (design.average == "micro")
     for (agreement, n_enc), d in design[same].groupby(["agreement", "encounters"]):
-        ratio = d.expected_l1_bootstrap / d.l1_population.where(d.l1_population > 0)
+        ratio = d.expected_l1_estimate / d.l1_population.where(d.l1_population > 0)
         cal.append({"agreement": float(agreement), "encounters": int(n_enc), "pool_l1": float(d.pool_l1.mean()),
-                    "expected_l1_bootstrap": float(d.expected_l1_bootstrap.mean()),
+                    "expected_l1_estimate": float(d.expected_l1_estimate.mean()),
                     "l1_population": float(d.l1_population.mean()), "ratio_median": float(ratio.median()),
                     "paper_converged_share": float(d.convergence_reached.mean()),
                     "paper_converged_but_far_share": float((d.convergence_reached

@@ -194,6 +194,21 @@ class Schemes(Rankable):
                 out[:, :, u] = self.scores(self.x[u])
         return out
 
+    def ratio_parts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every score as a ratio of sums over units: each unit's numerator and denominator.
+
+        A micro score is ``sum of numerators / sum of denominators`` over the units (the metric's weights of
+        TP, FP and FN); a macro score the sum of per-image scores over the number of scored images. Both are
+        what the delta method and the studentized bootstrap need.
+
+        Returns
+        -------
+        (numerator, denominator) : ndarray (U, S, R)
+        """
+        parts = self.x[:, self.cols]  # (U, S, R, 3)
+        return ((parts * self.numerator[None, :, None, :]).sum(axis=-1),
+                (parts * self.denominator[None, :, None, :]).sum(axis=-1))
+
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out scores (S, R, U), for BCa intervals (:meth:`Rankable.jackknife`)."""
         total = self.x.sum(axis=0)

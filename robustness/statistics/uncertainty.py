@@ -1,44 +1,45 @@
 """How far the test set's ranking may be from the ranking the runs would get on unlimited data.
 
-The paper's convergence curve compares a random subset with its own full test
-set, so it is 0 at n = N by construction and says nothing about the full
-test set's own error. The bootstrap answers that question by plug-in: in the
-bootstrap world the test set is the population and its ranking the truth, so
-the L1 between the ranking on ``m`` units drawn with replacement and the
-observed ranking estimates the expected L1 between the ranking on a test set
-of ``m`` units and the ranking on unlimited data. Drawing ``m`` below and above
-the test set's size ``N`` (the m-out-of-n bootstrap) shows how the expected
-distance falls with the test-set size, and how many units would bring it under
-a tolerance.
+The paper's convergence curve compares a random subset with its own full test set, so it is 0 at n = N by
+construction and says nothing about the full test set's own error. This module estimates the expected L1
+between the ranking on a test set of ``m`` units and the ranking on unlimited data, for ``m`` below and above
+the test set's size ``N``, and the number of units that brings it under a tolerance.
 
-Every number is per scheme and per resampling unit (encounters by default:
-images of one encounter are photos of one lesion and move together), with its
-Monte Carlo standard error over resamples. It is an estimate, not the truth:
-``experiments.design_study`` checks it by simulation.
+The estimate comes from an empirical-Bayes posterior of the runs' population scores
+(:mod:`robustness.statistics.population`): the plug-in bootstrap, which takes the test set's ranking for the
+truth, is biased low (near-ties look wider than they are), and its spread over resamples says nothing about how
+far the estimate itself may be off. The interval adds the posterior's spread and the spread of the whole
+estimate over resampled test sets (an outer bootstrap of the units). The plug-in estimate and its stability
+index (how often the observed best stays first when the test set is resampled) are kept beside it, named for
+what they are. ``python -m experiments.calibration`` checks bias and coverage against populations of known truth.
+
+Every number is per scheme and per resampling unit (encounters by default: images of one encounter are not
+independent).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robustness import _kernels
 from robustness.parallel import batch_generators, batch_sizes, run_batches
 from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
-from robustness.statistics.ranks import TIE_TOL, rank, ties_code
+from robustness.statistics.population import delta_covariance, matrix_root, noisy_l1, run_groups, score_posterior
+from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ranking_uncertainty", "units_needed", "default_sizes"]
+__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "UncertaintyDraws"]
 
 
 def default_sizes(n_units: int) -> np.ndarray:
-    """The test-set sizes studied: ``N/8 .. 8N`` in factors of two (at least 2 units), and ``N`` itself.
+    """The test-set sizes studied: ``N/8 .. 16N`` in factors of two (at least 2 units), and ``N`` itself.
 
     Parameters
     ----------
@@ -49,58 +50,137 @@ def default_sizes(n_units: int) -> np.ndarray:
     -------
     ndarray of int64
     """
-    sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8)}
+    sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16)}
     return np.array(sorted(sizes | {n_units}), dtype=np.int64)
 
 
-def _size_batch(x, weights, final, tol, ties, m, size, child):
-    """``size`` resamples of ``m`` units: L1 to ``final``, whether each run keeps its rank, the top run's rank."""
-    n_units = x.shape[0]
-    w = draw_counts(child, n_units, size, m=m).astype(np.float64)  # (B, U) draw counts
-    n_s, n_r = weights[0].shape[:2]
-    l1 = np.empty((n_s, size))
-    keep = np.zeros((n_s, n_r))
-    top_stays = np.zeros(n_s)
-    best = np.argmin(final, axis=1)
+class UncertaintyDraws:
+    """How many populations and noise vectors the estimate and each outer resample draw.
+
+    The estimate on the test set averages ``draws x noise`` rankings per size and scheme; each outer resample,
+    whose only use is the spread of the estimate, ``outer_draws x outer_noise``.
+    """
+
+    draws = 200
+    noise = 50
+    outer_draws = 10
+    outer_noise = 10
+    plugin_noise = 1000
+
+
+def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, full=True):
+    """The estimate on one (re)sample of units: expected L1 (S, M) with its posterior and Monte Carlo spreads.
+
+    With ``full``, also the plug-in's expected L1 (S, M) and the posterior's expected number of pairs within the
+    margin (S,) (an outer resample needs the estimate only).
+    """
+    num, den = parts
+    theta, cov = delta_covariance(num, den, weights)  # (S, R), (S, R, R)
+    n = float(num.shape[0] if weights is None else np.sum(weights))
+    n_s, n_r = theta.shape
+    est = np.full((n_s, sizes.size), np.nan)
+    post_sd, mc_se, plugin = est.copy(), est.copy(), est.copy()
+    within = np.full(n_s, np.nan)
+    for s in range(n_s):
+        if not np.all(np.isfinite(theta[s])):
+            continue
+        posterior = score_posterior(theta[s], cov[s], groups)
+        draws = posterior.draws(n_draws, rng)
+        noise = rng.standard_normal((n_noise, n_r)) @ matrix_root(cov[s] * n).T
+        if full:
+            gaps = np.abs(draws[:, :, None] - draws[:, None, :])
+            within[s] = ((gaps <= margin).sum(axis=(1, 2)) - n_r).mean() / 2
+        for k, m in enumerate(sizes):
+            est[s, k], post_sd[s, k], mc_se[s, k] = _per_draw(draws, noise, m, margin)
+            if full:
+                plugin[s, k] = float(noisy_l1(theta[s][None], noise, 1 / np.sqrt(m), margin).mean())
+    return est, post_sd, mc_se, plugin, within
+
+
+def _per_draw(draws, noise, m, margin):
+    """Mean over draws of the expected L1 at ``m``, the posterior SD of it (Monte Carlo noise removed), its MC SE."""
+    per = noisy_l1(draws, noise, 1 / np.sqrt(m), margin)
+    means = per.mean(axis=1)
+    n_d, n_f = per.shape
+    within_var = per.var(axis=1, ddof=1).mean() / n_f if n_f > 1 else 0.0
+    between = means.var(ddof=1) if n_d > 1 else 0.0
+    return float(means.mean()), float(np.sqrt(max(between - within_var, 0.0))), float(np.sqrt(between / n_d))
+
+
+def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
+    """``size`` outer resamples of the units: the estimate on each (B, S, M)."""
+    n_units = parts[0].shape[0]
+    counts = draw_counts(child, n_units, size).astype(np.float64)  # (B, U)
+    out = []
     for b in range(size):
-        drawn = np.flatnonzero(w[b])  # a resample of m units: the drawn units, each times its count
-        sums = w[b, drawn] @ x[drawn]  # (units never drawn stay out, even where their statistics are nan)
-        ranks = _kernels.rank_rows(_kernels.scores_from_sums(sums, *weights), tol, ties)
-        l1[:, b] = np.abs(ranks - final).sum(axis=1)
-        keep += ranks == final
-        top_stays += ranks[np.arange(n_s), best] == ranks.min(axis=1)
-    return l1, keep, top_stays
+        keep = np.flatnonzero(counts[b])
+        sub = (parts[0][keep], parts[1][keep])
+        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False)[0])
+    return np.stack(out)
 
 
-def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 1000,
-                        ties: str = "average", tol: float = TIE_TOL, confidence: float = 0.95, batch_size: int = 100,
+def _stability(theta, cov, n, sizes, n_noise, rng):
+    """Plug-in stability at each size: how often the observed best stays first, and each run keeps its rank."""
+    n_s, n_r = theta.shape
+    top = np.full((n_s, sizes.size), np.nan)
+    keep = np.full((n_s, n_r), np.nan)
+    for s in range(n_s):
+        if not np.all(np.isfinite(theta[s])):
+            continue
+        noise = rng.standard_normal((n_noise, n_r)) @ matrix_root(cov[s] * n).T
+        best = np.argmax(theta[s])
+        final = rank(theta[s][None], tol=0.0)[0]
+        for k, m in enumerate(sizes):
+            vals = theta[s][None] + noise / np.sqrt(m)
+            top[s, k] = float((np.argmax(vals, axis=1) == best).mean())
+            if m == n:
+                keep[s] = (rank(vals, tol=0.0) == final).mean(axis=0)
+    return top, keep
+
+
+def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 200,
+                        margin: float = 0.0, groups: str | Mapping[str, str] = "auto", ties: str = "average",
+                        tol: float = TIE_TOL, confidence: float = 0.95, draws: type[UncertaintyDraws] | None = None,
                         n_jobs: int = 1, rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Expected L1 between the ranking on ``m`` resampled units and the observed ranking, for each size ``m``.
+    """Expected L1 between the ranking on ``m`` units and the ranking on unlimited data, with its interval.
 
     Parameters
     ----------
     schemes : Schemes
         Built with the resampling unit (``unit='encounter'`` is the default of the studies).
     sizes : array of int, optional
-        Test-set sizes in units (default :func:`default_sizes`: N/8 .. 8N).
+        Test-set sizes in units (default :func:`default_sizes`: N/8 .. 16N).
     n_resamples : int
-        Resamples per size; batch ``b`` of each size draws from its own child of ``rng``.
+        Outer resamples of the units (the spread of the whole estimate over resampled test sets); 0: the estimate
+        only, without its interval (the design study's replicates).
+    margin : float
+        Runs whose population scores differ by at most this count as tied (either order is right); 0 (the
+        default) ties equal scores only.
+    groups : {'auto', 'none'} or mapping
+        The runs' groups (teams) of the prior (:func:`robustness.statistics.population.run_groups`).
     ties, tol
-        The tie rule (:func:`robustness.statistics.ranks.rank`).
+        The tie rule and tolerance of the observed ranking in ``per_run``
+        (:func:`robustness.statistics.ranks.rank`).
     confidence : float
-        Of the central range of L1 over resamples.
-    batch_size, n_jobs
-        Resamples per batch, parallel batches.
+        Of the interval of the expected L1.
+    draws : UncertaintyDraws, optional
+        Populations and noise vectors per estimate (default :class:`UncertaintyDraws`).
+    n_jobs : int
+        Parallel batches of outer resamples (the same numbers for any ``n_jobs``).
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     (per_size, per_run) : DataFrames
-        ``per_size``: ``strategy, metric, average, m, n_images, observed_size, expected_l1,
-        expected_l1_se, l1_low, l1_high`` (central ``confidence`` range over resamples),
-        ``p_top_stays`` (share of resamples in which the observed best run is ranked
-        first, alone or tied), ``p_same_ranking`` (L1 = 0), ``mean_p_keep_rank``.
-        ``per_run`` (at ``m = N``): ``strategy, metric, average, system, rank, p_keep_rank``.
+        ``per_size``: ``strategy, metric, average, m, n_images, observed_size, expected_l1, expected_l1_se, low,
+        high`` (the interval at ``confidence``), ``sampling_se`` (outer bootstrap), ``posterior_se``, ``mc_se``
+        (Monte Carlo error of the estimate), ``plugin_l1`` (the plug-in bootstrap's estimate, biased low, for
+        comparison), ``p_best_stays`` (plug-in stability: the share of test sets of ``m`` units drawn around the
+        observed scores whose best is the observed best; not the probability that the observed best is the
+        population's best), ``margin``, ``pairs_within_margin`` (the posterior's expected number of pairs of runs
+        within the margin), ``groups``, ``n_resamples``, ``confidence``.
+        ``per_run`` (at ``m = N``): ``strategy, metric, average, system, rank, p_best`` (the posterior probability
+        that the run is the population's best), ``p_keep_rank`` (plug-in stability of its rank).
 
     Examples
     --------
@@ -108,55 +188,81 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     >>> from robustness.overlap import compute_overlap
     >>> from robustness.statistics.schemes import schemes_from_counts
     >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
-    >>> per_size, per_run = ranking_uncertainty(schemes_from_counts(oc, unit="encounter"), n_resamples=50, rng=0)
+    >>> per_size, per_run = ranking_uncertainty(schemes_from_counts(oc, unit="encounter"), n_resamples=20, rng=0)
     >>> sorted(set(per_size.m))
-    [2, 4, 8, 16, 32, 64]
+    [2, 4, 8, 16, 32, 64, 128]
     """
     import pandas as pd
+    from scipy.special import ndtri
 
-    code = ties_code(ties)
-    if n_resamples < 2:
-        raise ValueError(f"n_resamples must be >= 2, got {n_resamples}")
+    if n_resamples != 0 and n_resamples < 2:
+        raise ValueError(f"n_resamples must be 0 (the estimate only, no interval) or >= 2, got {n_resamples}")
+    if not (margin >= 0 and np.isfinite(margin)):
+        raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
+    k = draws or UncertaintyDraws
     n_units = schemes.n_units
     sizes = default_sizes(n_units) if sizes is None else np.unique(np.asarray(sizes, dtype=np.int64))
     if sizes.size == 0 or sizes[0] < 1:
         raise ValueError(f"sizes must be positive numbers of units, got {sizes}")
+    labels, grouping = run_groups(schemes.runs, groups)
+    parts = schemes.ratio_parts()
+    chunks = batch_sizes(n_resamples, 10) if n_resamples else []
+    main, stab, post, *outer_children = batch_generators(rng, 3 + len(chunks))
+    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main)
+    if chunks:
+        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g)
+                for size, g in zip(chunks, outer_children)]
+        outer = np.concatenate(list(run_batches(_outer_batch, args, n_jobs=n_jobs, prefer="threads")))  # (B, S, M)
+        with np.errstate(invalid="ignore"):
+            sampling_se = np.nanstd(outer, axis=0, ddof=1)
+    else:
+        sampling_se = np.full_like(est, np.nan)
+    total_se = np.sqrt(sampling_se**2 + post_sd**2)
+    z = float(ndtri(tails(confidence)[1]))
+    theta, cov = delta_covariance(*parts)
+    top, keep = _stability(theta, cov, n_units, sizes, k.plugin_noise, stab)
     final = rank(schemes.scores(), ties=ties, tol=tol)
-    x = np.ascontiguousarray(schemes.x)
     images_per_unit = float(schemes.unit_images.mean())
-    children = batch_generators(rng, sizes.size)
-    lo, hi = tails(confidence)
-    rows, per_run = [], None
-    for m, child in zip(sizes, children):
-        chunks = batch_sizes(n_resamples, batch_size)
-        args = [(x, schemes.weights, final, float(tol), code, int(m), size, g)
-                for size, g in zip(chunks, batch_generators(child, len(chunks)))]
-        results = list(run_batches(_size_batch, args, n_jobs=n_jobs, prefer="threads"))
-        l1 = np.concatenate([r[0] for r in results], axis=1)  # (S, B)
-        keep = sum(r[1] for r in results) / n_resamples  # (S, R)
-        top = sum(r[2] for r in results) / n_resamples  # (S,)
-        for s, (strat, metric, average) in enumerate(schemes.names):
+    rows, runs = [], []
+    for s, (strat, metric, average) in enumerate(schemes.names):
+        for j, m in enumerate(sizes):
             rows.append({"strategy": strat, "metric": metric, "average": average, "m": int(m),
-                         "n_images": m * images_per_unit, "observed_size": m == n_units,
-                         "expected_l1": float(l1[s].mean()),
-                         "expected_l1_se": float(l1[s].std(ddof=1) / np.sqrt(n_resamples)),
-                         "l1_low": float(np.quantile(l1[s], lo)), "l1_high": float(np.quantile(l1[s], hi)),
-                         "p_top_stays": float(top[s]), "p_same_ranking": float((l1[s] == 0).mean()),
-                         "mean_p_keep_rank": float(keep[s].mean())})
-        if m == n_units:
-            per_run = pd.concat([pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                               "system": list(schemes.runs), "rank": final[s],
-                                               "p_keep_rank": keep[s]})
-                                 for s, (strat, metric, average) in enumerate(schemes.names)], ignore_index=True)
-    return pd.DataFrame(rows), per_run
+                         "n_images": m * images_per_unit, "observed_size": bool(m == n_units),
+                         "expected_l1": est[s, j], "expected_l1_se": total_se[s, j],
+                         "low": max(est[s, j] - z * total_se[s, j], 0.0), "high": est[s, j] + z * total_se[s, j],
+                         "sampling_se": sampling_se[s, j], "posterior_se": post_sd[s, j], "mc_se": mc_se[s, j],
+                         "plugin_l1": plugin[s, j], "p_best_stays": top[s, j], "margin": margin,
+                         "pairs_within_margin": within[s], "groups": grouping, "n_resamples": n_resamples,
+                         "confidence": confidence})
+        p_best = (score_posterior(theta[s], cov[s], labels).p_best(4000, post) if np.all(np.isfinite(theta[s]))
+                  else np.full(len(schemes.runs), np.nan))
+        runs.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
+                                  "system": list(schemes.runs), "rank": final[s], "p_best": p_best,
+                                  "p_keep_rank": keep[s]}))
+    return pd.DataFrame(rows), pd.concat(runs, ignore_index=True)
+
+
+def _crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bool, bool]:
+    """Where ``e`` (decreasing in ``m``) falls to ``tolerance``: log-linear interpolation; (size, beyond, already)."""
+    below = np.flatnonzero(e <= tolerance)
+    if not below.size:
+        return np.nan, True, False
+    i = below[0]
+    if i == 0:
+        return float(m[0]), False, True
+    t = (e[i - 1] - tolerance) / (e[i - 1] - e[i])  # e[i-1] > tol >= e[i]
+    return float(np.exp(np.log(m[i - 1]) + t * (np.log(m[i]) - np.log(m[i - 1])))), False, False
 
 
 def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
-    """Per scheme, the number of units at which the expected L1 falls to ``tolerance`` (log-linear interpolation).
+    """Per scheme, how many units bring the expected L1 to ``tolerance``: a conservative claim and the estimate.
 
-    ``units_needed`` is nan where the expected L1 stays above the tolerance on the
-    whole grid (``beyond`` gives the largest size tried) and the smallest size
-    where it is already below.
+    ``units_needed`` is where the upper end of the expected L1's interval (``high``) falls to the tolerance
+    (log-linear interpolation between the sizes tried): at that size the expected L1 is at most the tolerance with
+    the interval's confidence, so the claim reads "at least this many units". ``units_needed_point`` is where the
+    estimate itself falls to it, ``units_needed_low`` where the interval's lower end does. nan where the curve
+    stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed); ``already``
+    where it is below at the smallest size.
 
     Parameters
     ----------
@@ -168,24 +274,21 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already, largest_size``.
+        ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already, units_needed_point,
+        beyond_point, units_needed_low, largest_size, confidence``.
     """
     import pandas as pd
 
     rows = []
     for key, d in per_size.groupby(["strategy", "metric", "average"], sort=False):
         d = d.sort_values("m")
-        m, e = d.m.to_numpy(dtype=float), d.expected_l1.to_numpy()
+        m = d.m.to_numpy(dtype=float)
         ipu = float((d.n_images / d.m).iloc[0])
-        below = np.flatnonzero(e <= tolerance)
-        need = np.nan
-        if below.size and below[0] == 0:
-            need = m[0]
-        elif below.size:
-            i = below[0]  # e[i-1] > tol >= e[i]: interpolate log(m) linearly in L1
-            t = (e[i - 1] - tolerance) / (e[i - 1] - e[i])
-            need = float(np.exp(np.log(m[i - 1]) + t * (np.log(m[i]) - np.log(m[i - 1]))))
+        need, beyond, already = _crossing(m, d.high.to_numpy(), tolerance)
+        point, beyond_point, _ = _crossing(m, d.expected_l1.to_numpy(), tolerance)
+        optimistic, _, _ = _crossing(m, d.low.to_numpy(), tolerance)
         rows.append(dict(zip(["strategy", "metric", "average"], key), tolerance=tolerance,
-                         units_needed=need, images_needed=need * ipu, beyond=bool(not below.size),
-                         already=bool(below.size and below[0] == 0), largest_size=int(m[-1])))
+                         units_needed=need, images_needed=need * ipu, beyond=beyond, already=already,
+                         units_needed_point=point, beyond_point=beyond_point, units_needed_low=optimistic,
+                         largest_size=int(m[-1]), confidence=float(d.confidence.iloc[0])))
     return pd.DataFrame(rows)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
            "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP", "significance_verdicts",
-           "resampling_verdicts", "fastest_verdicts", "ranking_verdicts"]
+           "resampling_verdicts", "unlimited_verdicts", "fastest_verdicts", "ranking_verdicts"]
 
 #: curves.parquet holds every order's curve up to this many rows (more: the first orders that fit, or all_curves).
 CURVE_ROWS = 5_000_000
@@ -58,6 +58,13 @@ class ResamplingOptions:
         Seed of every random stream (:mod:`robustness.seeds`).
     all_curves : bool
         Write every order's curve to curves.parquet (default: up to :data:`CURVE_ROWS` rows).
+    outer : int
+        Outer resamples of units behind the interval of the distance to unlimited data
+        (:func:`robustness.statistics.uncertainty.ranking_uncertainty`).
+    margin : float
+        Runs whose population scores differ by at most this count as tied in the distance to unlimited data.
+    run_groups : str
+        How the runs' groups (teams) of that estimate's prior are found: 'auto' (from the run names) or 'none'.
     """
 
     orders: int = 200
@@ -68,14 +75,24 @@ class ResamplingOptions:
     tolerance: float = 0.0
     seed: int = 0
     all_curves: bool = False
+    outer: int = 200
+    margin: float = 0.0
+    run_groups: str = "auto"
 
     def __post_init__(self) -> None:
         """Check the values; put the default ranking method first."""
+        from robustness.statistics.population import GROUP_RULES
+
         for name in ("orders", "step", "bootstrap", "test_step"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if not (self.tolerance >= 0 and np.isfinite(self.tolerance)):
-            raise ValueError(f"tolerance must be a finite number >= 0, got {self.tolerance!r}")
+        if int(self.outer) < 2:
+            raise ValueError(f"outer must be >= 2, got {self.outer!r}")
+        for name in ("tolerance", "margin"):
+            if not (getattr(self, name) >= 0 and np.isfinite(getattr(self, name))):
+                raise ValueError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r}")
+        if self.run_groups not in GROUP_RULES:
+            raise ValueError(f"run_groups must be one of {GROUP_RULES}, got {self.run_groups!r}")
         ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(self.ranking)))
         for name in ranking:
             get_ranking(name)
@@ -225,7 +242,7 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
 
 
 def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float) -> dict:
-    """The distance to unlimited data (bootstrap).
+    """The distance to unlimited data (empirical-Bayes estimate with its interval) and the test-set size needed.
 
     Parameters
     ----------
@@ -243,8 +260,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     """
     from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
-    per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.bootstrap, n_jobs=n_jobs,
-                                            rng=options.rng("uncertainty"))
+    per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
+                                            groups=options.run_groups, n_jobs=n_jobs, rng=options.rng("uncertainty"))
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 
@@ -366,8 +383,11 @@ def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tupl
 
     The convergence points (``convergence_point``, one per tolerance; ``statement`` reached or only_at_n), the
     area under the curve (``curve_auc``), the distance to unlimited data at the test set's size
-    (``unlimited_distance``, with its Monte Carlo SE; ``best_stays_first``), the size needed for one place per run
-    (``units_needed``) and the significance analysis (:func:`significance_verdicts`).
+    (``unlimited_distance``, with its interval; ``best_stays_first``, the plug-in stability of the observed best;
+    ``best_is_best``, the posterior probability that it is the population's best), the size needed for one place
+    per run (``units_needed``: the estimate, and where the interval's ends reach the target; statement
+    ``at_least`` with the upper end as the conservative claim) and the significance analysis
+    (:func:`significance_verdicts`).
 
     Parameters
     ----------
@@ -379,7 +399,6 @@ def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tupl
     lenient, tolerance : float
     """
     points = only(tables["convergence.csv"])
-    per_size, needed = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"]
     for strat, metric, average in schemes:
         key = dict(strategy=strat, metric=metric, average=average)
         p = points[(points.strategy == strat) & (points.metric == metric) & (points.average == average)]
@@ -391,17 +410,45 @@ def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tupl
         if len(p):
             verdicts.add("curve_auc", value=p.auc.iloc[0], se=p.auc_se.iloc[0], low=p.auc_low.iloc[0],
                          high=p.auc_high.iloc[0], level=0.95, table="convergence.csv", **key)
+    unlimited_verdicts(verdicts, tables, schemes, lenient=lenient)
+    significance_verdicts(verdicts, tables["pairwise.parquet"], schemes)
+
+
+def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple], *, lenient: float) -> None:
+    """What a report states about the distance to unlimited data, per scheme.
+
+    ``unlimited_distance`` (the estimate at the test set's size with its interval), ``best_stays_first`` (the
+    plug-in stability of the observed best), ``best_is_best`` (the posterior probability that it is the
+    population's best) and ``units_needed`` (the estimate, and where the interval's ends reach ``lenient``;
+    statement ``at_least`` with the upper end as the conservative claim, ``beyond`` or ``already``).
+
+    Parameters
+    ----------
+    verdicts : Verdicts
+    tables : dict
+        With ranking_uncertainty.csv, rank_keep.csv and test_set_size.csv.
+    schemes : iterable of (strategy, metric, average)
+    lenient : float
+        The target expected L1 (one place per run).
+    """
+    per_size, needed, runs = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"], tables["rank_keep.csv"]
+    for strat, metric, average in schemes:
+        key = dict(strategy=strat, metric=metric, average=average)
         at = per_size[(per_size.strategy == strat) & (per_size.metric == metric) & (per_size.average == average)]
         row = at[at.observed_size].iloc[0]
-        verdicts.add("unlimited_distance", value=row.expected_l1, se=row.expected_l1_se, count=int(row.m),
-                     table="ranking_uncertainty.csv", **key)
-        verdicts.add("best_stays_first", value=row.p_top_stays, count=int(row.m), table="ranking_uncertainty.csv",
+        verdicts.add("unlimited_distance", value=row.expected_l1, se=row.expected_l1_se, low=row.low, high=row.high,
+                     level=row.confidence, count=int(row.m), table="ranking_uncertainty.csv", **key)
+        verdicts.add("best_stays_first", value=row.p_best_stays, count=int(row.m), table="ranking_uncertainty.csv",
                      **key)
+        best = runs[(runs.strategy == strat) & (runs.metric == metric) & (runs.average == average)]
+        if len(best):
+            top = best.sort_values("rank").iloc[0]
+            verdicts.add("best_is_best", value=top.p_best, subject=[top.system], table="rank_keep.csv", **key)
         nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
-        verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "about",
-                     value=nd.units_needed, count=int(nd.largest_size), subject=[f"{lenient:g}"],
+        verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "at_least",
+                     value=nd.units_needed_point, low=nd.units_needed_low, high=nd.units_needed,
+                     level=nd.confidence, count=int(nd.largest_size), subject=[f"{lenient:g}"],
                      table="test_set_size.csv", **key)
-    significance_verdicts(verdicts, tables["pairwise.parquet"], schemes)
 
 
 def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,

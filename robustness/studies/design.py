@@ -22,6 +22,7 @@ import numpy as np
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
+from robustness.statistics.population import ESTIMATOR
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,7 +172,7 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
         A SHA-256 hex digest.
     """
     payload = json.dumps({"base": asdict(base), "grid": grid.as_dict(), "options": simulation.fingerprint(),
-                          "seed": seed}, sort_keys=True, default=str)
+                          "seed": seed, "estimator": ESTIMATOR}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -256,7 +257,7 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
     for c in rec["calibration"].itertuples():
         key = dict(strategy="majority", average="micro", metric="jaccard", subject=[f"{c.agreement:g}"],
                    count=int(c.encounters), table="design.csv")
-        for claim, value in (("bootstrap_estimate", c.expected_l1_bootstrap), ("actual_distance", c.l1_population),
+        for claim, value in (("estimate", c.expected_l1_estimate), ("actual_distance", c.l1_population),
                              ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
                              ("paper_converged_share", c.paper_converged_share),
                              ("paper_point_fraction", c.paper_point_fraction),

@@ -31,6 +31,7 @@ from robustness.studies.common import (
     resample,
     significance_verdicts,
     uncertainty_tables,
+    unlimited_verdicts,
 )
 
 if TYPE_CHECKING:
@@ -210,6 +211,7 @@ def _verdicts(counts, tables, res, truth, *, official: str, lenient: float) -> V
 
     v = Verdicts()
     significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
+    unlimited_verdicts(v, tables, [(official, "jaccard", a) for a in ("micro", "macro")], lenient=lenient)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient)
     # the two golds whose rankings agree least (micro Jaccard), and how many other pairs' intervals reach it
     agreement = only(tables["kendall_tau.csv"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from robustness.reporting.study_result import StudyResult
 
 if TYPE_CHECKING:
@@ -29,13 +31,38 @@ def default_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[table.ranking == "aggregate"].reset_index(drop=True)
 
 
+def needed_text(nd: dict, unit: str) -> str:
+    """The size a ``units_needed`` verdict claims, in words.
+
+    Parameters
+    ----------
+    nd : dict
+        A ``units_needed`` verdict.
+    unit : str
+        What a unit is.
+
+    Returns
+    -------
+    str
+    """
+    level = f"{nd['level']:.0%}"
+    if nd["statement"] == "beyond":
+        point = f" (the estimate reaches it at about {nd['value']:.0f})" if np.isfinite(nd["value"]) else ""
+        return (f"more than {nd['count']} {unit}s to be {level} sure, the largest size tried{point}")
+    if nd["statement"] == "already":
+        return f"at most {nd['high']:.0f} {unit}s (already at the smallest size tried)"
+    low = f"{nd['low']:.0f}" if np.isfinite(nd["low"]) else "fewer"
+    return (f"about {nd['value']:.0f} {unit}s ({level} interval {low} to {nd['high']:.0f}), so at least "
+            f"{nd['high']:.0f} to be {level} sure")
+
+
 def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: int, unit: str) -> str:
-    """One sentence: the bootstrap's expected distance to unlimited data at N, and the size for L1 <= runs.
+    """One sentence: the expected distance to unlimited data at N with its interval, and the size for L1 <= runs.
 
     Parameters
     ----------
     res : StudyResult
-        With the verdicts ``unlimited_distance``, ``best_stays_first`` and ``units_needed``.
+        With the verdicts ``unlimited_distance``, ``best_is_best`` and ``units_needed``.
     scheme : (strategy, metric, average)
     n_runs : int
     unit : str
@@ -48,12 +75,12 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
     strat, metric, average = scheme
     key = dict(strategy=strat, metric=metric, average=average)
     d = res.verdict("unlimited_distance", **key)[0]
-    top = res.verdict("best_stays_first", **key)[0]
+    best = res.verdict("best_is_best", **key)
     nd = res.verdict("units_needed", **key)[0]
-    size = (f"more than {nd['count']}" if nd["statement"] == "beyond" else
-            f"at most {nd['value']:.0f}" if nd["statement"] == "already" else f"about {nd['value']:.0f}")
-    return (f"Against unlimited data (bootstrap estimate, the observed ranking in the role of the truth): expected "
-            f"L1 {d['value']:.1f} ± {1.96 * d['se']:.1f} ({d['value'] / n_runs:.2f} places per "
-            f"run) at the test set's {d['count']} {unit}s; the best run stays first in {top['value']:.0%} of "
-            f"resamples; an expected L1 of at most {n_runs} (one place per run) needs {size} {unit}s "
-            "(ranking_uncertainty.csv).")
+    who = (f"; the observed best is the population's best with posterior probability {best[0]['value']:.2f}"
+           if best else "")
+    return (f"Against unlimited data (empirical-Bayes estimate, interval over resampled test sets): expected "
+            f"L1 {d['value']:.1f} ({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}; "
+            f"{d['value'] / n_runs:.2f} places per run) at the test set's {d['count']} {unit}s{who}; an expected "
+            f"L1 of at most {n_runs} (one place per run) needs {needed_text(nd, unit)} (ranking_uncertainty.csv, "
+            "test_set_size.csv).")

@@ -131,7 +131,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
 
     def calibration(agreement):
         found = {}
-        for claim in ("bootstrap_estimate", "actual_distance", "estimate_ratio", "pool_distance",
+        for claim in ("estimate", "actual_distance", "estimate_ratio", "pool_distance",
                       "paper_converged_share", "paper_point_fraction", "paper_converged_but_far_share"):
             rows = [x for x in res.verdict(claim, strategy="majority", average="micro") if x["count"] == size
                     and abs(float(x["subject"][0]) - agreement) < 1e-6]
@@ -142,17 +142,17 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     perfect, here = calibration(1.0), calibration(base["agreement"])
     if perfect:
         c = perfect
-        items.append(f"**Is the package's estimate calibrated?** The bootstrap estimates how far the test set's "
+        items.append(f"**Is the package's estimate calibrated?** The package estimates how far the test set's "
                      "ranking is from the ranking the same gold would give on unlimited data. Where that is the "
                      f"truth (annotators equal to the truth), at {size} encounters under majority micro Jaccard it "
-                     f"estimates {c['bootstrap_estimate']:.1f} against an actual {c['actual_distance']:.1f} (median "
+                     f"estimates {c['estimate']:.1f} against an actual {c['actual_distance']:.1f} (median "
                      f"ratio per replicate {c['estimate_ratio']:.2f}); part of the actual is the pool's own distance "
                      f"to unlimited data, about {c['pool_distance']:.1f} (L1 between its two halves, halved; a larger "
                      "--pool shrinks it).")
     if here and base["agreement"] != 1.0:
         items.append(f"With annotators of agreement {base['agreement']:g} the actual distance to the runs' "
-                     f"true population ranking is {here['actual_distance']:.1f} against the bootstrap's "
-                     f"{here['bootstrap_estimate']:.1f}: the bootstrap sees the test-set sampling, not the gold's own "
+                     f"true population ranking is {here['actual_distance']:.1f} against the estimate's "
+                     f"{here['estimate']:.1f}: the estimate sees the test-set sampling, not the gold's own "
                      "bias (the L1 to the truth on the same images, design_summary.csv, measures that bias).")
     if here:
         items.append(f"**How optimistic is the paper's curve?** It 'converged' (L1 to the test set's own ranking "
@@ -177,16 +177,16 @@ def _at_size(r: Report, res: StudyResult) -> None:
     top = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)
                   & (summary.encounters == size)].sort_values("l1_population")
     cols = ["strategy", "average", "tau_same_images", "tau_population", "l1_population", "l1_population_low",
-            "l1_population_high", "top1_correct", "expected_l1_bootstrap"]
+            "l1_population_high", "top1_correct", "expected_l1_estimate"]
     r.table(top[cols].assign(strategy=top.strategy.map(strategy_label)), floatfmt="{:.3f}", caption=(
         f"At {size} encounters: Kendall's tau to the truth on the same images and to the population "
         "ranking, L1 to the population ranking (95% interval over replicates), share of replicates with the "
-        "true best run first, and the bootstrap's estimate of the L1. design_summary.csv has every setting."))
+        "true best run first, and the package's estimate of that L1. design_summary.csv has every setting."))
     r.figure("figures/fig_13_design_tau.png", "Agreement of each scheme's ranking with the runs' population ranking "
              "against the test-set size (means over replicates; band: 95% interval for majority).")
     r.figure("figures/fig_14_design_size.png", "Test encounters needed for an expected L1 to the population "
              "ranking of one place per run, against the annotators' agreement.")
-    r.figure("figures/fig_15_design_calibration.png", "The package's bootstrap estimate of the distance to unlimited "
+    r.figure("figures/fig_15_design_calibration.png", "The package's estimate of the distance to unlimited "
              "data against the actual distance (majority, micro Jaccard).")
 
 
