@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, strategy=None, metric="jaccard", method="percentile"):
+def make(results_dir, out_path, *, strategy=None, metric="jaccard", method=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
 
     ``strategy``: the gold strategy to show (default: the results' official one, see
-    :func:`robustness.overlap.gold.official_strategy`).
+    :func:`robustness.overlap.gold.official_strategy`); ``method``: the interval (default: the one the report
+    shows, the table's ``reported`` rows).
     """
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -19,7 +20,7 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard", method="perc
     from robustness.reporting import plotting
 
     ci = pd.read_csv(Path(results_dir) / "bootstrap_ci.csv")
-    ci = for_ranking(ci[ci.method == method])
+    ci = for_ranking(ci[ci.reported] if method is None else ci[ci.method == method])
     strategy = strategy or official_strategy(list(dict.fromkeys(ci.strategy)))
     n = ci.system.nunique()
     with plotting.style():

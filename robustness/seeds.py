@@ -30,6 +30,14 @@ orders          4   its convergence orders (``r``)
 uncertainty     5   its bootstrap estimate of the distance to unlimited data (``r``)
 coverage        6   its bootstrap intervals, judged for coverage (``r``)
 ============== === ==========================================================
+
+The calibration study (``python -m experiments.calibration``; ``index``: the population ``p``):
+
+============== === ==========================================================
+images          0   the population's images (``p``)
+truth           1   the samples of the population behind the true expected L1 (``p``)
+test_sets       2   the test sets drawn from it, and each one's resampling (``p``)
+============== === ==========================================================
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["STUDY_STREAMS", "DESIGN_STREAMS", "stream", "SeedLike"]
+__all__ = ["STUDY_STREAMS", "DESIGN_STREAMS", "CALIBRATION_STREAMS", "stream", "SeedLike"]
 
 #: What an ``rng`` argument accepts (SPEC 7): None, a seed, a seed sequence or a Generator.
 SeedLike = int | np.integer | Sequence[int] | np.random.SeedSequence | np.random.Generator | None
@@ -52,7 +60,11 @@ DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "ra
                                   "uncertainty": 5, "coverage": 6}
 
 
-def stream(seed: int, name: str, *index: int, design: bool = False) -> np.random.Generator:
+#: The calibration study's streams (``[seed, 100, k, p]``: apart from every other study's).
+CALIBRATION_STREAMS: dict[str, int] = {"images": 0, "truth": 1, "test_sets": 2}
+
+
+def stream(seed: int, name: str, *index: int, design: bool = False, calibration: bool = False) -> np.random.Generator:
     """The generator of stream ``name`` of a study seeded with ``seed``.
 
     Parameters
@@ -65,6 +77,8 @@ def stream(seed: int, name: str, *index: int, design: bool = False) -> np.random
         The design study's population or replicate.
     design : bool
         Look ``name`` up among the design study's streams.
+    calibration : bool
+        Look ``name`` up among the calibration study's streams.
 
     Returns
     -------
@@ -75,9 +89,10 @@ def stream(seed: int, name: str, *index: int, design: bool = False) -> np.random
     >>> float(stream(0, "orders").random()) == float(np.random.default_rng([0, 1]).random())
     True
     """
-    table = DESIGN_STREAMS if design else STUDY_STREAMS
+    table = CALIBRATION_STREAMS if calibration else DESIGN_STREAMS if design else STUDY_STREAMS
     try:
         k = table[name]
     except KeyError:
         raise ValueError(f"unknown random stream {name!r}; choose from {', '.join(table)}") from None
-    return np.random.default_rng([seed, *(() if k is None else (k,)), *index])
+    prefix = (100,) if calibration else ()
+    return np.random.default_rng([seed, *prefix, *(() if k is None else (k,)), *index])

@@ -91,7 +91,8 @@ for _name, _holds, _index in (
     ("bootstrap_ci.csv", "every score with percentile and BCa 95% intervals", False),
     ("rank_distribution.csv", "share of resamples in which each run takes each rank", False),
     ("stability.csv", "Kendall's tau between the full-set ranking and the resamples'", False),
-    ("pairwise.parquet", "the significance analysis: every pair of runs, paired bootstrap and Wilcoxon, Holm", False),
+    ("pairwise.parquet", "the significance analysis: every pair of runs, delta-method t-test, bootstrap and "
+     "Wilcoxon, Holm", False),
     ("ranking_uncertainty.csv", "expected L1 to the ranking on unlimited data, by test-set size, with intervals",
      False),
     ("rank_keep.csv", "per run: posterior probability of being the population's best; plug-in stability of its rank",
@@ -112,6 +113,9 @@ for _name, _holds, _index in (
     ("coverage_summary.csv", "bootstrap interval coverage: means over replicates with 95% intervals", False),
     ("fit.csv", "the real challenge's statistics beside its fitted synthetic twin's", False),
     ("recommendation_sizes.csv", "test-set sizes needed per scheme for the targets", False),
+    ("calibration.csv", "the calibration study: every estimator's bias, coverage or error rate against the truth",
+     False),
+    ("calibration_truth.csv", "the calibration study: each population's true expected L1 by test-set size", False),
     (VERDICTS, "one row per finding the report states, with its value, interval and the table behind it", False),
 ):
     register_table(_name, _holds, index=_index)

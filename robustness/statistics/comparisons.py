@@ -65,7 +65,15 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
       ``win_share``: share of resamples in which ``system`` scores strictly higher;
     - ``p_bootstrap``: two-sided test of ``diff = 0`` with the bootstrap
       standard error, ``2 Phi(-|diff| / sd*)``; ``p_bootstrap_holm``: Holm over
-      all pairs of the scheme; ``significant``: ``p_bootstrap_holm < alpha``;
+      all pairs of the scheme; ``significant_bootstrap``: ``p_bootstrap_holm < alpha`` (its count moves with the
+      resampling seed: the tails Holm needs rest on a normal approximation to a finite set of resamples);
+    - ``p_delta``: two-sided test of ``diff = 0`` with the delta-method standard error of the paired difference
+      (each unit's influence on the two ratios of sums; Student's t with ``n_units - 1`` degrees of freedom):
+      analytic, so it has no Monte Carlo error, and its small p-values are not read off the tails of a finite
+      set of resamples; ``p_delta_holm``: Holm over all pairs of the scheme (``significant``: the analysis the
+      reports state, also as ``significant_delta``), and
+      ``p_delta_holm_neighbours``: Holm over the leaderboard's neighbouring pairs alone
+      (``significant_delta_neighbours``), the other family a reader may have in mind;
     - ``p_wilcoxon``, ``p_wilcoxon_holm``, ``significant_wilcoxon``: two-sided
       Wilcoxon signed-rank test on the unit-level scores (one score per unit and
       run: micro re-sums the unit's counts, macro averages its images), the
@@ -78,10 +86,16 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     """
     import pandas as pd
     from scipy.special import ndtr
+    from scipy.stats import t as student
     from scipy.stats import wilcoxon
 
     schemes = boot.schemes
     per_unit = schemes.unit_scores()
+    cov = None
+    if hasattr(schemes, "ratio_parts"):
+        from robustness.statistics.population import delta_covariance
+
+        cov = delta_covariance(*schemes.ratio_parts())[1]  # (S, R, R)
     runs = np.asarray(schemes.runs, dtype=object)
     lo, hi = tails(confidence)
     frames = []
@@ -110,13 +124,29 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
                 p_w[nonzero] = wilcoxon(du[nonzero][:, ok], axis=1, method="asymptotic").pvalue
         p_w = np.nan_to_num(p_w, nan=1.0)
         ph, pwh = holm(p_boot), holm(p_w)
+        neighbours = pos[j] - pos[i] == 1
+        p_d = np.full(i.size, np.nan)
+        if cov is not None:
+            var = cov[s][i, i] + cov[s][j, j] - 2 * cov[s][i, j]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                z = np.abs(diff) / np.sqrt(np.maximum(var, 0.0))
+                p_d = np.where(var > 0, 2 * student.sf(z, max(schemes.n_units - 1, 1)),
+                               np.where(diff == 0, 1.0, 0.0))
+            p_d = np.nan_to_num(p_d, nan=1.0)
+        pdh = holm(p_d) if cov is not None else p_d
+        pdn = np.full(i.size, np.nan)
+        if cov is not None and neighbours.any():
+            pdn[neighbours] = holm(p_d[neighbours])
         frames.append(pd.DataFrame({
             "strategy": strat, "metric": metric, "average": average, "system": runs[i], "other": runs[j],
-            "rank": r[i], "other_rank": r[j], "neighbours": pos[j] - pos[i] == 1,
+            "rank": r[i], "other_rank": r[j], "neighbours": neighbours,
             "diff": diff, "diff_low": np.nanquantile(d, lo, axis=0) if d.size else np.nan,
             "diff_high": np.nanquantile(d, hi, axis=0) if d.size else np.nan,
-            "win_share": (d > 0).mean(axis=0), "p_bootstrap": p_boot, "p_bootstrap_holm": ph,
-            "significant": ph < alpha, "p_wilcoxon": p_w, "p_wilcoxon_holm": pwh, "significant_wilcoxon": pwh < alpha,
+            "win_share": (d > 0).mean(axis=0), "significant": (pdh if cov is not None else ph) < alpha,
+            "p_bootstrap": p_boot, "p_bootstrap_holm": ph, "significant_bootstrap": ph < alpha,
+            "p_delta": p_d, "p_delta_holm": pdh, "significant_delta": pdh < alpha,
+            "p_delta_holm_neighbours": pdn, "significant_delta_neighbours": pdn < alpha,
+            "p_wilcoxon": p_w, "p_wilcoxon_holm": pwh, "significant_wilcoxon": pwh < alpha,
             "unit": schemes.unit, "n_units": schemes.n_units, "n_resamples": d.shape[0],
         }))
     return pd.concat(frames, ignore_index=True)

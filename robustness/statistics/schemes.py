@@ -179,6 +179,38 @@ class Schemes(Rankable):
             out[:, b] = _kernels.scores_from_sums(sums[b], *self.weights)
         return out
 
+    def resample_se(self, idx: np.ndarray) -> np.ndarray:
+        """Delta-method standard errors of the scores on resamples of units, (S, B, R) (the studentized bootstrap).
+
+        On a resample that draws unit ``u`` ``c_u`` times, a score ``R = sum c a / sum c b`` has the squared
+        standard error ``sum_u c_u (a_u - R b_u)^2 / (sum c b / n)^2 / (n (n - 1))``
+        (:func:`robustness.statistics.population.delta_covariance`, its diagonal).
+
+        Parameters
+        ----------
+        idx : ndarray of int (B, n)
+            The units drawn by each resample.
+
+        Returns
+        -------
+        ndarray (S, B, R)
+            nan where a score's denominator sums to 0.
+        """
+        num, den = self.ratio_parts()
+        n_u = num.shape[0]
+        n = idx.shape[1]
+        counts = np.zeros((idx.shape[0], n_u))
+        np.add.at(counts, (np.repeat(np.arange(idx.shape[0]), n), idx.ravel()), 1.0)
+        flat = (n_u, -1)
+        a, b = num.reshape(flat), den.reshape(flat)
+        sum_a, sum_b = counts @ a, counts @ b
+        aa, ab, bb = counts @ (a * a), counts @ (a * b), counts @ (b * b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = sum_a / sum_b
+            ss = np.maximum(aa - 2 * r * ab + r * r * bb, 0.0)
+            se = np.sqrt(ss / (sum_b / n) ** 2 / (n * max(n - 1, 1)))
+        return np.moveaxis(se.reshape(idx.shape[0], *num.shape[1:]), 0, 1)
+
     def unit_scores(self) -> np.ndarray:
         """Every run's score on every unit alone (the unit-level scores of the paired tests).
 

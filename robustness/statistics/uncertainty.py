@@ -35,7 +35,11 @@ from robustness.statistics.schemes import Schemes
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "UncertaintyDraws"]
+__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "UncertaintyDraws", "CLAIM_CONFIDENCE"]
+
+#: The confidence of the one-sided size claims ("at least n units"): calibrated by experiments.calibration so
+#: that at least 80% of claims reach the target without asking for far more than needed.
+CLAIM_CONFIDENCE = 0.95
 
 
 def default_sizes(n_units: int) -> np.ndarray:
@@ -254,13 +258,13 @@ def _crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bo
     return float(np.exp(np.log(m[i - 1]) + t * (np.log(m[i]) - np.log(m[i - 1])))), False, False
 
 
-def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
+def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float = CLAIM_CONFIDENCE) -> pd.DataFrame:
     """Per scheme, how many units bring the expected L1 to ``tolerance``: a conservative claim and the estimate.
 
-    ``units_needed`` is where the upper end of the expected L1's interval (``high``) falls to the tolerance
-    (log-linear interpolation between the sizes tried): at that size the expected L1 is at most the tolerance with
-    the interval's confidence, so the claim reads "at least this many units". ``units_needed_point`` is where the
-    estimate itself falls to it, ``units_needed_low`` where the interval's lower end does. nan where the curve
+    ``units_needed`` is where the one-sided upper bound ``expected_l1 + z(confidence) * expected_l1_se`` falls to
+    the tolerance (log-linear interpolation between the sizes tried): at that size the expected L1 is at most the
+    tolerance with that confidence, so the claim reads "at least this many units". ``units_needed_point`` is where
+    the estimate itself falls to it, ``units_needed_low`` where the matching lower bound does. nan where a curve
     stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed); ``already``
     where it is below at the smallest size.
 
@@ -270,6 +274,8 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
         The first table of :func:`ranking_uncertainty`.
     tolerance : float
         The target expected L1.
+    confidence : float
+        Of the one-sided claim (default :data:`CLAIM_CONFIDENCE`).
 
     Returns
     -------
@@ -278,17 +284,20 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
         beyond_point, units_needed_low, largest_size, confidence``.
     """
     import pandas as pd
+    from scipy.special import ndtri
 
+    z = float(ndtri(confidence))
     rows = []
     for key, d in per_size.groupby(["strategy", "metric", "average"], sort=False):
         d = d.sort_values("m")
         m = d.m.to_numpy(dtype=float)
+        e, se = d.expected_l1.to_numpy(), d.expected_l1_se.to_numpy()
         ipu = float((d.n_images / d.m).iloc[0])
-        need, beyond, already = _crossing(m, d.high.to_numpy(), tolerance)
-        point, beyond_point, _ = _crossing(m, d.expected_l1.to_numpy(), tolerance)
-        optimistic, _, _ = _crossing(m, d.low.to_numpy(), tolerance)
+        need, beyond, already = _crossing(m, e + z * se, tolerance)
+        point, beyond_point, _ = _crossing(m, e, tolerance)
+        optimistic, _, _ = _crossing(m, e - z * se, tolerance)
         rows.append(dict(zip(["strategy", "metric", "average"], key), tolerance=tolerance,
                          units_needed=need, images_needed=need * ipu, beyond=beyond, already=already,
                          units_needed_point=point, beyond_point=beyond_point, units_needed_low=optimistic,
-                         largest_size=int(m[-1]), confidence=float(d.confidence.iloc[0])))
+                         largest_size=int(m[-1]), confidence=confidence))
     return pd.DataFrame(rows)

@@ -19,6 +19,7 @@ import numpy as np
 
 from robustness import seeds
 from robustness.reporting.study_result import Verdicts
+from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare
 
 if TYPE_CHECKING:
@@ -224,16 +225,24 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
     Returns
     -------
     dict
-        bootstrap_ci.csv, rank_distribution.csv, stability.csv, pairwise.parquet (the significance analysis, of
+        bootstrap_ci.csv (``reported``: the interval the reports show, :data:`SCORE_INTERVAL`),
+        rank_distribution.csv, stability.csv, pairwise.parquet (the significance analysis, of
         the default method's scores) and the agreement between methods and golds.
     """
     import pandas as pd
 
     from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
 
-    ci = pd.concat([b.intervals(method="percentile") for b in boots.values()], ignore_index=True)
+    frames = []
+    for b in boots.values():
+        shown = b.intervals(method=SCORE_INTERVAL)  # the reports' interval (percentile where it falls back)
+        frames.append(shown.assign(reported=True))
+        frames += [b.intervals(method=m).assign(reported=False) for m in ("percentile", "bca")
+                   if m != shown.method.iloc[0]]
+    order = {m: k for k, m in enumerate((SCORE_INTERVAL, "percentile", "bca"))}
+    ci = pd.concat(sorted(frames, key=lambda f: order[f.method.iloc[0]]), ignore_index=True)
     return {
-        "bootstrap_ci.csv": pd.concat([ci] + [b.intervals(method="bca") for b in boots.values()], ignore_index=True),
+        "bootstrap_ci.csv": ci,
         "rank_distribution.csv": pd.concat([b.rank_distribution() for b in boots.values()], ignore_index=True),
         "stability.csv": pd.concat([b.stability() for b in boots.values()], ignore_index=True),
         "pairwise.parquet": pairwise_comparisons(boots[DEFAULT_RANKING[0]]),
@@ -314,9 +323,10 @@ def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{r
 # -- verdicts ---------------------------------------------------------------------------------------------------
 
 def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: Iterable[tuple]) -> None:
-    """How many pairs (and neighbouring pairs) of runs differ, by the paired bootstrap and by the Wilcoxon check.
+    """How many pairs (and neighbouring pairs) of runs differ: the analytic paired test, and the Wilcoxon check.
 
-    Claims ``pairs_differ``, ``neighbours_differ``, ``pairs_differ_wilcoxon``, ``neighbours_differ_wilcoxon``; the
+    Claims ``pairs_differ``, ``neighbours_differ`` (Holm over all pairs), ``neighbours_only_differ`` (Holm over the
+    neighbouring pairs alone, the other family), ``pairs_differ_wilcoxon``, ``neighbours_differ_wilcoxon``; the
     neighbouring pairs without evidence of a difference are the subject of ``neighbours_differ``.
 
     Parameters
@@ -341,6 +351,10 @@ def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: I
             same = [f"{x.system} ~ {x.other}" for x in n[~n[column]].itertuples()]
             verdicts.add(f"neighbours_differ{suffix}", statement="none" if k == 0 else "some", count=k,
                          total=len(n), subject=same, **key)
+        if "significant_delta_neighbours" in n:
+            k = int(n.significant_delta_neighbours.sum())
+            verdicts.add("neighbours_only_differ", statement="none" if k == 0 else "some", count=k, total=len(n),
+                         **key)
 
 
 def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame, *, lenient: float,
@@ -467,7 +481,7 @@ def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,
     agreement_file : str
     """
     ci = tables["bootstrap_ci.csv"]
-    ci = ci[ci.method == "percentile"]
+    ci = ci[ci.reported]
     methods = list(dict.fromkeys(ci.ranking))
     if len(methods) < 2:
         return

@@ -48,12 +48,11 @@ def needed_text(nd: dict, unit: str) -> str:
     level = f"{nd['level']:.0%}"
     if nd["statement"] == "beyond":
         point = f" (the estimate reaches it at about {nd['value']:.0f})" if np.isfinite(nd["value"]) else ""
-        return (f"more than {nd['count']} {unit}s to be {level} sure, the largest size tried{point}")
+        return f"more than {nd['count']} {unit}s, the largest size tried, to reach it with {level} confidence{point}"
     if nd["statement"] == "already":
         return f"at most {nd['high']:.0f} {unit}s (already at the smallest size tried)"
-    low = f"{nd['low']:.0f}" if np.isfinite(nd["low"]) else "fewer"
-    return (f"about {nd['value']:.0f} {unit}s ({level} interval {low} to {nd['high']:.0f}), so at least "
-            f"{nd['high']:.0f} to be {level} sure")
+    return (f"about {nd['value']:.0f} {unit}s, and at least {nd['high']:.0f} to reach it with {level} confidence "
+            "(one-sided)")
 
 
 def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: int, unit: str) -> str:

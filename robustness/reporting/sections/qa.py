@@ -7,7 +7,7 @@ import pandas as pd
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
-from robustness.reporting.sections.registry import ci, register_section, register_study
+from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
 
 STUDY = "qa_rank_convergence"
@@ -26,11 +26,11 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
                 f"orders and {o['bootstrap']} bootstrap resamples of encounters, seed {o['seed']}.")
     r.heading("Leaderboard (official partial-credit accuracy)")
     ci_table = default_rows(res.table("bootstrap_ci.csv"))
-    ci_table = ci_table[ci_table.method == "percentile"]
+    ci_table = ci_table[ci_table.reported]
     sel = ci_table[ci_table.metric == "all"].set_index("system")
     tab = res.table("leaderboard.csv")[["accuracy_all"]].copy()
     tab["95% CI"] = [f"[{sel.loc[x, 'low']:.4f}, {sel.loc[x, 'high']:.4f}]" for x in tab.index]
-    r.table(tab.reset_index(), caption=f"95% CI: percentile bootstrap over the {inp['encounters']} encounters.")
+    r.table(tab.reset_index(), caption=f"95% CI: {interval_name(sel)} over the {inp['encounters']} encounters.")
 
 
 def _convergence(r: Report, res: StudyResult) -> None:

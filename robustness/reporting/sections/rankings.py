@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.registry import ci, strategy_label
+from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
 
@@ -60,7 +60,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
         The table of Kendall's tau between rankings.
     """
     ci_table = res.table("bootstrap_ci.csv")
-    ci_table = ci_table[ci_table.method == "percentile"]
+    ci_table = ci_table[ci_table.reported]
     methods = list(dict.fromkeys(ci_table.ranking))
     if len(methods) < 2:
         return
@@ -89,7 +89,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
                                                          for v, lo, hi in zip(c.score, c.low, c.high)]
             table[f"rank ({kind.name})"] = [f"{x:g}" for x in c["rank"]]
         r.table(table.reset_index().rename(columns={"system": "run"}), max_rows=15, caption=(
-            f"{label}: each run's statistic under each method with its 95% percentile bootstrap interval "
+            f"{label}: each run's statistic under each method with its 95% {interval_name(ci_table)} interval "
             f"({n_resamples} resamples of {test_unit}s, the same for every method), and its rank on the whole test "
             "set (ties: average rank)."))
         items = [f"{get_ranking(a).label} vs {get_ranking(b).label}: Kendall's tau "

@@ -15,9 +15,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Section", "SECTIONS", "TITLES", "register_section", "register_study", "sections", "strategy_label", "ci",
-           "names", "EXTRA_OUTPUTS"]
+           "names", "EXTRA_OUTPUTS", "interval_name", "INTERVAL_NAMES"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ TITLES: dict[str, str] = {}
 EXTRA_OUTPUTS: dict[str, Callable] = {}
 #: The module that registers each built-in study's sections (imported on first use).
 _MODULES = {"rank_convergence": "rank_convergence", "qa_rank_convergence": "qa", "table_rank_convergence": "table",
-            "design_study": "design", "score": "scoring", "qa_score": "scoring"}
+            "design_study": "design", "score": "scoring", "qa_score": "scoring", "calibration": "calibration"}
 
 
 def register_study(study: str, title: str, *, extra_outputs: Callable | None = None) -> None:
@@ -126,6 +130,27 @@ def strategy_label(name: str) -> str:
         return get_strategy(name).label
     except ValueError:
         return name
+
+
+#: Each score interval method in prose.
+INTERVAL_NAMES = {"studentized": "studentized bootstrap (bootstrap-t with delta-method standard errors)",
+                  "percentile": "percentile bootstrap", "bca": "BCa bootstrap"}
+
+
+def interval_name(ci_table: pd.DataFrame) -> str:
+    """The score interval(s) of bootstrap_ci.csv's reported rows, in prose.
+
+    Parameters
+    ----------
+    ci_table : pandas.DataFrame
+        Reported rows of bootstrap_ci.csv.
+
+    Returns
+    -------
+    str
+    """
+    methods = list(dict.fromkeys(ci_table.method))
+    return " / ".join(INTERVAL_NAMES.get(m, m) for m in methods)
 
 
 def ci(value: float, low: float, high: float, fmt: str = "{:.3f}") -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
-from robustness.reporting.sections.registry import ci, register_section, register_study
+from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
 
 STUDY = "table_rank_convergence"
@@ -21,7 +21,7 @@ def _schemes(r: Report, res: StudyResult) -> None:
     r.paragraph(f"Input: {inp['table']} — {n_runs} algorithms, {inp['units']} units ({unit}), {len(names)} "
                 f"scheme(s); {o['orders']} orders, {o['bootstrap']} resamples, seed {o['seed']}.")
     ci_table = default_rows(res.table("bootstrap_ci.csv"))
-    ci_table = ci_table[ci_table.method == "percentile"]
+    ci_table = ci_table[ci_table.reported]
     for strat, metric, average in names:
         key = dict(strategy=strat, metric=metric, average=average)
         c = ci_table[(ci_table.strategy == strat) & (ci_table.metric == metric)].sort_values("score", ascending=False)
@@ -30,14 +30,14 @@ def _schemes(r: Report, res: StudyResult) -> None:
         pairs, n = res.verdict("pairs_differ", **key)[0], res.verdict("neighbours_differ", **key)[0]
         r.heading(f"{strat} / {metric}")
         r.table(c[["system", "score", "low", "high", "rank"]],
-                caption=f"95% percentile bootstrap intervals over {unit}s.")
+                caption=f"95% {interval_name(c)} intervals over {unit}s.")
         r.paragraph("Convergence points (95% of orders, with their 95% intervals over orders): "
                     + ", ".join(f"L1 <= {x['subject'][0]} at n = {x['value']:.0f} ({x['low']:.0f}-{x['high']:.0f})"
                                 if x["statement"] == "reached" else f"L1 <= {x['subject'][0]} only at n = N"
                                 for x in points)
                     + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.2f}')}."
-                    + f" Paired bootstrap, Holm: {pairs['count']} of {pairs['total']} pairs differ; of {n['total']} "
-                    f"neighbouring pairs {n['count']} differ, the rest: no evidence of a difference.")
+                    + f" Paired t-test (delta-method SE), Holm: {pairs['count']} of {pairs['total']} pairs differ; "
+                    f"of {n['total']} neighbouring pairs {n['count']} differ, the rest: no evidence of a difference.")
         r.paragraph(unlimited_sentence(res, (strat, metric, average), n_runs, unit))
     r.figure("figures/fig_08_table_convergence.png", "L1 rank change vs number of units, one line per scheme.")
 

@@ -1,0 +1,85 @@
+"""The calibration study's report (``calibration``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from robustness.reporting.document import Report
+from robustness.reporting.sections.registry import register_section, register_study
+from robustness.reporting.study_result import StudyResult
+
+STUDY = "calibration"
+register_study(STUDY, "Calibration: the package's claims against populations of known truth")
+
+#: What each estimator of calibration.csv measures, in words.
+MEANINGS = {
+    "expected_l1": "the expected L1 between the ranking on m encounters and the population's ranking (the "
+                   "empirical-Bayes estimate); relative bias and the coverage of its interval",
+    "expected_l1_plugin": "the plug-in bootstrap's estimate of the same (the test set's ranking taken for the truth)",
+    "units_needed": "the conservative size claim (where the interval's upper end reaches one place per run): "
+                    "share of test sets whose claim reaches the target in truth; median claim over the true need",
+    "score_interval_percentile": "every run's 95% percentile interval: coverage of its population score",
+    "score_interval_bca": "the same, BCa",
+    "score_interval_studentized": "the same, studentized (bootstrap-t with delta-method standard errors)",
+    "pairs_differ_delta": "\"these two runs differ\" (the reports' test: paired t-test with delta-method standard "
+                          "errors, Holm over all pairs): share of claims whose direction is wrong in the population",
+    "pairs_differ_delta_neighbours": "the same test, Holm over the leaderboard's neighbouring pairs alone",
+    "pairs_differ_bootstrap": "the same claims with the bootstrap standard error (Holm over all pairs)",
+    "pairs_differ_wilcoxon": "the same, Wilcoxon signed-rank test",
+    "p_best": "the posterior probability that the observed best is the population's best, against how often it is",
+    "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
+                        "against the same",
+}
+
+
+def _overview(r: Report, res: StudyResult) -> None:
+    """What was drawn and what each estimator measures."""
+    o = res.options
+    pops = ", ".join(f"{p['name']} ({p['runs']} runs)" for p in res.meta["input"]["populations"])
+    r.paragraph(f"Populations of {o['population']} encounters: {pops}. From each, {o['test_sets']} test sets of "
+                f"{o['test_size']} encounters drawn without replacement; on each the main job's estimators run as the "
+                f"main job runs them ({o['outer']} outer resamples, {o['bootstrap']} bootstrap resamples, "
+                f"{o['confidence']:.0%} intervals); the truth is the population's (its expected L1 from "
+                f"{o['truth_draws']} samples of it per size). Monte Carlo standard errors (± 2 SE below) are over test "
+                "sets. The official schemes: majority vote, micro and macro Jaccard.")
+    r.bullets([f"`{k}`: {v}" for k, v in MEANINGS.items()])
+
+
+def _targets(r: Report, res: StudyResult) -> None:
+    """Every target and whether it is met (verdicts ``target``)."""
+    v = res.verdicts[res.verdicts.claim == "target"]
+    if not len(v):
+        return
+    r.heading("Targets")
+    counts = v.statement.value_counts()
+    r.paragraph(f"{counts.get('met', 0)} of {len(v)} checks meet their target, {counts.get('not_met', 0)} do not, "
+                f"and {counts.get('undecided', 0)} are undecided (the target lies within 2 Monte Carlo SE of the "
+                "value: more test sets would tell).")
+    rows = []
+    for row in v.itertuples():
+        estimator, column, population, says = json.loads(row.subject)
+        value = f"{row.value:.3f}" + (f" ± {2 * row.se:.3f}" if pd.notna(row.se) else "")
+        wanted = (f"<= {row.high:g}" if row.low == -float("inf") else f">= {row.low:g}" if row.high == float("inf")
+                  else f"{row.low:g} to {row.high:g}")
+        rows.append({"target": says, "population": population, "scheme": f"{row.average}", "value": value,
+                     "wanted": wanted, "outcome": row.statement.replace("_", " ")})
+    r.table(pd.DataFrame(rows), caption="Each check's value (± 2 Monte Carlo SE over test sets) against its target "
+            "(calibration.csv).")
+
+
+def _table(r: Report, res: StudyResult) -> None:
+    """The calibration table."""
+    t = res.table("calibration.csv")
+    r.heading("Every estimator")
+    cols = ["estimator", "setting", "population", "scheme", "estimate", "truth", "relative_bias", "coverage",
+            "share_reaching_target", "share_wrong"]
+    r.table(t[cols], floatfmt="{:.3f}", caption="calibration.csv (with the Monte Carlo standard errors in its _se "
+            "columns); estimate and truth: means over test sets (for units_needed: the median claim and the true "
+            "need; for pairs_differ: claims per test set).", max_rows=200)
+
+
+register_section(STUDY, _overview)
+register_section(STUDY, _targets)
+register_section(STUDY, _table)

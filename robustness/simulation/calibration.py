@@ -1,0 +1,515 @@
+"""The package checks itself: draw test sets from a large population of known truth and score its claims.
+
+A population is a synthetic challenge of many encounters (the default challenge's runs, a design study's run
+population, or the runs of a challenge fitted with ``--like``); its runs' population scores, rankings and
+expected L1 at every test-set size are known (the expected L1 by resampling the population itself). Test sets of
+``N`` encounters are drawn from it without replacement, and on each the main job's estimators are run exactly as
+the main job runs them. Every claim is then held against the population's truth:
+
+=================================  ====================================================================
+estimator                          checked
+=================================  ====================================================================
+``expected_l1``                    the distance to unlimited data at N and 8N: relative bias, coverage
+``expected_l1_plugin``             the plug-in bootstrap's (for comparison): relative bias
+``units_needed``                   the conservative size claim: share of test sets whose claimed size
+                                   reaches the target in truth; the median claim over the true need
+``score_interval_<method>``        every run's score interval (percentile, BCa, studentized): coverage
+``pairs_differ_<test>_<family>``   "these two runs differ" claims (Holm over all pairs, or over the
+                                   leaderboard's neighbours): the share of claims whose direction is wrong
+``p_best`` / ``best_stays_first``  the posterior probability that the observed best is the population's
+                                   best, and the plug-in stability index: mean claimed against the share
+                                   of test sets whose observed best is the population's best
+=================================  ====================================================================
+
+Monte Carlo standard errors are over test sets (a test set's claims are not independent of each other, so
+shares over claims are ratio estimates with test sets as clusters).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from robustness.seeds import stream
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.simulation.synthetic import Population, SyntheticConfig
+    from robustness.statistics.schemes import Schemes
+
+__all__ = ["CalibrationOptions", "PopulationSpec", "PopulationTruth", "default_populations", "population_counts",
+           "population_truth", "calibrate",
+           "CALIBRATION_COLUMNS"]
+
+#: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
+CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
+                       "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
+                       "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
+                       "n_claims")
+
+
+@dataclass(frozen=True)
+class CalibrationOptions:
+    """How many test sets, of what size, from how large a population.
+
+    Attributes
+    ----------
+    population : int
+        Encounters in each population (the truth is the population's).
+    test_sets : int
+        Test sets drawn from each population.
+    test_size : int
+        Encounters per test set (without replacement).
+    truth_draws : int
+        Samples of the population per size for the true expected L1.
+    outer : int
+        Outer resamples behind each interval of the distance to unlimited data.
+    bootstrap : int
+        Bootstrap resamples behind the score intervals and the pairwise tests.
+    confidence : float
+        Of every interval.
+    seed : int
+    """
+
+    population: int = 10_000
+    test_sets: int = 100
+    test_size: int = 100
+    truth_draws: int = 1000
+    outer: int = 200
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Check the sizes."""
+        if not 2 <= self.test_size < self.population:
+            raise ValueError(f"test_size must be in 2..population-1, got {self.test_size}")
+        for name in ("test_sets", "truth_draws", "outer", "bootstrap"):
+            if int(getattr(self, name)) < 2:
+                raise ValueError(f"{name} must be >= 2, got {getattr(self, name)!r}")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
+
+
+@dataclass(frozen=True)
+class PopulationSpec:
+    """One population: a generator config and its runs.
+
+    Attributes
+    ----------
+    name : str
+        How calibration.csv names it (``default``, ``design-0``, ``like``...).
+    config : SyntheticConfig
+    runs : Population
+    index : int
+        Its random streams' index (distinct populations get distinct images and test sets).
+    """
+
+    name: str
+    config: SyntheticConfig
+    runs: Population
+    index: int = 0
+
+
+def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationSpec]:
+    """The default challenge's runs and the first ``n_design`` run populations of the default design study.
+
+    Parameters
+    ----------
+    n_design : int
+        How many of the design study's run populations (its streams ``population`` 0, 1, ...).
+    seed : int
+        The design study's seed.
+
+    Returns
+    -------
+    list of PopulationSpec
+    """
+    from robustness.simulation.synthetic import SyntheticConfig, draw_population
+
+    config = SyntheticConfig()
+    out = [PopulationSpec("default", config, draw_population(config, np.random.default_rng(0).spawn(2)[0]), 0)]
+    for p in range(n_design):
+        out.append(PopulationSpec(f"design-{p}", config,
+                                  draw_population(config, stream(seed, "population", p, design=True)), 1 + p))
+    return out
+
+
+def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
+    payload = json.dumps({"config": asdict(spec.config), "runs": spec.runs.runs,
+                          "skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
+                          "bias": np.asarray(spec.runs.run_bias).round(12).tolist(),
+                          "encounters": n_encounters, "seed": seed, "index": spec.index}, sort_keys=True,
+                         default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0, cache_dir: Path | str | None = None,
+                      n_jobs: int = 1, progress: bool = False) -> OverlapCounts:
+    """The overlap counts of a population of ``n_encounters`` encounters (majority gold), cached by content.
+
+    Parameters
+    ----------
+    spec : PopulationSpec
+    n_encounters : int
+    seed : int
+        Seed of the population's images.
+    cache_dir : path, optional
+        Where ``population-<key>.npz`` is kept between runs.
+    n_jobs : int
+    progress : bool
+
+    Returns
+    -------
+    OverlapCounts
+    """
+    from dataclasses import replace
+
+    from robustness.overlap import compute_overlap
+    from robustness.overlap.counts import load_counts, save_counts
+    from robustness.simulation.synthetic import make_challenge
+
+    path = None
+    if cache_dir is not None:
+        path = Path(cache_dir) / f"population-{_key(spec, n_encounters, seed)}.npz"
+        if path.is_file():
+            try:
+                return load_counts(path)
+            except (OSError, ValueError, KeyError):
+                pass  # damaged: counted again below and replaced
+    per_image = spec.config.n_images / spec.config.n_encounters
+    config = replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image)))
+    challenge = make_challenge(config, rng=stream(seed, "images", spec.index, calibration=True), population=spec.runs)
+    counts = compute_overlap(challenge, strategies=["majority"], leave_one_out=False, n_jobs=n_jobs,
+                             progress=progress, rng=0)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_counts(counts, path)
+    return counts
+
+
+def _test_schemes(counts: OverlapCounts) -> Schemes:
+    """The official schemes (majority, micro and macro Jaccard) on the encounter unit."""
+    from robustness.statistics.schemes import schemes_from_counts
+
+    return schemes_from_counts(counts, unit="encounter", strategies=["majority"], metrics=["jaccard"],
+                               annotators=[])
+
+
+@dataclass(frozen=True)
+class PopulationTruth:
+    """What the population knows: its scores, and the expected L1 at each size.
+
+    Attributes
+    ----------
+    schemes : list of (strategy, metric, average)
+    scores : ndarray (S, R)
+    sizes : ndarray of int (M,)
+    expected_l1 : ndarray (S, M)
+        Over ``truth_draws`` samples of each size drawn with replacement from the population's encounters.
+    expected_l1_se : ndarray (S, M)
+    """
+
+    schemes: list
+    scores: np.ndarray
+    sizes: np.ndarray
+    expected_l1: np.ndarray
+    expected_l1_se: np.ndarray
+
+    def at(self, s: int, m: float) -> float:
+        """The true expected L1 of scheme ``s`` at size ``m`` (log-linear interpolation on the grid).
+
+        Parameters
+        ----------
+        s : int
+        m : float
+
+        Returns
+        -------
+        float
+        """
+        return float(np.interp(np.log(m), np.log(self.sizes), self.expected_l1[s]))
+
+    def needed(self, s: int, target: float) -> float:
+        """The size at which the true expected L1 of scheme ``s`` falls to ``target`` (nan beyond the grid).
+
+        Parameters
+        ----------
+        s : int
+        target : float
+
+        Returns
+        -------
+        float
+        """
+        e = self.expected_l1[s]
+        below = np.flatnonzero(e <= target)
+        if not below.size:
+            return np.nan
+        i = below[0]
+        if i == 0:
+            return float(self.sizes[0])
+        t = (e[i - 1] - target) / (e[i - 1] - e[i])
+        lm = np.log(self.sizes)
+        return float(np.exp(lm[i - 1] + t * (lm[i] - lm[i - 1])))
+
+
+def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1000, margin: float = 0.0,
+                     rng: np.random.Generator | int | None = None) -> PopulationTruth:
+    """The population's scores and its true expected L1 at every size (sampling the population itself).
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The population.
+    sizes : array of int
+        Test-set sizes in encounters.
+    draws : int
+        Samples per size (with replacement: the population is the distribution).
+    margin : float
+        Runs within it in the population count as tied.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    PopulationTruth
+    """
+    from robustness import _kernels
+
+    rng = np.random.default_rng(rng)
+    sch = _test_schemes(counts)
+    theta = sch.scores()
+    sizes = np.asarray(sizes, dtype=np.int64)
+    e = np.empty((len(sch.names), sizes.size))
+    se = np.empty_like(e)
+    batch = 100
+    for k, m in enumerate(sizes):
+        per = []
+        for start in range(0, draws, batch):
+            n = min(batch, draws - start)
+            scores = sch.resample_scores(rng.integers(0, sch.n_units, (n, int(m))))  # (S, n, R)
+            per.append(np.stack([_kernels.margin_l1(theta[s][None], scores[s] - theta[s][None], 1.0, margin)[0]
+                                 for s in range(len(sch.names))]))
+        l1 = np.concatenate(per, axis=1)
+        e[:, k], se[:, k] = l1.mean(axis=1), l1.std(axis=1, ddof=1) / np.sqrt(l1.shape[1])
+    return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se)
+
+
+def _share(hits: list, weights: list | None = None) -> tuple[float, float]:
+    """A share over test sets (clusters): the ratio estimate and its standard error."""
+    h = np.asarray(hits, dtype=float)
+    if weights is None:
+        ok = np.isfinite(h)
+        h = h[ok]
+        if h.size == 0:
+            return np.nan, np.nan
+        return float(h.mean()), float(h.std(ddof=1) / np.sqrt(h.size)) if h.size > 1 else np.nan
+    w = np.asarray(weights, dtype=float)
+    if w.sum() == 0:
+        return np.nan, np.nan
+    p = h.sum() / w.sum()
+    k = h.size
+    resid = h - p * w
+    se = np.sqrt(k / max(k - 1, 1) * (resid**2).sum()) / w.sum()
+    return float(p), float(se)
+
+
+def _relative(estimates: list, truths: list) -> tuple[float, float]:
+    """Mean relative error over test sets and its standard error."""
+    rel = np.asarray(estimates, dtype=float) / np.asarray(truths, dtype=float) - 1
+    rel = rel[np.isfinite(rel)]
+    if rel.size < 2:
+        return np.nan, np.nan
+    return float(rel.mean()), float(rel.std(ddof=1) / np.sqrt(rel.size))
+
+
+def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOptions, rng: np.random.Generator,
+                  margin: float) -> dict:
+    """Every claim of one test set beside its truth."""
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.comparisons import pairwise_comparisons
+    from robustness.statistics.uncertainty import default_sizes, ranking_uncertainty, units_needed
+
+    n = test.n_units
+    n_runs = len(test.runs)
+    g_unc, g_boot = rng.spawn(2)
+    per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
+                                            n_resamples=options.outer, margin=margin, confidence=options.confidence,
+                                            rng=g_unc)
+    needed = units_needed(per_size, tolerance=float(n_runs))
+    boot = bootstrap(test, n_resamples=options.bootstrap, rng=g_boot)
+    pairs = pairwise_comparisons(boot)
+    out = {"distance": [], "needed": [], "scores": [], "pairs": [], "best": []}
+    for s, name in enumerate(truth.schemes):
+        key = dict(zip(("strategy", "metric", "average"), name))
+        sel = (per_size.strategy == key["strategy"]) & (per_size.average == key["average"])
+        ps = per_size[sel].set_index("m")
+        for factor in (1, 8):
+            m = factor * n
+            row = ps.loc[m]
+            true = truth.at(s, m)
+            out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
+                                    "plugin": row.plugin_l1, "low": row.low, "high": row.high, "truth": true})
+        nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
+        claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
+        out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
+                              "truth_at_claim": truth.at(s, claim), "true_need": truth.needed(s, float(n_runs)),
+                              "point": float(nd.units_needed_point)})
+        theta = truth.scores[s]
+        for method in ("percentile", "bca", "studentized"):
+            ci = boot.intervals(method=method, confidence=options.confidence)
+            c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
+            true = theta[[test.runs.index(r) for r in c.system]]
+            out["scores"].append({"scheme": s, "method": method,
+                                  "covered": int(((c.low <= true) & (true <= c.high)).sum()), "n": len(c)})
+        p = pairs[(pairs.strategy == key["strategy"]) & (pairs.average == key["average"])]
+        index = {r: k for k, r in enumerate(test.runs)}
+        i = p.system.map(index).to_numpy()
+        j = p.other.map(index).to_numpy()
+        wrong = theta[i] <= theta[j]  # "system scores higher than other" is wrong in the population
+        for test_name, column, family in (("bootstrap", "significant_bootstrap", "all pairs"),
+                                          ("delta", "significant_delta", "all pairs"),
+                                          ("delta", "significant_delta_neighbours", "neighbours"),
+                                          ("wilcoxon", "significant_wilcoxon", "all pairs")):
+            if column not in p:
+                continue
+            sig = p[column].to_numpy(bool)
+            out["pairs"].append({"scheme": s, "test": test_name, "family": family,
+                                 "claims": int(sig.sum()), "wrong": int((sig & wrong).sum())})
+        r = per_run[(per_run.strategy == key["strategy"]) & (per_run.average == key["average"])]
+        top = r.sort_values("rank").iloc[0]
+        observed_best = test.runs.index(top.system)
+        row = ps.loc[n]
+        out["best"].append({"scheme": s, "p_best": float(top.p_best), "stays": float(row.p_best_stays),
+                            "is_best": float(observed_best == int(np.argmax(theta)))})
+    return out
+
+
+def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
+              margin: float = 0.0, cache_dir: Path | str | None = None, n_jobs: int = 1, progress: bool = False,
+              say: Callable[..., None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Draw test sets from each population, run the estimators on each, and score them against the truth.
+
+    Parameters
+    ----------
+    populations : list of PopulationSpec
+    options : CalibrationOptions
+    margin : float
+        The distance to unlimited data's equivalence margin (estimate and truth alike).
+    cache_dir : path, optional
+        Where the populations' counts are kept between runs.
+    n_jobs : int
+        For the populations' pixel passes.
+    progress : bool
+    say : callable, optional
+        Prints a line of progress.
+
+    Returns
+    -------
+    (calibration, truth) : DataFrames
+        ``calibration``: :data:`CALIBRATION_COLUMNS`, one row per estimator, population and scheme. ``truth``:
+        every population's true expected L1 by size (``population, strategy, metric, average, m,
+        expected_l1, expected_l1_se``).
+    """
+    import pandas as pd
+
+    say = say or (lambda *a: None)
+    rows, truth_rows = [], []
+    n = options.test_size
+    grid = np.unique(np.round(n * 2.0 ** (np.arange(-12, 21) / 4)).astype(np.int64))
+    grid = grid[grid >= 2]
+    for spec in populations:
+        say(f"population {spec.name}: {options.population} encounters")
+        counts = population_counts(spec, options.population, seed=options.seed, cache_dir=cache_dir, n_jobs=n_jobs,
+                                   progress=progress)
+        truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
+                                 rng=stream(options.seed, "truth", spec.index, calibration=True))
+        for s, name in enumerate(truth.schemes):
+            truth_rows.append(pd.DataFrame({"population": spec.name, "strategy": name[0], "metric": name[1],
+                                            "average": name[2], "m": truth.sizes,
+                                            "expected_l1": truth.expected_l1[s],
+                                            "expected_l1_se": truth.expected_l1_se[s]}))
+        encounters = np.asarray(counts.encounters)
+        ids = np.unique(encounters)
+        images_of = {e: np.flatnonzero(encounters == e) for e in ids}
+        rng = stream(options.seed, "test_sets", spec.index, calibration=True)
+        results = []
+        for t in range(options.test_sets):
+            chosen = np.sort(rng.choice(ids.size, n, replace=False))
+            images = np.concatenate([images_of[ids[k]] for k in chosen])
+            test = _test_schemes(counts.select(images))
+            results.append(_one_test_set(test, truth, options, rng.spawn(1)[0], margin))
+            if (t + 1) % 10 == 0:
+                say(f"  {t + 1} of {options.test_sets} test sets")
+        rows += _summarise(results, truth, spec.name, options, n_runs=len(counts.runs))
+    return pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True)
+
+
+def _summarise(results: list[dict], truth: PopulationTruth, population: str, options: CalibrationOptions, *,
+               n_runs: int) -> list[dict]:
+    """calibration.csv's rows of one population."""
+    k = len(results)
+    nominal = options.confidence
+    out = []
+
+    def row(estimator, setting, s, **values):
+        base = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        base.update(estimator=estimator, setting=setting, population=population, scheme=" ".join(truth.schemes[s]),
+                    n_test_sets=k)
+        base.update(values)
+        out.append(base)
+
+    for s in range(len(truth.schemes)):
+        for factor in (1, 8):
+            d = [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == factor]
+            est, plug, tr = ([x[key] for x in d] for key in ("estimate", "plugin", "truth"))
+            covered = [float(x["low"] <= x["truth"] <= x["high"]) for x in d]
+            bias, bias_se = _relative(est, tr)
+            cov, cov_se = _share(covered)
+            setting = f"m = {factor} N ({factor * options.test_size} encounters)"
+            row("expected_l1", setting, s, estimate=float(np.mean(est)), truth=float(np.mean(tr)),
+                relative_bias=bias, relative_bias_se=bias_se, coverage=cov, coverage_se=cov_se, nominal=nominal)
+            bias, bias_se = _relative(plug, tr)
+            row("expected_l1_plugin", setting, s, estimate=float(np.mean(plug)), truth=float(np.mean(tr)),
+                relative_bias=bias, relative_bias_se=bias_se)
+        d = [x for r in results for x in r["needed"] if x["scheme"] == s]
+        reach = [float(x["truth_at_claim"] <= n_runs) for x in d]
+        share, share_se = _share(reach)
+        need = d[0]["true_need"]
+        claims = np.array([x["claim"] for x in d])
+        ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
+        row("units_needed", f"expected L1 <= {n_runs} (one place per run)", s, estimate=float(np.median(claims)),
+            truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
+            nominal=nominal, n_claims=len(d))
+        for method in ("percentile", "bca", "studentized"):
+            d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]
+            cov, cov_se = _share([x["covered"] for x in d], [x["n"] for x in d])
+            row(f"score_interval_{method}", "every run's score", s, coverage=cov, coverage_se=cov_se, nominal=nominal,
+                n_claims=int(sum(x["n"] for x in d)))
+        for test in ("bootstrap", "delta", "wilcoxon"):
+            for family in ("all pairs", "neighbours"):
+                d = [x for r in results for x in r["pairs"] if x["scheme"] == s and x["test"] == test
+                     and x["family"] == family]
+                if not d:
+                    continue
+                wrong, wrong_se = _share([x["wrong"] for x in d], [x["claims"] for x in d])
+                name = f"pairs_differ_{test}" + ("_neighbours" if family == "neighbours" else "")
+                row(name, f"Holm over {family}", s, share_wrong=wrong, share_wrong_se=wrong_se,
+                    n_claims=int(sum(x["claims"] for x in d)), estimate=float(np.mean([x["claims"] for x in d])))
+        d = [x for r in results for x in r["best"] if x["scheme"] == s]
+        actual = float(np.mean([x["is_best"] for x in d]))
+        for name, key in (("p_best", "p_best"), ("best_stays_first", "stays")):
+            claimed = [x[key] for x in d]
+            diff = np.asarray(claimed) - np.asarray([x["is_best"] for x in d])
+            row(name, "the observed best is the population's best", s, estimate=float(np.mean(claimed)),
+                truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
+                relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
+    return out

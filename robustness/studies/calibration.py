@@ -1,0 +1,110 @@
+"""The calibration study: the package's claims held against populations of known truth.
+
+The estimators and the checks are :mod:`robustness.simulation.calibration`'s; this module runs them on the
+populations asked for, states which targets are met (a verdict per check) and returns the study's result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, calibrate
+
+__all__ = ["STUDY", "TARGETS", "Target", "run"]
+
+STUDY = "calibration"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a check must reach (issue "Calibrated answers", its "Done means").
+
+    Attributes
+    ----------
+    estimator : str
+        A row of calibration.csv.
+    setting : str
+        Its setting's start (``m = 1 N``...), or '' for every setting.
+    column : str
+        The column judged.
+    low, high : float
+        The range the value must lie in.
+    says : str
+        The target in words.
+    """
+
+    estimator: str
+    setting: str
+    column: str
+    low: float
+    high: float
+    says: str
+
+
+#: The targets every population and official scheme is judged against.
+TARGETS = (
+    Target("expected_l1", "m = 1 N", "relative_bias", -0.05, 0.05, "expected L1 at N within 5% of the truth"),
+    Target("expected_l1", "m = 8 N", "relative_bias", -0.10, 0.10, "expected L1 at 8N within 10% of the truth"),
+    Target("expected_l1", "m = 1 N", "coverage", 0.90, 0.99, "its 95% interval covers the truth at N (90-99%)"),
+    Target("units_needed", "", "share_reaching_target", 0.80, np.inf,
+           "size claims reach the target in at least 80% of test sets"),
+    Target("units_needed", "", "relative_bias", -np.inf, 0.5, "median size claim at most 1.5 times the true need"),
+    Target("score_interval_studentized", "", "coverage", 0.94, 0.96, "score intervals cover 94-96%"),
+    Target("pairs_differ_delta", "", "share_wrong", -np.inf, 0.05, "at most 5% of 'these two runs differ' claims "
+           "are wrong"),
+)
+
+
+def run(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
+        margin: float = 0.0, cache_dir: Path | str | None = None, n_jobs: int = 1, progress: bool = False,
+        say: Callable | None = None, notes: list[str] | None = None) -> StudyResult:
+    """Run the calibration study.
+
+    Parameters
+    ----------
+    populations : list of PopulationSpec
+    options : CalibrationOptions
+    margin : float
+        The equivalence margin of the distance to unlimited data.
+    cache_dir : path, optional
+        Where the populations' counts are kept between runs.
+    n_jobs : int
+    progress : bool
+    say : callable, optional
+    notes : list of str, optional
+        Warnings of the input (a challenge fitted with ``--like``).
+
+    Returns
+    -------
+    StudyResult
+        calibration.csv, calibration_truth.csv and a ``target`` verdict per check, population and scheme
+        (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two Monte Carlo standard
+        errors of the value).
+    """
+    table, truth = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
+                             progress=progress, say=say)
+    verdicts = Verdicts()
+    for target in TARGETS:
+        rows = table[(table.estimator == target.estimator) & table.setting.str.startswith(target.setting)]
+        for row in rows.itertuples():
+            value = getattr(row, target.column)
+            se = getattr(row, f"{target.column}_se", np.nan)
+            se = float(se) if se is not None and np.isfinite(se) else 0.0
+            inside = target.low <= value <= target.high
+            near = min(abs(value - target.low), abs(value - target.high)) <= 2 * se  # (an infinite end is never near)
+            statement = "undecided" if near and se > 0 else "met" if inside else "not_met"
+            strategy, metric, average = row.scheme.split()
+            verdicts.add("target", strategy=strategy, metric=metric, average=average, statement=statement,
+                         subject=[target.estimator, target.column, row.population, target.says], value=value,
+                         se=se if se else np.nan, low=target.low, high=target.high, table="calibration.csv")
+    meta = {"options": asdict(options) | {"margin": margin},
+            "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
+                                      for p in populations]},
+            "warnings": list(notes or [])}
+    return StudyResult(STUDY, tables={"calibration.csv": table, "calibration_truth.csv": truth},
+                       verdicts=verdicts.frame(), meta=meta)

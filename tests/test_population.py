@@ -1,0 +1,176 @@
+"""The distance to unlimited data: run groups, the delta method, the posterior, the conservative size claims."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robustness.overlap import compute_overlap
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics.population import delta_covariance, noisy_l1, run_groups, score_posterior
+from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+
+
+@pytest.fixture(scope="module")
+def schemes():
+    ch = make_challenge(n_encounters=30, n_images=60, n_runs=8, n_teams=3, rng=2)
+    return schemes_from_counts(compute_overlap(ch, rng=0), unit="encounter", metrics=["jaccard"],
+                               strategies=["majority"], annotators=[])
+
+
+def test_run_groups_from_names():
+    labels, said = run_groups(["team1-run1", "team1-run2", "team2_a", "team2_b", "solo"])
+    assert labels.tolist() == [0, 0, 1, 1, 2] and said == "3 groups of runs (from the run names)"
+    assert run_groups(["a", "b", "c"])[1].startswith("no groups")  # no separator: every run alone
+    assert run_groups(["x-1", "y-1"])[1].startswith("no groups")  # no group holds two runs
+    assert run_groups(["team1-run1", "team1-run2"], "none")[0].tolist() == [0, 1]
+    assert run_groups(["p", "q", "r"], {"p": "t", "q": "t"})[0].tolist() == [0, 0, 1]
+    with pytest.raises(ValueError, match="rule must be"):
+        run_groups(["a"], "teams")
+
+
+def test_delta_covariance_is_the_linearisation_of_a_ratio_of_sums():
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(0, 5, (50, 3)), rng.uniform(5, 10, (50, 3))
+    scores, cov = delta_covariance(a, b)
+    np.testing.assert_allclose(scores, a.sum(0) / b.sum(0))
+    n = 50
+    infl = (a - scores * b) / (b.sum(0) / n)  # the slow way: each unit's influence, then their covariance
+    np.testing.assert_allclose(cov, np.cov(infl.T) / n)
+    # a unit drawn twice counts twice
+    w = np.ones(n)
+    w[0] = 2.0
+    s2, c2 = delta_covariance(np.r_[a, a[:1]], np.r_[b, b[:1]])
+    s3, c3 = delta_covariance(a, b, w)
+    np.testing.assert_allclose(s2, s3)
+    np.testing.assert_allclose(c2, c3)
+
+
+def test_delta_variance_matches_the_bootstrap_on_a_large_sample():
+    rng = np.random.default_rng(1)
+    n = 4000
+    a = rng.gamma(2.0, 1.0, (n, 2))
+    b = a + rng.gamma(2.0, 1.0, (n, 2))
+    _, cov = delta_covariance(a, b)
+    boot = []
+    for _ in range(400):
+        i = rng.integers(0, n, n)
+        boot.append(a[i].sum(0) / b[i].sum(0))
+    assert np.diag(cov) == pytest.approx(np.var(boot, axis=0, ddof=1), rel=0.2)
+
+
+def test_resample_se_equals_the_delta_method_on_each_resample(schemes):
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, schemes.n_units, (3, schemes.n_units))
+    se = schemes.resample_se(idx)  # (S, B, R)
+    num, den = schemes.ratio_parts()
+    for k in range(3):
+        counts = np.bincount(idx[k], minlength=schemes.n_units).astype(float)
+        _, cov = delta_covariance(num, den, counts)
+        np.testing.assert_allclose(se[:, k], np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1)), rtol=1e-10)
+
+
+def test_posterior_of_a_one_level_prior_is_the_textbook_shrinkage():
+    theta = np.array([0.1, 0.3, 0.5, 0.9])
+    sigma = np.diag([0.01, 0.02, 0.01, 0.04])
+    post = score_posterior(theta, sigma, np.arange(4))
+    tau2 = post.tau_within**2
+    # moments: total spread of the scores minus the noise's share
+    centre = np.eye(4) - 0.25
+    assert tau2 == pytest.approx((theta @ centre @ theta - np.trace(centre @ sigma)) / 3)
+    mu = np.sum(theta / (np.diag(sigma) + tau2)) / np.sum(1 / (np.diag(sigma) + tau2))
+    shrink = tau2 / (tau2 + np.diag(sigma))
+    np.testing.assert_allclose(post.mean, mu + shrink * (theta - mu))
+    np.testing.assert_allclose(np.diag(post.covariance), shrink * np.diag(sigma))
+    assert post.tau_group == 0.0
+
+
+def test_groups_pull_their_runs_together():
+    theta = np.array([0.50, 0.52, 0.70, 0.72])
+    sigma = np.eye(4) * 0.02**2
+    grouped = score_posterior(theta, sigma, np.array([0, 0, 1, 1]))
+    alone = score_posterior(theta, sigma, np.arange(4))
+    gap = lambda p: abs(p.mean[1] - p.mean[0])  # noqa: E731
+    assert gap(grouped) < gap(alone) < 0.02  # a group's runs shrink towards each other more than towards all
+    assert grouped.tau_group > grouped.tau_within
+
+
+def test_noisy_l1_is_zero_without_noise_and_grows_with_it():
+    draws = np.array([[0.9, 0.7, 0.5, 0.3]])
+    noise = np.random.default_rng(0).standard_normal((500, 4))
+    assert noisy_l1(draws, noise, 0.0).sum() == 0
+    small, large = noisy_l1(draws, noise, 0.05).mean(), noisy_l1(draws, noise, 0.5).mean()
+    assert 0 < small < large
+
+
+def test_the_estimate_beats_the_plugin_where_runs_are_close():
+    """Two teams of near-identical runs: the plug-in, which takes the observed gaps for the truth, sees fewer
+    swaps than a new test set makes; the estimate sees more (the truth is checked by experiments.calibration)."""
+    rng = np.random.default_rng(5)
+    n_units, true = 80, np.repeat([0.5, 0.56], 4) + rng.normal(0, 0.002, 8)
+    values = true[None, :] + rng.normal(0, 0.08, (n_units, 8))
+    import pandas as pd
+
+    from robustness.statistics.schemes import schemes_from_table
+
+    table = pd.DataFrame([{"case": f"c{u}", "algorithm": f"team{1 + r // 4}-run{r % 4}", "value": values[u, r]}
+                          for u in range(n_units) for r in range(8)])
+    sc = schemes_from_table(table)
+    per_size, per_run = ranking_uncertainty(sc, n_resamples=30, rng=0)
+    at = per_size.set_index("m").loc[n_units]
+    assert at.expected_l1 > at.plugin_l1
+    assert at.low <= at.expected_l1 <= at.high and at.groups == "2 groups of runs (from the run names)"
+    assert per_run.p_best.sum() == pytest.approx(1.0)
+
+
+def test_size_claims_are_one_sided_bounds():
+    import pandas as pd
+
+    per_size = pd.DataFrame({"strategy": "s", "metric": "m", "average": "micro", "m": [10, 20, 40, 80],
+                             "n_images": [10, 20, 40, 80], "expected_l1": [40.0, 30.0, 20.0, 10.0],
+                             "expected_l1_se": [5.0, 5.0, 5.0, 5.0]})
+    z = 1.6448536269514722  # the 95% one-sided quantile
+    got = units_needed(per_size, tolerance=25.0).iloc[0]
+    assert got.units_needed_point == pytest.approx(np.exp(np.log(20) + 0.5 * np.log(2)))  # halfway in log m
+    t = (20 + z * 5 - 25) / 10
+    assert got.units_needed == pytest.approx(np.exp(np.log(40) + t * np.log(2)))
+    assert got.units_needed > got.units_needed_point > got.units_needed_low
+    assert not got.beyond and got.confidence == 0.95
+    assert units_needed(per_size, tolerance=1.0).iloc[0].beyond
+
+
+def test_studentized_interval_equals_a_slow_loop(schemes):
+    from robustness.statistics.bootstrap import bootstrap
+
+    boot = bootstrap(schemes, n_resamples=200, rng=4)
+    ci = boot.intervals(method="studentized", confidence=0.9)
+    assert set(ci.method) == {"studentized"}
+    num, den = schemes.ratio_parts()
+    s, r = 0, 3  # one scheme and run, the slow way
+    est, cov = delta_covariance(num, den)
+    t = []
+    for b in range(boot.distribution.shape[1]):
+        t.append((boot.distribution[s, b, r] - est[s, r]) / boot.standard_errors[s, b, r])
+    se = np.sqrt(cov[s, r, r])
+    q_lo, q_hi = np.quantile(t, [0.05, 0.95])
+    row = ci[(ci.strategy == schemes.names[s][0]) & (ci.average == schemes.names[s][2])].iloc[r]
+    assert row.low == pytest.approx(est[s, r] - q_hi * se) and row.high == pytest.approx(est[s, r] - q_lo * se)
+
+
+def test_pairwise_delta_test_equals_a_hand_computation(schemes):
+    from scipy.stats import t as student
+
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.comparisons import pairwise_comparisons
+
+    pairs = pairwise_comparisons(bootstrap(schemes, n_resamples=50, rng=0))
+    row = pairs.iloc[5]
+    s = [k for k, n in enumerate(schemes.names) if n[0] == row.strategy and n[2] == row.average][0]
+    i, j = schemes.runs.index(row.system), schemes.runs.index(row.other)
+    est, cov = delta_covariance(*schemes.ratio_parts())
+    z = (est[s, i] - est[s, j]) / np.sqrt(cov[s, i, i] + cov[s, j, j] - 2 * cov[s, i, j])
+    assert row.p_delta == pytest.approx(2 * student.sf(abs(z), schemes.n_units - 1))
+    sub = pairs[(pairs.strategy == row.strategy) & (pairs.average == row.average)]
+    assert (sub.p_delta_holm >= sub.p_delta).all()
+    assert sub.p_delta_holm_neighbours.notna().sum() == sub.neighbours.sum() == len(schemes.runs) - 1
