@@ -174,3 +174,51 @@ def test_pairwise_delta_test_equals_a_hand_computation(schemes):
     sub = pairs[(pairs.strategy == row.strategy) & (pairs.average == row.average)]
     assert (sub.p_delta_holm >= sub.p_delta).all()
     assert sub.p_delta_holm_neighbours.notna().sum() == sub.neighbours.sum() == len(schemes.runs) - 1
+
+
+def test_auc_over_test_sets_is_reproducible_and_paired():
+    from robustness.statistics.convergence import auc_over_test_sets, compare_over_test_sets, rank_convergence
+
+    ch = make_challenge(n_encounters=20, n_images=40, n_runs=6, n_teams=2, rng=3)
+    schemes = schemes_from_counts(compute_overlap(ch, rng=0), unit="image", metrics=["jaccard"],
+                                  strategies=["majority", "union"], annotators=[])
+    clusters = np.repeat(np.arange(schemes.n_units // 3 + 1), 3)[:schemes.n_units]
+    auc = auc_over_test_sets(schemes, clusters=clusters, n_resamples=12, n_orders=4, rng=0)
+    assert auc.shape == (len(schemes.names), 12) and np.isfinite(auc).all()
+    again = auc_over_test_sets(schemes, clusters=clusters, n_resamples=12, n_orders=4, n_jobs=2, rng=0)
+    np.testing.assert_array_equal(auc, again)  # the same numbers for any n_jobs
+    own = rank_convergence(schemes, n_orders=50, rng=1).order_auc().mean(axis=1)
+    assert np.all(np.abs(auc.mean(axis=1) - own) < 0.5 * own + 2)  # the same scale as this test set's curves
+    table = compare_over_test_sets(auc, schemes.names)
+    row = table.iloc[0]
+    a, b = schemes.names.index((row.strategy_a, row.metric, row.average)), \
+        schemes.names.index((row.strategy_b, row.metric, row.average))
+    assert row.auc_diff_test_sets == pytest.approx((auc[a] - auc[b]).mean())
+    assert row.auc_diff_test_sets_low <= row.auc_diff_test_sets <= row.auc_diff_test_sets_high
+
+
+def test_calibration_command_scores_its_claims(tmp_path, capsys):
+    from experiments import calibration
+    from experiments._cli import run
+
+    out = tmp_path / "cal"
+    args = ["--quick", "--population", "240", "--test-sets", "3", "--test-size", "20", "--outer", "4",
+            "--bootstrap", "20", "--truth-draws", "20", "--out", str(out), "--quiet"]
+    assert run(calibration.main, args) == 0
+    import pandas as pd
+
+    table = pd.read_csv(out / "calibration.csv")
+    assert {"expected_l1", "expected_l1_plugin", "units_needed", "score_interval_studentized",
+            "pairs_differ_delta", "p_best"} <= set(table.estimator)
+    assert (table.n_test_sets == 3).all() and set(table.population) == {"default"}
+    row = table[(table.estimator == "expected_l1") & table.setting.str.startswith("m = 1 N")].iloc[0]
+    assert row.relative_bias == pytest.approx(row.estimate / row.truth - 1, abs=0.5)  # a mean of ratios
+    assert 0 <= row.coverage <= 1 and row.nominal == 0.95
+    truth = pd.read_csv(out / "calibration_truth.csv")
+    assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
+    report = (out / "summary.md").read_text()
+    assert "checks meet their target" in report and (out / "verdicts.csv").is_file()
+    # refused before any work: a test set as large as its population
+    assert run(calibration.main, ["--population", "300", "--test-size", "300", "--out", str(tmp_path / "x")]) == 2
+    assert "must be smaller than the population" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

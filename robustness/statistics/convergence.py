@@ -34,7 +34,9 @@ from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Convergence", "rank_convergence"]
+    from robustness.statistics.schemes import Schemes
+
+__all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "rank_convergence"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,6 +299,104 @@ class Convergence:
                              "auc_diff_high": mean + z * se})
         return pd.DataFrame(rows, columns=["metric", "average", "ranking", "strategy_a", "strategy_b", "auc_diff",
                                            "auc_diff_se", "auc_diff_low", "auc_diff_high"])
+
+
+def _test_set_batch(schemes, clusters, n_orders, step, tol, ties, size, child):
+    """``size`` outer resamples: each a test set of clusters drawn with replacement; its curves' AUC (S, size)."""
+    from dataclasses import replace
+
+    ids, members = clusters
+    out = np.empty((len(schemes.names), size))
+    for b in range(size):
+        drawn = child.integers(0, len(members), len(members))
+        idx = np.concatenate([members[k] for k in drawn])
+        test = replace(schemes, x=np.ascontiguousarray(schemes.x[idx]), units=tuple(range(idx.size)),
+                       unit_images=schemes.unit_images[idx], per_case=None, codes=None)
+        u = idx.size
+        positions = np.arange(step, u + 1, step)
+        if positions.size == 0 or positions[-1] != u:
+            positions = np.append(positions, u)
+        final = rank(test.scores(), tol=tol, ties="average" if ties == 0 else "min")
+        orders = np.stack([child.permutation(u) for _ in range(n_orders)]).astype(np.int64)
+        out[:, b] = test.l1_curves(orders, positions.astype(np.int64), final, tol, ties).mean(axis=(1, 2))
+    return out
+
+
+def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n_resamples: int = 200,
+                       n_orders: int = 10, step: int = 1, ties: str = "average", tol: float = TIE_TOL,
+                       n_jobs: int = 1, rng: SeedLike = None) -> np.ndarray:
+    """Each scheme's area under the convergence curve on test sets resampled from this one.
+
+    A claim that one gold's curve settles faster than another's is about the gold, not about this test set's
+    orders: each outer resample draws a new test set (the clusters, e.g. encounters, with replacement, each with
+    all its units), and ``n_orders`` random orders of it give its curves' area (the mean L1 over the recorded
+    prefixes and orders). The spread over outer resamples holds both the test-set sampling and the orders' Monte
+    Carlo error.
+
+    Parameters
+    ----------
+    schemes : Schemes
+        On the curves' unit (additive statistics).
+    clusters : array_like (U,), optional
+        The cluster of every unit (e.g. its encounter); default: every unit its own.
+    n_resamples : int
+        Outer resamples (new test sets).
+    n_orders : int
+        Random orders per resampled test set.
+    step : int
+        Record every ``step``-th prefix.
+    ties, tol
+        The tie rule (:func:`robustness.statistics.ranks.rank`).
+    n_jobs : int
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (S, n_resamples)
+        Paired over resamples (the same test sets and orders for every scheme).
+    """
+    code = ties_code(ties)
+    if n_resamples < 2 or n_orders < 1:
+        raise ValueError("n_resamples must be >= 2 and n_orders >= 1")
+    labels = np.arange(schemes.n_units) if clusters is None else np.asarray(clusters)
+    ids, inverse = np.unique(labels, return_inverse=True)
+    members = [np.flatnonzero(inverse == k) for k in range(ids.size)]
+    sizes = batch_sizes(n_resamples, 10)
+    args = [(schemes, (ids, members), n_orders, step, float(tol), code, size, g)
+            for size, g in zip(sizes, batch_generators(rng, len(sizes)))]
+    return np.concatenate(list(run_batches(_test_set_batch, args, n_jobs=n_jobs, prefer="threads")), axis=1)
+
+
+def compare_over_test_sets(auc: np.ndarray, names: list[tuple], *, confidence: float = 0.95) -> pd.DataFrame:
+    """Every two strategies' difference in area under the curve, with its interval over resampled test sets.
+
+    Parameters
+    ----------
+    auc : ndarray (S, B)
+        :func:`auc_over_test_sets`.
+    names : list of (strategy, metric, average)
+        The schemes of ``auc``'s rows.
+    confidence : float
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric, average, strategy_a, strategy_b, auc_diff_test_sets`` (mean over resamples),
+        ``auc_diff_test_sets_low``, ``auc_diff_test_sets_high`` (percentile interval), ``n_test_sets``.
+    """
+    import pandas as pd
+
+    lo, hi = tails(confidence)
+    rows = []
+    for a, (sa, ma, aa) in enumerate(names):
+        for b, (sb, mb, ab) in enumerate(names):
+            if a == b or ma != mb or aa != ab:
+                continue
+            d = auc[a] - auc[b]
+            rows.append({"metric": ma, "average": aa, "strategy_a": sa, "strategy_b": sb,
+                         "auc_diff_test_sets": float(d.mean()), "auc_diff_test_sets_low": float(np.quantile(d, lo)),
+                         "auc_diff_test_sets_high": float(np.quantile(d, hi)), "n_test_sets": d.size})
+    return pd.DataFrame(rows)
 
 
 def _convergence_batch(schemes, n_units, positions, final, tol, ties, size, child):

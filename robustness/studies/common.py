@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from robustness.statistics.convergence import Convergence
     from robustness.statistics.schemes import Schemes
 
-__all__ = ["ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
+__all__ = ["methods_meta", "ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
            "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP", "significance_verdicts",
            "resampling_verdicts", "unlimited_verdicts", "fastest_verdicts", "ranking_verdicts"]
 
@@ -275,6 +275,23 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 
 
+def methods_meta() -> dict:
+    """The statistical methods a resampling study's report rests on, for meta.json.
+
+    Returns
+    -------
+    dict
+        ``score_interval`` (the reported interval), ``pairwise_test``, ``distance_to_unlimited_data`` (the
+        estimator and its version) and ``size_claim_confidence``.
+    """
+    from robustness.statistics.population import ESTIMATOR
+    from robustness.statistics.uncertainty import CLAIM_CONFIDENCE
+
+    return {"score_interval": SCORE_INTERVAL,
+            "pairwise_test": "paired t-test with delta-method standard errors, Holm over all pairs",
+            "distance_to_unlimited_data": ESTIMATOR, "size_claim_confidence": CLAIM_CONFIDENCE}
+
+
 def only(frame: pd.DataFrame, ranking: str = DEFAULT_RANKING[0]) -> pd.DataFrame:
     """The rows of one ranking method (in agreement tables: compared with the same method).
 
@@ -358,11 +375,15 @@ def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: I
 
 
 def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame, *, lenient: float,
-                     metric: str = "jaccard") -> None:
+                     test_sets: tuple[np.ndarray, list] | None = None, metric: str = "jaccard") -> None:
     """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging.
 
-    Named only if its paired differences with every other strategy, on the same orders, lie below zero
-    (Bonferroni-adjusted Monte Carlo intervals); otherwise the tied ones (claim ``fastest_convergence``).
+    With ``test_sets`` (:func:`robustness.statistics.convergence.auc_over_test_sets` and its schemes' names), a
+    strategy is named only if its paired differences with every other strategy over resampled test sets lie below
+    zero (Bonferroni-adjusted percentile intervals): a claim about the gold, which holds for a new test set. Without,
+    the differences over this test set's orders (Monte Carlo intervals: a claim about this test set only). Otherwise
+    the tied ones (claim ``fastest_convergence``; ``statement`` ``fastest`` or ``tied``; ``count``: the number of
+    resampled test sets, 0 when the orders were used).
 
     Parameters
     ----------
@@ -373,6 +394,7 @@ def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame
         ``convergence.csv``.
     lenient : float
         The tolerance whose AUC row is quoted (the AUC is the same for every tolerance).
+    test_sets : (ndarray (S', B), list of (strategy, metric, average)), optional
     metric : str
     """
     from robustness.statistics.verdicts import best_with_ties
@@ -383,12 +405,19 @@ def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame
         if len(idx) < 2:
             continue
         names = [conv.schemes.names[s][0] for s in idx]
-        v = best_with_ties(auc[idx], names, higher_is_better=False, interval="normal")
+        count = 0
+        if test_sets is not None:
+            outer, outer_names = test_sets
+            rows = [outer_names.index(conv.schemes.names[s]) for s in idx]
+            v = best_with_ties(outer[rows], names, higher_is_better=False, interval="percentile")
+            count = outer.shape[1]
+        else:
+            v = best_with_ties(auc[idx], names, higher_is_better=False, interval="normal")
         p = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
                    & (points.ranking == conv.ranking)].set_index("strategy").loc[v.tied[0]]
         verdicts.add("fastest_convergence", ranking=conv.ranking, metric=metric, average=average,
                      statement="fastest" if v.best else "tied", subject=v.tied, value=p.auc, se=p.auc_se,
-                     low=p.auc_low, high=p.auc_high, level=v.level, table="strategy_comparison.csv")
+                     low=p.auc_low, high=p.auc_high, level=v.level, count=count, table="strategy_comparison.csv")
 
 
 def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple], *, lenient: float,

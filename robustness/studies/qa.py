@@ -18,6 +18,7 @@ from robustness.studies.common import (
     bootstrap_tables,
     convergence_tables,
     method_columns,
+    methods_meta,
     ranking_verdicts,
     resample,
     resampling_verdicts,
@@ -195,7 +196,7 @@ def run(gold: Answers, runs: list[Answers], options: QAOptions = QAOptions(), *,
     resampling_verdicts(verdicts, tables, [SCHEME], lenient=lenient, tolerance=options.tolerance)
     ranking_verdicts(verdicts, tables, [SCHEME])
     return StudyResult("qa_rank_convergence", tables=tables, verdicts=verdicts.frame(), files=_official_files(res),
-                       meta={"options": asdict(options), "ranking": list(options.ranking),
+                       meta={"options": asdict(options), "methods": methods_meta(), "ranking": list(options.ranking),
                              "input": {"source": source, "fingerprint": fingerprint(gold, runs),
                                        "encounters": len(gold.encounters), "runs": [r.name for r in runs],
                                        "notes": notes(gold, runs)},

@@ -26,6 +26,7 @@ from robustness.studies.common import (
     convergence_tables,
     fastest_verdicts,
     method_columns,
+    methods_meta,
     only,
     ranking_verdicts,
     resample,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["RankConvergenceOptions", "run"]
 
 STUDY = "rank_convergence"
+#: Random orders per resampled test set in the comparison of golds' curves (the outer resamples carry the rest).
+GOLD_ORDERS = 10
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     from robustness.overlap.pixel_pass import compute_overlap
     from robustness.statistics import leaderboard as score_tables
     from robustness.statistics import spread
+    from robustness.statistics.convergence import auc_over_test_sets, compare_over_test_sets
     from robustness.statistics.schemes import per_case_frames, schemes_from_counts
     from robustness.statistics.truth import truth_agreement
 
@@ -144,6 +148,13 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     if counts.has_truth:
         truth = truth_agreement(boot_schemes, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
                                 rng=options.rng("truth"))
+    # the golds' curves compared over resampled test sets (encounters with all their images), not only orders
+    gold_schemes = conv_schemes.select([k for k, n in enumerate(conv_schemes.names) if n[1] == "jaccard"])
+    clusters = (np.asarray(counts.encounters) if conv_schemes.unit == "image" and boot_schemes.unit == "encounter"
+                else None)
+    outer_auc = auc_over_test_sets(gold_schemes, clusters=clusters, n_resamples=options.outer,
+                                   n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs,
+                                   rng=options.rng("gold_comparison"))
 
     # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
     # bootstrap's full-set estimate)
@@ -156,7 +167,10 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables["scores.csv"] = scores_df
     curves, curve_notes = convergence_tables(res.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
+    over_sets = compare_over_test_sets(outer_auc, gold_schemes.names).assign(ranking="aggregate")
     tables.update(curves)
+    tables["strategy_comparison.csv"] = tables["strategy_comparison.csv"].merge(
+        over_sets, how="left", on=["metric", "average", "ranking", "strategy_a", "strategy_b"])
     tables.update(bootstrap_tables(res.bootstrap))
     tables.update(uncertainty)
     if truth is not None:
@@ -178,11 +192,12 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables = {name: tables[name] for name in order + [n for n in tables if n not in order] if name in tables}
 
     official = official_strategy(counted)
-    verdicts = _verdicts(counts, tables, res, truth, official=official, lenient=lenient)
+    verdicts = _verdicts(counts, tables, res, truth, official=official, lenient=lenient,
+                         test_sets=(outer_auc, list(gold_schemes.names)))
     found = input_checks(challenge, counts)
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes
     meta = {
-        "options": asdict(options),
+        "options": asdict(options), "methods": methods_meta(),
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),
@@ -205,14 +220,15 @@ def _summarised(notes) -> list:
     return summarise_notes(notes)
 
 
-def _verdicts(counts, tables, res, truth, *, official: str, lenient: float) -> Verdicts:
+def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test_sets=None) -> Verdicts:
     """Every finding the main job's report states (see :data:`robustness.reporting.study_result.VERDICT_COLUMNS`)."""
     from robustness.statistics.verdicts import best_with_ties
 
     v = Verdicts()
     significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
     unlimited_verdicts(v, tables, [(official, "jaccard", a) for a in ("micro", "macro")], lenient=lenient)
-    fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient)
+    fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
+                     test_sets=test_sets)
     # the two golds whose rankings agree least (micro Jaccard), and how many other pairs' intervals reach it
     agreement = only(tables["kendall_tau.csv"])
     m = agreement[(agreement.metric == "jaccard") & (agreement.average == "micro")]

@@ -18,6 +18,7 @@ from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
     convergence_tables,
+    methods_meta,
     ranking_verdicts,
     resample,
     resampling_verdicts,
@@ -85,7 +86,7 @@ def run(schemes: Schemes, options: TableOptions = TableOptions(), *, source: str
     resampling_verdicts(verdicts, tables, schemes.names, lenient=lenient, tolerance=options.tolerance)
     ranking_verdicts(verdicts, tables, schemes.names[:SHOWN_SCHEMES], agreement_file="agreement.csv")
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta={
-        "options": asdict(options), "ranking": list(options.ranking),
+        "options": asdict(options), "methods": methods_meta(), "ranking": list(options.ranking),
         "input": {"table": source, "fingerprint": fingerprint(schemes), "runs": len(schemes.runs),
                   "units": schemes.n_units, "unit": schemes.unit, "schemes": [list(n) for n in schemes.names]},
         "warnings": list(notes) + curve_notes})

@@ -16,6 +16,7 @@ from robustness.reporting.sections.registry import (
     strategy_label,
 )
 from robustness.reporting.study_result import StudyResult
+from robustness.studies.rank_convergence import GOLD_ORDERS
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -179,24 +180,33 @@ def _convergence(r: Report, res: StudyResult) -> None:
     k = int(points.n_orders.iloc[0])
     r.paragraph(
         f"For {k} random orders of the {unit}s, the runs are ranked on the first n {unit}s and compared "
-        "with their ranking on the whole test set (L1, the sum over runs of the places each is off). The area under "
-        "the curve (AUC: the mean L1 over all prefix lengths) summarises a curve; its 95% interval is the Monte "
-        f"Carlo error over the {k} orders, and strategies are compared by paired differences on the same orders "
-        "(strategy_comparison.csv).")
+        "with their ranking on the whole test set (L1, the sum over runs of the places each is off). The curve "
+        "measures self-consistency: how soon a subset agrees with this test set's own ranking, not how close either "
+        "is to the ranking on unlimited data (the previous section) or to the truth. The area under the curve (AUC: "
+        "the mean L1 over all prefix lengths) summarises a curve; its 95% interval is the Monte Carlo error over "
+        f"the {k} orders.")
     for average in ("micro", "macro"):
         found = res.verdict("fastest_convergence", ranking="aggregate", metric="jaccard", average=average)
         if not found:
             continue
         v = found[0]
         adj = f"Bonferroni-adjusted {v['level']:.1%} intervals"
+        over = "over resampled test sets" if v["count"] else "over this test set's orders"
         auc = ci(v["value"], v["low"], v["high"], "{:.1f}")
         if v["statement"] == "fastest":
             r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** converges fastest, AUC "
-                        f"{auc}: its paired differences with every other strategy are below zero ({adj}).")
+                        f"{auc}: its paired differences in AUC with every other strategy are below zero {over} "
+                        f"({adj}).")
         else:
-            r.paragraph(f"**{average}**: no strategy is fastest: {names(v['subject'])} are tied (the paired AUC "
-                        f"differences with {strategy_label(v['subject'][0])}, AUC {auc}, have {adj} that include "
-                        "zero).")
+            r.paragraph(f"**{average}**: no strategy is fastest: {names(v['subject'])} are tied: their paired AUC "
+                        f"differences with {strategy_label(v['subject'][0])} (AUC {auc}) have {adj} {over} that "
+                        "include zero.")
+        if v["count"] and average == "macro":
+            r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
+                        f"{_units(res)[0]}s drawn with replacement, each with all its {res.options['unit']}s, "
+                        f"{GOLD_ORDERS} orders each; strategy_comparison.csv, columns auc_diff_test_sets): a claim "
+                        "about the golds that should hold on a new test set, not only on this one's orders "
+                        "(auc_diff, the paired difference over this test set's orders, is kept beside it).")
     rows = []
     for key, g in points[points.metric == "jaccard"].groupby(["strategy", "average"], sort=False):
         lp = g[g.tolerance == lenient].iloc[0]
@@ -262,7 +272,10 @@ def _table4(r: Report, res: StudyResult) -> None:
                          "share from 10% smallest SD": f"{row.small_sd_share:.0%}"})
     r.table(pd.DataFrame(rows), caption=(
         "Standard deviations between a run's agreement with the consensus and the annotators' own agreement with it "
-        f"(Jaccard), 95% intervals over {boot_unit}s. The paper reports 3.6 (best) and 9 to 19 (worst)."))
+        f"(Jaccard), 95% intervals over {boot_unit}s. The intervals treat the annotators as fixed: they hold for new "
+        f"{boot_unit}s drawn by the same annotators, not for another panel (with 3 or 4 annotators per image, a "
+        "different panel would move the SD by more than these intervals show). The paper reports 3.6 (best) and 9 to "
+        "19 (worst)."))
     share = res.verdict("small_sd_share", metric="jaccard")[0]["value"]
     r.paragraph(
         "Trust the pooled-SD z of the leave-one-annotator-out rows. The paper's mean of per-image z is dominated by "
