@@ -99,7 +99,7 @@ def test_a_new_gold_strategy_is_one_registration(at_least_two, tmp_path):
     data = write_dermavqa(ch, tmp_path / "challenge")
     out = tmp_path / "out"
     assert job.main(["--data", str(data), "--out", str(out), "--strategies", "majority,atleast2", "--orders", "4",
-                     "--bootstrap", "10", "--quiet"]) == 0
+                     "--bootstrap", "10", "--outer", "4", "--quiet"]) == 0
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     # the counts against "at least two annotators", straight from the masks
     tp = fp = fn = 0
@@ -273,7 +273,7 @@ def median_job(tmp_path_factory):
     out = tmp / "out"
     try:
         assert job.main(["--data", str(data), "--out", str(out), "--ranking", "aggregate,median-then-rank",
-                         "--orders", "6", "--bootstrap", "20", "--test-step", "2", "--quiet"]) == 0
+                         "--orders", "6", "--bootstrap", "20", "--outer", "4", "--test-step", "2", "--quiet"]) == 0
         yield ch, out, method
     finally:
         ranking_methods.RANKING_METHODS.pop("median-then-rank", None)

@@ -62,7 +62,7 @@ def test_exact_duplicate_row_is_dropped_with_a_warning(table, tmp_path, capsys):
     df = pd.read_csv(table)
     pd.concat([df, df.iloc[[4]]]).to_csv(table, index=False)
     out = tmp_path / "o"
-    assert job.main(["--table", str(table), "--out", str(out), "--orders", "3", "--bootstrap", "5", "--quiet",
+    assert job.main(["--table", str(table), "--out", str(out), "--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet",
                      "--no-figures", "--unit", "encounter"]) == 0
     assert "warning: " in capsys.readouterr().err
     _, meta = open_results(out)

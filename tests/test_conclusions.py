@@ -107,7 +107,7 @@ def test_main_job_says_tied_when_all_golds_coincide(tmp_path):
             runs[f"run{r}"][f"IMG_E{i // 2}_{i}"] = lesion ^ (rng.random((12, 12)) < 0.05 * (r + 1))
     data = write_dermavqa(from_arrays(ann, runs, encounters=enc), tmp_path / "c")
     out = tmp_path / "out"
-    assert job.main(["--data", str(data), "--out", str(out), "--orders", "20", "--bootstrap", "30", "--quiet",
+    assert job.main(["--data", str(data), "--out", str(out), "--orders", "20", "--bootstrap", "30", "--outer", "4", "--quiet",
                      "--no-figures"]) == 0
     report = (out / "summary.md").read_text()
     assert "**micro**: no strategy is fastest:" in report and "are tied" in report
@@ -121,7 +121,7 @@ def test_expected_l1_shrinks_as_the_test_set_grows():
     true = np.linspace(0.4, 0.6, 8)  # 8 runs, close in quality
     per_case = true[:, None] + rng.normal(0, 0.15, (8, 60))
     sc = schemes_from_table(table({f"r{i}": per_case[i] for i in range(8)}))
-    per_size, per_run = ranking_uncertainty(sc, sizes=[15, 60, 240], n_resamples=400, rng=1)
+    per_size, per_run = ranking_uncertainty(sc, sizes=[15, 60, 240], n_resamples=40, rng=1)
     e = per_size.sort_values("m").expected_l1.to_numpy()
     se = per_size.sort_values("m").mc_se.to_numpy()  # the curve's own Monte Carlo error
     assert e[0] - e[1] > 4 * np.hypot(se[0], se[1]) and e[1] - e[2] > 4 * np.hypot(se[1], se[2])
@@ -209,7 +209,7 @@ def test_report_html_is_self_contained_and_complete(tmp_path):
 
     data = write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), tmp_path / "c")
     out = tmp_path / "out"
-    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "20", "--quiet"]) == 0
+    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "20", "--outer", "4", "--quiet"]) == 0
     _, meta = open_results(out)
     page = (out / "report.html").read_text()
     assert "report.html" in meta["files"] and "summary.md" in meta["files"]

@@ -34,7 +34,7 @@ from tests.conftest import REPO, tree_digest, write_png
 from tests.test_options import refused
 from tests.test_warnings import everywhere
 
-ARGS = ["--orders", "3", "--bootstrap", "5", "--quiet", "--no-figures"]
+ARGS = ["--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet", "--no-figures"]
 
 
 # -- item 5: STAPLE runs to convergence, and an image that does not converge is a warning --------------------------

@@ -18,7 +18,7 @@ from robustness.statistics import rank_convergence, schemes_from_counts
 from robustness.statistics import spread as spread_tables
 from robustness.statistics.bootstrap import bootstrap
 
-ARGS = ["--orders", "8", "--bootstrap", "30", "--seed", "3", "--quiet"]
+ARGS = ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ def tiny(tmp_path_factory):
 def complete(tiny):
     """A folder holding complete results (so a refusal must leave it intact)."""
     out = tiny.parent / "out"
-    assert rank_convergence.main(["--data", str(tiny), "--out", str(out), "--orders", "3", "--bootstrap", "5",
+    assert rank_convergence.main(["--data", str(tiny), "--out", str(out), "--orders", "3", "--bootstrap", "5", "--outer", "4",
                                   "--quiet", "--no-figures"]) == 0
     return out
 
@@ -90,7 +90,7 @@ def test_out_under_a_regular_file_and_unwritable(tmp_path, capsys):
         pytest.skip("no unwritable folder on this machine")
     except OSError:
         pass
-    refused(rank_convergence.main, ["--out", probe, "--orders", "2", "--bootstrap", "2", "--quiet"], capsys,
+    refused(rank_convergence.main, ["--out", probe, "--orders", "2", "--bootstrap", "2", "--outer", "4", "--quiet"], capsys,
             r"robustness-out: cannot create the output folder \(")
 
 
@@ -112,7 +112,7 @@ def test_every_command_uses_the_same_convention(tmp_path, capsys):
     refused(qa_score.main, ["--gold", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o")], capsys,
             r"nope\.json: file not found")
     refused(qa_rank_convergence.main, ["--orders", "0"], capsys, r"--orders: must be an integer in 1\.\.")
-    refused(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--bootstrap", "0"], capsys,
+    refused(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--bootstrap", "0", "--outer", "4"], capsys,
             r"--bootstrap: must be an integer in 1\.\.")
 
 

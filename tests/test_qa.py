@@ -236,7 +236,7 @@ def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
 
     out = tmp_path / "qa"
     assert job.main(["--gold", str(dermavqa / "valid_cvqa.json"), "--baselines", str(dermavqa / "train_cvqa.json"),
-                     "--orders", "20", "--bootstrap", "50", "--out", str(out), "--quiet"]) == 0
+                     "--orders", "20", "--bootstrap", "50", "--outer", "4", "--out", str(out), "--quiet"]) == 0
     _, meta = open_results(out)
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     assert board.index[0] == "perturbed-0.1" and "train-majority" in board.index
@@ -251,7 +251,7 @@ def test_qa_rank_convergence_synthetic_default(tmp_path):
     from experiments import qa_rank_convergence as job
 
     out = tmp_path / "qa"
-    assert job.main(["--orders", "5", "--bootstrap", "20", "--out", str(out), "--quiet", "--no-figures"]) == 0
+    assert job.main(["--orders", "5", "--bootstrap", "20", "--outer", "4", "--out", str(out), "--quiet", "--no-figures"]) == 0
     assert (out / "meta.json").exists() and (out / "convergence.csv").exists()
 
 

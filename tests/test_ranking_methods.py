@@ -276,7 +276,7 @@ def all_methods_job(tmp_path_factory):
     root = tmp_path_factory.mktemp("methods")
     data = write_dermavqa(make_challenge(n_encounters=10, n_images=16, n_runs=5, n_teams=2, rng=2), root / "c")
     out = root / "out"
-    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "40", "--seed", "3",
+    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "40", "--outer", "4", "--seed", "3",
                      "--ranking", "test-based,rank-then-aggregate", "--test-step", "3", "--quiet"]) == 0
     return data, out
 
@@ -326,7 +326,7 @@ def test_default_job_keeps_todays_tables(tmp_path):
     t = long_table({"a": [0.9, 0.8, 0.7, 0.6], "b": [0.5, 0.6, 0.4, 0.7], "c": [0.1, 0.2, 0.3, 0.2]})
     t.to_csv(tmp_path / "t.csv", index=False)
     out = tmp_path / "out"
-    assert job.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20", "--out", str(out),
+    assert job.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20", "--outer", "4", "--out", str(out),
                      "--quiet", "--no-figures"]) == 0
     for name in ("curves_summary.csv", "convergence.csv", "bootstrap_ci.csv", "stability.csv", "agreement.csv"):
         assert set(pd.read_csv(out / name).ranking) == {"aggregate"}, name
@@ -340,7 +340,7 @@ def test_table_and_qa_studies_with_methods(tmp_path):
     t = long_table({f"r{k}": np.clip(0.4 + 0.1 * k + g.normal(0, 0.1, 30), 0, 1) for k in range(4)})
     t.to_csv(tmp_path / "t.csv", index=False)
     out = tmp_path / "table"
-    assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20",
+    assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20", "--outer", "4",
                                         "--out", str(out), "--quiet", "--ranking",
                                         "aggregate,rank-then-aggregate,test-based"]) == 0
     ci = pd.read_csv(out / "bootstrap_ci.csv")
@@ -350,7 +350,7 @@ def test_table_and_qa_studies_with_methods(tmp_path):
                  "fig_12_ranking_agreement"):
         assert (out / "figures" / f"{name}.png").exists()
     out = tmp_path / "qa"
-    assert qa_rank_convergence.main(["--orders", "4", "--bootstrap", "20", "--out", str(out), "--quiet",
+    assert qa_rank_convergence.main(["--orders", "4", "--bootstrap", "20", "--outer", "4", "--out", str(out), "--quiet",
                                      "--no-figures", "--ranking", "rank-then-aggregate"]) == 0
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     assert "accuracy_all_rank-then-aggregate" in board and "accuracy_all_test-based" not in board

@@ -243,7 +243,7 @@ def test_table_command_matches_library(small_counts, tmp_path):
     table.to_csv(tmp_path / "scores.csv", index=False)
     out = tmp_path / "out"
     assert job.main(["--table", str(tmp_path / "scores.csv"), "--unit", "encounter", "--orders", "6",
-                     "--bootstrap", "20", "--out", str(out), "--quiet"]) == 0
+                     "--bootstrap", "20", "--outer", "4", "--out", str(out), "--quiet"]) == 0
     sc = schemes_from_table(table, unit_column="encounter")
     conv = rank_convergence(sc, n_orders=6, rng=np.random.default_rng([0, 1]))
     pd.testing.assert_frame_equal(pd.read_parquet(out / "curves.parquet"), conv.to_frame())

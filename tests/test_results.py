@@ -22,7 +22,7 @@ from robustness.reporting import results as rs
 from robustness.reporting.results import ResultsDir, open_results
 from tests.conftest import REPO, tree_digest
 
-ARGS = ["--orders", "4", "--bootstrap", "10", "--quiet", "--no-figures"]
+ARGS = ["--orders", "4", "--bootstrap", "10", "--outer", "4", "--quiet", "--no-figures"]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from robustness.overlap.checks import duplicate_raters, foreground_coverage
 from robustness.reporting.results import open_results
 from tests.conftest import write_png
 
-ARGS = ["--orders", "3", "--bootstrap", "5", "--quiet", "--no-figures"]
+ARGS = ["--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet", "--no-figures"]
 
 
 def everywhere(out, err, text):
