@@ -53,7 +53,12 @@ __all__ = ["CalibrationOptions", "PopulationSpec", "PopulationTruth", "default_p
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
-                       "n_claims")
+                       "share_holding", "share_holding_se", "n_claims")
+
+#: The golds whose curves the calibration compares (the gold statements of the main job's report).
+GOLDS = ("majority", "intersection", "union", "staple")
+#: Orders per test set in the gold comparisons (the main job's :data:`robustness.studies.rank_convergence.GOLD_ORDERS`).
+GOLD_ORDERS = 10
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,8 @@ def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
     payload = json.dumps({"config": asdict(spec.config), "runs": spec.runs.runs,
                           "skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
                           "bias": np.asarray(spec.runs.run_bias).round(12).tolist(),
-                          "encounters": n_encounters, "seed": seed, "index": spec.index}, sort_keys=True,
+                          "encounters": n_encounters, "seed": seed, "index": spec.index, "golds": GOLDS},
+                         sort_keys=True,
                          default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -188,12 +194,52 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
     per_image = spec.config.n_images / spec.config.n_encounters
     config = replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image)))
     challenge = make_challenge(config, rng=stream(seed, "images", spec.index, calibration=True), population=spec.runs)
-    counts = compute_overlap(challenge, strategies=["majority"], leave_one_out=False, n_jobs=n_jobs,
+    counts = compute_overlap(challenge, strategies=list(GOLDS), leave_one_out=False, n_jobs=n_jobs,
                              progress=progress, rng=0)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         save_counts(counts, path)
     return counts
+
+
+def _gold_schemes(counts: OverlapCounts) -> Schemes:
+    """The golds' Jaccard schemes on the image unit (the main job's curves)."""
+    from robustness.statistics.schemes import schemes_from_counts
+
+    return schemes_from_counts(counts, unit="image", strategies=list(GOLDS), metrics=["jaccard"], annotators=[])
+
+
+def gold_truth(counts: OverlapCounts, images_of: list[np.ndarray], n: int, *, draws: int, n_orders: int,
+               rng: np.random.Generator) -> tuple[list, np.ndarray, np.ndarray]:
+    """Each gold's expected area under its convergence curve on a new test set of ``n`` encounters.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The population.
+    images_of : list of ndarray
+        The images of every encounter.
+    n : int
+        Encounters per test set.
+    draws : int
+        Test sets drawn (without replacement) from the population.
+    n_orders : int
+        Orders per test set.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (names, mean, se) : list of (strategy, metric, average), ndarray (S,), ndarray (S,)
+    """
+    from robustness.statistics.convergence import rank_convergence
+
+    aucs = []
+    for _ in range(draws):
+        chosen = rng.choice(len(images_of), n, replace=False)
+        test = _gold_schemes(counts.select(np.concatenate([images_of[k] for k in np.sort(chosen)])))
+        aucs.append(rank_convergence(test, n_orders=n_orders, rng=rng.spawn(1)[0]).order_auc().mean(axis=1))
+    aucs = np.array(aucs)
+    return list(test.names), aucs.mean(axis=0), aucs.std(axis=0, ddof=1) / np.sqrt(draws)
 
 
 def _test_schemes(counts: OverlapCounts) -> Schemes:
@@ -331,6 +377,26 @@ def _relative(estimates: list, truths: list) -> tuple[float, float]:
     return float(rel.mean()), float(rel.std(ddof=1) / np.sqrt(rel.size))
 
 
+def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, options: CalibrationOptions,
+                     rng: np.random.Generator) -> list[dict]:
+    """The main job's gold statement (the fastest gold, or the tied ones) on one test set, beside the truth."""
+    from robustness.statistics.convergence import auc_over_test_sets
+    from robustness.statistics.verdicts import best_with_ties
+
+    names, mean, _ = truth
+    outer = auc_over_test_sets(golds, clusters=encounters, n_resamples=options.outer, n_orders=GOLD_ORDERS, rng=rng)
+    out = []
+    for average in ("micro", "macro"):
+        idx = [k for k, n in enumerate(golds.names) if n[2] == average]
+        labels = [golds.names[k][0] for k in idx]
+        v = best_with_ties(outer[idx], labels, higher_is_better=False, interval="percentile")
+        true_idx = [names.index(golds.names[k]) for k in idx]
+        best = labels[int(np.argmin(mean[true_idx]))]
+        out.append({"average": average, "claims_best": v.best is not None, "holds": best in v.tied,
+                    "tied": len(v.tied)})
+    return out
+
+
 def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOptions, rng: np.random.Generator,
                   margin: float) -> dict:
     """Every claim of one test set beside its truth."""
@@ -439,14 +505,19 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                                             "expected_l1_se": truth.expected_l1_se[s]}))
         encounters = np.asarray(counts.encounters)
         ids = np.unique(encounters)
-        images_of = {e: np.flatnonzero(encounters == e) for e in ids}
+        images_of = [np.flatnonzero(encounters == e) for e in ids]
+        golds = gold_truth(counts, images_of, n, draws=max(20, options.truth_draws // 10), n_orders=GOLD_ORDERS,
+                           rng=stream(options.seed, "truth", spec.index, 1, calibration=True))
         rng = stream(options.seed, "test_sets", spec.index, calibration=True)
         results = []
         for t in range(options.test_sets):
             chosen = np.sort(rng.choice(ids.size, n, replace=False))
-            images = np.concatenate([images_of[ids[k]] for k in chosen])
-            test = _test_schemes(counts.select(images))
-            results.append(_one_test_set(test, truth, options, rng.spawn(1)[0], margin))
+            images = np.concatenate([images_of[k] for k in chosen])
+            sub = counts.select(images)
+            g_test, g_gold = rng.spawn(2)
+            result = _one_test_set(_test_schemes(sub), truth, options, g_test, margin)
+            result["golds"] = _gold_statements(_gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
+            results.append(result)
             if (t + 1) % 10 == 0:
                 say(f"  {t + 1} of {options.test_sets} test sets")
         rows += _summarise(results, truth, spec.name, options, n_runs=len(counts.runs))
@@ -467,6 +538,16 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
         base.update(values)
         out.append(base)
 
+    for average in ("micro", "macro"):
+        d = [x for r in results for x in r.get("golds", []) if x["average"] == average]
+        if d:
+            share, share_se = _share([float(x["holds"]) for x in d])
+            base = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+            base.update(estimator="gold_statement", setting="the fastest gold, or the golds tied with it",
+                        population=population, scheme=f"{', '.join(GOLDS)} jaccard {average}", n_test_sets=k,
+                        estimate=float(np.mean([x["claims_best"] for x in d])), share_holding=share,
+                        share_holding_se=share_se, n_claims=len(d))
+            out.append(base)
     for s in range(len(truth.schemes)):
         for factor in (1, 8):
             d = [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == factor]

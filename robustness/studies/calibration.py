@@ -57,6 +57,8 @@ TARGETS = (
     Target("score_interval_studentized", "", "coverage", 0.94, 0.96, "score intervals cover 94-96%"),
     Target("pairs_differ_delta", "", "share_wrong", -np.inf, 0.05, "at most 5% of 'these two runs differ' claims "
            "are wrong"),
+    Target("gold_statement", "", "share_holding", 0.90, np.inf, "gold statements hold on at least 90% of new test "
+           "sets"),
 )
 
 
@@ -98,7 +100,8 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             inside = target.low <= value <= target.high
             near = min(abs(value - target.low), abs(value - target.high)) <= 2 * se  # (an infinite end is never near)
             statement = "undecided" if near and se > 0 else "met" if inside else "not_met"
-            strategy, metric, average = row.scheme.split()
+            *golds, metric, average = row.scheme.split()
+            strategy = " ".join(golds)
             verdicts.add("target", strategy=strategy, metric=metric, average=average, statement=statement,
                          subject=[target.estimator, target.column, row.population, target.says], value=value,
                          se=se if se else np.nan, low=target.low, high=target.high, table="calibration.csv")

@@ -28,6 +28,9 @@ MEANINGS = {
     "pairs_differ_delta_neighbours": "the same test, Holm over the leaderboard's neighbouring pairs alone",
     "pairs_differ_bootstrap": "the same claims with the bootstrap standard error (Holm over all pairs)",
     "pairs_differ_wilcoxon": "the same, Wilcoxon signed-rank test",
+    "gold_statement": "the report's statement about the golds' curves (the fastest gold, or the golds tied with it, "
+                      "over resampled test sets): share of test sets where it holds, i.e. the gold with the lowest "
+                      "expected area under the curve on a new test set is the one named or among the tied",
     "p_best": "the posterior probability that the observed best is the population's best, against how often it is",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
@@ -63,7 +66,7 @@ def _targets(r: Report, res: StudyResult) -> None:
         value = f"{row.value:.3f}" + (f" ± {2 * row.se:.3f}" if pd.notna(row.se) else "")
         wanted = (f"<= {row.high:g}" if row.low == -float("inf") else f">= {row.low:g}" if row.high == float("inf")
                   else f"{row.low:g} to {row.high:g}")
-        rows.append({"target": says, "population": population, "scheme": f"{row.average}", "value": value,
+        rows.append({"target": says, "population": population, "scheme": row.average, "value": value,
                      "wanted": wanted, "outcome": row.statement.replace("_", " ")})
     r.table(pd.DataFrame(rows), caption="Each check's value (± 2 Monte Carlo SE over test sets) against its target "
             "(calibration.csv).")
@@ -74,7 +77,7 @@ def _table(r: Report, res: StudyResult) -> None:
     t = res.table("calibration.csv")
     r.heading("Every estimator")
     cols = ["estimator", "setting", "population", "scheme", "estimate", "truth", "relative_bias", "coverage",
-            "share_reaching_target", "share_wrong"]
+            "share_reaching_target", "share_wrong", "share_holding"]
     r.table(t[cols], floatfmt="{:.3f}", caption="calibration.csv (with the Monte Carlo standard errors in its _se "
             "columns); estimate and truth: means over test sets (for units_needed: the median claim and the true "
             "need; for pairs_differ: claims per test set).", max_rows=200)
