@@ -167,3 +167,22 @@ def test_summary_sentences_say_what_the_tables_hold(tiny):
     assert f"the lowest is between {strategy_label(lowest.strategy)} and {strategy_label(lowest.other)}" in report
     assert (f"overlaps those of {reached} of the other {len(m) - 1} pairs" if reached
             else "lies below those of every other pair") in report
+
+
+def test_distance_to_unlimited_data_is_reported_with_its_interval_and_margin(tiny, tmp_path):
+    data, out = tiny
+    per_size = pd.read_csv(out / "ranking_uncertainty.csv")
+    assert (per_size.low <= per_size.expected_l1).all() and (per_size.expected_l1 <= per_size.high).all()
+    assert (per_size.n_resamples == 4).all() and (per_size.margin == 0).all()
+    meta = open_results(out)[1]
+    assert meta["methods"]["score_interval"] == "studentized" and meta["options"]["outer"] == 4
+    report = (out / "summary.md").read_text()
+    assert "No equivalence margin (--margin 0)" in report and "one-sided" in report
+    wide = tmp_path / "wide"
+    assert job.main(["--data", str(data), "--out", str(wide), "--margin", "0.05", "--no-figures"] + ARGS) == 0
+    again = pd.read_csv(wide / "ranking_uncertainty.csv")
+    assert (again.margin == 0.05).all() and (again.pairs_within_margin >= 0).all()
+    assert "pairs of runs within that margin" in (wide / "summary.md").read_text()
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    reported = ci[ci.reported]
+    assert set(reported.method) == {"studentized"} and {"percentile", "bca"} <= set(ci.method)

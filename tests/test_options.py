@@ -143,3 +143,15 @@ def test_help_shows_every_default():
     score_help = score.parser().format_help()
     score_help = " ".join(score_help[score_help.index("options:"):].split())
     assert "--out DIR output folder (required" in score_help
+
+
+@pytest.mark.parametrize("option, value, match", [
+    ("--outer", "1", r"--outer: must be an integer in 2\.\.5000, got '1'"),
+    ("--outer", "99999", r"--outer: must be an integer in 2\.\.5000"),
+    ("--margin", "-0.1", r"--margin: must be a number in 0\.\.1, got '-0\.1'"),
+    ("--margin", "nan", r"--margin: must be a number in 0\.\.1"),
+    ("--run-groups", "teams", r"--run-groups: invalid choice: 'teams'"),
+])
+def test_distance_options_are_refused_when_parsed(tmp_path, capsys, option, value, match):
+    refused(rank_convergence.main, ["--out", str(tmp_path / "o"), option, value], capsys, match)
+    assert not (tmp_path / "o").exists()

@@ -139,8 +139,10 @@ def _unlimited(r: Report, res: StudyResult) -> None:
         f"The {first.confidence:.0%} interval adds the posterior's spread and the spread of the whole estimate "
         f"over {first.n_resamples} resampled test sets; its bias and coverage are measured by simulation "
         "(python -m experiments.calibration; docs/statistics.md)."
-        + (f" Runs within {first.margin:g} of each other in the population count as tied."
-           if first.margin > 0 else ""))
+        + (f" Runs within {first.margin:g} of each other in the population count as tied (either order is right); "
+           f"under the official scheme (micro) the posterior expects {_within(per_size, official):.1f} pairs of runs "
+           "within that margin (pairs_within_margin)." if first.margin > 0 else
+           " No equivalence margin (--margin 0): runs count as tied only where their population scores are equal."))
     for average in ("micro", "macro"):
         if res.verdict("unlimited_distance", strategy=official, metric="jaccard", average=average):
             r.paragraph(f"**{strategy_label(official)}, {average} Jaccard**: "
@@ -168,6 +170,12 @@ def _unlimited(r: Report, res: StudyResult) -> None:
              f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (empirical-Bayes "
              f"estimate), against m; the band is the official scheme's {first.confidence:.0%} interval; the dotted "
              "line is one place per run; the vertical line is this test set's size.")
+
+
+def _within(per_size: pd.DataFrame, official: str) -> float:
+    """The posterior's expected number of pairs within the margin, official scheme, micro Jaccard."""
+    row = per_size[(per_size.strategy == official) & (per_size.metric == "jaccard") & (per_size.average == "micro")]
+    return float(row.pairs_within_margin.iloc[0]) if len(row) else float("nan")
 
 
 def _convergence(r: Report, res: StudyResult) -> None:
