@@ -413,6 +413,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     needed = units_needed(per_size, tolerance=float(n_runs))
     boot = bootstrap(test, n_resamples=options.bootstrap, rng=g_boot)
     pairs = pairwise_comparisons(boot)
+    intervals = {m: boot.intervals(method=m, confidence=options.confidence) for m in ("percentile", "bca", "studentized")}
     out = {"distance": [], "needed": [], "scores": [], "pairs": [], "best": []}
     for s, name in enumerate(truth.schemes):
         key = dict(zip(("strategy", "metric", "average"), name))
@@ -430,8 +431,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                               "truth_at_claim": truth.at(s, claim), "true_need": truth.needed(s, float(n_runs)),
                               "point": float(nd.units_needed_point)})
         theta = truth.scores[s]
-        for method in ("percentile", "bca", "studentized"):
-            ci = boot.intervals(method=method, confidence=options.confidence)
+        for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
             true = theta[[test.runs.index(r) for r in c.system]]
             out["scores"].append({"scheme": s, "method": method,

@@ -20,6 +20,7 @@ independent).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,18 +59,20 @@ def default_sizes(n_units: int) -> np.ndarray:
     return np.array(sorted(sizes | {n_units}), dtype=np.int64)
 
 
+@dataclass(frozen=True)
 class UncertaintyDraws:
     """How many populations and noise vectors the estimate and each outer resample draw.
 
     The estimate on the test set averages ``draws x noise`` rankings per size and scheme; each outer resample,
-    whose only use is the spread of the estimate, ``outer_draws x outer_noise``.
+    whose only use is the spread of the estimate, ``outer_draws x outer_noise``; the plug-in stability indices
+    ``plugin_noise`` test sets drawn around the observed scores.
     """
 
-    draws = 200
-    noise = 50
-    outer_draws = 10
-    outer_noise = 10
-    plugin_noise = 1000
+    draws: int = 200
+    noise: int = 50
+    outer_draws: int = 10
+    outer_noise: int = 10
+    plugin_noise: int = 1000
 
 
 def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, full=True):
@@ -144,7 +147,7 @@ def _stability(theta, cov, n, sizes, n_noise, rng):
 
 def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 200,
                         margin: float = 0.0, groups: str | Mapping[str, str] = "auto", ties: str = "average",
-                        tol: float = TIE_TOL, confidence: float = 0.95, draws: type[UncertaintyDraws] | None = None,
+                        tol: float = TIE_TOL, confidence: float = 0.95, draws: UncertaintyDraws = UncertaintyDraws(),
                         n_jobs: int = 1, rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expected L1 between the ranking on ``m`` units and the ranking on unlimited data, with its interval.
 
@@ -167,8 +170,8 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         (:func:`robustness.statistics.ranks.rank`).
     confidence : float
         Of the interval of the expected L1.
-    draws : UncertaintyDraws, optional
-        Populations and noise vectors per estimate (default :class:`UncertaintyDraws`).
+    draws : UncertaintyDraws
+        Populations and noise vectors per estimate.
     n_jobs : int
         Parallel batches of outer resamples (the same numbers for any ``n_jobs``).
     rng : None, int or numpy.random.Generator
@@ -203,7 +206,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         raise ValueError(f"n_resamples must be 0 (the estimate only, no interval) or >= 2, got {n_resamples}")
     if not (margin >= 0 and np.isfinite(margin)):
         raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
-    k = draws or UncertaintyDraws
+    k = draws
     n_units = schemes.n_units
     sizes = default_sizes(n_units) if sizes is None else np.unique(np.asarray(sizes, dtype=np.int64))
     if sizes.size == 0 or sizes[0] < 1:
