@@ -413,7 +413,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     needed = units_needed(per_size, tolerance=float(n_runs))
     boot = bootstrap(test, n_resamples=options.bootstrap, rng=g_boot)
     pairs = pairwise_comparisons(boot)
-    intervals = {m: boot.intervals(method=m, confidence=options.confidence) for m in ("percentile", "bca", "studentized")}
+    intervals = {m: boot.intervals(method=m, confidence=options.confidence)
+                 for m in ("percentile", "bca", "studentized")}
     out = {"distance": [], "needed": [], "scores": [], "pairs": [], "best": []}
     for s, name in enumerate(truth.schemes):
         key = dict(zip(("strategy", "metric", "average"), name))
