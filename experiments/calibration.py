@@ -47,8 +47,9 @@ def parser() -> _cli.Parser:
     g = p.add_argument_group("test sets")
     g.add_argument("--test-sets", type=integer(2, 10_000), metavar="K",
                    help="test sets per population (default 100)")
-    g.add_argument("--test-size", type=integer(2, 10_000), default=100, metavar="N",
-                   help="encounters per test set (default 100)")
+    g.add_argument("--test-size", type=integer(2, 10_000), metavar="N",
+                   help="encounters per test set (default 100; with --like, the challenge's own number of encounters, "
+                        "at least 20)")
     g.add_argument("--outer", type=_cli.outer_resamples, metavar="B",
                    help="outer resamples behind each interval of the distance to unlimited data (default 200; "
                         "--quick 40)")
@@ -92,7 +93,7 @@ def _settings(args: argparse.Namespace) -> dict:
 def _sizes_fit(args: argparse.Namespace) -> None:
     """A test set must be smaller than its population."""
     s = _settings(args)
-    if args.test_size >= s["population"]:
+    if args.test_size is not None and args.test_size >= s["population"]:
         raise ValueError(f"--test-size {args.test_size} must be smaller than the population ({s['population']} "
                          "encounters)")
 
@@ -122,11 +123,9 @@ def main(argv: list[str] | None = None) -> int:
 
     say = _study.say(args)
     s = _settings(args)
-    options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=args.test_size,
-                                 truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
-                                 seed=args.seed)
     populations = default_populations(s["design_populations"], seed=args.seed)
     notes: list[str] = []
+    test_size = args.test_size or 100
     if args.like is not None:
         from robustness.seeds import stream
         from robustness.simulation.synthetic import draw_population
@@ -134,11 +133,16 @@ def main(argv: list[str] | None = None) -> int:
 
         challenge = _cli.load(args)
         notes = list(challenge.notes)
+        if args.test_size is None:  # test sets of the challenge's own size
+            test_size = max(20, len(set(challenge.encounters)))
         say(f"fitting the generator to {args.like} ({challenge.n_images} images, {challenge.n_runs} runs)")
         config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick))
         populations.append(PopulationSpec("like", config, draw_population(config, stream(args.seed, "population", 0,
                                                                                           design=True)),
                                           index=100))
+    options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=test_size,
+                                 truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
+                                 seed=args.seed)
     key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin,
                                      "populations": [(p.name, repr(p.config), p.runs.runs) for p in populations]},
                                     sort_keys=True).encode()).hexdigest()

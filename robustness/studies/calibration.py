@@ -46,6 +46,10 @@ class Target:
     says: str
 
 
+#: Relative errors are judged only where the true expected L1 is at least this many places (a relative error of a
+#: distance near 0, a ranking that is nearly certain, says nothing; the absolute one is in calibration.csv).
+MIN_RELATIVE_TRUTH = 5.0
+
 #: The targets every population and official scheme is judged against.
 TARGETS = (
     Target("expected_l1", "m = 1 N", "relative_bias", -0.05, 0.05, "expected L1 at N within 5% of the truth"),
@@ -86,7 +90,8 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     StudyResult
         calibration.csv, calibration_truth.csv and a ``target`` verdict per check, population and scheme
         (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two Monte Carlo standard
-        errors of the value).
+        errors of the value; ``not_applicable`` for a relative error of a true distance below
+        :data:`MIN_RELATIVE_TRUTH` places).
     """
     table, truth = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
                              progress=progress, say=say)
@@ -95,6 +100,14 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
         rows = table[(table.estimator == target.estimator) & table.setting.str.startswith(target.setting)]
         for row in rows.itertuples():
             value = getattr(row, target.column)
+            near_zero = target.estimator == "expected_l1" and row.truth < MIN_RELATIVE_TRUTH
+            if target.column == "relative_bias" and near_zero:
+                *golds, metric, average = row.scheme.split()
+                verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
+                             statement="not_applicable", subject=[target.estimator, target.column, row.population,
+                                                                  target.says], value=value, low=target.low,
+                             high=target.high, table="calibration.csv")
+                continue
             se = getattr(row, f"{target.column}_se", np.nan)
             se = float(se) if se is not None and np.isfinite(se) else 0.0
             inside = target.low <= value <= target.high

@@ -57,9 +57,14 @@ def _targets(r: Report, res: StudyResult) -> None:
         return
     r.heading("Targets")
     counts = v.statement.value_counts()
-    r.paragraph(f"{counts.get('met', 0)} of {len(v)} checks meet their target, {counts.get('not_met', 0)} do not, "
+    judged = len(v) - counts.get("not_applicable", 0)
+    r.paragraph(f"{counts.get('met', 0)} of {judged} checks meet their target, {counts.get('not_met', 0)} do not, "
                 f"and {counts.get('undecided', 0)} are undecided (the target lies within 2 Monte Carlo SE of the "
-                "value: more test sets would tell).")
+                "value: more test sets would tell)."
+                + (f" {counts['not_applicable']} relative errors are not judged: their true distance is below "
+                   "5 places (a ranking nearly certain at that size), where a relative error says nothing; the "
+                   "absolute error is in calibration.csv (estimate and truth)." if counts.get("not_applicable")
+                   else ""))
     rows = []
     for row in v.itertuples():
         estimator, column, population, says = json.loads(row.subject)
