@@ -10,6 +10,7 @@ the main job runs them. Every claim is then held against the population's truth:
 estimator                          checked
 =================================  ====================================================================
 ``expected_l1``                    the distance to unlimited data at N and 8N: relative bias, coverage
+``expected_l1_interval90``         the same estimate's 90% interval (+- 1.645 SE): coverage
 ``expected_l1_plugin``             the plug-in bootstrap's (for comparison): relative bias
 ``units_needed``                   the conservative size claim: share of test sets whose claimed size
                                    reaches the target in truth; the median claim over the true need
@@ -57,6 +58,8 @@ CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_s
 
 #: The golds whose curves the calibration compares (the gold statements of the main job's report).
 GOLDS = ("majority", "intersection", "union", "staple")
+#: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
+Z90 = 1.6448536269514722
 #: Orders per test set in the gold comparisons (the main job's :data:`robustness.studies.rank_convergence.GOLD_ORDERS`).
 GOLD_ORDERS = 10
 
@@ -425,7 +428,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
             row = ps.loc[m]
             true = truth.at(s, m)
             out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
-                                    "plugin": row.plugin_l1, "low": row.low, "high": row.high, "truth": true})
+                                    "plugin": row.plugin_l1, "low": row.low, "high": row.high,
+                                    "se": row.expected_l1_se, "truth": true})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
@@ -559,6 +563,9 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
             setting = f"m = {factor} N ({factor * options.test_size} encounters)"
             row("expected_l1", setting, s, estimate=float(np.mean(est)), truth=float(np.mean(tr)),
                 relative_bias=bias, relative_bias_se=bias_se, coverage=cov, coverage_se=cov_se, nominal=nominal)
+            covered90 = [float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d]
+            cov, cov_se = _share(covered90)
+            row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
             bias, bias_se = _relative(plug, tr)
             row("expected_l1_plugin", setting, s, estimate=float(np.mean(plug)), truth=float(np.mean(tr)),
                 relative_bias=bias, relative_bias_se=bias_se)

@@ -17,6 +17,7 @@ register_study(STUDY, "Calibration: the package's claims against populations of 
 MEANINGS = {
     "expected_l1": "the expected L1 between the ranking on m encounters and the population's ranking (the "
                    "empirical-Bayes estimate); relative bias and the coverage of its interval",
+    "expected_l1_interval90": "the same estimate's 90% interval (estimate +- 1.645 SE): coverage",
     "expected_l1_plugin": "the plug-in bootstrap's estimate of the same (the test set's ranking taken for the truth)",
     "units_needed": "the conservative size claim (where the interval's upper end reaches one place per run): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
