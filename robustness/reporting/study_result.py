@@ -116,6 +116,8 @@ for _name, _holds, _index in (
     ("calibration.csv", "the calibration study: every estimator's bias, coverage or error rate against the truth",
      False),
     ("calibration_truth.csv", "the calibration study: each population's true expected L1 by test-set size", False),
+    ("calibration_distances.csv", "the calibration study: every test set's distance estimate beside its truth",
+     False),
     (VERDICTS, "one row per finding the report states, with its value, interval and the table behind it", False),
 ):
     register_table(_name, _holds, index=_index)

@@ -466,7 +466,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
 
 def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
               margin: float = 0.0, cache_dir: Path | str | None = None, n_jobs: int = 1, progress: bool = False,
-              say: Callable[..., None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+              say: Callable[..., None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Draw test sets from each population, run the estimators on each, and score them against the truth.
 
     Parameters
@@ -485,15 +485,17 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
 
     Returns
     -------
-    (calibration, truth) : DataFrames
+    (calibration, truth, distances) : DataFrames
         ``calibration``: :data:`CALIBRATION_COLUMNS`, one row per estimator, population and scheme. ``truth``:
         every population's true expected L1 by size (``population, strategy, metric, average, m,
-        expected_l1, expected_l1_se``).
+        expected_l1, expected_l1_se``). ``distances``: every test set's distance estimate beside its truth
+        (``population, test_set, scheme, m, estimate, plugin, low, high, se, truth``), from which other
+        summaries can be drawn.
     """
     import pandas as pd
 
     say = say or (lambda *a: None)
-    rows, truth_rows = [], []
+    rows, truth_rows, raw = [], [], []
     n = options.test_size
     grid = np.unique(np.round(n * 2.0 ** (np.arange(-12, 21) / 4)).astype(np.int64))
     grid = grid[grid >= 2]
@@ -526,7 +528,12 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
             if (t + 1) % 10 == 0:
                 say(f"  {t + 1} of {options.test_sets} test sets")
         rows += _summarise(results, truth, spec.name, options, n_runs=len(counts.runs))
-    return pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True)
+        for t, r in enumerate(results):
+            raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
+                     "m": x["factor"] * n, **{k: x[k] for k in ("estimate", "plugin", "low", "high", "se", "truth")}}
+                    for x in r["distance"]]
+    return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),
+            pd.DataFrame(raw))
 
 
 def _summarise(results: list[dict], truth: PopulationTruth, population: str, options: CalibrationOptions, *,

@@ -90,12 +90,12 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     Returns
     -------
     StudyResult
-        calibration.csv, calibration_truth.csv and a ``target`` verdict per check, population and scheme
-        (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two Monte Carlo standard
+        calibration.csv, calibration_truth.csv, calibration_distances.csv and a ``target`` verdict per check,
+        population and scheme (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two Monte Carlo standard
         errors of the value; ``not_applicable`` for a relative error of a true distance below
         :data:`MIN_RELATIVE_TRUTH` places).
     """
-    table, truth = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
+    table, truth, distances = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
                              progress=progress, say=say)
     verdicts = Verdicts()
     for target in TARGETS:
@@ -124,5 +124,6 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
                                       for p in populations]},
             "warnings": list(notes or [])}
-    return StudyResult(STUDY, tables={"calibration.csv": table, "calibration_truth.csv": truth},
+    return StudyResult(STUDY, tables={"calibration.csv": table, "calibration_truth.csv": truth,
+                                      "calibration_distances.csv": distances},
                        verdicts=verdicts.frame(), meta=meta)
