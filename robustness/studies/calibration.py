@@ -91,8 +91,8 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     -------
     StudyResult
         calibration.csv, calibration_truth.csv, calibration_distances.csv and a ``target`` verdict per check,
-        population and scheme (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two Monte Carlo standard
-        errors of the value; ``not_applicable`` for a relative error of a true distance below
+        population and scheme (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two
+        Monte Carlo standard errors of the value; ``not_applicable`` for a relative error of a true distance below
         :data:`MIN_RELATIVE_TRUTH` places).
     """
     table, truth, distances = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
