@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness.parallel import run_batches
 from robustness.seeds import stream
 
 if TYPE_CHECKING:
@@ -400,6 +401,18 @@ def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, optio
     return out
 
 
+def _test_set_batch(counts: OverlapCounts, draws: list, truth: PopulationTruth, golds: tuple,
+                    options: CalibrationOptions, margin: float) -> list[dict]:
+    """Every claim of a few test sets (``draws``: each one's images and its two generators)."""
+    out = []
+    for images, g_test, g_gold in draws:
+        sub = counts.select(images)
+        result = _one_test_set(_test_schemes(sub), truth, options, g_test, margin)
+        result["golds"] = _gold_statements(_gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
+        out.append(result)
+    return out
+
+
 def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOptions, rng: np.random.Generator,
                   margin: float) -> dict:
     """Every claim of one test set beside its truth."""
@@ -478,7 +491,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
     cache_dir : path, optional
         Where the populations' counts are kept between runs.
     n_jobs : int
-        For the populations' pixel passes.
+        For the populations' pixel passes, and threads over test sets (the same numbers for any ``n_jobs``).
     progress : bool
     say : callable, optional
         Prints a line of progress.
@@ -516,17 +529,16 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         golds = gold_truth(counts, images_of, n, draws=max(20, options.truth_draws // 10), n_orders=GOLD_ORDERS,
                            rng=stream(options.seed, "truth", spec.index, 1, calibration=True))
         rng = stream(options.seed, "test_sets", spec.index, calibration=True)
-        results = []
-        for t in range(options.test_sets):
+        draws = []  # drawn in order, before any work: the same test sets and streams for any n_jobs
+        for _ in range(options.test_sets):
             chosen = np.sort(rng.choice(ids.size, n, replace=False))
-            images = np.concatenate([images_of[k] for k in chosen])
-            sub = counts.select(images)
-            g_test, g_gold = rng.spawn(2)
-            result = _one_test_set(_test_schemes(sub), truth, options, g_test, margin)
-            result["golds"] = _gold_statements(_gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
-            results.append(result)
-            if (t + 1) % 10 == 0:
-                say(f"  {t + 1} of {options.test_sets} test sets")
+            draws.append((np.concatenate([images_of[k] for k in chosen]), *rng.spawn(2)))
+        batches = [(counts, draws[i:i + 5], truth, golds, options, margin) for i in range(0, len(draws), 5)]
+        results = []
+        for done in run_batches(_test_set_batch, batches, n_jobs=n_jobs, prefer="threads"):
+            results += done
+            if len(results) % 10 == 0 or len(results) == options.test_sets:
+                say(f"  {len(results)} of {options.test_sets} test sets")
         rows += _summarise(results, truth, spec.name, options, n_runs=len(counts.runs))
         for t, r in enumerate(results):
             raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
