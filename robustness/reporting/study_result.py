@@ -87,8 +87,9 @@ for _name, _holds, _index in (
     ("curves.parquet", "L1 of every order at every prefix", False),
     ("curves_summary.csv", "mean L1 and the 90% band of orders per prefix", False),
     ("convergence.csv", "convergence points with intervals over orders; AUC with its Monte Carlo interval", False),
-    ("strategy_comparison.csv", "paired AUC differences between strategies (intervals over orders)", False),
-    ("bootstrap_ci.csv", "every score with percentile and BCa 95% intervals", False),
+    ("strategy_comparison.csv", "paired AUC differences between strategies (intervals over orders and over "
+     "resampled test sets)", False),
+    ("bootstrap_ci.csv", "every score with studentized (reported), percentile and BCa 95% intervals", False),
     ("rank_distribution.csv", "share of resamples in which each run takes each rank", False),
     ("stability.csv", "Kendall's tau between the full-set ranking and the resamples'", False),
     ("pairwise.parquet", "the significance analysis: every pair of runs, delta-method t-test, bootstrap and "

@@ -206,9 +206,10 @@ def _convergence(r: Report, res: StudyResult) -> None:
                         f"{auc}: its paired differences in AUC with every other strategy are below zero {over} "
                         f"({adj}).")
         else:
+            lowest = "mean AUC over resampled test sets" if v["count"] else "AUC"
             r.paragraph(f"**{average}**: no strategy is fastest: {names(v['subject'])} are tied: their paired AUC "
-                        f"differences with {strategy_label(v['subject'][0])} (AUC {auc}) have {adj} {over} that "
-                        "include zero.")
+                        f"differences with {strategy_label(v['subject'][0])} (the lowest {lowest}; AUC on this "
+                        f"test set's orders {auc}) have {adj} {over} that include zero.")
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
                         f"{_units(res)[0]}s drawn with replacement, each with all its {res.options['unit']}s, "
