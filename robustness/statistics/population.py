@@ -2,9 +2,9 @@
 
 The plug-in bootstrap takes the test set's ranking for the truth. Its runs' observed gaps are their population
 gaps plus noise, so near-ties look wider than they are, and the distance to unlimited data is underestimated, the
-more so the larger the test set considered (by about 10% at the test set's size and 17% at eight times it, on the
-default synthetic challenge; ``python -m experiments.calibration`` measures it). This module estimates that
-distance from a posterior of the runs' population scores instead.
+more so the larger the test set considered (by 2% to 19% at the test set's size and up to 43% at eight times it,
+over the five populations of ``python -m experiments.calibration``; docs/calibration.md). This module estimates
+that distance from a posterior of the runs' population scores instead (-9% to +2% and -29% to +8% there).
 
 Model
 -----
