@@ -301,24 +301,28 @@ class Convergence:
                                            "auc_diff_se", "auc_diff_low", "auc_diff_high"])
 
 
-def _test_set_batch(schemes, clusters, n_orders, step, tol, ties, size, child):
+def _prefix_positions(n_units: int, step: int) -> np.ndarray:
+    """Every ``step``-th prefix length, and the whole test set."""
+    positions = np.arange(step, n_units + 1, step)
+    if positions.size == 0 or positions[-1] != n_units:
+        positions = np.append(positions, n_units)
+    return positions.astype(np.int64)
+
+
+def _test_set_batch(schemes, members, n_orders, step, tol, ties, size, child):
     """``size`` outer resamples: each a test set of clusters drawn with replacement; its curves' AUC (S, size)."""
     from dataclasses import replace
 
-    ids, members = clusters
     out = np.empty((len(schemes.names), size))
     for b in range(size):
         drawn = child.integers(0, len(members), len(members))
         idx = np.concatenate([members[k] for k in drawn])
         test = replace(schemes, x=np.ascontiguousarray(schemes.x[idx]), units=tuple(range(idx.size)),
                        unit_images=schemes.unit_images[idx], per_case=None, codes=None)
-        u = idx.size
-        positions = np.arange(step, u + 1, step)
-        if positions.size == 0 or positions[-1] != u:
-            positions = np.append(positions, u)
-        final = rank(test.scores(), tol=tol, ties="average" if ties == 0 else "min")
-        orders = np.stack([child.permutation(u) for _ in range(n_orders)]).astype(np.int64)
-        out[:, b] = test.l1_curves(orders, positions.astype(np.int64), final, tol, ties).mean(axis=(1, 2))
+        final = rank(test.scores(), tol=tol, ties=ties)
+        orders = np.stack([child.permutation(idx.size) for _ in range(n_orders)]).astype(np.int64)
+        curves = test.l1_curves(orders, _prefix_positions(idx.size, step), final, tol, ties_code(ties))
+        out[:, b] = curves.mean(axis=(1, 2))
     return out
 
 
@@ -355,14 +359,14 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
     ndarray (S, n_resamples)
         Paired over resamples (the same test sets and orders for every scheme).
     """
-    code = ties_code(ties)
+    ties_code(ties)  # an unknown rule is refused before any work
     if n_resamples < 2 or n_orders < 1:
         raise ValueError("n_resamples must be >= 2 and n_orders >= 1")
     labels = np.arange(schemes.n_units) if clusters is None else np.asarray(clusters)
     ids, inverse = np.unique(labels, return_inverse=True)
     members = [np.flatnonzero(inverse == k) for k in range(ids.size)]
     sizes = batch_sizes(n_resamples, 10)
-    args = [(schemes, (ids, members), n_orders, step, float(tol), code, size, g)
+    args = [(schemes, members, n_orders, step, float(tol), ties, size, g)
             for size, g in zip(sizes, batch_generators(rng, len(sizes)))]
     return np.concatenate(list(run_batches(_test_set_batch, args, n_jobs=n_jobs, prefer="threads")), axis=1)
 
@@ -457,11 +461,7 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, p
     if n_orders < 1 or batch_size < 1 or step < 1:
         raise ValueError("n_orders, batch_size and step must be >= 1")
     u = schemes.n_units
-    if positions is None:
-        positions = np.arange(step, u + 1, step)
-        if positions.size == 0 or positions[-1] != u:
-            positions = np.append(positions, u)
-    positions = np.asarray(positions, dtype=np.int64)
+    positions = _prefix_positions(u, step) if positions is None else np.asarray(positions, dtype=np.int64)
     if positions.size == 0 or np.any(np.diff(positions) <= 0) or positions[0] < 1 or positions[-1] > u:
         raise ValueError(f"positions must be increasing prefix lengths in 1..{u}")
     final = rank(schemes.scores(), ties=ties, tol=tol)
