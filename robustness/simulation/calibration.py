@@ -300,16 +300,9 @@ class PopulationTruth:
         -------
         float
         """
-        e = self.expected_l1[s]
-        below = np.flatnonzero(e <= target)
-        if not below.size:
-            return np.nan
-        i = below[0]
-        if i == 0:
-            return float(self.sizes[0])
-        t = (e[i - 1] - target) / (e[i - 1] - e[i])
-        lm = np.log(self.sizes)
-        return float(np.exp(lm[i - 1] + t * (lm[i] - lm[i - 1])))
+        from robustness.statistics.uncertainty import crossing
+
+        return crossing(self.sizes, self.expected_l1[s], target)[0]
 
 
 def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1000, margin: float = 0.0,

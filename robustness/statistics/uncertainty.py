@@ -36,7 +36,7 @@ from robustness.statistics.schemes import Schemes
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "UncertaintyDraws", "CLAIM_CONFIDENCE"]
+__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "crossing", "UncertaintyDraws", "CLAIM_CONFIDENCE"]
 
 #: The confidence of the one-sided size claims ("at least n units"): calibrated by experiments.calibration so
 #: that at least 80% of claims reach the target without asking for far more than needed.
@@ -249,8 +249,23 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     return pd.DataFrame(rows), pd.concat(runs, ignore_index=True)
 
 
-def _crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bool, bool]:
-    """Where ``e`` (decreasing in ``m``) falls to ``tolerance``: log-linear interpolation; (size, beyond, already)."""
+def crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bool, bool]:
+    """Where an expected L1 curve falls to a tolerance, by log-linear interpolation between the sizes tried.
+
+    Parameters
+    ----------
+    m : ndarray
+        The sizes, increasing.
+    e : ndarray
+        The curve at each size (decreasing in ``m``).
+    tolerance : float
+
+    Returns
+    -------
+    (size, beyond, already) : (float, bool, bool)
+        ``size`` nan and ``beyond`` where the curve stays above the tolerance; ``already`` where it is at or
+        below it at the smallest size (``size`` is then that size).
+    """
     below = np.flatnonzero(e <= tolerance)
     if not below.size:
         return np.nan, True, False
@@ -296,9 +311,9 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float 
         m = d.m.to_numpy(dtype=float)
         e, se = d.expected_l1.to_numpy(), d.expected_l1_se.to_numpy()
         ipu = float((d.n_images / d.m).iloc[0])
-        need, beyond, already = _crossing(m, e + z * se, tolerance)
-        point, beyond_point, _ = _crossing(m, e, tolerance)
-        optimistic, _, _ = _crossing(m, e - z * se, tolerance)
+        need, beyond, already = crossing(m, e + z * se, tolerance)
+        point, beyond_point, _ = crossing(m, e, tolerance)
+        optimistic, _, _ = crossing(m, e - z * se, tolerance)
         rows.append(dict(zip(["strategy", "metric", "average"], key), tolerance=tolerance,
                          units_needed=need, images_needed=need * ipu, beyond=beyond, already=already,
                          units_needed_point=point, beyond_point=beyond_point, units_needed_low=optimistic,
