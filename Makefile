@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_resampling
 	$(PY) -m benchmarks.bench_main_job
 	$(PY) -m benchmarks.bench_ranking_methods
+	$(PY) -m benchmarks.bench_population
 
 clean:
 	rm -rf $(VENV) results .pytest_cache
