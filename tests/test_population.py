@@ -217,6 +217,7 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     assert len(raw) == 3 * 2 * 2  # test sets x schemes x (N, 8N)
     first = raw[(raw.m == 20) & (raw.scheme == "majority jaccard micro")]
     assert row.relative_bias == pytest.approx((first.estimate / first.truth - 1).mean())
+    assert np.allclose(raw.se, np.hypot(raw.posterior_se, raw.sampling_se))  # the interval's two parts
     truth = pd.read_csv(out / "calibration_truth.csv")
     assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
     report = (out / "summary.md").read_text()

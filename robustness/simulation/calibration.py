@@ -152,6 +152,11 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
     return out
 
 
+#: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
+#: scheme and size).
+DISTANCE_COLUMNS = ("estimate", "plugin", "low", "high", "se", "posterior_se", "sampling_se", "truth")
+
+
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
     payload = json.dumps({"config": asdict(spec.config), "runs": spec.runs.runs,
                           "skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
@@ -435,7 +440,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
             true = truth.at(s, m)
             out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
                                     "plugin": row.plugin_l1, "low": row.low, "high": row.high,
-                                    "se": row.expected_l1_se, "truth": true})
+                                    "se": row.expected_l1_se, "posterior_se": row.posterior_se,
+                                    "sampling_se": row.sampling_se, "truth": true})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
@@ -495,8 +501,8 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         ``calibration``: :data:`CALIBRATION_COLUMNS`, one row per estimator, population and scheme. ``truth``:
         every population's true expected L1 by size (``population, strategy, metric, average, m,
         expected_l1, expected_l1_se``). ``distances``: every test set's distance estimate beside its truth
-        (``population, test_set, scheme, m, estimate, plugin, low, high, se, truth``), from which other
-        summaries can be drawn.
+        (``population, test_set, scheme, m, estimate, plugin, low, high, se, posterior_se, sampling_se, truth``;
+        ``se`` is the two parts added in quadrature), from which other summaries can be drawn.
     """
     import pandas as pd
 
@@ -535,8 +541,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         rows += _summarise(results, truth, spec.name, options, n_runs=len(counts.runs))
         for t, r in enumerate(results):
             raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
-                     "m": x["factor"] * n, **{k: x[k] for k in ("estimate", "plugin", "low", "high", "se", "truth")}}
-                    for x in r["distance"]]
+                     "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
     return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),
             pd.DataFrame(raw))
 
