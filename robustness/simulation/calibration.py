@@ -554,9 +554,10 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
     out = []
 
     def row(estimator, setting, s, **values):
+        """One row; ``s`` a scheme's index in the truth, or the scheme's name."""
         base = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
-        base.update(estimator=estimator, setting=setting, population=population, scheme=" ".join(truth.schemes[s]),
-                    n_test_sets=k)
+        base.update(estimator=estimator, setting=setting, population=population, n_test_sets=k,
+                    scheme=s if isinstance(s, str) else " ".join(truth.schemes[s]))
         base.update(values)
         out.append(base)
 
@@ -564,12 +565,9 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
         d = [x for r in results for x in r.get("golds", []) if x["average"] == average]
         if d:
             share, share_se = _share([float(x["holds"]) for x in d])
-            base = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
-            base.update(estimator="gold_statement", setting="the fastest gold, or the golds tied with it",
-                        population=population, scheme=f"{', '.join(GOLDS)} jaccard {average}", n_test_sets=k,
-                        estimate=float(np.mean([x["claims_best"] for x in d])), share_holding=share,
-                        share_holding_se=share_se, n_claims=len(d))
-            out.append(base)
+            row("gold_statement", "the fastest gold, or the golds tied with it",
+                f"{', '.join(GOLDS)} jaccard {average}", estimate=float(np.mean([x["claims_best"] for x in d])),
+                share_holding=share, share_holding_se=share_se, n_claims=len(d))
     for s in range(len(truth.schemes)):
         for factor in (1, 8):
             d = [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == factor]
