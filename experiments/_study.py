@@ -28,14 +28,16 @@ if TYPE_CHECKING:
 
 
 def _rankings(text: str) -> tuple:
-    """``--ranking``: the registry's methods, validated before any work; aggregate is always computed."""
-    from robustness.statistics.ranking_methods import DEFAULT_RANKING, parse_rankings
+    """``--ranking``: the registry's methods as given, validated before any work.
+
+    The studies add the aggregate (:func:`resampling_options`).
+    """
+    from robustness.statistics.ranking_methods import parse_rankings
 
     try:
-        names = parse_rankings(text)
+        return parse_rankings(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    return tuple(dict.fromkeys(DEFAULT_RANKING + names))
 
 
 def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
@@ -58,7 +60,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g.add_argument("--step", type=step, default=1, metavar="N",
                    help="record every step-th prefix (default 1: all)")
     g.add_argument("--bootstrap", type=resamples, default=1000, metavar="B", help="bootstrap resamples (default 1000)")
-    g.add_argument("--ranking", type=_rankings, default="aggregate", metavar="M1,M2,..",
+    g.add_argument("--ranking", type=_rankings, default=("aggregate",), metavar="M1,M2,..",
                    help="ranking methods, several at once: " + "; ".join(
                        f"{m.name}: {m.description}".replace("%", "%%") for m in RANKING_METHODS.values())
                    + " (default aggregate; aggregate is always computed: the significance analysis and the "
@@ -93,6 +95,65 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
 
 
+def add_ranking_options(p: Parser) -> None:
+    """The ranking options (:mod:`robustness.statistics.ranking_options`), each beside its challengeR name."""
+    from experiments._cli import number
+    from robustness.statistics.ranking_options import (
+        ADJUSTMENTS,
+        PRESETS,
+        TESTS,
+        TIE_RULES,
+        parse_aggregate,
+        parse_missing,
+    )
+
+    def checked(parse):
+        def convert(text):
+            try:
+                return parse(text)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        convert.__name__ = parse.__name__
+        return convert
+
+    g = p.add_argument_group("ranking (docs/ranking-options.md; challengeR's names in brackets)")
+    g.add_argument("--preset", choices=tuple(PRESETS), default="package",
+                   help="package: this package's defaults; challenger: challengeR's (ties min, missing scores "
+                        "ranked last per case, continuity correction, no adjustment). Options given beside it win")
+    g.add_argument("--ties", choices=TIE_RULES, help="tie rule [ties.method] (package: average)")
+    d = g.add_mutually_exclusive_group()
+    d.add_argument("--lower-better", dest="lower_better", action="store_const", const=True,
+                   help="smaller scores are better, e.g. distances [smallBetter = TRUE] (default: higher is better)")
+    d.add_argument("--higher-better", dest="lower_better", action="store_const", const=False,
+                   help="larger scores are better [smallBetter = FALSE]")
+    g.add_argument("--missing", type=checked(parse_missing), metavar="HOW",
+                   help="missing scores: refuse, worst, drop, rank-last or a number [na.treat] (package: refuse)")
+    g.add_argument("--aggregate", type=checked(parse_aggregate), metavar="HOW",
+                   help="mean, median or a quantile level in (0, 1) [FUN] (package: mean)")
+    g.add_argument("--test", choices=TESTS, help="the test-based ranking's paired test [test.fun] (wilcoxon)")
+    c = g.add_mutually_exclusive_group()
+    c.add_argument("--continuity", dest="continuity", action="store_const", const=True,
+                   help="Wilcoxon with R's continuity correction (challenger preset)")
+    c.add_argument("--no-continuity", dest="continuity", action="store_const", const=False,
+                   help="Wilcoxon without it (package)")
+    g.add_argument("--adjust", choices=ADJUSTMENTS, dest="adjustment",
+                   help="adjustment of the test-based ranking's p-values [p.adjust.method] (package: holm)")
+    g.add_argument("--alpha", type=number(1e-9, 0.999999), metavar="A",
+                   help="level of the test-based ranking [alpha] (0.05)")
+
+
+def ranking_options(args: argparse.Namespace):
+    """The :class:`~robustness.statistics.ranking_options.RankingOptions` of the command line.
+
+    The preset's options, then those given explicitly.
+    """
+    from robustness.statistics.ranking_options import with_preset
+
+    return with_preset(args.preset, ties=args.ties, lower_better=args.lower_better, missing=args.missing,
+                       aggregate=args.aggregate, test=args.test, continuity=args.continuity,
+                       adjustment=args.adjustment, alpha=args.alpha)
+
+
 def progress(args: argparse.Namespace) -> bool:
     """Progress bars only on a terminal and without --quiet."""
     return not args.quiet and sys.stderr.isatty()
@@ -109,7 +170,10 @@ def execution(args: argparse.Namespace) -> Iterator[int]:
 
 def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra: Any) -> T:
     """The study's options object from the parsed command line (``cls``: a study's options dataclass)."""
-    return cls(orders=args.orders, step=args.step, bootstrap=args.bootstrap, ranking=tuple(args.ranking),
+    from robustness.statistics.ranking_methods import DEFAULT_RANKING
+
+    ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(args.ranking)))  # always computed: the significance
+    return cls(orders=args.orders, step=args.step, bootstrap=args.bootstrap, ranking=ranking,  # analysis uses it
                test_step=args.test_step, tolerance=args.tolerance, seed=args.seed, all_curves=args.all_curves,
                outer=args.outer, margin=args.margin, run_groups=args.run_groups, **extra)
 

@@ -1,7 +1,10 @@
 """One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG and PDF.
 
 Figure modules never recompute: they read the tables a study wrote and draw
-them through :mod:`robustness.reporting.plotting`. :func:`make_all` draws every figure
+them through :mod:`robustness.reporting.plotting` (and :mod:`robustness.reporting.rank_plots`).
+A module's ``NEEDS`` names the tables it reads; :func:`make_all` draws it only
+where the study wrote them (a per-case table study that could not run the
+resampling engines has no curves, and its warnings say why). :func:`make_all` draws every figure
 of a study's results folder in one call. Tables hold every ranking method's
 rows (column ``ranking``); a figure of one method selects its rows with
 :func:`for_ranking`, and a per-method figure is saved under :func:`method_path`.
@@ -17,7 +20,9 @@ FIGURES = {
                          "fig_05_rank_blobs", "fig_06_kendall_tau", "fig_09_significance_map",
                          "fig_10_test_set_size", "fig_11_convergence_auc", "fig_12_ranking_agreement"),
     "qa_rank_convergence": ("fig_07_qa_convergence", "fig_12_ranking_agreement"),
-    "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement"),
+    "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement", "fig_16_podium",
+                               "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
+                               "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks"),
     "design_study": ("fig_13_design_tau", "fig_14_design_size", "fig_15_design_calibration"),
 }
 
@@ -52,6 +57,25 @@ def method_path(out_path, ranking: str) -> Path:
     return out if ranking == "aggregate" else out.with_name(f"{out.name}_{ranking}")
 
 
+def read(results_dir, name: str):
+    """A table of a results folder as it was written (names stay text).
+
+    :func:`robustness.reporting.study_result.read_table` reads it.
+
+    Parameters
+    ----------
+    results_dir : path
+    name : str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    from robustness.reporting.study_result import read_table
+
+    return read_table(Path(results_dir) / name)
+
+
 def save(fig, out_path) -> list[Path]:
     """Save ``fig`` as ``out_path`` with .png and .pdf suffixes; close it."""
     import matplotlib.pyplot as plt
@@ -79,5 +103,8 @@ def make_all(results_dir, *, study: str = "rank_convergence") -> list[Path]:
     results_dir = Path(results_dir)
     paths = []
     for name in FIGURES[study]:
-        paths += importlib.import_module(f"figures.{name}").make(results_dir, results_dir / "figures" / name)
+        module = importlib.import_module(f"figures.{name}")
+        if not all((results_dir / need).exists() for need in getattr(module, "NEEDS", ())):
+            continue
+        paths += module.make(results_dir, results_dir / "figures" / name)
     return paths

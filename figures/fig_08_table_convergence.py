@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: The tables the figure reads (it is drawn only where the study wrote them).
+NEEDS = ("curves_summary.csv",)
+
 
 def make(results_dir, out_path):
     """Draw the figure from a results folder, once per ranking method; save .png and .pdf; return the paths.

@@ -18,6 +18,7 @@ truth           4   the resamples of the agreement with the latent truth
 spread          5   the resamples of Table 4's intervals
 answer_counts   7   the resamples of Table 5's intervals (QA)
 gold_comparison 8   the resampled test sets (and their orders) behind the comparison of golds' curves
+ranks           9   per-case tables: random tie-breaking and the resamples of every task's rank distributions
 ============== === ==========================================================
 
 The design study (``index``: the population ``p`` or the replicate ``r``):
@@ -54,7 +55,8 @@ SeedLike = int | np.integer | Sequence[int] | np.random.SeedSequence | np.random
 
 #: The resampling studies' streams (None: the seed itself).
 STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "bootstrap": 2, "uncertainty": 3,
-                                        "truth": 4, "spread": 5, "answer_counts": 7, "gold_comparison": 8}
+                                        "truth": 4, "spread": 5, "answer_counts": 7, "gold_comparison": 8,
+                                        "ranks": 9}
 
 #: The design study's streams.
 DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "random_golds": 3, "orders": 4,

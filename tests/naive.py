@@ -96,7 +96,10 @@ def twin_blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
 
 
 def twin_rank_rows(scores, tol, method):
-    """Ranks per row: 1 = highest; neighbours within ``tol`` in sorted order tie; nan last; 0 average, 1 min."""
+    """Ranks per row: 1 = highest; neighbours within ``tol`` in sorted order tie; nan last.
+
+    ``method``: 0 average, 1 min, 2 max, 3 first (tied runs in the order of their index).
+    """
     scores = np.asarray(scores, dtype=float)
     out = np.empty(scores.shape)
     for i, row in enumerate(scores):
@@ -112,9 +115,13 @@ def twin_rank_rows(scores, tol, method):
         groups.append(current)
         start = 1
         for g in groups:
-            r = start + (len(g) - 1) / 2 if method == 0 else start
-            for _, k in g:
-                out[i, k] = r
+            if method == 3:
+                for pos, k in enumerate(sorted(k for _, k in g)):
+                    out[i, k] = start + pos
+            else:
+                r = {0: start + (len(g) - 1) / 2, 1: start, 2: start + len(g) - 1}[method]
+                for _, k in g:
+                    out[i, k] = r
             start += len(g)
     return out
 

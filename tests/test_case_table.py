@@ -44,11 +44,21 @@ def test_unknown_unit_column(table, tmp_path, capsys):
             r"t\.csv: no column 'encountr' \(--unit\); columns: case, algorithm, value, encounter")
 
 
-@pytest.mark.parametrize("value,shown", [("abc", "abc"), ("inf", "inf"), ("", "nan")])
-def test_non_numeric_or_infinite_value(table, tmp_path, capsys, value, shown):
+@pytest.mark.parametrize("value,shown,what", [("abc", "abc", "is not a finite number"),
+                                               ("inf", "inf", "is not a finite number"),
+                                               ("", "nan", r"is empty \(a missing score: choose a treatment with "
+                                                           "--missing\\)")])
+def test_non_numeric_or_infinite_value(table, tmp_path, capsys, value, shown, what):
     edit(table, 4, "value", value)
     refused(["--table", str(table), "--out", str(tmp_path / "o")], capsys,
-            rf"t\.csv: row 5: value {shown} for algorithm 2, case 1 is not a finite number")
+            rf"t\.csv: row 5: value {shown} for algorithm 2, case 1 {what}")
+
+
+@pytest.mark.parametrize("value", ["abc", "inf"])
+def test_text_or_infinite_refused_even_with_a_missing_treatment(table, tmp_path, capsys, value):
+    edit(table, 4, "value", value)
+    refused(["--table", str(table), "--missing", "drop", "--out", str(tmp_path / "o")], capsys,
+            rf"t\.csv: row 5: value {value} for algorithm 2, case 1 is not a finite number")
 
 
 def test_duplicate_case_algorithm_with_another_value(table, tmp_path, capsys):

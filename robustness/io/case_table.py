@@ -1,7 +1,8 @@
 """Reading a per-case score table from another pipeline (challengeR's long format), checked line by line.
 
-One row per case and algorithm (and optionally per ``strategy`` / ``metric``)
-with a numeric, finite score. Bad tables end in one line naming the file,
+One row per case and algorithm (and optionally per ``strategy`` / ``metric``, and
+per task) with a numeric, finite score (or an empty one, where a missing-score
+treatment is chosen). Bad tables end in one line naming the file,
 row and column: a missing column, a non-numeric or infinite value, the same
 (case, algorithm) twice with different values, an algorithm without a value
 for some case, a case in two units. An exact
@@ -46,7 +47,8 @@ def _read(path: Path):
 
 
 def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_column: str = "algorithm",
-                    value_column: str = "value", unit_column: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+                    value_column: str = "value", unit_column: str | None = None, task_column: str | None = None,
+                    allow_missing: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The checked table and its notes.
 
     Parameters
@@ -57,6 +59,13 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
         The columns holding the case, the run (challengeR's ``algorithm``) and the score.
     unit_column : str, optional
         A column grouping cases into resampling units.
+    task_column : str, optional
+        A column naming the task: each task is its own leaderboard, with its own cases. Default: ``task`` when
+        the table has that column.
+    allow_missing : bool
+        Keep empty scores (nan) and (run, case) pairs without a row, for a missing-score treatment
+        (:mod:`robustness.statistics.ranking_options`); otherwise they are refused. Text or infinite scores are
+        refused either way.
 
     Returns
     -------
@@ -77,13 +86,15 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     case, algorithm, value, unit = case_column, run_column, value_column, unit_column
     path = Path(path)
     table = _read(path)
-    for option, column in (("--case", case), ("--algorithm", algorithm), ("--value", value), ("--unit", unit)):
+    task = task_column if task_column is not None else ("task" if "task" in table.columns else None)
+    for option, column in (("--case", case), ("--algorithm", algorithm), ("--value", value), ("--unit", unit),
+                           ("--task", task)):
         if column is not None and column not in table.columns:
             raise InputError(f"{path}: no column {column!r} ({option}); columns: "
                              + ", ".join(map(str, table.columns)))
     if not len(table):
         raise InputError(f"{path}: the table has no rows")
-    keys = [case, algorithm] + [c for c in SCHEME_COLUMNS if c in table.columns]
+    keys = [case, algorithm] + [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
     text = [*keys, *([unit] if unit else [])]
     table = table.copy()
     for c in text:
@@ -92,11 +103,14 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
             raise InputError(f"{path}: row {row + 1}: empty {c!r}")
         table[c] = table[c].astype(str)
     numbers = pd.to_numeric(table[value], errors="coerce").astype(np.float64)
-    bad = ~np.isfinite(numbers.to_numpy())
+    empty = table[value].isna().to_numpy()
+    bad = ~np.isfinite(numbers.to_numpy()) & ~(empty & allow_missing)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
+        what = "is empty (a missing score: choose a treatment with --missing)" if empty[row] else \
+            "is not a finite number"
         raise InputError(f"{path}: row {row + 1}: {value} {table[value].iloc[row]!s} for algorithm "
-                         f"{table[algorithm].iloc[row]}, case {table[case].iloc[row]} is not a finite number")
+                         f"{table[algorithm].iloc[row]}, case {table[case].iloc[row]} {what}")
     table[value] = numbers
     notes = []
     exact = table.duplicated(keys + [value])
@@ -110,9 +124,11 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
         r = table.iloc[rows[0]]
         raise InputError(f"{path}: algorithm {r[algorithm]}, case {r[case]} has two different values "
                          f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
-    schemes = [c for c in SCHEME_COLUMNS if c in table.columns]
-    algorithms, cases = sorted(set(table[algorithm])), sorted(set(table[case]))
-    for key, df in (table.groupby(schemes, sort=False) if schemes else [((), table)]):
+    schemes = [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
+    groups = [] if allow_missing else table.groupby(schemes, sort=False) if schemes else [((), table)]
+    for key, df in groups:  # a task has its own runs and cases; the schemes of one task share them
+        algorithms = sorted(set((df if task else table)[algorithm]))
+        cases = sorted(set((df if task else table)[case]))
         have = set(zip(df[algorithm], df[case]))
         if len(have) < len(algorithms) * len(cases):
             a, c = next((a, c) for a in algorithms for c in cases if (a, c) not in have)

@@ -89,6 +89,8 @@ class Metric:
         exact (integer sums, one float division).
     description : str
         One line for reports.
+    lower_better : bool
+        Smaller values are better (an error rate such as ``FP / (TP + FP)``); rankings then put the smallest first.
 
     Examples
     --------
@@ -101,6 +103,7 @@ class Metric:
     numerator: tuple
     denominator: tuple
     description: str = ""
+    lower_better: bool = False
 
     def __post_init__(self) -> None:
         """Check the weights: three finite numbers each, a denominator that is not all zero."""

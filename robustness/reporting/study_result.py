@@ -119,6 +119,13 @@ for _name, _holds, _index in (
     ("calibration_truth.csv", "the calibration study: each population's true expected L1 by test-set size", False),
     ("calibration_distances.csv", "the calibration study: every test set's distance estimate beside its truth",
      False),
+    ("ranking.csv", "every task's leaderboard under every ranking method: value and rank of each run", False),
+    ("consensus.csv", "the consensus ranking across tasks (mean or median rank) under every ranking method", False),
+    ("case_ranks.csv", "per task and run: on how many cases the run takes each rank (per-case ranking)", False),
+    ("rank_bootstrap.csv", "per task, method and run: bootstrap median rank and 95% rank interval", False),
+    ("rank_frequency.csv", "per task, method and run: share of bootstrap resamples at each rank", False),
+    ("rank_bootstrap_tau.csv", "per task and method: Kendall's tau between the ranking and each resample's",
+     False),
     (VERDICTS, "one row per finding the report states, with its value, interval and the table behind it", False),
 ):
     register_table(_name, _holds, index=_index)
@@ -131,7 +138,8 @@ VERDICT_COLUMNS = ("claim", "ranking", "strategy", "metric", "average", "stateme
                    "high", "level", "count", "total", "table")
 
 #: Columns that hold names, whatever they look like (a run called ``1`` or ``NA`` stays that text).
-_TEXT = {"system", "other", "next", "run", "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
+_TEXT = {"system", "other", "next", "run", "task", "absent",
+         "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
          "average", "ranking", "other_ranking", "unit", "statistic", "method", "image", "encounter", "case",
          "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}
 

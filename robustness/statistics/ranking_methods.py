@@ -124,16 +124,16 @@ def _aggregate(schemes, **options):
     return schemes
 
 
-def _rank_then_aggregate(schemes, **options):
+def _rank_then_aggregate(schemes, *, ties="average", **options):
     from robustness.statistics.schemes import rank_then_aggregate
 
-    return rank_then_aggregate(schemes, **options)
+    return rank_then_aggregate(schemes, ties=ties)
 
 
-def _test_based(schemes, **options):
+def _test_based(schemes, *, alpha=0.05, adjustment="holm", **options):
     from robustness.statistics.test_based import PairedTests
 
-    return PairedTests.from_schemes(schemes, **options)
+    return PairedTests.from_schemes(schemes, alpha=alpha, adjustment=adjustment)
 
 
 #: The registry: every ranking method a study can use, in the order reports list them.
@@ -242,7 +242,8 @@ def prepare(schemes: Any, name: str, **options: Any) -> Rankable:
     name : str
         A registered method.
     **options
-        Passed to the method's ``prepare`` (e.g. ``alpha`` and ``adjustment`` of the test-based ranking).
+        The ranking options; each method's ``prepare`` reads those it has (``ties``: the per-case tie rule of
+        rank-then-aggregate; ``alpha`` and ``adjustment``: the test-based ranking's) and ignores the others.
 
     Returns
     -------
@@ -250,8 +251,14 @@ def prepare(schemes: Any, name: str, **options: Any) -> Rankable:
         ``aggregate``: ``schemes`` itself; ``rank-then-aggregate``: the macro schemes with per-case ranks as
         statistics; ``test-based``: a :class:`~robustness.statistics.test_based.PairedTests` of the macro schemes.
     """
+    import inspect
+
     method = get_ranking(name)
     if method.per_case and not any(schemes.is_macro(s) for s in range(len(schemes.names))):
         raise ValueError(f"{method.label} ranks per-case scores: it exists for macro schemes only, and these "
                          "schemes are all micro")
+    params = inspect.signature(method.prepare).parameters.values()
+    if not any(p.kind is p.VAR_KEYWORD for p in params):  # a method that takes no options gets none
+        names = {p.name for p in params}
+        options = {k: v for k, v in options.items() if k in names}
     return method.prepare(schemes, **options)

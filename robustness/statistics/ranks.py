@@ -6,8 +6,14 @@ Rank 1 is the best (highest) score. Scores that differ by at most ``tol``
 (default 1e-12) from their neighbour in sorted order are tied: a macro score
 summed in another order can differ in its last bits, and that is not a
 difference between runs. Ties get the average of the ranks they span
-(``ties="average"``, default) or the smallest (``ties="min"``, as in
-competition rankings "1, 2, 2, 4"). A nan score ranks last (nan scores tie).
+(``ties="average"``, default), the smallest (``"min"``, as in competition
+rankings "1, 2, 2, 4"), the largest (``"max"``), consecutive ranks in the
+runs' order (``"first"``) or in a random order (``"random"``, drawn from
+``rng``). These are R's ``rank(ties.method=)`` rules, which challengeR uses.
+A nan score ranks last; nan scores tie among themselves under ``average``,
+``min``, ``max`` and ``random`` (all at the rank after the scored runs under
+``random``, as challengeR's ``rankNA2``) and follow the runs' order under
+``first``.
 
 Distances
 ---------
@@ -25,10 +31,12 @@ from numpy.typing import ArrayLike
 
 from robustness import _kernels
 
-__all__ = ["rank", "l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES"]
+__all__ = ["rank", "l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES", "TIE_RULES"]
 
 TIE_TOL = 1e-12
-TIES = {"average": 0, "min": 1}
+TIES = {"average": 0, "min": 1, "max": 2, "first": 3}
+#: Every tie rule :func:`rank` knows (``random`` is ``first`` on a random order of the runs).
+TIE_RULES = (*TIES, "random")
 
 
 def ties_code(ties: str) -> int:
@@ -36,30 +44,37 @@ def ties_code(ties: str) -> int:
 
     Parameters
     ----------
-    ties : {'average', 'min'}
+    ties : {'average', 'min', 'max', 'first'}
 
     Returns
     -------
     int
-        0 for ``average``, 1 for ``min``.
+        0 for ``average``, 1 for ``min``, 2 for ``max``, 3 for ``first``.
     """
     try:
         return TIES[ties]
     except KeyError:
-        raise ValueError(f"ties must be one of {tuple(TIES)}, got {ties!r}") from None
+        hint = (" (random ties are broken by random draws: the engines that record curves need a deterministic "
+                "rule)") if ties == "random" else ""
+        raise ValueError(f"ties must be one of {tuple(TIES)}, got {ties!r}{hint}") from None
 
 
-def rank(scores: ArrayLike, *, ties: str = "average", tol: float = TIE_TOL) -> np.ndarray:
-    """Ranks along the last axis (1 = best; higher scores are better).
+def rank(scores: ArrayLike, *, ties: str = "average", tol: float = TIE_TOL, lower_better: bool = False,
+         rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """Ranks along the last axis (1 = best; higher scores are better unless ``lower_better``).
 
     Parameters
     ----------
     scores : array_like
         Scores along the last axis (nan ranks last).
-    ties : {'average', 'min'}
-        Tied scores get the average of the ranks they span, or the smallest.
+    ties : {'average', 'min', 'max', 'first', 'random'}
+        The tie rule (module notes).
     tol : float
         Scores within ``tol`` of their neighbour in sorted order are tied.
+    lower_better : bool
+        Rank the lowest score first.
+    rng : numpy.random.Generator or int, optional
+        For ``ties="random"``: a fresh random order of the runs for every ranking along the leading axes.
 
     Returns
     -------
@@ -74,15 +89,29 @@ def rank(scores: ArrayLike, *, ties: str = "average", tol: float = TIE_TOL) -> n
     array([1., 3., 1., 4.])
     >>> rank([0.2, np.nan, 0.3])
     array([2., 3., 1.])
+    >>> rank([0.9, 0.5, 0.9, 0.1], ties="max", lower_better=True)
+    array([4., 2., 4., 1.])
     """
-    code = ties_code(ties)
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
     if tol < 0:
         raise ValueError(f"tol must be >= 0, got {tol}")
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim == 0:
         raise ValueError("scores must have at least one axis")
     flat = np.ascontiguousarray(s.reshape(-1, s.shape[-1]))
-    return _kernels.rank_rows(flat, float(tol), code).reshape(s.shape)
+    if lower_better:
+        flat = -flat
+    if ties != "random":
+        return _kernels.rank_rows(flat, float(tol), TIES[ties]).reshape(s.shape)
+    gen = np.random.default_rng(rng)
+    perm = np.argsort(gen.random(flat.shape), axis=1)  # a random order of the runs, per ranking
+    rows = np.arange(flat.shape[0])[:, None]
+    ranked = np.empty_like(flat)
+    ranked[rows, perm] = _kernels.rank_rows(np.ascontiguousarray(flat[rows, perm]), float(tol), TIES["first"])
+    missing = np.isnan(flat)
+    ranked[missing] = np.broadcast_to((~missing).sum(axis=1, keepdims=True) + 1.0, flat.shape)[missing]
+    return ranked.reshape(s.shape)
 
 
 def l1(a: ArrayLike, b: ArrayLike) -> np.ndarray:

@@ -523,13 +523,13 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
     return b.build(runs, units, policy, unit_name or unit_column or "case")
 
 
-def rank_then_aggregate(schemes: Schemes) -> Schemes:
+def rank_then_aggregate(schemes: Schemes, *, ties: str = "average") -> Schemes:
     """The macro schemes of ``schemes`` with per-case ranks in place of per-case scores.
 
     On every case (image, or the case of a per-case table) the runs are ranked
-    by their score (1 = best; scores within 1e-12 tie and get the average rank,
-    :func:`robustness.statistics.ranks.rank`); a run without a score on a case (nan) is
-    left out of that case's ranking and its rank there is nan, which the
+    by their score (1 = best; scores within 1e-12 tie and get the rank of the
+    tie rule ``ties``, average by default, :func:`robustness.statistics.ranks.rank`);
+    a run without a score on a case (nan) is left out of that case's ranking and its rank there is nan, which the
     empty-pair policy then treats as it treats a nan score (left out of the
     mean, or propagated under ``official``). Each per-case value is **minus**
     the rank, so that the scheme's mean is minus the mean rank and every engine
@@ -540,6 +540,8 @@ def rank_then_aggregate(schemes: Schemes) -> Schemes:
     Parameters
     ----------
     schemes : Schemes
+    ties : {'average', 'min', 'max', 'first'}
+        The per-case tie rule.
 
     Returns
     -------
@@ -567,6 +569,6 @@ def rank_then_aggregate(schemes: Schemes) -> Schemes:
     b = _Builder(codes, schemes.n_units)
     for s in macro:
         v = schemes.per_case[s]  # (R, N)
-        ranks = rank(v.T).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
+        ranks = rank(v.T, ties=ties).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
         b.macro(schemes.names[s], np.where(np.isnan(v), np.nan, -ranks), schemes.empty)
     return b.build(schemes.runs, schemes.units, schemes.empty, schemes.unit, ranking="rank-then-aggregate")

@@ -66,6 +66,11 @@ class ResamplingOptions:
         Runs whose population scores differ by at most this count as tied in the distance to unlimited data.
     run_groups : str
         How the runs' groups (teams) of that estimate's prior are found: 'auto' (from the run names) or 'none'.
+    ties : str
+        The tie rule of every ranking the engines form (average, min, max, first:
+        :func:`robustness.statistics.ranks.rank`).
+    alpha, adjustment : float, str
+        The test-based ranking's level and adjustment over the pairs (holm or none).
     """
 
     orders: int = 200
@@ -79,6 +84,9 @@ class ResamplingOptions:
     outer: int = 200
     margin: float = 0.0
     run_groups: str = "auto"
+    ties: str = "average"
+    alpha: float = 0.05
+    adjustment: str = "holm"
 
     def __post_init__(self) -> None:
         """Check the values; put the default ranking method first."""
@@ -147,18 +155,19 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
 
     boot_schemes = schemes if boot_schemes is None else boot_schemes
     convs, boots = {}, {}
+    chosen = {"ties": options.ties, "alpha": options.alpha, "adjustment": options.adjustment}
     for name in options.ranking:
         method = get_ranking(name)
-        boot_stats = prepare(boot_schemes, name)
+        boot_stats = prepare(boot_schemes, name, **chosen)
         if method.additive:
-            conv_stats = boot_stats if boot_schemes is schemes else prepare(schemes, name)
+            conv_stats = boot_stats if boot_schemes is schemes else prepare(schemes, name, **chosen)
             step = options.step
         else:
             conv_stats, step = boot_stats, options.test_step
-        convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, n_jobs=n_jobs,
-                                       progress=progress, rng=options.rng("orders"))
-        boots[name] = bootstrap(boot_stats, n_resamples=options.bootstrap, n_jobs=n_jobs, progress=progress,
-                                rng=options.rng("bootstrap"))
+        convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, ties=options.ties,
+                                       n_jobs=n_jobs, progress=progress, rng=options.rng("orders"))
+        boots[name] = bootstrap(boot_stats, n_resamples=options.bootstrap, ties=options.ties, n_jobs=n_jobs,
+                                progress=progress, rng=options.rng("bootstrap"))
     return Resampled(convs, boots)
 
 

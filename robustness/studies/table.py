@@ -1,17 +1,32 @@
-"""Rank convergence, bootstrap and significance for per-case scores from any pipeline (a challengeR-style table).
+"""Rankings, rank convergence, bootstrap and significance for per-case scores from any pipeline (challengeR's table).
 
-The table has one row per case and run with a score (higher is better) in long
-format, optionally ``strategy`` and ``metric`` columns holding several schemes and
-a column grouping cases into resampling units (:func:`robustness.io.read_case_table`).
-Scores are averaged over cases (macro), as challengeR does.
+The table has one row per case and run with a score in long format, optionally a
+task column (each task its own leaderboard), ``strategy`` and ``metric`` columns
+holding several schemes, and a column grouping cases into resampling units
+(:func:`robustness.io.read_case_table`).
+
+Two parts:
+
+- every task's leaderboard under every ranking method and the ranking options
+  (:mod:`robustness.statistics.case_rankings`: ``ranking.csv``), the consensus
+  across tasks (``consensus.csv``), and bootstrap rank distributions under the
+  same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
+  ``rank_bootstrap_tau.csv``);
+- for a one-task table whose options the resampling engines implement (mean
+  aggregation, a deterministic tie rule, the Wilcoxon test without continuity
+  correction under Holm or no adjustment, no missing scores), the convergence
+  curves, score intervals, significance and distance to unlimited data of the
+  main job. Where they cannot run, the results' warnings say why.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.studies.common import (
@@ -26,9 +41,13 @@ from robustness.studies.common import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.statistics.case_rankings import TaskScores
+    from robustness.statistics.ranking_options import RankingOptions
     from robustness.statistics.schemes import Schemes
 
-__all__ = ["TableOptions", "run", "fingerprint"]
+__all__ = ["TableOptions", "run", "fingerprint", "engine_obstacles", "rank_tables"]
 
 STUDY = "table_rank_convergence"
 #: The report and its figure show at most this many schemes of a table.
@@ -37,35 +56,172 @@ SHOWN_SCHEMES = 4
 
 @dataclass(frozen=True)
 class TableOptions(ResamplingOptions):
-    """The per-case table study's options: those of every resampling study."""
+    """The per-case table study's options: those of every resampling study, and the consensus across tasks.
+
+    Attributes
+    ----------
+    consensus : str
+        ``mean-rank`` or ``median-rank`` (:func:`robustness.statistics.case_rankings.consensus`).
+    task_weights : tuple of (str, float)
+        Weights of the tasks in the consensus (default 1 each).
+    """
+
+    consensus: str = "mean-rank"
+    task_weights: tuple = ()
 
 
-def fingerprint(schemes: Schemes) -> str:
+def engine_obstacles(ranking_options: RankingOptions, methods: Sequence[str], tasks: Sequence[TaskScores], *,
+                     n_tasks: int = 1) -> list:
+    """Why the resampling engines (curves, intervals, significance) cannot run on this table: one line each.
+
+    Parameters
+    ----------
+    ranking_options : RankingOptions
+    methods : sequence of str
+    tasks : sequence of TaskScores
+        The leaderboards (a task's strategies and metrics are several; the engines hold them together).
+    n_tasks : int
+        The tasks of the table's task column (1 without one).
+
+    Returns
+    -------
+    list of str
+        Empty when they can run.
+    """
+    o = ranking_options
+    why = []
+    if max(len(t.runs) for t in tasks) < 2:
+        why.append("one run only (nothing to compare)")
+    if max(int(t.units.max()) + 1 for t in tasks) < 2:
+        why.append("one unit only (curves and resamples need at least 2)")
+    if n_tasks > 1:
+        why.append("the table has several tasks (the curves are per leaderboard: select one task with --only-task)")
+    if any(np.isnan(t.values).any() for t in tasks):
+        why.append("the table has missing scores")
+    if o.ties == "random":
+        why.append("random ties (curves need a deterministic tie rule)")
+    if o.aggregate != "mean":
+        why.append(f"aggregate {o.aggregate} (the engines add up per-case scores: mean only)")
+    if "test-based" in methods and (o.test != "wilcoxon" or o.continuity or o.adjustment not in ("holm", "none")):
+        why.append("the test-based ranking's options (the engines run the Wilcoxon test without continuity "
+                   "correction, with Holm or no adjustment)")
+    return why
+
+
+def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
+                options: TableOptions, *, n_jobs: int = 1) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
+
+    Parameters
+    ----------
+    tasks : sequence of TaskScores
+    methods : sequence of str
+    ranking_options : RankingOptions
+    options : TableOptions
+        ``bootstrap`` resamples, ``seed``, ``consensus`` and ``task_weights``.
+    n_jobs : int
+        Unused (the rankings of a per-case table take seconds); kept for the studies' common signature.
+
+    Returns
+    -------
+    (tables, notes)
+    """
+    import pandas as pd
+
+    from robustness import _kernels
+    from robustness.statistics.case_rankings import bootstrap_task_ranks, consensus, direction, rank_tasks
+    from robustness.statistics.ranks import rank
+
+    gen = options.rng("ranks")
+    ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
+    tables = {"ranking.csv": ranking}
+    if len(tasks) > 1:
+        weights = dict(options.task_weights) or None
+        tables["consensus.csv"] = pd.concat(
+            [consensus(ranking[ranking.ranking == m], method=options.consensus, weights=weights,
+                       ties=ranking_options.ties if ranking_options.ties != "random" else "min") for m in methods],
+            ignore_index=True)
+    summary, freq, taus = [], [], []
+    for ts in tasks:
+        for m in methods:
+            full = ranking[(ranking.task == ts.task) & (ranking.ranking == m)].set_index("run")["rank"]
+            boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
+            final = full.reindex(ts.runs).to_numpy(dtype=np.float64)
+            ranked = ~np.isnan(final)
+            for r, run in enumerate(ts.runs):
+                if not ranked[r]:
+                    continue
+                col = boot[:, r]
+                col = col[~np.isnan(col)]
+                lo, med, hi = np.quantile(col, [0.025, 0.5, 0.975]) if col.size else (np.nan,) * 3
+                summary.append({"task": ts.task, "ranking": m, "run": run, "rank": final[r], "median_rank": med,
+                                "low": lo, "high": hi, "resamples": int(col.size)})
+                values, counts = np.unique(col, return_counts=True)
+                freq += [{"task": ts.task, "ranking": m, "run": run, "rank": v, "share": c / boot.shape[0]}
+                         for v, c in zip(values, counts)]
+            keep = ranked & ~np.isnan(boot).any(axis=0)
+            if keep.sum() >= 2:
+                x = final[keep]
+                taus += [{"task": ts.task, "ranking": m, "resample": b,
+                          "tau": _kernels.kendall_tau_b(x, np.ascontiguousarray(boot[b, keep]))}
+                         for b in range(boot.shape[0])]
+    per_case, case_ranks = [], []
+    for ts in tasks:
+        r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
+        per_case.append(pd.DataFrame({"task": ts.task, "run": np.array(ts.runs)[r_idx.ravel()],
+                                      "case": np.array(ts.cases)[c_idx.ravel()], "value": ts.values.ravel()}))
+        ranks = rank(ts.values.T, ties=ranking_options.ties, lower_better=direction(ts, ranking_options),
+                      rng=gen).T  # (R, N): every run's rank on every case, missing scores last
+        for r, run in enumerate(ts.runs):
+            values, counts = np.unique(ranks[r], return_counts=True)
+            case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for v, c in zip(values, counts)]
+    tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
+    tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
+    tables["rank_bootstrap.csv"] = pd.DataFrame(summary)
+    tables["rank_frequency.csv"] = pd.DataFrame(freq)
+    tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
+    return tables, notes
+
+
+def fingerprint(tasks: Sequence[TaskScores]) -> str:
     """The identity of a table's scores (decides whether a results folder holds this input's results).
 
     Parameters
     ----------
-    schemes : Schemes
+    tasks : sequence of TaskScores
 
     Returns
     -------
     str
     """
-    return hashlib.sha256(schemes.x.tobytes() + repr(schemes.names).encode()
-                          + "|".join(schemes.runs).encode()).hexdigest()
+    h = hashlib.sha256()
+    for t in tasks:
+        h.update(repr((t.task, t.runs, t.cases, t.units.tolist())).encode() + t.values.tobytes())
+    return h.hexdigest()
 
 
-def run(schemes: Schemes, options: TableOptions = TableOptions(), *, source: str, n_jobs: int = 1,
+def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOptions = TableOptions(), *,
+        ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, source: str,
+        unit: str = "case", n_jobs: int = 1,
         progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
-    """The study on the schemes of a per-case table (:func:`robustness.statistics.schemes.schemes_from_table`).
+    """The study on a per-case table: its rankings, and the resampling engines' study where they can run.
 
     Parameters
     ----------
-    schemes : Schemes
-        Macro schemes of the table, on its resampling unit.
+    tasks : sequence of TaskScores
+        The table's leaderboards (:func:`robustness.statistics.case_rankings.task_scores`).
+    schemes : Schemes or None
+        Macro schemes of the table, on its resampling unit, for the engines (None: they do not run;
+        :func:`engine_obstacles` says why, and ``notes`` should hold it).
     options : TableOptions
+    ranking_options : RankingOptions, optional
+        Default: the package's.
+    methods : sequence of str, optional
+        The ranking methods of the leaderboards (default ``options.ranking``).
     source : str
         The table's path, for the report.
+    unit : str
+        What a resampling unit is (the unit column's name, or ``case``).
     n_jobs : int
     progress : bool
     notes : iterable of str
@@ -75,9 +231,24 @@ def run(schemes: Schemes, options: TableOptions = TableOptions(), *, source: str
     -------
     StudyResult
     """
+    from robustness.statistics.ranking_options import RankingOptions
+
+    ranking_options = ranking_options or RankingOptions()
+    tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs)
+    inputs = {"table": source, "fingerprint": fingerprint(tasks), "tasks": [t.task for t in tasks],
+              "runs": len({r for t in tasks for r in t.runs}),
+              "units": schemes.n_units if schemes is not None else int(max(t.units.max() + 1 for t in tasks)),
+              "unit": schemes.unit if schemes is not None else unit,
+              "schemes": [list(n) for n in schemes.names] if schemes is not None else []}
+    meta = {"options": asdict(options), "ranking_options": asdict(ranking_options),
+            "ranking_options_text": ranking_options.describe(), "methods": methods_meta(),
+            "ranking": list(options.ranking), "input": inputs,
+            "warnings": list(notes) + [n for n in rank_notes if n not in notes]}
+    if schemes is None:
+        return StudyResult(STUDY, tables=tables, verdicts=Verdicts().frame(), meta=meta)
     lenient = float(len(schemes.runs))
     resampled = resample(schemes, options, n_jobs=n_jobs, progress=progress)
-    tables = uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient)
+    tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient))
     curves, curve_notes = convergence_tables(resampled.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
     tables.update(curves)
@@ -85,8 +256,5 @@ def run(schemes: Schemes, options: TableOptions = TableOptions(), *, source: str
     verdicts = Verdicts()
     resampling_verdicts(verdicts, tables, schemes.names, lenient=lenient, tolerance=options.tolerance)
     ranking_verdicts(verdicts, tables, schemes.names[:SHOWN_SCHEMES], agreement_file="agreement.csv")
-    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta={
-        "options": asdict(options), "methods": methods_meta(), "ranking": list(options.ranking),
-        "input": {"table": source, "fingerprint": fingerprint(schemes), "runs": len(schemes.runs),
-                  "units": schemes.n_units, "unit": schemes.unit, "schemes": [list(n) for n in schemes.names]},
-        "warnings": list(notes) + curve_notes})
+    meta["warnings"] += curve_notes
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)

@@ -1,0 +1,28 @@
+"""Stacked shares of bootstrap resamples at each rank, per task and ranking method."""
+
+from __future__ import annotations
+
+#: The tables the figure reads (it is drawn only where the study wrote them).
+NEEDS = ('rank_frequency.csv', 'ranking.csv')
+
+
+def make(results_dir, out_path):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    from figures import read, save
+    from robustness.reporting import plotting, rank_plots
+
+    ranking, freq = read(results_dir, "ranking.csv"), read(results_dir, "rank_frequency.csv")
+    keys = list(dict.fromkeys(zip(freq.task, freq.ranking)))
+    with plotting.style():
+        fig, where = rank_plots.task_method_grid(keys)
+        for task, method in keys:
+            rank_plots.rank_frequency_bars(freq, rank_plots.run_order(ranking, task, method), task=task,
+                                           method=method, ax=where[task, method])
+        where[keys[0]].legend(title="rank", fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
+        return save(fig, out_path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    make(sys.argv[1], sys.argv[2])

@@ -1,0 +1,288 @@
+"""Figures of leaderboards per task (challengeR's figure set), from the tables of a results folder.
+
+Podium, ranking heatmap, bootstrap tau, ranks across methods, dot-and-box, rank frequencies and blob plots.
+
+Every function draws one task (or every task, for the cross-task figures) on the axes it is given and reads
+only the tables the per-case table study writes: ``ranking.csv``, ``per_case.parquet``, ``case_ranks.csv``,
+``rank_bootstrap.csv``, ``rank_frequency.csv``, ``rank_bootstrap_tau.csv``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+__all__ = ["run_colors", "task_method_grid", "run_order", "podium", "ranking_heatmap", "tau_violins", "method_lines",
+           "dot_box", "rank_frequency_bars", "rank_blobs_by_task"]
+
+
+def run_colors(runs: Iterable[str]) -> dict:
+    """One colour per run, the same in every panel (runs in sorted order through the colour cycle).
+
+    Parameters
+    ----------
+    runs : iterable of str
+
+    Returns
+    -------
+    dict
+        Run -> matplotlib colour.
+    """
+    return {run: f"C{k % 10}" for k, run in enumerate(sorted(set(runs)))}
+
+
+def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.4) -> tuple:
+    """A figure with a row per task and a column per ranking method.
+
+    Parameters
+    ----------
+    keys : list of (str, str)
+        The (task, method) panels.
+    width, height : float
+        Inches per panel.
+
+    Returns
+    -------
+    (figure, dict)
+        The figure and its axes by (task, method); unused cells are hidden.
+    """
+    import matplotlib.pyplot as plt
+
+    tasks = list(dict.fromkeys(t for t, _ in keys))
+    methods = list(dict.fromkeys(m for _, m in keys))
+    fig, axes = plt.subplots(len(tasks), len(methods), figsize=(width * len(methods) + 0.8, height * len(tasks)),
+                             layout="constrained", squeeze=False)
+    where = {(t, m): axes[tasks.index(t), methods.index(m)] for t, m in keys}
+    for ax in axes.ravel():
+        if ax not in where.values():
+            ax.set_visible(False)
+    return fig, where
+
+
+def run_order(ranking: pd.DataFrame, task: str, method: str = "aggregate") -> list:
+    """The runs of ``task`` under ``method``, best first (ties by name).
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        ``ranking.csv``.
+    task, method : str
+
+    Returns
+    -------
+    list of str
+    """
+    r = ranking[(ranking.task == task) & (ranking.ranking == method)].sort_values(["rank", "run"], kind="stable")
+    return list(r.run)
+
+
+def _cases(per_case: pd.DataFrame, task: str) -> pd.DataFrame:
+    return per_case[per_case.task == task].pivot(index="case", columns="run", values="value")
+
+
+def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axes,
+           ax_counts: Axes, value: str = "score") -> None:
+    """The podium (challengeR's): each run at its place, its per-case scores as dots joined across runs per case.
+
+    Below, on how many cases the run takes each per-case rank.
+
+    Parameters
+    ----------
+    per_case, case_ranks : pandas.DataFrame
+        ``per_case.parquet`` and ``case_ranks.csv``.
+    order : list of str
+        The runs, best first.
+    task : str
+    ax, ax_counts : matplotlib.axes.Axes
+        The scores' panel and the rank counts' panel.
+    value : str
+        The y label.
+    """
+    wide = _cases(per_case, task).reindex(columns=order)
+    x = np.arange(1, len(order) + 1)
+    for _, row in wide.iterrows():
+        ax.plot(x, row.to_numpy(dtype=float), color="0.75", lw=0.5, zorder=1)
+    colors = run_colors(order)
+    for k, run in enumerate(order):
+        v = wide[run].to_numpy(dtype=float)
+        ax.scatter(np.full(v.size, x[k]), v, s=10, color=colors[run], zorder=2)
+    ax.set_xticks(x, [f"{k}" for k in x])
+    ax.set_xlabel("place in the leaderboard")
+    ax.set_ylabel(value)
+    counts = case_ranks[case_ranks.task == task]
+    n_r = len(order)
+    width = 0.8 / n_r
+    for k, run in enumerate(order):
+        c = counts[counts.run == run]
+        ax_counts.bar(x[k] - 0.4 + width * (c["rank"].to_numpy() - 0.5), c.cases, width=width, color=colors[run],
+                      label=run)
+    ax_counts.set_xticks(x, order, rotation=45, ha="right", fontsize=7)
+    ax_counts.set_ylabel("cases at\nrank 1..R")
+
+
+def ranking_heatmap(case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axes) -> None:
+    """The ranking heatmap (challengeR's): runs (by place) against per-case rank; colour: the number of cases.
+
+    Parameters
+    ----------
+    case_ranks : pandas.DataFrame
+        ``case_ranks.csv``.
+    order : list of str
+    task : str
+    ax : matplotlib.axes.Axes
+    """
+    c = case_ranks[case_ranks.task == task]
+    n_r = len(order)
+    top = int(np.ceil(c["rank"].max())) if len(c) else n_r
+    m = np.zeros((n_r, top))
+    for k, run in enumerate(order):
+        for _, row in c[c.run == run].iterrows():
+            m[k, int(np.ceil(row["rank"])) - 1] += row.cases
+    im = ax.imshow(m, cmap="Blues", aspect="auto", origin="upper")
+    ax.set_yticks(range(n_r), order, fontsize=7)
+    ax.set_xticks(range(top), [str(k + 1) for k in range(top)], fontsize=7)
+    ax.set_xlabel("rank on a case")
+    for (i, j), v in np.ndenumerate(m):
+        if v:
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=6,
+                    color="white" if v > m.max() / 2 else "black")
+    ax.figure.colorbar(im, ax=ax, label="cases", shrink=0.8)
+
+
+def tau_violins(taus: pd.DataFrame, *, ax: Axes) -> None:
+    """Kendall's tau between each task's ranking and its bootstrap resamples', one violin per task and method.
+
+    Parameters
+    ----------
+    taus : pandas.DataFrame
+        ``rank_bootstrap_tau.csv``.
+    ax : matplotlib.axes.Axes
+    """
+    groups = list(taus.groupby(["task", "ranking"], sort=False))
+    data = [g.tau.dropna().to_numpy() for _, g in groups]
+    pos = np.arange(1, len(groups) + 1)
+    keep = [k for k, d in enumerate(data) if d.size]
+    if keep:
+        parts = ax.violinplot([data[k] for k in keep], positions=pos[keep], showmedians=True, widths=0.8)
+        for body in parts["bodies"]:
+            body.set_alpha(0.5)
+    ax.set_xticks(pos, [f"{t}\n{m}" for (t, m), _ in groups], fontsize=7)
+    ax.set_ylabel("Kendall's tau to the full ranking")
+    ax.set_ylim(min(-0.05, *(float(d.min()) for d in data if d.size)) if keep else -1, 1.02)
+
+
+def method_lines(ranking: pd.DataFrame, *, task: str, ax: Axes) -> None:
+    """Each run's rank under every ranking method (challengeR's line plot), one line per run.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        ``ranking.csv``.
+    task : str
+    ax : matplotlib.axes.Axes
+    """
+    r = ranking[ranking.task == task]
+    methods = list(dict.fromkeys(r.ranking))
+    order = run_order(ranking, task, methods[0])
+    x = np.arange(len(methods))
+    colors = run_colors(order)
+    for run in order:
+        y = [r[(r.ranking == m) & (r.run == run)]["rank"].iloc[0] if ((r.ranking == m) & (r.run == run)).any()
+             else np.nan for m in methods]
+        ax.plot(x, y, marker="o", color=colors[run], label=run)
+    ax.set_xticks(x, methods, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_ylabel("rank")
+    ax.set_title(task, fontsize=9)
+
+
+def dot_box(per_case: pd.DataFrame, order: list, *, task: str, ax: Axes, value: str = "score") -> None:
+    """Per-case scores of every run (dots) with their box plot, runs by place.
+
+    Parameters
+    ----------
+    per_case : pandas.DataFrame
+        ``per_case.parquet``.
+    order : list of str
+    task : str
+    ax : matplotlib.axes.Axes
+    value : str
+        The y label.
+    """
+    wide = _cases(per_case, task).reindex(columns=order)
+    data = [wide[run].dropna().to_numpy(dtype=float) for run in order]
+    ax.boxplot(data, positions=np.arange(1, len(order) + 1), widths=0.6, showfliers=False)
+    jitter = np.random.default_rng(0)  # only spreads the dots sideways; the values are the data's
+    colors = run_colors(order)
+    for k, d in enumerate(data):
+        ax.scatter(k + 1 + jitter.uniform(-0.18, 0.18, d.size), d, s=6, alpha=0.5, color=colors[order[k]])
+    ax.set_xticks(np.arange(1, len(order) + 1), order, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel(value)
+    ax.set_title(task, fontsize=9)
+
+
+def rank_frequency_bars(freq: pd.DataFrame, order: list, *, task: str, method: str, ax: Axes) -> None:
+    """Stacked shares of bootstrap resamples at each rank, one bar per run (by place).
+
+    Parameters
+    ----------
+    freq : pandas.DataFrame
+        ``rank_frequency.csv``.
+    order : list of str
+    task, method : str
+    ax : matplotlib.axes.Axes
+    """
+    f = freq[(freq.task == task) & (freq.ranking == method)]
+    ranks = sorted(set(f["rank"]))
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    bottom = np.zeros(len(order))
+    for j, rk in enumerate(ranks):
+        share = np.array([f[(f.run == run) & (f["rank"] == rk)].share.sum() for run in order])
+        ax.bar(range(len(order)), share, bottom=bottom, color=cmap(j / max(len(ranks) - 1, 1)),
+               label=f"{rk:g}", edgecolor="white", lw=0.3)
+        bottom += share
+    ax.set_xticks(range(len(order)), order, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel("share of resamples")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{task} ({method})", fontsize=9)
+
+
+def rank_blobs_by_task(freq: pd.DataFrame, summary: pd.DataFrame, order: list, *, task: str, method: str,
+                       ax: Axes) -> None:
+    """The blob plot (challengeR's) with the median rank and the 95% rank interval over resamples.
+
+    Area of a blob: share of resamples at that rank; black: median and interval; red cross: the rank on the whole
+    test set.
+
+    Parameters
+    ----------
+    freq, summary : pandas.DataFrame
+        ``rank_frequency.csv`` and ``rank_bootstrap.csv``.
+    order : list of str
+    task, method : str
+    ax : matplotlib.axes.Axes
+    """
+    f = freq[(freq.task == task) & (freq.ranking == method)]
+    s = summary[(summary.task == task) & (summary.ranking == method)].set_index("run")
+    colors = run_colors(order)
+    for k, run in enumerate(order):
+        g = f[f.run == run]
+        ax.scatter(np.full(len(g), k), g["rank"], s=300 * g.share, color=colors[run], alpha=0.6, lw=0)
+        if run in s.index:
+            ax.vlines(k, s.loc[run, "low"], s.loc[run, "high"], color="black", lw=1)
+            ax.scatter([k], [s.loc[run, "median_rank"]], marker="_", s=120, color="black")
+            ax.scatter([k], [s.loc[run, "rank"]], marker="x", s=25, color="red", zorder=3)
+    ax.plot([-0.5, len(order) - 0.5], [0.5, len(order) + 0.5], color="0.8", lw=0.6, zorder=0)
+    ax.set_xticks(range(len(order)), order, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel("rank")
+    ax.invert_yaxis()
+    ax.set_title(f"{task} ({method})", fontsize=9)

@@ -1,0 +1,245 @@
+"""How a leaderboard is formed from per-case scores: one table of options, and the presets that fill it.
+
+Every command that ranks reads its ranking choices from one :class:`RankingOptions`. The options and their
+challengeR names (Wiesenfarth et al., Sci. Rep. 2021; challengeR's ``as.challenge``, ``aggregateThenRank``,
+``rankThenAggregate``, ``testThenRank``):
+
+============== ================================= =========================== ===============================
+option         values                            this package's default      challengeR (``--preset challenger``)
+============== ================================= =========================== ===============================
+``ties``       average, min, max, first, random  average                     min (``ties.method``)
+``lower_better`` True / False                    False (or the metric's)     ``smallBetter``, no default
+``missing``    refuse, worst, drop, rank-last,   refuse                      rank-last (``na.treat``: no
+               a number                                                      default; NA ranks last per case)
+``aggregate``  mean, median, a quantile in (0,1) mean                        ``FUN``, no default (mean here)
+``test``       wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
+``continuity`` True / False                      False                       True (R's ``wilcox.test``)
+``adjustment`` none, holm, bonferroni, fdr_bh    holm                        none (``p.adjust.method``)
+``alpha``      (0, 1)                            0.05                        0.05
+============== ================================= =========================== ===============================
+
+``missing``:
+
+- ``refuse``: a missing score ends the run with one line naming the run, case and task;
+- ``worst``: a missing score counts as the worst score any run has on that case (rank-then-aggregate: last on
+  the case);
+- ``drop``: the missing score is left out (aggregate: the run's statistic is over the cases it has; per-case
+  ranks: the run is left out of that case's ranking; tests: the pair is tested on the cases both runs have);
+- ``rank-last`` (challengeR's behaviour, its ``rankNA2``): rank-then-aggregate ranks a missing score after the
+  largest rank of the scored runs of its case (plus 1 under min and random ties; plus the mean of 1..k, k missing,
+  under average; under max and first the missing score stays unranked and the case is left out of that run's
+  aggregate, as in R); the other methods refuse the table until a treatment is chosen, as challengeR does;
+- a number: the missing score is that value (challengeR's ``na.treat = <value>``).
+
+This module imports nothing heavy, so command-line options can be parsed and checked before any work.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+__all__ = ["CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES", "MISSING",
+           "TESTS", "ADJUSTMENTS", "parse_aggregate", "parse_missing", "with_preset", "CHALLENGER_NAMES"]
+
+TIE_RULES = ("average", "min", "max", "first", "random")
+#: How a consensus across tasks orders the runs (:func:`robustness.statistics.case_rankings.consensus`).
+CONSENSUS = ("mean-rank", "median-rank")
+MISSING = ("refuse", "worst", "drop", "rank-last")
+TESTS = ("wilcoxon", "t")
+ADJUSTMENTS = ("none", "holm", "bonferroni", "fdr_bh")
+
+#: The options' names in challengeR, for documents and ``--help``.
+CHALLENGER_NAMES = {"ties": "ties.method", "lower_better": "smallBetter", "missing": "na.treat",
+                    "aggregate": "FUN", "test": "test.fun", "continuity": "wilcox.test(correct=)",
+                    "adjustment": "p.adjust.method", "alpha": "alpha"}
+
+
+#: The direction of metrics that per-case tables often hold and that are not overlap ratios of the metric table
+#: (:data:`robustness.overlap.metrics.METRICS`, whose entries carry their own ``lower_better``): True where
+#: smaller is better. Matched on the metric's name, lower case, without ``-``/``_`` and an ``@...`` suffix.
+METRIC_DIRECTIONS = {
+    "hausdorff": True, "hd": True, "hd95": True, "hausdorff95": True, "assd": True, "asd": True, "masd": True,
+    "surfacedistance": True, "meansurfacedistance": True, "rmse": True, "mse": True, "mae": True,
+    "absolutevolumedifference": True, "volumeerror": True, "fpr": True, "fnr": True, "error": True,
+    "nsd": False, "dice": False, "dsc": False, "jaccard": False, "iou": False, "auc": False, "accuracy": False,
+    "f1": False, "sensitivity": False, "specificity": False, "precision": False, "recall": False,
+}
+
+
+def lower_is_better(metric: str | None) -> tuple[bool, bool]:
+    """The default direction of a metric: (lower_better, known).
+
+    Parameters
+    ----------
+    metric : str or None
+        A metric's name (``hd95``, ``nsd@2``, ``Dice``); None: no metric named.
+
+    Returns
+    -------
+    (bool, bool)
+        Whether smaller is better, and whether the name was recognised (unknown metrics: higher is better).
+
+    Examples
+    --------
+    >>> lower_is_better("HD95"), lower_is_better("nsd@2"), lower_is_better("mystery")
+    ((True, True), (False, True), (False, False))
+    """
+    if metric is None:
+        return False, False
+    key = str(metric).split("@")[0].lower().replace("-", "").replace("_", "").replace(" ", "")
+    if key in METRIC_DIRECTIONS:
+        return METRIC_DIRECTIONS[key], True
+    from robustness.overlap.metrics import METRICS
+
+    entry = METRICS.get(str(metric)) or METRICS.get(key)
+    if entry is not None:
+        return bool(entry.lower_better), True
+    return False, False
+
+
+def parse_aggregate(value: str | float) -> str | float:
+    """``'mean'``, ``'median'`` or a quantile level in (0, 1) (``'0.25'`` -> 0.25).
+
+    Parameters
+    ----------
+    value : str or float
+
+    Returns
+    -------
+    str or float
+
+    Examples
+    --------
+    >>> parse_aggregate("median"), parse_aggregate("0.1")
+    ('median', 0.1)
+    """
+    if isinstance(value, str) and value.strip() in ("mean", "median"):
+        return value.strip()
+    try:
+        q = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"aggregate must be mean, median or a quantile level in (0, 1), got {value!r}") from None
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"a quantile level must lie in (0, 1), got {value!r}")
+    return q
+
+
+def parse_missing(value: str | float) -> str | float:
+    """``refuse|worst|drop|rank-last`` or a finite number that replaces every missing score.
+
+    Parameters
+    ----------
+    value : str or float
+
+    Returns
+    -------
+    str or float
+
+    Examples
+    --------
+    >>> parse_missing("drop"), parse_missing("0")
+    ('drop', 0.0)
+    """
+    if isinstance(value, str) and value.strip() in MISSING:
+        return value.strip()
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"missing must be one of {', '.join(MISSING)} or a number, got {value!r}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"missing must be a finite number, got {value!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class RankingOptions:
+    """The ranking choices (module notes: values, defaults, challengeR's names).
+
+    Attributes
+    ----------
+    ties : str
+    lower_better : bool or None
+        None: the metric's own direction (higher is better for overlap scores).
+    missing : str or float
+    aggregate : str or float
+    test : str
+    continuity : bool
+    adjustment : str
+    alpha : float
+    """
+
+    ties: str = "average"
+    lower_better: bool | None = None
+    missing: str | float = "refuse"
+    aggregate: str | float = "mean"
+    test: str = "wilcoxon"
+    continuity: bool = False
+    adjustment: str = "holm"
+    alpha: float = 0.05
+
+    def __post_init__(self):
+        """Check every option (one line naming the option and its allowed values)."""
+        if self.ties not in TIE_RULES:
+            raise ValueError(f"ties must be one of {', '.join(TIE_RULES)}, got {self.ties!r}")
+        object.__setattr__(self, "missing", parse_missing(self.missing))
+        object.__setattr__(self, "aggregate", parse_aggregate(self.aggregate))
+        if self.test not in TESTS:
+            raise ValueError(f"test must be one of {', '.join(TESTS)}, got {self.test!r}")
+        if self.adjustment not in ADJUSTMENTS:
+            raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {self.adjustment!r}")
+        if not 0.0 < float(self.alpha) < 1.0:
+            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha!r}")
+        if self.lower_better not in (None, True, False):
+            raise ValueError(f"lower_better must be True, False or None, got {self.lower_better!r}")
+
+    def describe(self) -> str:
+        """The options in one line, for reports.
+
+        Returns
+        -------
+        str
+        """
+        direction = {None: "the metric's direction", True: "lower is better", False: "higher is better"}
+        agg = self.aggregate if isinstance(self.aggregate, str) else f"{self.aggregate:g}-quantile"
+        return (f"ties {self.ties}; {direction[self.lower_better]}; missing scores: {self.missing}; aggregate: "
+                f"{agg}; test: {self.test}{' with continuity correction' if self.continuity else ''}, "
+                f"adjustment {self.adjustment}, alpha {self.alpha:g}")
+
+
+#: The presets: the package's own defaults, and challengeR's.
+PRESETS = {
+    "package": RankingOptions(),
+    "challenger": RankingOptions(ties="min", missing="rank-last", continuity=True, adjustment="none"),
+}
+
+
+def with_preset(preset: str = "package", **given: object) -> RankingOptions:
+    """A preset's options with the options given explicitly beside it (those win).
+
+    Parameters
+    ----------
+    preset : {'package', 'challenger'}
+    **given
+        Options given explicitly (None: not given).
+
+    Returns
+    -------
+    RankingOptions
+
+    Examples
+    --------
+    >>> with_preset("challenger", ties="average").ties
+    'average'
+    >>> with_preset("challenger").adjustment
+    'none'
+    """
+    try:
+        base = PRESETS[preset]
+    except KeyError:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}") from None
+    names = {f.name for f in fields(RankingOptions)}
+    unknown = set(given) - names
+    if unknown:
+        raise ValueError(f"unknown ranking option(s): {', '.join(sorted(unknown))}")
+    return replace(base, **{k: v for k, v in given.items() if v is not None})

@@ -1,0 +1,155 @@
+"""The ranking options against an independent port of challengeR's ranking code (tests/challenger_port.py),
+on 2,000 random tables with ties, missing scores, both directions, every tie rule, aggregation and adjustment.
+
+Differences are allowed only where the port's aggregated values tie within floating-point error (|d| <= 1e-12,
+which challengeR compares exactly and this package treats as a tie); those tables are counted and skipped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robustness.statistics.case_rankings import adjust, rank_task, signed_rank_p, task_scores
+from robustness.statistics.ranking_options import with_preset
+from tests import challenger_port as port
+
+ADJUST = {"none": "none", "holm": "holm", "bonferroni": "bonferroni", "fdr_bh": "BH"}
+
+
+def random_case(rng):
+    n_runs, n_cases = int(rng.integers(1, 7)), int(rng.integers(1, 9))
+    grid = rng.choice([4, 10])  # quarters are exact in binary; tenths are not (floating-point near-ties)
+    values = rng.integers(0, 6, size=(n_runs, n_cases)) / grid
+    if rng.random() < 0.4:
+        values[rng.random(values.shape) < 0.15] = np.nan
+    method = rng.choice(["aggregate", "rank-then-aggregate", "test-based"])
+    ties = rng.choice(["min", "average", "max", "first"])
+    fun = ["mean", "median", 0.25][int(rng.integers(0, 3))]
+    missing = rng.choice(["drop", "value"])
+    fill = float(rng.choice([0.0, 1.0, -1.0]))
+    return dict(values=values, method=method, ties=str(ties), fun=fun,
+                small=bool(rng.random() < 0.5), missing=str(missing), fill=fill,
+                adjust=str(rng.choice(list(ADJUST))), alpha=float(rng.choice([0.05, 0.1, 0.3])))
+
+
+def ours(c):
+    runs = [f"A{r + 1}" for r in range(c["values"].shape[0])]
+    cases = [f"C{k + 1}" for k in range(c["values"].shape[1])]
+    rows = [(a, k, c["values"][i, j]) for i, a in enumerate(runs) for j, k in enumerate(cases)]
+    table = pd.DataFrame(rows, columns=["algorithm", "case", "value"])
+    if c["method"] == "rank-then-aggregate":
+        missing = "rank-last"  # challengeR's rankThenAggregate always ranks a missing score last
+    else:
+        missing = "drop" if c["missing"] == "drop" else c["fill"]
+    options = with_preset("challenger", ties=c["ties"], lower_better=c["small"], missing=missing,
+                          aggregate=c["fun"], adjustment=c["adjust"], alpha=c["alpha"])
+    result = rank_task(task_scores(table)[0], c["method"], options)
+    return {run: (v, r) for run, v, r in zip(result.runs, result.statistic, result.ranks) if not math.isnan(r)}
+
+
+def theirs(c):
+    v = c["values"]
+    rows = [(f"A{i + 1}", f"C{j + 1}", None if np.isnan(v[i, j]) else float(v[i, j]))
+            for i in range(v.shape[0]) for j in range(v.shape[1])]
+    treat = "na.rm" if c["missing"] == "drop" else c["fill"]
+    if c["method"] == "aggregate":
+        return port.aggregate_then_rank(rows, c["fun"], c["small"], c["ties"], treat)
+    if c["method"] == "rank-then-aggregate":
+        return port.rank_then_aggregate(rows, c["fun"], c["small"], c["ties"])
+    return port.test_then_rank(rows, c["small"], c["ties"], treat, c["alpha"], ADJUST[c["adjust"]])
+
+
+def near_tie(values):
+    v = sorted(x for x in values if x is not None)
+    return any(0 < b - a <= 1e-12 for a, b in zip(v, v[1:]))
+
+
+def test_preset_equals_the_port_on_2000_random_tables():
+    rng = np.random.default_rng(20261201)
+    compared = near = 0
+    for _ in range(2000):
+        c = random_case(rng)
+        got, want = ours(c), theirs(c)
+        if c["method"] == "test-based" and len(want) == 1:
+            want = {a: (0.0, r) for a, (_, r) in want.items()}  # challengeR: NA share, rank 1; here 0 runs beaten
+        if near_tie([x for x, _ in want.values()]):
+            near += 1
+            continue
+        assert sorted(got) == sorted(want), c
+        n = len(want)
+        for run, (value, rnk) in want.items():
+            assert got[run][1] == rnk, (c, got, want)
+            mine = got[run][0] / max(n - 1, 1) if c["method"] == "test-based" else got[run][0]
+            assert mine == pytest.approx(value, abs=1e-12), (c, got, want)
+        compared += 1
+    # the counts are what the module notes report; they fail if the generator stops producing the cases
+    assert compared >= 1800 and near < 200, (compared, near)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_signed_rank_p_equals_scipy_and_the_port(seed):
+    from scipy.stats import wilcoxon
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 5, size=int(rng.integers(1, 15))) / 4
+    y = rng.integers(0, 5, size=x.size) / 4
+    d = x - y
+    for correct in (False, True):
+        mine = signed_rank_p(d, continuity=correct)
+        r = port.wilcox_p(list(x), list(y), "greater", correct)
+        if (d != 0).sum() == 0:
+            assert mine == 1.0 and (r == 1.0 or math.isnan(r))
+            continue
+        s = wilcoxon(d, alternative="greater", correction=correct, method="approx", zero_method="wilcox").pvalue
+        assert mine == pytest.approx(s, rel=1e-12, abs=1e-15)
+        assert mine == pytest.approx(r, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh"])
+def test_adjust_equals_statsmodels_and_the_port(method):
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        p = rng.random(int(rng.integers(1, 30))) ** 3
+        p[rng.random(p.size) < 0.2] = p[0]  # ties
+        np.testing.assert_allclose(adjust(p, method), multipletests(p, method=method)[1], rtol=1e-12)
+        np.testing.assert_allclose(adjust(p, method), port.p_adjust(list(p), ADJUST[method]), rtol=1e-12)
+
+
+def test_random_ties_draw_every_order_of_a_tie():
+    """``ties='random'``: tied runs take the tied places in a random order (each order about equally often)."""
+    from robustness.statistics.ranks import rank
+
+    draws = rank(np.tile([0.5, 0.9, 0.5, 0.5, 0.1], (3000, 1)), ties="random", rng=1)
+    assert (draws[:, 1] == 1).all() and (draws[:, 4] == 5).all()
+    assert sorted(set(map(tuple, draws[:, [0, 2, 3]].astype(int)))) == sorted(
+        {(2, 3, 4), (2, 4, 3), (3, 2, 4), (3, 4, 2), (4, 2, 3), (4, 3, 2)})
+    share = (draws[:, 0] == 2).mean()
+    assert abs(share - 1 / 3) < 4 * math.sqrt(1 / 3 * 2 / 3 / 3000)
+    # a missing score: after the scored runs, tied with the other missing (challengeR's rankNA2)
+    assert rank([np.nan, 0.2, np.nan], ties="random", rng=0).tolist() == [2.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_weighted_p_values_equal_the_tests_on_repeated_cases(seed):
+    """The vectorised tests of the bootstrap against the plain per-pair tests on each resample's repeated cases."""
+    from robustness.statistics.case_rankings import paired_p_values, weighted_p_values
+
+    rng = np.random.default_rng(seed)
+    n_r, n_c = int(rng.integers(2, 5)), int(rng.integers(1, 9))
+    values = rng.integers(0, 5, size=(n_r, n_c)) / 4
+    values[rng.random(values.shape) < 0.1] = np.nan
+    weights = rng.integers(0, 3, size=(6, n_c))
+    for test in ("wilcoxon", "t"):
+        for continuity in (False, True):
+            for lower in (False, True):
+                got = weighted_p_values(values, weights, test=test, continuity=continuity, lower_better=lower)
+                for b, w in enumerate(weights):
+                    want = paired_p_values(np.repeat(values, w, axis=1), test=test, continuity=continuity,
+                                           lower_better=lower)
+                    np.testing.assert_allclose(got[b], want, rtol=1e-12, atol=1e-15)
