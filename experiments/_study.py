@@ -40,8 +40,13 @@ def _rankings(text: str) -> tuple:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: str | None = None) -> None:
-    """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``)."""
+def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: str | None = None,
+                      engine_ranking: bool = True) -> None:
+    """The resampling and execution options every study shares (checked when parsed: see ``_cli.Parser``).
+
+    ``engine_ranking``: also the ranking options the resampling engines implement (``--ties``, ``--adjust``,
+    ``--alpha``); the per-case table command has the full set instead (:func:`add_ranking_options`).
+    """
     from experiments._cli import (
         integer,
         jobs,
@@ -83,6 +88,13 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
                    help="the runs' groups (teams) in the prior of that estimate: 'auto' reads them from the run "
                         "names (team3-run2 is in team3), 'none' takes every run alone (default auto)")
     g.add_argument("--seed", type=integer(0), default=0, metavar="N", help="seed of everything random (default 0)")
+    if engine_ranking:
+        g.add_argument("--ties", choices=("average", "min", "max", "first"), default="average",
+                       help="tie rule of every ranking [challengeR: ties.method] (default average)")
+        g.add_argument("--adjust", choices=("holm", "none"), default="holm", dest="adjustment",
+                       help="adjustment of the test-based ranking's p-values [p.adjust.method] (default holm)")
+        g.add_argument("--alpha", type=number(1e-9, 0.999999), default=0.05, metavar="A",
+                       help="level of the test-based ranking (default 0.05)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
@@ -173,9 +185,11 @@ def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra:
     from robustness.statistics.ranking_methods import DEFAULT_RANKING
 
     ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(args.ranking)))  # always computed: the significance
-    return cls(orders=args.orders, step=args.step, bootstrap=args.bootstrap, ranking=ranking,  # analysis uses it
-               test_step=args.test_step, tolerance=args.tolerance, seed=args.seed, all_curves=args.all_curves,
-               outer=args.outer, margin=args.margin, run_groups=args.run_groups, **extra)
+    chosen = {k: getattr(args, k) for k in ("ties", "alpha", "adjustment") if getattr(args, k, None) is not None}
+    return cls(**{"orders": args.orders, "step": args.step, "bootstrap": args.bootstrap, "ranking": ranking,
+                  "test_step": args.test_step, "tolerance": args.tolerance, "seed": args.seed,
+                  "all_curves": args.all_curves, "outer": args.outer, "margin": args.margin,
+                  "run_groups": args.run_groups, **chosen, **extra})
 
 
 def say(args: argparse.Namespace) -> Callable[..., None]:

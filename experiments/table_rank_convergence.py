@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rankings-only", action="store_true",
                    help="only the leaderboards, consensus and bootstrap rank distributions (seconds); no curves")
     _study.add_ranking_options(p)
-    _study.add_study_options(p, out="results/table_rank_convergence")
+    _study.add_study_options(p, out="results/table_rank_convergence", engine_ranking=False)
     return p
 
 

@@ -18,7 +18,11 @@ def make(results_dir, out_path):
         for task, method in keys:
             rank_plots.rank_frequency_bars(freq, rank_plots.run_order(ranking, task, method), task=task,
                                            method=method, ax=where[task, method])
-        where[keys[0]].legend(title="rank", fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
+        import matplotlib
+
+        n_runs = int(ranking.groupby(["task", "ranking"]).size().max())
+        scale = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(1, n_runs), cmap="viridis")
+        fig.colorbar(scale, ax=list(where.values()), label="rank (tied runs: average rank)", shrink=0.5)
         return save(fig, out_path)
 
 

@@ -245,10 +245,10 @@ def rank_frequency_bars(freq: pd.DataFrame, order: list, *, task: str, method: s
 
     cmap = matplotlib.colormaps["viridis"]
     bottom = np.zeros(len(order))
-    for j, rk in enumerate(ranks):
+    for rk in ranks:  # one colour scale for every panel: rank 1 dark, the last rank light
         share = np.array([f[(f.run == run) & (f["rank"] == rk)].share.sum() for run in order])
-        ax.bar(range(len(order)), share, bottom=bottom, color=cmap(j / max(len(ranks) - 1, 1)),
-               label=f"{rk:g}", edgecolor="white", lw=0.3)
+        ax.bar(range(len(order)), share, bottom=bottom, color=cmap((rk - 1) / max(len(order) - 1, 1)),
+               edgecolor="white", lw=0.3)
         bottom += share
     ax.set_xticks(range(len(order)), order, rotation=45, ha="right", fontsize=7)
     ax.set_ylabel("share of resamples")

@@ -42,8 +42,8 @@ from robustness.statistics.ranking_options import CONSENSUS, RankingOptions
 from robustness.statistics.ranks import TIE_TOL, rank
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "consensus", "top",
-           "bootstrap_task_ranks",
-           "paired_p_values", "weighted_p_values", "adjust", "signed_rank_p", "METHODS", "CONSENSUS"]
+           "bootstrap_task_ranks", "CONSENSUS_WEIGHTED", "paired_p_values", "weighted_p_values", "adjust",
+           "signed_rank_p", "METHODS", "CONSENSUS"]
 
 METHODS = ("aggregate", "rank-then-aggregate", "test-based")
 
@@ -437,8 +437,10 @@ def weighted_p_values(values: np.ndarray, weights: np.ndarray, *, test: str = "w
 
 def _wins(values: np.ndarray, options: RankingOptions, lower_better: bool,
           weights: np.ndarray | None = None) -> np.ndarray:
-    """Runs beaten by each run (R,), or per weighting (B, R); nan for a run without any score there (left out of
-    the tests and of the family of p-values adjusted together)."""
+    """Runs beaten by each run (R,), or per weighting (B, R).
+
+    nan for a run without any score there (left out of the tests and of the family of p-values adjusted together).
+    """
     w = np.ones((1, values.shape[1])) if weights is None else np.asarray(weights, dtype=np.float64)
     p = weighted_p_values(values, w, test=options.test, continuity=options.continuity, lower_better=lower_better)
     has = (~np.isnan(values)).astype(np.float64)
@@ -643,16 +645,25 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
             raise ValueError(f"weights name unknown task(s): {', '.join(sorted(map(str, unknown)))}")
     if (w < 0).any() or w.sum() <= 0:
         raise ValueError("task weights must be >= 0 with a positive sum")
-    x = filled.to_numpy(dtype=np.float64)
-    if method == "mean-rank":
-        stat = x @ w / w.sum()
-    else:
-        stat = np.array([_weighted_median(row, w) for row in x])
+    stat = CONSENSUS_WEIGHTED[method](filled.to_numpy(dtype=np.float64), w)
     out = pd.DataFrame({"ranking": ranking["ranking"].iloc[0] if len(ranking) else "", "consensus": method,
                         "run": wide.index, "value": stat,
                         "rank": rank(stat, ties=ties, lower_better=True),
                         "absent": [", ".join(np.array(tasks)[a]) for a in absent.to_numpy()]})
     return out.sort_values(["rank", "run"], kind="stable").reset_index(drop=True)
+
+
+def _mean_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return x @ w / w.sum()
+
+
+def _median_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    flat = x.reshape(-1, x.shape[-1])
+    return np.array([_weighted_median(row, w) for row in flat]).reshape(x.shape[:-1])
+
+
+#: The consensus statistics: ranks (..., T) over the tasks and task weights (T,) -> (...).
+CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank}
 
 
 def _weighted_median(x: np.ndarray, w: np.ndarray) -> float:

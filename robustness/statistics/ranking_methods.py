@@ -101,7 +101,8 @@ class RankingMethod:
     prose: str = "**{label}** ranks the runs by their {statistic}"
     short_label: str | None = None
 
-    def describe(self, *, case: str, test_unit: str, n_runs: int) -> str:
+    def describe(self, *, case: str, test_unit: str, n_runs: int, ties: str = "average", adjustment: str = "holm",
+                 alpha: float = 0.05) -> str:
         """The method in one clause of prose, for the report.
 
         Parameters
@@ -111,13 +112,18 @@ class RankingMethod:
         test_unit : str
             The unit of the paired tests.
         n_runs : int
+        ties, adjustment, alpha : str, str, float
+            The study's tie rule and the test-based ranking's adjustment and level.
 
         Returns
         -------
         str
         """
+        adjusted = {"holm": f"together with Holm's step-down method (family-wise error {alpha:.0%})",
+                    "none": f"not adjusted (each test at {alpha:.0%}, challengeR's default)"}.get(
+            adjustment, f"together ({adjustment}, {alpha:.0%})")
         return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
-                                 n_pairs=n_runs * (n_runs - 1))
+                                 n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted)
 
 
 def _aggregate(schemes, **options):
@@ -166,7 +172,7 @@ register_ranking(RankingMethod(
     "rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
     "rank the runs on every case (ties: average rank), then order by mean rank; macro only", _rank_then_aggregate,
     number_format="{:.2f}", short_label="rank-then-\naggregate",
-    prose="**rank-then-aggregate** ranks the runs on every {case} (ties: average rank; a run without a score "
+    prose="**rank-then-aggregate** ranks the runs on every {case} (ties: {ties} rank; a run without a score "
           "there is left out of that {case}'s ranking) and orders them by their mean rank, lower first"))
 register_ranking(RankingMethod(
     "test-based", "test-based", "runs beaten", 1, True,
@@ -175,8 +181,8 @@ register_ranking(RankingMethod(
     additive=False, number_format="{:.1f}",
     prose="**test-based** runs a one-sided paired Wilcoxon signed-rank test for every ordered pair of runs on "
           "per-{test_unit} scores (normal approximation with tie correction; zero differences dropped), adjusts "
-          "the {n_pairs} p-values of a scheme together with Holm's step-down method (family-wise error 5%), and "
-          "ranks the runs by the number of runs they beat significantly (ties: average rank)"))
+          "the {n_pairs} p-values of a scheme {adjusted}, and "
+          "ranks the runs by the number of runs they beat significantly (ties: {ties} rank)"))
 
 #: Non-additive methods' curves record every TEST_STEP-th prefix by default: each recorded prefix reruns every
 #: paired test (benchmarks/bench_ranking_methods.py: about 5 ms per recorded prefix and order on the default

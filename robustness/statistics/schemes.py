@@ -484,7 +484,9 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
     case_column, run_column, value_column : str
         The columns holding the case, the run (challengeR's ``algorithm``) and the score.
     by : tuple of str
-        Columns that name a scheme (missing columns are ignored).
+        Columns that name a scheme (missing columns are ignored). A ``task`` column among them names the scheme's
+        strategy (``task`` or ``task/strategy``); tasks must then share their cases (otherwise rank them apart:
+        :mod:`robustness.statistics.case_rankings`).
     unit_column : str, optional
         A column grouping cases into resampling units (e.g. ``encounter``);
         default: every case is a unit.
@@ -501,6 +503,15 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
         if c not in table:
             raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
     by = [b for b in by if b in table]
+    keys = [case, run, *by]
+    repeated = table.duplicated(keys, keep=False)
+    if repeated.any():
+        r = table[repeated].iloc[0]
+        other = [c for c in ("task", "strategy", "metric") if c in table and c not in by]
+        hint = f": is {other[0]!r} a column that names schemes? pass it in by" if other else ""
+        n_rows = int(((table[keys] == r[keys]).all(axis=1)).sum())
+        raise InputError(f"per-case table: algorithm {r[run]!r}, case {r[case]!r} has {n_rows} rows"
+                         f"{' for one ' + '/'.join(by) if by else ''}{hint}")
     groups = table.groupby(by, sort=False) if by else [((), table)]
     runs = tuple(sorted(table[run].unique()))
     cases = tuple(sorted(table[case].unique()))
@@ -518,7 +529,8 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
             raise InputError(f"per-case table: no value for algorithm {runs[r]!r}, case {cases[c]!r} "
                              f"(scheme {key})")
         label = dict(zip(by, key))
-        name = (str(label.get("strategy", "table")), str(label.get("metric", value)), "macro")
+        strategy = "/".join(str(label[c]) for c in ("task", "strategy") if c in label) or "table"
+        name = (strategy, str(label.get("metric", value)), "macro")
         b.macro(name, wide.to_numpy(dtype=np.float64), policy)
     return b.build(runs, units, policy, unit_name or unit_column or "case")
 

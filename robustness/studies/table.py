@@ -108,6 +108,34 @@ def engine_obstacles(ranking_options: RankingOptions, methods: Sequence[str], ta
     return why
 
 
+def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_options):
+    """The consensus of one method with each run's 95% interval of its consensus rank over the resamples.
+
+    The tasks' cases are resampled independently; resample ``b`` of every task is combined into one consensus.
+    """
+    from robustness.statistics.case_rankings import CONSENSUS_WEIGHTED, consensus
+    from robustness.statistics.ranks import rank
+
+    weights = dict(options.task_weights) or None
+    ties = ranking_options.ties if ranking_options.ties != "random" else "min"
+    frame = consensus(ranking[ranking.ranking == method], method=options.consensus, weights=weights, ties=ties)
+    runs = list(frame.run)
+    w = np.array([float((weights or {}).get(t.task, 1.0)) for t in tasks])
+    per_task = []
+    for t in tasks:
+        b = boots[t.task, method]  # (B, R_t), nan: not ranked in that resample
+        full = np.full((b.shape[0], len(runs)), np.nan)
+        idx = [runs.index(r) for r in t.runs if r in runs]
+        full[:, idx] = b[:, [k for k, r in enumerate(t.runs) if r in runs]]
+        worst = np.nan_to_num(np.nanmax(np.where(np.isnan(full), -np.inf, full), axis=1), neginf=0.0) + 1.0
+        per_task.append(np.where(np.isnan(full), worst[:, None], full))
+    x = np.stack(per_task, axis=2)  # (B, R, T)
+    stat = CONSENSUS_WEIGHTED[options.consensus](x, w)
+    ranks = rank(stat, ties=ties, lower_better=True)
+    lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
+    return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0])
+
+
 def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
                 options: TableOptions, *, n_jobs: int = 1) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
@@ -129,23 +157,19 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     import pandas as pd
 
     from robustness import _kernels
-    from robustness.statistics.case_rankings import bootstrap_task_ranks, consensus, direction, rank_tasks
+    from robustness.statistics.case_rankings import bootstrap_task_ranks, direction, rank_tasks
     from robustness.statistics.ranks import rank
 
     gen = options.rng("ranks")
     ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
     tables = {"ranking.csv": ranking}
-    if len(tasks) > 1:
-        weights = dict(options.task_weights) or None
-        tables["consensus.csv"] = pd.concat(
-            [consensus(ranking[ranking.ranking == m], method=options.consensus, weights=weights,
-                       ties=ranking_options.ties if ranking_options.ties != "random" else "min") for m in methods],
-            ignore_index=True)
     summary, freq, taus = [], [], []
+    boots = {}
     for ts in tasks:
         for m in methods:
             full = ranking[(ranking.task == ts.task) & (ranking.ranking == m)].set_index("run")["rank"]
             boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
+            boots[ts.task, m] = boot
             final = full.reindex(ts.runs).to_numpy(dtype=np.float64)
             ranked = ~np.isnan(final)
             for r, run in enumerate(ts.runs):
@@ -175,6 +199,10 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         for r, run in enumerate(ts.runs):
             values, counts = np.unique(ranks[r], return_counts=True)
             case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for v, c in zip(values, counts)]
+    if len(tasks) > 1:
+        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, tasks, m, options,
+                                                                       ranking_options) for m in methods],
+                                            ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
     tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
     tables["rank_bootstrap.csv"] = pd.DataFrame(summary)

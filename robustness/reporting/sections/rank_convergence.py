@@ -65,7 +65,8 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
     r.table(tab, max_rows=15, caption=(
         f"95% CI: {interval_name(sel)} over {n_units} {boot_unit}s ({o['bootstrap']} resamples, paired across "
-        "runs); ranks tie within 1e-12 (average ranks). Neighbouring runs whose intervals overlap may still "
+        f"runs); ranks tie within 1e-12 ({o.get('ties', 'average')} ranks). "
+        "Neighbouring runs whose intervals overlap may still "
         "differ; the next section tests every pair."))
     r.figure("figures/fig_04_forest.png", f"Every run's score with its 95% {interval_name(sel)} interval over "
              f"{boot_unit}s, under the official gold, micro and macro Jaccard.")

@@ -19,10 +19,13 @@ from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
 __all__ = ["ranking_methods_section"]
 
 
-def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, test_step: int) -> None:
+def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, test_step: int,
+              options: dict | None = None) -> None:
     order = list(RANKING_METHODS)  # the registry's order, whatever the order of --ranking
     methods = sorted(methods, key=lambda m: order.index(m) if m in order else len(order))
-    parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs) for m in methods]
+    o = options or {}
+    chosen = {k: o[k] for k in ("ties", "adjustment", "alpha") if k in o}
+    parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs, **chosen) for m in methods]
     r.paragraph("The same per-case scores, three ways to a leaderboard (challengeR's families): " + "; ".join(parts)
                 + ". Rank-then-aggregate and test-based need per-case scores: they exist for macro schemes only, "
                 "and micro leaderboards are aggregate-then-rank; the significance analysis and the distance to "
@@ -74,7 +77,8 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
     first = sel(ci_table, methods[0], schemes[0])
     n_runs, n_resamples = len(first), int(first.n_resamples.iloc[0])
     r.heading("How much does the ranking method change the leaderboard?")
-    _describe(r, methods, case=case, test_unit=test_unit, n_runs=n_runs, test_step=res.options["test_step"])
+    _describe(r, methods, case=case, test_unit=test_unit, n_runs=n_runs, test_step=res.options["test_step"],
+              options=res.options)
     rows = []
     for scheme in schemes:
         strat, metric, average = scheme
@@ -91,7 +95,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
         r.table(table.reset_index().rename(columns={"system": "run"}), max_rows=15, caption=(
             f"{label}: each run's statistic under each method with its 95% {interval_name(ci_table)} interval "
             f"({n_resamples} resamples of {test_unit}s, the same for every method), and its rank on the whole test "
-            "set (ties: average rank)."))
+            f"set (ties: {res.options.get('ties', 'average')} rank)."))
         items = [f"{get_ranking(a).label} vs {get_ranking(b).label}: Kendall's tau "
                  f"{_tau_text(v['value'], v['low'], v['high'])}"
                  for v in res.verdict("method_agreement", **key) for a, b in [v["subject"]]]

@@ -49,7 +49,20 @@ def _leaderboards(r: Report, res: StudyResult) -> None:
         r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by their mean (or median) rank over the "
                     f"{ranking.task.nunique()} tasks (challengeR's euclidean consensus; the BraTS ranking). A run "
                     "absent from a task counts there as one place below that task's last.")
-        r.table(c[["ranking", "run", "value", "rank", "absent"]], floatfmt="{:.3g}")
+        for method, g in c.groupby("ranking", sort=False):
+            top = g[g.low <= 1]
+            if len(top) == 1:
+                lead = (f"{top.run.iloc[0]} is first in at least 97.5% of resamples" if top.high.iloc[0] <= 1 else
+                        f"{top.run.iloc[0]} is the only run whose 95% interval of the consensus rank includes first "
+                        "place")
+            else:
+                lead = (f"tied at the top: {', '.join(top.run)} (their 95% intervals of the consensus rank include "
+                        "first place)")
+            shown = g[["run", "value", "rank", "median_rank", "low", "high", "absent"]].rename(
+                columns={"value": "mean rank" if c.consensus.iloc[0] == "mean-rank" else "median rank over tasks",
+                         "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
+            r.table(shown, floatfmt="{:.3g}", caption=f"{method}: {lead}. Intervals: every task's cases resampled "
+                    f"independently, {int(g.resamples.iloc[0])} times.")
     for name, caption in (("fig_22_rank_blobs_tasks", "Bootstrap rank distributions per task and method (blob "
                            "area: share of resamples; black: median and 95% interval; red x: the full set's rank)."),
                           ("fig_16_podium", "Podium: per-case scores by place, and per-case rank counts."),

@@ -1,0 +1,166 @@
+"""Per-case tables beyond challengeR's own tests: tasks, consensus, directions, one-case and one-run tables, the
+engines' tie rules, and the figures and report of a three-task table."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments._cli import run
+from experiments.table_rank_convergence import main
+from robustness.errors import InputError
+from robustness.reporting.study_result import read_table
+from robustness.statistics.case_rankings import consensus, rank_task, task_scores, top
+from robustness.statistics.ranking_options import RankingOptions, with_preset
+from robustness.statistics.schemes import schemes_from_table
+
+
+def command(tmp_path, table, *options):
+    path = tmp_path / "scores.csv"
+    table.to_csv(path, index=False)
+    out = tmp_path / "out"
+    code = run(main, ["--table", str(path), "--out", str(out), "--quiet", "--no-figures", "--bootstrap", "50",
+                      *options])
+    return out, code
+
+
+def test_schemes_from_table_never_keeps_a_first_value_silently():
+    t = pd.DataFrame({"task": ["T1", "T1", "T2", "T2"], "case": ["c1", "c1", "c1", "c1"],
+                      "algorithm": ["a", "b", "a", "b"], "value": [0.9, 0.1, 0.2, 0.8]})
+    with pytest.raises(InputError, match=r"algorithm 'a', case 'c1' has 2 rows: is 'task' a column that names"):
+        schemes_from_table(t)
+    sc = schemes_from_table(t, by=("task",))
+    assert [n[0] for n in sc.names] == ["T1", "T2"]  # two schemes, two names
+    np.testing.assert_array_equal(sc.scores(), [[0.9, 0.1], [0.2, 0.8]])
+
+
+def test_tasks_with_their_own_cases_and_the_consensus(tmp_path):
+    # T1: a > b > c on two cases; T2 (other cases): c > b > a; T3: b > a > c
+    rows = [("T1", "x1", "a", 0.9), ("T1", "x1", "b", 0.5), ("T1", "x1", "c", 0.1),
+            ("T1", "x2", "a", 0.8), ("T1", "x2", "b", 0.6), ("T1", "x2", "c", 0.2),
+            ("T2", "y1", "a", 0.1), ("T2", "y1", "b", 0.5), ("T2", "y1", "c", 0.9),
+            ("T3", "z1", "a", 0.5), ("T3", "z1", "b", 0.9), ("T3", "z1", "c", 0.1)]
+    table = pd.DataFrame(rows, columns=["task", "case", "algorithm", "value"])
+    out, code = command(tmp_path, table, "--task-weights", "T1=2,T2=1,T3=1")
+    assert code == 0
+    ranking = read_table(out / "ranking.csv")
+    assert ranking.groupby("task").size().to_dict() == {"T1": 3, "T2": 3, "T3": 3}
+    cons = read_table(out / "consensus.csv").set_index("run")
+    # weighted mean ranks: a (2*1 + 3 + 2) / 4 = 1.75, b (2*2 + 2 + 1) / 4 = 1.75, c (2*3 + 1 + 3) / 4 = 2.5
+    assert cons.value.to_dict() == pytest.approx({"a": 1.75, "b": 1.75, "c": 2.5})
+    assert cons["rank"].to_dict() == {"a": 1.5, "b": 1.5, "c": 3.0}  # the package's ties: average
+    warnings = json.loads((out / "meta.json").read_text())["warnings"]
+    assert any("several tasks" in w for w in warnings)
+    assert not (out / "curves.parquet").exists()
+    median = consensus(ranking[ranking.ranking == "aggregate"], method="median-rank").set_index("run")
+    assert median.value.to_dict() == {"a": 2.0, "b": 2.0, "c": 3.0}
+
+
+def test_consensus_refuses_weights_of_unknown_tasks(tmp_path):
+    table = pd.DataFrame({"task": ["T1", "T1", "T2", "T2"], "case": ["c1"] * 4, "algorithm": ["a", "b"] * 2,
+                          "value": [0.9, 0.1, 0.2, 0.8]})
+    _, code = command(tmp_path, table, "--task-weights", "T9=1")
+    assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_metric_directions_default_from_the_metric_and_can_be_overridden():
+    t = pd.DataFrame({"metric": ["dice", "dice", "hd95", "hd95"], "case": ["c1"] * 4,
+                      "algorithm": ["a", "b", "a", "b"], "value": [0.9, 0.5, 2.0, 9.0]})
+    tasks = task_scores(t, by=["metric"])
+    assert [rank_task(ts).ranks.tolist() for ts in tasks] == [[1.0, 2.0], [1.0, 2.0]]  # hd95: lower first
+    assert "metric hd95 ranked lower first" in tasks[1].notes[-1]
+    higher = RankingOptions(lower_better=False)
+    assert rank_task(tasks[1], options=higher).ranks.tolist() == [2.0, 1.0]
+
+
+def test_one_case_and_one_run_tables_are_ranked_with_a_reason_for_what_is_not(tmp_path):
+    one_case = pd.DataFrame({"case": ["c1", "c1"], "algorithm": ["a", "b"], "value": [0.9, 0.1]})
+    out, code = command(tmp_path, one_case)
+    assert code == 0
+    assert read_table(out / "ranking.csv")[["run", "rank"]].values.tolist() == [["a", 1.0], ["b", 2.0]]
+    warnings = json.loads((out / "meta.json").read_text())["warnings"]
+    assert any("one unit only" in w for w in warnings)
+    one_run = pd.DataFrame({"case": ["c1", "c2"], "algorithm": ["a", "a"], "value": [0.9, 0.1]})
+    (tmp_path / "r").mkdir()
+    out, code = command(tmp_path / "r", one_run)
+    assert code == 0
+    warnings = json.loads((out / "meta.json").read_text())["warnings"]
+    assert any("one run only" in w for w in warnings)
+
+
+def test_a_missing_score_is_refused_before_anything_is_written(tmp_path, capsys):
+    t = pd.DataFrame({"case": ["c1"] * 3 + ["c2"] * 3, "algorithm": ["a", "b", "c"] * 2,
+                      "value": [0.9, np.nan, 0.3, 0.2, 0.8, 0.4]})
+    _, code = command(tmp_path, t)
+    assert code == 2 and not (tmp_path / "out").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "choose a treatment with --missing" in err[0]
+    out, code = command(tmp_path, t, "--missing", "worst")
+    assert code == 0
+    r = read_table(out / "ranking.csv").set_index("run")
+    assert r.value.to_dict() == pytest.approx({"a": 0.55, "b": 0.55, "c": 0.35})  # b's c1: c1's worst, 0.3
+    out, code = command(tmp_path, t, "--missing", "drop", "--force")
+    assert read_table(out / "ranking.csv").set_index("run").value.to_dict() == pytest.approx(
+        {"a": 0.55, "b": 0.8, "c": 0.35})
+
+
+def test_engines_take_the_tie_rule():
+    """Item 4 of the issue: three runs tied on every case are all first under 'min' in every bootstrap resample."""
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.schemes import rank_then_aggregate
+
+    t = pd.DataFrame({"case": np.repeat([f"c{k}" for k in range(6)], 4), "algorithm": ["a", "b", "c", "d"] * 6,
+                      "value": np.tile([0.7, 0.7, 0.7, 0.2], 6)})
+    sc = schemes_from_table(t)
+    for ties, first in (("min", 1), ("max", 3), ("average", 2)):
+        dist = bootstrap(sc, n_resamples=20, ties=ties, rng=0).rank_distribution()
+        assert set(dist[dist.system != "d"]["rank"]) == {first}, ties
+    rta = rank_then_aggregate(sc, ties="min")
+    assert (-rta.scores()).tolist() == [[1.0, 1.0, 1.0, 4.0]]
+
+
+def test_random_ties_in_the_table_ranking_follow_the_seed():
+    t = pd.DataFrame({"case": ["c1"] * 3, "algorithm": ["a", "b", "c"], "value": [0.5, 0.5, 0.5]})
+    ts = task_scores(t)[0]
+    o = with_preset("challenger", ties="random")
+    first = rank_task(ts, options=o, rng=3).ranks.tolist()
+    assert sorted(first) == [1.0, 2.0, 3.0] and rank_task(ts, options=o, rng=3).ranks.tolist() == first
+    seen = {tuple(rank_task(ts, options=o, rng=k).ranks) for k in range(40)}
+    assert len(seen) == 6
+
+
+def test_top_refuses_several_leaderboards():
+    frame = pd.DataFrame({"task": ["T1", "T2"], "ranking": ["aggregate"] * 2, "run": ["a", "a"], "value": [1, 1],
+                          "rank": [1.0, 1.0]})
+    with pytest.raises(ValueError, match="one leaderboard"):
+        top(frame, 1)
+    with pytest.raises(ValueError, match="k >= 1"):
+        top(frame[:1], 0)
+
+
+def test_three_task_example_figures_and_report(tmp_path):
+    """The documented three-task example: every new figure is drawn and the report names no winner without its
+    rank interval."""
+    from robustness.simulation.case_tables import example_table
+
+    table = example_table(n_cases=(12, 10, 8))
+    path = tmp_path / "three.csv"
+    table.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert run(main, ["--table", str(path), "--out", str(out), "--quiet", "--bootstrap", "40", "--missing", "worst",
+                      "--ranking", "aggregate,rank-then-aggregate,test-based"]) == 0
+    for name in ("fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
+                 "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 10_000, name
+    summary = (out / "summary.md").read_text()
+    assert summary.count("### ") == 4 * 3 + 1  # 4 leaderboards x 3 methods, and the consensus
+    for line in summary.splitlines():
+        if line.startswith("12 runs;") or " runs; " in line:
+            assert "97.5%" in line or "rank interval" in line, line
+    ranking = read_table(out / "ranking.csv")
+    hd = ranking[(ranking.task == "segmentation / hd95") & (ranking.ranking == "aggregate")]
+    assert hd.sort_values("rank").value.is_monotonic_increasing  # lower is better for HD95
+
