@@ -18,7 +18,9 @@ from pathlib import Path
 FIGURES = {
     "rank_convergence": ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest",
                          "fig_05_rank_blobs", "fig_06_kendall_tau", "fig_09_significance_map",
-                         "fig_10_test_set_size", "fig_11_convergence_auc", "fig_12_ranking_agreement"),
+                         "fig_10_test_set_size", "fig_11_convergence_auc", "fig_12_ranking_agreement",
+                         "fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
+                         "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks"),
     "qa_rank_convergence": ("fig_07_qa_convergence", "fig_12_ranking_agreement"),
     "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement", "fig_16_podium",
                                "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",

@@ -15,14 +15,17 @@ def make(results_dir, out_path):
 
     ranking, per_case, case_ranks = (read(results_dir, n) for n in ("ranking.csv", "per_case.parquet",
                                                                      "case_ranks.csv"))
-    tasks = list(dict.fromkeys(ranking.task))
+    tasks, note = rank_plots.shown_tasks(ranking.task)
     with plotting.style():
-        fig, axes = plt.subplots(2, len(tasks), figsize=(3.6 * len(tasks), 5.2), layout="constrained",
+        width = rank_plots.panel_width(ranking, 3.6)
+        fig, axes = plt.subplots(2, len(tasks), figsize=(width * len(tasks), 5.2), layout="constrained",
                                  squeeze=False, height_ratios=(3, 1.3))
         for k, task in enumerate(tasks):
             rank_plots.podium(per_case, case_ranks, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k],
                               ax_counts=axes[1, k])
             axes[0, k].set_title(f"{task}: per-case scores by place", fontsize=9)
+        if note:
+            fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)
 
 

@@ -14,12 +14,17 @@ def make(results_dir, out_path):
     from robustness.reporting import plotting, rank_plots
 
     ranking, case_ranks = read(results_dir, "ranking.csv"), read(results_dir, "case_ranks.csv")
-    tasks = list(dict.fromkeys(ranking.task))
+    tasks, note = rank_plots.shown_tasks(ranking.task)
     with plotting.style():
-        fig, axes = plt.subplots(1, len(tasks), figsize=(3.8 * len(tasks), 3.4), layout="constrained", squeeze=False)
+        width = rank_plots.panel_width(ranking, 3.8)
+        height = max(3.4, 0.12 * len(rank_plots.run_order(ranking, tasks[0])))
+        fig, axes = plt.subplots(1, len(tasks), figsize=(width * len(tasks), height), layout="constrained",
+                                 squeeze=False)
         for k, task in enumerate(tasks):
             rank_plots.ranking_heatmap(case_ranks, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k])
             axes[0, k].set_title(task, fontsize=9)
+        if note:
+            fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)
 
 

@@ -14,11 +14,15 @@ def make(results_dir, out_path):
     from robustness.reporting import plotting, rank_plots
 
     ranking, per_case = read(results_dir, "ranking.csv"), read(results_dir, "per_case.parquet")
-    tasks = list(dict.fromkeys(ranking.task))
+    tasks, note = rank_plots.shown_tasks(ranking.task)
     with plotting.style():
-        fig, axes = plt.subplots(1, len(tasks), figsize=(3.4 * len(tasks), 3.4), layout="constrained", squeeze=False)
+        width = rank_plots.panel_width(ranking)
+        fig, axes = plt.subplots(1, len(tasks), figsize=(width * len(tasks), 3.4), layout="constrained",
+                                 squeeze=False)
         for k, task in enumerate(tasks):
             rank_plots.dot_box(per_case, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k])
+        if note:
+            fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)
 
 

@@ -12,9 +12,10 @@ def make(results_dir, out_path):
     from robustness.reporting import plotting, rank_plots
 
     ranking, freq = read(results_dir, "ranking.csv"), read(results_dir, "rank_frequency.csv")
-    keys = list(dict.fromkeys(zip(freq.task, freq.ranking)))
+    tasks, note = rank_plots.shown_tasks(freq.task)
+    keys = [k for k in dict.fromkeys(zip(freq.task, freq.ranking)) if k[0] in tasks]
     with plotting.style():
-        fig, where = rank_plots.task_method_grid(keys)
+        fig, where = rank_plots.task_method_grid(keys, width=rank_plots.panel_width(ranking, 3.2))
         for task, method in keys:
             rank_plots.rank_frequency_bars(freq, rank_plots.run_order(ranking, task, method), task=task,
                                            method=method, ax=where[task, method])
@@ -23,6 +24,8 @@ def make(results_dir, out_path):
         n_runs = int(ranking.groupby(["task", "ranking"]).size().max())
         scale = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(1, n_runs), cmap="viridis")
         fig.colorbar(scale, ax=list(where.values()), label="rank (tied runs: average rank)", shrink=0.5)
+        if note:
+            fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)
 
 

@@ -13,14 +13,15 @@ def make(results_dir, out_path):
 
     ranking, freq, summary = (read(results_dir, n) for n in ("ranking.csv", "rank_frequency.csv",
                                                               "rank_bootstrap.csv"))
-    keys = list(dict.fromkeys(zip(freq.task, freq.ranking)))
+    tasks, note = rank_plots.shown_tasks(freq.task)
+    keys = [k for k in dict.fromkeys(zip(freq.task, freq.ranking)) if k[0] in tasks]
     with plotting.style():
-        fig, where = rank_plots.task_method_grid(keys)
+        fig, where = rank_plots.task_method_grid(keys, width=rank_plots.panel_width(ranking, 3.2))
         for task, method in keys:
             rank_plots.rank_blobs_by_task(freq, summary, rank_plots.run_order(ranking, task, method), task=task,
                                           method=method, ax=where[task, method])
-        fig.suptitle("Blob: share of resamples at a rank; black: median and 95% interval; red x: the full set's rank",
-                     fontsize=8)
+        fig.suptitle("Blob: share of resamples at a rank; black: median and 95% interval; red x: the full set's rank"
+                     + note, fontsize=8)
         return save(fig, out_path)
 
 

@@ -19,8 +19,55 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["run_colors", "task_method_grid", "run_order", "podium", "ranking_heatmap", "tau_violins", "method_lines",
-           "dot_box", "rank_frequency_bars", "rank_blobs_by_task"]
+__all__ = ["SHOWN_TASKS", "shown_tasks", "panel_width", "run_colors", "task_method_grid", "run_order", "podium",
+           "ranking_heatmap", "tau_violins", "method_lines", "dot_box", "rank_frequency_bars", "rank_blobs_by_task"]
+
+
+#: The figures show at most this many leaderboards (tasks, or task / metric); every one is in ranking.csv.
+SHOWN_TASKS = 4
+
+
+def shown_tasks(tasks: Iterable[str]) -> tuple[list, str]:
+    """The leaderboards a figure shows (the first :data:`SHOWN_TASKS`) and a note for its title when some are not.
+
+    Parameters
+    ----------
+    tasks : iterable of str
+        Every leaderboard, in the results' order.
+
+    Returns
+    -------
+    (list of str, str)
+    """
+    every = list(dict.fromkeys(tasks))
+    shown = every[:SHOWN_TASKS]
+    note = "" if len(shown) == len(every) else f" (the first {len(shown)} of {len(every)} leaderboards; all in " \
+                                                "ranking.csv)"
+    return shown, note
+
+
+def panel_width(ranking: pd.DataFrame, base: float = 3.4) -> float:
+    """Inches per panel: ``base``, or wider where a leaderboard has many runs (a quarter inch per run).
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        ``ranking.csv`` (or any table with ``task`` and ``run`` columns).
+    base : float
+
+    Returns
+    -------
+    float
+    """
+    n_runs = int(ranking.groupby("task").run.nunique().max()) if len(ranking) else 1
+    return max(base, 0.24 * n_runs + 1.0)
+
+
+def _tick_runs(ax: Axes, positions, order: list) -> None:
+    """Run names as x tick labels, smaller and upright where there are many."""
+    many = len(order) > 15
+    ax.set_xticks(positions, order, rotation=90 if many else 45, ha="center" if many else "right",
+                  fontsize=5 if many else 7)
 
 
 def run_colors(runs: Iterable[str]) -> dict:
@@ -38,7 +85,7 @@ def run_colors(runs: Iterable[str]) -> dict:
     return {run: f"C{k % 10}" for k, run in enumerate(sorted(set(runs)))}
 
 
-def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.4) -> tuple:
+def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.6) -> tuple:
     """A figure with a row per task and a column per ranking method.
 
     Parameters
@@ -66,6 +113,14 @@ def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.4) -> 
     return fig, where
 
 
+def _boxes(ax: Axes, boxes: list, colours: list, *, edge: bool = False) -> None:
+    """Rectangles (bars) as one collection: thousands of bars draw as fast as one."""
+    from matplotlib.collections import PolyCollection
+
+    ax.add_collection(PolyCollection(boxes, facecolors=colours, edgecolors="white" if edge else "none",
+                                     linewidths=0.3 if edge else 0.0))
+
+
 def run_order(ranking: pd.DataFrame, task: str, method: str = "aggregate") -> list:
     """The runs of ``task`` under ``method``, best first (ties by name).
 
@@ -84,7 +139,9 @@ def run_order(ranking: pd.DataFrame, task: str, method: str = "aggregate") -> li
 
 
 def _cases(per_case: pd.DataFrame, task: str) -> pd.DataFrame:
-    return per_case[per_case.task == task].pivot(index="case", columns="run", values="value")
+    if "task" not in per_case:  # the segmentation job's per-case table: a leaderboard is a strategy and metric
+        per_case = per_case.assign(task=per_case.strategy.astype(str) + " / " + per_case.metric.astype(str))
+    return per_case[per_case.task == task].pivot(index="case", columns="algorithm", values="value")
 
 
 def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axes,
@@ -105,25 +162,34 @@ def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, tas
     value : str
         The y label.
     """
+    from matplotlib.collections import LineCollection
+
     wide = _cases(per_case, task).reindex(columns=order)
     x = np.arange(1, len(order) + 1)
-    for _, row in wide.iterrows():
-        ax.plot(x, row.to_numpy(dtype=float), color="0.75", lw=0.5, zorder=1)
+    y = wide.to_numpy(dtype=float)
+    ax.add_collection(LineCollection([np.column_stack([x, row]) for row in y], colors="0.75", linewidths=0.5,
+                                     zorder=1, rasterized=True))  # thousands of points: raster in the PDF too
     colors = run_colors(order)
     for k, run in enumerate(order):
         v = wide[run].to_numpy(dtype=float)
-        ax.scatter(np.full(v.size, x[k]), v, s=10, color=colors[run], zorder=2)
-    ax.set_xticks(x, [f"{k}" for k in x])
+        ax.scatter(np.full(v.size, x[k]), v, s=10 if len(order) <= 15 else 3, color=colors[run], zorder=2,
+                   rasterized=True)
+    ax.set_xticks(x, [f"{k}" if len(order) <= 15 or k % 5 in (0, 1) else "" for k in x])
     ax.set_xlabel("place in the leaderboard")
     ax.set_ylabel(value)
     counts = case_ranks[case_ranks.task == task]
     n_r = len(order)
     width = 0.8 / n_r
-    for k, run in enumerate(order):
-        c = counts[counts.run == run]
-        ax_counts.bar(x[k] - 0.4 + width * (c["rank"].to_numpy() - 0.5), c.cases, width=width, color=colors[run],
-                      label=run)
-    ax_counts.set_xticks(x, order, rotation=45, ha="right", fontsize=7)
+    boxes, colours = [], []
+    for run, c in counts.groupby("run", sort=False):
+        if run in order:
+            left = x[order.index(run)] - 0.4 + width * (c["rank"].to_numpy() - 1.0)
+            boxes += [[(a, 0), (a + width, 0), (a + width, h), (a, h)] for a, h in zip(left, c.cases)]
+            colours += [colors[run]] * len(c)
+    _boxes(ax_counts, boxes, colours)
+    ax_counts.set_xlim(0.4, len(order) + 0.6)
+    ax_counts.set_ylim(0, max(counts.cases.max(), 1) * 1.05 if len(counts) else 1)
+    _tick_runs(ax_counts, x, order)
     ax_counts.set_ylabel("cases at\nrank 1..R")
 
 
@@ -142,17 +208,21 @@ def ranking_heatmap(case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axe
     n_r = len(order)
     top = int(np.ceil(c["rank"].max())) if len(c) else n_r
     m = np.zeros((n_r, top))
-    for k, run in enumerate(order):
-        for _, row in c[c.run == run].iterrows():
-            m[k, int(np.ceil(row["rank"])) - 1] += row.cases
+    where = {run: k for k, run in enumerate(order)}
+    rows = c.run.map(where).to_numpy()
+    keep = ~np.isnan(rows.astype(float))
+    np.add.at(m, (rows[keep].astype(int), np.ceil(c["rank"].to_numpy()[keep]).astype(int) - 1),
+              c.cases.to_numpy()[keep])  # a tied (averaged) rank is counted at the place it rounds up to
     im = ax.imshow(m, cmap="Blues", aspect="auto", origin="upper")
-    ax.set_yticks(range(n_r), order, fontsize=7)
-    ax.set_xticks(range(top), [str(k + 1) for k in range(top)], fontsize=7)
+    small = 6 if n_r <= 12 else 4
+    ax.set_yticks(range(n_r), order, fontsize=small + 1)
+    ax.set_xticks(range(top), [str(k + 1) for k in range(top)], fontsize=small + 1)
     ax.set_xlabel("rank on a case")
-    for (i, j), v in np.ndenumerate(m):
-        if v:
-            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=6,
-                    color="white" if v > m.max() / 2 else "black")
+    if n_r <= 12:  # the counts in the cells; beyond that the colour alone stays readable
+        for (i, j), v in np.ndenumerate(m):
+            if v:
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=6,
+                        color="white" if v > m.max() / 2 else "black")
     ax.figure.colorbar(im, ax=ax, label="cases", shrink=0.8)
 
 
@@ -196,7 +266,11 @@ def method_lines(ranking: pd.DataFrame, *, task: str, ax: Axes) -> None:
     for run in order:
         y = [r[(r.ranking == m) & (r.run == run)]["rank"].iloc[0] if ((r.ranking == m) & (r.run == run)).any()
              else np.nan for m in methods]
-        ax.plot(x, y, marker="o", color=colors[run], label=run)
+        ax.plot(x, y, marker="o", color=colors[run], label=run, ms=5 if len(order) <= 15 else 2,
+                lw=1.2 if len(order) <= 15 else 0.7)
+        if len(order) > 15 and not np.isnan(y[-1]):  # too many runs for a legend: names at the lines' ends
+            ax.annotate(run, (x[-1], y[-1]), xytext=(4, 0), textcoords="offset points", fontsize=4, va="center",
+                        color=colors[run])
     ax.set_xticks(x, methods, fontsize=8)
     ax.invert_yaxis()
     ax.set_ylabel("rank")
@@ -222,8 +296,9 @@ def dot_box(per_case: pd.DataFrame, order: list, *, task: str, ax: Axes, value: 
     jitter = np.random.default_rng(0)  # only spreads the dots sideways; the values are the data's
     colors = run_colors(order)
     for k, d in enumerate(data):
-        ax.scatter(k + 1 + jitter.uniform(-0.18, 0.18, d.size), d, s=6, alpha=0.5, color=colors[order[k]])
-    ax.set_xticks(np.arange(1, len(order) + 1), order, rotation=45, ha="right", fontsize=7)
+        ax.scatter(k + 1 + jitter.uniform(-0.18, 0.18, d.size), d, s=6, alpha=0.5, color=colors[order[k]],
+                   rasterized=True)
+    _tick_runs(ax, np.arange(1, len(order) + 1), order)
     ax.set_ylabel(value)
     ax.set_title(task, fontsize=9)
 
@@ -239,18 +314,23 @@ def rank_frequency_bars(freq: pd.DataFrame, order: list, *, task: str, method: s
     task, method : str
     ax : matplotlib.axes.Axes
     """
-    f = freq[(freq.task == task) & (freq.ranking == method)]
-    ranks = sorted(set(f["rank"]))
     import matplotlib
 
+    f = freq[(freq.task == task) & (freq.ranking == method)]
+    wide = f.pivot_table(index="rank", columns="run", values="share", aggfunc="sum", fill_value=0.0)
+    wide = wide.reindex(columns=order, fill_value=0.0)
     cmap = matplotlib.colormaps["viridis"]
-    bottom = np.zeros(len(order))
-    for rk in ranks:  # one colour scale for every panel: rank 1 dark, the last rank light
-        share = np.array([f[(f.run == run) & (f["rank"] == rk)].share.sum() for run in order])
-        ax.bar(range(len(order)), share, bottom=bottom, color=cmap((rk - 1) / max(len(order) - 1, 1)),
-               edgecolor="white", lw=0.3)
-        bottom += share
-    ax.set_xticks(range(len(order)), order, rotation=45, ha="right", fontsize=7)
+    shares = wide.to_numpy(dtype=float)  # (ranks, runs)
+    tops = np.cumsum(shares, axis=0)
+    boxes, colours = [], []
+    for i, rk in enumerate(wide.index):  # one colour scale for every panel: rank 1 dark, the last rank light
+        for k in np.flatnonzero(shares[i]):
+            lo, hi = tops[i, k] - shares[i, k], tops[i, k]
+            boxes.append([(k - 0.4, lo), (k + 0.4, lo), (k + 0.4, hi), (k - 0.4, hi)])
+            colours.append(cmap((rk - 1) / max(len(order) - 1, 1)))
+    _boxes(ax, boxes, colours, edge=len(order) <= 12)
+    ax.set_xlim(-0.6, len(order) - 0.4)
+    _tick_runs(ax, range(len(order)), order)
     ax.set_ylabel("share of resamples")
     ax.set_ylim(0, 1)
     ax.set_title(f"{task} ({method})", fontsize=9)
@@ -282,7 +362,7 @@ def rank_blobs_by_task(freq: pd.DataFrame, summary: pd.DataFrame, order: list, *
             ax.scatter([k], [s.loc[run, "median_rank"]], marker="_", s=120, color="black")
             ax.scatter([k], [s.loc[run, "rank"]], marker="x", s=25, color="red", zorder=3)
     ax.plot([-0.5, len(order) - 0.5], [0.5, len(order) + 0.5], color="0.8", lw=0.6, zorder=0)
-    ax.set_xticks(range(len(order)), order, rotation=45, ha="right", fontsize=7)
+    _tick_runs(ax, range(len(order)), order)
     ax.set_ylabel("rank")
     ax.invert_yaxis()
     ax.set_title(f"{task} ({method})", fontsize=9)

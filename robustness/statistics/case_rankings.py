@@ -491,11 +491,42 @@ class RankedTask:
         return df.sort_values(["rank", "run"], kind="stable").reset_index(drop=True)
 
 
+def _registered(values, method, lower_better, weights=None):
+    """A ranking method of the registry beyond the three, through its own ``prepare``.
+
+    (:func:`robustness.statistics.ranking_methods.register_ranking`.) The cases are its units; every run needs a
+    score on every case.
+    """
+    from robustness.statistics.ranking_methods import get_ranking, prepare
+    from robustness.statistics.schemes import schemes_from_table
+
+    if np.isnan(values).any():
+        raise InputError(f"the ranking method {method!r} needs a score for every run on every case: choose "
+                         "--missing worst or a number")
+    n_r, n_c = values.shape
+    long = pd.DataFrame({"case": np.tile(np.arange(n_c), n_r).astype(str),
+                         "algorithm": np.repeat(np.arange(n_r), n_c).astype(str),
+                         "value": (-values if lower_better else values).ravel()})
+    rankable = prepare(schemes_from_table(long), method)
+    sign = get_ranking(method).sign
+    if weights is None:
+        return sign * rankable.scores()[0]
+    draws = [np.repeat(np.arange(n_c), np.asarray(w, dtype=np.int64))[None] for w in weights]  # lengths differ
+    return sign * np.stack([rankable.resample_scores(d)[0, 0] for d in draws])
+
+
 def _statistic(values, method, options, lower_better, rng, weights=None):
     """The statistic of every run (R,) or (B, R) with ``weights`` (B, N) of whole-number case repeats."""
+    if method not in METHODS:
+        return _registered(values, method, lower_better, weights)
     if method == "aggregate":
         if weights is None:
             return _aggregate(values, options.aggregate)
+        if options.aggregate == "mean":  # weighted means of the scored cases, all resamples at once
+            have = ~np.isnan(values)
+            w = np.asarray(weights, dtype=np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (w @ np.where(have, values, 0.0).T) / (w @ have.T.astype(np.float64))
         return np.stack([_aggregate(values, options.aggregate, w) for w in weights])
     if method == "rank-then-aggregate":
         per_case = rank(values.T, ties=options.ties, lower_better=lower_better, rng=rng).T
@@ -531,7 +562,12 @@ def _rank_na2(ranks: np.ndarray, missing: np.ndarray, ties: str) -> np.ndarray:
 
 
 def _final_ranks(statistic, method, options, lower_better, rng):
-    low = (method == "rank-then-aggregate") or (method == "aggregate" and lower_better)
+    if method not in METHODS:  # a registered method: its statistic is ``sign`` times what the engines rank higher
+        from robustness.statistics.ranking_methods import get_ranking
+
+        low = get_ranking(method).sign < 0
+    else:
+        low = (method == "rank-then-aggregate") or (method == "aggregate" and lower_better)
     ranks = rank(statistic, ties=options.ties, lower_better=low, rng=rng)
     return np.where(np.isnan(statistic), np.nan, ranks)
 
@@ -543,7 +579,10 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     Parameters
     ----------
     ts : TaskScores
-    method : {'aggregate', 'rank-then-aggregate', 'test-based'}
+    method : str
+        ``aggregate``, ``rank-then-aggregate``, ``test-based`` (module notes), or any other method of the registry
+        (:func:`~robustness.statistics.ranking_methods.register_ranking`), ranked through its own ``prepare`` on
+        the cases.
     options : RankingOptions
     rng : numpy.random.Generator or int, optional
         For ``ties="random"``.
@@ -564,7 +603,9 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     [2.0, 2.0]
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        from robustness.statistics.ranking_methods import get_ranking
+
+        get_ranking(method)  # an unknown name is refused here; a registered one ranks through its own prepare
     gen = np.random.default_rng(rng)
     lower = direction(ts, options)
     values, notes = _missing(ts, ts.values, method, options, lower)

@@ -79,6 +79,30 @@ class RankConvergenceOptions(ResamplingOptions):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
 
 
+def _official_rank_tables(schemes, counts, official, options):
+    """The official gold's macro Jaccard leaderboard under the ranking options, with bootstrap rank distributions.
+
+    The tables of the per-case figures (podium, heatmap, rank frequencies...;
+    :func:`robustness.studies.table.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
+    the both-empty policy are left out of a run's mean, as in the leaderboard.
+    """
+    import pandas as pd
+
+    from robustness.statistics.case_rankings import task_scores
+    from robustness.statistics.ranking_options import RankingOptions
+    from robustness.statistics.schemes import per_case_frames
+    from robustness.studies.table import rank_tables
+
+    frames = [f for f in per_case_frames(schemes, counts) if f.strategy.iloc[0] == official and
+              f.metric.iloc[0] == "jaccard"]
+    unit = "encounter" if options.bootstrap_unit == "encounter" else None
+    tasks = task_scores(pd.concat(frames, ignore_index=True), by=["strategy", "metric"], unit_column=unit)
+    chosen = RankingOptions(ties=options.ties, missing="drop", adjustment=options.adjustment, alpha=options.alpha)
+    out, notes = rank_tables(tasks, options.ranking, chosen, options, with_consensus=False)
+    out.pop("per_case.parquet")  # the job writes every scheme's per-case scores itself
+    return out, [n for n in notes if "ranked higher first" not in n], chosen.describe()
+
+
 def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
         cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
         source: str = "the challenge") -> StudyResult:
@@ -186,6 +210,9 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1)
     tables["per_case.parquet"] = lambda: per_case_frames(conv_schemes, counts)
+    rank_out, rank_notes, rank_text = _official_rank_tables(conv_schemes, counts, official_strategy(counted),
+                                                            options)
+    tables.update(rank_out)
     # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
     order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
              "scores.csv"]
@@ -195,12 +222,13 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     verdicts = _verdicts(counts, tables, res, truth, official=official, lenient=lenient,
                          test_sets=(outer_auc, list(gold_schemes.names)))
     found = input_checks(challenge, counts)
-    warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes
+    warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
     meta = {
         "options": asdict(options), "methods": methods_meta(),
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),
+        "ranking_options_text": rank_text,
         "official": official,
         "input": {"source": source, "fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "encounters": len(set(challenge.encounters)),

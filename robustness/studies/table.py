@@ -137,7 +137,8 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
 
 
 def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
-                options: TableOptions, *, n_jobs: int = 1) -> tuple[dict[str, pd.DataFrame], list[str]]:
+                options: TableOptions, *, n_jobs: int = 1, with_consensus: bool = True
+                ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
 
     Parameters
@@ -149,6 +150,8 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         ``bootstrap`` resamples, ``seed``, ``consensus`` and ``task_weights``.
     n_jobs : int
         Unused (the rankings of a per-case table take seconds); kept for the studies' common signature.
+    with_consensus : bool
+        Combine several tasks into ``consensus.csv`` (not for leaderboards of one task under several metrics).
 
     Returns
     -------
@@ -192,14 +195,14 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     per_case, case_ranks = [], []
     for ts in tasks:
         r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
-        per_case.append(pd.DataFrame({"task": ts.task, "run": np.array(ts.runs)[r_idx.ravel()],
-                                      "case": np.array(ts.cases)[c_idx.ravel()], "value": ts.values.ravel()}))
+        per_case.append(pd.DataFrame({"task": ts.task, "case": np.array(ts.cases)[c_idx.ravel()],
+                                      "algorithm": np.array(ts.runs)[r_idx.ravel()], "value": ts.values.ravel()}))
         ranks = rank(ts.values.T, ties=ranking_options.ties, lower_better=direction(ts, ranking_options),
                       rng=gen).T  # (R, N): every run's rank on every case, missing scores last
         for r, run in enumerate(ts.runs):
             values, counts = np.unique(ranks[r], return_counts=True)
             case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for v, c in zip(values, counts)]
-    if len(tasks) > 1:
+    if len(tasks) > 1 and with_consensus:
         tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, tasks, m, options,
                                                                        ranking_options) for m in methods],
                                             ignore_index=True)

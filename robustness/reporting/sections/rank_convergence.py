@@ -6,7 +6,7 @@ import pandas as pd
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import unlimited_sentence
-from robustness.reporting.sections.rankings import ranking_methods_section
+from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
     interval_name,
@@ -337,6 +337,14 @@ def _ranking_methods(r: Report, res: StudyResult) -> None:
                             convergence_figure="figures/fig_03_macro_convergence")
 
 
+def _per_case(r: Report, res: StudyResult) -> None:
+    """The official gold's macro Jaccard leaderboard seen case by case: rank intervals and the per-case figures."""
+    case_leaderboards_section(
+        r, res, heading="The official leaderboard case by case", max_rows=15,
+        intro=f"The official gold's macro Jaccard leaderboard ({res.meta['official']}; per-image scores), ranked "
+              "under each ranking method as a per-case table would be (challengeR's views). ")
+
+
 for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
-              "fits", "truth", "ranking_methods"):
+              "fits", "truth", "ranking_methods", "per_case"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -16,7 +16,7 @@ from robustness.reporting.sections.registry import ci, interval_name, strategy_l
 from robustness.reporting.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
 
-__all__ = ["ranking_methods_section"]
+__all__ = ["ranking_methods_section", "case_leaderboards_section"]
 
 
 def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, test_step: int,
@@ -132,3 +132,80 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
         r.figure(f"{convergence_figure}_{method}.png",
                  f"Rank convergence under {get_ranking(method).label}: L1 between the ranking on the first n units and "
                  "on all, under the same method.")
+
+
+def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Leaderboards", intro: str = "",
+                              max_rows: int | None = None) -> None:
+    """Every leaderboard of ``ranking.csv`` under every ranking method, with bootstrap rank intervals.
+
+    Also the consensus across tasks where there is one, and the per-case figures (podium, heatmap, blobs...).
+
+    Parameters
+    ----------
+    r : Report
+    res : StudyResult
+    heading : str
+    intro : str
+        A sentence before the options (what the leaderboards are).
+    max_rows : int, optional
+        Rows shown per table (all in the CSV).
+    """
+    if not res.has("ranking.csv"):
+        return
+    ranking, boot, freq = (res.table(n) for n in ("ranking.csv", "rank_bootstrap.csv", "rank_frequency.csv"))
+    o = res.options
+    unit = res.meta.get("input", {}).get("unit") or o.get("bootstrap_unit") or "case"
+    r.heading(heading)
+    r.paragraph(f"{intro}Ranking options: {res.meta.get('ranking_options_text', 'the study options')}. Rank "
+                f"intervals: 2.5% and 97.5% quantiles of the rank over {o['bootstrap']} bootstrap resamples of the "
+                f"{unit}s, each ranked with the same options; they are about a new test set drawn like this one. "
+                "Runs whose rank intervals overlap are not distinguished by this test set.")
+    merged = ranking.merge(boot[["task", "ranking", "run", "median_rank", "low", "high"]],
+                           on=["task", "ranking", "run"], how="left")
+    for (task, method), g in merged.groupby(["task", "ranking"], sort=False):
+        g = g.sort_values(["rank", "run"], kind="stable")
+        shown = g[["run", "value", "rank", "median_rank", "low", "high"]].rename(
+            columns={"median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
+        top = g[g.low <= 1]
+        firsts = freq[(freq.task == task) & (freq.ranking == method) & (freq["rank"] == 1)].set_index("run").share
+        share = {run: float(firsts.get(run, 0.0)) for run in top.run}
+        if len(top) == 1 and top.high.iloc[0] <= 1:
+            lead = f"{top.run.iloc[0]} is first in at least 97.5% of resamples"
+        elif len(top) == 1:
+            lead = (f"{top.run.iloc[0]} is the only run whose 95% rank interval includes first place (ranked 1 "
+                    f"alone in {share[top.run.iloc[0]]:.0%} of resamples)")
+        else:
+            lead = (f"tied at the top: {', '.join(top.run)} (their 95% rank intervals include first place; ranked "
+                    "1 alone in " + ", ".join(f"{v:.0%}" for v in share.values()) + " of resamples)")
+        r.heading(f"{task}: {method}", level=3)
+        r.table(shown, floatfmt="{:.4g}", caption=f"{len(g)} runs; {lead}.", **({"max_rows": max_rows} if max_rows
+                                                                                 else {}))
+    if res.has("consensus.csv"):
+        c = res.table("consensus.csv")
+        r.heading("Consensus across tasks", level=3)
+        r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by their mean (or median) rank over the "
+                    f"{ranking.task.nunique()} tasks (challengeR's euclidean consensus; the BraTS ranking). A run "
+                    "absent from a task counts there as one place below that task's last.")
+        for method, g in c.groupby("ranking", sort=False):
+            top = g[g.low <= 1]
+            if len(top) == 1:
+                lead = (f"{top.run.iloc[0]} is first in at least 97.5% of resamples" if top.high.iloc[0] <= 1 else
+                        f"{top.run.iloc[0]} is the only run whose 95% interval of the consensus rank includes first "
+                        "place")
+            else:
+                lead = (f"tied at the top: {', '.join(top.run)} (their 95% intervals of the consensus rank include "
+                        "first place)")
+            shown = g[["run", "value", "rank", "median_rank", "low", "high", "absent"]].rename(
+                columns={"value": "mean rank" if c.consensus.iloc[0] == "mean-rank" else "median rank over tasks",
+                         "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
+            r.table(shown, floatfmt="{:.3g}", caption=f"{method}: {lead}. Intervals: every task's cases resampled "
+                    f"independently, {int(g.resamples.iloc[0])} times.")
+    for name, caption in (("fig_22_rank_blobs_tasks", "Bootstrap rank distributions per task and method (blob "
+                           "area: share of resamples; black: median and 95% interval; red x: the full set's rank)."),
+                          ("fig_16_podium", "Podium: per-case scores by place, and per-case rank counts."),
+                          ("fig_17_ranking_heatmap", "Ranking heatmap: runs against their rank on each case."),
+                          ("fig_18_bootstrap_tau", "Kendall's tau between each ranking and its resamples'."),
+                          ("fig_19_ranking_methods", "Each run's rank under every ranking method."),
+                          ("fig_20_dot_box", "Per-case scores by run (dots and box plots)."),
+                          ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked).")):
+        r.figure(f"figures/{name}.png", caption)
