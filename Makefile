@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_main_job
 	$(PY) -m benchmarks.bench_ranking_methods
 	$(PY) -m benchmarks.bench_population
+	$(PY) -m benchmarks.bench_case_rankings
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

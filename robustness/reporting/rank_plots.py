@@ -170,10 +170,8 @@ def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, tas
     ax.add_collection(LineCollection([np.column_stack([x, row]) for row in y], colors="0.75", linewidths=0.5,
                                      zorder=1, rasterized=True))  # thousands of points: raster in the PDF too
     colors = run_colors(order)
-    for k, run in enumerate(order):
-        v = wide[run].to_numpy(dtype=float)
-        ax.scatter(np.full(v.size, x[k]), v, s=10 if len(order) <= 15 else 3, color=colors[run], zorder=2,
-                   rasterized=True)
+    ax.scatter(np.repeat(x, y.shape[0]), y.T.ravel(), s=10 if len(order) <= 15 else 3, zorder=2, rasterized=True,
+               c=np.repeat([colors[run] for run in order], y.shape[0]))  # one artist: one raster in the PDF
     ax.set_xticks(x, [f"{k}" if len(order) <= 15 or k % 5 in (0, 1) else "" for k in x])
     ax.set_xlabel("place in the leaderboard")
     ax.set_ylabel(value)
@@ -295,9 +293,9 @@ def dot_box(per_case: pd.DataFrame, order: list, *, task: str, ax: Axes, value: 
     ax.boxplot(data, positions=np.arange(1, len(order) + 1), widths=0.6, showfliers=False)
     jitter = np.random.default_rng(0)  # only spreads the dots sideways; the values are the data's
     colors = run_colors(order)
-    for k, d in enumerate(data):
-        ax.scatter(k + 1 + jitter.uniform(-0.18, 0.18, d.size), d, s=6, alpha=0.5, color=colors[order[k]],
-                   rasterized=True)
+    xs = np.concatenate([k + 1 + jitter.uniform(-0.18, 0.18, d.size) for k, d in enumerate(data)])
+    ax.scatter(xs, np.concatenate(data), s=6, alpha=0.5, rasterized=True,
+               c=np.concatenate([[colors[order[k]]] * d.size for k, d in enumerate(data)]))
     _tick_runs(ax, np.arange(1, len(order) + 1), order)
     ax.set_ylabel(value)
     ax.set_title(task, fontsize=9)
@@ -366,3 +364,36 @@ def rank_blobs_by_task(freq: pd.DataFrame, summary: pd.DataFrame, order: list, *
     ax.set_ylabel("rank")
     ax.invert_yaxis()
     ax.set_title(f"{task} ({method})", fontsize=9)
+
+
+def rank_blobs_across_tasks(freq: pd.DataFrame, summary: pd.DataFrame, order: list, tasks: list, *, method: str,
+                            ax: Axes) -> None:
+    """The cross-task blob plot (challengeR's): each run's bootstrap rank distribution in every task, side by side.
+
+    Parameters
+    ----------
+    freq, summary : pandas.DataFrame
+        ``rank_frequency.csv`` and ``rank_bootstrap.csv``.
+    order : list of str
+        The runs, best first (by the consensus).
+    tasks : list of str
+    method : str
+    ax : matplotlib.axes.Axes
+    """
+    f = freq[freq.ranking == method]
+    s = summary[summary.ranking == method].set_index(["task", "run"])
+    width = 0.8 / max(len(tasks), 1)
+    for j, task in enumerate(tasks):
+        g = f[f.task == task]
+        offset = -0.4 + width * (j + 0.5)
+        xs = g.run.map({run: k for k, run in enumerate(order)}).to_numpy(dtype=float) + offset
+        ax.scatter(xs, g["rank"], s=200 * g.share, color=f"C{j % 10}", alpha=0.55, lw=0, label=task)
+        for k, run in enumerate(order):
+            if (task, run) in s.index:
+                row = s.loc[(task, run)]
+                ax.vlines(k + offset, row["low"], row["high"], color=f"C{j % 10}", lw=0.8)
+                ax.scatter([k + offset], [row["median_rank"]], marker="_", s=40, color="black", lw=1)
+    _tick_runs(ax, range(len(order)), order)
+    ax.set_ylabel("rank in the task")
+    ax.invert_yaxis()
+    ax.set_title(f"{method} (runs by consensus rank)", fontsize=9)

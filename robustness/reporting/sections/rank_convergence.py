@@ -342,7 +342,8 @@ def _per_case(r: Report, res: StudyResult) -> None:
     case_leaderboards_section(
         r, res, heading="The official leaderboard case by case", max_rows=15,
         intro=f"The official gold's macro Jaccard leaderboard ({res.meta['official']}; per-image scores), ranked "
-              "under each ranking method as a per-case table would be (challengeR's views). ")
+              "as a per-case table would be (challengeR's views; aggregate-then-rank and rank-then-aggregate where "
+              "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")
 
 
 for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",

@@ -207,5 +207,7 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                           ("fig_18_bootstrap_tau", "Kendall's tau between each ranking and its resamples'."),
                           ("fig_19_ranking_methods", "Each run's rank under every ranking method."),
                           ("fig_20_dot_box", "Per-case scores by run (dots and box plots)."),
-                          ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked).")):
+                          ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked)."),
+                          ("fig_23_rank_blobs_across_tasks", "Each run's rank distribution in every task, runs by "
+                           "consensus rank.")):
         r.figure(f"figures/{name}.png", caption)
