@@ -12,23 +12,14 @@ Prints, side by side in one run:
   then one Wilcoxon test per pair and resample, :func:`~robustness.statistics.case_rankings.paired_p_values`);
 - the table command's bootstrap rank distributions per method on the three-task example (1,000 resamples).
 
-Timings are best of 3 on this machine; the ratios are what to read.
+Timings are the best of a few runs on this machine; the ratios are what to read.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-
-def best(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+from benchmarks.bench_overlap import best
 
 
 def main(argv=None):
@@ -47,13 +38,13 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     scores = np.round(rng.random((20_000, 40)), 2)  # two decimals: many ties
     _kernels.rank_rows(scores[:2], 1e-12, 0)  # compile
-    floor = best(lambda: np.argsort(-scores, axis=1))
+    floor = best(lambda: np.argsort(-scores, axis=1), 3)
     print(f"== ranks of {scores.shape[0]} rankings of {scores.shape[1]} runs (scores with 2 decimals: ties)")
     print(f"{'tie rule':10s} {'kernel ns':>10s} {'rankdata ns':>12s} {'x rankdata':>11s} {'argsort floor ns':>17s} "
           f"{'/ floor':>8s}")
     for code, (ours, theirs) in enumerate((("average", "average"), ("min", "min"), ("max", "max"),
                                            ("first", "ordinal"))):
-        t = best(lambda: _kernels.rank_rows(scores, 1e-12, code))
+        t = best(lambda: _kernels.rank_rows(scores, 1e-12, code), 3)
         sub = scores[:2000]
         r = best(lambda: [rankdata(-row, method=theirs) for row in sub], repeat=1) * scores.shape[0] / sub.shape[0]
         n = scores.shape[0]
@@ -62,7 +53,7 @@ def main(argv=None):
 
     values = np.round(rng.random((6, 40)), 2)
     weights = np.stack([np.bincount(rng.integers(0, 40, 40), minlength=40) for _ in range(300)])
-    t_vec = best(lambda: weighted_p_values(values, weights, continuity=True))
+    t_vec = best(lambda: weighted_p_values(values, weights, continuity=True), 3)
     t_ref = best(lambda: [paired_p_values(np.repeat(values, w, axis=1), continuity=True) for w in weights],
                  repeat=1)
     print("\n== bootstrap paired Wilcoxon tests: 6 runs (30 ordered pairs), 40 cases, 300 resamples")

@@ -17,11 +17,12 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 from numba import njit
+
+from benchmarks.bench_overlap import best
 
 
 @njit(cache=True)
@@ -49,15 +50,6 @@ def _reference(draws, noise, scale, margin):
     return out
 
 
-def _best(fn, repeats=5):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--draws", type=int, default=200)
@@ -74,11 +66,11 @@ def main(argv=None):
     assert np.array_equal(margin_l1(draws, noise, scale, 0.0), _reference(draws, noise, scale, 0.0))
     _floor(draws, noise, scale)
     rankings = args.draws * args.noise
-    ref = _best(lambda: _reference(draws, noise, scale, 0.0), repeats=3)
+    ref = best(lambda: _reference(draws, noise, scale, 0.0), 3)
     rows = [("numpy reference (rankdata along an axis), margin 0", ref),
-            ("margin_l1 kernel, margin 0", _best(lambda: margin_l1(draws, noise, scale, 0.0))),
-            ("margin_l1 kernel, margin 0.01", _best(lambda: margin_l1(draws, noise, scale, 0.01))),
-            ("floor: form the noisy scores and sum them", _best(lambda: _floor(draws, noise, scale)))]
+            ("margin_l1 kernel, margin 0", best(lambda: margin_l1(draws, noise, scale, 0.0))),
+            ("margin_l1 kernel, margin 0.01", best(lambda: margin_l1(draws, noise, scale, 0.01))),
+            ("floor: form the noisy scores and sum them", best(lambda: _floor(draws, noise, scale)))]
     floor = rows[-1][1]
     print(f"{args.draws} draws x {args.noise} noise vectors x {args.runs} runs = {rankings:,} rankings per call")
     print(f"{'':52s} {'per call':>10s} {'per ranking':>12s} {'x reference':>12s} {'x floor':>9s}")
