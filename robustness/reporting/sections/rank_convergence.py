@@ -340,8 +340,8 @@ def _ranking_methods(r: Report, res: StudyResult) -> None:
 def _per_case(r: Report, res: StudyResult) -> None:
     """The official gold's macro Jaccard leaderboard seen case by case: rank intervals and the per-case figures."""
     case_leaderboards_section(
-        r, res, heading="The official leaderboard case by case", max_rows=15,
-        intro=f"The official gold's macro Jaccard leaderboard ({res.meta['official']}; per-image scores), ranked "
+        r, res, heading="The official leaderboard case by case", max_rows=15, unit=_units(res)[0],
+        intro=f"The official gold's macro Jaccard leaderboard ({res.meta['official']}; one score per image), ranked "
               "as a per-case table would be (challengeR's views; aggregate-then-rank and rank-then-aggregate where "
               "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")
 

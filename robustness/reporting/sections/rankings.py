@@ -135,7 +135,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
 
 
 def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Leaderboards", intro: str = "",
-                              max_rows: int | None = None) -> None:
+                              max_rows: int | None = None, unit: str | None = None) -> None:
     """Every leaderboard of ``ranking.csv`` under every ranking method, with bootstrap rank intervals.
 
     Also the consensus across tasks where there is one, and the per-case figures (podium, heatmap, blobs...).
@@ -149,12 +149,14 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
         A sentence before the options (what the leaderboards are).
     max_rows : int, optional
         Rows shown per table (all in the CSV).
+    unit : str, optional
+        What the bootstrap resamples (default: the study's unit, or ``case``).
     """
     if not res.has("ranking.csv"):
         return
     ranking, boot, freq = (res.table(n) for n in ("ranking.csv", "rank_bootstrap.csv", "rank_frequency.csv"))
     o = res.options
-    unit = res.meta.get("input", {}).get("unit") or o.get("bootstrap_unit") or "case"
+    unit = unit or res.meta.get("input", {}).get("unit") or "case"
     r.heading(heading)
     r.paragraph(f"{intro}Ranking options: {res.meta.get('ranking_options_text', 'the study options')}. Rank "
                 f"intervals: 2.5% and 97.5% quantiles of the rank over {o['bootstrap']} bootstrap resamples of the "
