@@ -143,11 +143,9 @@ def add_ranking_options(p: Parser) -> None:
     g.add_argument("--aggregate", type=checked(parse_aggregate), metavar="HOW",
                    help="mean, median or a quantile level in (0, 1) [FUN] (package: mean)")
     g.add_argument("--test", choices=TESTS, help="the test-based ranking's paired test [test.fun] (wilcoxon)")
-    c = g.add_mutually_exclusive_group()
-    c.add_argument("--continuity", dest="continuity", action="store_const", const=True,
-                   help="Wilcoxon with R's continuity correction (challenger preset)")
-    c.add_argument("--no-continuity", dest="continuity", action="store_const", const=False,
-                   help="Wilcoxon without it (package)")
+    g.add_argument("--continuity", action=argparse.BooleanOptionalAction, default=None,
+                   help="Wilcoxon with R's continuity correction [wilcox.test(correct=)] (package: off; "
+                        "challenger: on)")
     g.add_argument("--adjust", choices=ADJUSTMENTS, dest="adjustment",
                    help="adjustment of the test-based ranking's p-values [p.adjust.method] (package: holm)")
     g.add_argument("--alpha", type=number(1e-9, 0.999999), metavar="A",

@@ -109,12 +109,10 @@ def main(argv=None) -> int:
         obstacles.append(f"--step {args.step} leaves fewer than 2 recorded prefixes of the "
                          f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
     schemes = None
-    if args.rankings_only:
-        pass
-    elif obstacles:
+    if obstacles and not args.rankings_only:
         notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
                      + " (the rankings, consensus and bootstrap rank distributions are)")
-    else:
+    if not obstacles:
         lower = {t.metric: direction(t, ranking) for t in tasks}
         flip = table["metric"].astype(str).map(lower).to_numpy(dtype=bool) if "metric" in table.columns else \
             np.full(len(table), lower[None])

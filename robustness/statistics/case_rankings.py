@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
-from robustness.statistics.ranking_options import CONSENSUS, RankingOptions
+from robustness.statistics.ranking_options import CONSENSUS, RankingOptions, lower_is_better
 from robustness.statistics.ranks import TIE_TOL, rank
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "consensus", "top",
-           "bootstrap_task_ranks", "CONSENSUS_WEIGHTED", "paired_p_values", "weighted_p_values", "adjust",
-           "signed_rank_p", "METHODS", "CONSENSUS"]
+           "bootstrap_task_ranks", "CONSENSUS_WEIGHTED", "consensus_values", "paired_p_values", "weighted_p_values",
+           "adjust", "signed_rank_p", "METHODS", "CONSENSUS"]
 
 METHODS = ("aggregate", "rank-then-aggregate", "test-based")
 
@@ -90,8 +90,6 @@ def direction(ts: TaskScores, options: RankingOptions) -> bool:
     """
     if options.lower_better is not None:
         return bool(options.lower_better)
-    from robustness.statistics.ranking_options import lower_is_better
-
     return lower_is_better(ts.metric)[0]
 
 
@@ -149,8 +147,6 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
             units = np.arange(len(cases), dtype=np.int64)
         metric = str(dict(zip(keys, key))["metric"]) if "metric" in keys else None
         if metric is not None:
-            from robustness.statistics.ranking_options import lower_is_better
-
             lower, known = lower_is_better(metric)
             notes.append(f"task {name}: metric {metric} ranked {'lower' if lower else 'higher'} first ("
                          + ("its default; --higher-better or --lower-better overrides)" if known else
@@ -218,18 +214,11 @@ def _aggregate(values: np.ndarray, how: str | float, weights: np.ndarray | None 
         return np.nanquantile(values, float(how), axis=-1)  # numpy's default 'linear' is R's type 7
 
 
-class _quiet:
+def _quiet():
     """Silence numpy's 'mean of empty slice' warnings: an all-missing run is reported by the caller."""
+    import warnings
 
-    def __enter__(self):
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        self._w.__exit__(*exc)
+    return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
 
 
 # -- paired tests ------------------------------------------------------------------------------------------------
@@ -678,7 +667,6 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
     tasks = list(dict.fromkeys(ranking["task"]))
     wide = wide.reindex(columns=tasks)
     absent = wide.isna()
-    filled = wide.fillna(wide.max() + 1)  # never-ranked task columns do not arise: a task has ranked runs
     w = np.array([float((weights or {}).get(t, 1.0)) for t in tasks])
     if weights:
         unknown = set(weights) - set(tasks)
@@ -686,7 +674,7 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
             raise ValueError(f"weights name unknown task(s): {', '.join(sorted(map(str, unknown)))}")
     if (w < 0).any() or w.sum() <= 0:
         raise ValueError("task weights must be >= 0 with a positive sum")
-    stat = CONSENSUS_WEIGHTED[method](filled.to_numpy(dtype=np.float64), w)
+    stat = consensus_values(wide.to_numpy(dtype=np.float64), w, method)
     out = pd.DataFrame({"ranking": ranking["ranking"].iloc[0] if len(ranking) else "", "consensus": method,
                         "run": wide.index, "value": stat,
                         "rank": rank(stat, ties=ties, lower_better=True),
@@ -705,6 +693,28 @@ def _median_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 #: The consensus statistics: ranks (..., T) over the tasks and task weights (T,) -> (...).
 CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank}
+
+
+def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean-rank") -> np.ndarray:
+    """Every run's consensus statistic from its ranks in the tasks.
+
+    A run absent from a task (nan) counts there as one place below that task's last.
+
+    Parameters
+    ----------
+    ranks : ndarray (..., R, T)
+        Ranks of R runs in T tasks (leading axes: resamples); nan where a run is not ranked.
+    weights : ndarray (T,)
+    method : {'mean-rank', 'median-rank'}
+
+    Returns
+    -------
+    ndarray (..., R)
+    """
+    with _quiet():
+        last = np.nanmax(ranks, axis=-2, keepdims=True)  # a task where no run is ranked: 0
+    filled = np.where(np.isnan(ranks), np.nan_to_num(last, nan=0.0) + 1.0, ranks)
+    return CONSENSUS_WEIGHTED[method](filled, weights)
 
 
 def _weighted_median(x: np.ndarray, w: np.ndarray) -> float:

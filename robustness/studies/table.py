@@ -113,7 +113,7 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
 
     The tasks' cases are resampled independently; resample ``b`` of every task is combined into one consensus.
     """
-    from robustness.statistics.case_rankings import CONSENSUS_WEIGHTED, consensus
+    from robustness.statistics.case_rankings import consensus, consensus_values
     from robustness.statistics.ranks import rank
 
     weights = dict(options.task_weights) or None
@@ -127,10 +127,8 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
         full = np.full((b.shape[0], len(runs)), np.nan)
         idx = [runs.index(r) for r in t.runs if r in runs]
         full[:, idx] = b[:, [k for k, r in enumerate(t.runs) if r in runs]]
-        worst = np.nan_to_num(np.nanmax(np.where(np.isnan(full), -np.inf, full), axis=1), neginf=0.0) + 1.0
-        per_task.append(np.where(np.isnan(full), worst[:, None], full))
-    x = np.stack(per_task, axis=2)  # (B, R, T)
-    stat = CONSENSUS_WEIGHTED[options.consensus](x, w)
+        per_task.append(full)
+    stat = consensus_values(np.stack(per_task, axis=2), w, options.consensus)  # ranks (B, R, T)
     ranks = rank(stat, ties=ties, lower_better=True)
     lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
     return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0])
