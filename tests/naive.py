@@ -247,6 +247,43 @@ def twin_margin_l1(draws, noise, scale, margin):
     return out
 
 
+# -- boundary metrics -------------------------------------------------------------------------------------------
+
+
+def twin_surface_of(mask, planar):
+    """Foreground voxels with a background face neighbour, from the zero-padded mask shifted six (or four) ways."""
+    m = np.asarray(mask, bool)
+    p = np.pad(m, 1)
+    inner = (slice(1, -1),) * 3
+    edge = np.zeros_like(m)
+    for axis in (1, 2) if planar else (0, 1, 2):
+        for step in (-1, 1):
+            edge |= ~np.roll(p, step, axis=axis)[inner]
+    return m & edge
+
+
+def twin_squared_edt(sources, spacing):
+    """Squared distance from every voxel to every source voxel, the smallest (brute force; inf without sources)."""
+    src = np.argwhere(sources) * np.asarray(spacing, float)
+    allv = np.argwhere(np.ones(sources.shape, bool)) * np.asarray(spacing, float)
+    if not len(src):
+        return np.full(sources.shape, np.inf)
+    d2 = ((allv[:, None, :] - src[None, :, :]) ** 2).sum(axis=-1).min(axis=1)
+    return d2.reshape(sources.shape)
+
+
+def twin_surface_distances(a, b, spacing, planar):
+    """Every border voxel's distance to the other border, by all pairwise distances (scipy's cdist)."""
+    from scipy.spatial.distance import cdist
+
+    sa = np.argwhere(twin_surface_of(a, planar)) * np.asarray(spacing, float)
+    sb = np.argwhere(twin_surface_of(b, planar)) * np.asarray(spacing, float)
+    if not len(sa) or not len(sb):
+        return np.full(len(sa), np.inf), np.full(len(sb), np.inf)
+    d = cdist(sa, sb)
+    return d.min(axis=1), d.min(axis=0)
+
+
 def tiny_cases() -> int:
     """Every kernel on tiny hand-made inputs, checked against its twin and against numbers worked out by hand.
 
@@ -364,6 +401,27 @@ def tiny_cases() -> int:
     idx = np.array([[0, 0, 2, 3], [1, 1, 1, 1]])
     got = _kernels.beaten_resamples(*tests, False, idx)
     assert got.tolist() == twin_beaten_resamples(*tests, False, idx).tolist()
+    checked += 1
+
+    # boundary metrics: a 2x2x2 cube in a 3x4x4 array (every voxel on the border; the top plane touches the
+    # array's edge, which counts as background) and one voxel; spacing (z, y, x) = (3, 1, 0.5)
+    cube = np.zeros((3, 4, 4), np.bool_)
+    cube[1:3, 1:3, 1:3] = True
+    assert _kernels.surface_of(cube, False).sum() == 8 == twin_surface_of(cube, False).sum()
+    plane = np.ones((1, 3, 3), np.bool_)
+    assert _kernels.surface_of(plane, True).tolist() == [[[True, True, True], [True, False, True], [True, True, True]]]
+    assert twin_surface_of(plane, True).tolist() == _kernels.surface_of(plane, True).tolist()
+    checked += 1
+    dot = np.zeros((3, 4, 4), np.bool_)
+    dot[0, 0, 0] = True
+    sp = np.array([3.0, 1.0, 0.5])
+    d2 = _kernels.squared_edt(dot, sp)
+    assert d2[2, 3, 3] == 36.0 + 9.0 + 2.25 and d2[0, 0, 2] == 1.0 and d2[1, 0, 0] == 9.0
+    assert np.array_equal(d2, twin_squared_edt(dot, sp))
+    checked += 1
+    d_ab, d_ba = _kernels.surface_distances(cube, dot, sp, False)
+    t_ab, t_ba = twin_surface_distances(cube, dot, sp, False)
+    assert np.allclose(np.sort(d_ab), np.sort(t_ab), rtol=1e-14) and d_ba.tolist() == [np.sqrt(9 + 1 + 0.25)]
     checked += 1
     return checked
 

@@ -7,7 +7,8 @@
 - :mod:`.signed_rank`: paired Wilcoxon signed-rank tests between every pair of
   runs, Holm, runs beaten (the test-based ranking);
 - :mod:`.population`: the L1 with a margin between noisy rankings and their population's (the distance to
-  unlimited data).
+  unlimited data);
+- :mod:`.surface`: mask borders, the box that holds them and exact distances between them (the boundary metrics).
 
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 """
@@ -25,8 +26,10 @@ from robustness._kernels.pixels import (
 from robustness._kernels.population import margin_l1
 from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
 from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
+from robustness._kernels.surface import squared_edt, surface_distances, surface_of
 
 __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
            "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
-           "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1"]
+           "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
+           "surface_of", "squared_edt", "surface_distances"]

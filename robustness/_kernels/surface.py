@@ -1,0 +1,199 @@
+"""Kernels of the boundary metrics (:mod:`robustness.overlap.boundary`): surfaces, their box, exact distances.
+
+Masks are 3D boolean arrays ``(z, y, x)`` (a 2D mask is one plane, ``z = 1``, whose third axis does not count).
+
+- The surface of a mask is its foreground voxels with a face neighbour (6 in 3D, 4 in 2D) in the background;
+  voxels outside the array are background, so a mask touching the border has a surface there (the Metrics
+  Reloaded border: the mask minus its erosion by the face-connected structuring element, zero-padded).
+- Distances are exact Euclidean distances between voxel centres in physical units (``spacing`` per axis), from a
+  squared distance transform computed axis by axis (Felzenszwalb and Huttenlocher 2012, "Distance transforms of
+  sampled functions", Theory of Computing 8: the lower envelope of parabolas, which holds for any spacing).
+- Everything runs on the box that holds both surfaces: the nearest surface voxel of one mask to a surface voxel
+  of the other lies inside it, so the distances are those of the whole array at the cost of the box.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["surface_of", "squared_edt", "surface_distances"]
+
+
+@njit(cache=True, nogil=True)
+def surface_of(mask, planar):
+    """The surface voxels of a 3D boolean mask (``planar``: the first axis does not count, a 2D mask)."""
+    nz, ny, nx = mask.shape
+    out = np.zeros(mask.shape, dtype=np.bool_)
+    for z in range(nz):
+        for y in range(ny):
+            for x in range(nx):
+                if not mask[z, y, x]:
+                    continue
+                edge = (y == 0 or y == ny - 1 or x == 0 or x == nx - 1
+                        or not mask[z, y - 1, x] or not mask[z, y + 1, x]
+                        or not mask[z, y, x - 1] or not mask[z, y, x + 1])
+                if not edge and not planar:
+                    edge = z == 0 or z == nz - 1 or not mask[z - 1, y, x] or not mask[z + 1, y, x]
+                out[z, y, x] = edge
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _envelope_1d(f, step, d, v, zc, g):
+    """Squared distance along one line: ``d[q] = min_p (step (q - p))^2 + f[p]`` (lower envelope of parabolas).
+
+    ``v``, ``zc`` and ``g`` are work buffers (the envelope's parabolas, their boundaries, ``f + (step q)^2``).
+    Returns False, leaving ``d`` untouched, when every ``f`` is infinite.
+    """
+    n = f.size
+    k = -1
+    for q in range(n):
+        if f[q] == np.inf:
+            continue
+        g[q] = f[q] + (q * step) ** 2
+        while k >= 0:
+            p = v[k]
+            s = (g[q] - g[p]) / (2.0 * step * (q - p))
+            if s <= zc[k]:
+                k -= 1
+            else:
+                break
+        k += 1
+        v[k] = q
+        if k == 0:
+            zc[k] = -np.inf
+        else:
+            p = v[k - 1]
+            zc[k] = (g[q] - g[p]) / (2.0 * step * (q - p))
+    if k < 0:
+        return False
+    j = 0
+    for q in range(n):
+        x = q * step
+        while j < k and zc[j + 1] < x:
+            j += 1
+        p = v[j]
+        d[q] = (x - p * step) ** 2 + f[p]
+    return True
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _nearest_along_x(sources, step, out):
+    """First pass, along the contiguous axis: the squared distance to the nearest source on the same line."""
+    nz, ny, nx = sources.shape
+    for z in prange(nz):
+        for y in range(ny):
+            last = -1
+            for x in range(nx):  # forward: distance to the nearest source at or before x
+                if sources[z, y, x]:
+                    last = x
+                out[z, y, x] = np.inf if last < 0 else ((x - last) * step) ** 2
+            last = -1
+            for x in range(nx - 1, -1, -1):  # backward: keep the nearer one
+                if sources[z, y, x]:
+                    last = x
+                if last >= 0:
+                    d = ((last - x) * step) ** 2
+                    if d < out[z, y, x]:
+                        out[z, y, x] = d
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _pass_middle(out, step):
+    """The pass along y: each plane transposed into a tile, so that every line is contiguous."""
+    nz, ny, nx = out.shape
+    for z in prange(nz):
+        tile = np.empty((nx, ny))
+        d = np.empty(ny)
+        v = np.empty(ny, dtype=np.int64)
+        zc = np.empty(ny + 1)
+        g = np.empty(ny)
+        for i in range(ny):
+            for x in range(nx):
+                tile[x, i] = out[z, i, x]
+        for x in range(nx):
+            if _envelope_1d(tile[x], step, d, v, zc, g):
+                for i in range(ny):
+                    tile[x, i] = d[i]
+            else:
+                for i in range(ny):
+                    tile[x, i] = np.inf
+        for i in range(ny):
+            for x in range(nx):
+                out[z, i, x] = tile[x, i]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _pass_first(out, step):
+    """The pass along z: the rows of one y from every plane gathered into a tile, rows in parallel."""
+    nz, ny, nx = out.shape
+    for y in prange(ny):
+        tile = np.empty((nx, nz))
+        d = np.empty(nz)
+        v = np.empty(nz, dtype=np.int64)
+        zc = np.empty(nz + 1)
+        g = np.empty(nz)
+        for i in range(nz):
+            for x in range(nx):
+                tile[x, i] = out[i, y, x]
+        for x in range(nx):
+            if _envelope_1d(tile[x], step, d, v, zc, g):
+                for i in range(nz):
+                    tile[x, i] = d[i]
+            else:
+                for i in range(nz):
+                    tile[x, i] = np.inf
+        for i in range(nz):
+            for x in range(nx):
+                out[i, y, x] = tile[x, i]
+
+
+@njit(cache=True, nogil=True)
+def squared_edt(sources, spacing):
+    """Squared Euclidean distance (physical units) from every voxel to the nearest ``True`` voxel of ``sources``.
+
+    ``inf`` everywhere when there is no source. ``spacing`` holds the voxel size along ``(z, y, x)``. The
+    passes along y and z run over tiles (a plane, a slab of one row per plane) so that every line is read from
+    cache, planes and rows in parallel.
+    """
+    nz, ny, nx = sources.shape
+    out = np.empty(sources.shape)
+    _nearest_along_x(sources, spacing[2], out)
+    if ny > 1:
+        _pass_middle(out, spacing[1])
+    if nz > 1:
+        _pass_first(out, spacing[0])
+    return out
+
+
+def _box(a, b):
+    """The slices of the smallest box that holds the foreground of both masks (None when both are empty).
+
+    numpy's reductions: a numba loop over the voxels takes twice as long.
+    """
+    along_z = a.any(axis=(1, 2)) | b.any(axis=(1, 2))
+    z = np.flatnonzero(along_z)
+    if not z.size:
+        return None
+    slab = slice(z[0], z[-1] + 1)
+    y = np.flatnonzero(a[slab].any(axis=(0, 2)) | b[slab].any(axis=(0, 2)))
+    x = np.flatnonzero(a[slab].any(axis=(0, 1)) | b[slab].any(axis=(0, 1)))
+    return slab, slice(y[0], y[-1] + 1), slice(x[0], x[-1] + 1)
+
+
+def surface_distances(a, b, spacing, planar):
+    """Distances from every surface voxel of ``a`` to the surface of ``b``, and from ``b``'s to ``a``'s.
+
+    Returns ``(d_ab, d_ba)`` in physical units, each in the voxels' C order (empty arrays for an empty mask;
+    ``inf`` where the other surface is empty). Plain Python around the kernels: the box is cut with numpy.
+    """
+    cut = _box(a, b)
+    if cut is None:
+        return np.empty(0), np.empty(0)
+    sa = surface_of(np.ascontiguousarray(a[cut]), planar)
+    sb = surface_of(np.ascontiguousarray(b[cut]), planar)
+    spacing = np.asarray(spacing, dtype=np.float64)
+    d_ab = np.sqrt(squared_edt(sb, spacing).ravel()[np.flatnonzero(sa)])
+    d_ba = np.sqrt(squared_edt(sa, spacing).ravel()[np.flatnonzero(sb)])
+    return d_ab, d_ba
