@@ -273,6 +273,9 @@ def add_data_options(p: Parser) -> None:
                    help="raters: foreground is every value >= T (<= T when the foreground value is below the "
                         "background value); for anti-aliased masks")
     g.add_argument("--strict", action="store_true", help="refuse masks with stray pixel values")
+    g.add_argument("--labels", metavar="L1,L2,..|all", type=label_list,
+                   help="raters: multi-label masks (NIfTI, NRRD, MetaImage): score each label as its own mask, one "
+                        "image per file and label, resampled together (all: every label the gold masks hold)")
     g.add_argument("--missing", choices=("error", "empty"), default="error",
                    help="a run without a mask for some image: error (default) or score it empty")
     g.add_argument("--skip-mismatched", action="store_true",
@@ -284,6 +287,20 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--synthetic-size", choices=("small", "realistic"), default="small",
                    help="synthetic image sizes: small (fast) or realistic 0.3-12 MP")
     p.checks.append(_check_data_options)
+
+
+def label_list(text: str) -> str | tuple[int, ...]:
+    """``--labels``: ``all`` or distinct whole numbers >= 1, comma-separated."""
+    if text == "all":
+        return text
+    try:
+        labels = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'all' or labels such as 1,2; got {text!r}") from None
+    if not labels or min(labels) < 1 or len(set(labels)) != len(labels):
+        raise argparse.ArgumentTypeError(f"labels must be distinct whole numbers >= 1 (0 is the background), "
+                                         f"got {text!r}")
+    return labels
 
 
 def values(args: argparse.Namespace) -> tuple[int, int]:
@@ -299,6 +316,13 @@ def _check_data_options(args: argparse.Namespace) -> None:
     fg, bg = values(args)
     if args.layout == "raters" and fg == bg:
         raise ValueError(f"--foreground and --background are both {fg}")
+    labels = getattr(args, "labels", None)
+    if labels is not None and args.layout != "raters":
+        raise ValueError("--labels applies to --layout raters (one folder per rater of multi-label masks)")
+    if labels is not None and (args.foreground is not None or args.background is not None
+                                    or args.threshold is not None or args.binarize):
+        raise ValueError("--labels reads each label's voxels as its mask: --foreground, --background, --threshold "
+                         "and --binarize do not apply")
     if args.layout == "dermavqa" and (args.foreground is not None or args.background is not None
                                       or args.threshold is not None):
         raise ValueError("--foreground, --background and --threshold apply to --layout raters; the dermavqa "
@@ -358,7 +382,8 @@ def load(args: argparse.Namespace) -> Challenge:
         fg, bg = values(args)
         challenge = load_raters(args.data, gold=args.gold.split(","),
                                 runs=args.systems.split(",") if args.systems else None, foreground=fg,
-                                background=bg, threshold=args.threshold, strict=args.strict, **common)
+                                background=bg, threshold=args.threshold, strict=args.strict,
+                                labels=getattr(args, "labels", None), **common)
     elif args.data is None and args.reference is None:
         from robustness.simulation.synthetic import make_challenge
 

@@ -160,7 +160,7 @@ class Challenge:
     @property
     def n_pixels(self) -> np.ndarray:
         """Number of pixels of every image (int64)."""
-        return np.array([h * w for h, w in self.shapes], dtype=np.int64)
+        return np.array([int(np.prod(s)) for s in self.shapes], dtype=np.int64)
 
     def image_index(self, image: int | str) -> int:
         """Position of an image given its index or its id.

@@ -17,6 +17,7 @@ import numpy as np
 from robustness.errors import InputError
 from robustness.io.challenge import Challenge
 from robustness.io.masks import MaskFormat, read_mask, read_shape
+from robustness.io.volumes import read_volume
 
 __all__ = ["FileSource", "folder", "entries", "not_a_file", "ignored_folders", "checked_shapes", "check_policy",
            "attach_runs", "check_run_name", "build", "examples"]
@@ -38,6 +39,9 @@ class FileSource:
         Each image's shape (rows, columns), from the annotators' headers.
     truth_paths : tuple of Path, optional
         The latent true masks of a written synthetic challenge (``truth/``), one per image.
+    labels : tuple of int, optional
+        Multi-label masks: the label each image reads (an image is one label of one file; its mask is the voxels
+        of that value, whatever the formats say).
     """
 
     annotator_paths: dict
@@ -46,6 +50,7 @@ class FileSource:
     run_format: MaskFormat
     shapes: tuple
     truth_paths: tuple | None = None  # the latent true masks of a written synthetic challenge (truth/)
+    labels: tuple | None = None
     reads_into = True  # read(..., out=buffer) decodes into the caller's buffer
 
     @property
@@ -88,7 +93,10 @@ class FileSource:
         path = table[name][image]
         if path is None:
             return np.zeros(self.shapes[image], dtype=bool), None
-        mask, note = read_mask(path, fmt, out=out)
+        if self.labels is not None:
+            mask, note = read_volume(path)[0] == self.labels[image], None
+        else:
+            mask, note = read_mask(path, fmt, out=out)
         if mask.shape != self.shapes[image]:
             raise InputError(
                 f"{path}: mask has shape {mask.shape}, the image has shape {self.shapes[image]}"
@@ -112,7 +120,8 @@ class FileSource:
         return FileSource({a: pick(v) for a, v in self.annotator_paths.items()},
                           {s: pick(v) for s, v in self.run_paths.items()},
                           self.annotator_format, self.run_format, tuple(pick(self.shapes)),
-                          None if self.truth_paths is None else tuple(pick(self.truth_paths)))
+                          None if self.truth_paths is None else tuple(pick(self.truth_paths)),
+                          None if self.labels is None else tuple(pick(self.labels)))
 
     def _digest(self, fields) -> str:
         h = hashlib.sha256()
@@ -149,7 +158,7 @@ class FileSource:
             "files": self._digest(("st_size", "st_mtime_ns")),
             "annotator_format": repr(self.annotator_format),
             "run_format": repr(self.run_format),
-        }
+        } | ({} if self.labels is None else {"labels": list(self.labels)})
 
     def cache_key(self) -> str:
         """Key of cached counts: adds each file's inode and status-change time, which ``os.utime`` cannot restore.
@@ -482,7 +491,8 @@ def check_run_name(run: str, path: str | os.PathLike) -> None:
 def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tuple[int, int]],
           annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
           run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
-          sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None) -> Challenge:
+          sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None,
+          labels: Sequence[int] | None = None) -> Challenge:
     """The file-backed challenge of the images that are kept.
 
     Parameters
@@ -504,6 +514,8 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
         What the loader did with imperfect input (kept by the challenge).
     truth_paths : sequence of Path, optional
         The latent true masks, one per image (a written synthetic challenge).
+    labels : sequence of int, optional
+        The label each image reads from its multi-label files (:class:`FileSource`).
 
     Returns
     -------
@@ -524,7 +536,8 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
     shapes = tuple(tuple(s) for s in pick(shapes))
     annotated = np.array([[ann_paths[a][i] is not None for a in annotators] for i in range(idx.size)])
     truth_paths = None if truth_paths is None else tuple(pick(truth_paths))
-    source = FileSource(ann_paths, run_paths, ann_fmt, sys_fmt, shapes, truth_paths)
+    source = FileSource(ann_paths, run_paths, ann_fmt, sys_fmt, shapes, truth_paths,
+                        None if labels is None else tuple(pick(labels)))
     return Challenge(
         images=tuple(pick(images)),
         encounters=tuple(pick(encounters)),

@@ -48,11 +48,24 @@ from robustness import _kernels
 from robustness.errors import InputError
 from robustness.files import open_regular
 from robustness.io.tiff import read_tiff, tiff_header
+from robustness.io.volumes import VOLUME_SUFFIXES, read_grid, read_volume, volume_suffix
 
-__all__ = ["MaskFormat", "read_mask", "read_shape", "MASK_SUFFIXES", "MAX_PIXELS"]
+__all__ = ["MaskFormat", "read_mask", "read_shape", "mask_suffix", "MASK_SUFFIXES", "MAX_PIXELS"]
 
-MASK_SUFFIXES = (".tif", ".tiff", ".png")
+#: Every file name read as a mask: 2D images, and medical images (2D or 3D, :mod:`robustness.io.volumes`).
+MASK_SUFFIXES = (".tif", ".tiff", ".png") + VOLUME_SUFFIXES
 _TIFF = (".tif", ".tiff")
+
+
+def mask_suffix(name: str | os.PathLike) -> str | None:
+    """The mask suffix of a file name (``.nii.gz`` counts as one), lower-case, or None for another file.
+
+    Examples
+    --------
+    >>> mask_suffix("ISIC_01.PNG"), mask_suffix("case1.nii.gz"), mask_suffix("notes.txt")
+    ('.png', '.nii.gz', None)
+    """
+    return volume_suffix(name) or (Path(name).suffix.lower() if Path(name).suffix.lower() in MASK_SUFFIXES else None)
 
 
 @dataclass(frozen=True)
@@ -166,13 +179,15 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
     Parameters
     ----------
     path : str or os.PathLike
-        A TIFF (``.tif``, ``.tiff``) or another image PIL reads (PNG), told apart by the suffix.
+        A TIFF (``.tif``, ``.tiff``), another image PIL reads (PNG), or a medical image (``.nii``, ``.nii.gz``,
+        ``.nrrd``, ``.mha``, ``.mhd``: :mod:`robustness.io.volumes`), told apart by the suffix.
     notes : list of str, optional
         Collects what the decoders said (one line each, naming the file).
 
     Returns
     -------
-    (rows, columns) : int
+    (rows, columns) or (planes, rows, columns) : int
+        A medical image's shape in array order (a 3D volume's first axis is its planes).
 
     Raises
     ------
@@ -181,6 +196,8 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
         one of more than :data:`MAX_PIXELS` pixels.
     """
     path = Path(path)
+    if volume_suffix(path):
+        return read_grid(path).shape
     said: list[str] = []
     try:
         with open_regular(path) as f, _decoder_messages(said):
@@ -200,6 +217,17 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
     finally:
         if notes is not None:
             notes.extend(f"{path}: {n}" for n in said)
+
+
+def _grey(path: Path, out=None, notes: list | None = None) -> np.ndarray:
+    """The mask's values as uint8: a 2D image's grey levels, or a medical image's labels (at most 255)."""
+    if not volume_suffix(path):
+        return _to_grey_u8(_read_pixels(path, out, notes), path)
+    labels = read_volume(path)[0]
+    if labels.size and labels.max() > 255:
+        raise InputError(f"{path}: labels up to {labels.max()}; a mask's values must lie in 0..255 (select a label "
+                         "with --labels)")
+    return np.ascontiguousarray(labels, dtype=np.uint8)
 
 
 def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:
@@ -302,7 +330,8 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     Parameters
     ----------
     path : str or os.PathLike
-        A TIFF (``.tif``, ``.tiff``) or another image PIL reads (PNG), told apart by the suffix.
+        A TIFF (``.tif``, ``.tiff``), another image PIL reads (PNG), or a medical image (``.nii``, ``.nii.gz``,
+        ``.nrrd``, ``.mha``, ``.mhd``: :mod:`robustness.io.volumes`), told apart by the suffix.
     fmt : MaskFormat
         How pixel values map to foreground (default: foreground 1 on background 0, stray values refused).
     out : ndarray of uint8, optional
@@ -310,7 +339,7 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
 
     Returns
     -------
-    mask : ndarray of bool, 2-D
+    mask : ndarray of bool, 2-D (3-D for a volume)
     note : str or None
         One line describing a repair (stray values), else None.
 
@@ -331,7 +360,7 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     """
     path = Path(path)
     said: list[str] = []
-    grey = _to_grey_u8(_read_pixels(path, out, said), path)
+    grey = _grey(path, out, said)
     if not grey.flags.writeable or grey.base is not None and not grey.base.flags.writeable:
         grey = grey.copy()
     shape = grey.shape
@@ -353,10 +382,10 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     if n_stray == 0 or fmt.binarize:
         return done(mask)
     # rare: values besides the two expected ones. Decode again to see them.
-    grey = _to_grey_u8(_read_pixels(path), path)
+    grey = _grey(path)
     if grey.shape != shape:
-        raise InputError(f"{path}: the file changed while it was read (decoded as {shape[0]} x {shape[1]} pixels, "
-                         f"then as {grey.shape[0]} x {grey.shape[1]})")
+        raise InputError(f"{path}: the file changed while it was read (decoded as {' x '.join(map(str, shape))} "
+                         f"pixels, then as {' x '.join(map(str, grey.shape))})")
     flat = grey.reshape(-1)
     counts = np.bincount(flat, minlength=256)
     present = np.flatnonzero(counts)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from robustness.errors import InputError
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
@@ -35,9 +37,15 @@ from robustness.io.folders import (
     not_a_file,
 )
 from robustness.io.folders import folder as _folder
-from robustness.io.masks import MASK_SUFFIXES, MaskFormat
+from robustness.io.masks import MaskFormat, mask_suffix
+from robustness.io.volumes import check_grids, labels_in, read_volume
 
 __all__ = ["load_raters"]
+
+
+def _stem(p: Path) -> str:
+    """A mask file's image id: its name without the mask suffix (``case1.nii.gz`` is ``case1``)."""
+    return p.name[:-len(mask_suffix(p.name))]
 
 
 def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]:
@@ -49,7 +57,7 @@ def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]
     others, folders = [], []
     for name, kind in entries(rater_dir):
         p = rater_dir / name
-        if Path(name).suffix.lower() not in MASK_SUFFIXES:
+        if mask_suffix(name) is None:
             if kind == "dir":
                 folders.append(name)
             else:
@@ -57,9 +65,9 @@ def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]
             continue
         if kind != "file":
             raise not_a_file(p, kind)
-        key = p.stem.lower()
+        key = _stem(p).lower()
         if key in table:
-            raise InputError(f"{p}: duplicate mask for image {p.stem} (also {table[key].name})")
+            raise InputError(f"{p}: duplicate mask for image {_stem(p)} (also {table[key].name})")
         table[key] = p
     ignored_folders(rater_dir, folders, notes)
     return table, others
@@ -79,6 +87,7 @@ def load_raters(
     missing: str = "error",
     mismatched: str = "error",
     empty_folders: str = "error",
+    labels: list[int] | tuple[int, ...] | str | None = None,
 ) -> Challenge:
     """Load a "one sub-folder per rater" challenge (e.g. BU-BIL).
 
@@ -100,13 +109,20 @@ def load_raters(
         See :class:`~robustness.io.masks.MaskFormat`.
     missing, mismatched, empty_folders
         See :func:`robustness.io.load_dermavqa`; ``empty_folders`` applies to rater folders.
+    labels : list of int or 'all', optional
+        Multi-label masks (medical images): score each of these labels as its own mask (``'all'``: every label
+        the gold annotators' masks hold, read once at loading). Each file then gives one image per label,
+        ``<image>.label<L>``, whose encounter is the file's image: its labels are resampled together. The
+        foreground options do not apply (a label's mask is the voxels of that value).
 
     Returns
     -------
     Challenge
         Images sorted by name case-insensitively (spelled as the first gold rater spells them), each its own
-        encounter; ``gold`` as annotators and ``runs`` as runs, in the order given (default runs: the other
-        sub-folders, sorted by name).
+        encounter (with ``labels``, one image per label, the file's image its encounter); ``gold`` as annotators
+        and ``runs`` as runs, in the order given (default runs: the other sub-folders, sorted by name). Medical
+        images of a run or annotator must lie on the voxel grid of the image's first annotator
+        (:func:`robustness.io.volumes.check_grids`).
 
     Raises
     ------
@@ -157,7 +173,8 @@ def load_raters(
         if not table:
             what = f"it holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "it is empty"
             if empty_folders == "error":
-                raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff) found; {what} "
+                raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff, .nii, .nii.gz, .nrrd, .mha, .mhd) "
+                                 f"found; {what} "
                                  "(--skip-empty-folders drops such a rater with a warning)")
             notes.append(f"{root / r}: dropped rater {r!r} without mask files ({what})")
             continue
@@ -174,10 +191,10 @@ def load_raters(
     spelled: dict[str, str] = {}
     for r in gold:
         for key, p in files[r].items():
-            spelled.setdefault(key, p.stem)
+            spelled.setdefault(key, _stem(p))
     keys = sorted(spelled)
     case_fixed = [f"{r}/{p.name}" for r in gold + runs for key, p in files[r].items()
-                  if key in spelled and p.stem != spelled[key]]
+                  if key in spelled and _stem(p) != spelled[key]]
     if case_fixed:
         notes.append(f"matched {len(case_fixed)} file name(s) case-insensitively: {examples(case_fixed, 4)}")
     for r in gold:
@@ -192,6 +209,33 @@ def load_raters(
         images, shapes, {s: files[s] for s in runs},
         missing=missing, mismatched=mismatched, notes=notes, key=str.lower,
     )
+    check_grids(images, gold, ann_paths, run_paths)
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True)
-    return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes)
+    if labels is None:
+        return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes)
+    return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes)
+
+
+def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes) -> Challenge:
+    """One image per (file, label): the file's paths repeated, each reading one label."""
+    if isinstance(labels, str):
+        if labels != "all":
+            raise InputError(f"--labels must be a list of labels or 'all', got {labels!r}")
+        found: set[int] = set()
+        for a in gold:
+            for p in ann_paths[a]:
+                if p is not None:
+                    found.update(labels_in(read_volume(p)[0]))
+        if not found:
+            raise InputError("--labels all: the gold annotators' masks hold no label besides the background 0")
+        labels = sorted(found)
+        notes.append(f"labels found in the gold annotators' masks: {', '.join(map(str, labels))}")
+    labels = [int(v) for v in labels]
+    if not labels or min(labels) < 1 or len(set(labels)) != len(labels):
+        raise InputError(f"--labels must list distinct labels >= 1 (0 is the background), got {labels}")
+    rows = [(i, lab) for i in range(len(images)) for lab in labels]
+    repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
+    return build([f"{images[i]}.label{lab}" for i, lab in rows], repeat(images), repeat(shapes), gold,
+                 {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
+                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[lab for _, lab in rows])

@@ -22,7 +22,8 @@ import numpy as np
 
 from robustness.errors import InputError
 
-__all__ = ["VOLUME_SUFFIXES", "Geometry", "read_volume", "check_same_grid", "volume_suffix", "labels_in"]
+__all__ = ["VOLUME_SUFFIXES", "Geometry", "read_volume", "read_grid", "check_same_grid", "check_grids",
+           "volume_suffix", "labels_in"]
 
 #: The file names read as medical images (a NIfTI may be gzipped; ``.mhd`` is a MetaImage header with its data
 #: beside it).
@@ -71,6 +72,52 @@ class Geometry:
                 + " x ".join(f"{s:g}" for s in self.spacing[::-1]))
 
 
+def _geometry(image) -> Geometry:
+    size = image.GetSize()[::-1]
+    return Geometry(shape=tuple(int(n) for n in size), spacing=tuple(float(s) for s in image.GetSpacing()[::-1]),
+                    origin=tuple(float(v) for v in image.GetOrigin()),
+                    direction=tuple(float(v) for v in image.GetDirection()))
+
+
+def _refuse(path: Path, exc: Exception) -> InputError:
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "unreadable")
+    return InputError(f"{path}: not a readable medical image ({first[:160]})")
+
+
+def read_grid(path: str | os.PathLike) -> Geometry:
+    """A medical image's geometry from its header alone (no voxel is read).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Geometry
+
+    Raises
+    ------
+    InputError
+        One line naming the file: unreadable, vector-valued or not 2D or 3D.
+    """
+    import SimpleITK as sitk
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: not a regular file")
+    reader = sitk.ImageFileReader()
+    reader.SetFileName(str(path))
+    try:
+        reader.ReadImageInformation()
+    except RuntimeError as exc:
+        raise _refuse(path, exc) from None
+    if reader.GetNumberOfComponents() != 1:
+        raise InputError(f"{path}: {reader.GetNumberOfComponents()} values per voxel; a label mask has one")
+    if reader.GetDimension() not in (2, 3):
+        raise InputError(f"{path}: a {reader.GetDimension()}D image; masks must be 2D or 3D")
+    return _geometry(reader)
+
+
 def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
     """A label mask and its geometry.
 
@@ -97,8 +144,7 @@ def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
     try:
         image = sitk.ReadImage(str(path))
     except RuntimeError as exc:
-        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "unreadable")
-        raise InputError(f"{path}: not a readable medical image ({first[:160]})") from None
+        raise _refuse(path, exc) from None
     if image.GetNumberOfComponentsPerPixel() != 1:
         raise InputError(f"{path}: {image.GetNumberOfComponentsPerPixel()} values per voxel; a label mask has one")
     if image.GetDimension() not in (2, 3):
@@ -112,11 +158,7 @@ def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
         labels = labels.astype(np.int64)
     if labels.size and labels.min() < 0:
         raise InputError(f"{path}: negative labels (the smallest is {labels.min()})")
-    geometry = Geometry(shape=tuple(int(n) for n in labels.shape),
-                        spacing=tuple(float(s) for s in image.GetSpacing()[::-1]),
-                        origin=tuple(float(v) for v in image.GetOrigin()),
-                        direction=tuple(float(v) for v in image.GetDirection()))
-    return labels, geometry
+    return labels, _geometry(image)
 
 
 def _close(a: tuple, b: tuple, scale: float) -> bool:
@@ -160,3 +202,30 @@ def labels_in(labels: np.ndarray) -> list[int]:
     [2, 5]
     """
     return [int(v) for v in np.unique(labels) if v != 0]
+
+
+def check_grids(images: list[str], annotators: list[str], ann_paths: dict, run_paths: dict) -> None:
+    """Every medical-image mask of an image on the voxel grid of its first annotator's (:func:`check_same_grid`).
+
+    Parameters
+    ----------
+    images : list of str
+    annotators : list of str
+    ann_paths, run_paths : dict
+        ``{annotator or run: [path or None per image]}``.
+
+    Raises
+    ------
+    InputError
+        One line naming the mask and the reference it differs from.
+    """
+    for i, _ in enumerate(images):
+        first = next((ann_paths[a][i] for a in annotators if ann_paths[a][i] is not None), None)
+        if first is None or not volume_suffix(first):
+            continue
+        reference = (first, read_grid(first))
+        for table in (ann_paths, run_paths):
+            for paths in table.values():
+                p = paths[i]
+                if p is not None and p != first:
+                    check_same_grid((p, read_grid(p)), reference)

@@ -1,0 +1,117 @@
+"""A small 3D multi-rater, multi-label challenge written as medical images (NIfTI by default).
+
+Every volume holds one object per label (an ellipsoid with a bumpy surface, in physical units, so that an
+anisotropic spacing draws it the same). Annotators draw it with their own surface jitter and a small bias of
+its size; runs with their own skill: a larger jitter, a bias of size and a shift of their own, and spurious blobs
+now and then. The rater folders are the per-rater layout (:func:`robustness.io.load_raters`): one folder per
+annotator and per run, one file per volume with the same name, labels as voxel values (0 the background).
+
+This is the embedded test bed of the 3D readers and the boundary metrics (it knows no latent truth); the knobs
+of the 2D generator (:mod:`robustness.simulation.synthetic`) are not all here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from robustness.seeds import SeedLike
+
+__all__ = ["VolumeConfig", "write_volume_challenge"]
+
+
+@dataclass(frozen=True)
+class VolumeConfig:
+    """The volume challenge's sizes.
+
+    Attributes
+    ----------
+    n_volumes : int
+    shape : (int, int, int)
+        Voxels along (z, y, x).
+    spacing : (float, float, float)
+        Voxel size along (z, y, x) in mm.
+    labels : int
+        Objects per volume (labels 1..labels).
+    n_annotators, n_runs : int
+    suffix : str
+        ``.nii.gz``, ``.nii``, ``.nrrd``, ``.mha``...
+    """
+
+    n_volumes: int = 6
+    shape: tuple = (12, 40, 40)
+    spacing: tuple = (3.0, 0.8, 0.8)
+    labels: int = 2
+    n_annotators: int = 3
+    n_runs: int = 5
+    suffix: str = ".nii.gz"
+
+
+def _object(shape, spacing, centre, radii, jitter, rng):
+    """An ellipsoid (physical units) whose radius varies with direction by a few low-frequency waves."""
+    z, y, x = np.ogrid[:shape[0], :shape[1], :shape[2]]
+    pz, py, px = ((z - centre[0]) * spacing[0], (y - centre[1]) * spacing[1], (x - centre[2]) * spacing[2])
+    r = np.sqrt((pz / radii[0]) ** 2 + (py / radii[1]) ** 2 + (px / radii[2]) ** 2)
+    angle = np.arctan2(py, px)
+    wave = sum(jitter * rng.normal() * np.sin(k * angle + rng.uniform(0, 2 * np.pi)) for k in (2, 3, 4))
+    return r <= 1.0 + wave
+
+
+def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = VolumeConfig(), *,
+                           rng: SeedLike = None) -> dict:
+    """Write the challenge: ``folder/<rater>/<volume><suffix>`` for annotators ``ann1..`` and runs ``run1..``.
+
+    Parameters
+    ----------
+    folder : path
+        Created; must not hold rater folders of another challenge (files are overwritten).
+    config : VolumeConfig
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``annotators``, ``runs`` (names), ``volumes`` (file stems), ``spacing``.
+    """
+    import SimpleITK as sitk
+
+    c = config
+    rng = np.random.default_rng(rng)
+    root = Path(folder)
+    annotators = [f"ann{j + 1}" for j in range(c.n_annotators)]
+    runs = [f"run{r + 1}" for r in range(c.n_runs)]
+    skill = np.linspace(0.9, 0.3, c.n_runs)  # run1 the best
+    ann_bias = rng.normal(0.0, 0.04, c.n_annotators)
+    run_bias = rng.normal(0.0, 0.12, c.n_runs) * (1.2 - skill)
+    extent = np.array(c.shape) * np.array(c.spacing)
+    volumes = [f"case{v + 1:03d}" for v in range(c.n_volumes)]
+    for name in annotators + runs:
+        (root / name).mkdir(parents=True, exist_ok=True)
+    for vol in volumes:
+        objects = []
+        for lab in range(1, c.labels + 1):
+            radii = extent * rng.uniform(0.12, 0.22, 3)
+            centre_mm = extent * (0.3 + 0.4 * rng.random(3))
+            objects.append((lab, centre_mm, radii))
+        for kind, names in (("annotator", annotators), ("run", runs)):
+            for j, name in enumerate(names):
+                out = np.zeros(c.shape, np.uint8)
+                for lab, centre_mm, radii in objects:
+                    if kind == "annotator":
+                        scale, jitter, shift = 1.0 + ann_bias[j], 0.05, np.zeros(3)
+                    else:
+                        scale = 1.0 + run_bias[j]
+                        jitter = 0.05 + 0.25 * (1 - skill[j])
+                        shift = rng.normal(0.0, 4.0 * (1 - skill[j]), 3)
+                    centre = (centre_mm + shift) / np.array(c.spacing)
+                    out[_object(c.shape, c.spacing, centre, radii * scale, jitter, rng)] = lab
+                    if kind == "run" and rng.random() < 0.5 * (1 - skill[j]):  # a spurious blob
+                        spot = rng.uniform(0.1, 0.9, 3) * np.array(c.shape)
+                        out[_object(c.shape, c.spacing, spot, extent * 0.05, 0.0, rng) & (out == 0)] = lab
+                img = sitk.GetImageFromArray(out)
+                img.SetSpacing(tuple(float(s) for s in c.spacing[::-1]))
+                sitk.WriteImage(img, str(root / name / f"{vol}{c.suffix}"), useCompression=True)
+    return {"annotators": annotators, "runs": runs, "volumes": volumes, "spacing": tuple(c.spacing)}

@@ -1,0 +1,102 @@
+"""A 3D multi-rater, multi-label NIfTI challenge through the loader, the pixel pass and the main job."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from robustness.errors import InputError
+from robustness.io import load_raters
+from robustness.overlap import compute_overlap
+from robustness.simulation.volumes import VolumeConfig, write_volume_challenge
+
+sitk = pytest.importorskip("SimpleITK")
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = VolumeConfig(n_volumes=4, shape=(8, 24, 28), spacing=(3.0, 0.8, 0.7), labels=2, n_annotators=3, n_runs=5)
+GOLD = ["ann1", "ann2", "ann3"]
+
+
+@pytest.fixture(scope="module")
+def volumes(tmp_path_factory):
+    root = tmp_path_factory.mktemp("vol") / "challenge"
+    info = write_volume_challenge(root, CONFIG, rng=4)
+    return root, info
+
+
+def _labels(path):
+    return sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
+
+
+def test_overlap_counts_equal_a_plain_numpy_recount(volumes):
+    """Every run against the majority of the three annotators and against each annotator, per volume and label,
+    recounted from the files with SimpleITK and numpy alone."""
+    root, info = volumes
+    ch = load_raters(root, gold=GOLD, labels=[1, 2])
+    assert ch.n_images == 8 and ch.images[:2] == ("case001.label1", "case001.label2")
+    assert ch.encounters[:2] == ("case001", "case001") and ch.shapes[0] == (8, 24, 28)
+    counts = compute_overlap(ch, strategies=["majority"], rng=0)
+    maj = counts.strategies.index("majority")
+    for i, image in enumerate(ch.images):
+        volume, label = image.rsplit(".label", 1)
+        annotators = [_labels(root / a / f"{volume}.nii.gz") == int(label) for a in GOLD]
+        majority = np.sum(annotators, axis=0) >= 2
+        for r, run in enumerate(ch.runs):
+            m = _labels(root / run / f"{volume}.nii.gz") == int(label)
+            for gold, got in ((majority, counts.counts[maj, r, i]),
+                              *((a, counts.annotator_counts[j, r, i]) for j, a in enumerate(annotators))):
+                want = [np.sum(m & gold), np.sum(m & ~gold), np.sum(~m & gold)]
+                assert got.tolist() == want, (image, run)
+
+
+def test_labels_all_reads_the_gold_labels_and_says_so(volumes):
+    root, _ = volumes
+    ch = load_raters(root, gold=GOLD, labels="all")
+    assert ch.n_images == 8 and any("labels found in the gold annotators' masks: 1, 2" in n for n in ch.notes)
+    with pytest.raises(InputError, match=r"--labels must list distinct labels >= 1"):
+        load_raters(root, gold=GOLD, labels=[1, 1])
+
+
+def test_a_run_on_another_grid_is_refused_in_one_line(volumes, tmp_path):
+    root, _ = volumes
+    bad = tmp_path / "challenge"
+    for rater in os.listdir(root):
+        (bad / rater).mkdir(parents=True)
+        for f in os.listdir(root / rater):
+            (bad / rater / f).symlink_to(root / rater / f)
+    target = bad / "run3" / "case002.nii.gz"
+    target.unlink()
+    img = sitk.ReadImage(str(root / "run3" / "case002.nii.gz"))
+    img.SetSpacing((0.7, 0.8, 2.0))  # x, y, z
+    sitk.WriteImage(img, str(target))
+    with pytest.raises(InputError) as err:
+        load_raters(bad, gold=GOLD, labels=[1, 2])
+    text = str(err.value)
+    assert text.startswith(f"{target}: voxel spacing 0.7 x 0.8 x 2, but its reference ") and "\n" not in text
+
+
+def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
+    root, _ = volumes
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    base = [sys.executable, "-m", "experiments.rank_convergence", "--data", str(root), "--layout", "raters",
+            "--gold", ",".join(GOLD), "--orders", "8", "--bootstrap", "30", "--outer", "4", "--quiet"]
+    out = tmp_path / "out"
+    proc = subprocess.run(base + ["--labels", "1,2", "--out", str(out)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    assert sorted(board.index) == [f"run{r}" for r in range(1, 6)]
+    images = pd.read_csv(out / "images.csv")
+    assert len(images) == 8
+    for extra, message in ((["--labels", "0,1"], "labels must be distinct whole numbers >= 1"),
+                           (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),
+                           (["--labels", "x"], "expected 'all' or labels such as 1,2")):
+        proc = subprocess.run(base + extra + ["--out", str(out)], cwd=tmp_path, env=env, capture_output=True,
+                              text=True)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert len([line for line in proc.stderr.splitlines() if line.startswith("error")]) == 1
