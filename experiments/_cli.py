@@ -289,6 +289,21 @@ def add_data_options(p: Parser) -> None:
     p.checks.append(_check_data_options)
 
 
+def boundary_list(text: str) -> tuple[str, ...]:
+    """``--boundary``: boundary metric names (``nsd@2,hd95,assd``), each known, none twice."""
+    from robustness.overlap.boundary import boundary_metric
+
+    names = tuple(v.strip() for v in text.split(",") if v.strip())
+    try:
+        for name in names:
+            boundary_metric(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not names or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"expected distinct boundary metrics such as nsd@2,hd95,assd; got {text!r}")
+    return names
+
+
 def label_list(text: str) -> str | tuple[int, ...]:
     """``--labels``: ``all`` or distinct whole numbers >= 1, comma-separated."""
     if text == "all":

@@ -31,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
                    help="unit added one by one in the random orders (default image, as in the paper)")
     g.add_argument("--bootstrap-unit", choices=("image", "encounter"), default="encounter",
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
+    g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
+                   help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd), "
+                        "ranked beside the overlap metrics under the official gold: does the metric change the "
+                        "ranking? (default none)")
     _study.add_study_options(p, out="results/rank_convergence", unit="images",
                              test_unit="the bootstrap unit (the tests' unit; default encounters)")
     return p
@@ -45,7 +49,7 @@ def main(argv=None) -> int:
 
     options = _study.resampling_options(
         args, RankConvergenceOptions, strategies=tuple(s.name for s in _cli.strategies(args)), empty=args.empty,
-        unit=args.unit, bootstrap_unit=args.bootstrap_unit)
+        unit=args.unit, bootstrap_unit=args.bootstrap_unit, boundary=args.boundary)
     say = _study.say(args)
     challenge = _cli.load(args)
     out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)

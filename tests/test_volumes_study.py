@@ -86,17 +86,60 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     base = [sys.executable, "-m", "experiments.rank_convergence", "--data", str(root), "--layout", "raters",
             "--gold", ",".join(GOLD), "--orders", "8", "--bootstrap", "30", "--outer", "4", "--quiet"]
     out = tmp_path / "out"
-    proc = subprocess.run(base + ["--labels", "1,2", "--out", str(out)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(base + ["--labels", "1,2", "--boundary", "nsd@2,hd95,assd", "--out", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     assert sorted(board.index) == [f"run{r}" for r in range(1, 6)]
     images = pd.read_csv(out / "images.csv")
     assert len(images) == 8
+    agreement = pd.read_csv(out / "metric_agreement.csv")
+    assert len(agreement) == 10 and (agreement.tau_low <= agreement.tau).all() and (agreement.tau <= 1).all()
+    summary = (out / "summary.md").read_text()
+    assert "## Does the metric change the ranking?" in summary and "**hd95** (lower is better)" in summary
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     for extra, message in ((["--labels", "0,1"], "labels must be distinct whole numbers >= 1"),
                            (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),
-                           (["--labels", "x"], "expected 'all' or labels such as 1,2")):
+                           (["--labels", "x"], "expected 'all' or labels such as 1,2"),
+                           (["--labels", "1,2", "--boundary", "nsd@0"], "the NSD's tolerance must be positive"),
+                           (["--labels", "1,2", "--boundary", "hd99"], "unknown boundary metric 'hd99'")):
         proc = subprocess.run(base + extra + ["--out", str(out)], cwd=tmp_path, env=env, capture_output=True,
                               text=True)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
         assert len([line for line in proc.stderr.splitlines() if line.startswith("error")]) == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # earlier results kept
+
+
+def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
+    """The pass's boundary metrics against the majority gold and against each annotator equal boundary_scores on
+    masks built with numpy from the files, and SimpleITK's Hausdorff filter gives the same Hausdorff distance."""
+    from robustness.overlap.boundary import boundary_scores
+
+    root, info = volumes
+    ch = load_raters(root, gold=GOLD, labels=[1, 2])
+    metrics = ("nsd@1.5", "hd95", "assd", "hd")
+    counts = compute_overlap(ch, strategies=["majority", "rand1"], rng=0, boundary=metrics)
+    maj, rand = counts.strategies.index("majority"), counts.strategies.index("rand1")
+    spacing = ch.spacing(0)
+    assert np.allclose(spacing, CONFIG.spacing, rtol=1e-6)  # NIfTI keeps float32 spacings
+    for i, image in enumerate(ch.images):
+        volume, label = image.rsplit(".label", 1)
+        annotators = [_labels(root / a / f"{volume}.nii.gz") == int(label) for a in GOLD]
+        majority = np.sum(annotators, axis=0) >= 2
+        chosen = annotators[counts.rand_choice[0, i]]
+        for r, run in enumerate(ch.runs):
+            m = _labels(root / run / f"{volume}.nii.gz") == int(label)
+            want = boundary_scores(m, majority, metrics, spacing, empty="official")
+            np.testing.assert_allclose(counts.boundary[maj, r, i], want, rtol=1e-12, equal_nan=True)
+            np.testing.assert_allclose(counts.boundary[rand, r, i],
+                                       boundary_scores(m, chosen, metrics, spacing, empty="official"),
+                                       rtol=1e-12, equal_nan=True)
+            if m.any() and majority.any():
+                images = []
+                for mask in (m, majority):
+                    img = sitk.GetImageFromArray(np.pad(mask, 1).astype(np.uint8))
+                    img.SetSpacing(tuple(float(s) for s in spacing[::-1]))
+                    images.append(sitk.BinaryContour(img, fullyConnected=False))
+                hd = sitk.HausdorffDistanceImageFilter()
+                hd.Execute(*images)
+                assert abs(counts.boundary[maj, r, i, 3] - hd.GetHausdorffDistance()) <= 1e-6

@@ -86,6 +86,8 @@ class Challenge:
         Lazy access to the masks.
     notes : tuple of str
         What the loader did with imperfect input (one line each).
+    spacings : tuple of tuple of float, optional
+        Each image's voxel size along its array axes (medical images: from the headers); None: 1 per axis.
 
     Examples
     --------
@@ -106,6 +108,7 @@ class Challenge:
     runs: tuple[str, ...]
     source: MaskSource
     notes: tuple[str, ...] = field(default=())
+    spacings: tuple | None = None
 
     def __post_init__(self) -> None:
         """Check that the fields agree (lengths, unique ids, every image annotated) and freeze ``annotated``.
@@ -125,6 +128,8 @@ class Challenge:
             raise InputError(f"duplicate run names in {self.runs}")
         if len(self.encounters) != n or len(self.shapes) != n:
             raise ValueError("images, encounters and shapes must have the same length")
+        if self.spacings is not None and [len(s) for s in self.spacings] != [len(s) for s in self.shapes]:
+            raise ValueError("spacings must hold one voxel size per axis of every image")
         annotated = np.asarray(self.annotated, dtype=bool)
         if annotated.shape != (n, len(self.annotators)):
             raise ValueError(
@@ -156,6 +161,22 @@ class Challenge:
     def has_truth(self) -> bool:
         """Whether the masks of the latent truth are known (synthetic challenges)."""
         return bool(getattr(self.source, "has_truth", False))
+
+    def spacing(self, image: int) -> tuple:
+        """The voxel size of an image along its array axes (1 per axis when the challenge has none).
+
+        Parameters
+        ----------
+        image : int
+            Position of the image.
+
+        Returns
+        -------
+        tuple of float
+        """
+        if self.spacings is None:
+            return (1.0,) * len(self.shapes[image])
+        return tuple(self.spacings[image])
 
     @property
     def n_pixels(self) -> np.ndarray:
@@ -339,7 +360,8 @@ class Challenge:
         source = self.source.subset(idx) if hasattr(self.source, "subset") else _Slice(self.source, tuple(idx))
         pick = lambda seq: tuple(seq[i] for i in idx)  # noqa: E731
         return Challenge(pick(self.images), pick(self.encounters), pick(self.shapes), self.annotators,
-                         self.annotated[idx], self.runs, source)
+                         self.annotated[idx], self.runs, source,
+                         spacings=None if self.spacings is None else pick(self.spacings))
 
     @staticmethod
     def _warned(mask, note):
@@ -365,7 +387,7 @@ class Challenge:
             "annotated": self.annotated.astype(int).tolist(),
             "systems": self.runs,  # the key of earlier versions: fingerprints (and results folders) stay valid
             "source": self.source.fingerprint(),
-        }
+        } | ({} if self.spacings is None else {"spacings": self.spacings})
         blob = json.dumps(payload, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()
 

@@ -492,7 +492,7 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
           annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
           run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
           sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None,
-          labels: Sequence[int] | None = None) -> Challenge:
+          labels: Sequence[int] | None = None, spacings: Sequence[tuple] | None = None) -> Challenge:
     """The file-backed challenge of the images that are kept.
 
     Parameters
@@ -516,6 +516,8 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
         The latent true masks, one per image (a written synthetic challenge).
     labels : sequence of int, optional
         The label each image reads from its multi-label files (:class:`FileSource`).
+    spacings : sequence of tuple, optional
+        Each image's voxel size (medical images).
 
     Returns
     -------
@@ -547,4 +549,5 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
         runs=tuple(run_paths),
         source=source,
         notes=tuple(notes),
+        spacings=None if spacings is None else tuple(tuple(v) for v in pick(spacings)),
     )

@@ -60,6 +60,14 @@ _TIFF = (".tif", ".tiff")
 def mask_suffix(name: str | os.PathLike) -> str | None:
     """The mask suffix of a file name (``.nii.gz`` counts as one), lower-case, or None for another file.
 
+    Parameters
+    ----------
+    name : str or path-like
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> mask_suffix("ISIC_01.PNG"), mask_suffix("case1.nii.gz"), mask_suffix("notes.txt")

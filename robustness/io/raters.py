@@ -209,15 +209,17 @@ def load_raters(
         images, shapes, {s: files[s] for s in runs},
         missing=missing, mismatched=mismatched, notes=notes, key=str.lower,
     )
-    check_grids(images, gold, ann_paths, run_paths)
+    spacings = check_grids(images, gold, ann_paths, run_paths)
+    if spacings is not None:
+        spacings = [(1.0,) * len(shape) if sp is None else sp for sp, shape in zip(spacings, shapes)]
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True)
     if labels is None:
-        return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes)
-    return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes)
+        return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
+    return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings)
 
 
-def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes) -> Challenge:
+def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:
     """One image per (file, label): the file's paths repeated, each reading one label."""
     if isinstance(labels, str):
         if labels != "all":
@@ -238,4 +240,5 @@ def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, no
     repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
     return build([f"{images[i]}.label{lab}" for i, lab in rows], repeat(images), repeat(shapes), gold,
                  {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
-                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[lab for _, lab in rows])
+                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[lab for _, lab in rows],
+                 spacings=None if spacings is None else repeat(spacings))

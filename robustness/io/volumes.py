@@ -36,6 +36,14 @@ GRID_TOLERANCE = 1e-6
 def volume_suffix(name: str | os.PathLike) -> str | None:
     """The medical-image suffix of a file name (``.nii.gz`` counts as one), or None.
 
+    Parameters
+    ----------
+    name : str or path-like
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> volume_suffix("case_001.nii.gz"), volume_suffix("a.NRRD"), volume_suffix("mask.png")
@@ -67,7 +75,13 @@ class Geometry:
     direction: tuple
 
     def describe(self) -> str:
-        """``256 x 256 x 128 voxels of 0.8 x 0.8 x 2.5`` (x first, as image viewers say)."""
+        """The grid in words, x first as image viewers say.
+
+        Returns
+        -------
+        str
+            ``256 x 256 x 128 voxels of 0.8 x 0.8 x 2.5``.
+        """
         return (" x ".join(str(n) for n in self.shape[::-1]) + " voxels of "
                 + " x ".join(f"{s:g}" for s in self.spacing[::-1]))
 
@@ -196,6 +210,14 @@ def check_same_grid(run: tuple[str | os.PathLike, Geometry], reference: tuple[st
 def labels_in(labels: np.ndarray) -> list[int]:
     """The labels a mask holds, background (0) left out.
 
+    Parameters
+    ----------
+    labels : ndarray of int
+
+    Returns
+    -------
+    list of int
+
     Examples
     --------
     >>> labels_in(np.array([[0, 2], [2, 5]]))
@@ -204,7 +226,7 @@ def labels_in(labels: np.ndarray) -> list[int]:
     return [int(v) for v in np.unique(labels) if v != 0]
 
 
-def check_grids(images: list[str], annotators: list[str], ann_paths: dict, run_paths: dict) -> None:
+def check_grids(images: list[str], annotators: list[str], ann_paths: dict, run_paths: dict) -> list | None:
     """Every medical-image mask of an image on the voxel grid of its first annotator's (:func:`check_same_grid`).
 
     Parameters
@@ -214,18 +236,29 @@ def check_grids(images: list[str], annotators: list[str], ann_paths: dict, run_p
     ann_paths, run_paths : dict
         ``{annotator or run: [path or None per image]}``.
 
+    Returns
+    -------
+    list of tuple or None
+        Each image's voxel spacing in array order (1 per axis for a 2D image file); None when no image is a
+        medical image.
+
     Raises
     ------
     InputError
         One line naming the mask and the reference it differs from.
     """
+    spacings, any_volume = [], False
     for i, _ in enumerate(images):
         first = next((ann_paths[a][i] for a in annotators if ann_paths[a][i] is not None), None)
         if first is None or not volume_suffix(first):
+            spacings.append(None)
             continue
+        any_volume = True
         reference = (first, read_grid(first))
+        spacings.append(reference[1].spacing)
         for table in (ann_paths, run_paths):
             for paths in table.values():
                 p = paths[i]
                 if p is not None and p != first:
                     check_same_grid((p, read_grid(p)), reference)
+    return spacings if any_volume else None

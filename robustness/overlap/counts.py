@@ -69,6 +69,13 @@ class OverlapCounts:
         empty counts as agreeing); see :data:`robustness.overlap.TWIN_JACCARD`.
     notes : tuple of str
         What decoding the masks repaired (one line per file).
+    boundary_metrics : tuple of str
+        The boundary metrics computed (:mod:`robustness.overlap.boundary`; empty: none).
+    boundary : float64 (n_strategies, n_runs, n_images, n_boundary_metrics), optional
+        Every run's boundary metrics against every gold, per image; nan where run and gold are both empty (the
+        both-empty policy decides later, :func:`robustness.statistics.metric_agreement.boundary_values`).
+    boundary_worst : float64 (n_images,), optional
+        Every image's largest distance between two voxel centres (physical units): the worst distance.
     """
 
     strategies: tuple
@@ -95,6 +102,9 @@ class OverlapCounts:
     fingerprint: str
     run_twins: np.ndarray | None = None
     notes: tuple = ()
+    boundary_metrics: tuple = ()
+    boundary: np.ndarray | None = None
+    boundary_worst: np.ndarray | None = None
 
     @property
     def n_images(self) -> int:
@@ -131,6 +141,8 @@ class OverlapCounts:
                     fit_iterations=self.fit_iterations[:, idx], fit_converged=self.fit_converged[:, idx],
                     fit_rule=self.fit_rule[:, idx], truth_counts=self.truth_counts[:, :, idx],
                     truth_annotator=self.truth_annotator[:, :, idx], run_twins=None)
+        if self.boundary is not None:
+            take.update(boundary=self.boundary[:, :, idx], boundary_worst=self.boundary_worst[idx])
         return replace(self, **take)
 
     def strategy_counts(self, strategy: str) -> np.ndarray:
@@ -216,7 +228,7 @@ class OverlapCounts:
         return pd.concat(parts, ignore_index=True)
 
 
-_STRINGS = ("strategies", "runs", "images", "encounters", "annotators", "fits", "notes")
+_STRINGS = ("strategies", "runs", "images", "encounters", "annotators", "fits", "notes", "boundary_metrics")
 
 
 def save_counts(counts: OverlapCounts, path: str | os.PathLike) -> None:

@@ -28,6 +28,7 @@ from robustness import __version__, _kernels
 from robustness.errors import InputError, MaskWarning, NoteWarning, summarise_notes
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.io.challenge import Challenge
+from robustness.overlap.boundary import boundary_metric, boundary_scores
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.gold import get_strategy, resolve
 from robustness.overlap.patterns import MAX_ANNOTATORS, annotator_luts
@@ -78,6 +79,11 @@ class ImageCounts:
         Every run against the latent truth (challenges that know it).
     truth_annotator : int64 (k, 3) or None
         Every present annotator against the latent truth.
+    boundary : float64 (k + n_strategies, n_runs, n_boundary) or None
+        Every run's boundary metrics against the present annotators and the pixel-pass strategies' golds (nan
+        where both masks are empty).
+    diagonal : float
+        The image's largest distance between two voxel centres (the worst distance).
     """
 
     present: np.ndarray
@@ -91,6 +97,8 @@ class ImageCounts:
     twins: np.ndarray
     truth: np.ndarray | None = None
     truth_annotator: np.ndarray | None = None
+    boundary: np.ndarray | None = None
+    diagonal: float = float("nan")
 
     @property
     def k(self) -> int:
@@ -110,7 +118,7 @@ def _staple_without(hist, k, j, max_iter):
 
 
 def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldStrategy] | None = None,
-                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True) -> ImageCounts:
+                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True, boundary: tuple = ()) -> ImageCounts:
     """All counts of one image against the annotators, the pixel-pass ``golds`` and the leave-one-out STAPLEs.
 
     ``golds`` are registry strategies (names or :class:`~robustness.overlap.gold.GoldStrategy`)
@@ -129,6 +137,9 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         Cap on the EM iterations of every STAPLE fit (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`).
     loo : bool
         Also count against each annotator's leave-one-out STAPLE (only where at least two annotators are present).
+    boundary : tuple of str
+        Boundary metrics (:mod:`robustness.overlap.boundary`) of every run against the annotators and the
+        strategies' golds, with the image's voxel spacing (:meth:`Challenge.spacing`).
 
     Returns
     -------
@@ -184,6 +195,9 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     gold_words = _kernels.golds_from_words(ann_words, lut, n)
     gold_size = lut.astype(np.int64) @ hist  # (g,)
     del ann_words
+    shape = tuple(challenge.shapes[image])
+    boundary_golds = _unpacked(gold_words[:k + len(golds)], n, shape) if boundary else None
+    boundary_out = np.full((k + len(golds), challenge.n_runs, len(boundary)), np.nan) if boundary else None
 
     run_golds, run_gold_size = gold_words, gold_size
     if truth_words is not None:
@@ -196,6 +210,11 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         if note:
             notes.append(note)
         size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
+        if boundary:
+            run_mask = m.reshape(shape)
+            for g in range(boundary_out.shape[0]):
+                boundary_out[g, r] = boundary_scores(run_mask, boundary_golds[g], boundary, challenge.spacing(image),
+                                                     empty="official")
         sizes[r] = size
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
@@ -214,7 +233,15 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         fit_iterations=tuple(f.iterations for f in fits), fit_converged=tuple(f.converged for f in fits),
         fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
         twins=_twins(challenge, image, sizes, sys_counts[:, :, 0]), truth=truth, truth_annotator=truth_annotator,
+        boundary=boundary_out,
+        diagonal=float(np.sqrt(sum(((d - 1) * sp) ** 2 for d, sp in zip(shape, challenge.spacing(image))))),
     )
+
+
+def _unpacked(words: np.ndarray, n: int, shape: tuple) -> np.ndarray:
+    """Packed masks (pixel p in bit p % 64 of word p // 64) as boolean arrays of the image's shape, (g, *shape)."""
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=1, bitorder="little")[:, :n]
+    return bits.view(bool).reshape((words.shape[0],) + shape)
 
 
 def _twins(challenge, image, sizes, tp) -> np.ndarray:
@@ -243,9 +270,9 @@ def _twins(challenge, image, sizes, tp) -> np.ndarray:
     return np.array(pairs, dtype=np.intp).reshape(-1, 2)
 
 
-def _count_batch(challenge, golds, staple_max_iter, loo):
+def _count_batch(challenge, golds, staple_max_iter, loo, boundary=()):
     """Counts of every image of ``challenge`` (a batch: :meth:`Challenge.subset`; workers read its files)."""
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo)
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo, boundary=boundary)
             for i in range(challenge.n_images)]
 
 
@@ -269,7 +296,7 @@ _BATCH_IMAGES = 256
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, golds, staple_max_iter, loo) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter, loo, boundary=()) -> str:
     ks = np.unique(challenge.annotated.sum(axis=1))
     source = challenge.source
     payload = {
@@ -281,11 +308,11 @@ def _pass_key(challenge: Challenge, golds, staple_max_iter, loo) -> str:
         "leave_one_out": loo,
         "version": __version__,
         "format": _CACHE_FORMAT,
-    }
+    } | ({"boundary": list(boundary)} if boundary else {})
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
+def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True, boundary=()):
     n_img, n_sys, n_ann = challenge.n_images, challenge.n_runs, challenge.n_annotators
     n_gold = len(golds)
     n_fit = sum(g.kind == "histogram" for g in golds)
@@ -303,10 +330,14 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
     n_truth = 1 if challenge.has_truth else 0
     truth = np.zeros((n_truth, n_sys, n_img, 3), dtype=np.int64)
     truth_ann = np.zeros((n_truth, n_ann, n_img, 3), dtype=np.int64)
+    n_b = len(boundary)
+    ann_boundary = np.full((n_ann, n_sys, n_img, n_b), np.nan)
+    gold_boundary = np.full((n_gold, n_sys, n_img, n_b), np.nan)
+    diagonal = np.full(n_img, np.nan)
     notes: list[str] = []
 
     groups = _batches(challenge, n_jobs)
-    batches = ((challenge.subset(images), golds, staple_max_iter, loo) for images in groups)
+    batches = ((challenge.subset(images), golds, staple_max_iter, loo, tuple(boundary)) for images in groups)
     bar = progress_bar(progress, n_img, "pixel pass", unit="image")
     results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(g) for g in groups])
     for images, res in zip(groups, results):
@@ -326,15 +357,20 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True):
             if n_truth:
                 truth[0, :, i] = r.truth
                 truth_ann[0, pres, i] = r.truth_annotator
+            if n_b:
+                ann_boundary[pres, :, i] = r.boundary[:k]
+                gold_boundary[:, :, i] = r.boundary[k:]
+                diagonal[i] = r.diagonal
             notes.extend(r.notes)
     twins += twins.T
     return dict(gold_counts=gold_counts, ann_counts=ann_counts, ann_vs_gold=ann_vs_gold, pair=pair,
                 loo_counts=loo_counts, loo_ann=loo_ann, loo_valid=loo_valid, fit_iter=fit_iter, fit_conv=fit_conv,
                 fit_rule=fit_rule.astype(str), notes=np.array(notes, dtype=str), twins=twins, truth=truth,
-                truth_ann=truth_ann)
+                truth_ann=truth_ann) | (dict(ann_boundary=ann_boundary, gold_boundary=gold_boundary,
+                                             diagonal=diagonal) if n_b else {})
 
 
-def _shapes(challenge: Challenge, golds) -> dict:
+def _shapes(challenge: Challenge, golds, boundary=()) -> dict:
     """The shape of every array of the pass (what a cache must hold; ``None``: any length)."""
     n_img, n_sys, n_ann, n_gold = challenge.n_images, challenge.n_runs, challenge.n_annotators, len(golds)
     n_fit = sum(g.kind == "histogram" for g in golds)
@@ -343,7 +379,9 @@ def _shapes(challenge: Challenge, golds) -> dict:
                 ann_vs_gold=(n_ann, n_gold, n_img, 3), pair=(n_ann, n_ann, n_img, 3),
                 loo_counts=(n_ann, n_sys, n_img, 3), loo_ann=(n_ann, n_img, 3), loo_valid=(n_ann, n_img),
                 fit_iter=(n_fit, n_img), fit_conv=(n_fit, n_img), fit_rule=(n_fit, n_img), notes=(None,),
-                twins=(n_sys, n_sys), truth=(n_truth, n_sys, n_img, 3), truth_ann=(n_truth, n_ann, n_img, 3))
+                twins=(n_sys, n_sys), truth=(n_truth, n_sys, n_img, 3), truth_ann=(n_truth, n_ann, n_img, 3)) | (
+        dict(ann_boundary=(n_ann, n_sys, n_img, len(boundary)), gold_boundary=(n_gold, n_sys, n_img, len(boundary)),
+             diagonal=(n_img,)) if boundary else {})
 
 
 def _load_cache(path: Path, key: str, shapes: dict) -> tuple[dict | None, str | None]:
@@ -389,6 +427,7 @@ def compute_overlap(
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
     rng: SeedLike = None,
+    boundary: Iterable[str] = (),
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
 
@@ -426,6 +465,9 @@ def compute_overlap(
         Show a progress bar (tqdm).
     rng : {None, int, numpy.random.Generator}
         Draws the annotator used by each ``randN`` strategy for every image.
+    boundary : iterable of str
+        Boundary metrics (``nsd@2``, ``hd95``, ``assd``, ``hd``: :mod:`robustness.overlap.boundary`) of every run
+        against every gold, per image, with the images' voxel spacing (``boundary`` of the result).
 
     Returns
     -------
@@ -454,17 +496,18 @@ def compute_overlap(
         raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out)
+    boundary = tuple(boundary_metric(b).name for b in boundary)
+    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary)
     data = None
     cache_path = cache_note = None
     if cache_dir is not None:
         cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
         remove_stale_temporaries(cache_dir)
-        data, cache_note = _load_cache(cache_path, key, _shapes(challenge, golds))
+        data, cache_note = _load_cache(cache_path, key, _shapes(challenge, golds, boundary))
     if cache_note:
         warnings.warn(cache_note, NoteWarning, stacklevel=2)
     if data is None:
-        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out, boundary=boundary)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
     notes = tuple(str(n) for n in data["notes"])
@@ -476,16 +519,20 @@ def compute_overlap(
     choice = _draw_random(valid, n_rand, rng)
     img = np.arange(challenge.n_images)
     ann_counts, pair = data["ann_counts"], data["pair"]
-    rows, vs_rows = [], []
+    rows, vs_rows, b_rows = [], [], []
     for s in chosen:  # in the order asked for
         if s.kind == "random":
             c = choice[s.index - 1]
             rows.append(ann_counts[c, :, img].transpose(1, 0, 2))
             vs_rows.append(pair[:, c, img])
+            if boundary:
+                b_rows.append(data["ann_boundary"][c, :, img].transpose(1, 0, 2))
         else:
             g = golds.index(s)
             rows.append(data["gold_counts"][g])
             vs_rows.append(data["ann_vs_gold"][:, g])
+            if boundary:
+                b_rows.append(data["gold_boundary"][g])
     return OverlapCounts(
         strategies=tuple(s.name for s in chosen),
         runs=challenge.runs,
@@ -511,4 +558,7 @@ def compute_overlap(
         fingerprint=key,
         run_twins=data["twins"],
         notes=notes,
+        boundary_metrics=boundary,
+        boundary=np.stack(b_rows) if boundary else None,
+        boundary_worst=data["diagonal"] if boundary else None,
     )

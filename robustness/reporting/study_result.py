@@ -103,6 +103,10 @@ for _name, _holds, _index in (
                         "intervals", False),
     ("gold_spread.csv", "Table 4: standard deviations from the annotators' spread, all variants", False),
     ("images.csv", "per image: annotators, pixels, STAPLE diagnostics", False),
+    ("metric_leaderboard.csv", "the official gold's leaderboard under every per-image metric (overlap and boundary, "
+                               "each in its direction) with bootstrap intervals of values and ranks", False),
+    ("metric_agreement.csv", "Kendall's tau between the rankings under every pair of metrics, with bootstrap "
+                             "intervals", False),
     ("per_case.parquet", "per-case scores (challengeR long format)", False),
     ("truth.csv", "synthetic data: agreement of each scheme with the ranking against the latent truth", False),
     ("answer_counts.csv", "Table 5 with bootstrap intervals", False),

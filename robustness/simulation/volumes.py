@@ -51,13 +51,25 @@ class VolumeConfig:
 
 
 def _object(shape, spacing, centre, radii, jitter, rng):
-    """An ellipsoid (physical units) whose radius varies with direction by a few low-frequency waves."""
-    z, y, x = np.ogrid[:shape[0], :shape[1], :shape[2]]
+    """An ellipsoid (physical units) whose radius varies with direction by a few low-frequency waves.
+
+    Only the ellipsoid's box (its radii grown by the largest wave) is computed; returns the box's slices and the
+    object's mask within it.
+    """
+    amps = [jitter * rng.normal() for _ in range(3)]
+    phases = [rng.uniform(0, 2 * np.pi) for _ in range(3)]
+    reach = 1.0 + sum(abs(a) for a in amps)
+    lo = [max(0, int(np.floor(c - reach * r / s))) for c, r, s in zip(centre, radii, spacing)]
+    hi = [min(n, int(np.ceil(c + reach * r / s)) + 1) for c, r, s, n in zip(centre, radii, spacing, shape)]
+    if any(b <= a for a, b in zip(lo, hi)):
+        return (slice(0, 0),) * 3, np.zeros((0, 0, 0), bool)
+    z, y, x = np.ogrid[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]]
     pz, py, px = ((z - centre[0]) * spacing[0], (y - centre[1]) * spacing[1], (x - centre[2]) * spacing[2])
     r = np.sqrt((pz / radii[0]) ** 2 + (py / radii[1]) ** 2 + (px / radii[2]) ** 2)
     angle = np.arctan2(py, px)
-    wave = sum(jitter * rng.normal() * np.sin(k * angle + rng.uniform(0, 2 * np.pi)) for k in (2, 3, 4))
-    return r <= 1.0 + wave
+    wave = sum(a * np.sin(k * angle + ph) for a, k, ph in zip(amps, (2, 3, 4), phases))
+    box = (slice(lo[0], hi[0]), slice(lo[1], hi[1]), slice(lo[2], hi[2]))
+    return box, r <= 1.0 + wave
 
 
 def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = VolumeConfig(), *,
@@ -107,10 +119,13 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
                         jitter = 0.05 + 0.25 * (1 - skill[j])
                         shift = rng.normal(0.0, 4.0 * (1 - skill[j]), 3)
                     centre = (centre_mm + shift) / np.array(c.spacing)
-                    out[_object(c.shape, c.spacing, centre, radii * scale, jitter, rng)] = lab
+                    box, inside = _object(c.shape, c.spacing, centre, radii * scale, jitter, rng)
+                    out[box][inside] = lab
                     if kind == "run" and rng.random() < 0.5 * (1 - skill[j]):  # a spurious blob
                         spot = rng.uniform(0.1, 0.9, 3) * np.array(c.shape)
-                        out[_object(c.shape, c.spacing, spot, extent * 0.05, 0.0, rng) & (out == 0)] = lab
+                        box, inside = _object(c.shape, c.spacing, spot, extent * 0.05, 0.0, rng)
+                        view = out[box]
+                        view[inside & (view == 0)] = lab
                 img = sitk.GetImageFromArray(out)
                 img.SetSpacing(tuple(float(s) for s in c.spacing[::-1]))
                 sitk.WriteImage(img, str(root / name / f"{vol}{c.suffix}"), useCompression=True)

@@ -59,21 +59,28 @@ class RankConvergenceOptions(ResamplingOptions):
         The unit added one by one in the random orders.
     bootstrap_unit : {'image', 'encounter'}
         The unit the bootstrap resamples.
+    boundary : tuple of str
+        Boundary metrics (:mod:`robustness.overlap.boundary`) computed per image and ranked beside the overlap
+        metrics under the official gold (metric_leaderboard.csv, metric_agreement.csv).
     """
 
     strategies: tuple | None = None
     empty: str = "one"
     unit: str = "image"
     bootstrap_unit: str = "encounter"
+    boundary: tuple = ()
 
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""
         super().__post_init__()
+        from robustness.overlap.boundary import boundary_metric
         from robustness.overlap.empty import empty_policy
         from robustness.overlap.gold import resolve
 
         empty_policy(self.empty)
         resolve(None if self.strategies is None else list(self.strategies))
+        for name in self.boundary:
+            boundary_metric(name)
         for name in ("unit", "bootstrap_unit"):
             if getattr(self, name) not in ("image", "encounter"):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
@@ -160,7 +167,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
-                             rng=options.rng("random_golds"))
+                             rng=options.rng("random_golds"), boundary=options.boundary)
     t_pass = time.time() - t0
 
     def schemes(unit):
@@ -216,6 +223,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     rank_out, rank_notes, rank_text = _official_rank_tables(conv_schemes, counts, official_strategy(counted),
                                                             options)
     tables.update(rank_out)
+    if counts.boundary is not None:
+        tables.update(_metric_tables(counts, official_strategy(counted), empty, options, boot_schemes.unit))
     # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
     order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
              "scores.csv"]
@@ -245,6 +254,37 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
 
 
+#: The overlap metrics (per image, macro) ranked beside the boundary metrics.
+METRIC_COMPARISON = ("jaccard", "dice")
+
+
+def _metric_tables(counts, official, empty, options, unit) -> dict:
+    """Leaderboards of the official gold under every per-image metric, and their agreement (bootstrap over units)."""
+    from robustness.statistics.metric_agreement import metric_agreement, metric_values
+
+    metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
+    values, lower = metric_values(counts, official, metrics, empty=empty)
+    clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
+    boards, agreement = metric_agreement(values, lower, metrics, counts.runs, clusters, empty=empty,
+                                         n_resamples=options.bootstrap, ties=options.ties,
+                                         rng=options.rng("metric_agreement"))
+    return {"metric_leaderboard.csv": boards.assign(strategy=official, unit=unit),
+            "metric_agreement.csv": agreement.assign(strategy=official, unit=unit)}
+
+
+def _metric_verdicts(v: Verdicts, tables: dict, official: str) -> None:
+    """Kendall's tau between Jaccard's ranking and every other metric's, and how many runs change rank."""
+    agree, boards = tables["metric_agreement.csv"], tables["metric_leaderboard.csv"]
+    base = boards[boards.metric == "jaccard"].set_index("run")["rank"]
+    for row in agree[agree.metric_a == "jaccard"].itertuples():
+        other = boards[boards.metric == row.metric_b].set_index("run")["rank"]
+        moved = int((other.reindex(base.index) != base).sum())
+        statement = "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
+        v.add("metric_tau", strategy=official, metric=row.metric_b, average="macro", statement=statement,
+              subject=("jaccard", row.metric_b), value=row.tau, low=row.tau_low, high=row.tau_high, level=0.95,
+              count=moved, total=len(base), table="metric_agreement.csv")
+
+
 def _summarised(notes) -> list:
     from robustness.errors import summarise_notes
 
@@ -257,6 +297,8 @@ def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test
 
     v = Verdicts()
     significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
+    if "metric_agreement.csv" in tables:
+        _metric_verdicts(v, tables, official)
     unlimited_verdicts(v, tables, [(official, "jaccard", a) for a in ("micro", "macro")], lenient=lenient)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
                      test_sets=test_sets)

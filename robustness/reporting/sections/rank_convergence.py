@@ -346,6 +346,50 @@ def _per_case(r: Report, res: StudyResult) -> None:
               "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")
 
 
+def _metrics(r: Report, res: StudyResult) -> None:
+    """Does the metric change the ranking? (only with --boundary; verdicts ``metric_tau``)."""
+    if not res.has("metric_agreement.csv"):
+        return
+    boards, agree = res.table("metric_leaderboard.csv"), res.table("metric_agreement.csv")
+    unit, n_units = str(agree.unit.iloc[0]), int(agree.units.iloc[0])
+    n_boot = int(agree.n_resamples.iloc[0])
+    official = res.meta["official"]
+    r.heading("Does the metric change the ranking?")
+    r.paragraph(
+        f"The official gold ({strategy_label(official)}) ranks the runs by the mean over images of each per-image "
+        "metric, each in its own direction: the overlap metrics per image (their macro averages) and the boundary "
+        "metrics, computed with the images' voxel spacing (NSD at a tolerance in the images' physical units, "
+        "higher is better; HD95 and ASSD, lower is better). Boundary metrics are not ratios of overlap counts, so "
+        "they exist only per image (macro). A pair where run and gold are both empty follows the both-empty policy "
+        f"({res.meta['empty_policy']}); a pair where one of them is empty scores the worst value (NSD 0, distances "
+        "the image's diagonal). Kendall's tau-b compares two metrics' rankings; its 95% interval is the percentile "
+        f"interval over {n_boot} bootstrap test sets ({n_units} {unit}s resampled with all their images), so it "
+        "says how the agreement would vary on a new test set like this one; with few units it is wide and "
+        "coarse.")
+    for v in res.verdict("metric_tau"):
+        metric = v["metric"]
+        text = ci(v["value"], v["low"], v["high"])
+        moved = f"{v['count']} of {v['total']} runs take another rank than under Jaccard on this test set"
+        if v["statement"] == "agree":
+            tail = "the two rankings are the same on every resampled test set"
+        elif v["statement"] == "differ":
+            tail = "the two rankings differ on at least 97.5% of resampled test sets"
+        else:
+            tail = "its interval reaches 1, so full agreement on a new test set is not excluded (tied)"
+        direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
+        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro Jaccard's ranking {text}; {moved}; {tail}.")
+    t = boards.copy()
+    t["cell"] = [f"{int(k) if float(k).is_integer() else k:g} ({lo:g}-{hi:g})"
+                 for k, lo, hi in zip(t["rank"], t.rank_low, t.rank_high)]
+    ranks = t.pivot(index="run", columns="metric", values="cell")[list(dict.fromkeys(t.metric))]
+    order = t[t.metric == "jaccard"].sort_values("rank").run
+    r.paragraph(f"Each run's rank under each metric, with its 95% bootstrap rank interval ({unit}s resampled); "
+                "values and their intervals: metric_leaderboard.csv; every pair of metrics: metric_agreement.csv.")
+    r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
+    pairs = agree[["metric_a", "metric_b", "tau", "tau_low", "tau_high"]]
+    r.table(pairs, floatfmt="{:.2f}")
+
+
 for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
-              "fits", "truth", "ranking_methods", "per_case"):
+              "fits", "truth", "ranking_methods", "per_case", "metrics"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -1,0 +1,180 @@
+"""Does the metric change the ranking? Leaderboards under overlap and boundary metrics and their agreement.
+
+Maier-Hein et al. (2018, Nature Communications 9: 5217) showed that the metric, like the gold standard and the
+test cases, can reorder a leaderboard. Under one gold strategy this module ranks the runs by the mean over images
+of every per-image metric (overlap metrics per image, i.e. their macro averages, and the boundary metrics of
+:mod:`robustness.overlap.boundary`, which only exist per image), each in its own direction (HD95 and ASSD: lower
+is better), and measures how far the rankings agree with Kendall's tau-b between every pair of metrics.
+
+Uncertainty: the statistic is about a new test set drawn like this one, so the units (encounters, with all their
+images and labels) are resampled with replacement (``n_resamples`` bootstrap test sets); every resample ranks
+the runs under every metric and gives every pair's tau. The interval is the percentile interval of those taus
+(95%), and each run's rank interval under each metric the percentile interval of its ranks. With few units the
+percentile interval of a tau is wide and discrete; read it as how much the agreement could move, not as a test.
+
+Both-empty pairs of a boundary metric follow the both-empty policy (:mod:`robustness.overlap.empty`): ``one`` the
+best value (NSD 1, distance 0), ``zero`` the worst (NSD 0, the image's diagonal), ``ignore`` left out of the mean,
+``official`` nan (the run's mean is then nan).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from robustness import _kernels
+from robustness.overlap.boundary import boundary_metric, is_boundary_metric
+from robustness.overlap.empty import EmptyPolicy, empty_policy
+from robustness.overlap.metrics import per_image
+from robustness.statistics.ranks import rank
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from robustness.overlap.counts import OverlapCounts
+    from robustness.seeds import SeedLike
+
+__all__ = ["boundary_values", "metric_values", "metric_agreement"]
+
+
+def boundary_values(counts: OverlapCounts, strategy: str, metric: str, *,
+                    empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """Every run's boundary metric against one gold strategy, per image, both-empty pairs by the policy.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        With boundary metrics (``compute_overlap(..., boundary=...)``).
+    strategy : str
+    metric : str
+        One of ``counts.boundary_metrics``.
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    ndarray (n_runs, n_images)
+    """
+    if metric not in counts.boundary_metrics:
+        raise ValueError(f"no boundary metric {metric!r} was computed (computed: {', '.join(counts.boundary_metrics)})")
+    policy = empty_policy(empty)
+    m = boundary_metric(metric)
+    values = counts.boundary[counts.strategies.index(strategy), :, :, counts.boundary_metrics.index(metric)].copy()
+    both_empty = np.isnan(values)
+    if policy.value == 1.0:
+        values[both_empty] = m.best
+    elif policy.value == 0.0:
+        worst = 0.0 if m.kind == "nsd" else np.broadcast_to(counts.boundary_worst, values.shape)[both_empty]
+        values[both_empty] = worst
+    return values
+
+
+def metric_values(counts: OverlapCounts, strategy: str, metrics: Sequence[str], *,
+                  empty: str | EmptyPolicy = "one") -> tuple[np.ndarray, np.ndarray]:
+    """Per-image values of every metric under one gold, and whether lower is better for each.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+    strategy : str
+        A gold strategy with counts (not ``mean``/``max`` over annotators).
+    metrics : sequence of str
+        Overlap metrics of the metric table (per image) and boundary metrics of ``counts``.
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    (values, lower_better) : ndarray (n_metrics, n_runs, n_images), ndarray of bool (n_metrics,)
+    """
+    from robustness.overlap.metrics import get_metric
+
+    out, lower = [], []
+    for name in metrics:
+        if is_boundary_metric(name):
+            out.append(boundary_values(counts, strategy, name, empty=empty))
+            lower.append(boundary_metric(name).lower_better)
+        else:
+            out.append(per_image(counts.strategy_counts(strategy), name, empty=empty))
+            lower.append(get_metric(name).lower_better)
+    return np.stack(out), np.array(lower)
+
+
+def _means(values, weights, skip):
+    """Weighted mean over images (axis -1); nan images left out when ``skip``."""
+    if skip:
+        ok = ~np.isnan(values)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.where(ok, values, 0.0) * weights).sum(axis=-1) / (ok * weights).sum(axis=-1)
+    return (values * weights).sum(axis=-1) / weights.sum()
+
+
+def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequence[str], runs: Sequence[str],
+                     clusters: np.ndarray, *, empty: str | EmptyPolicy = "one", n_resamples: int = 1000,
+                     confidence: float = 0.95, ties: str = "average",
+                     rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Leaderboards under every metric and Kendall's tau between every pair of them, with bootstrap intervals.
+
+    Parameters
+    ----------
+    values : ndarray (n_metrics, n_runs, n_images)
+        :func:`metric_values`.
+    lower_better : ndarray of bool (n_metrics,)
+    metrics, runs : sequence of str
+    clusters : ndarray (n_images,)
+        The unit of every image (its encounter): units are resampled with all their images.
+    empty : str or EmptyPolicy
+        ``ignore`` leaves nan values out of the means; otherwise a nan makes the mean nan.
+    n_resamples : int
+    confidence : float
+    ties : str
+        The tie rule of the ranks (:func:`robustness.statistics.ranks.rank`).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (boards, agreement) : (pandas.DataFrame, pandas.DataFrame)
+        ``boards``: metric, lower_better, run, value (mean over images), rank, rank_low, rank_high, value_low,
+        value_high; ``agreement``: metric_a, metric_b, tau (on the test set), tau_low, tau_high, tau_median,
+        n_resamples, unit_count.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(rng)
+    skip = empty_policy(empty).skip
+    codes, clusters = np.unique(np.asarray(clusters), return_inverse=True)
+    n_units = codes.size
+    n_m, n_r, _ = values.shape
+    sign = np.where(lower_better, -1.0, 1.0)[:, None]
+
+    def ranks_of(weights):
+        means = _means(values, weights, skip)  # (M, R)
+        return means, rank(sign * means, ties=ties)
+
+    full_means, full_ranks = ranks_of(np.ones(values.shape[-1]))
+    draws = rng.integers(0, n_units, size=(n_resamples, n_units))
+    boot_means = np.empty((n_resamples, n_m, n_r))
+    boot_ranks = np.empty((n_resamples, n_m, n_r))
+    for b in range(n_resamples):
+        weights = np.bincount(draws[b], minlength=n_units)[clusters].astype(np.float64)
+        boot_means[b], boot_ranks[b] = ranks_of(weights)
+    alpha = (1 - confidence) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        q = lambda x: np.nanquantile(x, [alpha, 1 - alpha], axis=0)  # noqa: E731
+        value_lo, value_hi = q(boot_means)
+        rank_lo, rank_hi = q(boot_ranks)
+    boards = pd.DataFrame([
+        {"metric": metrics[m], "lower_better": bool(lower_better[m]), "run": runs[r], "value": full_means[m, r],
+         "value_low": value_lo[m, r], "value_high": value_hi[m, r], "rank": full_ranks[m, r],
+         "rank_low": rank_lo[m, r], "rank_high": rank_hi[m, r]} for m in range(n_m) for r in range(n_r)])
+    rows = []
+    for a in range(n_m):
+        for c in range(a + 1, n_m):
+            taus = np.array([_kernels.kendall_tau_b(boot_ranks[b, a], boot_ranks[b, c]) for b in range(n_resamples)])
+            tau = _kernels.kendall_tau_b(full_ranks[a], full_ranks[c])
+            lo, med, hi = np.nanquantile(taus, [alpha, 0.5, 1 - alpha]) if np.isfinite(taus).any() else [np.nan] * 3
+            rows.append({"metric_a": metrics[a], "metric_b": metrics[c], "tau": tau, "tau_low": lo, "tau_high": hi,
+                         "tau_median": med, "n_resamples": n_resamples, "units": n_units})
+    return boards, pd.DataFrame(rows)

@@ -1,0 +1,78 @@
+"""Leaderboards under several metrics and their agreement: directions, both-empty policy, the resampled unit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from robustness.simulation.synthetic import make_challenge
+from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
+
+
+def test_lower_is_better_metrics_rank_the_smallest_first_and_tau_matches_scipy():
+    # 3 runs, 4 images; hd95 orders the runs as jaccard does (small distance = good), assd reverses two of them
+    jaccard = np.array([[0.9, 0.8, 0.9, 0.8], [0.5, 0.6, 0.5, 0.6], [0.7, 0.7, 0.7, 0.7]])
+    hd95 = np.array([[1.0, 2.0, 1.0, 2.0], [9.0, 8.0, 9.0, 8.0], [5.0, 5.0, 5.0, 5.0]])
+    assd = np.array([[0.5, 0.5, 0.5, 0.5], [0.2, 0.2, 0.2, 0.2], [0.9, 0.9, 0.9, 0.9]])
+    values = np.stack([jaccard, hd95, assd])
+    boards, agree = metric_agreement(values, np.array([False, True, True]), ["jaccard", "hd95", "assd"],
+                                     ["a", "b", "c"], np.array(["e1", "e1", "e2", "e2"]), n_resamples=200, rng=0)
+    ranks = boards.pivot(index="run", columns="metric", values="rank")
+    assert ranks["jaccard"].tolist() == [1.0, 3.0, 2.0] == ranks["hd95"].tolist()
+    assert ranks["assd"].tolist() == [2.0, 1.0, 3.0]
+    pair = agree.set_index(["metric_a", "metric_b"])
+    assert pair.loc[("jaccard", "hd95"), "tau"] == 1.0
+    want = kendalltau(ranks["jaccard"], ranks["assd"]).statistic
+    assert pair.loc[("jaccard", "assd"), "tau"] == pytest.approx(want, abs=1e-12)
+    # every image keeps its runs' order, so every resample of the two encounters ranks the same way
+    assert (agree.tau_low == agree.tau).all() and (agree.tau_high == agree.tau).all()
+    # the values' intervals come from resampled means of whole encounters
+    b = boards.set_index(["metric", "run"])
+    assert b.loc[("hd95", "a"), "value"] == 1.5 and b.loc[("hd95", "a"), "value_low"] >= 1.0
+
+
+def test_encounters_are_resampled_whole_and_the_seed_decides():
+    rng = np.random.default_rng(3)
+    values = rng.random((2, 4, 6))
+    clusters = np.array([0, 0, 1, 1, 2, 2])
+    args = (values, np.array([False, True]), ["m1", "m2"], list("abcd"), clusters)
+    one = metric_agreement(*args, n_resamples=300, rng=7)[1]
+    two = metric_agreement(*args, n_resamples=300, rng=7)[1]
+    assert one.equals(two)
+    # the two images of every encounter lie symmetrically about the run's level: every encounter's mean is that
+    # level, so resampling whole encounters never moves a mean (resampling images would)
+    level = np.array([0.9, 0.7, 0.5, 0.3])
+    swing = rng.random((2, 4, 3))
+    paired = level[None, :, None] + np.stack([swing, -swing], axis=-1).reshape(2, 4, 6)
+    boards, agree = metric_agreement(paired, np.array([False, False]), ["m1", "m2"], list("abcd"), clusters,
+                                     n_resamples=400, rng=1)
+    np.testing.assert_allclose(boards.value_low, boards.value, rtol=1e-12)
+    np.testing.assert_allclose(boards.value_high, boards.value, rtol=1e-12)
+    assert agree.tau_low.iloc[0] == 1.0
+
+
+def test_both_empty_pairs_follow_the_policy():
+    ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=0)
+    from robustness.overlap import compute_overlap
+
+    counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=("nsd@2", "hd95"))
+    b = counts.boundary.copy()
+    b[0, 0, 1] = np.nan  # pretend run 0 and the gold are both empty on image 1
+    counts = replace(counts, boundary=b)
+    one = boundary_values(counts, "majority", "hd95", empty="one")
+    zero = boundary_values(counts, "majority", "hd95", empty="zero")
+    ignore = boundary_values(counts, "majority", "nsd@2", empty="ignore")
+    assert one[0, 1] == 0.0 and zero[0, 1] == counts.boundary_worst[1] and np.isnan(ignore[0, 1])
+    assert boundary_values(counts, "majority", "nsd@2", empty="one")[0, 1] == 1.0
+    assert boundary_values(counts, "majority", "nsd@2", empty="zero")[0, 1] == 0.0
+    values, lower = metric_values(counts, "majority", ["jaccard", "hd95"], empty="ignore")
+    assert lower.tolist() == [False, True] and values.shape == (2, 2, 4)
+    boards, _ = metric_agreement(values, lower, ["jaccard", "hd95"], counts.runs, np.asarray(counts.encounters),
+                                 empty="ignore", n_resamples=50, rng=0)
+    kept = np.delete(values[1, 0], 1).mean()  # the both-empty image is left out of run 0's mean
+    assert boards.set_index(["metric", "run"]).loc[("hd95", counts.runs[0]), "value"] == pytest.approx(kept)
+    with pytest.raises(ValueError, match="no boundary metric 'assd' was computed"):
+        boundary_values(counts, "majority", "assd")
