@@ -101,10 +101,20 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g.add_argument("--n-jobs", type=jobs, default=1, metavar="N", help="parallel workers (default 1)")
     g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
-    g.add_argument("--no-figures", action="store_true", help="write tables only")
+    g.add_argument("--no-figures", action="store_true",
+                   help="write tables only (ROBUSTNESS_FIGURE_FORMATS=png keeps the PNGs and skips the PDFs)")
+    p.checks.append(_check_figure_formats)
     g.add_argument("--all-curves", action="store_true",
                    help="write every order's curve to curves.parquet (default: all up to 5 million rows)")
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
+
+
+def _check_figure_formats(args: argparse.Namespace) -> None:
+    """ROBUSTNESS_FIGURE_FORMATS, checked before any work."""
+    if not args.no_figures:
+        from figures import formats
+
+        formats()
 
 
 def add_ranking_options(p: Parser) -> None:

@@ -12,6 +12,7 @@ rows (column ``ranking``); a figure of one method selects its rows with
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 #: The figures of each study, in the order they are drawn.
@@ -79,14 +80,41 @@ def read(results_dir, name: str):
     return read_table(Path(results_dir) / name)
 
 
+#: The formats every figure is saved in (``ROBUSTNESS_FIGURE_FORMATS``, e.g. ``png``, keeps some of them).
+FORMATS = ("png", "pdf")
+
+
+def formats() -> tuple[str, ...]:
+    """The figure formats: :data:`FORMATS`, or those ``ROBUSTNESS_FIGURE_FORMATS`` names (comma-separated).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    ValueError
+        The variable names no format, or one that is not in :data:`FORMATS` (the commands check it before any
+        work).
+    """
+    text = os.environ.get("ROBUSTNESS_FIGURE_FORMATS")
+    if text is None:
+        return FORMATS
+    chosen = tuple(dict.fromkeys(v.strip().lower() for v in text.split(",") if v.strip()))
+    if not chosen or any(v not in FORMATS for v in chosen):
+        raise ValueError(f"ROBUSTNESS_FIGURE_FORMATS={text!r}: expected some of {', '.join(FORMATS)}, "
+                         "comma-separated")
+    return chosen
+
+
 def save(fig, out_path) -> list[Path]:
-    """Save ``fig`` as ``out_path`` with .png and .pdf suffixes; close it."""
+    """Save ``fig`` as ``out_path`` in every format of :func:`formats` (default .png and .pdf); close it."""
     import matplotlib.pyplot as plt
 
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = []
-    for suffix in (".png", ".pdf"):
+    for suffix in (f".{f}" for f in formats()):
         p = out.with_suffix(suffix)
         fig.savefig(p)
         paths.append(p)

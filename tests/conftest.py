@@ -11,6 +11,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The suite draws every figure as PNG only: the PDFs' font embedding doubles a figure's cost, and the two tests
+# that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf, the commands' default).
+os.environ.setdefault("ROBUSTNESS_FIGURE_FORMATS", "png")
+
 
 def shared_data() -> Path:
     """../shared/data, or $ROBUSTNESS_SHARED_DATA."""

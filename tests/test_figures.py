@@ -78,7 +78,7 @@ def test_forest_blobs_heatmap_artists():
 
 
 @pytest.mark.slow
-def test_figure_modules_on_results(tmp_path):
+def test_figure_modules_on_results(tmp_path, monkeypatch):
     """The figure modules read a results folder and draw the expected artists."""
     from experiments import rank_convergence as job
     from figures import fig_02_micro_convergence, fig_03_macro_convergence
@@ -97,6 +97,7 @@ def test_figure_modules_on_results(tmp_path):
 
     import figures
 
+    monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,pdf")  # the commands' default (the suite draws PNG only)
     figures.save = spy
     try:
         paths = fig_02_micro_convergence.make(out, tmp_path / "f2")
@@ -133,3 +134,18 @@ def test_figure_modules_on_results(tmp_path):
             assert all(np.abs(curve(label) - curve(e)).max() > 0.01 * top for e in earlier)
     assert [a.get_title() for a in f3.axes] == ["Jaccard, macro", "Dice, macro"]
     assert len(f2.axes[0].get_lines()) == 2 * 7  # mean + example order per strategy
+
+
+def test_figure_formats_from_the_environment(monkeypatch, tmp_path):
+    from experiments import _cli
+    from experiments import rank_convergence as job
+    from figures import FORMATS, formats
+
+    monkeypatch.delenv("ROBUSTNESS_FIGURE_FORMATS", raising=False)
+    assert formats() == FORMATS == ("png", "pdf")
+    monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", " PDF, png,pdf ")
+    assert formats() == ("pdf", "png")
+    monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,jpg")
+    out = tmp_path / "out"
+    assert _cli.run(job.main, ["--out", str(out), "--quiet"]) == 2  # refused before any work
+    assert not out.exists()

@@ -27,7 +27,9 @@ def tiny(tmp_path_factory):
     ch = make_challenge(n_encounters=6, n_images=12, n_runs=5, n_teams=2, rng=5)
     data = write_dermavqa(ch, root / "challenge")
     out = root / "out"
-    assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,pdf")  # the commands' default: this job's PDFs are checked
+        assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0
     return data, out
 
 

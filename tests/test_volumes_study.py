@@ -84,7 +84,7 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     root, _ = volumes
     env = dict(os.environ, PYTHONPATH=str(REPO))
     base = [sys.executable, "-m", "experiments.rank_convergence", "--data", str(root), "--layout", "raters",
-            "--gold", ",".join(GOLD), "--orders", "8", "--bootstrap", "30", "--outer", "4", "--quiet"]
+            "--gold", ",".join(GOLD), "--orders", "8", "--bootstrap", "30", "--outer", "4", "--no-figures", "--quiet"]
     out = tmp_path / "out"
     proc = subprocess.run(base + ["--labels", "1,2", "--boundary", "nsd@2,hd95,assd", "--out", str(out)],
                           cwd=tmp_path, env=env, capture_output=True, text=True)
