@@ -170,3 +170,24 @@ def test_borders_hausdorff_and_mean_distances_equal_simpleitk():
                                                      useImageSpacing=True))
         np.testing.assert_allclose(d_ab, sitk.GetArrayFromImage(to_b)[1:-1, 1:-1, 1:-1][border_a], rtol=1e-5,
                                    atol=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.tuples(st.integers(1, 5), st.integers(1, 7), st.integers(1, 7)), SPACINGS, st.booleans(),
+       st.sampled_from(["one", "zero", "ignore"]), st.data())
+def test_boundary_matrix_equals_every_pair(shape, spacing, planar, empty, data):
+    """One transform per mask on the box of all of them gives the pairwise numbers, empty masks included."""
+    from robustness.overlap.boundary import boundary_matrix, crop
+
+    if planar:
+        shape, spacing = shape[1:], spacing[1:]
+    runs = [data.draw(masks(shape)) for _ in range(3)]
+    refs = [data.draw(masks(shape)) for _ in range(2)]
+    if data.draw(st.booleans()):
+        runs[0][:] = False
+    names = ["nsd@1.5", "hd95", "assd", "hd"]
+    got = boundary_matrix([crop(r) for r in runs], refs, names, spacing, empty=empty)
+    for g, ref in enumerate(refs):
+        for r, run in enumerate(runs):
+            np.testing.assert_allclose(got[g, r], boundary_scores(run, ref, names, spacing, empty=empty),
+                                       rtol=1e-12, equal_nan=True)

@@ -14,10 +14,12 @@ Masks are 3D boolean arrays ``(z, y, x)`` (a 2D mask is one plane, ``z = 1``, wh
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["surface_of", "squared_edt", "surface_distances"]
+import numpy as np
+from numba import njit
+
+__all__ = ["surface_of", "squared_edt", "surface_distances", "mask_box", "distances_at"]
 
 
 @njit(cache=True, nogil=True)
@@ -78,11 +80,11 @@ def _envelope_1d(f, step, d, v, zc, g):
     return True
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _nearest_along_x(sources, step, out):
     """First pass, along the contiguous axis: the squared distance to the nearest source on the same line."""
     nz, ny, nx = sources.shape
-    for z in prange(nz):
+    for z in range(nz):
         for y in range(ny):
             last = -1
             for x in range(nx):  # forward: distance to the nearest source at or before x
@@ -99,11 +101,11 @@ def _nearest_along_x(sources, step, out):
                         out[z, y, x] = d
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _pass_middle(out, step):
     """The pass along y: each plane transposed into a tile, so that every line is contiguous."""
     nz, ny, nx = out.shape
-    for z in prange(nz):
+    for z in range(nz):
         tile = np.empty((nx, ny))
         d = np.empty(ny)
         v = np.empty(ny, dtype=np.int64)
@@ -124,11 +126,11 @@ def _pass_middle(out, step):
                 out[z, i, x] = tile[x, i]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _pass_first(out, step):
-    """The pass along z: the rows of one y from every plane gathered into a tile, rows in parallel."""
+    """The pass along z: the rows of one y from every plane gathered into a tile."""
     nz, ny, nx = out.shape
-    for y in prange(ny):
+    for y in range(ny):
         tile = np.empty((nx, nz))
         d = np.empty(nz)
         v = np.empty(nz, dtype=np.int64)
@@ -155,7 +157,7 @@ def squared_edt(sources, spacing):
 
     ``inf`` everywhere when there is no source. ``spacing`` holds the voxel size along ``(z, y, x)``. The
     passes along y and z run over tiles (a plane, a slab of one row per plane) so that every line is read from
-    cache, planes and rows in parallel.
+    cache.
     """
     nz, ny, nx = sources.shape
     out = np.empty(sources.shape)
@@ -167,33 +169,56 @@ def squared_edt(sources, spacing):
     return out
 
 
-def _box(a, b):
-    """The slices of the smallest box that holds the foreground of both masks (None when both are empty).
+def mask_box(a):
+    """The smallest box ``(z0, z1, y0, y1, x0, x1)`` (ends exclusive) that holds a mask's foreground, or None.
 
-    numpy's reductions: a numba loop over the voxels takes twice as long.
+    numpy's reductions (a numba loop over the voxels takes twice as long).
     """
-    along_z = a.any(axis=(1, 2)) | b.any(axis=(1, 2))
-    z = np.flatnonzero(along_z)
+    z = np.flatnonzero(a.any(axis=(1, 2)))
     if not z.size:
         return None
-    slab = slice(z[0], z[-1] + 1)
-    y = np.flatnonzero(a[slab].any(axis=(0, 2)) | b[slab].any(axis=(0, 2)))
-    x = np.flatnonzero(a[slab].any(axis=(0, 1)) | b[slab].any(axis=(0, 1)))
-    return slab, slice(y[0], y[-1] + 1), slice(x[0], x[-1] + 1)
+    slab = a[z[0]:z[-1] + 1]
+    y = np.flatnonzero(slab.any(axis=(0, 2)))
+    x = np.flatnonzero(slab.any(axis=(0, 1)))
+    return (int(z[0]), int(z[-1]) + 1, int(y[0]), int(y[-1]) + 1, int(x[0]), int(x[-1]) + 1)
 
 
-def surface_distances(a, b, spacing, planar):
+def surface_distances(a, b, spacing, planar, box_a=False, box_b=False):
     """Distances from every surface voxel of ``a`` to the surface of ``b``, and from ``b``'s to ``a``'s.
 
     Returns ``(d_ab, d_ba)`` in physical units, each in the voxels' C order (empty arrays for an empty mask;
-    ``inf`` where the other surface is empty). Plain Python around the kernels: the box is cut with numpy.
+    ``inf`` where the other surface is empty). ``box_a``, ``box_b``: the masks' :func:`mask_box` when known
+    (a mask compared with several others). Plain Python around the kernels: the box is cut with numpy.
     """
-    cut = _box(a, b)
-    if cut is None:
+    boxes = [mask_box(m) if box is False else box for m, box in ((a, box_a), (b, box_b))]
+    boxes = [bx for bx in boxes if bx is not None]
+    if not boxes:
         return np.empty(0), np.empty(0)
+    lo = np.min([bx[0::2] for bx in boxes], axis=0)
+    hi = np.max([bx[1::2] for bx in boxes], axis=0)
+    cut = tuple(slice(int(i), int(j)) for i, j in zip(lo, hi))
     sa = surface_of(np.ascontiguousarray(a[cut]), planar)
     sb = surface_of(np.ascontiguousarray(b[cut]), planar)
     spacing = np.asarray(spacing, dtype=np.float64)
-    d_ab = np.sqrt(squared_edt(sb, spacing).ravel()[np.flatnonzero(sa)])
-    d_ba = np.sqrt(squared_edt(sa, spacing).ravel()[np.flatnonzero(sb)])
-    return d_ab, d_ba
+    if sa.size < _THREAD_MIN:
+        return _distances_to(sb, sa, spacing), _distances_to(sa, sb, spacing)
+    # the two transforms release the GIL: one thread each (threads, not OpenMP: the pass forks worker processes)
+    with ThreadPoolExecutor(2) as pool:
+        ab = pool.submit(_distances_to, sb, sa, spacing)
+        ba = pool.submit(_distances_to, sa, sb, spacing)
+        return ab.result(), ba.result()
+
+
+#: Boxes of fewer voxels compute the two directions one after the other (a thread costs more than they take).
+_THREAD_MIN = 200_000
+
+
+def _distances_to(sources, queries, spacing):
+    """The distance from every ``queries`` voxel (C order) to the nearest ``sources`` voxel."""
+    return np.sqrt(squared_edt(sources, spacing).ravel()[np.flatnonzero(queries)])
+
+
+def distances_at(sources, index_sets, spacing):
+    """The distance to the nearest ``sources`` voxel at every set of flat indices: one transform for all sets."""
+    flat = squared_edt(sources, np.asarray(spacing, dtype=np.float64)).ravel()
+    return [np.sqrt(flat[idx]) for idx in index_sets]

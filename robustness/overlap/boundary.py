@@ -44,7 +44,7 @@ from robustness import _kernels
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "boundary_metric", "is_boundary_metric", "boundary_scores",
-           "surface_distances", "SLACK"]
+           "surface_distances", "boundary_matrix", "crop", "mask_box", "SLACK"]
 
 #: Relative slack on squared distances when comparing a distance with the NSD's tolerance.
 SLACK = 1e-9
@@ -166,13 +166,12 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
 
 
 def _as_volume(mask: ArrayLike) -> tuple[np.ndarray, bool]:
-    """A 3D boolean array and whether it was 2D (its first axis then does not count)."""
+    """A 3D boolean array (a boolean mask is not copied) and whether it was 2D (its first axis then does not count)."""
     arr = np.asarray(mask)
-    if arr.ndim == 2:
-        return np.ascontiguousarray(arr[None] != 0), True
-    if arr.ndim == 3:
-        return np.ascontiguousarray(arr != 0), False
-    raise ValueError(f"a mask must be 2D or 3D, got {arr.ndim} dimensions")
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"a mask must be 2D or 3D, got {arr.ndim} dimensions")
+    arr = arr if arr.dtype == bool else arr != 0
+    return (arr[None], True) if arr.ndim == 2 else (arr, False)
 
 
 def _spacing(spacing: ArrayLike | None, ndim: int) -> np.ndarray:
@@ -183,7 +182,8 @@ def _spacing(spacing: ArrayLike | None, ndim: int) -> np.ndarray:
     return np.concatenate([[1.0], sp]) if ndim == 2 else sp
 
 
-def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None, *,
+                      boxes: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distances from every border voxel of ``a`` to ``b``'s border, and from ``b``'s to ``a``'s.
 
     Parameters
@@ -192,6 +192,8 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
         Masks (non-zero is foreground), in array order (``(y, x)`` or ``(z, y, x)``).
     spacing : array_like, optional
         The voxel size along each axis in array order (default 1).
+    boxes : (box_a, box_b), optional
+        The masks' foreground boxes (:func:`mask_box`) when they are known (a mask compared with many others).
 
     Returns
     -------
@@ -209,7 +211,24 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
     vb, _ = _as_volume(b)
     if va.shape != vb.shape:
         raise ValueError(f"masks of different shapes: {np.shape(a)} and {np.shape(b)}")
-    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a)), planar)
+    box_a, box_b = (False, False) if boxes is None else boxes
+    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a)), planar, box_a, box_b)
+
+
+def mask_box(mask: ArrayLike) -> tuple | None:
+    """The smallest box that holds a mask's foreground, for :func:`surface_distances` and :func:`boundary_scores`.
+
+    Parameters
+    ----------
+    mask : array_like, 2D or 3D
+
+    Returns
+    -------
+    tuple of int or None
+        ``(z0, z1, y0, y1, x0, x1)`` in the mask's 3D form (a 2D mask is one plane), ends exclusive; None for an
+        empty mask.
+    """
+    return _kernels.mask_box(_as_volume(mask)[0])
 
 
 def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
@@ -218,7 +237,8 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 
 
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one",
+                    boxes: tuple | None = None) -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -230,6 +250,8 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     empty : str or EmptyPolicy
         What a pair of two empty masks scores: ``one`` the best value, ``zero`` the worst, ``ignore`` and
         ``official`` nan.
+    boxes : (box_run, box_reference), optional
+        The masks' :func:`mask_box` when known.
 
     Returns
     -------
@@ -245,12 +267,15 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m) for m in metrics]
-    policy = empty_policy(empty)
-    d_ab, d_ba = surface_distances(run, reference, spacing)
+    d_ab, d_ba = surface_distances(run, reference, spacing, boxes=boxes)
+    worst_distance = _diagonal(np.shape(_as_volume(run)[0]), _spacing(spacing, np.ndim(run)))
+    return _reduced(table, d_ab, d_ba, worst_distance, empty_policy(empty))
+
+
+def _reduced(table, d_ab, d_ba, worst_distance, policy):
+    """The metrics from the two directed distance sets, empty masks by the module's rules."""
     if d_ab.size and d_ba.size:
         return np.array([m.reduce(d_ab, d_ba) for m in table])
-    sp = _spacing(spacing, np.ndim(run))
-    worst_distance = _diagonal(np.shape(_as_volume(run)[0]), sp)
     if d_ab.size or d_ba.size:  # one mask empty
         return np.array([0.0 if m.kind == "nsd" else worst_distance for m in table])
     if policy.value == 1.0:
@@ -258,3 +283,74 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     if policy.value == 0.0:
         return np.array([0.0 if m.kind == "nsd" else worst_distance for m in table])
     return np.full(len(table), np.nan)
+
+
+def crop(mask: ArrayLike) -> tuple:
+    """A mask as its foreground's box and the mask inside it (what :func:`boundary_matrix` keeps of a run).
+
+    Parameters
+    ----------
+    mask : array_like, 2D or 3D
+
+    Returns
+    -------
+    (box, inside, shape, planar)
+        ``box`` as :func:`mask_box` (None: empty), ``inside`` the boolean mask within it, ``shape`` the 3D shape,
+        ``planar`` whether the mask was 2D.
+    """
+    vol, planar = _as_volume(mask)
+    box = _kernels.mask_box(vol)
+    inside = None if box is None else vol[box[0]:box[1], box[2]:box[3], box[4]:box[5]].copy()
+    return box, inside, vol.shape, planar
+
+
+def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
+
+    The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
+    distance transforms instead of twice their product: each mask's border distance map is computed once on the
+    box that holds every mask's foreground, and read at every other mask's border.
+
+    Parameters
+    ----------
+    runs, references : sequence of array_like (2D or 3D, all of one shape) or of :func:`crop` results
+        A cropped mask costs memory in proportion to its object, not to the image.
+    metrics : sequence of str or BoundaryMetric
+    spacing : array_like, optional
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    ndarray (len(references), len(runs), len(metrics))
+    """
+    table = [boundary_metric(m) for m in metrics]
+    policy = empty_policy(empty)
+    items = [m if isinstance(m, tuple) else crop(m) for m in list(runs) + list(references)]
+    shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
+    if any(it[2] != shape for it in items):
+        raise ValueError("masks of different shapes")
+    sp = _spacing(spacing, 2 if planar else 3)
+    worst_distance = _diagonal(shape, sp)
+    out = np.empty((len(references), len(runs), len(table)))
+    found = [it[0] for it in items if it[0] is not None]
+    if not found:
+        out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
+        return out
+    lo = np.min([b[0::2] for b in found], axis=0)
+    hi = np.max([b[1::2] for b in found], axis=0)
+    borders = []
+    for box, inside, _, _ in items:
+        placed = np.zeros(tuple(hi - lo), dtype=bool)
+        if box is not None:
+            placed[box[0] - lo[0]:box[1] - lo[0], box[2] - lo[1]:box[3] - lo[1], box[4] - lo[2]:box[5] - lo[2]] = inside
+        borders.append(_kernels.surface_of(placed, planar))
+    where = [np.flatnonzero(b) for b in borders]
+    n_r = len(runs)
+    # to_ref[g][r]: run r's border voxels' distances to reference g's border (one transform per reference)
+    to_ref = [_kernels.distances_at(borders[n_r + g], where[:n_r], sp) for g in range(len(references))]
+    for r in range(n_r):
+        to_run = _kernels.distances_at(borders[r], where[n_r:], sp)  # the references' borders to run r's
+        for g in range(len(references)):
+            out[g, r] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy)
+    return out

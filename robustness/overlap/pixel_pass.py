@@ -28,7 +28,7 @@ from robustness import __version__, _kernels
 from robustness.errors import InputError, MaskWarning, NoteWarning, summarise_notes
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.io.challenge import Challenge
-from robustness.overlap.boundary import boundary_metric, boundary_scores
+from robustness.overlap.boundary import boundary_matrix, boundary_metric, crop
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.gold import get_strategy, resolve
 from robustness.overlap.patterns import MAX_ANNOTATORS, annotator_luts
@@ -196,8 +196,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     gold_size = lut.astype(np.int64) @ hist  # (g,)
     del ann_words
     shape = tuple(challenge.shapes[image])
-    boundary_golds = _unpacked(gold_words[:k + len(golds)], n, shape) if boundary else None
-    boundary_out = np.full((k + len(golds), challenge.n_runs, len(boundary)), np.nan) if boundary else None
+    boundary_golds = [crop(g) for g in _unpacked(gold_words[:k + len(golds)], n, shape)] if boundary else None
+    boundary_runs = []  # each run's mask within its box: memory in proportion to the objects, not the image
 
     run_golds, run_gold_size = gold_words, gold_size
     if truth_words is not None:
@@ -211,10 +211,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
             notes.append(note)
         size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
         if boundary:
-            run_mask = m.reshape(shape)
-            for g in range(boundary_out.shape[0]):
-                boundary_out[g, r] = boundary_scores(run_mask, boundary_golds[g], boundary, challenge.spacing(image),
-                                                     empty="official")
+            boundary_runs.append(crop(m.reshape(shape)))
         sizes[r] = size
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
@@ -222,6 +219,11 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     truth = None
     if truth_words is not None:
         truth, sys_counts = sys_counts[-1], sys_counts[:-1]
+    boundary_out = None
+    if boundary:  # both-empty pairs nan: the policy applies later
+        boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
+                                       empty="official")
+        del boundary_runs, boundary_golds
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)
     ann_luts = lut[:k].astype(np.int64)  # the first k golds are the annotators themselves
