@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_ranking_methods
 	$(PY) -m benchmarks.bench_population
 	$(PY) -m benchmarks.bench_case_rankings
+	$(PY) -m benchmarks.bench_surface
 
 clean:
 	rm -rf $(VENV) results .pytest_cache
