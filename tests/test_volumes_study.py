@@ -97,6 +97,8 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     assert len(agreement) == 10 and (agreement.tau_low <= agreement.tau).all() and (agreement.tau <= 1).all()
     summary = (out / "summary.md").read_text()
     assert "## Does the metric change the ranking?" in summary and "**hd95** (lower is better)" in summary
+    assert ("8 label masks per run (4 volumes x 2 labels 1, 2; the bootstrap resamples volumes with all their "
+            "labels)") in summary
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     for extra, message in ((["--labels", "0,1"], "labels must be distinct whole numbers >= 1"),
                            (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),

@@ -245,13 +245,24 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "input": {"source": source, "fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "encounters": len(set(challenge.encounters)),
                   "runs": challenge.n_runs, "annotators": list(challenge.annotators),
-                  "notes": list(challenge.notes)},
+                  "notes": list(challenge.notes)} | _layout(challenge),
         "bootstrap_unit": boot_schemes.unit, "bootstrap_units": boot_schemes.n_units,
         "pixel_pass_s": round(t_pass, 2),
         "warnings": warnings,
         "checks": found,
     }
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+
+
+def _layout(challenge) -> dict:
+    """What the report says of 3D and multi-label input (nothing for 2D images, so their metadata is unchanged)."""
+    out = {}
+    if any(len(shape) == 3 for shape in challenge.shapes):
+        out["volumes"] = True
+    labels = getattr(challenge.source, "labels", None)
+    if labels is not None:
+        out["labels"] = sorted(set(labels))
+    return out
 
 
 #: The overlap metrics (per image, macro) ranked beside the boundary metrics.

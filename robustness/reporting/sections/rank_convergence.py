@@ -40,9 +40,22 @@ def _overview(r: Report, res: StudyResult) -> None:
     per_image = images.annotators.value_counts().sort_index()
     boot_unit, _ = _units(res)
     grouped = f" in {inp['encounters']} encounters" if inp["encounters"] != inp["images"] else ""
-    r.paragraph(f"Input: {inp['source']} — {inp['images']} images{grouped}, "
-                f"{inp['runs']} runs, annotators per image: "
-                + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
+    if inp.get("labels"):  # multi-label volumes: an image is one label of one file, its encounter the file
+        kind = "volumes" if inp.get("volumes") else "images"
+        how = (f"the bootstrap resamples {kind} with all their labels" if boot_unit == "encounter" else
+               "the bootstrap resamples label masks one by one")
+        grouped = (f" ({inp['encounters']} {kind} x {len(inp['labels'])} labels "
+                   f"{', '.join(map(str, inp['labels']))}; {how})")
+        r.paragraph(f"Input: {inp['source']} — {inp['images']} label masks per run{grouped}, "
+                    f"{inp['runs']} runs, annotators per label mask: "
+                    + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
+    elif inp.get("volumes"):
+        r.paragraph(f"Input: {inp['source']} — {inp['images']} volumes{grouped}, {inp['runs']} runs, annotators "
+                    "per volume: " + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
+    else:
+        r.paragraph(f"Input: {inp['source']} — {inp['images']} images{grouped}, "
+                    f"{inp['runs']} runs, annotators per image: "
+                    + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
                 f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
 
