@@ -183,15 +183,17 @@ def mask_box(a):
     return (int(z[0]), int(z[-1]) + 1, int(y[0]), int(y[-1]) + 1, int(x[0]), int(x[-1]) + 1)
 
 
-def surface_distances(a, b, spacing, planar, box_a=False, box_b=False):
+#: Boxes of fewer voxels compute the two directions one after the other (a thread costs more than they take).
+_THREAD_MIN = 200_000
+
+
+def surface_distances(a, b, spacing, planar):
     """Distances from every surface voxel of ``a`` to the surface of ``b``, and from ``b``'s to ``a``'s.
 
     Returns ``(d_ab, d_ba)`` in physical units, each in the voxels' C order (empty arrays for an empty mask;
-    ``inf`` where the other surface is empty). ``box_a``, ``box_b``: the masks' :func:`mask_box` when known
-    (a mask compared with several others). Plain Python around the kernels: the box is cut with numpy.
+    ``inf`` where the other surface is empty). Plain Python around the kernels: the box is cut with numpy.
     """
-    boxes = [mask_box(m) if box is False else box for m, box in ((a, box_a), (b, box_b))]
-    boxes = [bx for bx in boxes if bx is not None]
+    boxes = [bx for bx in (mask_box(a), mask_box(b)) if bx is not None]
     if not boxes:
         return np.empty(0), np.empty(0)
     lo = np.min([bx[0::2] for bx in boxes], axis=0)
@@ -209,13 +211,9 @@ def surface_distances(a, b, spacing, planar, box_a=False, box_b=False):
         return ab.result(), ba.result()
 
 
-#: Boxes of fewer voxels compute the two directions one after the other (a thread costs more than they take).
-_THREAD_MIN = 200_000
-
-
 def _distances_to(sources, queries, spacing):
     """The distance from every ``queries`` voxel (C order) to the nearest ``sources`` voxel."""
-    return np.sqrt(squared_edt(sources, spacing).ravel()[np.flatnonzero(queries)])
+    return distances_at(sources, [np.flatnonzero(queries)], spacing)[0]
 
 
 def distances_at(sources, index_sets, spacing):

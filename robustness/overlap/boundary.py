@@ -44,7 +44,7 @@ from robustness import _kernels
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "boundary_metric", "is_boundary_metric", "boundary_scores",
-           "surface_distances", "boundary_matrix", "crop", "mask_box", "SLACK"]
+           "surface_distances", "boundary_matrix", "crop", "SLACK"]
 
 #: Relative slack on squared distances when comparing a distance with the NSD's tolerance.
 SLACK = 1e-9
@@ -76,6 +76,39 @@ class BoundaryMetric:
     def best(self) -> float:
         """The value of perfect agreement."""
         return 1.0 if self.kind == "nsd" else 0.0
+
+    def worst(self, worst_distance: ArrayLike) -> ArrayLike:
+        """The value of no agreement: NSD 0, a distance the largest one in the image (``worst_distance``).
+
+        Parameters
+        ----------
+        worst_distance : float or ndarray
+            The image's diagonal in physical units (one per image for an array).
+
+        Returns
+        -------
+        float or ndarray
+        """
+        shape = np.shape(worst_distance)
+        return np.zeros(shape) if self.kind == "nsd" else np.asarray(worst_distance, dtype=np.float64)
+
+    def both_empty(self, policy: EmptyPolicy, worst_distance: ArrayLike) -> ArrayLike:
+        """What a pair of two empty masks scores under the both-empty policy (module notes).
+
+        Parameters
+        ----------
+        policy : EmptyPolicy
+        worst_distance : float or ndarray
+            The image's diagonal (see :meth:`worst`).
+
+        Returns
+        -------
+        float or ndarray
+            The best value under ``one``, the worst under ``zero``, nan otherwise.
+        """
+        if policy.value == 0.0:
+            return self.worst(worst_distance)
+        return np.full(np.shape(worst_distance), self.best if policy.value == 1.0 else np.nan)
 
     def reduce(self, d_ab: np.ndarray, d_ba: np.ndarray) -> float:
         """The metric from the two directed distance sets (both non-empty, finite).
@@ -182,8 +215,7 @@ def _spacing(spacing: ArrayLike | None, ndim: int) -> np.ndarray:
     return np.concatenate([[1.0], sp]) if ndim == 2 else sp
 
 
-def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None, *,
-                      boxes: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distances from every border voxel of ``a`` to ``b``'s border, and from ``b``'s to ``a``'s.
 
     Parameters
@@ -192,8 +224,6 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
         Masks (non-zero is foreground), in array order (``(y, x)`` or ``(z, y, x)``).
     spacing : array_like, optional
         The voxel size along each axis in array order (default 1).
-    boxes : (box_a, box_b), optional
-        The masks' foreground boxes (:func:`mask_box`) when they are known (a mask compared with many others).
 
     Returns
     -------
@@ -211,24 +241,7 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
     vb, _ = _as_volume(b)
     if va.shape != vb.shape:
         raise ValueError(f"masks of different shapes: {np.shape(a)} and {np.shape(b)}")
-    box_a, box_b = (False, False) if boxes is None else boxes
-    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a)), planar, box_a, box_b)
-
-
-def mask_box(mask: ArrayLike) -> tuple | None:
-    """The smallest box that holds a mask's foreground, for :func:`surface_distances` and :func:`boundary_scores`.
-
-    Parameters
-    ----------
-    mask : array_like, 2D or 3D
-
-    Returns
-    -------
-    tuple of int or None
-        ``(z0, z1, y0, y1, x0, x1)`` in the mask's 3D form (a 2D mask is one plane), ends exclusive; None for an
-        empty mask.
-    """
-    return _kernels.mask_box(_as_volume(mask)[0])
+    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a)), planar)
 
 
 def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
@@ -237,8 +250,7 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 
 
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one",
-                    boxes: tuple | None = None) -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -250,8 +262,6 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     empty : str or EmptyPolicy
         What a pair of two empty masks scores: ``one`` the best value, ``zero`` the worst, ``ignore`` and
         ``official`` nan.
-    boxes : (box_run, box_reference), optional
-        The masks' :func:`mask_box` when known.
 
     Returns
     -------
@@ -267,7 +277,7 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m) for m in metrics]
-    d_ab, d_ba = surface_distances(run, reference, spacing, boxes=boxes)
+    d_ab, d_ba = surface_distances(run, reference, spacing)
     worst_distance = _diagonal(np.shape(_as_volume(run)[0]), _spacing(spacing, np.ndim(run)))
     return _reduced(table, d_ab, d_ba, worst_distance, empty_policy(empty))
 
@@ -277,12 +287,8 @@ def _reduced(table, d_ab, d_ba, worst_distance, policy):
     if d_ab.size and d_ba.size:
         return np.array([m.reduce(d_ab, d_ba) for m in table])
     if d_ab.size or d_ba.size:  # one mask empty
-        return np.array([0.0 if m.kind == "nsd" else worst_distance for m in table])
-    if policy.value == 1.0:
-        return np.array([m.best for m in table])
-    if policy.value == 0.0:
-        return np.array([0.0 if m.kind == "nsd" else worst_distance for m in table])
-    return np.full(len(table), np.nan)
+        return np.array([m.worst(worst_distance) for m in table], dtype=np.float64)
+    return np.array([m.both_empty(policy, worst_distance) for m in table], dtype=np.float64)
 
 
 def crop(mask: ArrayLike) -> tuple:
@@ -295,8 +301,8 @@ def crop(mask: ArrayLike) -> tuple:
     Returns
     -------
     (box, inside, shape, planar)
-        ``box`` as :func:`mask_box` (None: empty), ``inside`` the boolean mask within it, ``shape`` the 3D shape,
-        ``planar`` whether the mask was 2D.
+        ``box`` the foreground's ``(z0, z1, y0, y1, x0, x1)``, ends exclusive (None: empty); ``inside`` the
+        boolean mask within it; ``shape`` the 3D shape; ``planar`` whether the mask was 2D.
     """
     vol, planar = _as_volume(mask)
     box = _kernels.mask_box(vol)

@@ -63,11 +63,8 @@ def boundary_values(counts: OverlapCounts, strategy: str, metric: str, *,
     m = boundary_metric(metric)
     values = counts.boundary[counts.strategies.index(strategy), :, :, counts.boundary_metrics.index(metric)].copy()
     both_empty = np.isnan(values)
-    if policy.value == 1.0:
-        values[both_empty] = m.best
-    elif policy.value == 0.0:
-        worst = 0.0 if m.kind == "nsd" else np.broadcast_to(counts.boundary_worst, values.shape)[both_empty]
-        values[both_empty] = worst
+    worst = np.broadcast_to(counts.boundary_worst, values.shape)[both_empty]
+    values[both_empty] = m.both_empty(policy, worst)
     return values
 
 
