@@ -37,8 +37,8 @@ def ellipsoid(centre, radii, rng, bumps=0.08):
     return r <= 1 + wave
 
 
-def sitk_recipe(a, b):
-    """NSD@2, HD95, ASSD and HD by SimpleITK's contour and signed Maurer distance filters."""
+def contours(a, b):
+    """SimpleITK's face-connected borders of both masks, with the spacing."""
     import SimpleITK as sitk
 
     images = []
@@ -46,6 +46,14 @@ def sitk_recipe(a, b):
         img = sitk.GetImageFromArray(m.astype(np.uint8))
         img.SetSpacing(SPACING[::-1])
         images.append(sitk.BinaryContour(img, fullyConnected=False))
+    return images
+
+
+def sitk_recipe(a, b):
+    """NSD@2, HD95, ASSD and HD by SimpleITK's contour and signed Maurer distance filters."""
+    import SimpleITK as sitk
+
+    images = contours(a, b)
     maps = [sitk.GetArrayFromImage(sitk.Abs(sitk.SignedMaurerDistanceMap(
         c, insideIsPositive=False, squaredDistance=False, useImageSpacing=True))) for c in images]
     borders = [sitk.GetArrayFromImage(c).astype(bool) for c in images]
@@ -58,13 +66,8 @@ def sitk_hausdorff(a, b):
     """SimpleITK's Hausdorff filter on the two borders."""
     import SimpleITK as sitk
 
-    images = []
-    for m in (a, b):
-        img = sitk.GetImageFromArray(m.astype(np.uint8))
-        img.SetSpacing(SPACING[::-1])
-        images.append(sitk.BinaryContour(img, fullyConnected=False))
     f = sitk.HausdorffDistanceImageFilter()
-    f.Execute(*images)
+    f.Execute(*contours(a, b))
     return f.GetHausdorffDistance()
 
 

@@ -102,53 +102,33 @@ def _nearest_along_x(sources, step, out):
 
 
 @njit(cache=True, nogil=True)
-def _pass_middle(out, step):
-    """The pass along y: each plane transposed into a tile, so that every line is contiguous."""
-    nz, ny, nx = out.shape
-    for z in range(nz):
-        tile = np.empty((nx, ny))
-        d = np.empty(ny)
-        v = np.empty(ny, dtype=np.int64)
-        zc = np.empty(ny + 1)
-        g = np.empty(ny)
-        for i in range(ny):
-            for x in range(nx):
-                tile[x, i] = out[z, i, x]
-        for x in range(nx):
+def _pass_lines(arr, step):
+    """The envelope pass along the middle axis of ``arr`` (outer, line, inner), in place.
+
+    For each outer index the (line x inner) slab is transposed into a tile, so that every line is contiguous: the
+    pass along y is ``arr = out``, the pass along z ``arr = out.transpose(1, 0, 2)`` (rows of one y from every
+    plane).
+    """
+    n_outer, n, n_inner = arr.shape
+    tile = np.empty((n_inner, n))
+    d = np.empty(n)
+    v = np.empty(n, dtype=np.int64)
+    zc = np.empty(n + 1)
+    g = np.empty(n)
+    for o in range(n_outer):
+        for i in range(n):
+            for x in range(n_inner):
+                tile[x, i] = arr[o, i, x]
+        for x in range(n_inner):
             if _envelope_1d(tile[x], step, d, v, zc, g):
-                for i in range(ny):
+                for i in range(n):
                     tile[x, i] = d[i]
             else:
-                for i in range(ny):
+                for i in range(n):
                     tile[x, i] = np.inf
-        for i in range(ny):
-            for x in range(nx):
-                out[z, i, x] = tile[x, i]
-
-
-@njit(cache=True, nogil=True)
-def _pass_first(out, step):
-    """The pass along z: the rows of one y from every plane gathered into a tile."""
-    nz, ny, nx = out.shape
-    for y in range(ny):
-        tile = np.empty((nx, nz))
-        d = np.empty(nz)
-        v = np.empty(nz, dtype=np.int64)
-        zc = np.empty(nz + 1)
-        g = np.empty(nz)
-        for i in range(nz):
-            for x in range(nx):
-                tile[x, i] = out[i, y, x]
-        for x in range(nx):
-            if _envelope_1d(tile[x], step, d, v, zc, g):
-                for i in range(nz):
-                    tile[x, i] = d[i]
-            else:
-                for i in range(nz):
-                    tile[x, i] = np.inf
-        for i in range(nz):
-            for x in range(nx):
-                out[i, y, x] = tile[x, i]
+        for i in range(n):
+            for x in range(n_inner):
+                arr[o, i, x] = tile[x, i]
 
 
 @njit(cache=True, nogil=True)
@@ -163,9 +143,9 @@ def squared_edt(sources, spacing):
     out = np.empty(sources.shape)
     _nearest_along_x(sources, spacing[2], out)
     if ny > 1:
-        _pass_middle(out, spacing[1])
+        _pass_lines(out, spacing[1])
     if nz > 1:
-        _pass_first(out, spacing[0])
+        _pass_lines(out.transpose(1, 0, 2), spacing[0])
     return out
 
 

@@ -125,11 +125,16 @@ def read_grid(path: str | os.PathLike) -> Geometry:
         reader.ReadImageInformation()
     except RuntimeError as exc:
         raise _refuse(path, exc) from None
-    if reader.GetNumberOfComponents() != 1:
-        raise InputError(f"{path}: {reader.GetNumberOfComponents()} values per voxel; a label mask has one")
-    if reader.GetDimension() not in (2, 3):
-        raise InputError(f"{path}: a {reader.GetDimension()}D image; masks must be 2D or 3D")
+    _check_layout(path, reader.GetNumberOfComponents(), reader.GetDimension())
     return _geometry(reader)
+
+
+def _check_layout(path: Path, components: int, dimension: int) -> None:
+    """One value per voxel, 2D or 3D: a label mask."""
+    if components != 1:
+        raise InputError(f"{path}: {components} values per voxel; a label mask has one")
+    if dimension not in (2, 3):
+        raise InputError(f"{path}: a {dimension}D image; masks must be 2D or 3D")
 
 
 def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
@@ -159,10 +164,7 @@ def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
         image = sitk.ReadImage(str(path))
     except RuntimeError as exc:
         raise _refuse(path, exc) from None
-    if image.GetNumberOfComponentsPerPixel() != 1:
-        raise InputError(f"{path}: {image.GetNumberOfComponentsPerPixel()} values per voxel; a label mask has one")
-    if image.GetDimension() not in (2, 3):
-        raise InputError(f"{path}: a {image.GetDimension()}D image; masks must be 2D or 3D")
+    _check_layout(path, image.GetNumberOfComponentsPerPixel(), image.GetDimension())
     labels = sitk.GetArrayFromImage(image)
     if not np.issubdtype(labels.dtype, np.integer):
         finite = labels[np.isfinite(labels)]
