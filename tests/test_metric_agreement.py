@@ -76,3 +76,16 @@ def test_both_empty_pairs_follow_the_policy():
     assert boards.set_index(["metric", "run"]).loc[("hd95", counts.runs[0]), "value"] == pytest.approx(kept)
     with pytest.raises(ValueError, match="no boundary metric 'assd' was computed"):
         boundary_values(counts, "majority", "assd")
+
+
+def test_coverage_simulation_knows_its_population_taus():
+    """The simulation's truth: the population taus of its settings, worked out from their means by hand."""
+    from robustness.simulation.metric_tau import SETTINGS, tau_interval_coverage
+
+    # one swap among 5 runs: 9 of 10 pairs concordant, tau = (9 - 1) / 10; 10 runs with two swaps and a near-tie
+    # kept in order: 43 of 45 pairs concordant, tau = 41 / 45
+    want = [1.0, 0.8, 0.8, 41 / 45]
+    for setting, tau in zip(SETTINGS, want):
+        r = tau_interval_coverage(setting, 40, n_test_sets=5, n_resamples=50, rng=0)
+        assert r["population_tau"] == pytest.approx(tau, abs=1e-12)
+        assert 0.0 <= r["coverage"] <= 1.0 and r["mean_width"] >= 0.0

@@ -97,6 +97,7 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     assert len(agreement) == 10 and (agreement.tau_low <= agreement.tau).all() and (agreement.tau <= 1).all()
     summary = (out / "summary.md").read_text()
     assert "## Does the metric change the ranking?" in summary and "**hd95** (lower is better)" in summary
+    assert "With 4 encounters for 5 runs it can also miss" in summary
     assert ("8 label masks per run (4 volumes x 2 labels 1, 2; the bootstrap resamples volumes with all their "
             "labels)") in summary
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
