@@ -26,11 +26,18 @@ from robustness._kernels.pixels import (
 from robustness._kernels.population import margin_l1
 from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
 from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
-from robustness._kernels.surface import distances_at, mask_box, squared_edt, surface_distances, surface_of
+from robustness._kernels.surface import (
+                                         distances_at,
+                                         mask_box,
+                                         squared_edt,
+                                         surface_distances,
+                                         surface_of,
+                                         union_box,
+)
 
 __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
            "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
            "surface_of", "squared_edt", "surface_distances", "mask_box",
-           "distances_at"]
+           "union_box", "distances_at"]

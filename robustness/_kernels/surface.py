@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-__all__ = ["surface_of", "squared_edt", "surface_distances", "mask_box", "distances_at"]
+__all__ = ["surface_of", "squared_edt", "surface_distances", "mask_box", "union_box", "distances_at"]
 
 
 @njit(cache=True, nogil=True)
@@ -163,6 +163,17 @@ def mask_box(a):
     return (int(z[0]), int(z[-1]) + 1, int(y[0]), int(y[-1]) + 1, int(x[0]), int(x[-1]) + 1)
 
 
+def union_box(boxes):
+    """The smallest box ``(lo, hi)`` (two arrays of 3, ends exclusive) that holds every :func:`mask_box` given.
+
+    None when every box is None (all masks empty).
+    """
+    found = [b for b in boxes if b is not None]
+    if not found:
+        return None
+    return np.min([b[0::2] for b in found], axis=0), np.max([b[1::2] for b in found], axis=0)
+
+
 #: Boxes of fewer voxels compute the two directions one after the other (a thread costs more than they take).
 _THREAD_MIN = 200_000
 
@@ -173,11 +184,10 @@ def surface_distances(a, b, spacing, planar):
     Returns ``(d_ab, d_ba)`` in physical units, each in the voxels' C order (empty arrays for an empty mask;
     ``inf`` where the other surface is empty). Plain Python around the kernels: the box is cut with numpy.
     """
-    boxes = [bx for bx in (mask_box(a), mask_box(b)) if bx is not None]
-    if not boxes:
+    box = union_box([mask_box(a), mask_box(b)])
+    if box is None:
         return np.empty(0), np.empty(0)
-    lo = np.min([bx[0::2] for bx in boxes], axis=0)
-    hi = np.max([bx[1::2] for bx in boxes], axis=0)
+    lo, hi = box
     cut = tuple(slice(int(i), int(j)) for i, j in zip(lo, hi))
     sa = surface_of(np.ascontiguousarray(a[cut]), planar)
     sb = surface_of(np.ascontiguousarray(b[cut]), planar)

@@ -339,12 +339,11 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     sp = _spacing(spacing, 2 if planar else 3)
     worst_distance = _diagonal(shape, sp)
     out = np.empty((len(references), len(runs), len(table)))
-    found = [it[0] for it in items if it[0] is not None]
-    if not found:
+    box = _kernels.union_box([it[0] for it in items])
+    if box is None:
         out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
         return out
-    lo = np.min([b[0::2] for b in found], axis=0)
-    hi = np.max([b[1::2] for b in found], axis=0)
+    lo, hi = box
     borders = []
     for box, inside, _, _ in items:
         placed = np.zeros(tuple(hi - lo), dtype=bool)
