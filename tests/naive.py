@@ -419,6 +419,10 @@ def tiny_cases() -> int:
     assert d2[2, 3, 3] == 36.0 + 9.0 + 2.25 and d2[0, 0, 2] == 1.0 and d2[1, 0, 0] == 9.0
     assert np.array_equal(d2, twin_squared_edt(dot, sp))
     checked += 1
+    corners = np.zeros((3, 4, 4), np.bool_)
+    corners[2, 3, 3] = corners[1, 0, 0] = True  # read at two voxels only: their C order, the same numbers
+    assert _kernels.squared_edt_at(dot, sp, corners).tolist() == [9.0, 36.0 + 9.0 + 2.25]
+    checked += 1
     d_ab, d_ba = _kernels.surface_distances(cube, dot, sp, False)
     t_ab, t_ba = twin_surface_distances(cube, dot, sp, False)
     assert np.allclose(np.sort(d_ab), np.sort(t_ab), rtol=1e-14) and d_ba.tolist() == [np.sqrt(9 + 1 + 0.25)]

@@ -44,6 +44,16 @@ def test_squared_edt_matches_brute_force(shape, spacing, data):
 
 
 @settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(1, 5), st.integers(1, 6), st.integers(1, 6)), SPACINGS, st.data())
+def test_squared_edt_at_queries_matches_brute_force(shape, spacing, data):
+    src, queries = data.draw(masks(shape)), data.draw(masks(shape))
+    got = _kernels.squared_edt_at(src, np.array(spacing), queries)
+    want = twin_squared_edt(src, spacing)[queries]
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=80, deadline=None)
 @given(st.tuples(st.integers(1, 5), st.integers(1, 7), st.integers(1, 7)), SPACINGS, st.booleans(), st.data())
 def test_surface_distances_and_metrics_match_brute_force(shape, spacing, planar, data):
     if planar:

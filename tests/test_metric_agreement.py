@@ -89,3 +89,28 @@ def test_coverage_simulation_knows_its_population_taus():
         r = tau_interval_coverage(setting, 40, n_test_sets=5, n_resamples=50, rng=0)
         assert r["population_tau"] == pytest.approx(tau, abs=1e-12)
         assert 0.0 <= r["coverage"] <= 1.0 and r["mean_width"] >= 0.0
+
+
+@pytest.mark.parametrize("empty", ["one", "ignore"])
+def test_masked_leaderboards_equal_the_subsets_alone(empty):
+    """A label's leaderboard (masks) equals metric_agreement on that label's images alone: every encounter holds
+    one image of each label, so both draw the same encounters from the same seed."""
+    rng = np.random.default_rng(5)
+    n_enc, n_lab = 7, 2
+    values = rng.random((1, 4, n_enc * n_lab))
+    values[0, 1, 3] = np.nan  # a both-empty pair left out under 'ignore'
+    clusters = np.repeat(np.arange(n_enc), n_lab)
+    labels = np.tile([1, 2], n_enc)
+    masks = np.stack([labels == 1, labels == 2])
+    both = np.repeat(values, 2, axis=0)
+    boards, agree = metric_agreement(both, np.array([False, False]), ["1", "2"], list("abcd"), clusters,
+                                     empty=empty, masks=masks, n_resamples=200, rng=11)
+    for k, label in enumerate((1, 2)):
+        idx = labels == label
+        alone, _ = metric_agreement(values[:, :, idx], np.array([False]), [str(label)], list("abcd"),
+                                    clusters[idx], empty=empty, n_resamples=200, rng=11)
+        got = boards[boards.metric == str(label)].reset_index(drop=True)
+        cols = ["value", "value_low", "value_high", "rank", "rank_low", "rank_high"]
+        np.testing.assert_allclose(got[cols].to_numpy(float), alone[cols].to_numpy(float), rtol=1e-12)
+    ranks = boards.pivot(index="run", columns="metric", values="rank")
+    assert agree.tau.iloc[0] == pytest.approx(kendalltau(ranks["1"], ranks["2"]).statistic, abs=1e-12)

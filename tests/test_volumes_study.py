@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import kendalltau
 
 from robustness.errors import InputError
 from robustness.io import load_raters
@@ -100,6 +101,7 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     assert "With 4 encounters for 5 runs it can also miss" in summary
     assert ("8 label masks per run (4 volumes x 2 labels 1, 2; the bootstrap resamples volumes with all their "
             "labels)") in summary
+    _check_label_tables(root, out, summary)
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     for extra, message in ((["--labels", "0,1"], "labels must be distinct whole numbers >= 1"),
                            (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),
@@ -111,6 +113,42 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
         assert len([line for line in proc.stderr.splitlines() if line.startswith("error")]) == 1
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # earlier results kept
+
+
+def _check_label_tables(root, out, summary):
+    """The label dimension: each label's official macro Jaccard equals numpy on the files, through the
+    leaderboards, the bootstrap scores and the convergence points; tau between labels; the report's section."""
+    want = {}
+    for label in (1, 2):
+        for run in [f"run{r}" for r in range(1, 6)]:
+            scores = []
+            for volume in ("case001", "case002", "case003", "case004"):
+                gold = np.sum([_labels(root / a / f"{volume}.nii.gz") == label for a in GOLD], axis=0) >= 2
+                m = _labels(root / run / f"{volume}.nii.gz") == label
+                union = np.sum(m | gold)
+                scores.append(np.sum(m & gold) / union if union else 1.0)
+            want[(label, run)] = np.mean(scores)
+    boards = pd.read_csv(out / "label_leaderboard.csv")
+    jac = boards[boards.metric == "jaccard"].set_index(["label", "run"])
+    assert set(boards.metric) == {"jaccard", "dice", "nsd@2", "hd95", "assd"}
+    for key, value in want.items():
+        assert jac.loc[key, "value"] == pytest.approx(value, rel=1e-12)
+        assert jac.loc[key, "value_low"] <= value <= jac.loc[key, "value_high"]
+    scores = pd.read_csv(out / "label_scores.csv")
+    macro = scores[(scores.strategy == "majority") & (scores.average == "macro")].set_index(["label", "system"])
+    for key, value in want.items():
+        assert macro.loc[key, "score"] == pytest.approx(value, rel=1e-12)
+    assert set(scores.strategy) >= {"majority", "staple", "intersection", "union", "mean", "max"}
+    points = pd.read_csv(out / "label_convergence.csv")
+    assert set(points.label) == {1, 2} and (points.n_units == 4).all() and (points.convergence_n <= 4).all()
+    agree = pd.read_csv(out / "label_agreement.csv")
+    assert len(agree) == 5 and (agree.label_a == 1).all() and (agree.label_b == 2).all()
+    row = agree[agree.metric == "jaccard"].iloc[0]
+    ranks = jac["rank"].unstack(0)
+    assert row.tau == pytest.approx(kendalltau(ranks[1], ranks[2]).statistic, abs=1e-12)
+    assert row.tau_low <= row.tau <= row.tau_high
+    assert "## Does the label change the ranking?" in summary
+    assert "**label 1 and label 2**: Kendall's tau between their macro Jaccard rankings" in summary
 
 
 def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):

@@ -30,6 +30,7 @@ from robustness._kernels.surface import (
                                          distances_at,
                                          mask_box,
                                          squared_edt,
+                                         squared_edt_at,
                                          surface_distances,
                                          surface_of,
                                          union_box,
@@ -39,5 +40,5 @@ __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_r
            "upsample_positive", "blob_fields",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
-           "surface_of", "squared_edt", "surface_distances", "mask_box",
+           "surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box",
            "union_box", "distances_at"]

@@ -19,7 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-__all__ = ["surface_of", "squared_edt", "surface_distances", "mask_box", "union_box", "distances_at"]
+__all__ = ["surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box", "union_box",
+           "distances_at"]
 
 
 @njit(cache=True, nogil=True)
@@ -42,15 +43,14 @@ def surface_of(mask, planar):
 
 
 @njit(cache=True, nogil=True)
-def _envelope_1d(f, step, d, v, zc, g):
-    """Squared distance along one line: ``d[q] = min_p (step (q - p))^2 + f[p]`` (lower envelope of parabolas).
+def _lower_envelope(f, step, v, zc, g):
+    """The lower envelope of the parabolas ``(step (q - p))^2 + f[p]`` of one line.
 
-    ``v``, ``zc`` and ``g`` are work buffers (the envelope's parabolas, their boundaries, ``f + (step q)^2``).
-    Returns False, leaving ``d`` untouched, when every ``f`` is infinite.
+    Fills ``v[:k + 1]`` (the envelope's parabolas), ``zc[:k + 1]`` (where each starts to be lowest) and ``g``
+    (``f + (step q)^2``); returns ``k``, -1 when every ``f`` is infinite.
     """
-    n = f.size
     k = -1
-    for q in range(n):
+    for q in range(f.size):
         if f[q] == np.inf:
             continue
         g[q] = f[q] + (q * step) ** 2
@@ -68,10 +68,21 @@ def _envelope_1d(f, step, d, v, zc, g):
         else:
             p = v[k - 1]
             zc[k] = (g[q] - g[p]) / (2.0 * step * (q - p))
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _envelope_1d(f, step, d, v, zc, g):
+    """Squared distance along one line: ``d[q] = min_p (step (q - p))^2 + f[p]`` (lower envelope of parabolas).
+
+    ``v``, ``zc`` and ``g`` are work buffers (:func:`_lower_envelope`). Returns False, leaving ``d`` untouched,
+    when every ``f`` is infinite.
+    """
+    k = _lower_envelope(f, step, v, zc, g)
     if k < 0:
         return False
     j = 0
-    for q in range(n):
+    for q in range(f.size):
         x = q * step
         while j < k and zc[j + 1] < x:
             j += 1
@@ -132,6 +143,41 @@ def _pass_lines(arr, step):
 
 
 @njit(cache=True, nogil=True)
+def _last_pass_at(arr, step, queries, lines):
+    """The envelope pass along the middle axis of ``arr`` (outer, line, inner), written only where ``queries``.
+
+    ``queries`` has ``arr``'s layout; ``lines[o, x]`` says whether line ``(o, x)`` holds a query (lines without
+    one are skipped). Every other voxel keeps the previous passes' value.
+    """
+    n_outer, n, n_inner = arr.shape
+    tile = np.empty((n_inner, n))
+    v = np.empty(n, dtype=np.int64)
+    zc = np.empty(n + 1)
+    g = np.empty(n)
+    for o in range(n_outer):
+        for i in range(n):
+            for x in range(n_inner):
+                tile[x, i] = arr[o, i, x]
+        for x in range(n_inner):
+            if not lines[o, x]:
+                continue
+            f = tile[x]
+            k = _lower_envelope(f, step, v, zc, g)
+            j = 0
+            for q in range(n):
+                if not queries[o, q, x]:
+                    continue
+                if k < 0:
+                    arr[o, q, x] = np.inf
+                    continue
+                at = q * step
+                while j < k and zc[j + 1] < at:
+                    j += 1
+                p = v[j]
+                arr[o, q, x] = (at - p * step) ** 2 + f[p]
+
+
+@njit(cache=True, nogil=True)
 def squared_edt(sources, spacing):
     """Squared Euclidean distance (physical units) from every voxel to the nearest ``True`` voxel of ``sources``.
 
@@ -147,6 +193,31 @@ def squared_edt(sources, spacing):
     if nz > 1:
         _pass_lines(out.transpose(1, 0, 2), spacing[0])
     return out
+
+
+@njit(cache=True, nogil=True)
+def _squared_edt_at(sources, spacing, queries, lines):
+    """:func:`squared_edt` exact at the ``queries`` voxels only (the last pass skips every other voxel)."""
+    nz, ny, nx = sources.shape
+    out = np.empty(sources.shape)
+    _nearest_along_x(sources, spacing[2], out)
+    if ny > 1:
+        _pass_lines(out, spacing[1])
+    if nz > 1:
+        _last_pass_at(out.transpose(1, 0, 2), spacing[0], queries.transpose(1, 0, 2), lines)
+    return out
+
+
+def squared_edt_at(sources, spacing, queries):
+    """The squared distance to the nearest ``sources`` voxel at every ``queries`` voxel, in C order.
+
+    The same numbers as ``squared_edt(sources, spacing)[queries]``; the last pass (along z) works only on the
+    lines that hold a query and writes only the queries: about a quarter less work for a surface.
+    """
+    spacing = np.asarray(spacing, dtype=np.float64)
+    queries = np.ascontiguousarray(queries, dtype=np.bool_)
+    out = _squared_edt_at(sources, spacing, queries, np.ascontiguousarray(queries.any(axis=0)))
+    return out.ravel()[np.flatnonzero(queries)]
 
 
 def mask_box(a):
@@ -203,10 +274,15 @@ def surface_distances(a, b, spacing, planar):
 
 def _distances_to(sources, queries, spacing):
     """The distance from every ``queries`` voxel (C order) to the nearest ``sources`` voxel."""
-    return distances_at(sources, [np.flatnonzero(queries)], spacing)[0]
+    return np.sqrt(squared_edt_at(sources, spacing, queries))
 
 
 def distances_at(sources, index_sets, spacing):
     """The distance to the nearest ``sources`` voxel at every set of flat indices: one transform for all sets."""
-    flat = squared_edt(sources, np.asarray(spacing, dtype=np.float64)).ravel()
-    return [np.sqrt(flat[idx]) for idx in index_sets]
+    queries = np.zeros(sources.shape, dtype=np.bool_)
+    flat = queries.reshape(-1)
+    for idx in index_sets:
+        flat[idx] = True
+    spacing = np.asarray(spacing, dtype=np.float64)
+    full = _squared_edt_at(sources, spacing, queries, np.ascontiguousarray(queries.any(axis=0))).reshape(-1)
+    return [np.sqrt(full[idx]) for idx in index_sets]

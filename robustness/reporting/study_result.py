@@ -107,6 +107,14 @@ for _name, _holds, _index in (
                                "each in its direction) with bootstrap intervals of values and ranks", False),
     ("metric_agreement.csv", "Kendall's tau between the rankings under every pair of metrics, with bootstrap "
                              "intervals", False),
+    ("label_scores.csv", "multi-label input: every gold's Jaccard scores on each label's images alone, per ranking "
+                         "method, with bootstrap intervals", False),
+    ("label_convergence.csv", "multi-label input: each label's convergence points (units until L1 stays within the "
+                              "tolerance)", False),
+    ("label_leaderboard.csv", "multi-label input: the official gold's leaderboard on each label under every per-image "
+                              "metric, with bootstrap intervals of values and ranks", False),
+    ("label_agreement.csv", "multi-label input: Kendall's tau between every two labels' rankings, with bootstrap "
+                            "intervals", False),
     ("per_case.parquet", "per-case scores (challengeR long format)", False),
     ("truth.csv", "synthetic data: agreement of each scheme with the ranking against the latent truth", False),
     ("answer_counts.csv", "Table 5 with bootstrap intervals", False),

@@ -1,10 +1,11 @@
 """A small 3D multi-rater, multi-label challenge written as medical images (NIfTI by default).
 
 Every volume holds one object per label (an ellipsoid with a bumpy surface, in physical units, so that an
-anisotropic spacing draws it the same). Annotators draw it with their own surface jitter and a small bias of
-its size; runs with their own skill: a larger jitter, a bias of size and a shift of their own, and spurious blobs
-now and then. The rater folders are the per-rater layout (:func:`robustness.io.load_raters`): one folder per
-annotator and per run, one file per volume with the same name, labels as voxel values (0 the background).
+anisotropic spacing draws it the same). Annotators draw it with their own surface jitter and a small bias of its
+size; runs with their own skill on each label (around an overall skill): a larger jitter, a bias of size and a
+shift of their own, and spurious blobs now and then. The rater folders are the per-rater layout
+(:func:`robustness.io.load_raters`): one folder per annotator and per run, one file per volume with the same name,
+labels as voxel values (0 the background).
 
 This is the embedded test bed of the 3D readers and the boundary metrics (it knows no latent truth); the knobs
 of the 2D generator (:mod:`robustness.simulation.synthetic`) are not all here.
@@ -37,6 +38,9 @@ class VolumeConfig:
     labels : int
         Objects per volume (labels 1..labels).
     n_annotators, n_runs : int
+    label_skill_sd : float
+        How much a run's skill differs between labels (standard deviation around its overall skill; 0: every
+        label ranks the runs alike), so that the label can change the ranking.
     suffix : str
         ``.nii.gz``, ``.nii``, ``.nrrd``, ``.mha``...
     """
@@ -47,6 +51,7 @@ class VolumeConfig:
     labels: int = 2
     n_annotators: int = 3
     n_runs: int = 5
+    label_skill_sd: float = 0.15
     suffix: str = ".nii.gz"
 
 
@@ -86,7 +91,8 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
     Returns
     -------
     dict
-        ``annotators``, ``runs`` (names), ``volumes`` (file stems), ``spacing``.
+        ``annotators``, ``runs`` (names), ``volumes`` (file stems), ``spacing``, ``skill`` (every run's skill on
+        each label, higher is better).
     """
     import SimpleITK as sitk
 
@@ -95,9 +101,10 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
     root = Path(folder)
     annotators = [f"ann{j + 1}" for j in range(c.n_annotators)]
     runs = [f"run{r + 1}" for r in range(c.n_runs)]
-    skill = np.linspace(0.9, 0.3, c.n_runs)  # run1 the best
+    overall = np.linspace(0.9, 0.3, c.n_runs)  # run1 the best
     ann_bias = rng.normal(0.0, 0.04, c.n_annotators)
-    run_bias = rng.normal(0.0, 0.12, c.n_runs) * (1.2 - skill)
+    run_bias = rng.normal(0.0, 0.12, c.n_runs) * (1.2 - overall)
+    skill = np.clip(overall[:, None] + rng.normal(0.0, c.label_skill_sd, (c.n_runs, c.labels)), 0.05, 0.95)
     extent = np.array(c.shape) * np.array(c.spacing)
     volumes = [f"case{v + 1:03d}" for v in range(c.n_volumes)]
     for name in annotators + runs:
@@ -116,12 +123,12 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
                         scale, jitter, shift = 1.0 + ann_bias[j], 0.05, np.zeros(3)
                     else:
                         scale = 1.0 + run_bias[j]
-                        jitter = 0.05 + 0.25 * (1 - skill[j])
-                        shift = rng.normal(0.0, 4.0 * (1 - skill[j]), 3)
+                        jitter = 0.05 + 0.25 * (1 - skill[j, lab - 1])
+                        shift = rng.normal(0.0, 4.0 * (1 - skill[j, lab - 1]), 3)
                     centre = (centre_mm + shift) / np.array(c.spacing)
                     box, inside = _object(c.shape, c.spacing, centre, radii * scale, jitter, rng)
                     out[box][inside] = lab
-                    if kind == "run" and rng.random() < 0.5 * (1 - skill[j]):  # a spurious blob
+                    if kind == "run" and rng.random() < 0.5 * (1 - skill[j, lab - 1]):  # a spurious blob
                         spot = rng.uniform(0.1, 0.9, 3) * np.array(c.shape)
                         box, inside = _object(c.shape, c.spacing, spot, extent * 0.05, 0.0, rng)
                         view = out[box]
@@ -129,4 +136,5 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
                 img = sitk.GetImageFromArray(out)
                 img.SetSpacing(tuple(float(s) for s in c.spacing[::-1]))
                 sitk.WriteImage(img, str(root / name / f"{vol}{c.suffix}"), useCompression=True)
-    return {"annotators": annotators, "runs": runs, "volumes": volumes, "spacing": tuple(c.spacing)}
+    return {"annotators": annotators, "runs": runs, "volumes": volumes, "spacing": tuple(c.spacing),
+            "skill": {run: skill[r].tolist() for r, run in enumerate(runs)}}

@@ -98,18 +98,25 @@ def metric_values(counts: OverlapCounts, strategy: str, metrics: Sequence[str], 
     return np.stack(out), np.array(lower)
 
 
-def _means(values, weights, skip):
-    """Weighted mean over images (axis -1); nan images left out when ``skip``."""
+def _means(values, weights, skip, masks=None):
+    """Weighted mean over images (axis -1); nan images left out when ``skip``; only each item's images if masked.
+
+    An image a resample does not draw (weight 0) takes no part, not even as a nan that would propagate.
+    """
+    if masks is not None:
+        weights = masks[:, None, :] * weights  # (M, 1, N): an item's other images weigh nothing
+    values = np.where(weights > 0, values, 0.0)
     if skip:
         ok = ~np.isnan(values)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.where(ok, values, 0.0) * weights).sum(axis=-1) / (ok * weights).sum(axis=-1)
-    return (values * weights).sum(axis=-1) / weights.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (values * weights).sum(axis=-1) / np.sum(weights, axis=-1)
 
 
 def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequence[str], runs: Sequence[str],
                      clusters: np.ndarray, *, empty: str | EmptyPolicy = "one", n_resamples: int = 1000,
-                     confidence: float = 0.95, ties: str = "average",
+                     confidence: float = 0.95, ties: str = "average", masks: np.ndarray | None = None,
                      rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Leaderboards under every metric and Kendall's tau between every pair of them, with bootstrap intervals.
 
@@ -127,6 +134,10 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     confidence : float
     ties : str
         The tie rule of the ranks (:func:`robustness.statistics.ranks.rank`).
+    masks : ndarray of bool (n_metrics, n_images), optional
+        The images each leaderboard averages (default: all): e.g. one label's images of a multi-label challenge
+        (:func:`label_values`), so that the rankings compared are the labels'. The bootstrap still resamples
+        whole units, with all their images.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -146,7 +157,7 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     sign = np.where(lower_better, -1.0, 1.0)[:, None]
 
     def ranks_of(weights):
-        means = _means(values, weights, skip)  # (M, R)
+        means = _means(values, weights, skip, masks)  # (M, R)
         return means, rank(sign * means, ties=ties)
 
     full_means, full_ranks = ranks_of(np.ones(values.shape[-1]))

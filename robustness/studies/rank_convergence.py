@@ -225,6 +225,10 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables.update(rank_out)
     if counts.boundary is not None:
         tables.update(_metric_tables(counts, official_strategy(counted), empty, options, boot_schemes.unit))
+    labels = getattr(challenge.source, "labels", None)
+    if labels is not None and len(set(labels)) > 1:
+        tables.update(_label_tables(counts, np.asarray(labels), official_strategy(counted), over, empty, options,
+                                    n_jobs=n_jobs, lenient=lenient))
     # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
     order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
              "scores.csv"]
@@ -283,6 +287,66 @@ def _metric_tables(counts, official, empty, options, unit) -> dict:
             "metric_agreement.csv": agreement.assign(strategy=official, unit=unit)}
 
 
+def _label_tables(counts, labels, official, over, empty, options, *, n_jobs, lenient) -> dict:
+    """The label as one more dimension of the schemes: every gold's Jaccard scheme scored on one label's images.
+
+    Each label's schemes (micro and macro, every gold) go through the same convergence and bootstrap engines and
+    every ranking method as the main schemes (label_scores.csv, label_convergence.csv); the official gold's
+    per-label leaderboards under every per-image metric are compared with Kendall's tau, resampling units with
+    all their labels (label_leaderboard.csv, label_agreement.csv).
+    """
+    import pandas as pd
+
+    from robustness.statistics.metric_agreement import metric_agreement, metric_values
+    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.studies.common import SCORE_INTERVAL
+
+    found = list(dict.fromkeys(labels.tolist()))
+    scores, points = [], []
+    for label in found:
+        part = counts.select(np.flatnonzero(labels == label))
+
+        def schemes(unit, part=part):
+            return schemes_from_counts(part, unit=unit, empty=empty, metrics=["jaccard"], annotators=over)
+
+        conv = schemes(options.unit)
+        boot = conv if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
+        res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot)
+        scores += [b.intervals(method=SCORE_INTERVAL).assign(label=label) for b in res.bootstrap.values()]
+        points += [c.convergence_points(tolerance=t).assign(tolerance=t, label=label)
+                   for c in res.convergence.values() for t in dict.fromkeys((options.tolerance, lenient))]
+    metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
+    values, lower = metric_values(counts, official, metrics, empty=empty)
+    unit = "encounter" if options.bootstrap_unit == "encounter" else "image"
+    clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
+    masks = np.stack([labels == label for label in found])
+    boards, agree = [], []
+    for m, metric in enumerate(metrics):
+        b, a = metric_agreement(np.repeat(values[m][None], len(found), axis=0), np.repeat(lower[m], len(found)),
+                                [str(label) for label in found], counts.runs, clusters, empty=empty,
+                                n_resamples=options.bootstrap, ties=options.ties, masks=masks,
+                                rng=options.rng("label_agreement"))
+        boards.append(b.rename(columns={"metric": "label"}).assign(metric=metric))
+        agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))
+    return {"label_scores.csv": pd.concat(scores, ignore_index=True),
+            "label_convergence.csv": pd.concat(points, ignore_index=True),
+            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=official, unit=unit),
+            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=official, unit=unit)}
+
+
+def _label_verdicts(v: Verdicts, tables: dict, official: str) -> None:
+    """Kendall's tau between every two labels' rankings (official gold, macro Jaccard), and how many runs move."""
+    agree, boards = tables["label_agreement.csv"], tables["label_leaderboard.csv"]
+    agree, boards = agree[agree.metric == "jaccard"], boards[boards.metric == "jaccard"]
+    for row in agree.itertuples():
+        a = boards[boards.label == row.label_a].set_index("run")["rank"]
+        b = boards[boards.label == row.label_b].set_index("run")["rank"].reindex(a.index)
+        statement = "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
+        v.add("label_tau", strategy=official, metric="jaccard", average="macro", statement=statement,
+              subject=(str(row.label_a), str(row.label_b)), value=row.tau, low=row.tau_low, high=row.tau_high,
+              level=0.95, count=int((a != b).sum()), total=len(a), table="label_agreement.csv")
+
+
 def _metric_verdicts(v: Verdicts, tables: dict, official: str) -> None:
     """Kendall's tau between Jaccard's ranking and every other metric's, and how many runs change rank."""
     agree, boards = tables["metric_agreement.csv"], tables["metric_leaderboard.csv"]
@@ -310,6 +374,8 @@ def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test
     significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
     if "metric_agreement.csv" in tables:
         _metric_verdicts(v, tables, official)
+    if "label_agreement.csv" in tables:
+        _label_verdicts(v, tables, official)
     unlimited_verdicts(v, tables, [(official, "jaccard", a) for a in ("micro", "macro")], lenient=lenient)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
                      test_sets=test_sets)

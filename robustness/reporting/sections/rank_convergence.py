@@ -386,21 +386,10 @@ def _metrics(r: Report, res: StudyResult) -> None:
            if n_units < 3 * boards.run.nunique() else ""))
     for v in res.verdict("metric_tau"):
         metric = v["metric"]
-        text = ci(v["value"], v["low"], v["high"])
-        moved = f"{v['count']} of {v['total']} runs take another rank than under Jaccard on this test set"
-        if v["statement"] == "agree":
-            tail = "the two rankings are the same on every resampled test set"
-        elif v["statement"] == "differ":
-            tail = "the two rankings differ on at least 97.5% of resampled test sets"
-        else:
-            tail = "its interval reaches 1, so full agreement on a new test set is not excluded (tied)"
         direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
-        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro Jaccard's ranking {text}; {moved}; {tail}.")
-    t = boards.copy()
-    t["cell"] = [f"{int(k) if float(k).is_integer() else k:g} ({lo:g}-{hi:g})"
-                 for k, lo, hi in zip(t["rank"], t.rank_low, t.rank_high)]
-    ranks = t.pivot(index="run", columns="metric", values="cell")[list(dict.fromkeys(t.metric))]
-    order = t[t.metric == "jaccard"].sort_values("rank").run
+        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro Jaccard's ranking {_tau_text(v)}.")
+    ranks = _rank_cells(boards, "metric")
+    order = boards[boards.metric == "jaccard"].sort_values("rank").run
     r.paragraph(f"Each run's rank under each metric, with its 95% bootstrap rank interval ({unit}s resampled); "
                 "values and their intervals: metric_leaderboard.csv; every pair of metrics: metric_agreement.csv.")
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
@@ -408,6 +397,66 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(pairs, floatfmt="{:.2f}")
 
 
+def _tau_text(v: dict, what: str = "under Jaccard") -> str:
+    """A ``metric_tau``/``label_tau`` verdict in words: tau with its interval, runs that move, and what it means."""
+    moved = f"{v['count']} of {v['total']} runs take another rank than {what} on this test set"
+    if v["statement"] == "agree":
+        tail = "the two rankings are the same on every resampled test set"
+    elif v["statement"] == "differ":
+        tail = "the two rankings differ on at least 97.5% of resampled test sets"
+    else:
+        tail = "its interval reaches 1, so full agreement on a new test set is not excluded (tied)"
+    return f"{ci(v['value'], v['low'], v['high'])}; {moved}; {tail}"
+
+
+def _rank_cells(boards: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Each run's rank with its bootstrap interval, one column per value of ``column`` (metric or label)."""
+    t = boards.copy()
+    t["cell"] = [f"{int(k) if float(k).is_integer() else k:g} ({lo:g}-{hi:g})"
+                 for k, lo, hi in zip(t["rank"], t.rank_low, t.rank_high)]
+    return t.pivot(index="run", columns=column, values="cell")[list(dict.fromkeys(t[column]))]
+
+
+def _labels(r: Report, res: StudyResult) -> None:
+    """Does the label change the ranking? (only with several labels; verdicts ``label_tau``)."""
+    if not res.has("label_agreement.csv"):
+        return
+    boards, agree = res.table("label_leaderboard.csv"), res.table("label_agreement.csv")
+    boards = boards[boards.metric == "jaccard"]
+    unit, n_units, n_boot = str(agree.unit.iloc[0]), int(agree.units.iloc[0]), int(agree.n_resamples.iloc[0])
+    official, lenient = res.meta["official"], float(res.meta["input"]["runs"])
+    labels = [str(x) for x in dict.fromkeys(boards.label)]
+    r.heading("Does the label change the ranking?")
+    r.paragraph(
+        f"Each of the labels {', '.join(labels)} is scored as its own mask, so every label has its own leaderboard: "
+        f"the official gold ({strategy_label(official)}) ranks the runs by their mean Jaccard over that label's "
+        "masks alone (macro; micro and the other golds are in label_scores.csv). Kendall's tau-b compares two "
+        f"labels' rankings; its 95% interval is the percentile interval over {n_boot} bootstrap test sets "
+        f"({n_units} {unit}s resampled with all their labels), so it says how the agreement would vary on a new "
+        "test set like this one.")
+    for v in res.verdict("label_tau"):
+        a, b = v["subject"]
+        r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro Jaccard rankings "
+                    f"{_tau_text(v, f'on label {a}')}.")
+    order = boards[boards.label.astype(str) == labels[0]].sort_values("rank").run
+    ranks = _rank_cells(boards.assign(label=[f"label {x}" for x in boards.label]), "label")
+    r.paragraph(f"Each run's rank on each label (official gold, macro Jaccard), with its 95% bootstrap rank interval "
+                f"({unit}s resampled); other per-image metrics: label_leaderboard.csv and label_agreement.csv.")
+    r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
+    points = res.table("label_convergence.csv")
+    points = points[(points.strategy == official) & (points.ranking == "aggregate") & (points.tolerance == lenient)]
+    rows = [{"label": str(p.label), "average": p.average,
+             "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
+             f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-{p.convergence_n_high})"}
+            for p in points.itertuples()]
+    if rows:
+        r.table(pd.DataFrame(rows), caption=(
+            f"How fast each label's ranking settles on its own full-set ranking (official gold, Jaccard; random "
+            f"orders of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of "
+            "masks after which L1 stays within the number of runs in 95% of orders, with its interval over orders "
+            "(self-consistency on this test set, not a claim about a new one)."))
+
+
 for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
-              "fits", "truth", "ranking_methods", "per_case", "metrics"):
+              "fits", "truth", "ranking_methods", "per_case", "metrics", "labels"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)
