@@ -286,7 +286,31 @@ def add_data_options(p: Parser) -> None:
                    help="seed of the synthetic challenge when no --data is given (default 0)")
     g.add_argument("--synthetic-size", choices=("small", "realistic"), default="small",
                    help="synthetic image sizes: small (fast) or realistic 0.3-12 MP")
+    g.add_argument("--synthetic-depth", type=integer(1), default=None, metavar="SLICES",
+                   help="a 3D synthetic challenge: volumes of this many slices (the size is per slice)")
+    g.add_argument("--synthetic-spacing", type=spacing_list, default=None, metavar="Z,Y,X",
+                   help="the 3D synthetic challenge's voxel size in mm along z, y, x (default 1,1,1)")
     p.checks.append(_check_data_options)
+
+
+def spacing_list(text: str) -> tuple[float, float, float]:
+    """``--synthetic-spacing``: three positive voxel sizes, z,y,x."""
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 3 or not all(v > 0 and math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected three positive voxel sizes z,y,x in mm such as 2.5,0.8,0.8; "
+                                         f"got {text!r}")
+    return values
+
+
+def synthetic_shape(args: argparse.Namespace) -> dict:
+    """The synthetic challenge's size options as :class:`~robustness.simulation.synthetic.SyntheticConfig` fields."""
+    out = {"size": args.synthetic_size}
+    if args.synthetic_depth is not None:
+        out.update(depth=args.synthetic_depth, spacing=args.synthetic_spacing or (1.0, 1.0, 1.0))
+    return out
 
 
 def boundary_list(text: str) -> tuple[str, ...]:
@@ -324,6 +348,10 @@ def values(args: argparse.Namespace) -> tuple[int, int]:
 
 
 def _check_data_options(args: argparse.Namespace) -> None:
+    if args.synthetic_spacing is not None and args.synthetic_depth is None:
+        raise ValueError("--synthetic-spacing sets the voxels of a 3D synthetic challenge: give --synthetic-depth")
+    if args.synthetic_depth is not None and (args.data is not None or getattr(args, "reference", None) is not None):
+        raise ValueError("--synthetic-depth makes the embedded synthetic challenge 3D: it does not apply to --data")
     if args.layout == "raters" and (args.data is None or args.gold is None):
         raise ValueError("--layout raters needs --data FOLDER and --gold R1,R2,..")
     if args.binarize and args.threshold is not None:
@@ -402,7 +430,7 @@ def load(args: argparse.Namespace) -> Challenge:
     elif args.data is None and args.reference is None:
         from robustness.simulation.synthetic import make_challenge
 
-        challenge = make_challenge(rng=args.synthetic_seed, size=args.synthetic_size)
+        challenge = make_challenge(rng=args.synthetic_seed, **synthetic_shape(args))
     else:
         challenge = load_dermavqa(args.data, reference=args.reference, submissions=args.submissions,
                                   strict=True, **common)
@@ -442,7 +470,9 @@ def source(args: argparse.Namespace) -> str:
 
 def data_description(args: argparse.Namespace) -> str:
     """The input in meta.json: the folder, or the synthetic challenge's seed and size."""
-    return args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size})"
+    depth = "" if args.synthetic_depth is None else (
+        f", {args.synthetic_depth} slices of {'x'.join(f'{v:g}' for v in args.synthetic_spacing or (1, 1, 1))} mm")
+    return args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size}{depth})"
 
 
 def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:

@@ -141,11 +141,11 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     from robustness.studies.design import base_from_challenge
 
     if args.like is None and args.data is None:
-        return SyntheticConfig(), None
+        return SyntheticConfig(**_cli.synthetic_shape(args)), None
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
 
-        challenge = make_challenge(rng=args.synthetic_seed)
+        challenge = make_challenge(rng=args.synthetic_seed, **_cli.synthetic_shape(args))
     else:
         args.data = args.like or args.data
         challenge = _cli.load(args)

@@ -64,6 +64,12 @@ def complete(tiny):
     (["--tolerance", "-1"], r"argument --tolerance: must be a number >= 0"),
     (["--tolerance", "inf"], r"argument --tolerance: must be a number >= 0"),
     (["--synthetic-seed", "x"], r"argument --synthetic-seed: must be an integer >= 0, got 'x'"),
+    (["--synthetic-depth", "0"], r"argument --synthetic-depth: must be an integer >= 1, got '0'"),
+    (["--synthetic-spacing", "2,1"], r"argument --synthetic-spacing: expected three positive voxel sizes z,y,x in mm"),
+    (["--synthetic-spacing", "2,1,1"], r"--synthetic-spacing sets the voxels of a 3D synthetic challenge: give "
+                                       r"--synthetic-depth"),
+    (["--synthetic-depth", "4"], r"--synthetic-depth makes the embedded synthetic challenge 3D: it does not apply "
+                                 r"to --data"),
     (["--foreground", "256"], r"argument --foreground: must be an integer in 0\.\.255"),
     (["--step", "1000"], r"--step 1000 leaves fewer than 2 recorded prefixes of the 9 images"),
     (["--layout", "raters"], r"--layout raters needs --data FOLDER and --gold R1,R2,\.\."),

@@ -87,3 +87,73 @@ def test_config_validation():
         SyntheticConfig(n_encounters=10, n_images=5)
     with pytest.raises(ValueError, match="size must be 'small' or 'realistic'"):
         SyntheticConfig(size="huge")
+    with pytest.raises(ValueError, match="depth must be >= 1 slice"):
+        SyntheticConfig(depth=0)
+    with pytest.raises(ValueError, match="spacing must be three positive voxel sizes"):
+        SyntheticConfig(depth=4, spacing=(1.0, 0.0, 1.0))
+
+
+# -- volumes: the same generator in 3D ---------------------------------------------------------------------------
+
+VOLUMES = dict(n_encounters=12, n_images=24, n_runs=6, n_teams=3, depth=10, spacing=(2.5, 0.8, 0.8),
+               megapixels=0.004)
+
+
+def test_volumes_have_depth_spacing_and_a_3d_lesion():
+    ch = make_challenge(rng=1, **VOLUMES)
+    assert all(len(s) == 3 and s[0] == 10 for s in ch.shapes) and ch.spacing(0) == (2.5, 0.8, 0.8)
+    again = make_challenge(rng=1, **VOLUMES)
+    inside = 0
+    for i in range(ch.n_images):
+        t = true_mask(ch, i)
+        assert t.shape == ch.shapes[i] and np.array_equal(t, true_mask(again, i))
+        slices = t.any(axis=(1, 2))
+        area = t.sum(axis=(1, 2))[slices]
+        assert slices.sum() >= 2
+        # an object, not a column: it starts and ends inside the volume, its largest slice wider than its ends
+        inside += slices.sum() < 10 and area.max() > max(area[0], area[-1])
+    assert inside >= 0.8 * ch.n_images
+
+
+def test_volume_knobs_act_as_in_2d():
+    """agreement 1: every annotator draws the truth; the runs' true skill orders their Jaccard with the truth."""
+    from scipy.stats import spearmanr
+
+    ch = make_challenge(rng=2, agreement=1.0, **VOLUMES)
+    masks = ch.source.generate(3)
+    truth = masks[("truth", "truth")]
+    for j, name in enumerate(ch.annotators):
+        if ch.annotated[3, j]:
+            assert np.array_equal(masks[("annotator", name)], truth)
+    counts = compute_overlap(ch, strategies=["majority"], rng=0)
+    j = micro(counts.strategy_counts("majority"), "jaccard")
+    skill = [ch.source.skill[r] for r in ch.runs]
+    assert spearmanr(j, skill).statistic > 0.7
+    # images of one encounter share their lesion: with correlation 1 their sizes differ far less than with 0
+
+    def within(correlation):
+        ch = make_challenge(rng=3, encounter_correlation=correlation, **VOLUMES)
+        size = np.log([true_mask(ch, i).mean() for i in range(ch.n_images)])
+        enc = np.array(ch.encounters)
+        return np.mean([np.ptp(size[enc == e]) for e in set(enc) if (enc == e).sum() > 1])
+
+    assert within(1.0) < 0.5 * within(0.0)
+
+
+def test_main_job_on_synthetic_volumes_scores_boundaries_and_the_truth():
+    """The generator in 3D through the main job (volumes in the report's words, boundary metrics with the spacing,
+    the agreement with the latent truth), and the command line's options that make the embedded challenge 3D."""
+    from experiments import _cli, rank_convergence
+    from robustness.studies.rank_convergence import RankConvergenceOptions, run
+
+    ch = make_challenge(rng=4, **VOLUMES)
+    res = run(ch, RankConvergenceOptions(orders=5, bootstrap=20, outer=4, boundary=("hd95",)))
+    assert res.meta["input"]["volumes"] is True
+    boards = res.tables["metric_leaderboard.csv"]
+    assert set(boards.metric) == {"jaccard", "dice", "hd95"} and (boards[boards.metric == "hd95"].value > 0).all()
+    assert len(res.tables["truth.csv"])
+    args = rank_convergence.parser().parse_args(["--synthetic-depth", "6", "--synthetic-spacing", "3,0.9,0.9"])
+    embedded = _cli.load(args)
+    assert embedded.n_images == 314 and set(embedded.spacings) == {(3.0, 0.9, 0.9)}
+    assert {s[0] for s in embedded.shapes} == {6}
+    assert _cli.data_description(args) == "synthetic (seed 0, size small, 6 slices of 3x0.9x0.9 mm)"

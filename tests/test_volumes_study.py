@@ -184,3 +184,26 @@ def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
                 hd = sitk.HausdorffDistanceImageFilter()
                 hd.Execute(*images)
                 assert abs(counts.boundary[maj, r, i, 3] - hd.GetHausdorffDistance()) <= 1e-6
+
+
+def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
+    """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
+    challenge's slices and spacing, and writes a recommendation."""
+    root, _ = volumes
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    out = tmp_path / "design"
+    proc = subprocess.run([sys.executable, "-m", "experiments.design_study", "--quick", "--like", str(root),
+                           "--layout", "raters", "--gold", ",".join(GOLD), "--labels", "1,2", "--encounters", "2,4",
+                           "--annotators", "3", "--agreement", "0.8", "--replicates", "2", "--populations", "1",
+                           "--pool", "40", "--orders", "10", "--bootstrap", "50", "--no-figures", "--quiet",
+                           "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    fit = pd.read_csv(out / "fit.csv").set_index("statistic")
+    assert fit.loc["slices per volume", "target"] == 8 and fit.loc["slices per volume", "fitted"] == 8
+    assert fit.loc["images", "fitted"] == 8 and fit.loc["encounters", "fitted"] == 4
+    # the lesion sizes are rescaled for volumes: the twin's median coverage lands near the challenge's
+    cov = fit.loc["majority coverage (median)"]
+    assert abs(np.log(cov.fitted / cov.target)) < np.log(1.5)
+    summary = (out / "summary.md").read_text()
+    assert "simulated volumes of 8 slices of about" in summary and "(voxels 0.7 x 0.8 x 3 mm, x y z)" in summary
+    assert (out / "recommendation.md").exists() and "Recommendation" in summary

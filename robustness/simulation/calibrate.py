@@ -110,7 +110,8 @@ def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing=True, s
 
 
 def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, megapixels: float = 0.0006,
-        rounds: int = 1, max_encounters: int = 40) -> tuple[SyntheticConfig, pd.DataFrame]:
+        rounds: int = 1, max_encounters: int = 40, depth: int | None = None,
+        spacing: tuple | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
     """Generator parameters reproducing ``target`` (a :func:`challenge_stats` dict).
 
     The searches simulate challenges of the target's structure but at most
@@ -131,6 +132,12 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
         Rounds of the coordinate search.
     max_encounters : int
         Encounters of the challenges simulated during the search.
+    depth : int, optional
+        Simulate volumes of this many slices (a 3D challenge's twin; ``megapixels`` is then per slice), with
+        voxels of ``spacing`` (z, y, x). A lesion fills a smaller share of a volume than of its largest slice, so
+        the lesion sizes are then rescaled until the simulated coverage's median meets the target's.
+    spacing : tuple of float, optional
+        The volumes' voxel size (z, y, x) in mm (default 1, 1, 1); only with ``depth``.
 
     Returns
     -------
@@ -159,6 +166,13 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
         config = replace(config, encounter_correlation=0.0)
     sim_enc = min(n_enc, max_encounters)
     small = dict(n_encounters=sim_enc, n_images=max(sim_enc, int(round(n_img * sim_enc / n_enc))))
+    if depth is not None:
+        config = replace(config, depth=int(depth), spacing=tuple(spacing or (1.0, 1.0, 1.0)))
+        for _ in range(2):  # the volume's share of the lesion, against the largest slice's share the range sets
+            got = _simulate(replace(config, **small), seed)["coverage_median"]
+            scale = target["coverage_median"] / got if got > 0 else 1.0
+            config = replace(config, coverage_range=tuple(float(np.clip(v * scale, 1e-4, 0.95))
+                                                          for v in config.coverage_range))
     search = replace(config, **small)
     for _ in range(rounds):
         search = replace(search, agreement=_bisect(
@@ -184,6 +198,7 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
                 search, lambda c, v: replace(c, encounter_correlation=v), "icc", target["icc"], 0.0, 1.0, seed=seed))
     config = replace(search, n_encounters=n_enc, n_images=n_img)
     fitted = _simulate(config, seed)
-    comparison = pd.DataFrame([{"statistic": STAT_LABELS[k], "target": target[k], "fitted": fitted[k]}
-                               for k in STAT_LABELS])
-    return config, comparison
+    rows = [{"statistic": STAT_LABELS[k], "target": target[k], "fitted": fitted[k]} for k in STAT_LABELS]
+    if depth is not None:
+        rows.append({"statistic": "slices per volume", "target": target.get("slices", np.nan), "fitted": depth})
+    return config, pd.DataFrame(rows)

@@ -52,17 +52,45 @@ def _raters(image_rng, encounter_rng, n, rho, grid):
 
     Absent raters draw too, so that presence never shifts another rater's draws. Returns the shared
     uniforms/normals (jitter, blob misses, false-blob count, empty mask), the smooth boundary noise of every
-    rater, and the parameters of up to ``_MAX_EXTRA`` false blobs each.
+    rater (on the coarse grid ``grid``: 2D, or 3D for a volume), and the parameters of up to ``_MAX_EXTRA``
+    false blobs each (two more for a volume: the blob's slice and height).
     """
     from scipy.ndimage import gaussian_filter
     from scipy.special import ndtr
 
-    ch, cw = grid
     m = _mixed_normal(encounter_rng, image_rng, rho, (n, 3 + _MAX_BLOBS))
-    z = gaussian_filter(image_rng.standard_normal((n, ch, cw)), sigma=(0, 2.0, 2.0), mode="wrap")
-    noise = z / (z.std(axis=(1, 2), keepdims=True) + 1e-12)
-    extra = image_rng.random((n, _MAX_EXTRA, 5 + 2 * _HARM.size))
+    axes = tuple(range(1, len(grid) + 1))
+    z = gaussian_filter(image_rng.standard_normal((n, *grid)), sigma=(0,) + (2.0,) * len(grid), mode="wrap")
+    noise = z / (z.std(axis=axes, keepdims=True) + 1e-12)
+    extra = image_rng.random((n, _MAX_EXTRA, 5 + 2 * _HARM.size + 2 * (len(grid) == 3)))
     return m[:, 0], ndtr(m[:, 1:1 + _MAX_BLOBS]), ndtr(m[:, -2]), ndtr(m[:, -1]), noise, extra
+
+
+def _extrude(fields, zs, centre, half_height):
+    """Volume fields of blobs from their 2D fields: ``1 - sqrt((1 - f)^2 + ((z - centre) / half_height)^2)``.
+
+    A blob's slice at height ``z`` is its 2D shape shrunk as an ellipsoid's section (``f`` is 1 at the centre and
+    0 on the boundary, so ``1 - f`` is the scaled distance); ``fields`` (n, ch, cw), ``zs`` the coarse slices'
+    positions (voxels), ``centre`` and ``half_height`` (n,) in voxels. Returns (n, len(zs), ch, cw).
+    """
+    t = (zs[None, :] - centre[:, None]) / half_height[:, None]  # (n, cz)
+    return 1.0 - np.sqrt((1.0 - fields[:, None]) ** 2 + t[:, :, None, None] ** 2)
+
+
+def _upsample(coarse, shape):
+    """The mask ``field > 0`` at full size: bilinear in the plane, and linear between coarse slices in a volume."""
+    if len(shape) == 2:
+        return upsample_positive(np.ascontiguousarray(coarse, dtype=np.float64), *shape)
+    depth, h, w = shape
+    cz = coarse.shape[0]
+    out = np.empty(shape, dtype=bool)
+    pos = np.arange(depth) * ((cz - 1) / max(depth - 1, 1))
+    for k, p in enumerate(pos):
+        z0 = min(int(p), max(cz - 2, 0))
+        t = p - z0
+        plane = coarse[z0] if cz == 1 else coarse[z0] * (1 - t) + coarse[z0 + 1] * t
+        out[k] = upsample_positive(np.ascontiguousarray(plane, dtype=np.float64), h, w)
+    return out
 
 
 def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> dict:
@@ -88,11 +116,18 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
     shape, annotated = src.shapes[i], src.annotated[i]
     i = int(src.image_key(i))  # the streams are the whole challenge's image's
     rho = c.encounter_correlation
-    h, w = shape
+    h, w = shape[-2:]
     step = max(1.0, max(h, w) / _COARSE)
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
     xs = np.linspace(0.0, w - 1.0, cw)[None, :]
+    grid = (ch, cw)
+    if len(shape) == 3:  # a volume: coarse slices as far apart (in mm) as the coarse grid's in-plane points
+        depth = shape[0]
+        sz, sy = c.spacing[0], c.spacing[1]
+        cz = max(1, min(depth, int(np.ceil(depth * sz / (step * sy))) + 1))
+        zs = np.linspace(0.0, depth - 1.0, cz)
+        grid = (cz, ch, cw)
     lesion_rng = _stream(src.entropy, 1, i)
 
     # the lesion: the encounter's, seen in this image (every draw has a fixed size, so images stay aligned)
@@ -118,6 +153,10 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
     cx = low_x + np.clip(px, 0, 1) * (np.maximum(w - r, w / 2) - low_x)
     blobs = _fields(ys, xs, area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
                     0.07 * blob[:, 6:6 + _HARM.size], 2 * np.pi * ndtr(blob[:, 6 + _HARM.size:]))
+    if len(grid) == 3:  # each blob's slice and half-height, shared within the encounter like its other draws
+        uz = ndtr(_mixed_normal(_stream(src.entropy, 6, e), _stream(src.entropy, 7, i), rho, (_MAX_BLOBS, 2)))
+        uz = uz[:n_blobs]
+        blobs = _extrude(blobs, zs, depth * (0.3 + 0.4 * uz[:, 0]), np.maximum(depth * (0.15 + 0.25 * uz[:, 1]), 1.0))
     small_area = max(0.002 * h * w, 20.0)
 
     def raters(draws, which, level, amp, p_miss, extra_rate, p_empty):
@@ -127,9 +166,13 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
         x = np.concatenate([extra[k, :m] for k, m in zip(which, n_extra)]) if sum(n_extra) else None
         if x is not None:
             q = np.clip(x, 1e-12, 1 - 1e-12)
+            harm = slice(5 + _HARM.size, 5 + 2 * _HARM.size)
             false_blobs = _fields(ys, xs, small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
                                   np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
-                                  2 * np.pi * x[:, 5 + _HARM.size:])
+                                  2 * np.pi * x[:, harm])
+            if len(grid) == 3:
+                false_blobs = _extrude(false_blobs, zs, depth * x[:, -2],
+                                       np.maximum(depth * (0.05 + 0.1 * x[:, -1]), 1.0))
         masks, start = [], 0
         for n, k in enumerate(which):
             keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
@@ -137,16 +180,16 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
                 keep = np.concatenate([keep, false_blobs[start:start + n_extra[n]]])
                 start += n_extra[n]
             if u_empty[k] < p_empty[n] or not len(keep):
-                masks.append(np.zeros((h, w), dtype=bool))
+                masks.append(np.zeros(shape, dtype=bool))
                 continue
             f = keep.max(axis=0) + level[n](jitter[k]) + amp[n] * noise[k]
-            masks.append(upsample_positive(np.ascontiguousarray(f, dtype=np.float64), h, w))
+            masks.append(_upsample(f, shape))
         return masks
 
-    out = {("truth", "truth"): upsample_positive(np.ascontiguousarray(blobs.max(axis=0)), h, w)}
+    out = {("truth", "truth"): _upsample(blobs.max(axis=0), shape)}
     if annotators:
         kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
-        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, (ch, cw))
+        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, grid)
         which = np.flatnonzero(annotated)
         bias = 0.1 * pop.annotator_z
         masks = raters(draws, which, level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
@@ -155,7 +198,7 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
                        extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
                        p_empty=[min(1.0, kn * 0.02)] * len(which))
         out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
-    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), len(pop.runs), rho, (ch, cw))
+    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), len(pop.runs), rho, grid)
     s_, b_ = pop.run_skill, pop.run_bias
     masks = raters(draws, np.arange(len(pop.runs)),
                    level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit

@@ -48,6 +48,14 @@ missed, some false blobs added, and a few masks are empty.
 - Sizes: ``size="small"`` (default, 0.01-0.06 MP, fast), ``"realistic"``
   (log-uniform 0.3-12 MP), or about ``megapixels`` each (x0.8-1.25).
 
+Volumes (``depth`` slices of ``spacing`` mm) follow the same model in 3D: a
+blob's field at height ``z`` is ``1 - sqrt((1 - f_b)^2 + ((z - c_b) / h_b)^2)``
+(its 2D shape shrunk like an ellipsoid's sections) with a centre slice ``c_b``
+in the middle 40% of the volume and a half-height ``h_b`` of 15-40% of it,
+drawn like the blob's other parameters; the raters' boundary noise is smooth in
+3D, and ``coverage_range`` is the share of the largest slice. 2D images draw
+exactly as before.
+
 Who takes part (:class:`Population`: annotators' biases, runs' skills and
 biases) is drawn before the images, so the same runs can be scored on a test
 set and on a large independent pool of images (:func:`pool_counts`), and
@@ -83,6 +91,8 @@ class SyntheticConfig:
     ``agreement`` in [0, 1] sets the annotators' noise (1: equal to the
     truth); ``encounter_correlation`` in [0, 1] how much the images of one
     encounter share; ``skill_range`` the spread of the runs' true quality.
+    ``depth`` makes every image a volume of that many slices (None: 2D images), with voxels of ``spacing``
+    (z, y, x) in mm; the in-plane size follows ``size``/``megapixels`` per slice.
     """
 
     n_encounters: int = 100
@@ -101,6 +111,8 @@ class SyntheticConfig:
     coverage_range: tuple[float, float] = (0.005, 0.6)
     size: str = "small"
     megapixels: float | None = None
+    depth: int | None = None
+    spacing: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
         """Check that the sizes fit together."""
@@ -118,6 +130,10 @@ class SyntheticConfig:
             raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
         if self.megapixels is not None and not self.megapixels > 0:
             raise ValueError(f"megapixels must be positive, got {self.megapixels}")
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"depth must be >= 1 slice, got {self.depth}")
+        if len(self.spacing) != 3 or not all(float(v) > 0 for v in self.spacing):
+            raise ValueError(f"spacing must be three positive voxel sizes (z, y, x), got {self.spacing}")
         if not 0.0 <= self.run_failure <= 2.0:
             raise ValueError(f"run_failure must be in [0, 2], got {self.run_failure}")
         for name in ("agreement", "encounter_correlation", "p_all_annotators"):
@@ -354,6 +370,8 @@ def _layout(c: SyntheticConfig, rng):
             encounters.append(f"ENC{e + 1:05d}")
             encounter_of.append(e)
     shapes = _image_shapes(c.n_images, c.size, rng, c.megapixels)
+    if c.depth is not None:
+        shapes = [(int(c.depth), h, w) for h, w in shapes]
     entropy = int(rng.integers(2**63))
     annotated = np.zeros((c.n_images, c.n_annotators), dtype=bool)
     for i in range(c.n_images):
@@ -415,6 +433,7 @@ def make_challenge(
         runs=population.runs,
         source=source,
         notes=(),
+        spacings=None if config.depth is None else (tuple(float(v) for v in config.spacing),) * len(images),
     )
 
 

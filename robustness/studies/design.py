@@ -90,11 +90,14 @@ class DesignStudyOptions:
                              n_orders=self.orders or (40 if self.quick else 100),
                              n_resamples=self.bootstrap or (150 if self.quick else 300),
                              megapixels=image_megapixels(self, float(np.sqrt(base.coverage_range[0]
-                                                                             * base.coverage_range[1]))))
+                                                                             * base.coverage_range[1]))
+                                                         * (base.depth or 1)))
 
 
 def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> float:
     """The simulated images' size: ``image_mp``, else enough for median lesions of 150 pixels (75 quick).
+
+    For volumes, ``median_coverage`` times the slices: the size is then per slice.
 
     Parameters
     ----------
@@ -108,6 +111,10 @@ def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> flo
         Megapixels.
     """
     return options.image_mp or float(np.clip((75 if options.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
+
+
+#: The most slices a 3D challenge's synthetic twin simulates per volume (time; the fit table says so).
+TWIN_SLICES = 24
 
 
 def base_from_challenge(challenge: Challenge, options: DesignStudyOptions) -> tuple[SyntheticConfig, pd.DataFrame]:
@@ -126,7 +133,16 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions) -> tu
     from robustness.simulation.calibrate import challenge_stats, fit
 
     target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
-    return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
+    volumes = [shape for shape in challenge.shapes if len(shape) == 3]
+    if not volumes:
+        return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
+    # a 3D challenge's twin simulates volumes: the median number of slices (at most TWIN_SLICES) and spacing
+    slices = float(np.median([shape[0] for shape in volumes]))
+    spacing = tuple(float(v) for v in np.median([challenge.spacing(i) for i in range(challenge.n_images)
+                                                 if len(challenge.shapes[i]) == 3], axis=0))
+    depth = int(min(max(round(slices), 1), TWIN_SLICES))
+    return fit(target | {"slices": slices}, seed=options.seed, depth=depth, spacing=spacing,
+               megapixels=image_megapixels(options, target["coverage_median"] * depth))
 
 
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:

@@ -66,9 +66,18 @@ def _grid(r: Report, res: StudyResult) -> None:
         f"runs {', '.join(map(str, g['runs']))}; within-encounter correlation "
         f"{', '.join(f'{c:g}' for c in g['correlation'])}. {g['replicates']} replicates per setting over "
         f"{g['populations']} run populations, each scored on a pool of {sim['pool_encounters']} encounters; "
-        f"{sim['n_orders']} orders and {sim['n_resamples']} bootstrap resamples per test set; simulated images of "
-        f"about {sim['megapixels'] * 1e6:.0f} pixels; seed {res.options['seed']}. Intervals are 95% t intervals over "
-        "replicates.")
+        f"{sim['n_orders']} orders and {sim['n_resamples']} bootstrap resamples per test set; {_simulated(res)}; "
+        f"seed {res.options['seed']}. Intervals are 95% t intervals over replicates.")
+
+
+def _simulated(res: StudyResult) -> str:
+    """What one simulated image is: a 2D image of some pixels, or a volume of some slices (3D twins)."""
+    pixels = f"{res.meta['simulation']['megapixels'] * 1e6:.0f} pixels"
+    base = res.meta.get("input", {}).get("base", {})
+    if base.get("depth"):
+        spacing = " x ".join(f"{v:g}" for v in base["spacing"][::-1])
+        return f"simulated volumes of {base['depth']} slices of about {pixels} each (voxels {spacing} mm, x y z)"
+    return f"simulated images of about {pixels}"
 
 
 def _fit(r: Report, res: StudyResult) -> None:
