@@ -86,9 +86,10 @@ def test_coverage_simulation_knows_its_population_taus():
     # kept in order: 43 of 45 pairs concordant, tau = 41 / 45
     want = [1.0, 0.8, 0.8, 41 / 45]
     for setting, tau in zip(SETTINGS, want):
-        r = tau_interval_coverage(setting, 40, n_test_sets=5, n_resamples=50, rng=0)
-        assert r["population_tau"] == pytest.approx(tau, abs=1e-12)
-        assert 0.0 <= r["coverage"] <= 1.0 and r["mean_width"] >= 0.0
+        for labels in (False, True):
+            r = tau_interval_coverage(setting, 40, n_test_sets=5, n_resamples=50, labels=labels, rng=0)
+            assert r["population_tau"] == pytest.approx(tau, abs=1e-12)
+            assert 0.0 <= r["coverage"] <= 1.0 and r["mean_width"] >= 0.0
 
 
 @pytest.mark.parametrize("empty", ["one", "ignore"])

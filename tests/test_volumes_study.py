@@ -149,6 +149,8 @@ def _check_label_tables(root, out, summary):
     assert row.tau_low <= row.tau <= row.tau_high
     assert "## Does the label change the ranking?" in summary
     assert "**label 1 and label 2**: Kendall's tau between their macro Jaccard rankings" in summary
+    assert "covered the population tau in 36% of test sets, against 89% on 30 units and 100% on 100; python -m " \
+           "robustness.simulation.metric_tau --labels" in summary  # 4 volumes for 5 runs: the interval can miss
 
 
 def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):

@@ -8,6 +8,10 @@ two metrics as the run's population mean plus a difficulty shared by the runs (h
 other, as overlap and distance metrics move together) and noise; the population tau is the tau between the two
 metrics' population rankings. Test sets of ``n`` units are drawn, and the share of intervals that cover the
 population tau is counted.
+
+``labels=True`` simulates the tau between two labels' rankings (:func:`metric_agreement` with ``masks``, as the
+main job's label_agreement.csv): the two rankings come from different masks of the same units, so each has its own
+difficulty and noise, and every resample draws both labels of a unit together.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ SETTINGS = (
 
 
 def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int = 200, n_resamples: int = 400,
-                          rng: SeedLike = None) -> dict:
+                          labels: bool = False, rng: SeedLike = None) -> dict:
     """Coverage of the population tau by the 95% interval, and the observed tau's bias, over simulated test sets.
 
     Parameters
@@ -51,6 +55,8 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
     n_units : int
         Units per test set.
     n_test_sets, n_resamples : int
+    labels : bool
+        Two labels' rankings (each label its own images of every unit) instead of two metrics on the same images.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -69,10 +75,19 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
     for t in range(n_test_sets):
         difficulty = rng.normal(0, 0.1, (n_units, 1))
         a = mu_a[None, :] + difficulty + rng.normal(0, 0.15, (n_units, n_runs))
-        b = mu_b[None, :] - 10 * difficulty + rng.normal(0, 1.5, (n_units, n_runs))
-        _, agree = metric_agreement(np.stack([a.T, b.T]), np.array([False, True]), ["overlap", "distance"],
-                                    [str(r) for r in range(n_runs)], np.arange(n_units), n_resamples=n_resamples,
-                                    rng=rng)
+        if labels:  # the second label's masks: their own difficulty and noise
+            b = mu_b[None, :] - 10 * rng.normal(0, 0.1, (n_units, 1)) + rng.normal(0, 1.5, (n_units, n_runs))
+            zeros = np.zeros((n_runs, n_units))
+            values = np.stack([np.hstack([a.T, zeros]), np.hstack([zeros, b.T])])
+            first = np.arange(2 * n_units) < n_units
+            extra = {"masks": np.stack([first, ~first])}
+            clusters = np.tile(np.arange(n_units), 2)
+        else:
+            b = mu_b[None, :] - 10 * difficulty + rng.normal(0, 1.5, (n_units, n_runs))
+            values, extra, clusters = np.stack([a.T, b.T]), {}, np.arange(n_units)
+        _, agree = metric_agreement(values, np.array([False, True]), ["overlap", "distance"],
+                                    [str(r) for r in range(n_runs)], clusters, n_resamples=n_resamples, rng=rng,
+                                    **extra)
         row = agree.iloc[0]
         covered.append(row.tau_low <= population <= row.tau_high)
         taus.append(row.tau)
@@ -82,12 +97,17 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
             "mean_tau": float(np.mean(taus)), "mean_width": float(np.mean(widths))}
 
 
-def main() -> None:
-    """Print the coverage table of docs/volumes.md."""
+def main(argv: list[str] | None = None) -> None:
+    """Print the coverage tables of docs/volumes.md (``--labels``: between two labels' rankings)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m robustness.simulation.metric_tau", description=__doc__.split("\n")[0])
+    p.add_argument("--labels", action="store_true", help="two labels' rankings instead of two metrics'")
+    args = p.parse_args(argv)
     print(f"{'setting':36s} {'units':>5s} {'pop tau':>8s} {'coverage':>14s} {'mean tau':>9s} {'width':>6s}")
     for k, setting in enumerate(SETTINGS):
         for n in (10, 30, 100):
-            r = tau_interval_coverage(setting, n, rng=[k, n])
+            r = tau_interval_coverage(setting, n, labels=args.labels, rng=[k, n])
             print(f"{setting.name:36s} {n:5d} {r['population_tau']:8.3f} {r['coverage']:7.3f} +- "
                   f"{2 * r['coverage_se']:.3f} {r['mean_tau']:9.3f} {r['mean_width']:6.2f}", flush=True)
 

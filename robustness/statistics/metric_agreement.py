@@ -9,8 +9,9 @@ is better), and measures how far the rankings agree with Kendall's tau-b between
 Uncertainty: the statistic is about a new test set drawn like this one, so the units (encounters, with all their
 images and labels) are resampled with replacement (``n_resamples`` bootstrap test sets); every resample ranks
 the runs under every metric and gives every pair's tau. The interval is the percentile interval of those taus
-(95%), and each run's rank interval under each metric the percentile interval of its ranks. With few units the
-percentile interval of a tau is wide and discrete; read it as how much the agreement could move, not as a test.
+(95%), and each run's rank interval under each metric the percentile interval of its ranks (observed ranks:
+numpy's ``inverted_cdf`` quantiles). With few units the percentile interval of a tau is wide and discrete; read it
+as how much the agreement could move, not as a test.
 
 Both-empty pairs of a boundary metric follow the both-empty policy (:mod:`robustness.overlap.empty`): ``one`` the
 best value (NSD 1, distance 0), ``zero`` the worst (NSD 0, the image's diagonal), ``ignore`` left out of the mean,
@@ -170,9 +171,9 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        q = lambda x: np.nanquantile(x, [alpha, 1 - alpha], axis=0)  # noqa: E731
-        value_lo, value_hi = q(boot_means)
-        rank_lo, rank_hi = q(boot_ranks)
+        value_lo, value_hi = np.nanquantile(boot_means, [alpha, 1 - alpha], axis=0)
+        # ranks: observed ranks (the empirical quantile), not a blend of two neighbouring places
+        rank_lo, rank_hi = np.nanquantile(boot_ranks, [alpha, 1 - alpha], axis=0, method="inverted_cdf")
     boards = pd.DataFrame([
         {"metric": metrics[m], "lower_better": bool(lower_better[m]), "run": runs[r], "value": full_means[m, r],
          "value_low": value_lo[m, r], "value_high": value_hi[m, r], "rank": full_ranks[m, r],

@@ -379,11 +379,7 @@ def _metrics(r: Report, res: StudyResult) -> None:
         f"interval over {n_boot} bootstrap test sets ({n_units} {unit}s resampled with all their images), so it "
         "says how the agreement would vary on a new test set like this one; with few units it is wide and "
         "coarse."
-        + (f" With {n_units} {unit}s for {boards.run.nunique()} runs it can also miss: noise scrambles both "
-           "rankings, so the observed tau and its resamples run below the population's (simulated with 10 runs on "
-           "10 units: the interval covered the population tau in 36% of test sets, against 91% on 30 units and "
-           "99% on 100; python -m robustness.simulation.metric_tau)."
-           if n_units < 3 * boards.run.nunique() else ""))
+        + _few_units(n_units, unit, boards.run.nunique()))
     for v in res.verdict("metric_tau"):
         metric = v["metric"]
         direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
@@ -395,6 +391,22 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
     pairs = agree[["metric_a", "metric_b", "tau", "tau_low", "tau_high"]]
     r.table(pairs, floatfmt="{:.2f}")
+
+
+#: The simulated coverage of the tau interval with 10 runs on 10, 30 and 100 units (docs/volumes.md), between two
+#: metrics' rankings and between two labels'.
+_TAU_COVERAGE = {False: ("36%", "91%", "99%"), True: ("36%", "89%", "100%")}
+
+
+def _few_units(n_units: int, unit: str, n_runs: int, labels: bool = False) -> str:
+    """The warning of a tau interval with fewer than three units per run (its simulated coverage), or nothing."""
+    if n_units >= 3 * n_runs:
+        return ""
+    c10, c30, c100 = _TAU_COVERAGE[labels]
+    return (f" With {n_units} {unit}s for {n_runs} runs it can also miss: noise scrambles both rankings, so the "
+            "observed tau and its resamples run below the population's (simulated with 10 runs on 10 units: the "
+            f"interval covered the population tau in {c10} of test sets, against {c30} on 30 units and {c100} on "
+            f"100; python -m robustness.simulation.metric_tau{' --labels' if labels else ''}).")
 
 
 def _tau_text(v: dict, what: str = "under Jaccard") -> str:
@@ -433,7 +445,7 @@ def _labels(r: Report, res: StudyResult) -> None:
         "masks alone (macro; micro and the other golds are in label_scores.csv). Kendall's tau-b compares two "
         f"labels' rankings; its 95% interval is the percentile interval over {n_boot} bootstrap test sets "
         f"({n_units} {unit}s resampled with all their labels), so it says how the agreement would vary on a new "
-        "test set like this one.")
+        "test set like this one." + _few_units(n_units, unit, boards.run.nunique(), labels=True))
     for v in res.verdict("label_tau"):
         a, b = v["subject"]
         r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro Jaccard rankings "
