@@ -94,6 +94,9 @@ def parser() -> _cli.Parser:
     g.add_argument("--image-mp", type=number(0.0001, 12), metavar="MP",
                    help="simulated image size in megapixels (default: enough for median lesions of 150 pixels; "
                         "75 with --quick)")
+    g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
+                   help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) ranked beside macro Jaccard on every "
+                        "simulated test set: how far the metric moves the ranking (default none)")
     g.add_argument("--target-l1", type=number(0),
                    help="target expected L1 to the population ranking (default: the number of runs, one place each)")
     g.add_argument("--target-top1", type=_fraction, default=0.9,
@@ -131,7 +134,7 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
         spread=listed(args.spread), runs=listed(args.runs), correlation=listed(args.correlation),
         replicates=args.replicates, populations=args.populations, pool=args.pool, orders=args.orders,
         bootstrap=args.bootstrap, image_mp=args.image_mp, target_l1=args.target_l1, target_top1=args.target_top1,
-        quick=args.quick, seed=args.seed)
+        quick=args.quick, seed=args.seed, boundary=tuple(args.boundary))
 
 
 def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,

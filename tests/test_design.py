@@ -232,3 +232,26 @@ def test_needed_sizes_interpolate_log_linearly_with_their_interval():
     assert np.isnan(row.needed_high)  # never reaches 40 on the grid
     row = needed_by_agreement(summary, target=90.0).iloc[0]
     assert row.needed == 50.0  # already there at the smallest size: at most 50
+
+
+def test_metric_taus_equal_scipy_on_the_means():
+    """The design study's tau between macro Jaccard's ranking and a boundary metric's (lower is better)."""
+    from scipy.stats import kendalltau
+
+    from robustness.overlap.metrics import per_image
+    from robustness.simulation.design import _metric_taus
+
+    ch = make_challenge(n_encounters=6, n_images=8, n_runs=5, n_teams=2, rng=3)
+    counts = compute_overlap(ch, strategies=["majority", "union"], rng=0, boundary=("hd95", "nsd@3"))
+    columns, taus = _metric_taus(counts, ("hd95", "nsd@3"))
+    assert columns == ["tau_jaccard_hd95", "tau_jaccard_nsd@3"] and set(taus) == {("majority", "macro"),
+                                                                                ("union", "macro")}
+    for strat in ("majority", "union"):
+        g = counts.strategies.index(strat)
+        jac = per_image(counts.strategy_counts(strat), "jaccard").mean(axis=1)
+        hd = counts.boundary[g, :, :, 0]
+        hd = np.where(np.isnan(hd), 0.0, hd).mean(axis=1)  # both empty: the best value under 'one'
+        nsd = counts.boundary[g, :, :, 1]
+        nsd = np.where(np.isnan(nsd), 1.0, nsd).mean(axis=1)
+        assert taus[(strat, "macro")]["tau_jaccard_hd95"] == pytest.approx(kendalltau(jac, -hd).statistic)
+        assert taus[(strat, "macro")]["tau_jaccard_nsd@3"] == pytest.approx(kendalltau(jac, nsd).statistic)

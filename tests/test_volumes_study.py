@@ -190,15 +190,19 @@ def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
 
 def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
-    challenge's slices and spacing, and writes a recommendation."""
+    challenge's slices and physical size, ranks the runs by a boundary metric beside Jaccard on every simulated
+    test set, and writes a recommendation."""
+    import json
+
     root, _ = volumes
     env = dict(os.environ, PYTHONPATH=str(REPO))
     out = tmp_path / "design"
     proc = subprocess.run([sys.executable, "-m", "experiments.design_study", "--quick", "--like", str(root),
                            "--layout", "raters", "--gold", ",".join(GOLD), "--labels", "1,2", "--encounters", "2,4",
                            "--annotators", "3", "--agreement", "0.8", "--replicates", "2", "--populations", "1",
-                           "--pool", "40", "--orders", "10", "--bootstrap", "50", "--no-figures", "--quiet",
-                           "--out", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True)
+                           "--pool", "40", "--orders", "10", "--bootstrap", "50", "--boundary", "hd95",
+                           "--no-figures", "--quiet", "--out", str(out)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stderr
     fit = pd.read_csv(out / "fit.csv").set_index("statistic")
     assert fit.loc["slices per volume", "target"] == 8 and fit.loc["slices per volume", "fitted"] == 8
@@ -206,6 +210,19 @@ def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     # the lesion sizes are rescaled for volumes: the twin's median coverage lands near the challenge's
     cov = fit.loc["majority coverage (median)"]
     assert abs(np.log(cov.fitted / cov.target)) < np.log(1.5)
+    # fewer, larger voxels: the simulated volumes keep the challenge's physical size (28 x 24 voxels of 0.7 x 0.8)
+    meta = json.loads((out / "meta.json").read_text())
+    base, mp = meta["input"]["base"], meta["simulation"]["megapixels"]
+    z, y, x = base["spacing"]
+    grow = np.sqrt(base["megapixels"] / mp)
+    assert z == pytest.approx(3.0, rel=1e-6) and y * x * grow**2 * mp * 1e6 == pytest.approx(0.8 * 0.7 * 24 * 28,
+                                                                                           rel=1e-5)
     summary = (out / "summary.md").read_text()
-    assert "simulated volumes of 8 slices of about" in summary and "(voxels 0.7 x 0.8 x 3 mm, x y z)" in summary
+    assert f"simulated volumes of 8 slices of about {mp * 1e6:.0f} pixels each (voxels {x * grow:.3g} x " \
+           f"{y * grow:.3g} x 3 mm, x y z)" in summary
+    design = pd.read_csv(out / "design.csv")
+    macro = design[(design.strategy == "majority") & (design.average == "macro")]
+    micro = design[design.average == "micro"]
+    assert macro.tau_jaccard_hd95.between(-1, 1).all() and micro.tau_jaccard_hd95.isna().all()
+    assert "## Does the metric change the ranking? (simulated)" in summary and "| encounters | hd95 |" in summary
     assert (out / "recommendation.md").exists() and "Recommendation" in summary

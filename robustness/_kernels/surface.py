@@ -72,6 +72,19 @@ def _lower_envelope(f, step, v, zc, g):
 
 
 @njit(cache=True, nogil=True)
+def _envelope_value(f, step, v, zc, k, j, q):
+    """The envelope of :func:`_lower_envelope` at voxel ``q``: its squared distance and parabola.
+
+    The search starts at parabola ``j``, so queries in increasing order walk the envelope once.
+    """
+    at = q * step
+    while j < k and zc[j + 1] < at:
+        j += 1
+    p = v[j]
+    return (at - p * step) ** 2 + f[p], j
+
+
+@njit(cache=True, nogil=True)
 def _envelope_1d(f, step, d, v, zc, g):
     """Squared distance along one line: ``d[q] = min_p (step (q - p))^2 + f[p]`` (lower envelope of parabolas).
 
@@ -83,11 +96,7 @@ def _envelope_1d(f, step, d, v, zc, g):
         return False
     j = 0
     for q in range(f.size):
-        x = q * step
-        while j < k and zc[j + 1] < x:
-            j += 1
-        p = v[j]
-        d[q] = (x - p * step) ** 2 + f[p]
+        d[q], j = _envelope_value(f, step, v, zc, k, j, q)
     return True
 
 
@@ -113,6 +122,20 @@ def _nearest_along_x(sources, step, out):
 
 
 @njit(cache=True, nogil=True)
+def _work(n, n_inner):
+    """The buffers of a pass over lines of ``n`` voxels: a tile of ``n_inner`` lines and the envelope's."""
+    return np.empty((n_inner, n)), np.empty(n, dtype=np.int64), np.empty(n + 1), np.empty(n)
+
+
+@njit(cache=True, nogil=True)
+def _load_tile(arr, o, tile):
+    """The slab ``arr[o]`` (line x inner) into ``tile`` (inner x line): every line contiguous."""
+    for i in range(arr.shape[1]):
+        for x in range(arr.shape[2]):
+            tile[x, i] = arr[o, i, x]
+
+
+@njit(cache=True, nogil=True)
 def _pass_lines(arr, step):
     """The envelope pass along the middle axis of ``arr`` (outer, line, inner), in place.
 
@@ -121,15 +144,10 @@ def _pass_lines(arr, step):
     plane).
     """
     n_outer, n, n_inner = arr.shape
-    tile = np.empty((n_inner, n))
+    tile, v, zc, g = _work(n, n_inner)
     d = np.empty(n)
-    v = np.empty(n, dtype=np.int64)
-    zc = np.empty(n + 1)
-    g = np.empty(n)
     for o in range(n_outer):
-        for i in range(n):
-            for x in range(n_inner):
-                tile[x, i] = arr[o, i, x]
+        _load_tile(arr, o, tile)
         for x in range(n_inner):
             if _envelope_1d(tile[x], step, d, v, zc, g):
                 for i in range(n):
@@ -150,14 +168,9 @@ def _last_pass_at(arr, step, queries, lines):
     one are skipped). Every other voxel keeps the previous passes' value.
     """
     n_outer, n, n_inner = arr.shape
-    tile = np.empty((n_inner, n))
-    v = np.empty(n, dtype=np.int64)
-    zc = np.empty(n + 1)
-    g = np.empty(n)
+    tile, v, zc, g = _work(n, n_inner)
     for o in range(n_outer):
-        for i in range(n):
-            for x in range(n_inner):
-                tile[x, i] = arr[o, i, x]
+        _load_tile(arr, o, tile)
         for x in range(n_inner):
             if not lines[o, x]:
                 continue
@@ -165,16 +178,11 @@ def _last_pass_at(arr, step, queries, lines):
             k = _lower_envelope(f, step, v, zc, g)
             j = 0
             for q in range(n):
-                if not queries[o, q, x]:
-                    continue
-                if k < 0:
-                    arr[o, q, x] = np.inf
-                    continue
-                at = q * step
-                while j < k and zc[j + 1] < at:
-                    j += 1
-                p = v[j]
-                arr[o, q, x] = (at - p * step) ** 2 + f[p]
+                if queries[o, q, x]:
+                    if k < 0:
+                        arr[o, q, x] = np.inf
+                    else:
+                        arr[o, q, x], j = _envelope_value(f, step, v, zc, k, j, q)
 
 
 @njit(cache=True, nogil=True)

@@ -23,6 +23,10 @@ runs, and measures for every scheme (gold strategy x averaging, Jaccard):
   ``l1_population``; ``pool_l1``: the pool's own distance to unlimited data
   (L1 between the rankings on its two halves, halved), the part of
   ``l1_population`` that is the pool's;
+- with boundary metrics (``DesignOptions.boundary``), ``tau_jaccard_<metric>`` for every macro scheme of a
+  pixel-level gold: Kendall's tau between the runs' ranking by macro Jaccard and by that boundary metric (each
+  in its direction) against the same gold on the same test set: how much the metric moves the ranking at this
+  size (nan for micro schemes and the means over annotators);
 - in a second table, the coverage of 95% bootstrap intervals (percentile and
   BCa; encounter and image units) of the runs' scores against the truth,
   judged against their population scores from the pool.
@@ -74,12 +78,13 @@ class Setting:
 
 @dataclass(frozen=True)
 class DesignOptions:
-    """How hard each replicate works: pool size, orders, resamples, image size."""
+    """How hard each replicate works: pool size, orders, resamples, image size; the boundary metrics to rank by."""
 
     pool_encounters: int = 1000
     n_orders: int = 100
     n_resamples: int = 300
     megapixels: float = 0.0006
+    boundary: tuple = ()
 
     def fingerprint(self) -> str:
         """The options as canonical JSON (part of a design study's identity).
@@ -102,12 +107,18 @@ def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *
     setting : Setting
     n_encounters : int
     megapixels : float
-        Size of the simulated images.
+        Size of the simulated images. Volumes (``base.depth``) keep the base's physical size: their in-plane
+        voxels grow as their number shrinks (``spacing * sqrt(base.megapixels / megapixels)``), so that distances
+        in mm mean what they mean for the base.
 
     Returns
     -------
     SyntheticConfig
     """
+    spacing = base.spacing
+    if base.depth is not None and base.megapixels:
+        grow = float(np.sqrt(base.megapixels / megapixels))
+        spacing = (spacing[0], spacing[1] * grow, spacing[2] * grow)
     per_encounter = base.n_images / base.n_encounters
     n_images = int(np.clip(round(n_encounters * per_encounter), n_encounters,
                            n_encounters * base.max_images_per_encounter))
@@ -117,7 +128,7 @@ def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *
     return replace(base, n_encounters=n_encounters, n_images=n_images, n_annotators=setting.annotators,
                    min_annotators=setting.annotators, p_all_annotators=1.0, agreement=setting.agreement,
                    skill_range=skill, n_runs=setting.runs, n_teams=min(base.n_teams, setting.runs),
-                   encounter_correlation=setting.correlation, size="small", megapixels=megapixels)
+                   encounter_correlation=setting.correlation, size="small", megapixels=megapixels, spacing=spacing)
 
 
 def _scores_of(counts, metric, average):
@@ -245,7 +256,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     for agreement in agreements:
         cfg = replace(config, agreement=float(agreement))
         challenge = make_challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
-        counts = compute_overlap(challenge, leave_one_out=False,
+        counts = compute_overlap(challenge, leave_one_out=False, boundary=tuple(options.boundary),
                                  rng=stream(seed, "random_golds", replicate, design=True))
         order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
         enc_index = np.array([order[e] for e in counts.encounters])
@@ -266,6 +277,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             points = conv.convergence_points(tolerance=float(n_runs))
             per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=0,
                                               rng=stream(seed, "uncertainty", replicate, design=True))
+            tau_columns, metric_taus = _metric_taus(sub, options.boundary)
             for s, (strat, metric, average) in enumerate(by_enc.names):
                 t = truth_enc.index("truth", metric, average)
                 same = _rank_measures(ranks[s], rank(truth_scores[t]), scores[s], truth_scores[t])
@@ -280,7 +292,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                     "convergence_reached": bool(points.reached.iloc[s]),
                     "expected_l1_estimate": float(per_size.expected_l1.iloc[s]),
                     "pool_l1": float(population[(metric, average, "pool_l1")][0]),
-                })
+                } | metric_taus.get((strat, average), dict.fromkeys(tau_columns, np.nan)))
             # coverage of the runs' scores against the truth, by interval method and resampling unit
             for unit in ("encounter", "image"):
                 ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=["jaccard"])
@@ -295,6 +307,27 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                                                  "method": method, "coverage": float(inside.mean()),
                                                  "width": float((d.high - d.low).mean())})
     return pd.DataFrame(rows), pd.DataFrame(coverage)
+
+
+def _metric_taus(counts, boundary) -> tuple[list, dict]:
+    """Kendall's tau between macro Jaccard's ranking and each boundary metric's (in its direction), per gold.
+
+    Returns the columns ``tau_jaccard_<metric>`` and ``{(strategy, "macro"): {column: tau}}`` for the pixel-level
+    golds (nothing without boundary metrics).
+    """
+    if not boundary:
+        return [], {}
+    from robustness._kernels import kendall_tau_b
+    from robustness.statistics.metric_agreement import metric_values
+    from robustness.statistics.ranks import rank
+
+    columns = [f"tau_jaccard_{m}" for m in boundary]
+    out = {}
+    for strat in counts.strategies:
+        values, lower = metric_values(counts, strat, ["jaccard", *boundary])  # both-empty 'one': no nan
+        ranks = rank(np.where(lower, -1.0, 1.0)[:, None] * values.mean(axis=-1))
+        out[(strat, "macro")] = {c: float(kendall_tau_b(ranks[0], ranks[k + 1])) for k, c in enumerate(columns)}
+    return columns, out
 
 
 MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_population", "top1_correct",
@@ -323,9 +356,13 @@ def summarise(design: pd.DataFrame,
     keys = list(SETTING_COLUMNS) + ["strategy", "metric", "average"]
     rows = []
     bounded = {"top1_correct": (0, 1), "top3_agreement": (0, 1), "tau_same_images": (-1, 1), "tau_population": (-1, 1)}
+    measures = list(MEASURES) + [c for c in design.columns if c.startswith("tau_jaccard_")]
+    for c in measures:
+        if c.startswith("tau_jaccard_"):
+            bounded[c] = (-1, 1)
     for key, d in design.groupby(keys, sort=False):
         row = dict(zip(keys, key), replicates=d.replicate.nunique(), images=float(d.images.mean()))
-        for m in MEASURES:
+        for m in measures:
             mean, low, high = t_interval(d[m])
             lo, hi = bounded.get(m, (0, np.inf))  # an interval never leaves the measure's range
             row[m], row[f"{m}_low"], row[f"{m}_high"] = mean, max(low, lo), min(high, hi)

@@ -48,6 +48,9 @@ class DesignStudyOptions:
         resamples per test set.
     image_mp : float or None
         Simulated image size in megapixels.
+    boundary : tuple of str
+        Boundary metrics (:mod:`robustness.overlap.boundary`) whose ranking is compared with macro Jaccard's on
+        every simulated test set (``tau_jaccard_<metric>`` in design.csv).
     target_l1 : float or None
         Target expected L1 to the population ranking (default: the number of runs).
     target_top1 : float
@@ -72,6 +75,7 @@ class DesignStudyOptions:
     target_l1: float | None = None
     target_top1: float = 0.9
     quick: bool = False
+    boundary: tuple = ()
     seed: int = 0
 
     def simulation(self, base: SyntheticConfig) -> DesignOptions:
@@ -91,7 +95,8 @@ class DesignStudyOptions:
                              n_resamples=self.bootstrap or (150 if self.quick else 300),
                              megapixels=image_megapixels(self, float(np.sqrt(base.coverage_range[0]
                                                                              * base.coverage_range[1]))
-                                                         * (base.depth or 1)))
+                                                         * (base.depth or 1)),
+                             boundary=tuple(self.boundary))
 
 
 def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> float:
@@ -141,8 +146,12 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions) -> tu
     spacing = tuple(float(v) for v in np.median([challenge.spacing(i) for i in range(challenge.n_images)
                                                  if len(challenge.shapes[i]) == 3], axis=0))
     depth = int(min(max(round(slices), 1), TWIN_SLICES))
-    return fit(target | {"slices": slices}, seed=options.seed, depth=depth, spacing=spacing,
-               megapixels=image_megapixels(options, target["coverage_median"] * depth))
+    megapixels = image_megapixels(options, target["coverage_median"] * depth)
+    # the twin's voxels are fewer than the input's: larger voxels keep its physical size (boundary metrics' mm)
+    plane = float(np.median([shape[1] * shape[2] for shape in volumes]))
+    grow = np.sqrt(plane / (megapixels * 1e6))
+    spacing = (spacing[0] * slices / depth, spacing[1] * grow, spacing[2] * grow)
+    return fit(target | {"slices": slices}, seed=options.seed, depth=depth, spacing=spacing, megapixels=megapixels)
 
 
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:

@@ -334,6 +334,11 @@ def _label_tables(counts, labels, official, over, empty, options, *, n_jobs, len
             "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=official, unit=unit)}
 
 
+def _tau_statement(row) -> str:
+    """Two rankings 'agree' (every resample: tau 1), 'differ' (tau's interval below 1) or 'may differ'."""
+    return "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
+
+
 def _label_verdicts(v: Verdicts, tables: dict, official: str) -> None:
     """Kendall's tau between every two labels' rankings (official gold, macro Jaccard), and how many runs move."""
     agree, boards = tables["label_agreement.csv"], tables["label_leaderboard.csv"]
@@ -341,8 +346,7 @@ def _label_verdicts(v: Verdicts, tables: dict, official: str) -> None:
     for row in agree.itertuples():
         a = boards[boards.label == row.label_a].set_index("run")["rank"]
         b = boards[boards.label == row.label_b].set_index("run")["rank"].reindex(a.index)
-        statement = "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
-        v.add("label_tau", strategy=official, metric="jaccard", average="macro", statement=statement,
+        v.add("label_tau", strategy=official, metric="jaccard", average="macro", statement=_tau_statement(row),
               subject=(str(row.label_a), str(row.label_b)), value=row.tau, low=row.tau_low, high=row.tau_high,
               level=0.95, count=int((a != b).sum()), total=len(a), table="label_agreement.csv")
 
@@ -354,8 +358,7 @@ def _metric_verdicts(v: Verdicts, tables: dict, official: str) -> None:
     for row in agree[agree.metric_a == "jaccard"].itertuples():
         other = boards[boards.metric == row.metric_b].set_index("run")["rank"]
         moved = int((other.reindex(base.index) != base).sum())
-        statement = "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
-        v.add("metric_tau", strategy=official, metric=row.metric_b, average="macro", statement=statement,
+        v.add("metric_tau", strategy=official, metric=row.metric_b, average="macro", statement=_tau_statement(row),
               subject=("jaccard", row.metric_b), value=row.tau, low=row.tau_low, high=row.tau_high, level=0.95,
               count=moved, total=len(base), table="metric_agreement.csv")
 
