@@ -98,7 +98,13 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the coverage tables of docs/volumes.md (``--labels``: between two labels' rankings)."""
+    """Print the coverage tables of docs/volumes.md (``--labels``: between two labels' rankings).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (None: ``sys.argv[1:]``).
+    """
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m robustness.simulation.metric_tau", description=__doc__.split("\n")[0])
