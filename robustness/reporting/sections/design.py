@@ -213,14 +213,16 @@ def _metrics(r: Report, res: StudyResult) -> None:
     rows = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)
                    & (summary.strategy == "majority") & (summary.average == "macro")].sort_values("encounters")
     r.heading("Does the metric change the ranking? (simulated)")
-    unit = "mm" if res.meta.get("input", {}).get("base", {}).get("depth") else "simulated pixels"
+    unit = ("mm (the twin keeps the input's physical size with fewer, larger voxels)"
+            if res.meta.get("input", {}).get("base", {}).get("depth") else
+            "simulated pixels (the simulated images are smaller than a real challenge's, so a tolerance in its "
+            "pixels does not carry over)")
     r.paragraph(
         "On every simulated test set the runs are ranked by macro Jaccard and by each boundary metric (each in its "
         "direction) against the same gold, and Kendall's tau compares the two rankings: 1 where the metric does not "
         f"move any run. Means over {res.meta['grid']['replicates']} replicates with 95% t intervals, majority gold, "
-        f"{base['annotators']} annotators of agreement {base['agreement']:g}; distances in {unit} (a 3D twin keeps "
-        "the input's physical size with larger voxels; a 2D twin's images are smaller than the input's, so a "
-        "tolerance in pixels does not carry over); every gold and setting: design_summary.csv, columns "
+        f"{base['annotators']} annotators of agreement {base['agreement']:g}; distances in {unit}; every gold and "
+        "setting: design_summary.csv, columns "
         "tau_jaccard_<metric>. The population rankings under boundary metrics are not simulated: tau says how far "
         "the metrics disagree on test sets like this one, not which metric ranks closer to the truth.")
     table = {"encounters": rows.encounters.astype(int)}
