@@ -7,8 +7,9 @@ shift of their own, and spurious blobs now and then. The rater folders are the p
 (:func:`robustness.io.load_raters`): one folder per annotator and per run, one file per volume with the same name,
 labels as voxel values (0 the background).
 
-This is the embedded test bed of the 3D readers and the boundary metrics (it knows no latent truth); the knobs
-of the 2D generator (:mod:`robustness.simulation.synthetic`) are not all here.
+This is the embedded test bed of the 3D readers, the labels and the boundary metrics, written as files (it knows
+no latent truth). Volumes with the 2D generator's knobs and a latent truth, in memory, come from
+:func:`robustness.simulation.synthetic.make_challenge` with ``depth``.
 """
 
 from __future__ import annotations
