@@ -115,3 +115,22 @@ def test_masked_leaderboards_equal_the_subsets_alone(empty):
         np.testing.assert_allclose(got[cols].to_numpy(float), alone[cols].to_numpy(float), rtol=1e-12)
     ranks = boards.pivot(index="run", columns="metric", values="rank")
     assert agree.tau.iloc[0] == pytest.approx(kendalltau(ranks["1"], ranks["2"]).statistic, abs=1e-12)
+
+
+def test_schemes_from_values_score_the_mean_over_images():
+    """Macro schemes of per-image values: the mean over images, nan pairs left out under 'ignore', and the
+    resampling unit grouping an encounter's images."""
+    from robustness.overlap import compute_overlap
+    from robustness.statistics.schemes import schemes_from_values
+
+    ch = make_challenge(n_encounters=3, n_images=6, n_runs=3, n_teams=1, rng=1)
+    counts = compute_overlap(ch, strategies=["majority"], rng=0)
+    values = np.random.default_rng(0).random((2, 3, 6))
+    values[1, 0, 2] = np.nan
+    names = [("majority", "a", "macro"), ("majority", "b", "macro")]
+    sch = schemes_from_values(values, names, counts, unit="encounter", empty="ignore")
+    assert sch.unit == "encounter" and sch.n_units == 3 and sch.names == names
+    np.testing.assert_allclose(sch.scores(), np.nanmean(values, axis=-1), rtol=1e-12)
+    by_image = schemes_from_values(values, names, counts, unit="image", empty="ignore")
+    assert by_image.n_units == 6
+    np.testing.assert_allclose(by_image.scores(), sch.scores(), rtol=1e-12)

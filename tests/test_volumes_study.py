@@ -102,6 +102,16 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     assert ("8 label masks per run (4 volumes x 2 labels 1, 2; the bootstrap resamples volumes with all their "
             "labels)") in summary
     _check_label_tables(root, out, summary)
+    # every metric's ranking through the convergence engine; macro Jaccard's equals the main curves' (same orders)
+    metric_points = pd.read_csv(out / "metric_convergence.csv")
+    assert set(metric_points.metric) == {"jaccard", "dice", "nsd@2", "hd95", "assd"}
+    main = pd.read_csv(out / "convergence.csv")
+    main = main[(main.strategy == "majority") & (main.metric == "jaccard") & (main.average == "macro")]
+    cols = ["ranking", "tolerance", "convergence_n", "convergence_n_low", "convergence_n_high", "auc", "auc_low",
+            "auc_high"]
+    mine = metric_points[metric_points.metric == "jaccard"][cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, main[cols].reset_index(drop=True))
+    assert "How fast each metric's ranking settles on its own full-set ranking" in summary
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     for extra, message in ((["--labels", "0,1"], "labels must be distinct whole numbers >= 1"),
                            (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),

@@ -107,6 +107,8 @@ for _name, _holds, _index in (
                                "each in its direction) with bootstrap intervals of values and ranks", False),
     ("metric_agreement.csv", "Kendall's tau between the rankings under every pair of metrics, with bootstrap "
                              "intervals", False),
+    ("metric_convergence.csv", "each per-image metric's convergence points under the official gold (units until L1 "
+                               "stays within the tolerance), per ranking method", False),
     ("label_scores.csv", "multi-label input: every gold's Jaccard scores on each label's images alone, per ranking "
                          "method, with bootstrap intervals", False),
     ("label_convergence.csv", "multi-label input: each label's convergence points (units until L1 stays within the "

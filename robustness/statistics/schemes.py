@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from robustness.overlap.counts import OverlapCounts
 
-__all__ = ["Schemes", "SchemesView", "schemes_from_counts", "schemes_from_table", "per_case_table", "per_case_frames",
-           "rank_then_aggregate", "MEAN_WEIGHTS"]
+__all__ = ["Schemes", "SchemesView", "schemes_from_counts", "schemes_from_table", "schemes_from_values",
+           "per_case_table", "per_case_frames", "rank_then_aggregate", "MEAN_WEIGHTS"]
 
 #: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
 MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
@@ -419,6 +419,38 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
                 v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
                                     empty=policy)
                 b.macro((a.name, metric.name, "macro"), v, policy)
+    return b.build(overlap.runs, units, policy, unit)
+
+
+def schemes_from_values(values: np.ndarray, names: list, overlap: OverlapCounts, *, unit: str = "image",
+                        empty: str | EmptyPolicy = "one") -> Schemes:
+    """Macro :class:`Schemes` from per-image values of the runs (e.g. boundary metrics), higher is better.
+
+    Parameters
+    ----------
+    values : ndarray (S, R, N)
+        Every run's value on every image of ``overlap`` per scheme (negate a lower-is-better metric); nan where
+        the both-empty policy leaves a pair out (``ignore``) or makes the mean nan (``official``).
+    names : list of (strategy, metric, average)
+        One per scheme (``average`` is ``macro``).
+    overlap : OverlapCounts
+        For the images, encounters and runs.
+    unit : {'image', 'encounter'}
+        The resampling unit, as in :func:`schemes_from_counts`.
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    Schemes
+    """
+    if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
+        unit = "image"
+    policy = empty_policy(empty)
+    codes, units = (_unit_codes(overlap.images) if unit == "image" else
+                    _unit_codes(overlap.images, overlap.encounters))
+    b = _Builder(codes, len(units))
+    for name, v in zip(names, values):
+        b.macro(tuple(name), np.asarray(v, dtype=np.float64), policy)
     return b.build(overlap.runs, units, policy, unit)
 
 

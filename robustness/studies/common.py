@@ -131,7 +131,7 @@ class Resampled:
 
 
 def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, boot_schemes: Schemes | None = None,
-             progress: bool = False) -> Resampled:
+             progress: bool = False, bootstrap: bool = True) -> Resampled:
     """Rank convergence of ``schemes`` and bootstrap of ``boot_schemes`` (default the same), per ranking method.
 
     Every method's bootstrap draws the same resamples (same stream, same units: paired). Additive methods' curves
@@ -145,12 +145,14 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
     options : ResamplingOptions
     n_jobs : int
     progress : bool
+    bootstrap : bool
+        Also the bootstrap (False: the convergence curves only; ``Resampled.bootstrap`` is then empty).
 
     Returns
     -------
     Resampled
     """
-    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.bootstrap import bootstrap as run_bootstrap
     from robustness.statistics.convergence import rank_convergence
 
     boot_schemes = schemes if boot_schemes is None else boot_schemes
@@ -166,8 +168,9 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
             conv_stats, step = boot_stats, options.test_step
         convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, ties=options.ties,
                                        n_jobs=n_jobs, progress=progress, rng=options.rng("orders"))
-        boots[name] = bootstrap(boot_stats, n_resamples=options.bootstrap, ties=options.ties, n_jobs=n_jobs,
-                                progress=progress, rng=options.rng("bootstrap"))
+        if bootstrap:
+            boots[name] = run_bootstrap(boot_stats, n_resamples=options.bootstrap, ties=options.ties, n_jobs=n_jobs,
+                                        progress=progress, rng=options.rng("bootstrap"))
     return Resampled(convs, boots)
 
 

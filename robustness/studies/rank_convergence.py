@@ -224,7 +224,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
                                                             options)
     tables.update(rank_out)
     if counts.boundary is not None:
-        tables.update(_metric_tables(counts, official_strategy(counted), empty, options, boot_schemes.unit))
+        tables.update(_metric_tables(counts, official_strategy(counted), empty, options, boot_schemes.unit,
+                                     n_jobs=n_jobs))
     labels = getattr(challenge.source, "labels", None)
     if labels is not None and len(set(labels)) > 1:
         tables.update(_label_tables(counts, np.asarray(labels), official_strategy(counted), over, empty, options,
@@ -273,9 +274,15 @@ def _layout(challenge) -> dict:
 METRIC_COMPARISON = ("jaccard", "dice")
 
 
-def _metric_tables(counts, official, empty, options, unit) -> dict:
-    """Leaderboards of the official gold under every per-image metric, and their agreement (bootstrap over units)."""
+def _metric_tables(counts, official, empty, options, unit, *, n_jobs=1) -> dict:
+    """Leaderboards of the official gold under every per-image metric and their agreement (bootstrap over units).
+
+    And how fast each metric's ranking settles on its own full-set ranking (random orders, every ranking method).
+    """
+    import pandas as pd
+
     from robustness.statistics.metric_agreement import metric_agreement, metric_values
+    from robustness.statistics.schemes import schemes_from_values
 
     metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
     values, lower = metric_values(counts, official, metrics, empty=empty)
@@ -283,8 +290,18 @@ def _metric_tables(counts, official, empty, options, unit) -> dict:
     boards, agreement = metric_agreement(values, lower, metrics, counts.runs, clusters, empty=empty,
                                          n_resamples=options.bootstrap, ties=options.ties,
                                          rng=options.rng("metric_agreement"))
+    # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
+    signed = np.where(lower, -1.0, 1.0)[:, None, None] * values  # higher is better for the engines
+    names = [(official, m, "macro") for m in metrics]
+    conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=empty)
+    boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=empty)
+    res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot, bootstrap=False)
+    lenient = float(len(counts.runs))
+    points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t) for c in res.convergence.values()
+                        for t in dict.fromkeys((options.tolerance, lenient))], ignore_index=True)
     return {"metric_leaderboard.csv": boards.assign(strategy=official, unit=unit),
-            "metric_agreement.csv": agreement.assign(strategy=official, unit=unit)}
+            "metric_agreement.csv": agreement.assign(strategy=official, unit=unit),
+            "metric_convergence.csv": points}
 
 
 def _label_tables(counts, labels, official, over, empty, options, *, n_jobs, lenient) -> dict:

@@ -391,6 +391,23 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
     pairs = agree[["metric_a", "metric_b", "tau", "tau_low", "tau_high"]]
     r.table(pairs, floatfmt="{:.2f}")
+    if res.has("metric_convergence.csv"):
+        unit = res.options["unit"]
+        _settling(r, res.table("metric_convergence.csv"), "metric", float(res.meta["input"]["runs"]),
+                  f"How fast each metric's ranking settles on its own full-set ranking (official gold; random orders "
+                  f"of the {unit}s, as in the convergence section): n is the number of {unit}s after which L1 stays "
+                  "within the number of runs in 95% of orders, with its interval over orders (self-consistency on "
+                  "this test set, not a claim about a new one).")
+
+
+def _settling(r: Report, points: pd.DataFrame, column: str, lenient: float, caption: str) -> None:
+    """The convergence points of the default ranking method at the lenient tolerance, one row per ``column``."""
+    points = points[(points.ranking == "aggregate") & (points.tolerance == lenient)]
+    rows = [{column: str(getattr(p, column)), "average": p.average, "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
+             f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-{p.convergence_n_high})"}
+            for p in points.itertuples()]
+    if rows:
+        r.table(pd.DataFrame(rows), caption=caption)
 
 
 #: The simulated coverage of the tau interval with 10 runs on 10, 30 and 100 units (docs/volumes.md), between two
@@ -456,17 +473,12 @@ def _labels(r: Report, res: StudyResult) -> None:
                 f"({unit}s resampled); other per-image metrics: label_leaderboard.csv and label_agreement.csv.")
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
     points = res.table("label_convergence.csv")
-    points = points[(points.strategy == official) & (points.ranking == "aggregate") & (points.tolerance == lenient)]
-    rows = [{"label": str(p.label), "average": p.average,
-             "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-             f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-{p.convergence_n_high})"}
-            for p in points.itertuples()]
-    if rows:
-        r.table(pd.DataFrame(rows), caption=(
-            f"How fast each label's ranking settles on its own full-set ranking (official gold, Jaccard; random "
-            f"orders of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of "
-            "masks after which L1 stays within the number of runs in 95% of orders, with its interval over orders "
-            "(self-consistency on this test set, not a claim about a new one)."))
+    points = points[points.strategy == official]
+    _settling(r, points, "label", lenient, (
+        f"How fast each label's ranking settles on its own full-set ranking (official gold, Jaccard; random orders "
+        f"of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of masks after "
+        "which L1 stays within the number of runs in 95% of orders, with its interval over orders (self-consistency "
+        "on this test set, not a claim about a new one)."))
 
 
 for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
