@@ -186,6 +186,16 @@ def _last_pass_at(arr, step, queries, lines):
 
 
 @njit(cache=True, nogil=True)
+def _planes(sources, spacing):
+    """The passes along x and y: the squared distance to the nearest source in the same plane."""
+    out = np.empty(sources.shape)
+    _nearest_along_x(sources, spacing[2], out)
+    if sources.shape[1] > 1:
+        _pass_lines(out, spacing[1])
+    return out
+
+
+@njit(cache=True, nogil=True)
 def squared_edt(sources, spacing):
     """Squared Euclidean distance (physical units) from every voxel to the nearest ``True`` voxel of ``sources``.
 
@@ -193,12 +203,8 @@ def squared_edt(sources, spacing):
     passes along y and z run over tiles (a plane, a slab of one row per plane) so that every line is read from
     cache.
     """
-    nz, ny, nx = sources.shape
-    out = np.empty(sources.shape)
-    _nearest_along_x(sources, spacing[2], out)
-    if ny > 1:
-        _pass_lines(out, spacing[1])
-    if nz > 1:
+    out = _planes(sources, spacing)
+    if sources.shape[0] > 1:
         _pass_lines(out.transpose(1, 0, 2), spacing[0])
     return out
 
@@ -206,12 +212,8 @@ def squared_edt(sources, spacing):
 @njit(cache=True, nogil=True)
 def _squared_edt_at(sources, spacing, queries, lines):
     """:func:`squared_edt` exact at the ``queries`` voxels only (the last pass skips every other voxel)."""
-    nz, ny, nx = sources.shape
-    out = np.empty(sources.shape)
-    _nearest_along_x(sources, spacing[2], out)
-    if ny > 1:
-        _pass_lines(out, spacing[1])
-    if nz > 1:
+    out = _planes(sources, spacing)
+    if sources.shape[0] > 1:
         _last_pass_at(out.transpose(1, 0, 2), spacing[0], queries.transpose(1, 0, 2), lines)
     return out
 
