@@ -136,8 +136,8 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     ties : str
         The tie rule of the ranks (:func:`robustness.statistics.ranks.rank`).
     masks : ndarray of bool (n_metrics, n_images), optional
-        The images each leaderboard averages (default: all): e.g. one label's images of a multi-label challenge
-        (:func:`label_values`), so that the rankings compared are the labels'. The bootstrap still resamples
+        The images each leaderboard averages (default: all): e.g. one label's images of a multi-label challenge,
+        so that the rankings compared are the labels'. The bootstrap still resamples
         whole units, with all their images.
     rng : None, int or numpy.random.Generator
 

@@ -357,6 +357,21 @@ def _unit_codes(ids, unit_of=None):
     return codes, tuple(str(u) for u in first)
 
 
+def _unit_builder(overlap, unit):
+    """A :class:`_Builder` over the resampling units of ``overlap``'s images, the units, and the unit's name.
+
+    With 'encounter' an encounter's images stay together; where every encounter is one image (the per-rater
+    layout), the unit is the image, and says so.
+    """
+    if unit not in ("image", "encounter"):
+        raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
+    if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
+        unit = "image"
+    codes, units = (_unit_codes(overlap.images) if unit == "image" else
+                    _unit_codes(overlap.images, overlap.encounters))
+    return _Builder(codes, len(units)), units, unit
+
+
 def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: str | EmptyPolicy = "one",
                         strategies: list[str] | None = None, metrics: list | None = None,
                         averages: tuple = ("micro", "macro"), annotators: list[str] | None = None) -> Schemes:
@@ -385,19 +400,11 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
     -------
     Schemes
     """
-    if unit not in ("image", "encounter"):
-        raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
-    if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
-        unit = "image"  # every encounter is one image (the per-rater layout): the unit is the image, and says so
+    b, units, unit = _unit_builder(overlap, unit)
     policy = empty_policy(empty)
     metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
     strategies = list(strategies or overlap.strategies)
     annotators = annotator_strategies(annotators)
-    if unit == "image":
-        codes, units = _unit_codes(overlap.images)
-    else:
-        codes, units = _unit_codes(overlap.images, overlap.encounters)
-    b = _Builder(codes, len(units))
     n_sys = len(overlap.runs)
 
     micro_cols = {}
@@ -443,12 +450,8 @@ def schemes_from_values(values: np.ndarray, names: list, overlap: OverlapCounts,
     -------
     Schemes
     """
-    if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
-        unit = "image"
+    b, units, unit = _unit_builder(overlap, unit)
     policy = empty_policy(empty)
-    codes, units = (_unit_codes(overlap.images) if unit == "image" else
-                    _unit_codes(overlap.images, overlap.encounters))
-    b = _Builder(codes, len(units))
     for name, v in zip(names, values):
         b.macro(tuple(name), np.asarray(v, dtype=np.float64), policy)
     return b.build(overlap.runs, units, policy, unit)

@@ -212,8 +212,7 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
         orders, note = _curve_orders(c, all_curves=all_curves)
         chosen.append((c, orders))
         notes += [f"{c.ranking}: {note}"] if note else []
-    points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
-                        for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
+    points = convergence_points(convs, tolerance=tolerance, lenient=lenient)
     tables = {
         "orders.csv": pd.concat([c.orders_frame().assign(ranking=c.ranking) for c in convs], ignore_index=True),
         "curves.parquet": lambda: (f for c, orders in chosen for f in c.iter_frames(orders=orders)),
@@ -222,6 +221,25 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
         "strategy_comparison.csv": pd.concat([c.compare_strategies() for c in convs], ignore_index=True),
     }
     return tables, notes
+
+
+def convergence_points(convs: Iterable, *, tolerance: float, lenient: float) -> pd.DataFrame:
+    """Every curve's convergence points at the option's tolerance and at one place per run (column ``tolerance``).
+
+    Parameters
+    ----------
+    convs : iterable of Convergence
+        One per ranking method.
+    tolerance, lenient : float
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    return pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
+                      for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
 
 
 def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") -> dict:

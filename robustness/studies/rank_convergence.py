@@ -223,13 +223,15 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     rank_out, rank_notes, rank_text = _official_rank_tables(conv_schemes, counts, official_strategy(counted),
                                                             options)
     tables.update(rank_out)
-    if counts.boundary is not None:
-        tables.update(_metric_tables(counts, official_strategy(counted), empty, options, boot_schemes.unit,
-                                     n_jobs=n_jobs))
     labels = getattr(challenge.source, "labels", None)
-    if labels is not None and len(set(labels)) > 1:
-        tables.update(_label_tables(counts, np.asarray(labels), official_strategy(counted), over, empty, options,
-                                    n_jobs=n_jobs, lenient=lenient))
+    several_labels = labels is not None and len(set(labels)) > 1
+    if counts.boundary is not None or several_labels:
+        per_image = _PerImage.of(counts, official_strategy(counted), empty, boot_schemes.unit)
+        if counts.boundary is not None:
+            tables.update(_metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
+        if several_labels:
+            tables.update(_label_tables(counts, np.asarray(labels), per_image, over, options, n_jobs=n_jobs,
+                                        lenient=lenient))
     # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
     order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
              "scores.csv"]
@@ -274,37 +276,54 @@ def _layout(challenge) -> dict:
 METRIC_COMPARISON = ("jaccard", "dice")
 
 
-def _metric_tables(counts, official, empty, options, unit, *, n_jobs=1) -> dict:
+@dataclass(frozen=True)
+class _PerImage:
+    """The official gold's per-image values under every per-image metric, ranked by the metric and label tables."""
+
+    official: str
+    empty: object
+    metrics: list
+    values: np.ndarray  # (metric, run, image)
+    lower: np.ndarray  # lower is better, per metric
+    unit: str  # the bootstrap's unit
+    clusters: np.ndarray  # every image's unit
+
+    @classmethod
+    def of(cls, counts, official, empty, unit):
+        from robustness.statistics.metric_agreement import metric_values
+
+        metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
+        values, lower = metric_values(counts, official, metrics, empty=empty)
+        clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
+        return cls(official, empty, metrics, values, lower, unit, clusters)
+
+
+def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
     """Leaderboards of the official gold under every per-image metric and their agreement (bootstrap over units).
 
     And how fast each metric's ranking settles on its own full-set ranking (random orders, every ranking method).
     """
-    import pandas as pd
-
-    from robustness.statistics.metric_agreement import metric_agreement, metric_values
+    from robustness.statistics.metric_agreement import metric_agreement
     from robustness.statistics.schemes import schemes_from_values
+    from robustness.studies.common import convergence_points
 
-    metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
-    values, lower = metric_values(counts, official, metrics, empty=empty)
-    clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
-    boards, agreement = metric_agreement(values, lower, metrics, counts.runs, clusters, empty=empty,
+    p = per_image
+    boards, agreement = metric_agreement(p.values, p.lower, p.metrics, counts.runs, p.clusters, empty=p.empty,
                                          n_resamples=options.bootstrap, ties=options.ties,
                                          rng=options.rng("metric_agreement"))
     # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
-    signed = np.where(lower, -1.0, 1.0)[:, None, None] * values  # higher is better for the engines
-    names = [(official, m, "macro") for m in metrics]
-    conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=empty)
-    boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=empty)
+    signed = np.where(p.lower, -1.0, 1.0)[:, None, None] * p.values  # higher is better for the engines
+    names = [(p.official, m, "macro") for m in p.metrics]
+    conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=p.empty)
+    boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=p.empty)
     res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot, bootstrap=False)
-    lenient = float(len(counts.runs))
-    points = pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t) for c in res.convergence.values()
-                        for t in dict.fromkeys((options.tolerance, lenient))], ignore_index=True)
-    return {"metric_leaderboard.csv": boards.assign(strategy=official, unit=unit),
-            "metric_agreement.csv": agreement.assign(strategy=official, unit=unit),
-            "metric_convergence.csv": points}
+    return {"metric_leaderboard.csv": boards.assign(strategy=p.official, unit=p.unit),
+            "metric_agreement.csv": agreement.assign(strategy=p.official, unit=p.unit),
+            "metric_convergence.csv": convergence_points(res.convergence.values(), tolerance=options.tolerance,
+                                                         lenient=lenient)}
 
 
-def _label_tables(counts, labels, official, over, empty, options, *, n_jobs, lenient) -> dict:
+def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) -> dict:
     """The label as one more dimension of the schemes: every gold's Jaccard scheme scored on one label's images.
 
     Each label's schemes (micro and macro, every gold) go through the same convergence and bootstrap engines and
@@ -314,41 +333,38 @@ def _label_tables(counts, labels, official, over, empty, options, *, n_jobs, len
     """
     import pandas as pd
 
-    from robustness.statistics.metric_agreement import metric_agreement, metric_values
+    from robustness.statistics.metric_agreement import metric_agreement
     from robustness.statistics.schemes import schemes_from_counts
-    from robustness.studies.common import SCORE_INTERVAL
+    from robustness.studies.common import SCORE_INTERVAL, convergence_points
 
+    p = per_image
     found = list(dict.fromkeys(labels.tolist()))
     scores, points = [], []
     for label in found:
         part = counts.select(np.flatnonzero(labels == label))
 
         def schemes(unit, part=part):
-            return schemes_from_counts(part, unit=unit, empty=empty, metrics=["jaccard"], annotators=over)
+            return schemes_from_counts(part, unit=unit, empty=p.empty, metrics=["jaccard"], annotators=over)
 
         conv = schemes(options.unit)
         boot = conv if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
         res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot)
         scores += [b.intervals(method=SCORE_INTERVAL).assign(label=label) for b in res.bootstrap.values()]
-        points += [c.convergence_points(tolerance=t).assign(tolerance=t, label=label)
-                   for c in res.convergence.values() for t in dict.fromkeys((options.tolerance, lenient))]
-    metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
-    values, lower = metric_values(counts, official, metrics, empty=empty)
-    unit = "encounter" if options.bootstrap_unit == "encounter" else "image"
-    clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
+        points.append(convergence_points(res.convergence.values(), tolerance=options.tolerance,
+                                         lenient=lenient).assign(label=label))
     masks = np.stack([labels == label for label in found])
     boards, agree = [], []
-    for m, metric in enumerate(metrics):
-        b, a = metric_agreement(np.repeat(values[m][None], len(found), axis=0), np.repeat(lower[m], len(found)),
-                                [str(label) for label in found], counts.runs, clusters, empty=empty,
+    for m, metric in enumerate(p.metrics):
+        b, a = metric_agreement(np.repeat(p.values[m][None], len(found), axis=0), np.repeat(p.lower[m], len(found)),
+                                [str(label) for label in found], counts.runs, p.clusters, empty=p.empty,
                                 n_resamples=options.bootstrap, ties=options.ties, masks=masks,
                                 rng=options.rng("label_agreement"))
         boards.append(b.rename(columns={"metric": "label"}).assign(metric=metric))
         agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))
     return {"label_scores.csv": pd.concat(scores, ignore_index=True),
             "label_convergence.csv": pd.concat(points, ignore_index=True),
-            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=official, unit=unit),
-            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=official, unit=unit)}
+            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.official, unit=p.unit),
+            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.official, unit=p.unit)}
 
 
 def _tau_statement(row) -> str:
