@@ -20,7 +20,7 @@ from experiments import _cli, _study
 
 #: The full study's settings, and --quick's.
 FULL = {"population": 10_000, "test_sets": 100, "outer": 200, "bootstrap": 1000, "truth_draws": 1000,
-        "design_populations": 4}
+        "design_populations": 8}
 QUICK = {"population": 2_000, "test_sets": 100, "outer": 40, "bootstrap": 400, "truth_draws": 300,
          "design_populations": 0}
 
@@ -41,7 +41,7 @@ def parser() -> _cli.Parser:
                    help="also a population of runs fitted to this challenge (layout options as above)")
     p.checks.insert(0, _like_is_the_data)
     g.add_argument("--design-populations", type=integer(0, 20), metavar="P",
-                   help="the default design study's first P run populations (default 4; --quick 0)")
+                   help="the default design study's first P run populations (default 8; --quick 0)")
     g.add_argument("--population", type=integer(200, 100_000), metavar="N",
                    help="encounters per population (default 10000; --quick 2000)")
     g = p.add_argument_group("test sets")

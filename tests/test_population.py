@@ -96,6 +96,30 @@ def test_groups_pull_their_runs_together():
     assert grouped.tau_group > grouped.tau_within
 
 
+def test_known_prior_takes_each_group_its_own_spread():
+    theta = np.array([0.50, 0.53, 0.56, 0.70, 0.73, 0.76])
+    sigma = np.eye(6) * 0.02**2
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    known = np.array([0.530, 0.531, 0.532, 0.68, 0.73, 0.78])  # group 0 tight in the population, group 1 spread
+    post = score_posterior(theta, sigma, groups, known=known)
+    # the conjugate normal posterior under the prior those scores give, by hand
+    tau_w2 = np.repeat([np.var(known[:3], ddof=1), np.var(known[3:], ddof=1)], 3)
+    tau_g2 = np.var([known[:3].mean(), known[3:].mean()], ddof=1)
+    prior = tau_g2 * (groups[:, None] == groups[None, :]) + np.diag(tau_w2)
+    v = np.linalg.inv(sigma + prior)
+    mu = v.sum(axis=0) @ theta / v.sum()
+    cov = np.linalg.inv(np.linalg.inv(sigma) + np.linalg.inv(prior))
+    np.testing.assert_allclose(post.covariance, cov, rtol=1e-7)  # (the noise gets a floor of 1e-12)
+    expected = cov @ (np.linalg.solve(sigma, theta) + np.linalg.solve(prior, np.full(6, mu)))
+    np.testing.assert_allclose(post.mean, expected, rtol=1e-7)
+    spread = lambda p, g: np.ptp(p.mean[groups == g])  # noqa: E731
+    assert spread(post, 0) < 0.002 < 0.05 < spread(post, 1)  # the tight group pulled together, the other not
+    assert post.tau_group == pytest.approx(np.sqrt(tau_g2))
+    # without groups the prior is one level of the known scores' spread
+    alone = score_posterior(theta, sigma, np.arange(6), known=known)
+    assert alone.tau_group == 0 and alone.tau_within == pytest.approx(np.std(known, ddof=1))
+
+
 def test_noisy_l1_is_zero_without_noise_and_grows_with_it():
     draws = np.array([[0.9, 0.7, 0.5, 0.3]])
     noise = np.random.default_rng(0).standard_normal((500, 4))
@@ -197,6 +221,25 @@ def test_auc_over_test_sets_is_reproducible_and_paired():
     assert row.auc_diff_test_sets_low <= row.auc_diff_test_sets <= row.auc_diff_test_sets_high
 
 
+def test_rows_averaged_over_design_populations():
+    from robustness.simulation.calibration import CALIBRATION_COLUMNS, _averaged
+
+    def row(population, bias, coverage, n):
+        r = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        r.update(estimator="expected_l1", setting="m = 1 N", scheme="majority jaccard micro", population=population,
+                 n_test_sets=n, relative_bias=bias, relative_bias_se=0.01, coverage=coverage, nominal=0.95)
+        return r
+
+    rows = [row("default", 0.5, 0.1, 9), row("design-0", -0.02, 0.9, 10), row("design-1", 0.04, 0.96, 10),
+            row("design-2", 0.07, 0.93, 10)]
+    (avg,) = _averaged(rows, ["design-0", "design-1", "design-2"])
+    assert avg["population"] == "design (3 populations)" and avg["n_test_sets"] == 30  # the default left out
+    assert avg["relative_bias"] == pytest.approx(0.03)
+    assert avg["relative_bias_se"] == pytest.approx(np.std([-0.02, 0.04, 0.07], ddof=1) / np.sqrt(3))
+    assert avg["coverage"] == pytest.approx(0.93) and avg["nominal"] == 0.95
+    assert _averaged(rows, ["design-0"]) == []  # one population is not averaged
+
+
 def test_calibration_command_scores_its_claims(tmp_path, capsys):
     from experiments import calibration
     from experiments._cli import run
@@ -218,6 +261,8 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     first = raw[(raw.m == 20) & (raw.scheme == "majority jaccard micro")]
     assert row.relative_bias == pytest.approx((first.estimate / first.truth - 1).mean())
     assert np.allclose(raw.se, np.hypot(raw.posterior_se, raw.sampling_se))  # the interval's two parts
+    known = table[(table.estimator == "expected_l1_known_prior") & table.setting.str.startswith("m = 1 N")].iloc[0]
+    assert known.relative_bias == pytest.approx((first.known_prior / first.truth - 1).mean())
     truth = pd.read_csv(out / "calibration_truth.csv")
     assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
     report = (out / "summary.md").read_text()

@@ -12,6 +12,9 @@ estimator                          checked
 ``expected_l1``                    the distance to unlimited data at N and 8N: relative bias, coverage
 ``expected_l1_interval90``         the same estimate's 90% interval (+- 1.645 SE): coverage
 ``expected_l1_plugin``             the plug-in bootstrap's (for comparison): relative bias
+``expected_l1_known_prior``        the same estimate with the prior's variances taken from the
+                                   population (each team its own): what the prior's normal form costs
+                                   when nothing has to be estimated (a diagnostic): relative bias
 ``units_needed``                   the conservative size claim: share of test sets whose claimed size
                                    reaches the target in truth; the median claim over the true need
 ``score_interval_<method>``        every run's score interval (percentile, BCa, studentized): coverage
@@ -23,7 +26,9 @@ estimator                          checked
 =================================  ====================================================================
 
 Monte Carlo standard errors are over test sets (a test set's claims are not independent of each other, so
-shares over claims are ratio estimates with test sets as clusters).
+shares over claims are ratio estimates with test sets as clusters). With two or more of the design study's run
+populations, rows named ``design (P populations)`` average every check over them, with standard errors over the
+populations.
 """
 
 from __future__ import annotations
@@ -154,7 +159,7 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
 
 #: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
 #: scheme and size).
-DISTANCE_COLUMNS = ("estimate", "plugin", "low", "high", "se", "posterior_se", "sampling_se", "truth")
+DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth")
 
 
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
@@ -420,7 +425,9 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
 
     n = test.n_units
     n_runs = len(test.runs)
-    g_unc, g_boot = rng.spawn(2)
+    g_unc, g_boot, g_known = rng.spawn(3)
+    known = ranking_uncertainty(test, sizes=np.array([n, 8 * n]), n_resamples=0, margin=margin, known=truth.scores,
+                                rng=g_known)[0].set_index(["strategy", "average", "m"]).expected_l1
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
                                             n_resamples=options.outer, margin=margin, confidence=options.confidence,
                                             rng=g_unc)
@@ -439,7 +446,9 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
             row = ps.loc[m]
             true = truth.at(s, m)
             out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
-                                    "plugin": row.plugin_l1, "low": row.low, "high": row.high,
+                                    "plugin": row.plugin_l1,
+                                    "known_prior": float(known[(key["strategy"], key["average"], m)]),
+                                    "low": row.low, "high": row.high,
                                     "se": row.expected_l1_se, "posterior_se": row.posterior_se,
                                     "sampling_se": row.sampling_se, "truth": true})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
@@ -501,8 +510,8 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         ``calibration``: :data:`CALIBRATION_COLUMNS`, one row per estimator, population and scheme. ``truth``:
         every population's true expected L1 by size (``population, strategy, metric, average, m,
         expected_l1, expected_l1_se``). ``distances``: every test set's distance estimate beside its truth
-        (``population, test_set, scheme, m, estimate, plugin, low, high, se, posterior_se, sampling_se, truth``;
-        ``se`` is the two parts added in quadrature), from which other summaries can be drawn.
+        (``population, test_set, scheme, m, estimate, plugin, known_prior, low, high, se, posterior_se, sampling_se,
+        truth``; ``se`` is the two parts added in quadrature), from which other summaries can be drawn.
     """
     import pandas as pd
 
@@ -542,8 +551,40 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         for t, r in enumerate(results):
             raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
                      "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
+    rows += _averaged(rows, [spec.name for spec in populations if spec.name.startswith("design-")])
     return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),
             pd.DataFrame(raw))
+
+
+def _averaged(rows: list[dict], names: list[str]) -> list[dict]:
+    """Rows averaged over several populations (the design study's run populations), named ``design (P populations)``.
+
+    Each value is the mean of the populations' values, its ``_se`` their standard deviation over ``sqrt(P)``: the
+    populations are the sample (what an estimator does on average over challenges drawn like them, where one
+    population's value owes much to its own runs).
+    """
+    import pandas as pd
+
+    if len(names) < 2:
+        return []
+    table = pd.DataFrame(rows)
+    table = table[table.population.isin(names)]
+    out = []
+    for (estimator, setting, scheme), g in table.groupby(["estimator", "setting", "scheme"], sort=False):
+        r = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        r.update(estimator=estimator, setting=setting, scheme=scheme, population=f"design ({len(g)} populations)",
+                 n_test_sets=int(g.n_test_sets.sum()), nominal=g.nominal.iloc[0])
+        if g.n_claims.notna().all():
+            r["n_claims"] = float(g.n_claims.sum())
+        for column in ("estimate", "truth", "relative_bias", "coverage", "share_reaching_target", "share_wrong",
+                       "share_holding"):
+            values = g[column].to_numpy(np.float64)
+            if np.all(np.isfinite(values)):
+                r[column] = float(values.mean())
+                if f"{column}_se" in r:
+                    r[f"{column}_se"] = float(values.std(ddof=1) / np.sqrt(values.size))
+        out.append(r)
+    return out
 
 
 def _summarise(results: list[dict], truth: PopulationTruth, population: str, options: CalibrationOptions, *,
@@ -581,9 +622,11 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
             covered90 = [float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d]
             cov, cov_se = _share(covered90)
             row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
-            bias, bias_se = _relative(plug, tr)
-            row("expected_l1_plugin", setting, s, estimate=float(np.mean(plug)), truth=float(np.mean(tr)),
-                relative_bias=bias, relative_bias_se=bias_se)
+            for name, key in (("expected_l1_plugin", "plugin"), ("expected_l1_known_prior", "known_prior")):
+                values = [x[key] for x in d]
+                bias, bias_se = _relative(values, tr)
+                row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
+                    relative_bias_se=bias_se)
         d = [x for r in results for x in r["needed"] if x["scheme"] == s]
         reach = [float(x["truth_at_claim"] <= n_runs) for x in d]
         share, share_se = _share(reach)

@@ -3,7 +3,7 @@
 The plug-in bootstrap takes the test set's ranking for the truth. Its runs' observed gaps are their population
 gaps plus noise, so near-ties look wider than they are, and the distance to unlimited data is underestimated, the
 more so the larger the test set considered (by 2% to 19% at the test set's size and up to 43% at eight times it,
-over the five populations of ``python -m experiments.calibration``; docs/calibration.md). This module estimates
+over the nine populations of ``python -m experiments.calibration``; docs/calibration.md). This module estimates
 that distance from a posterior of the runs' population scores instead (-9% to +2% and -29% to +8% there).
 
 Model
@@ -196,7 +196,8 @@ def matrix_root(cov: np.ndarray) -> np.ndarray:
 _FLOOR = 1e-12  # variances are floored here: a prior or a covariance of exactly 0 is not invertible
 
 
-def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarray) -> ScorePosterior:
+def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarray, *,
+                    known: np.ndarray | None = None) -> ScorePosterior:
     """The posterior of the population scores given a test set's scores and their covariance (module notes).
 
     Parameters
@@ -207,6 +208,11 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
         Their covariance (:func:`delta_covariance`).
     groups : ndarray of int (R,)
         The runs' groups (:func:`run_groups`).
+    known : ndarray (R,), optional
+        The runs' population scores, where they are known (a calibration's population). The prior's variances are
+        then theirs instead of estimated: ``tau_g^2`` the variance of the groups' mean scores, and each group its
+        own ``tau_w^2``, the variance of its runs' scores (what the prior's normal form costs when nothing about it
+        has to be estimated). ``tau_within`` reports the runs' mean of ``tau_w^2``, as a standard deviation.
 
     Returns
     -------
@@ -216,6 +222,10 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     n_r = theta.size
     sigma = (covariance + covariance.T) / 2 + np.eye(n_r) * _FLOOR
     same = (groups[:, None] == groups[None, :]).astype(np.float64)
+    if known is not None:
+        tau_w2, tau_g2 = _known_prior(np.asarray(known, dtype=np.float64), groups)
+        return _posterior(theta, sigma, tau_g2 * same + np.diag(tau_w2), float(np.sqrt(tau_g2)),
+                          float(np.sqrt(tau_w2.mean())))
     within_ss, within_noise, within_df = 0.0, 0.0, 0
     for g in np.unique(groups):
         idx = np.flatnonzero(groups == g)
@@ -233,7 +243,30 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
         tau_g2 = max(total - tau_w2, _FLOOR)
     else:
         tau_w2, tau_g2 = max(total, _FLOOR), 0.0
-    prior = tau_g2 * same + tau_w2 * np.eye(n_r)
+    return _posterior(theta, sigma, tau_g2 * same + tau_w2 * np.eye(n_r), float(np.sqrt(tau_g2)),
+                      float(np.sqrt(tau_w2)))
+
+
+def _known_prior(known: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:
+    """Every run's within-group prior variance and the between-group one, from population scores."""
+    tau_w2 = np.full(known.size, _FLOOR)
+    means = []
+    for g in np.unique(groups):
+        idx = groups == g
+        means.append(known[idx].mean())
+        if idx.sum() > 1:
+            tau_w2[idx] = max(float(known[idx].var(ddof=1)), _FLOOR)
+    tau_g2 = max(float(np.var(means, ddof=1)), _FLOOR) if len(means) > 1 else 0.0
+    if len(means) == known.size:  # no groups: a one-level prior of the scores' own spread
+        tau_w2[:] = max(float(known.var(ddof=1)), _FLOOR) if known.size > 1 else _FLOOR
+        tau_g2 = 0.0
+    return tau_w2, tau_g2
+
+
+def _posterior(theta: np.ndarray, sigma: np.ndarray, prior: np.ndarray, tau_group: float,
+               tau_within: float) -> ScorePosterior:
+    """The normal posterior under the prior covariance ``prior``, its mean the generalised least-squares one."""
+    n_r = theta.size
     marginal = np.linalg.inv(sigma + prior)
     ones = np.ones(n_r)
     mu = float(ones @ marginal @ theta / (ones @ marginal @ ones))
@@ -241,8 +274,7 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     sigma_inv = np.linalg.inv(sigma)
     cov = np.linalg.inv(sigma_inv + prior_inv)
     mean = cov @ (sigma_inv @ theta + prior_inv @ (mu * ones))
-    return ScorePosterior(mean=mean, covariance=(cov + cov.T) / 2, tau_group=float(np.sqrt(tau_g2)),
-                          tau_within=float(np.sqrt(tau_w2)))
+    return ScorePosterior(mean=mean, covariance=(cov + cov.T) / 2, tau_group=tau_group, tau_within=tau_within)
 
 
 def noisy_l1(draws: np.ndarray, noise: np.ndarray, scale: float, margin: float = 0.0) -> np.ndarray:

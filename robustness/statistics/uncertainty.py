@@ -75,11 +75,12 @@ class UncertaintyDraws:
     plugin_noise: int = 1000
 
 
-def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, full=True):
+def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, full=True, known=None):
     """The estimate on one (re)sample of units: expected L1 (S, M) with its posterior and Monte Carlo spreads.
 
     With ``full``, also the plug-in's expected L1 (S, M) and the posterior's expected number of pairs within the
-    margin (S,) (an outer resample needs the estimate only).
+    margin (S,) (an outer resample needs the estimate only). ``known`` (S, R): population scores that set the
+    prior (:func:`~robustness.statistics.population.score_posterior`; the calibration's diagnostic).
     """
     num, den = parts
     theta, cov = delta_covariance(num, den, weights)  # (S, R), (S, R, R)
@@ -91,7 +92,7 @@ def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, 
     for s in range(n_s):
         if not np.all(np.isfinite(theta[s])):
             continue
-        posterior = score_posterior(theta[s], cov[s], groups)
+        posterior = score_posterior(theta[s], cov[s], groups, known=None if known is None else known[s])
         draws = posterior.draws(n_draws, rng)
         noise = rng.standard_normal((n_noise, n_r)) @ matrix_root(cov[s] * n).T
         if full:
@@ -114,7 +115,7 @@ def _per_draw(draws, noise, m, margin):
     return float(means.mean()), float(np.sqrt(max(between - within_var, 0.0))), float(np.sqrt(between / n_d))
 
 
-def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
+def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child, known):
     """``size`` outer resamples of the units: the estimate on each (B, S, M)."""
     n_units = parts[0].shape[0]
     counts = draw_counts(child, n_units, size).astype(np.float64)  # (B, U)
@@ -122,7 +123,8 @@ def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
     for b in range(size):
         keep = np.flatnonzero(counts[b])
         sub = (parts[0][keep], parts[1][keep])
-        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False)[0])
+        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False,
+                              known=known)[0])
     return np.stack(out)
 
 
@@ -148,7 +150,8 @@ def _stability(theta, cov, n, sizes, n_noise, rng):
 def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 200,
                         margin: float = 0.0, groups: str | Mapping[str, str] = "auto", ties: str = "average",
                         tol: float = TIE_TOL, confidence: float = 0.95, draws: UncertaintyDraws = UncertaintyDraws(),
-                        n_jobs: int = 1, rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        n_jobs: int = 1, known: np.ndarray | None = None,
+                        rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expected L1 between the ranking on ``m`` units and the ranking on unlimited data, with its interval.
 
     Parameters
@@ -174,6 +177,10 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         Populations and noise vectors per estimate.
     n_jobs : int
         Parallel batches of outer resamples (the same numbers for any ``n_jobs``).
+    known : ndarray (S, R), optional
+        The runs' population scores of every scheme, where they are known (a calibration's population): the
+        prior's variances are then theirs (:func:`~robustness.statistics.population.score_posterior`), a
+        diagnostic of what the prior's normal form costs when nothing about it has to be estimated.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -215,9 +222,10 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     parts = schemes.ratio_parts()
     chunks = batch_sizes(n_resamples, 10) if n_resamples else []
     main, stab, post, *outer_children = batch_generators(rng, 3 + len(chunks))
-    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main)
+    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main,
+                                                     known=known)
     if chunks:
-        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g)
+        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g, known)
                 for size, g in zip(chunks, outer_children)]
         outer = np.concatenate(list(run_batches(_outer_batch, args, n_jobs=n_jobs, prefer="threads")))  # (B, S, M)
         with np.errstate(invalid="ignore"):
@@ -241,7 +249,8 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
                          "plugin_l1": plugin[s, j], "p_best_stays": top[s, j], "margin": margin,
                          "pairs_within_margin": within[s], "groups": grouping, "n_resamples": n_resamples,
                          "confidence": confidence})
-        p_best = (score_posterior(theta[s], cov[s], labels).p_best(4000, post) if np.all(np.isfinite(theta[s]))
+        p_best = (score_posterior(theta[s], cov[s], labels, known=None if known is None else known[s])
+                  .p_best(4000, post) if np.all(np.isfinite(theta[s]))
                   else np.full(len(schemes.runs), np.nan))
         runs.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
                                   "system": list(schemes.runs), "rank": final[s], "p_best": p_best,

@@ -19,6 +19,9 @@ MEANINGS = {
                    "empirical-Bayes estimate); relative bias and the coverage of its interval",
     "expected_l1_interval90": "the same estimate's 90% interval (estimate +- 1.645 SE): coverage",
     "expected_l1_plugin": "the plug-in bootstrap's estimate of the same (the test set's ranking taken for the truth)",
+    "expected_l1_known_prior": "the same estimate with the prior's variances taken from the population (each "
+                               "team its own spread): what the prior's normal form costs when nothing about it "
+                               "has to be estimated (a diagnostic; no target)",
     "units_needed": "the conservative size claim (where the interval's upper end reaches one place per run): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
     "score_interval_percentile": "every run's 95% percentile interval: coverage of its population score",
@@ -47,7 +50,11 @@ def _overview(r: Report, res: StudyResult) -> None:
                 f"main job runs them ({o['outer']} outer resamples, {o['bootstrap']} bootstrap resamples, "
                 f"{o['confidence']:.0%} intervals); the truth is the population's (its expected L1 from "
                 f"{o['truth_draws']} samples of it per size). Monte Carlo standard errors (± 2 SE below) are over test "
-                "sets. The official schemes: majority vote, micro and macro Jaccard.")
+                "sets. The official schemes: majority vote, micro and macro Jaccard."
+                + (" The rows of population \"design (P populations)\" average each check over the design study's "
+                   "run populations, ± 2 SE over those populations: what the estimators do on average over "
+                   "challenges drawn like them, where one population's value owes much to its own runs."
+                   if sum(p["name"].startswith("design-") for p in res.meta["input"]["populations"]) > 1 else ""))
     r.bullets([f"`{k}`: {v}" for k, v in MEANINGS.items()])
 
 
