@@ -120,6 +120,22 @@ def test_known_prior_takes_each_group_its_own_spread():
     assert alone.tau_group == 0 and alone.tau_within == pytest.approx(np.std(known, ddof=1))
 
 
+def test_expected_l1_alone_is_the_estimate_of_ranking_uncertainty(schemes):
+    from robustness.parallel import batch_generators
+    from robustness.statistics.uncertainty import expected_l1, ranking_uncertainty
+
+    sizes = np.array([15, 30, 240])
+    per_size, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=0, rng=7)
+    main = batch_generators(7, 3)[0]  # the estimate's stream in ranking_uncertainty
+    alone = expected_l1(schemes, sizes, rng=main)
+    for s, (strategy, metric, average) in enumerate(schemes.names):
+        want = per_size[(per_size.strategy == strategy) & (per_size.average == average)].sort_values("m")
+        np.testing.assert_allclose(alone[s], want.expected_l1, rtol=1e-12)
+    # the population's own scores as the prior: a different estimate, of the same kind
+    known = expected_l1(schemes, sizes, known=schemes.scores(), rng=1)
+    assert known.shape == alone.shape and np.all(np.diff(known, axis=1) < 0)
+
+
 def test_noisy_l1_is_zero_without_noise_and_grows_with_it():
     draws = np.array([[0.9, 0.7, 0.5, 0.3]])
     noise = np.random.default_rng(0).standard_normal((500, 4))

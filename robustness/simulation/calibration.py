@@ -421,13 +421,12 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     """Every claim of one test set beside its truth."""
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.comparisons import pairwise_comparisons
-    from robustness.statistics.uncertainty import default_sizes, ranking_uncertainty, units_needed
+    from robustness.statistics.uncertainty import default_sizes, expected_l1, ranking_uncertainty, units_needed
 
     n = test.n_units
     n_runs = len(test.runs)
     g_unc, g_boot, g_known = rng.spawn(3)
-    known = ranking_uncertainty(test, sizes=np.array([n, 8 * n]), n_resamples=0, margin=margin, known=truth.scores,
-                                rng=g_known)[0].set_index(["strategy", "average", "m"]).expected_l1
+    known = expected_l1(test, np.array([n, 8 * n]), margin=margin, known=truth.scores, rng=g_known)  # (S, 2)
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
                                             n_resamples=options.outer, margin=margin, confidence=options.confidence,
                                             rng=g_unc)
@@ -447,7 +446,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
             true = truth.at(s, m)
             out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
                                     "plugin": row.plugin_l1,
-                                    "known_prior": float(known[(key["strategy"], key["average"], m)]),
+                                    "known_prior": known[s, factor // 8],
                                     "low": row.low, "high": row.high,
                                     "se": row.expected_l1_se, "posterior_se": row.posterior_se,
                                     "sampling_se": row.sampling_se, "truth": true})

@@ -36,7 +36,8 @@ from robustness.statistics.schemes import Schemes
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ranking_uncertainty", "units_needed", "default_sizes", "crossing", "UncertaintyDraws", "CLAIM_CONFIDENCE"]
+__all__ = ["ranking_uncertainty", "expected_l1", "units_needed", "default_sizes", "crossing", "UncertaintyDraws",
+           "CLAIM_CONFIDENCE"]
 
 #: The confidence of the one-sided size claims ("at least n units"): calibrated by experiments.calibration so
 #: that at least 80% of claims reach the target without asking for far more than needed.
@@ -115,7 +116,7 @@ def _per_draw(draws, noise, m, margin):
     return float(means.mean()), float(np.sqrt(max(between - within_var, 0.0))), float(np.sqrt(between / n_d))
 
 
-def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child, known):
+def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
     """``size`` outer resamples of the units: the estimate on each (B, S, M)."""
     n_units = parts[0].shape[0]
     counts = draw_counts(child, n_units, size).astype(np.float64)  # (B, U)
@@ -123,8 +124,7 @@ def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child, known)
     for b in range(size):
         keep = np.flatnonzero(counts[b])
         sub = (parts[0][keep], parts[1][keep])
-        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False,
-                              known=known)[0])
+        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False)[0])
     return np.stack(out)
 
 
@@ -150,8 +150,7 @@ def _stability(theta, cov, n, sizes, n_noise, rng):
 def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 200,
                         margin: float = 0.0, groups: str | Mapping[str, str] = "auto", ties: str = "average",
                         tol: float = TIE_TOL, confidence: float = 0.95, draws: UncertaintyDraws = UncertaintyDraws(),
-                        n_jobs: int = 1, known: np.ndarray | None = None,
-                        rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        n_jobs: int = 1, rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expected L1 between the ranking on ``m`` units and the ranking on unlimited data, with its interval.
 
     Parameters
@@ -177,10 +176,6 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         Populations and noise vectors per estimate.
     n_jobs : int
         Parallel batches of outer resamples (the same numbers for any ``n_jobs``).
-    known : ndarray (S, R), optional
-        The runs' population scores of every scheme, where they are known (a calibration's population): the
-        prior's variances are then theirs (:func:`~robustness.statistics.population.score_posterior`), a
-        diagnostic of what the prior's normal form costs when nothing about it has to be estimated.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -222,10 +217,9 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     parts = schemes.ratio_parts()
     chunks = batch_sizes(n_resamples, 10) if n_resamples else []
     main, stab, post, *outer_children = batch_generators(rng, 3 + len(chunks))
-    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main,
-                                                     known=known)
+    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main)
     if chunks:
-        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g, known)
+        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g)
                 for size, g in zip(chunks, outer_children)]
         outer = np.concatenate(list(run_batches(_outer_batch, args, n_jobs=n_jobs, prefer="threads")))  # (B, S, M)
         with np.errstate(invalid="ignore"):
@@ -249,13 +243,40 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
                          "plugin_l1": plugin[s, j], "p_best_stays": top[s, j], "margin": margin,
                          "pairs_within_margin": within[s], "groups": grouping, "n_resamples": n_resamples,
                          "confidence": confidence})
-        p_best = (score_posterior(theta[s], cov[s], labels, known=None if known is None else known[s])
-                  .p_best(4000, post) if np.all(np.isfinite(theta[s]))
+        p_best = (score_posterior(theta[s], cov[s], labels).p_best(4000, post) if np.all(np.isfinite(theta[s]))
                   else np.full(len(schemes.runs), np.nan))
         runs.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
                                   "system": list(schemes.runs), "rank": final[s], "p_best": p_best,
                                   "p_keep_rank": keep[s]}))
     return pd.DataFrame(rows), pd.concat(runs, ignore_index=True)
+
+
+def expected_l1(schemes: Schemes, sizes: ArrayLike, *, margin: float = 0.0, groups: str | Mapping[str, str] = "auto",
+                known: np.ndarray | None = None, draws: UncertaintyDraws = UncertaintyDraws(),
+                rng: SeedLike = None) -> np.ndarray:
+    """The estimate of the expected L1 at each size alone: :func:`ranking_uncertainty`'s, without its interval.
+
+    Parameters
+    ----------
+    schemes : Schemes
+    sizes : array of int
+        Test-set sizes in units.
+    margin, groups, draws
+        As in :func:`ranking_uncertainty`.
+    known : ndarray (S, R), optional
+        The runs' population scores of every scheme, where they are known (a calibration's population): the
+        prior's variances are then theirs (:func:`~robustness.statistics.population.score_posterior`), which
+        shows what the prior's normal form costs when nothing about it has to be estimated.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (S, M)
+        nan for a scheme with a run of undefined score.
+    """
+    labels, _ = run_groups(schemes.runs, groups)
+    return _distances(schemes.ratio_parts(), None, labels, np.asarray(sizes, dtype=np.int64), margin, draws.draws,
+                      draws.noise, np.random.default_rng(rng), full=False, known=known)[0]
 
 
 def crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bool, bool]:
