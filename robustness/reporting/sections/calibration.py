@@ -81,7 +81,8 @@ def _targets(r: Report, res: StudyResult) -> None:
                   else f"{row.low:g} to {row.high:g}")
         rows.append({"target": says, "population": population, "scheme": row.average, "value": value,
                      "wanted": wanted, "outcome": row.statement.replace("_", " ")})
-    r.table(pd.DataFrame(rows), caption="Each check's value (± 2 Monte Carlo SE over test sets) against its target "
+    r.table(pd.DataFrame(rows), caption="Each check's value (± 2 SE: over test sets; over populations for the design "
+            "populations' average) against its target "
             "(calibration.csv).")
 
 
