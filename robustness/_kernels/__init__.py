@@ -27,13 +27,13 @@ from robustness._kernels.population import margin_l1
 from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
 from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
 from robustness._kernels.surface import (
-                                         distances_at,
-                                         mask_box,
-                                         squared_edt,
-                                         squared_edt_at,
-                                         surface_distances,
-                                         surface_of,
-                                         union_box,
+    distances_at,
+    mask_box,
+    squared_edt,
+    squared_edt_at,
+    surface_distances,
+    surface_of,
+    union_box,
 )
 
 __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",

@@ -218,16 +218,21 @@ def _squared_edt_at(sources, spacing, queries, lines):
     return out
 
 
+def _edt_at_flat(sources, spacing, queries):
+    """:func:`_squared_edt_at` for any spacing and query mask, flattened in C order (exact at the queries)."""
+    queries = np.ascontiguousarray(queries, dtype=np.bool_)
+    out = _squared_edt_at(sources, np.asarray(spacing, dtype=np.float64), queries,
+                          np.ascontiguousarray(queries.any(axis=0)))
+    return out.reshape(-1)
+
+
 def squared_edt_at(sources, spacing, queries):
     """The squared distance to the nearest ``sources`` voxel at every ``queries`` voxel, in C order.
 
     The same numbers as ``squared_edt(sources, spacing)[queries]``; the last pass (along z) works only on the
     lines that hold a query and writes only the queries: about a quarter less work for a surface.
     """
-    spacing = np.asarray(spacing, dtype=np.float64)
-    queries = np.ascontiguousarray(queries, dtype=np.bool_)
-    out = _squared_edt_at(sources, spacing, queries, np.ascontiguousarray(queries.any(axis=0)))
-    return out.ravel()[np.flatnonzero(queries)]
+    return _edt_at_flat(sources, spacing, queries)[np.flatnonzero(queries)]
 
 
 def mask_box(a):
@@ -293,6 +298,5 @@ def distances_at(sources, index_sets, spacing):
     flat = queries.reshape(-1)
     for idx in index_sets:
         flat[idx] = True
-    spacing = np.asarray(spacing, dtype=np.float64)
-    full = _squared_edt_at(sources, spacing, queries, np.ascontiguousarray(queries.any(axis=0))).reshape(-1)
+    full = _edt_at_flat(sources, spacing, queries)
     return [np.sqrt(full[idx]) for idx in index_sets]

@@ -356,10 +356,9 @@ def summarise(design: pd.DataFrame,
     keys = list(SETTING_COLUMNS) + ["strategy", "metric", "average"]
     rows = []
     bounded = {"top1_correct": (0, 1), "top3_agreement": (0, 1), "tau_same_images": (-1, 1), "tau_population": (-1, 1)}
-    measures = list(MEASURES) + [c for c in design.columns if c.startswith("tau_jaccard_")]
-    for c in measures:
-        if c.startswith("tau_jaccard_"):
-            bounded[c] = (-1, 1)
+    taus = [c for c in design.columns if c.startswith("tau_jaccard_")]
+    measures = list(MEASURES) + taus
+    bounded |= dict.fromkeys(taus, (-1, 1))
     for key, d in design.groupby(keys, sort=False):
         row = dict(zip(keys, key), replicates=d.replicate.nunique(), images=float(d.images.mean()))
         for m in measures:

@@ -249,18 +249,17 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
 
 def _known_prior(known: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:
     """Every run's within-group prior variance and the between-group one, from population scores."""
+    found = np.unique(groups)
+    if found.size == known.size:  # no groups: a one-level prior of the scores' own spread
+        return np.full(known.size, max(float(known.var(ddof=1)), _FLOOR) if known.size > 1 else _FLOOR), 0.0
     tau_w2 = np.full(known.size, _FLOOR)
     means = []
-    for g in np.unique(groups):
+    for g in found:
         idx = groups == g
         means.append(known[idx].mean())
         if idx.sum() > 1:
             tau_w2[idx] = max(float(known[idx].var(ddof=1)), _FLOOR)
-    tau_g2 = max(float(np.var(means, ddof=1)), _FLOOR) if len(means) > 1 else 0.0
-    if len(means) == known.size:  # no groups: a one-level prior of the scores' own spread
-        tau_w2[:] = max(float(known.var(ddof=1)), _FLOOR) if known.size > 1 else _FLOOR
-        tau_g2 = 0.0
-    return tau_w2, tau_g2
+    return tau_w2, max(float(np.var(means, ddof=1)), _FLOOR) if len(means) > 1 else 0.0
 
 
 def _posterior(theta: np.ndarray, sigma: np.ndarray, prior: np.ndarray, tau_group: float,
