@@ -15,6 +15,7 @@ written as they finish (OUT/cache/design/), so an interrupted grid resumes.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -86,8 +87,12 @@ def parser() -> _cli.Parser:
     g.add_argument("--replicates", type=integer(2, 1_000), help="seeded replicates per setting (default 20; --quick 4)")
     g.add_argument("--populations", type=integer(1, 100),
                    help="distinct run populations the replicates cycle through (default 4; --quick 2)")
-    g.add_argument("--pool", type=integer(4, 20_000),
-                   help="encounters of each population's pool (default 1000; --quick 300)")
+    g.add_argument("--pool", type=integer(4, 1_000_000),
+                   help="independent images that first score each run population (doubled until the pool ranks the "
+                        "runs within L1 2 of unlimited data, at most 8 times; default 25000; --quick 12000)")
+    g.add_argument("--max-encounters", type=integer(4, 100_000), metavar="N",
+                   help="the size search's cap: test sets twice as large are simulated until the recommended scheme "
+                        "meets the target at 95%% confidence, or this size (default 32 N, 400 to 6400)")
     g.add_argument("--orders", type=_cli.orders, help="random orders per test set (default 100; --quick 40)")
     g.add_argument("--bootstrap", type=integer(2, _cli.MAX_RESAMPLES),
                    help="bootstrap resamples per test set (default 300; --quick 150)")
@@ -101,13 +106,17 @@ def parser() -> _cli.Parser:
                    help="target expected L1 to the population ranking (default: the number of runs, one place each)")
     g.add_argument("--target-top1", type=_fraction, default=0.9,
                    help="target share of replicates with the true best run ranked first (default 0.9)")
-    g.add_argument("--quick", action="store_true", help="a small grid that runs in under 5 minutes on 2 cores")
+    g.add_argument("--quick", action="store_true", help="a small grid (4 replicates over 2 run populations): under 3 "
+                                                           "minutes on 2 cores")
     g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=_cli.output_folder, default="results/design_study", metavar="DIR",
                    help="output folder (default results/design_study)")
-    g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results")
-    g.add_argument("--n-jobs", type=_cli.jobs, default=1, help="parallel workers (default 1)")
+    g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results, "
+                                                           "and plan with a fitted twin outside fit.csv's tolerances")
+    g.add_argument("--n-jobs", type=_cli.jobs, default=os.cpu_count() or 1,
+                   help=f"parallel workers (default: every core, {os.cpu_count() or 1} here; the numbers do not "
+                        "depend on it)")
     g.add_argument("--scheduler", type=_cli.scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")
@@ -134,17 +143,25 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
         spread=listed(args.spread), runs=listed(args.runs), correlation=listed(args.correlation),
         replicates=args.replicates, populations=args.populations, pool=args.pool, orders=args.orders,
         bootstrap=args.bootstrap, image_mp=args.image_mp, target_l1=args.target_l1, target_top1=args.target_top1,
+        max_encounters=args.max_encounters,
         quick=args.quick, seed=args.seed, boundary=tuple(args.boundary))
 
 
 def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
-                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None]:
-    """The base generator parameters, and the fit table when --like (or --data) is given."""
+                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None, list[str]]:
+    """The base generator parameters, the fit table when --like (or --data) is given, and the input's warnings.
+
+    The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
+    fit is checked statistic by statistic (:data:`robustness.simulation.calibrate.FIT_TOLERANCES`): a twin that
+    is not like the challenge is refused, naming the statistics, unless ``--force``.
+    """
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.simulation.calibrate import fit_failures
     from robustness.simulation.synthetic import SyntheticConfig
     from robustness.studies.design import base_from_challenge
 
     if args.like is None and args.data is None:
-        return SyntheticConfig(**_cli.synthetic_shape(args)), None
+        return SyntheticConfig(**_cli.synthetic_shape(args)), None, []
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
 
@@ -152,8 +169,22 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     else:
         args.data = args.like or args.data
         challenge = _cli.load(args)
+    counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+    warnings = _cli.input_warnings(args, challenge, counts)
     say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")
-    return base_from_challenge(challenge, options)
+    base, table = base_from_challenge(challenge, options, counts=counts)
+    failed = fit_failures(table)
+    if failed and not args.force:
+        from robustness.errors import InputError
+
+        raise InputError(f"{args.like or args.data}: the generator cannot be fitted to this challenge: "
+                         f"{'; '.join(failed)} (fit.csv's tolerances; a misread input, such as a swapped "
+                         "foreground, fails here; --force plans with the twin anyway)")
+    if failed:
+        note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
+        _cli.say([note])
+        warnings.append(note)
+    return base, table, warnings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
 
     say = _study.say(args)
     options = options_from(args)
-    base, fit_table = base_challenge(args, options, say)
+    base, fit_table, warnings = base_challenge(args, options, say)
     grid = design.make_grid(base, options)
     key = design.fingerprint(base, grid, options.simulation(base), options.seed)
     out = ResultsDir(args.out, fingerprint=key, force=args.force)
@@ -187,8 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{grid.replicates} replicates -> {out.path}")
     with _study.execution(args) as n_jobs:
         result = design.run(base, options, fit_table=fit_table, cache_dir=out.path / "cache" / "design",
-                            n_jobs=n_jobs, progress=_study.progress(args), say=say)
-    _cli.say(result.warnings)
+                            n_jobs=n_jobs, progress=_study.progress(args), say=say, warnings=warnings)
+    _cli.say(result.warnings[len(warnings):])
     result.meta["input"].update(like=args.like or args.data)
     _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
                                                                       "options": asdict(options)})

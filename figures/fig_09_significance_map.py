@@ -20,15 +20,24 @@ def make(results_dir, out_path, *, strategy=None, metric="jaccard"):
     pairwise = pd.read_parquet(Path(results_dir) / "pairwise.parquet")
     strategy = strategy or official_strategy(list(dict.fromkeys(pairwise.strategy)))
     averages = [a for a in ("micro", "macro") if ((pairwise.strategy == strategy) & (pairwise.average == a)).any()]
-    n = pd.concat([pairwise.system, pairwise.other]).nunique()
-    side = min(7.0, max(3.0, 0.09 * n + 1.6))
+    runs = pd.concat([pairwise.system, pairwise.other]).unique()
+    n = len(runs)
+    # sized to the runs: a cell per run, room for the longest name below and beside each map
+    font = 6.0 if n <= 25 else 4.5
+    names = max(len(str(r)) for r in runs) * font * 0.6 / 72 + 0.15
+    cells = min(6.5, max(1.4, 0.16 * n if n <= 25 else 0.1 * n))
     with plotting.style():
-        fig, axes = plt.subplots(1, len(averages), figsize=(side * len(averages), side + 0.5), squeeze=False,
+        fig, axes = plt.subplots(1, len(averages), figsize=((cells + names + 0.2) * len(averages),
+                                                            cells + names + 0.75), squeeze=False,
                                  layout="constrained")
         for ax, average in zip(axes[0], averages):
-            plotting.significance_map(pairwise, strategy=strategy, metric=metric, average=average, ax=ax)
+            plotting.significance_map(pairwise, strategy=strategy, metric=metric, average=average, ax=ax,
+                                      legend=False, fontsize=font)
         unit = pairwise.unit.iloc[0]
-        fig.suptitle(f"Paired bootstrap over {unit}s, two-sided, Holm over all pairs, 5%", fontsize=7)
+        fig.legend(handles=plotting.significance_legend(plotting.strategy_style(strategy)["color"]),
+                   loc="outside lower center", ncols=2, fontsize=6)
+        fig.suptitle(f"Paired t-test with delta-method standard errors over {unit}s, two-sided, Holm over all "
+                     "pairs, 5%", fontsize=7)
         return save(fig, out_path)
 
 

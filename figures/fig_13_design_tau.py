@@ -27,7 +27,8 @@ def make(results_dir, out_path):
     from figures import save
     from robustness.reporting import design_plots, plotting
 
-    summary, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
+    summary, base = base_rows(results_dir, design_plots.one_random(pd.read_csv(Path(results_dir) /
+                                                                               "design_summary.csv")))
     with plotting.style():
         fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.0), sharex=True, layout="constrained")
         for col, average in enumerate(("micro", "macro")):

@@ -11,6 +11,8 @@ from pathlib import Path
 
 def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+    import json
+
     import matplotlib.pyplot as plt
     import pandas as pd
 
@@ -19,9 +21,13 @@ def make(results_dir, out_path):
     from robustness.reporting import design_plots, plotting
     from robustness.simulation.design import needed_by_agreement
 
-    summary = pd.read_csv(Path(results_dir) / "design_summary.csv")
+    summary = design_plots.one_random(pd.read_csv(Path(results_dir) / "design_summary.csv"))
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
     summary = summary.loc[rows.index]
+    meta = json.loads((Path(results_dir) / "meta.json").read_text()) if (Path(results_dir) / "meta.json").exists() \
+        else {}
+    many = meta.get("input", {}).get("base", {})
+    unit = "encounters" if many.get("n_images", 2) > many.get("n_encounters", 1) else "images"
     target = float(base.get("target_l1", base["runs"]))
     sizes = needed_by_agreement(summary, target=target)
     largest = int(summary.encounters.max())
@@ -33,16 +39,16 @@ def make(results_dir, out_path):
             axes[0, col].axhline(target, color="black", linewidth=0.5, linestyle=":")
             design_plots.design_size(sizes, average=average, grid=summary.encounters.unique(), ax=axes[1, col])
             axes[1, col].set_title("")
-        axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} encounters (95% CI)")
-        axes[1, 0].set_ylabel(f"test encounters for L1 <= {target:g}\n(mean over replicates, 95% CI)")
+        axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} {unit} (95% CI)")
+        axes[1, 0].set_ylabel(f"test {unit} for L1 <= {target:g}\n(mean over replicates, 95% CI)")
         for ax in axes.flat:
             ax.set_xlabel("")
         fig.supxlabel("annotator agreement (1 = annotators equal the truth)", fontsize=8)
         handles, labels = axes[0, 1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
         fig.suptitle(f"{int(base['annotators'])} annotators per image. Below: the test-set size at which the mean "
-                     f"L1 falls to {target:g} (log-linear between grid sizes);\ntriangles: more than {largest} "
-                     "encounters (beyond the grid, dotted)", fontsize=7)
+                     f"L1 falls to {target:g} (log-linear between the sizes simulated);\ntriangles: more than "
+                     f"{largest} {unit} (beyond the sizes simulated, dotted)", fontsize=7)
         return save(fig, out_path)
 
 

@@ -77,6 +77,21 @@ def twin_upsample(coarse, h, w):
     return out
 
 
+def twin_rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of, empty, truth):
+    """Each rater's mask made whole (max over its fields, plus level and noise, upsampled), then counted."""
+    n_b = keep.shape[1]
+    out = []
+    for r in range(keep.shape[0]):
+        chosen = [fields[b] for b in range(n_b) if keep[r, b]]
+        chosen += [fields[n_b + extra_start[r] + j] for j in range(n_extra[r])]
+        if empty[r] or not chosen:
+            mask = np.zeros(truth.shape, bool)
+        else:
+            mask = twin_upsample((np.max(chosen, axis=0) + level[r]) + amp[r] * noise[noise_of[r]], *truth.shape)
+        out.append([np.sum(mask & truth), np.sum(mask & ~truth), np.sum(~mask & truth)])
+    return np.array(out, dtype=np.int64).reshape(-1, 3)
+
+
 def twin_blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
     """The blob fields of the module notes, with arctan2 and cos of every harmonic (numpy, whole arrays)."""
     ys, xs = np.asarray(ys)[:, None], np.asarray(xs)[None, :]

@@ -110,7 +110,7 @@ def test_main_job_says_tied_when_all_golds_coincide(tmp_path):
     assert job.main(["--data", str(data), "--out", str(out), "--orders", "20", "--bootstrap", "30", "--outer", "4", "--quiet",
                      "--no-figures"]) == 0
     report = (out / "summary.md").read_text()
-    assert "**micro**: no strategy is fastest:" in report and "are tied" in report
+    assert "**micro**: no strategy settles fastest:" in report and "are tied" in report
     assert "converges fastest" not in report
 
 
@@ -217,7 +217,9 @@ def test_report_html_is_self_contained_and_complete(tmp_path):
         if name.endswith(".png"):  # every figure, embedded byte for byte
             assert base64.b64encode((out / name).read_bytes()).decode() in page, name
         elif name.endswith((".csv", ".parquet")):  # every table, listed
-            assert f"<td>{name}</td>" in page, name
-    assert not re.search(r"(?:src|href)\s*=\s*[\"'](?!data:)", page)  # nothing loaded from elsewhere
+            assert f'<td><a href="{name}">{name}</a></td>' in page, name
+    assert not re.search(r"src\s*=\s*[\"'](?!data:)", page)  # nothing loaded from elsewhere
+    # links only to the folder's own files and to the page's sections
+    assert all(h.startswith("#") or (":" not in h and not h.startswith("/")) for h in re.findall(r'href="([^"]*)"', page))
     assert "http://" not in page and "https://" not in page
     assert '<meta name="viewport"' in page  # phone widths

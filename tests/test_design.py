@@ -15,7 +15,7 @@ from robustness.statistics.spread import encounter_icc
 
 SMALL = SyntheticConfig(n_encounters=12, n_images=30, n_runs=6, n_teams=3, n_annotators=3, min_annotators=3,
                         megapixels=0.002)
-OPTIONS = DesignOptions(pool_encounters=40, n_orders=8, n_resamples=40, megapixels=0.002)
+OPTIONS = DesignOptions(pool_images=40, n_orders=8, n_resamples=40, megapixels=0.002)
 
 
 def test_agreement_one_makes_annotators_equal_the_truth():
@@ -142,7 +142,7 @@ def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, mo
     assert calls == [1]
     pd.testing.assert_frame_equal(pd.read_csv(a / "design.csv"), pd.read_csv(b / "design.csv"))
     text = (a / "recommendation.md").read_text()
-    assert "Gold strategy and averaging" in text and "Test-set size" in text
+    assert "**Use " in text and "Test-set size" in text
 
 
 def test_a_damaged_design_cache_is_computed_again_with_a_warning(tmp_path, capsys):
@@ -255,3 +255,144 @@ def test_metric_taus_equal_scipy_on_the_means():
         nsd = np.where(np.isnan(nsd), 1.0, nsd).mean(axis=1)
         assert taus[(strat, "macro")]["tau_jaccard_hd95"] == pytest.approx(kendalltau(jac, -hd).statistic)
         assert taus[(strat, "macro")]["tau_jaccard_nsd@3"] == pytest.approx(kendalltau(jac, nsd).statistic)
+
+
+# -- the sharp population -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("volume", [False, True])
+@pytest.mark.parametrize("common", [False, True])
+def test_run_counts_equal_counting_the_masks(volume, common):
+    """``generate_image(run_counts=True)`` (the kernel in 2D) gives every run's TP/FP/FN of its masks."""
+    from robustness.simulation.lesions import generate_image
+
+    extra = dict(depth=4, spacing=(2.0, 1.0, 1.0)) if volume else {}
+    ch = make_challenge(SMALL, rng=11, **extra)
+    for i in range(ch.n_images):
+        masks = generate_image(ch.source, i, annotators=False, common_runs=common)
+        counts = generate_image(ch.source, i, annotators=False, common_runs=common, run_counts=True)[("run", "counts")]
+        t = masks[("truth", "truth")]
+        expected = [[np.sum(masks[("run", r)] & t), np.sum(masks[("run", r)] & ~t), np.sum(~masks[("run", r)] & t)]
+                    for r in ch.runs]
+        np.testing.assert_array_equal(counts, expected)
+
+
+def test_common_random_numbers_keep_each_runs_scores_and_sharpen_the_ranking():
+    """Each run's expected score is the same with and without common random numbers (within Monte Carlo error);
+    runs with equal parameters then draw equal masks; and the pool ranks the runs more consistently."""
+    from dataclasses import replace
+
+    from robustness.overlap.metrics import macro
+    from robustness.simulation.lesions import generate_image
+    from robustness.simulation.synthetic import draw_population
+
+    config = replace(SMALL, n_encounters=400, n_images=400, max_images_per_encounter=1)
+    pop = draw_population(config, 2)
+    ch = make_challenge(config, rng=9, population=pop)
+    per = {c: np.stack([generate_image(ch.source, i, annotators=False, common_runs=c,
+                                       run_counts=True)[("run", "counts")] for i in range(ch.n_images)], axis=1)
+           for c in (False, True)}
+    scores = {c: macro(v, "jaccard") for c, v in per.items()}
+    j = {c: np.where(v.sum(-1) > 0, v[..., 0] / np.maximum(v.sum(-1), 1), 1.0) for c, v in per.items()}
+    se = np.sqrt(j[False].var(axis=1) / 400 + j[True].var(axis=1) / 400)
+    assert np.all(np.abs(scores[True] - scores[False]) < 4 * se)  # same expectation
+    # the differences between runs: far less noisy with common random numbers
+    diff = {c: (v[:, None, :] - v[None, :, :]).std(axis=-1) for c, v in j.items()}
+    off = ~np.eye(len(pop.runs), dtype=bool)
+    assert np.median(diff[True][off]) < 0.7 * np.median(diff[False][off])
+    twins = replace(pop, run_skill=np.full(len(pop.runs), 0.5), run_bias=np.zeros(len(pop.runs)))
+    m = generate_image(make_challenge(config, rng=9, population=twins).source, 0, annotators=False, common_runs=True)
+    assert all(np.array_equal(m[("run", r)], m[("run", twins.runs[0])]) for r in twins.runs)
+
+
+def test_the_pool_doubles_until_it_is_sharp():
+    setting = Setting(annotators=3, agreement=0.6, spread=0.5, runs=6, correlation=0.5)
+    from dataclasses import replace
+
+    once = population_scores(SMALL, setting, [12], 0, seed=1, options=replace(OPTIONS, pool_l1_target=np.inf))
+    assert once[("pool_images",)][0] == OPTIONS.pool_images
+    grown = population_scores(SMALL, setting, [12], 0, seed=1, options=replace(OPTIONS, pool_l1_target=-1.0))
+    assert grown[("pool_images",)][0] == OPTIONS.pool_images * OPTIONS.pool_growth  # never sharp: up to the cap
+    # the first batch is the same pool, so the doubled pool contains it
+    assert not np.allclose(once[("jaccard", "micro")], grown[("jaccard", "micro")])
+
+
+# -- the decision ---------------------------------------------------------------------------------------------
+
+def _design_rows(l1: dict, replicates: int = 6, seed: int = 0) -> pd.DataFrame:
+    """Hand-made design rows at one setting and size: ``{(strategy, average): mean L1}`` plus small noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (strat, average), mean in l1.items():
+        for r in range(replicates):
+            rows.append(dict(encounters=100, annotators=3, agreement=0.6, spread=0.5, runs=10, correlation=0.5,
+                             replicate=r, population=r % 2, strategy=strat, metric="jaccard", average=average,
+                             l1_population=mean + rng.normal(0, 0.5)))
+    return pd.DataFrame(rows)
+
+
+BASE = Setting(annotators=3, agreement=0.6, spread=0.5, runs=10, correlation=0.5)
+
+
+def test_the_simplest_of_the_tied_schemes_is_chosen_and_random_golds_are_one():
+    from robustness.simulation.design import choose_scheme
+
+    design = _design_rows({("staple", "macro"): 10.0, ("majority", "macro"): 10.2, ("majority", "micro"): 10.1,
+                           ("union", "micro"): 30.0, ("rand1", "micro"): 5.0, ("rand2", "micro"): 20.0,
+                           ("rand3", "micro"): 12.0})
+    c = choose_scheme(design, base=BASE, size=100)
+    assert c["chosen"] == ("majority", "micro")  # tied with STAPLE (macro), simpler; micro before macro
+    assert not any(t.startswith("rand") for t in c["verdict"].tied)  # a draw is never a candidate
+    assert "union (micro)" not in c["verdict"].tied
+    r = c["random"].set_index("average").loc["micro"]
+    assert r.draws == 3 and r.spread_low < 6 and r.spread_high > 19
+    assert r.l1_population == pytest.approx(design[design.strategy.str.startswith("rand")].l1_population.mean())
+
+
+def test_a_scheme_better_than_every_other_is_chosen_even_if_not_the_simplest():
+    from robustness.simulation.design import choose_scheme
+
+    c = choose_scheme(_design_rows({("intersection", "macro"): 2.0, ("majority", "micro"): 20.0,
+                                    ("staple", "micro"): 21.0}), base=BASE, size=100)
+    assert c["chosen"] == ("intersection", "macro") and c["verdict"].best == "intersection (macro)"
+
+
+def test_fit_failures_name_the_statistic_outside_its_tolerance():
+    from robustness.simulation.calibrate import fit_failures
+
+    table = pd.DataFrame({"statistic": ["a", "b"], "target": [0.96, 0.5], "fitted": [0.55, 0.52],
+                          "tolerance": ["within a factor 2", "within 0.05"], "within": [False, True]})
+    assert fit_failures(table) == ["a is 0.96 in the challenge but 0.55 in its fitted twin (within a factor 2)"]
+    assert fit_failures(table.assign(within=True)) == []
+
+
+def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
+    """A target the grid does not reach: larger test sets are simulated until it is met at 95% confidence (a size
+    with its interval, sizes beyond the grid in design.csv), or the cap stops the search with a warning; a target
+    below the gold's own distance to the truth is unreachable, said as such."""
+    from dataclasses import replace
+
+    from robustness.studies.design import DesignStudyOptions, run
+
+    base = replace(SMALL, n_runs=5, n_teams=2)
+    common = dict(encounters=(4, 8), annotators=(3,), agreement=(0.6,), replicates=3, populations=1, pool=40,
+                  orders=4, bootstrap=10, image_mp=0.002)
+    found = run(base, DesignStudyOptions(**common, target_l1=1.0, max_encounters=64), cache_dir=tmp_path / "a")
+    sizes = sorted(found.tables["design.csv"].encounters.unique())
+    rec = found.verdict("recommended_scheme")[0]
+    assert found.meta["search"] in ("met", "capped", "unreachable")
+    if found.meta["search"] == "met":
+        assert max(sizes) > 8 and np.isfinite(rec["value"]) and np.isfinite(rec["high"])
+    capped = run(base, DesignStudyOptions(**common, target_l1=0.0, max_encounters=8), cache_dir=tmp_path / "b")
+    assert capped.meta["search"] in ("capped", "unreachable")
+    assert any("no test-set size reaches" in w or "the size search stopped at 8" in w for w in capped.warnings)
+    # runs of one skill and annotators that barely agree: the gold's own ranking is off the truth's at any size
+    strict = run(replace(base, agreement=0.1), DesignStudyOptions(**{**common, "agreement": (0.1,)}, spread=(0.0,),
+                                                                    target_l1=0.0, max_encounters=32),
+                 cache_dir=tmp_path / "c")
+    own = strict.verdict("own_distance_to_truth")[0]
+    assert own["value"] > 0  # the gold alone is off the truth
+    if strict.meta["search"] == "unreachable":
+        assert own["statement"] == "unreachable" and own["low"] > 0
+        assert any(w.startswith("no test-set size reaches L1 <= 0 with") for w in strict.warnings)
+    else:
+        assert strict.meta["search"] == "capped" and any("the size search stopped at 32" in w for w in strict.warnings)

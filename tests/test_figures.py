@@ -42,13 +42,29 @@ def test_convergence_artists(summary):
     plt.close("all")
 
 
-def test_convergence_figure_has_both_metrics(summary):
+def test_convergence_figure_micro_is_one_panel_and_macro_has_both_metrics(summary):
+    """Micro Dice ranks as micro Jaccard (2J / (1 + J) of the same counts): one panel, and the figure says so."""
     fig = plotting.convergence_figure(summary, average="micro", official="majority")
-    assert [a.get_title() for a in fig.axes] == ["Jaccard, micro", "Dice, micro"]
+    assert [a.get_title() for a in fig.axes] == ["Jaccard, micro"]
+    assert any("micro Dice ranks identically" in t.get_text() for t in fig.axes[0].texts)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
         "majority", "STAPLE (= majority)", "rand1", "mean over orders", "one single order",
         "90% of orders (majority)"]
     plt.close(fig)
+    fig = plotting.convergence_figure(summary.assign(average="macro"), average="macro", official="majority")
+    assert [a.get_title() for a in fig.axes] == ["Jaccard, macro", "Dice, macro"]
+    plt.close(fig)
+
+
+def test_gold_colours_are_distinct_and_majority_is_not_hidden_by_staple():
+    from matplotlib.colors import to_hex
+
+    from robustness.overlap.gold import STRATEGIES, is_random
+
+    chosen = {n: s.style for n, s in STRATEGIES.items() if s.default and not is_random(n)}
+    colours = [to_hex(st["color"]) for st in chosen.values()]
+    assert len(set(colours)) == len(colours)  # one colour per gold
+    assert chosen["staple"]["linestyle"] != chosen["majority"].get("linestyle", "-")  # dashed over solid
 
 
 def test_forest_blobs_heatmap_artists():

@@ -28,6 +28,7 @@ from tests.naive import (
     twin_pattern_codes,
     twin_pattern_hist,
     twin_rank_rows,
+    twin_rater_counts,
     twin_resample_sums,
     twin_runs_beaten,
     twin_scores_from_sums,
@@ -117,6 +118,41 @@ def test_upsample_hand_made():
     out = _kernels.upsample_positive(coarse, 3, 5)
     # columns at x = 0, .25, .5, .75, 1 of the coarse grid: field -1, -.5, 0, .5, 1
     assert out.tolist() == [[False, False, False, True, True]] * 3
+
+
+@st.composite
+def _raters_case(draw):
+    """Random inputs of ``rater_counts``: lesion and false-blob fields, raters' choices, noise, a truth mask."""
+    n_b, n_x, n_r = draw(st.integers(0, 3)), draw(st.integers(0, 3)), draw(st.integers(1, 5))
+    ch, cw, h, w = draw(st.integers(2, 6)), draw(st.integers(2, 6)), draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    k = draw(st.integers(1, 3))
+    floats = st.floats(-1, 1, allow_nan=False, width=32)
+    fields = draw(arrays(np.float64, (n_b + n_x, ch, cw), elements=floats))
+    starts = [draw(st.integers(0, n_x)) for _ in range(n_r)]
+    counts = [draw(st.integers(0, n_x - a)) for a in starts]
+    return (fields, draw(arrays(np.bool_, (n_r, n_b))), np.array(starts, dtype=np.int64),
+            np.array(counts, dtype=np.int64), draw(arrays(np.float64, n_r, elements=floats)),
+            draw(arrays(np.float64, n_r, elements=floats)), draw(arrays(np.float64, (k, ch, cw), elements=floats)),
+            np.array([draw(st.integers(0, k - 1)) for _ in range(n_r)], dtype=np.int64),
+            draw(arrays(np.bool_, n_r)), draw(arrays(np.bool_, (h, w))))
+
+
+@settings(max_examples=80, deadline=None)
+@given(_raters_case())
+def test_rater_counts_matches_twin(case):
+    np.testing.assert_array_equal(_kernels.rater_counts(*case), twin_rater_counts(*case))
+
+
+def test_rater_counts_hand_made():
+    """One lesion blob (left half positive), one false blob (right column); rater 0 keeps the lesion, rater 1 adds
+    the false blob, rater 2 draws nothing, rater 3 misses the lesion and adds nothing (an empty mask)."""
+    lesion = np.array([[1.0, -1.0], [1.0, -1.0]])
+    false = np.array([[-1.0, 1.0], [-1.0, 1.0]])
+    truth = np.array([[True, False], [True, False]])
+    out = _kernels.rater_counts(np.stack([lesion, false]), np.array([[True], [True], [True], [False]]),
+                                np.zeros(4, np.int64), np.array([0, 1, 0, 0]), np.zeros(4), np.zeros(4),
+                                np.zeros((1, 2, 2)), np.zeros(4, np.int64), np.array([False, False, True, False]), truth)
+    assert out.tolist() == [[2, 0, 0], [2, 2, 0], [0, 0, 2], [0, 0, 2]]
 
 
 # -- ranking kernels --------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from robustness._kernels.pixels import (
                                         golds_from_words,
                                         pack_rows,
                                         pattern_hist,
+                                        rater_counts,
                                         upsample_positive,
 )
 from robustness._kernels.population import margin_l1
@@ -37,7 +38,7 @@ from robustness._kernels.surface import (
 )
 
 __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
-           "upsample_positive", "blob_fields",
+           "upsample_positive", "blob_fields", "rater_counts",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
            "surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box",

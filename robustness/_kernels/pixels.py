@@ -248,6 +248,67 @@ def upsample_positive(coarse, h, w):
 
 
 @njit(cache=True, nogil=True)
+def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of, empty, truth):
+    """TP, FP, FN against ``truth`` of raters drawn as ``max(kept fields) + level + amp * noise > 0``, upsampled.
+
+    ``fields`` (F, ch, cw): the lesion's ``B`` blob fields, then the false blobs; ``keep`` (R, B) which lesion
+    blobs each rater keeps; rater ``r`` adds false blobs ``B + extra_start[r]`` .. ``+ n_extra[r]``; ``level``,
+    ``amp`` (R,); ``noise`` (K, ch, cw) and ``noise_of`` (R,) its row per rater; ``empty`` (R,) draws nothing;
+    ``truth`` (h, w) bool. The mask is :func:`upsample_positive` of the coarse field, as the generator draws it,
+    and is never made: returns int64 (R, 3).
+    """
+    n_r, n_b = keep.shape
+    ch, cw = fields.shape[1], fields.shape[2]
+    h, w = truth.shape
+    n_t = 0
+    for y in range(h):
+        for x in range(w):
+            n_t += truth[y, x]
+    out = np.zeros((n_r, 3), dtype=np.int64)
+    f = np.empty((ch, cw))
+    sy = (ch - 1) / max(h - 1, 1)
+    sx = (cw - 1) / max(w - 1, 1)
+    for r in range(n_r):
+        used = 0
+        f[:, :] = -np.inf
+        for b in range(n_b + n_extra[r]):
+            k = b if b < n_b else n_b + extra_start[r] + b - n_b
+            if b < n_b and not keep[r, b]:
+                continue
+            used += 1
+            for y in range(ch):
+                for x in range(cw):
+                    if fields[k, y, x] > f[y, x]:
+                        f[y, x] = fields[k, y, x]
+        if empty[r] or used == 0:
+            out[r, 2] = n_t
+            continue
+        z = noise[noise_of[r]]
+        for y in range(ch):
+            for x in range(cw):
+                f[y, x] = (f[y, x] + level[r]) + amp[r] * z[y, x]
+        tp = 0
+        size = 0
+        for y in range(h):
+            fy = y * sy
+            y0 = min(int(fy), ch - 2)
+            ty = fy - y0
+            for x in range(w):
+                fx = x * sx
+                x0 = min(int(fx), cw - 2)
+                tx = fx - x0
+                top = f[y0, x0] * (1 - tx) + f[y0, x0 + 1] * tx
+                bot = f[y0 + 1, x0] * (1 - tx) + f[y0 + 1, x0 + 1] * tx
+                if top * (1 - ty) + bot * ty > 0.0:
+                    size += 1
+                    tp += truth[y, x]
+        out[r, 0] = tp
+        out[r, 1] = size - tp
+        out[r, 2] = n_t - tp
+    return out
+
+
+@njit(cache=True, nogil=True)
 def blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
     """Blob fields ``1 - d / R(theta)`` of ``n`` blobs on a grid: float64 (n, len(ys), len(xs)).
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GoldStrategy",
     "STRATEGIES",
+    "is_random",
     "register",
     "get_strategy",
     "resolve",
@@ -191,7 +192,8 @@ class GoldStrategy:
 STRATEGIES: dict[str, GoldStrategy] = {}
 
 _RANDOM = re.compile(r"^rand([1-9][0-9]*)$")
-# Okabe & Ito (2008) palette; the random single-annotator golds share greys with dash patterns.
+# Okabe & Ito (2008) palette, one colour per gold (majority blue; STAPLE black and dashed, so that it does not hide
+# majority where they overlap); the random single-annotator golds share greys with dash patterns.
 _RANDOM_STYLES = {
     1: dict(color="#999999", linestyle=(0, (1, 1))),
     2: dict(color="#777777", linestyle=(0, (4, 2))),
@@ -231,7 +233,7 @@ register(GoldStrategy("majority", "lut", build=majority_lut, style=dict(color="#
                       description="at least ceil(k/2) of the k annotators present (official)"))
 register(GoldStrategy("intersection", "lut", build=intersection_lut, style=dict(color="#E69F00", linestyle="-"),
                       description="all annotators present"))
-register(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#56B4E9", linestyle="-"),
+register(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#009E73", linestyle="-"),
                       description="any annotator present"))
 def _staple(hist, **options):
     from robustness.overlap.staple import staple
@@ -240,13 +242,13 @@ def _staple(hist, **options):
 
 
 register(GoldStrategy("staple", "histogram", build=_staple, label="STAPLE",
-                      style=dict(color="#D55E00", linestyle="-", linewidth=1.6),
+                      style=dict(color="#000000", linestyle=(0, (4, 2)), linewidth=1.4),
                       description="STAPLE (Warfield et al. 2004) as SimpleITK, posterior > 0.5"))
 register(GoldStrategy("mean", "annotators", how="mean", label="mean over annotators",
-                      style=dict(color="#009E73", linestyle="-"),
+                      style=dict(color="#CC79A7", linestyle="-"),
                       description="per image, the mean over annotators of the run's score (macro only)"))
 register(GoldStrategy("max", "annotators", how="max", label="max over annotators",
-                      style=dict(color="#CC79A7", linestyle="-"),
+                      style=dict(color="#56B4E9", linestyle=(0, (5, 1, 1, 1))),
                       description="per image, the max over annotators of the run's score (macro only)"))
 
 
@@ -270,6 +272,20 @@ def get_strategy(name: str | GoldStrategy) -> GoldStrategy:
         return _random(int(m[1]))
     choices = ["rand1..randN"] + [s for s, g in STRATEGIES.items() if g.kind != "random"]
     raise ValueError(f"unknown gold strategy {name!r}; choose from {', '.join(choices)}")
+
+
+def is_random(name: str) -> bool:
+    """A random single-annotator gold (``randN``): a draw, not a choice an organiser can adopt.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_RANDOM.match(str(name))) or (name in STRATEGIES and STRATEGIES[name].kind == "random")
 
 
 def resolve(names: Iterable[str | GoldStrategy] | None = None, *, macro_only: str = "default") -> list[GoldStrategy]:

@@ -4,7 +4,10 @@ A study builds a :class:`Report` (headings, paragraphs, bullet lists,
 tables, figures) from its result tables; :meth:`Report.to_markdown` and
 :meth:`Report.to_html` render the same content. The HTML page embeds every
 figure as a data URI and every style in the page, references no external
-URL, and reads on a laptop and on a phone (tables scroll sideways).
+URL, and reads on a laptop and on a phone (tables scroll sideways); it opens
+with a table of contents of its sections (each an anchor), and every file of the
+results folder it names links to the file. Columns of whole numbers print as
+integers in both.
 Inline markup in text: ``**bold**`` and ```code```.
 """
 
@@ -30,6 +33,25 @@ def _cell(v, floatfmt):
     return str(v)
 
 
+def _column_formats(df: pd.DataFrame, floatfmt: str) -> list[str]:
+    """Each column's float format: whole numbers (counts, sizes) as integers, other floats by ``floatfmt``."""
+    import numpy as np
+
+    out = []
+    for c in df.columns:
+        v = df[c]
+        numeric = v.dtype.kind == "f" and v.notna().any()
+        whole = numeric and bool(np.all(np.mod(v.dropna().to_numpy(), 1) == 0)) and bool(v.abs().max() < 1e15)
+        out.append("{:.0f}" if whole else floatfmt)
+    return out
+
+
+def _cells(df: pd.DataFrame, floatfmt: str) -> list[list[str]]:
+    """Every cell of ``df`` as text (:func:`_column_formats`)."""
+    formats = _column_formats(df, floatfmt)
+    return [[_cell(v, f) for v, f in zip(row, formats)] for row in df.itertuples(index=False)]
+
+
 def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     """A pandas frame as a Markdown table.
 
@@ -37,7 +59,7 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     ----------
     df : pandas.DataFrame
     floatfmt : str
-        How floats are printed (nan: an empty cell).
+        How floats are printed (nan: an empty cell); columns of whole numbers print as integers.
 
     Returns
     -------
@@ -45,9 +67,34 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     """
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
+    lines += ["| " + " | ".join(row) + " |" for row in _cells(df, floatfmt)]
     return "\n".join(lines)
+
+
+def _slug(text: str, taken: set) -> str:
+    """A section's anchor: its words, lower case, joined by hyphens (unique within the page)."""
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+    slug, k = base, 2
+    while slug in taken:
+        slug, k = f"{base}-{k}", k + 1
+    taken.add(slug)
+    return slug
+
+
+_FILE = re.compile(r"(?<![\w/.-])((?:figures/)?[\w.-]+\.(?:csv|parquet|json|md|png|pdf|html))(?![\w/-])")
+
+
+#: Files every results folder gets after its report is built (linked before they exist).
+_WRITTEN_LAST = ("meta.json", "summary.md", "report.html")
+
+
+def _linked(text_html: str, root: Path) -> str:
+    """File names of the results folder in (escaped) text, as links to the files."""
+    def link(m):
+        name = m.group(1)
+        return f'<a href="{name}">{name}</a>' if name in _WRITTEN_LAST or (root / name).is_file() else name
+
+    return _FILE.sub(link, text_html)
 
 
 def _inline(text: str) -> str:
@@ -71,6 +118,9 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1rem 0 1.6rem}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.88rem;color:#444;max-width:48rem;margin-top:.3rem}
 .caption{font-size:.85rem;color:#555;margin:.1rem 0 .2rem}
+.toc{background:#f7f7f7;border:1px solid #e5e5e5;border-radius:4px;padding:.4rem 1rem;max-width:46rem}
+.toc p{margin:.2rem 0;font-weight:600}.toc ol{margin:.2rem 0 .4rem;padding-left:1.4rem}
+a{color:#0b5cad}h2{scroll-margin-top:.5rem}
 @media (max-width:40rem){main{padding:.6rem .7rem 2rem}h1{font-size:1.3rem}table{font-size:.78rem}}
 """
 
@@ -228,31 +278,43 @@ class Report:
         str
         """
         root = Path(root)
-        body = [f"<h1>{_inline(self.title)}</h1>"]
+        taken: set = set()
+        toc, body = [], []
+
+        def text(t):
+            return _linked(_inline(t), root)
+
         for block in self.blocks:
             kind = block[0]
             if kind == "heading":
-                body.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+                anchor = _slug(block[2], taken)
+                if block[1] == 2:
+                    toc.append(f'<li><a href="#{anchor}">{_inline(block[2])}</a></li>')
+                body.append(f'<h{block[1]} id="{anchor}">{_inline(block[2])}</h{block[1]}>')
             elif kind == "paragraph":
-                body.append(f"<p>{_inline(block[1])}</p>")
+                body.append(f"<p>{text(block[1])}</p>")
             elif kind == "bullets":
-                body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in block[1]) + "</ul>")
+                body.append("<ul>" + "".join(f"<li>{text(i)}</li>" for i in block[1]) + "</ul>")
             elif kind == "table":
                 _, frame, floatfmt, caption, max_rows = block
                 if caption:
-                    body.append(f'<p class="caption">{_inline(caption)}</p>')
+                    body.append(f'<p class="caption">{text(caption)}</p>')
                 shown = frame if max_rows is None else frame.head(max_rows)
                 head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-                rows = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, floatfmt))}</td>" for v in row) + "</tr>"
-                               for row in shown.itertuples(index=False))
+                rows = "".join("<tr>" + "".join(f"<td>{_linked(html.escape(v), root)}</td>" for v in row) + "</tr>"
+                               for row in _cells(shown, floatfmt))
                 body.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
                             "</table></div>")
                 if max_rows is not None and len(frame) > max_rows:
                     body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
             elif kind == "figure":
                 data = base64.b64encode((root / block[1]).read_bytes()).decode()
+                files = [block[1]] + [f for f in (str(Path(block[1]).with_suffix(".pdf")),) if (root / f).is_file()]
+                links = " ".join(f'<a href="{f}">{Path(f).suffix[1:].upper()}</a>' for f in files)
                 body.append(f'<figure><img alt="{html.escape(block[2])}" src="data:image/png;base64,{data}">'
-                            f"<figcaption>{_inline(block[2])}</figcaption></figure>")
+                            f"<figcaption>{text(block[2])} ({links})</figcaption></figure>")
+        nav = f'<nav class="toc"><p>Contents</p><ol>{"".join(toc)}</ol></nav>' if len(toc) > 1 else ""
+        body = [f"<h1>{_inline(self.title)}</h1>", nav, *body]
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"

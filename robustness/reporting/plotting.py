@@ -46,11 +46,17 @@ def strategy_style(name: str) -> dict:
     dict
         Matplotlib line properties and ``label``.
     """
+    if name == ONE_RANDOM:
+        return dict(color="#777777", linestyle=(0, (1, 1)), label="one random annotator (mean of draws)")
     try:
         strategy = get_strategy(name)
     except ValueError:
         return dict(color="black", linestyle="-", label=name)
     return dict(strategy.style, label=strategy.label)
+
+
+#: The random single-annotator golds drawn as one scheme (:func:`robustness.reporting.design_plots.one_random`).
+ONE_RANDOM = "random"
 
 
 @contextlib.contextmanager
@@ -185,7 +191,10 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
 def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataFrame | None = None,
                        official: str | None = None, band_label: str = "90% of orders",
                        title: str | None = None) -> Figure:
-    """Jaccard and Dice panels side by side (the paper's Figure 2 for micro, Figure 3 for macro).
+    """Jaccard and Dice panels side by side (the paper's Figure 3, macro); micro: the Jaccard panel alone (Figure 2).
+
+    Micro Dice is a monotone function of micro Jaccard (2J / (1 + J) of the same pooled counts), so its panel would
+    repeat the Jaccard one; the figure says so instead.
 
     Thick lines: mean over orders; thin: one single order (as the paper showed);
     band: ``band_label`` for the ``official`` strategy only; ``title`` above both.
@@ -210,10 +219,18 @@ def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataF
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.8), sharey=True, layout="constrained")
-    for ax, metric in zip(axes, ("jaccard", "dice")):
+    # micro Dice = 2J / (1 + J) of the pooled counts: it ranks the runs exactly as micro Jaccard, one panel says all
+    metrics = ("jaccard",) if average == "micro" else ("jaccard", "dice")
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 if len(metrics) == 1 else 7.0, 2.8), sharey=True,
+                             layout="constrained", squeeze=False)
+    axes = axes[0]
+    for ax, metric in zip(axes, metrics):
         convergence(summary, metric=metric, average=average, example=example, ax=ax, legend=False, band=official)
-    axes[1].set_ylabel("")
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    if len(metrics) == 1:
+        axes[0].text(0.98, 0.97, "micro Dice ranks identically\n(Dice = 2J / (1 + J))", transform=axes[0].transAxes,
+                     ha="right", va="top", fontsize=6, color="0.3")
     handles, labels = axes[0].get_legend_handles_labels()
     extra = [Line2D([], [], color="grey", linewidth=1.2), Line2D([], [], color="grey", linewidth=0.4)]
     extra_labels = ["mean over orders", "one single order"]
@@ -425,7 +442,7 @@ def qa_convergence(summary: pd.DataFrame, *, ax: Axes | None = None, band: bool 
 
 
 def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
-                     ax: Axes | None = None) -> Axes:
+                     ax: Axes | None = None, legend: bool = True, fontsize: float | None = None) -> Axes:
     """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
 
     Runs are ordered by their rank on the whole test set, best first.
@@ -438,13 +455,16 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
         The scheme.
     ax : matplotlib.axes.Axes, optional
         Draw into it (default: a new figure).
+    legend : bool
+        Draw the legend below the map (a figure of several maps draws one for all: :func:`significance_legend`).
+    fontsize : float, optional
+        Of the run names (default 6, 4.5 beyond 25 runs).
 
     Returns
     -------
     matplotlib.axes.Axes
     """
     from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
 
     d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
     ranks = dict(zip(d.system, d["rank"])) | dict(zip(d.other, d.other_rank))
@@ -460,15 +480,32 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
     ax = axes(ax, figsize=(3.6, 3.6))
     color = strategy_style(strategy)["color"]
     ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
-    size = 4.5 if n > 25 else 6
+    size = fontsize or (4.5 if n > 25 else 6)
     ax.set_xticks(range(n), order, rotation=90, fontsize=size)
     ax.set_yticks(range(n), order, fontsize=size)
     ax.grid(False)
     ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
-    ax.legend(handles=[Patch(color=color, label="row run significantly better"),
-                       Patch(color="#f2f2f2", label="no evidence of a difference")],
-              loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else -0.2), ncols=2, fontsize=6)
+    if legend:
+        ax.legend(handles=significance_legend(color), loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else
+                                                                                           -0.2), ncols=2, fontsize=6)
     return ax
+
+
+def significance_legend(color: str) -> list:
+    """The significance map's legend entries (a significant cell in ``color``, the others grey).
+
+    Parameters
+    ----------
+    color : str
+
+    Returns
+    -------
+    list of matplotlib.patches.Patch
+    """
+    from matplotlib.patches import Patch
+
+    return [Patch(color=color, label="row run significantly better"),
+            Patch(color="#f2f2f2", label="no evidence of a difference")]
 
 
 def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccard", official: str | None = None,

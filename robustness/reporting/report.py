@@ -2,8 +2,9 @@
 
 The report of a study is its registered sections (:mod:`robustness.reporting.sections`)
 applied to the folder (:class:`~robustness.reporting.study_result.StudyResult`),
-then what the loaders and checks noted ("Warnings") and the list of its tables
-("Files"). Figures that the folder does not hold (a study run with
+with what the loaders and checks noted ("Warnings") right after the first
+section (what to conclude, or the recommendation), and the list of its tables
+("Files") last. Figures that the folder does not hold (a study run with
 ``--no-figures``) are left out. The same function serves the study itself
 (writing into its staging folder before ``meta.json``) and
 ``python -m experiments.report RESULTS_DIR``, which rebuilds ``summary.md`` and
@@ -61,10 +62,15 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     res = StudyResult.load(results_dir, meta=meta)
     listed = sections(res.study)
     r = Report(TITLES[res.study])
+    first = None
     for section in listed:
         section.build(r, res)
+        first = len(r.blocks) if first is None else first
+    # the warnings right after the first section (what to conclude, the recommendation): before any table they
+    # may change the reading of
+    warned = Report(r.title).warnings(res.warnings).blocks
+    r.blocks[first or 0:first or 0] = warned
     r.blocks = [b for b in r.blocks if b[0] != "figure" or (res.folder / b[1]).is_file()]
-    r.warnings(res.warnings)
     _files_section(r, res)
     return r
 

@@ -128,6 +128,9 @@ for _name, _holds, _index in (
     ("coverage_summary.csv", "bootstrap interval coverage: means over replicates with 95% intervals", False),
     ("fit.csv", "the real challenge's statistics beside its fitted synthetic twin's", False),
     ("recommendation_sizes.csv", "test-set sizes needed per scheme for the targets", False),
+    ("recommendation_populations.csv", "the recommended scheme's test-set size needed per run population", False),
+    ("recommendation_random.csv", "the random single-annotator golds as one scheme: L1 to the population ranking "
+                                  "and the spread of the draws", False),
     ("calibration.csv", "the calibration study: every estimator's bias, coverage or error rate against the truth",
      False),
     ("calibration_truth.csv", "the calibration study: each population's true expected L1 by test-set size", False),

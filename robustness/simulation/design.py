@@ -6,8 +6,11 @@ lesion of every image. For a grid of settings (annotators per image, their
 agreement, the spread of the runs' quality, the number of runs, the
 within-encounter correlation) and ``R`` seeded replicates, this module
 generates a test set (the largest size of the grid; smaller sizes are its
-first encounters, nested) and an independent pool of images with the same
-runs, and measures for every scheme (gold strategy x averaging, Jaccard):
+first encounters, nested) and, once per run population, an independent pool
+of images with the same runs (sharp: independent images, the runs drawn with
+common random numbers, doubled until its own L1 to unlimited data is at most
+2; :func:`population_scores`), and measures for every scheme (gold strategy x
+averaging, Jaccard):
 
 - ``tau_same_images``, ``l1_same_images``: Kendall's tau and L1 between the
   scheme's ranking and the runs' ranking against the true masks on the same
@@ -21,8 +24,11 @@ runs, and measures for every scheme (gold strategy x averaging, Jaccard):
   orders) and ``expected_l1_estimate``: the package's own estimate of the
   distance to unlimited data (:mod:`robustness.statistics.uncertainty`), to be held against
   ``l1_population``; ``pool_l1``: the pool's own distance to unlimited data
-  (L1 between the rankings on its two halves, halved), the part of
-  ``l1_population`` that is the pool's;
+  (L1 between the rankings on its two halves, halved; at most 2 unless the
+  pool's cap stopped it, which the design study warns about) and
+  ``pool_images``;
+- ``stage``: ``grid`` for :func:`simulate`'s rows, ``size search`` for :func:`simulate_size`'s (larger test
+  sets at the challenge's own setting, distances only);
 - with boundary metrics (``DesignOptions.boundary``), ``tau_jaccard_<metric>`` for every macro scheme of a
   pixel-level gold: Kendall's tau between the runs' ranking by macro Jaccard and by that boundary metric (each
   in its direction) against the same gold on the same test set: how much the metric moves the ranking at this
@@ -55,7 +61,8 @@ if TYPE_CHECKING:
     from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "summarise",
-           "recommend", "needed_by_agreement", "SETTING_COLUMNS"]
+           "recommend", "needed_by_agreement", "SETTING_COLUMNS",
+           "simulate_size", "choose_scheme", "simplicity", "SIMPLICITY"]
 
 SETTING_COLUMNS = ("encounters", "annotators", "agreement", "spread", "runs", "correlation")
 
@@ -78,9 +85,16 @@ class Setting:
 
 @dataclass(frozen=True)
 class DesignOptions:
-    """How hard each replicate works: pool size, orders, resamples, image size; the boundary metrics to rank by."""
+    """How hard each replicate works: pool size, orders, resamples, image size; the boundary metrics to rank by.
 
-    pool_encounters: int = 1000
+    ``pool_images`` independent images score each run population first; the pool doubles while its own L1 to
+    unlimited data exceeds ``pool_l1_target``, up to ``pool_growth`` times the first batch
+    (:func:`population_scores`).
+    """
+
+    pool_images: int = 25_000
+    pool_growth: int = 8
+    pool_l1_target: float = 2.0
     n_orders: int = 100
     n_resamples: int = 300
     megapixels: float = 0.0006
@@ -173,8 +187,16 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
                       seed: int, options: DesignOptions) -> dict:
     """The runs' population scores against the truth (Jaccard, micro and macro), from a pool of fresh images.
 
-    Population ``p`` (its runs) is drawn from stream ``population`` and its pool from stream ``pool`` of
-    :data:`robustness.seeds.DESIGN_STREAMS`; the number of annotators does not enter.
+    The pool is sharp by construction: independent images (one per encounter: an image's distribution does not
+    depend on its encounter's other images, and independent images carry more information than correlated
+    ones) whose runs draw with common random numbers (:func:`robustness.simulation.synthetic.pool_counts`).
+    Its own distance to unlimited data, ``pool_l1``, is the L1 between the rankings on its two halves, halved
+    (each half has twice the whole pool's variance, and the two differ by both). The pool starts at
+    ``options.pool_images`` and doubles (each new batch from its own stream) while ``pool_l1`` exceeds
+    ``options.pool_l1_target`` under either averaging, up to ``options.pool_growth`` times the first batch.
+
+    Population ``p`` (its runs) is drawn from stream ``population`` and its pool's batch ``b`` from stream
+    ``pool`` ``(p, b)`` of :data:`robustness.seeds.DESIGN_STREAMS`; the number of annotators does not enter.
 
     Parameters
     ----------
@@ -189,25 +211,34 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
     -------
     dict
         ``(metric, average)`` -> every run's score on the pool; ``(metric, average, "pool_l1")`` -> the pool's
-        own distance to unlimited data.
+        own distance to unlimited data; ``("pool_images",)`` -> the pool's images.
     """
     from robustness.simulation.synthetic import draw_population, pool_counts
     from robustness.statistics.ranks import rank
 
     config = population_config(base, setting, sizes, options)
     population = draw_population(config, stream(seed, "population", population_index, design=True))
-    pool, encounters = pool_counts(config, population, n_encounters=options.pool_encounters,
-                                   rng=stream(seed, "pool", population_index, design=True))
-    out = {}
-    first = np.isin(np.asarray(encounters), list(dict.fromkeys(encounters))[: len(set(encounters)) // 2])
-    for m in ("jaccard",):
-        for a in ("micro", "macro"):
-            out[(m, a)] = _scores_of(pool, m, a)
-            # the pool's own distance to unlimited data, from its two halves: L1(half, half) / 2 (each half
-            # has twice the full pool's variance, and the two differ by both)
-            halves = rank(_scores_of(pool[:, first], m, a)), rank(_scores_of(pool[:, ~first], m, a))
-            out[(m, a, "pool_l1")] = np.array([np.abs(halves[0] - halves[1]).sum() / 2])
-    return out
+    batches, batch, total = [], 0, 0
+    limit = options.pool_images * options.pool_growth
+    while True:
+        n = options.pool_images if not batches else total  # doubling
+        n = min(n, limit - total)
+        single = replace(config, n_encounters=n, n_images=n, max_images_per_encounter=1)
+        batches.append(pool_counts(single, population, n_encounters=n,
+                                   rng=stream(seed, "pool", population_index, batch, design=True))[0])
+        batch, total = batch + 1, total + n
+        pool = np.concatenate(batches, axis=1)
+        first = np.arange(pool.shape[1]) < pool.shape[1] // 2
+        out = {}
+        for m in ("jaccard",):
+            for a in ("micro", "macro"):
+                out[(m, a)] = _scores_of(pool, m, a)
+                halves = rank(_scores_of(pool[:, first], m, a)), rank(_scores_of(pool[:, ~first], m, a))
+                out[(m, a, "pool_l1")] = np.array([np.abs(halves[0] - halves[1]).sum() / 2])
+        sharp = all(v[0] <= options.pool_l1_target for k, v in out.items() if len(k) == 3)
+        if sharp or total >= limit:
+            out[("pool_images",)] = np.array([float(total)])
+            return out
 
 
 def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float], sizes: Iterable[int],
@@ -242,7 +273,6 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     from robustness.simulation.synthetic import draw_population, make_challenge
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
-    from robustness.statistics.ranks import rank
     from robustness.statistics.schemes import schemes_from_counts
     from robustness.statistics.truth import truth_schemes
     from robustness.statistics.uncertainty import ranking_uncertainty
@@ -251,7 +281,6 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     config = population_config(base, setting, sizes, options)
     runs = draw_population(config, stream(seed, "population", population_index, design=True))
     population_scores_ = {k: v for k, v in population.items() if len(k) == 2}
-    population_ranks = {k: rank(v) for k, v in population_scores_.items()}
     rows, coverage = [], []
     for agreement in agreements:
         cfg = replace(config, agreement=float(agreement))
@@ -265,12 +294,8 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(agreement),
                          spread=setting.spread, runs=setting.runs, correlation=setting.correlation,
                          replicate=replicate, population=population_index, images=sub.n_images)
-            by_enc = schemes_from_counts(sub, unit="encounter", metrics=["jaccard"])
+            by_enc, truth_enc, measured = _scheme_rows(sub, population)
             by_img = schemes_from_counts(sub, unit="image", metrics=["jaccard"])
-            truth_enc = truth_schemes(sub, unit="encounter", metrics=["jaccard"])
-            scores = by_enc.scores()
-            ranks = rank(scores)
-            truth_scores = truth_enc.scores()
             n_runs = len(sub.runs)
             conv = rank_convergence(by_img, n_orders=options.n_orders,
                                     rng=stream(seed, "orders", replicate, design=True))
@@ -278,21 +303,12 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=0,
                                               rng=stream(seed, "uncertainty", replicate, design=True))
             tau_columns, metric_taus = _metric_taus(sub, options.boundary)
-            for s, (strat, metric, average) in enumerate(by_enc.names):
-                t = truth_enc.index("truth", metric, average)
-                same = _rank_measures(ranks[s], rank(truth_scores[t]), scores[s], truth_scores[t])
-                pop = _rank_measures(ranks[s], population_ranks[(metric, average)], scores[s],
-                                     population_scores_[(metric, average)])
-                rows.append(label | {
-                    "strategy": strat, "metric": metric, "average": average,
-                    "tau_same_images": same[0], "l1_same_images": same[1],
-                    "tau_population": pop[0], "l1_population": pop[1], "top1_correct": pop[2],
-                    "top3_agreement": pop[3],
+            for s, row in enumerate(measured):
+                rows.append(label | row | {
                     "convergence_point": int(points.convergence_n.iloc[s]),
                     "convergence_reached": bool(points.reached.iloc[s]),
                     "expected_l1_estimate": float(per_size.expected_l1.iloc[s]),
-                    "pool_l1": float(population[(metric, average, "pool_l1")][0]),
-                } | metric_taus.get((strat, average), dict.fromkeys(tau_columns, np.nan)))
+                } | metric_taus.get((row["strategy"], row["average"]), dict.fromkeys(tau_columns, np.nan)))
             # coverage of the runs' scores against the truth, by interval method and resampling unit
             for unit in ("encounter", "image"):
                 ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=["jaccard"])
@@ -306,7 +322,81 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                         coverage.append(label | {"metric": metric, "average": average, "unit": unit,
                                                  "method": method, "coverage": float(inside.mean()),
                                                  "width": float((d.high - d.low).mean())})
-    return pd.DataFrame(rows), pd.DataFrame(coverage)
+    return pd.DataFrame(rows).assign(stage="grid"), pd.DataFrame(coverage)
+
+
+def _scheme_rows(sub, population: dict) -> tuple:
+    """Every scheme's ranking on the test set ``sub`` against the truth's, on the same images and the population's.
+
+    Returns the schemes (encounter unit), the truth's schemes, and one row of measures per scheme.
+    """
+    from robustness.statistics.ranks import rank
+    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.statistics.truth import truth_schemes
+
+    by_enc = schemes_from_counts(sub, unit="encounter", metrics=["jaccard"])
+    truth_enc = truth_schemes(sub, unit="encounter", metrics=["jaccard"])
+    scores = by_enc.scores()
+    ranks = rank(scores)
+    truth_scores = truth_enc.scores()
+    rows = []
+    for s, (strat, metric, average) in enumerate(by_enc.names):
+        t = truth_enc.index("truth", metric, average)
+        same = _rank_measures(ranks[s], rank(truth_scores[t]), scores[s], truth_scores[t])
+        pop = _rank_measures(ranks[s], rank(population[(metric, average)]), scores[s], population[(metric, average)])
+        rows.append({"strategy": strat, "metric": metric, "average": average,
+                     "tau_same_images": same[0], "l1_same_images": same[1],
+                     "tau_population": pop[0], "l1_population": pop[1], "top1_correct": pop[2],
+                     "top3_agreement": pop[3], "pool_l1": float(population[(metric, average, "pool_l1")][0]),
+                     "pool_images": int(population[("pool_images",)][0])})
+    return by_enc, truth_enc, rows
+
+
+def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate: int, *, population_index: int,
+                  population: dict, seed: int, options: DesignOptions,
+                  strategies: Iterable[str] | None = None) -> pd.DataFrame:
+    """One replicate of a larger test set at one setting: only the rankings' distances (the size search).
+
+    The test set of ``size`` encounters draws from stream ``size_test_set`` ``(replicate, size)`` and its random
+    golds from ``size_random_golds`` (:data:`robustness.seeds.DESIGN_STREAMS`); the rows are :func:`simulate`'s
+    without the paper's curve, the package's estimate and the coverage (nan).
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    setting : Setting
+        Its agreement is the one simulated.
+    size : int
+    replicate : int
+    population_index : int
+    population : dict
+        :func:`population_scores` of population ``population_index``.
+    seed : int
+    options : DesignOptions
+    strategies : iterable of str, optional
+        The golds to score (default: every default gold).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.simulation.synthetic import draw_population, make_challenge
+
+    config = setting_config(base, setting, int(size), megapixels=options.megapixels)
+    runs = draw_population(config, stream(seed, "population", population_index, design=True))
+    challenge = make_challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
+                               population=runs)
+    counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
+                             leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
+    label = dict(encounters=int(size), annotators=setting.annotators, agreement=float(setting.agreement),
+                 spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
+                 population=population_index, images=counts.n_images)
+    rows = [label | row for row in _scheme_rows(counts, population)[2]]
+    return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
+                                     stage="size search")
 
 
 def _metric_taus(counts, boundary) -> tuple[list, dict]:
@@ -395,15 +485,89 @@ def _interpolate_size(sizes, values, target):
     return float(np.exp(np.log(sizes[i - 1]) + t * (np.log(sizes[i]) - np.log(sizes[i - 1]))))
 
 
+#: The rule that picks one scheme among the tied ones: the simplest to state and to reproduce first. Golds:
+#: majority before STAPLE before the others (registry order); averaging: micro (the MEDIQA-MAGIC official) first.
+SIMPLICITY = ("majority", "staple")
+
+
+def simplicity(strategy: str, average: str) -> tuple:
+    """The sort key of :data:`SIMPLICITY`'s rule (smaller: simpler).
+
+    Parameters
+    ----------
+    strategy, average : str
+
+    Returns
+    -------
+    tuple
+    """
+    from robustness.overlap.gold import STRATEGIES
+
+    order = list(SIMPLICITY) + [n for n in STRATEGIES if n not in SIMPLICITY]
+    return (order.index(strategy) if strategy in order else len(order), average != "micro")
+
+
+def _at(frame: pd.DataFrame, base: Setting) -> pd.Series:
+    """Rows of ``frame`` at the setting ``base`` (any size)."""
+    return ((frame.annotators == base.annotators) & np.isclose(frame.agreement, base.agreement)
+            & np.isclose(frame.spread, base.spread) & (frame.runs == base.runs)
+            & np.isclose(frame.correlation, base.correlation))
+
+
+def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
+    """The scheme to recommend at ``base`` and ``size``: the closest to the population ranking, by the rule.
+
+    The candidates are every scheme but the random single-annotator golds. The closest (mean L1 to the
+    population ranking over replicates) and the candidates tied with it (paired over replicates,
+    :func:`robustness.statistics.verdicts.best_with_ties`) are found; the simplest of them by
+    :func:`simplicity` is chosen. The random golds are one scheme, "one random annotator": per averaging the
+    mean over the draws and replicates, with the spread of the draws' means.
+
+    Parameters
+    ----------
+    design : pandas.DataFrame
+    base : Setting
+    size : int
+
+    Returns
+    -------
+    dict
+        ``verdict`` (Verdict over the candidates' names ``"strategy (average)"``), ``chosen`` (strategy,
+        average), ``random`` (DataFrame: average, l1_population and its 95% t interval over replicates of the
+        draws' mean, spread_low, spread_high, draws).
+    """
+    import pandas as pd
+
+    from robustness.overlap.gold import is_random
+    from robustness.statistics.verdicts import best_with_ties
+
+    here = design[_at(design, base) & (design.encounters == size)]
+    random = here.strategy.map(is_random)
+    cand = here[~random]
+    schemes = list(dict.fromkeys(zip(cand.strategy, cand.average)))
+    wide = cand.pivot_table(index=["strategy", "average"], columns="replicate", values="l1_population").loc[schemes]
+    verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False)
+    tied = [tuple(t.rstrip(")").split(" (")) for t in verdict.tied]
+    chosen = min(tied, key=lambda sa: simplicity(*sa))
+    rows = []
+    for average, d in here[random].groupby("average", sort=False):
+        per_replicate = d.groupby("replicate").l1_population.mean()
+        mean, low, high = t_interval(per_replicate)
+        draws = d.groupby("strategy").l1_population.mean()
+        rows.append({"average": average, "l1_population": mean, "l1_population_low": low,
+                     "l1_population_high": high, "spread_low": float(draws.min()), "spread_high": float(draws.max()),
+                     "draws": int(draws.size)})
+    return {"verdict": verdict, "chosen": chosen, "random": pd.DataFrame(rows)}
+
+
 def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.DataFrame, *, base: Setting,
-              size: int, target_top1: float = 0.9, target_l1: float | None = None,
-              pool_encounters: int = 1000) -> dict:
+              size: int, target_top1: float = 0.9, target_l1: float | None = None) -> dict:
     """Plain answers for a challenge like ``base`` with ``size`` test encounters, each with its uncertainty.
 
     Parameters
     ----------
     design, summary, coverage_summary : pandas.DataFrame
-        :func:`simulate`'s rows and :func:`summarise`'s tables.
+        :func:`simulate`'s (and :func:`simulate_size`'s) rows and :func:`summarise`'s tables.
     base : Setting
         The challenge's own setting.
     size : int
@@ -412,8 +576,6 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
         The share of replicates with the true best run first to aim for.
     target_l1 : float, optional
         The L1 to the population ranking to aim for (default: the number of runs).
-    pool_encounters : int
-        Encounters of each population's pool (coverage is judged where the pool is ten times the test set).
 
     Returns
     -------
@@ -422,40 +584,35 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
 
     Notes
     -----
-    - ``scheme``: the gold strategy and averaging whose ranking is closest to the runs' population
-      ranking (L1, mean over replicates at ``base`` and ``size``), with the schemes tied with it (paired
-      over replicates, :func:`robustness.statistics.verdicts.best_with_ties`);
-    - ``sizes``: per scheme, the test-set size at which the mean L1 to the population ranking falls to
-      the number of runs (and the sizes where the upper and lower ends of its 95% interval do), and
-      the size at which the population's best run is ranked first in ``target_top1`` of replicates;
+    - ``scheme``, ``chosen``, ``random``: :func:`choose_scheme`;
+    - ``sizes``: per scheme (not the random golds), the test-set size at which the mean L1 to the population
+      ranking falls to the target (and the sizes where the lower and upper ends of its 95% interval over
+      replicates do: ``optimistic`` and ``conservative``), and the size at which the population's best run is
+      ranked first in ``target_top1`` of replicates; ``largest_size``;
+    - ``per_population``: the chosen scheme's size per run population (means over that population's
+      replicates): how much the answer depends on which runs take part;
+    - ``reach``: the chosen scheme's own distance to the truth (L1 to the truth's ranking on the same images, at
+      the largest size) and whether it alone exceeds the target (no size reaches it);
     - ``annotators``: the L1 to the population at equal annotation effort with one annotator more
       (fewer encounters) or fewer;
     - ``calibration`` (majority, micro): the package's estimate of the distance to unlimited
       data against the actual distance to the population ranking, per agreement level (like for like
       at agreement 1, where every gold is the truth), and how often the paper's curve "converged"
       while the test set's ranking was still farther than the tolerance from the population's;
-    - ``coverage``: bootstrap interval coverage by unit and method, at the largest size whose pool
-      has at least ten times more encounters.
+    - ``coverage``: bootstrap interval coverage by unit and method at ``size``.
     """
     import pandas as pd
 
-    from robustness.statistics.verdicts import best_with_ties
+    from robustness.overlap.gold import is_random
 
-    at = (design.annotators == base.annotators) & np.isclose(design.agreement, base.agreement) & \
-        np.isclose(design.spread, base.spread) & (design.runs == base.runs) & \
-        np.isclose(design.correlation, base.correlation)
-    here = design[at & (design.encounters == size)]
-    schemes = list(dict.fromkeys(zip(here.strategy, here.average)))
-    wide = here.pivot_table(index=["strategy", "average"], columns="replicate", values="l1_population")
-    wide = wide.loc[schemes]
-    verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False)
+    choice = choose_scheme(design, base=base, size=size)
     n_runs = base.runs
     target = float(n_runs if target_l1 is None else target_l1)
-    ss = summary[(summary.annotators == base.annotators) & np.isclose(summary.agreement, base.agreement)
-                 & np.isclose(summary.spread, base.spread) & (summary.runs == base.runs)
-                 & np.isclose(summary.correlation, base.correlation)]
+    ss = summary[_at(summary, base)]
     sizes = []
     for (strat, average), d in ss.groupby(["strategy", "average"], sort=False):
+        if is_random(strat):
+            continue
         d = d.sort_values("encounters")
         sizes.append({"strategy": strat, "average": average,
                       "encounters_for_l1": _interpolate_size(d.encounters, d.l1_population, target),
@@ -463,20 +620,39 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
                       "encounters_for_l1_conservative": _interpolate_size(d.encounters, d.l1_population_high, target),
                       "encounters_for_top1": _interpolate_size(d.encounters, -d.top1_correct, -target_top1),
                       "largest_size": int(d.encounters.max())})
+    strat, average = choice["chosen"]
+    mine = design[_at(design, base) & (design.strategy == strat) & (design.average == average)]
+    per_population = []
+    for p, d in mine.groupby("population"):
+        means = d.groupby("encounters").l1_population.mean()
+        per_population.append({"population": int(p), "replicates": int(d.replicate.nunique()),
+                               "encounters_for_l1": _interpolate_size(means.index, means.to_numpy(), target)})
+    last = ss[(ss.strategy == strat) & (ss.average == average)].sort_values("encounters").iloc[-1]
+    reach = {"own_distance": float(last.l1_same_images), "own_distance_low": float(last.l1_same_images_low),
+             "own_distance_high": float(last.l1_same_images_high), "encounters": int(last.encounters),
+             "unreachable": bool(last.l1_same_images_low > target)}
+    # what more or better annotators would give: the same scheme's own distance at the grid's other settings
+    other = summary[(summary.strategy == strat) & (summary.average == average) & np.isclose(summary.spread, base.spread)
+                    & (summary.runs == base.runs) & np.isclose(summary.correlation, base.correlation)]
+    top = other[other.encounters == other.encounters.max()]
+    reach["alternatives"] = [{"annotators": int(x.annotators), "agreement": float(x.agreement),
+                              "own_distance": float(x.l1_same_images), "encounters": int(x.encounters)}
+                             for x in top.itertuples()
+                             if not (x.annotators == base.annotators and np.isclose(x.agreement, base.agreement))]
     # more annotators or more images, at equal annotation effort (encounters x annotators)
     effort = []
     for k in sorted(summary.annotators.unique()):
-        d = summary[(summary.annotators == k) & np.isclose(summary.agreement, base.agreement)
-                    & np.isclose(summary.spread, base.spread) & (summary.runs == base.runs)
-                    & np.isclose(summary.correlation, base.correlation)]
-        for (strat, average), g in d.groupby(["strategy", "average"], sort=False):
+        d = summary[_at(summary, Setting(int(k), base.agreement, base.spread, base.runs, base.correlation))]
+        for (s_, a_), g in d.groupby(["strategy", "average"], sort=False):
+            if is_random(s_):
+                continue
             g = g.sort_values("encounters")
             n = size * base.annotators / k
             x, y = np.log(g.encounters.to_numpy(float)), g.l1_population.to_numpy()
             lo, hi = g.l1_population_low.to_numpy(), g.l1_population_high.to_numpy()
             if not x[0] <= np.log(n) <= x[-1]:
                 continue
-            effort.append({"strategy": strat, "average": average, "annotators": int(k), "encounters": n,
+            effort.append({"strategy": s_, "average": a_, "annotators": int(k), "encounters": n,
                            "l1_population": float(np.interp(np.log(n), x, y)),
                            "l1_population_low": float(np.interp(np.log(n), x, lo)),
                            "l1_population_high": float(np.interp(np.log(n), x, hi))})
@@ -486,26 +662,24 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
     cal = []
     same = (design.annotators == base.annotators) & np.isclose(design.spread, base.spread) & \
         (design.runs == base.runs) & np.isclose(design.correlation, base.correlation) & \
-        (design.strategy == "majority") & (design.average == "micro")
+        (design.strategy == "majority") & (design.average == "micro") & design.expected_l1_estimate.notna()
     for (agreement, n_enc), d in design[same].groupby(["agreement", "encounters"]):
         ratio = d.expected_l1_estimate / d.l1_population.where(d.l1_population > 0)
-        cal.append({"agreement": float(agreement), "encounters": int(n_enc), "pool_l1": float(d.pool_l1.mean()),
+        cal.append({"agreement": float(agreement), "encounters": int(n_enc), "pool_l1": float(d.pool_l1.max()),
                     "expected_l1_estimate": float(d.expected_l1_estimate.mean()),
                     "l1_population": float(d.l1_population.mean()), "ratio_median": float(ratio.median()),
                     "paper_converged_share": float(d.convergence_reached.mean()),
                     "paper_converged_but_far_share": float((d.convergence_reached
                                                            & (d.l1_population > n_runs)).mean()),
                     "paper_point_fraction": float((d.convergence_point / d.images).mean())})
-    # coverage at the largest size whose pool is at least ten times larger (the pool's own error then costs
-    # at most about one point of coverage)
-    sizes_ok = [n for n in sorted(coverage_summary.encounters.unique()) if 10 * n <= pool_encounters] or \
-        [int(coverage_summary.encounters.min())]
     cov = coverage_summary[(coverage_summary.annotators == base.annotators)
                            & np.isclose(coverage_summary.agreement, base.agreement)
                            & np.isclose(coverage_summary.correlation, base.correlation)
-                           & (coverage_summary.encounters == sizes_ok[-1])]
-    return {"scheme": verdict, "sizes": pd.DataFrame(sizes), "annotators": pd.DataFrame(effort),
-            "calibration": pd.DataFrame(cal), "coverage": cov, "n_runs": n_runs, "target_l1": target, "size": size}
+                           & (coverage_summary.encounters == size)]
+    return {"scheme": choice["verdict"], "chosen": choice["chosen"], "random": choice["random"],
+            "sizes": pd.DataFrame(sizes), "per_population": pd.DataFrame(per_population), "reach": reach,
+            "annotators": pd.DataFrame(effort), "calibration": pd.DataFrame(cal), "coverage": cov,
+            "n_runs": n_runs, "target_l1": target, "size": size}
 
 
 def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame:

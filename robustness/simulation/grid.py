@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from robustness.simulation.synthetic import SyntheticConfig
 
-__all__ = ["Grid", "run_grid"]
+__all__ = ["Grid", "run_grid", "run_size"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,62 @@ def _replicate(base, setting, agreements, sizes, replicate, population_index, po
                     population=population, seed=seed, options=options)
 
 
+def _size_replicate(base, setting, size, replicate, population_index, population, seed, options, strategies):
+    from robustness.simulation.design import simulate_size
+
+    return simulate_size(base, setting, size, replicate, population_index=population_index, population=population,
+                         seed=seed, options=options, strategies=strategies)
+
+
+def run_size(base: SyntheticConfig, setting: Setting, size: int, *, replicates: int, populations: int, pools: dict,
+             options: DesignOptions, seed: int, cache_dir: Path | str, strategies: list | None = None,
+             n_jobs: int = 1, progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """``replicates`` test sets of ``size`` encounters at one setting (the size search beyond the grid), resumable.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    setting : Setting
+    size : int
+    replicates, populations : int
+        Replicate ``r`` scores population ``r % populations``.
+    pools : dict
+        :func:`run_grid`'s population scores, by ``(spread, runs, correlation)`` and population.
+    options : DesignOptions
+    seed : int
+    cache_dir : path
+    strategies : list of str, optional
+    n_jobs : int
+    progress : bool
+
+    Returns
+    -------
+    (rows, notes) : DataFrame, list of str
+    """
+    import pandas as pd
+
+    parts = Path(cache_dir)
+    parts.mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    key = (setting.spread, setting.runs, setting.correlation)
+    path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(replicates)}
+    done = {}
+    for r, path in path_of.items():
+        if path.exists():
+            try:
+                done[r] = pd.read_parquet(path)
+            except Exception as exc:  # any reader error: the part is not trusted
+                notes.append(f"{path}: damaged design-study cache ({type(exc).__name__}); computed again")
+    todo = [r for r in range(replicates) if r not in done]
+    batches = [(base, setting, size, r, r % populations, pools[(key, r % populations)], seed, options, strategies)
+               for r in todo]
+    bar = progress_bar(progress, len(batches), f"test sets of {size}", unit="replicate")
+    for r, rows in zip(todo, run_batches(_size_replicate, batches, n_jobs=n_jobs, progress=bar)):
+        atomic_write(path_of[r], lambda f, rows=rows: rows.to_parquet(f, index=False))
+        done[r] = rows
+    return pd.concat([done[r] for r in range(replicates)], ignore_index=True), notes
+
+
 def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
              n_jobs: int = 1, progress: bool = False,
              say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -137,8 +193,9 @@ def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed:
 
     Returns
     -------
-    (design, coverage, notes) : DataFrame, DataFrame, list of str
-        ``simulate``'s rows of every replicate, and what happened to the cache (parts computed again).
+    (design, coverage, notes, pools) : DataFrame, DataFrame, list of str, dict
+        ``simulate``'s rows of every replicate, what happened to the cache (parts computed again), and the
+        population scores by ``(spread, runs, correlation)`` and population (:func:`run_size` takes them).
     """
     import pandas as pd
 
@@ -185,4 +242,4 @@ def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed:
         done[(s.key, r)] = (rows, cov)
     design = pd.concat([done[(s.key, r)][0] for s, r in jobs], ignore_index=True)
     coverage = pd.concat([done[(s.key, r)][1] for s, r in jobs], ignore_index=True)
-    return design, coverage, notes
+    return design, coverage, notes, pools

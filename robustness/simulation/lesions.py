@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness._kernels import blob_fields, upsample_positive
+from robustness._kernels import blob_fields, rater_counts, upsample_positive
 
 if TYPE_CHECKING:
     from robustness.simulation.synthetic import SyntheticSource
@@ -93,7 +93,8 @@ def _upsample(coarse, shape):
     return out
 
 
-def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> dict:
+def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True, common_runs: bool = False,
+                   run_counts: bool = False) -> dict:
     """Every mask of one image of a synthetic challenge.
 
     Parameters
@@ -103,6 +104,16 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
         The image's position in ``src``.
     annotators : bool
         Draw the annotators' masks too.
+    common_runs : bool
+        Common random numbers across the runs: every run draws its jitter, misses, false blobs, empty mask and
+        boundary noise from the same uniforms and normals (each through its own parameters). Each run's masks keep
+        their distribution, so its expected score is unchanged, while the differences between runs lose the
+        noise of independent draws: a pool of images estimates the runs' population *ranking* far more sharply
+        (:func:`robustness.simulation.synthetic.pool_counts`). A test set never uses it.
+    run_counts : bool
+        Instead of the runs' masks, their TP, FP, FN against the truth under ``("run", "counts")`` (int64, one row
+        per run; 2D images: counted by :func:`robustness._kernels.rater_counts` without making the masks, equal to
+        counting the masks).
 
     Returns
     -------
@@ -159,11 +170,19 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
         blobs = _extrude(blobs, zs, depth * (0.3 + 0.4 * uz[:, 0]), np.maximum(depth * (0.15 + 0.25 * uz[:, 1]), 1.0))
     small_area = max(0.002 * h * w, 20.0)
 
-    def raters(draws, which, level, amp, p_miss, extra_rate, p_empty):
-        """The masks of raters ``which`` (arrays of per-rater parameters); false blobs computed in one call."""
+    def raters(draws, which, level, amp, p_miss, extra_rate, p_empty, truth=None):
+        """The masks of raters ``which`` (arrays of per-rater parameters); false blobs computed in one call.
+
+        With ``truth`` (2D) their counts against it instead (:func:`robustness._kernels.rater_counts`).
+        """
         jitter, u_miss, u_extra, u_empty, noise, extra = draws
         n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
-        x = np.concatenate([extra[k, :m] for k, m in zip(which, n_extra)]) if sum(n_extra) else None
+        # each draw's false blobs once (raters sharing a draw, common_runs, take the first ones they need)
+        most = {}
+        for k, m in zip(which, n_extra):
+            most[k] = max(most.get(k, 0), m)
+        offset = dict(zip(most, np.cumsum([0, *most.values()])[:-1].tolist()))
+        x = np.concatenate([extra[k, :m] for k, m in most.items()]) if sum(n_extra) else None
         if x is not None:
             q = np.clip(x, 1e-12, 1 - 1e-12)
             harm = slice(5 + _HARM.size, 5 + 2 * _HARM.size)
@@ -173,12 +192,21 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
             if len(grid) == 3:
                 false_blobs = _extrude(false_blobs, zs, depth * x[:, -2],
                                        np.maximum(depth * (0.05 + 0.1 * x[:, -1]), 1.0))
-        masks, start = [], 0
+        if truth is not None and len(grid) == 2:
+            fields = blobs if x is None else np.concatenate([blobs, false_blobs])
+            which = np.asarray(which)
+            return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),
+                                u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
+                                np.array([offset.get(k, 0) for k in which], dtype=np.int64),
+                                np.array(n_extra, dtype=np.int64),
+                                np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
+                                np.asarray(amp, dtype=np.float64), np.ascontiguousarray(noise, dtype=np.float64),
+                                which.astype(np.int64), u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
+        masks = []
         for n, k in enumerate(which):
             keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
             if n_extra[n]:
-                keep = np.concatenate([keep, false_blobs[start:start + n_extra[n]]])
-                start += n_extra[n]
+                keep = np.concatenate([keep, false_blobs[offset[k]:offset[k] + n_extra[n]]])
             if u_empty[k] < p_empty[n] or not len(keep):
                 masks.append(np.zeros(shape, dtype=bool))
                 continue
@@ -198,14 +226,24 @@ def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True) -> 
                        extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
                        p_empty=[min(1.0, kn * 0.02)] * len(which))
         out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
-    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), len(pop.runs), rho, grid)
+    n_draws = 1 if common_runs else len(pop.runs)
+    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), n_draws, rho, grid)
     s_, b_ = pop.run_skill, pop.run_bias
-    masks = raters(draws, np.arange(len(pop.runs)),
+    masks = raters(draws, np.zeros(len(pop.runs), dtype=int) if common_runs else np.arange(len(pop.runs)),
                    level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
                           for r in range(len(pop.runs))],
                    amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=c.run_failure * 0.35 * (1 - s_),
-                   extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_))
-    out.update({("run", name): m for name, m in zip(pop.runs, masks)})
+                   extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_),
+                   truth=out[("truth", "truth")] if run_counts else None)
+    if run_counts and isinstance(masks, np.ndarray):
+        out[("run", "counts")] = masks
+    elif run_counts:  # volumes: count the masks
+        t = out[("truth", "truth")]
+        n_t = int(t.sum())
+        tp = np.array([np.count_nonzero(m & t) for m in masks], dtype=np.int64)
+        out[("run", "counts")] = np.stack([tp, np.array([m.sum() for m in masks]) - tp, n_t - tp], axis=1)
+    else:
+        out.update({("run", name): m for name, m in zip(pop.runs, masks)})
     return out
 
 

@@ -442,7 +442,13 @@ def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters
     """The runs' TP/FP/FN against the latent truth on a fresh pool of images (no annotators drawn).
 
     The pool has ``n_encounters`` encounters with the config's images per
-    encounter. Scores on it estimate the runs' population scores.
+    encounter. Scores on it estimate the runs' population scores. The runs
+    draw with common random numbers (``generate_image(common_runs=True)``):
+    each run's expected score is its population score as on any test set, and
+    the ranking between runs is estimated far more sharply than from
+    independent draws (measured: the default challenge's pool of 300
+    encounters ranks within L1 3-6 of its other half's ranking, against 34-46
+    with independent draws).
 
     Parameters
     ----------
@@ -462,13 +468,7 @@ def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters
     src = ch.source
     counts = np.empty((len(population.runs), ch.n_images, 3), dtype=np.int64)
     for i in range(ch.n_images):
-        masks = src.generate(i, annotators=False)
-        t = masks[("truth", "truth")]
-        n_t = int(t.sum())
-        for r, name in enumerate(population.runs):
-            m = masks[("run", name)]
-            tp = int(np.count_nonzero(m & t))
-            counts[r, i] = (tp, int(m.sum()) - tp, n_t - tp)
+        counts[:, i] = generate_image(src, i, annotators=False, common_runs=True, run_counts=True)[("run", "counts")]
     return counts, ch.encounters
 
 

@@ -427,11 +427,21 @@ def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame
     test_sets : (ndarray (S', B), list of (strategy, metric, average)), optional
     metric : str
     """
+    from robustness.overlap.gold import is_random
     from robustness.statistics.verdicts import best_with_ties
 
     auc = conv.order_auc()  # (S, K)
     for average in dict.fromkeys(n[2] for n in conv.schemes.names):
-        idx = [s for s, n in enumerate(conv.schemes.names) if n[1] == metric and n[2] == average]
+        scheme = [s for s, n in enumerate(conv.schemes.names) if n[1] == metric and n[2] == average]
+        drawn = [s for s in scheme if is_random(conv.schemes.names[s][0])]
+        idx = [s for s in scheme if s not in drawn]  # a random annotator is a draw, not a candidate
+        if len(drawn) > 1:
+            p = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
+                       & (points.ranking == conv.ranking)].set_index("strategy")
+            a = p.loc[[conv.schemes.names[s][0] for s in drawn], "auc"]
+            verdicts.add("random_gold_spread", ranking=conv.ranking, metric=metric, average=average,
+                         statement="auc", value=float(a.mean()), low=float(a.min()), high=float(a.max()),
+                         count=len(drawn), table="convergence.csv")
         if len(idx) < 2:
             continue
         names = [conv.schemes.names[s][0] for s in idx]

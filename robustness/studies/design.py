@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from robustness.io.challenge import Challenge
+    from robustness.overlap.counts import OverlapCounts
     from robustness.simulation.synthetic import SyntheticConfig
 
 __all__ = ["DesignStudyOptions", "base_from_challenge", "image_megapixels", "make_grid", "run"]
@@ -44,7 +45,8 @@ class DesignStudyOptions:
     encounters, annotators, agreement, spread, runs, correlation : tuple or None
         The grid's values.
     replicates, populations, pool, orders, bootstrap : int or None
-        Replicates per setting, run populations, encounters of each population's pool, random orders and bootstrap
+        Replicates per setting, run populations, images of each population's pool (its first batch: it doubles
+        until sharp, :func:`robustness.simulation.design.population_scores`), random orders and bootstrap
         resamples per test set.
     image_mp : float or None
         Simulated image size in megapixels.
@@ -55,8 +57,10 @@ class DesignStudyOptions:
         Target expected L1 to the population ranking (default: the number of runs).
     target_top1 : float
         Target share of replicates with the true best run first.
+    max_encounters : int or None
+        The size search's cap (default :func:`max_encounters`).
     quick : bool
-        A small grid (4 replicates over 2 populations, pools of 300 encounters, 40 orders, 150 resamples).
+        A small grid (4 replicates over 2 populations, pools from 12,000 images, 40 orders, 150 resamples).
     seed : int
     """
 
@@ -74,6 +78,7 @@ class DesignStudyOptions:
     image_mp: float | None = None
     target_l1: float | None = None
     target_top1: float = 0.9
+    max_encounters: int | None = None
     quick: bool = False
     boundary: tuple = ()
     seed: int = 0
@@ -90,7 +95,7 @@ class DesignStudyOptions:
         -------
         DesignOptions
         """
-        return DesignOptions(pool_encounters=self.pool or (300 if self.quick else 1000),
+        return DesignOptions(pool_images=self.pool or (12_000 if self.quick else 25_000),
                              n_orders=self.orders or (40 if self.quick else 100),
                              n_resamples=self.bootstrap or (150 if self.quick else 300),
                              megapixels=image_megapixels(self, float(np.sqrt(base.coverage_range[0]
@@ -122,22 +127,29 @@ def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> flo
 TWIN_SLICES = 24
 
 
-def base_from_challenge(challenge: Challenge, options: DesignStudyOptions) -> tuple[SyntheticConfig, pd.DataFrame]:
+def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
+                        counts: OverlapCounts | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
     """The generator fitted to a challenge (:func:`robustness.simulation.calibrate.fit`) and the fit table.
 
     Parameters
     ----------
     challenge : Challenge
     options : DesignStudyOptions
+    counts : OverlapCounts, optional
+        The challenge's counts with the majority gold (default: counted here).
 
     Returns
     -------
     (SyntheticConfig, pandas.DataFrame)
+        The fit table has each statistic's tolerance and whether the twin meets it
+        (:func:`robustness.simulation.calibrate.fit_failures`).
     """
     from robustness.overlap.pixel_pass import compute_overlap
     from robustness.simulation.calibrate import challenge_stats, fit
 
-    target = challenge_stats(compute_overlap(challenge, strategies=["majority"], rng=0))
+    if counts is None:
+        counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+    target = challenge_stats(counts)
     volumes = [shape for shape in challenge.shapes if len(shape) == 3]
     if not volumes:
         return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
@@ -203,8 +215,14 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
 
 def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(), *,
         fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
-        say: Callable | None = None) -> StudyResult:
+        say: Callable | None = None, warnings: list | tuple = ()) -> StudyResult:
     """The design study around the generator parameters ``base``.
+
+    The grid is simulated first (:func:`robustness.simulation.grid.run_grid`); the scheme is chosen at the
+    challenge's own setting and size (:func:`robustness.simulation.design.choose_scheme`); then the size search
+    simulates test sets twice as large, at that setting, until the chosen scheme's expected L1 to the population
+    ranking meets the target at 95% confidence (the upper end of its interval over replicates), its own distance
+    to the truth alone exceeds the target (no size can reach it), or ``options.max_encounters`` is reached.
 
     Parameters
     ----------
@@ -219,37 +237,131 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     progress : bool
     say : callable, optional
         Prints progress lines.
+    warnings : list of str
+        What the loader and the fit found in the input (kept with the study's own warnings).
 
     Returns
     -------
     StudyResult
     """
+    import pandas as pd
+
+    from robustness.overlap.gold import is_random, resolve
+    from robustness.simulation.design import choose_scheme
+    from robustness.simulation.grid import run_size
+
+    say = say or (lambda *a: None)
     grid = make_grid(base, options)
     simulation = options.simulation(base)
     key = fingerprint(base, grid, simulation, options.seed)
-    design, coverage, notes = run_grid(base, grid, simulation, seed=options.seed,
-                                       cache_dir=Path(cache_dir) / key[:16], n_jobs=n_jobs, progress=progress, say=say)
-    summary, coverage_summary = summarise(design, coverage)
-    tables = {"design.csv": design, "coverage.csv": coverage, "design_summary.csv": summary,
-              "coverage_summary.csv": coverage_summary}
-    if fit_table is not None:
-        tables["fit.csv"] = fit_table
+    cache = Path(cache_dir) / key[:16]
+    design, coverage, notes, pools = run_grid(base, grid, simulation, seed=options.seed, cache_dir=cache,
+                                              n_jobs=n_jobs, progress=progress, say=say)
+    notes = list(warnings) + notes
     base_setting = Setting(annotators=base.min_annotators if base.min_annotators in grid.annotators
                            else grid.annotators[0],
                            agreement=min(grid.agreement, key=lambda a: abs(a - base.agreement)),
                            spread=grid.spread[0], runs=grid.runs[0], correlation=grid.correlation[0])
     size = min(grid.sizes, key=lambda n: abs(n - base.n_encounters))
     target_l1 = options.target_l1 if options.target_l1 is not None else float(base_setting.runs)
+    # the size search
+    strat, average = choose_scheme(design, base=base_setting, size=size)["chosen"]
+    # the size search scores the chosen gold and the official one (majority): the statements it backs
+    counted = {g.name for g in resolve(None, macro_only="drop")}
+    golds = [g for g in dict.fromkeys([strat, "majority"]) if g in counted and not is_random(g)] or ["majority"]
+    largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base), "met"
+    while True:
+        summary = summarise(design)
+        mine = summary[(summary.strategy == strat) & (summary.average == average)
+                       & _at_setting(summary, base_setting)].sort_values("encounters")
+        first, last = mine.iloc[0], mine.iloc[-1]
+        if first.l1_population <= target_l1 and first.encounters >= 4:  # met below the grid: halve
+            n = int(first.encounters) // 2
+        elif last.l1_population_high <= target_l1:
+            break
+        elif last.l1_same_images_low > target_l1:
+            search = "unreachable"
+            break
+        elif 2 * largest > cap:
+            search = "capped"
+            break
+        else:
+            largest *= 2
+            n = largest
+        say(f"size search: {grid.replicates} test sets of {n} encounters ({strat}, {average})")
+        rows, more = run_size(base, base_setting, n, replicates=grid.replicates, populations=grid.populations,
+                              pools=pools, options=simulation, seed=options.seed, cache_dir=cache, strategies=golds,
+                              n_jobs=n_jobs, progress=progress)
+        design = pd.concat([design, rows], ignore_index=True)
+        notes += more
+    summary, coverage_summary = summarise(design, coverage)
+    tables = {"design.csv": design, "coverage.csv": coverage, "design_summary.csv": summary,
+              "coverage_summary.csv": coverage_summary}
+    if fit_table is not None:
+        tables["fit.csv"] = fit_table
     rec = recommend(design, summary, coverage_summary, base=base_setting, size=size, target_top1=options.target_top1,
-                    target_l1=target_l1, pool_encounters=simulation.pool_encounters)
+                    target_l1=target_l1)
+    rec["search"] = search
+    notes += _study_warnings(rec, design, search, cap, target_l1, simulation)
     tables["recommendation_sizes.csv"] = rec["sizes"]
-    files = {"design_base.json": json.dumps(asdict(base_setting) | {"size": size, "target_l1": options.target_l1
-                                            if options.target_l1 is not None else base_setting.runs},
+    tables["recommendation_populations.csv"] = rec["per_population"]
+    if len(rec["random"]):
+        tables["recommendation_random.csv"] = rec["random"]
+    files = {"design_base.json": json.dumps(asdict(base_setting) | {"size": size, "target_l1": target_l1,
+                                                                     "search": search, "cap": cap},
                                             indent=2, default=str) + "\n"}
     return StudyResult(STUDY, tables=tables, verdicts=_verdicts(rec, base_setting, options).frame(), files=files,
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
-                             "base_setting": asdict(base_setting), "size": size,
+                             "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,
                              "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
+
+
+def max_encounters(base: SyntheticConfig) -> int:
+    """The size search's cap: 32 times the challenge's encounters, at least 400 and at most 6,400.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+
+    Returns
+    -------
+    int
+    """
+    return int(np.clip(32 * base.n_encounters, 400, 6400))
+
+
+def _at_setting(frame, setting: Setting):
+    return ((frame.annotators == setting.annotators) & np.isclose(frame.agreement, setting.agreement)
+            & np.isclose(frame.spread, setting.spread) & (frame.runs == setting.runs)
+            & np.isclose(frame.correlation, setting.correlation))
+
+
+def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
+                    simulation: DesignOptions) -> list[str]:
+    """What the reader must know before trusting the recommendation: a blunt pool, an unreachable target."""
+    out = []
+    worst = design.groupby("population").pool_l1.max()
+    blunt = worst[worst > simulation.pool_l1_target]
+    if len(blunt):
+        out.append(f"the population ranking of run population(s) {', '.join(map(str, blunt.index))} is not sharp: "
+                   f"its pool's own L1 is {blunt.max():g} (target {simulation.pool_l1_target:g}) after "
+                   f"{int(design.pool_images.max())} images; the distances to it are inflated by up to that much "
+                   "(a larger --pool sharpens it)")
+    largest = design[design.stage == "grid"].groupby("encounters").images.mean().max() if "stage" in design else 0
+    pool = float(design.pool_images.min())
+    if largest > pool:
+        out.append(f"the largest test sets simulated ({largest:.0f} images) are larger than a run population's pool "
+                   f"({pool:.0f} images): the population ranking is then hardly sharper than theirs (a larger --pool)")
+    strat, average = rec["chosen"]
+    reach = rec["reach"]
+    if search == "unreachable":
+        out.append(f"no test-set size reaches L1 <= {target:g} with {strat} ({average}): its own distance to the "
+                   f"truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "
+                   f"{reach['own_distance_high']:.1f}) at {reach['encounters']} encounters")
+    elif search == "capped":
+        out.append(f"the size search stopped at {cap} encounters (--max-encounters) before {strat} ({average}) met "
+                   f"L1 <= {target:g} at 95% confidence; the sizes needed are larger than the search could show")
+    return out
 
 
 def _number(value) -> float:
@@ -262,6 +374,35 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
     verdict, size = rec["scheme"], rec["size"]
     v.add("closest_scheme", statement="best" if verdict.best else "tied", subject=verdict.tied,
           level=verdict.level, count=size, table="design.csv")
+    strat, average = rec["chosen"]
+    sizes = rec["sizes"].set_index(["strategy", "average"])
+    chosen = sizes.loc[(strat, average)]
+    v.add("recommended_scheme", strategy=strat, average=average, metric="jaccard",
+          statement="best" if verdict.best else "simplest_of_tied", subject=[f"{strat} ({average})"],
+          value=_number(chosen.encounters_for_l1), low=_number(chosen.encounters_for_l1_optimistic),
+          high=_number(chosen.encounters_for_l1_conservative), level=0.95, count=int(chosen.largest_size),
+          table="recommendation_sizes.csv")
+    for row in rec["random"].itertuples():
+        v.add("one_random_annotator", strategy="random", average=row.average, metric="jaccard",
+              value=row.l1_population, low=row.l1_population_low, high=row.l1_population_high, level=0.95,
+              subject=[f"{row.spread_low:.6g}", f"{row.spread_high:.6g}"], count=int(row.draws), total=size,
+              table="recommendation_random.csv")
+    per = rec["per_population"]
+    if len(per):
+        found = per.encounters_for_l1.abs()
+        v.add("encounters_needed_by_population", strategy=strat, average=average, metric="jaccard",
+              value=_number(found.median()), low=_number(found.min()), high=_number(found.max()),
+              count=int(found.notna().sum()), total=len(per), table="recommendation_populations.csv",
+              statement="all_found" if found.notna().all() else "some_beyond_search")
+    reach = rec["reach"]
+    v.add("own_distance_to_truth", strategy=strat, average=average, metric="jaccard",
+          statement="unreachable" if reach["unreachable"] else "reachable", value=reach["own_distance"],
+          low=reach["own_distance_low"], high=reach["own_distance_high"], level=0.95, count=reach["encounters"],
+          subject=[f"{rec['target_l1']:g}"], table="design_summary.csv")
+    for alt in reach["alternatives"]:
+        v.add("own_distance_alternative", strategy=strat, average=average, metric="jaccard",
+              value=alt["own_distance"], count=alt["annotators"], total=alt["encounters"],
+              subject=[f"{alt['agreement']:g}"], table="design_summary.csv")
     for row in rec["sizes"].itertuples():
         key = dict(strategy=row.strategy, average=row.average, metric="jaccard", table="recommendation_sizes.csv")
         v.add("encounters_needed", value=_number(row.encounters_for_l1),

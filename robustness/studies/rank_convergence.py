@@ -404,6 +404,7 @@ def _summarised(notes) -> list:
 
 def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test_sets=None) -> Verdicts:
     """Every finding the main job's report states (see :data:`robustness.reporting.study_result.VERDICT_COLUMNS`)."""
+    from robustness.overlap.gold import is_random
     from robustness.statistics.verdicts import best_with_ties
 
     v = Verdicts()
@@ -435,7 +436,14 @@ def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test
     if truth is not None:
         table, taus = truth
         for average in ("micro", "macro"):
-            idx = table.index[(table.metric == "jaccard") & (table.average == average)]
+            scheme = table.index[(table.metric == "jaccard") & (table.average == average)]
+            drawn = scheme[table.strategy[scheme].map(is_random).to_numpy(bool)]
+            idx = scheme[~table.strategy[scheme].map(is_random).to_numpy(bool)]  # a draw is not a candidate
+            if len(drawn) > 1:
+                t = table.tau_to_truth[drawn]
+                v.add("random_gold_spread", metric="jaccard", average=average, statement="tau_to_truth",
+                      value=float(t.mean()), low=float(t.min()), high=float(t.max()), count=len(drawn),
+                      table="truth.csv")
             if len(idx) < 2:
                 continue
             verdict = best_with_ties(taus[idx], list(table.strategy[idx]))

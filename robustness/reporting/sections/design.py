@@ -18,7 +18,7 @@ STUDY = "design_study"
 
 
 def recommendation_markdown(report: Report) -> str:
-    """The Recommendation section of the report as Markdown (``recommendation.md``).
+    """The Recommendation section of the report, and its warnings, as Markdown (``recommendation.md``).
 
     Parameters
     ----------
@@ -29,10 +29,15 @@ def recommendation_markdown(report: Report) -> str:
     -------
     str
     """
-    start = next(i for i, b in enumerate(report.blocks) if b[0] == "heading" and b[2] == "Recommendation")
-    end = next((i for i, b in enumerate(report.blocks) if i > start and b[0] in ("heading", "table", "figure")),
-               len(report.blocks))
-    return Report(report.title, report.blocks[:1] + report.blocks[start:end]).to_markdown()
+    def section(title):
+        start = next((i for i, b in enumerate(report.blocks) if b[0] == "heading" and b[2] == title), None)
+        if start is None:
+            return []
+        end = next((i for i, b in enumerate(report.blocks) if i > start and b[0] in ("heading", "table", "figure")),
+                   len(report.blocks))
+        return report.blocks[start:end]
+
+    return Report(report.title, section("Recommendation") + section("Warnings")).to_markdown()
 
 
 register_study(STUDY, "Design study: which gold strategy, and how many test encounters?",
@@ -40,17 +45,38 @@ register_study(STUDY, "Design study: which gold strategy, and how many test enco
 
 
 def _size(value, largest) -> str:
-    """A size from :func:`robustness.simulation.design.recommend`: nan beyond the grid, negative at its first size."""
+    """A size from :func:`robustness.simulation.design.recommend`: nan beyond the search, negative at its first size."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"more than {largest}"
     if value < 0:
         return f"at most {-value:.0f}"
-    return f"about {value:.0f}"
+    return f"{value:.0f}"
+
+
+def _about(size: str) -> str:
+    """'about 270', but 'more than 400' and 'at most 25' as they are."""
+    return size if not size[0].isdigit() else f"about {size}"
 
 
 def _scheme(name: str) -> str:
     strategy, average = name.split(" (")
     return f"{strategy_label(strategy)} ({average}"
+
+
+def unit_word(res: StudyResult) -> str:
+    """The test-set unit's name, as the main job's: encounters when they hold several images, else images.
+
+    Parameters
+    ----------
+    res : StudyResult
+        A design study's results.
+
+    Returns
+    -------
+    str
+    """
+    base = res.meta.get("input", {}).get("base", {})
+    return "encounter" if base.get("n_images", 2) > base.get("n_encounters", 1) else "image"
 
 
 def _base(res: StudyResult) -> dict:
@@ -67,7 +93,10 @@ def _grid(r: Report, res: StudyResult) -> None:
         f"{', '.join(f'{s:g}' for s in g['spread'])}; "
         f"runs {', '.join(map(str, g['runs']))}; within-encounter correlation "
         f"{', '.join(f'{c:g}' for c in g['correlation'])}. {g['replicates']} replicates per setting over "
-        f"{g['populations']} run populations, each scored on a pool of {sim['pool_encounters']} encounters; "
+        f"{g['populations']} run populations, each ranked on a pool of at least {sim['pool_images']} independent "
+        "images whose runs draw with common random numbers (sharp: its own L1 to unlimited data is in design.csv, "
+        "pool_l1); larger test sets at the challenge's own setting until the recommended scheme meets the target "
+        f"(cap {res.meta.get('cap', '?')}); "
         f"{sim['n_orders']} orders and {sim['n_resamples']} bootstrap resamples per test set; {_simulated(res)}; "
         f"seed {res.options['seed']}. Intervals are 95% t intervals over replicates.")
 
@@ -96,51 +125,96 @@ def _fit(r: Report, res: StudyResult) -> None:
 
 
 def _recommendation(r: Report, res: StudyResult) -> None:
-    """The recommendation: which scheme, how many encounters, annotators or images, how far to trust the estimate."""
+    """The decision: one scheme, a size with its interval, the random golds as one, annotators or images."""
     base, size = _base(res), res.meta["size"]
     g = res.meta["grid"]
-    n_runs, largest = base["runs"], max(g["sizes"])
+    unit = unit_word(res)
+    n_runs = base["runs"]
     r.heading("Recommendation")
-    verdict = res.verdict("closest_scheme")[0]
+    rec = res.verdict("recommended_scheme")[0]
+    closest = res.verdict("closest_scheme")[0]
+    strat, average = rec["strategy"], rec["average"]
+    name = f"{strategy_label(strat)} ({average})"
+    largest = rec["count"]
+    target = float(res.verdict("encounters_needed", strategy=strat, average=average)[0]["subject"][0])
+    per_run = f"{target / n_runs:g} place{'s' if target != n_runs else ''} per run"
     r.paragraph(
-        f"For a challenge like this one ({base['annotators']} annotators per image, agreement "
-        f"{base['agreement']:g}, {n_runs} runs, {size} test encounters), simulated {g['replicates']} times "
-        "with a known truth (Jaccard; the runs' population ranking comes from a large independent pool of images):")
-    if verdict["statement"] == "best":
-        r.bullets([f"**Gold strategy and averaging**: {_scheme(verdict['subject'][0])} gives the ranking closest to "
-                   "the runs' population ranking; its L1 to it is smaller than every other scheme's in paired "
-                   f"comparisons over replicates (Bonferroni-adjusted {verdict['level']:.1%} intervals)."])
+        f"For a challenge like this one ({base['annotators']} annotators per image, agreement {base['agreement']:g}, "
+        f"{n_runs} runs, {size} test {unit}s), simulated {g['replicates']} times over {g['populations']} run "
+        "populations with a known truth (Jaccard; each population's ranking on unlimited data comes from a pool of "
+        "independent images, see below). Intervals are 95% over replicates.")
+    others = [t for t in closest["subject"] if t != f"{strat} ({average})"]
+    if closest["statement"] == "best":
+        why = ("its L1 to the runs' population ranking is smaller than every other scheme's in paired comparisons "
+               f"over replicates (Bonferroni-adjusted {closest['level']:.1%} intervals)")
     else:
-        r.bullets([f"**Gold strategy and averaging**: no single best; tied for the ranking closest to the runs' "
-                   f"population ranking: {', '.join(_scheme(t) for t in verdict['subject'])} (paired differences over "
-                   "replicates include zero); the other schemes are farther."])
-    lead = verdict["subject"][0]
-    strat, average = lead.split(" (")
-    average = average.rstrip(")")
-    row = res.verdict("encounters_needed", strategy=strat, average=average)[0]
-    top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)[0]
-    target = float(row["subject"][0])
-    target_top1 = float(top1["subject"][0])
-    per_run = f" ({target / n_runs:g} place{'s' if target != n_runs else ''} per run)"
-    items = [f"**Test-set size** ({_scheme(lead)}): the expected L1 to the population ranking falls to "
-             f"{target:g}{per_run}"
-             f" with {_size(row['value'], largest)} encounters (95% interval over replicates: "
-             f"{_size(row['low'], largest)} to {_size(row['high'], largest)}"
-             f"); the true best run is ranked first in {target_top1:.0%} of replicates with "
-             f"{_size(top1['value'], largest)} encounters."]
+        why = (f"tied with it for the ranking closest to the runs' population ranking: "
+               f"{', '.join(_scheme(t) for t in others)} (paired differences over replicates include zero); among "
+               "tied schemes the rule picks the simplest to state and reproduce: majority before STAPLE before the "
+               "others, micro before macro")
+    items = [f"**Use {name}**: {why}."]
+    random = res.verdict("one_random_annotator")
+    if random:
+        parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
+                 f"{float(x['subject'][0]):.1f} to {float(x['subject'][1]):.1f}" for x in random]
+        items.append("**One random annotator** as the gold (a draw, not a choice an organiser can adopt; reported "
+                     "as one scheme): " + "; ".join(parts) + ".")
+    reach = res.verdict("own_distance_to_truth")[0]
+    if reach["statement"] == "unreachable":
+        items.append(f"**Test-set size**: no test-set size reaches an expected L1 <= {target:g} ({per_run}) with "
+                     f"{name}: its own distance to the truth is "
+                     f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
+                     f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
+    else:
+        conservative = _size(rec["high"], largest)
+        items.append(
+            f"**Test-set size**: the expected L1 to the runs' population ranking falls to {target:g} ({per_run}) with "
+            f"{_about(_size(rec['value'], largest))} {unit}s (95% interval over replicates: "
+            f"{_size(rec['low'], largest)} to {conservative}); "
+            + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
+               f"{conservative} {unit}s are needed to meet it with 95% confidence."))
+    spread = res.verdict("encounters_needed_by_population")
+    if spread:
+        x = spread[0]
+        beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
+        items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's; "
+                     f"recommendation_populations.csv) the size ranges from {_size(x['low'], largest)} to "
+                     f"{_size(x['high'], largest)} {unit}s (median {_size(x['value'], largest)}; "
+                     f"{x['count']} of {x['total']} populations found{beyond}).")
+    top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
+    if top1:
+        items.append(f"The population's best run is ranked first in {float(top1[0]['subject'][0]):.0%} of replicates "
+                     f"with {_size(top1[0]['value'], largest)} {unit}s.")
     official = res.verdict("encounters_needed", strategy="majority", average="micro")
     if official and (strat, average) != ("majority", "micro"):
-        o_top1 = res.verdict("encounters_needed_top1", strategy="majority", average="micro")[0]
-        items.append(f"Under the official scheme (majority, micro) the same targets need "
-                     f"{_size(official[0]['value'], largest)} and {_size(o_top1['value'], largest)} encounters.")
-    effort = res.verdict("annotation_effort")
+        o = official[0]
+        items.append(f"Under the MEDIQA-MAGIC official scheme (majority, micro) the same target needs "
+                     f"{_about(_size(o['value'], o['count']))} {unit}s (95% interval {_size(o['low'], o['count'])} to "
+                     f"{_size(o['high'], o['count'])}).")
+    effort = res.verdict("annotation_effort", strategy=strat, average=average)
     if len({e["count"] for e in effort}) > 1:
-        e = sorted(res.verdict("annotation_effort", strategy=strat, average=average), key=lambda x: x["count"])
-        parts = [f"{x['count']} annotators on {x['subject'][0]} encounters: L1 {x['value']:.1f} (95% CI "
-                 f"{x['low']:.1f} to {x['high']:.1f})" for x in e]
-        overlap = bool(e) and e[0]["statement"] == "tied"
-        items.append("**More annotators or more images**, at the same annotation effort (encounters x annotators): "
-                     + "; ".join(parts) + (": tied (the intervals overlap)." if overlap else "."))
+        e = sorted(effort, key=lambda x: x["count"])
+        parts = [f"{x['count']} annotators on {float(x['subject'][0]):.0f} {unit}s: L1 "
+                 f"{ci(x['value'], x['low'], x['high'], '{:.1f}')}" for x in e]
+        tied = e[0]["statement"] == "tied"
+        items.append(f"**More annotators or more {unit}s**, at the same annotation effort ({unit}s x annotators): "
+                     + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
+    r.bullets(items)
+    _how_far(r, res, size, unit, n_runs)
+
+
+def _alternatives(res: StudyResult, strat: str, average: str, unit: str) -> str:
+    """What more or better annotators would give: the scheme's own distance to the truth at other settings."""
+    alt = res.verdict("own_distance_alternative", strategy=strat, average=average)
+    if not alt:
+        return ""
+    parts = [f"{x['count']} annotators of agreement {float(x['subject'][0]):g}: {x['value']:.1f}" for x in alt]
+    return (f" Its own distance with other annotators (at {alt[0]['total']} {unit}s): " + "; ".join(parts) + ".")
+
+
+def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> None:
+    """How far to trust the package's other answers on test sets like this one (majority, micro)."""
+    base = _base(res)
 
     def calibration(agreement):
         found = {}
@@ -153,15 +227,15 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         return found
 
     perfect, here = calibration(1.0), calibration(base["agreement"])
+    items = []
     if perfect:
         c = perfect
-        items.append(f"**Is the package's estimate calibrated?** The package estimates how far the test set's "
+        items.append(f"**Is the package's estimate calibrated?** The main job estimates how far the test set's "
                      "ranking is from the ranking the same gold would give on unlimited data. Where that is the "
-                     f"truth (annotators equal to the truth), at {size} encounters under majority micro Jaccard it "
+                     f"truth (annotators equal to the truth), at {size} {unit}s under majority micro Jaccard it "
                      f"estimates {c['estimate']:.1f} against an actual {c['actual_distance']:.1f} (median "
-                     f"ratio per replicate {c['estimate_ratio']:.2f}); part of the actual is the pool's own distance "
-                     f"to unlimited data, about {c['pool_distance']:.1f} (L1 between its two halves, halved; a larger "
-                     "--pool shrinks it).")
+                     f"ratio per replicate {c['estimate_ratio']:.2f}); the population ranking's own distance to "
+                     f"unlimited data is at most {c['pool_distance']:g} (L1 between its pool's two halves, halved).")
     if here and base["agreement"] != 1.0:
         items.append(f"With annotators of agreement {base['agreement']:g} the actual distance to the runs' "
                      f"true population ranking is {here['actual_distance']:.1f} against the estimate's "
@@ -178,9 +252,11 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         r_items = ", ".join(f"{x['subject'][0]} unit, {x['subject'][1]}: {x['value']:.1%} (95% CI {x['low']:.1%} to "
                             f"{x['high']:.1%})" for x in cov)
         items.append(f"**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard "
-                     f"against the truth, {cov[0]['count']} encounters, within-encounter correlation "
+                     f"against the truth, {cov[0]['count']} {unit}s, within-encounter correlation "
                      f"{base['correlation']:g}): {r_items}.")
-    r.bullets(items)
+    if items:
+        r.heading("How far to trust the other answers (simulated)")
+        r.bullets(items)
 
 
 def _at_size(r: Report, res: StudyResult) -> None:
@@ -189,9 +265,15 @@ def _at_size(r: Report, res: StudyResult) -> None:
     summary = res.table("design_summary.csv")
     top = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)
                   & (summary.encounters == size)].sort_values("l1_population")
-    cols = ["strategy", "average", "tau_same_images", "tau_population", "l1_population", "l1_population_low",
-            "l1_population_high", "top1_correct", "expected_l1_estimate"]
-    r.table(top[cols].assign(strategy=top.strategy.map(strategy_label)), floatfmt="{:.3f}", caption=(
+    table = pd.DataFrame({
+        "gold": top.strategy.map(strategy_label), "average": top.average,
+        "tau to truth (same images)": top.tau_same_images.map("{:.3f}".format),
+        "tau to population": top.tau_population.map("{:.3f}".format),
+        "L1 to population (95% CI)": [ci(m, lo, hi, "{:.1f}") for m, lo, hi in
+                                      zip(top.l1_population, top.l1_population_low, top.l1_population_high)],
+        "true best first": top.top1_correct.map("{:.0%}".format),
+        "package's estimate of L1": top.expected_l1_estimate.map("{:.1f}".format)})
+    r.table(table, floatfmt="{}", caption=(
         f"At {size} encounters: Kendall's tau to the truth on the same images and to the population "
         "ranking, L1 to the population ranking (95% interval over replicates), share of replicates with the "
         "true best run first, and the package's estimate of that L1. design_summary.csv has every setting."))
@@ -232,5 +314,5 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(table), floatfmt="{}", caption="Kendall's tau with macro Jaccard's ranking (majority).")
 
 
-for _name in ("grid", "fit", "recommendation", "at_size", "metrics"):
+for _name in ("recommendation", "grid", "fit", "at_size", "metrics"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import unlimited_sentence
+from robustness.reporting.sections.common import needed_text, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
@@ -33,6 +33,85 @@ def _units(res: StudyResult) -> tuple[str, int]:
     return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
 
 
+#: The data options a design study needs to read the same challenge (``--like``), as the main job's parameters.
+_DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "systems", "foreground", "background", "threshold",
+                 "labels")
+
+
+def design_command(res: StudyResult) -> str:
+    """The design-study command that plans for this challenge (``--like`` with the main job's data options).
+
+    Parameters
+    ----------
+    res : StudyResult
+        The main job's results.
+
+    Returns
+    -------
+    str
+    """
+    params = res.meta.get("parameters") or {}
+    data = params.get("data")
+    if not data:  # the embedded synthetic challenge: the design study's default is its generator
+        return "python -m experiments.design_study --quick"
+    parts = ["python -m experiments.design_study --quick --like", str(data)]
+    for name in _DATA_OPTIONS:
+        value = params.get(name)
+        if not (value is None or value is False or value == ""):
+            parts.append(f"--{name.replace('_', '-')} {value}")
+    if params.get("binarize"):
+        parts.append("--binarize")
+    return " ".join(parts)
+
+
+def _conclusions(r: Report, res: StudyResult) -> None:
+    """What to conclude: at most six bullets, each read from a verdicts row (the sections below hold the rest)."""
+    official = res.meta["official"]
+    unit, _ = _units(res)
+    n_runs = res.meta["input"]["runs"]
+    key = dict(strategy=official, metric="jaccard", average="micro")
+    scheme = f"{strategy_label(official)}, micro Jaccard"
+    items = []
+    if res.warnings:
+        items.append(f"**Read the warnings first** (next section): {len(res.warnings)} thing(s) the loader or the "
+                     "checks found in the input may change what the numbers mean.")
+    pairs, nb = res.verdict("pairs_differ", **key), res.verdict("neighbours_differ", **key)
+    if pairs and nb:
+        p, n = pairs[0], nb[0]
+        items.append(f"**Which runs are separable** ({scheme}): {p['count']} of {p['total']} pairs of runs differ "
+                     f"(paired t-test, Holm, 5%), {n['count']} of the {n['total']} pairs of leaderboard neighbours: "
+                     + ("neighbouring places are not established." if n["count"] == 0 else
+                        "the other neighbouring places are not established."))
+    best = res.verdict("best_is_best", **key)
+    if best:
+        b = best[0]
+        items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited data "
+                     f"with posterior probability {b['value']:.2f} (rank_keep.csv).")
+    d, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
+    if d and nd:
+        d = d[0]
+        items.append(f"**Distance to unlimited data**: this test set's ranking lies an expected L1 of {d['value']:.1f} "
+                     f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
+                     f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
+                     f"run; one place per run needs {needed_text(nd[0], unit)}. The interval's calibration on "
+                     "simulated populations: docs/calibration.md.")
+    truth = res.verdict("truth_best", metric="jaccard", average="micro")
+    if truth:
+        t = truth[0]
+        said = (f"{strategy_label(t['subject'][0])} agrees best" if t["statement"] == "best" else
+                f"{names(t['subject'])} are tied")
+        items.append(f"**Which gold**: against the latent truth on this test set (micro Jaccard) {said}; one random "
+                     "annotator is a draw, not a choice. Which gold and how many units a new challenge needs: "
+                     f"`{design_command(res)}` (recommendation.md).")
+    else:
+        items.append("**Which gold**: this test set cannot say which gold ranks closer to the truth (there is no "
+                     "truth, and the paper's curves measure how soon a subset agrees with this test set's own ranking, "
+                     f"not accuracy). The design study answers it by simulating challenges like this one: "
+                     f"`{design_command(res)}` (recommendation.md).")
+    r.heading("What to conclude")
+    r.bullets(items[:6])
+
+
 def _overview(r: Report, res: StudyResult) -> None:
     """What was studied and how."""
     o, inp = res.options, res.meta["input"]
@@ -58,6 +137,35 @@ def _overview(r: Report, res: StudyResult) -> None:
                     + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
                 f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
+    same = _coinciding(res)
+    if same:
+        r.paragraph("Golds that coincide on this input (identical micro Jaccard for every run, as with two "
+                    "annotators, where majority equals union or intersection and STAPLE follows one of them): "
+                    + "; ".join(" = ".join(strategy_label(g) for g in group) for group in same)
+                    + ". Their rows below are one gold, not agreeing evidence.")
+
+
+def _unit_reason(res: StudyResult) -> str:
+    """Why the unit is the encounter, in the data's words."""
+    if _paper_data(res):
+        return "an encounter's photos show one lesion"
+    return "images of one encounter show the same case"
+
+
+def _coinciding(res: StudyResult) -> list[list[str]]:
+    """Groups of golds whose micro Jaccard is identical for every run (e.g. majority and union with 2 annotators)."""
+    board = res.table("leaderboard.csv")
+    columns = {c.removesuffix("_jaccard_micro"): board[c].to_numpy() for c in board.columns
+               if c.endswith("_jaccard_micro")}
+    groups, seen = [], set()
+    for a, va in columns.items():
+        if a in seen:
+            continue
+        group = [b for b, vb in columns.items() if b not in seen and (vb == va).all()]
+        seen.update(group)
+        if len(group) > 1:
+            groups.append(group)
+    return groups
 
 
 def _leaderboard(r: Report, res: StudyResult) -> None:
@@ -121,7 +229,7 @@ def _significance(r: Report, res: StudyResult) -> None:
                 "of resamples (the bootstrap-SE test is kept in pairwise.parquet, p_bootstrap); Holm's correction "
                 "over all pairs of the scheme, at 5%; across simulated test sets, the share of its claims whose "
                 "direction is wrong is in experiments.calibration's table. Unit: the "
-                + (f"{boot_unit}, because images of one encounter show the same case and are not independent. "
+                + (f"{boot_unit}, because {_unit_reason(res)} and are not independent. "
                    if boot_unit == "encounter" else f"{boot_unit}. ")
                 + "Every scheme and pair, with the difference's 95% interval, is in pairwise.parquet.")
     r.figure("figures/fig_09_significance_map.png",
@@ -215,15 +323,19 @@ def _convergence(r: Report, res: StudyResult) -> None:
         adj = f"Bonferroni-adjusted {v['level']:.1%} intervals"
         over = "over resampled test sets" if v["count"] else "over this test set's orders"
         auc = ci(v["value"], v["low"], v["high"], "{:.1f}")
+        drawn = res.verdict("random_gold_spread", ranking="aggregate", metric="jaccard", average=average,
+                            statement="auc")
+        spread = (f" One random annotator (a draw, not a candidate): AUC {drawn[0]['low']:.1f} to "
+                  f"{drawn[0]['high']:.1f} over its {drawn[0]['count']} draws." if drawn else "")
         if v["statement"] == "fastest":
-            r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** converges fastest, AUC "
-                        f"{auc}: its paired differences in AUC with every other strategy are below zero {over} "
-                        f"({adj}).")
+            r.paragraph(f"**{average}**: {strategy_label(v['subject'][0])} settles fastest on this test set's own "
+                        f"ranking (self-consistency, not closeness to the truth), AUC {auc}: its paired differences "
+                        f"in AUC with every other strategy are below zero {over} ({adj}).{spread}")
         else:
             lowest = "mean AUC over resampled test sets" if v["count"] else "AUC"
-            r.paragraph(f"**{average}**: no strategy is fastest: {names(v['subject'])} are tied: their paired AUC "
-                        f"differences with {strategy_label(v['subject'][0])} (the lowest {lowest}; AUC on this "
-                        f"test set's orders {auc}) have {adj} {over} that include zero.")
+            r.paragraph(f"**{average}**: no strategy settles fastest: {names(v['subject'])} are tied: their paired "
+                        f"AUC differences with {strategy_label(v['subject'][0])} (the lowest {lowest}; AUC on this "
+                        f"test set's orders {auc}) have {adj} {over} that include zero.{spread}")
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
                         f"{_units(res)[0]}s drawn with replacement, each with all its {res.options['unit']}s, "
@@ -274,6 +386,12 @@ def _gold_agreement(r: Report, res: StudyResult) -> None:
              "above the diagonal tau, below it its 95% bootstrap interval.")
 
 
+def _paper_data(res: StudyResult) -> bool:
+    """Whether the input is the MEDIQA-MAGIC data (its layout) or the synthetic challenge that stands in for it."""
+    params = res.meta.get("parameters") or {}
+    return params.get("layout") == "dermavqa" or not (params.get("data") or res.meta["input"].get("data"))
+
+
 def _table4(r: Report, res: StudyResult) -> None:
     """Distance from the annotators' spread (the paper's Table 4, and the variants that do not mislead)."""
     boot_unit, _ = _units(res)
@@ -281,31 +399,45 @@ def _table4(r: Report, res: StudyResult) -> None:
     s = spread[spread.metric == "jaccard"]
     if s.empty:
         return
+    k = res.table("images.csv").annotators
+    k_lo, k_hi = int(k.min()), int(k.max())
+    panel = f"{k_lo}" if k_lo == k_hi else f"{k_lo} to {k_hi}"
+    dof = f"{k_lo - 1}" if k_lo == k_hi else f"{k_lo - 1} to {k_hi - 1}"
     r.heading("Distance from the annotators' spread (the paper's Table 4)")
+    two = k_lo < 3
     rows = []
     for variant, label in (("staple", "vs STAPLE of all (paper)"), ("leave_one_out", "leave one annotator out")):
         v = s[s.variant == variant].sort_values("z_mean")
-        if v.empty:
+        if v.empty or (two and variant == "leave_one_out"):
             continue
-        for which, row in (("best", v.iloc[0]), ("worst", v.iloc[-1])):
-            rows.append({"consensus": label, "run": f"{which}: {row.system}",
+        picked = [(f"{which}: ", row) for which, row in (("best", v.iloc[0]), ("worst", v.iloc[-1]))] if not two \
+            else [("", row) for _, row in v.iterrows()]
+        for which, row in picked:
+            rows.append({"consensus": label, "run": f"{which}{row.system}",
                          "mean z (paper)": ci(row.z_mean, row.z_mean_low, row.z_mean_high, "{:.2f}"),
                          "median z": f"{row.z_median:.2f}",
                          "pooled-SD z": ci(row.z_pooled, row.z_pooled_low, row.z_pooled_high, "{:.2f}"),
                          "share from 10% smallest SD": f"{row.small_sd_share:.0%}"})
+    paper = (" The paper reports 3.6 (best) and 9 to 19 (worst) on the MEDIQA-MAGIC data."
+             if _paper_data(res) else "")
     r.table(pd.DataFrame(rows), caption=(
         "Standard deviations between a run's agreement with the consensus and the annotators' own agreement with it "
         f"(Jaccard), 95% intervals over {boot_unit}s. The intervals treat the annotators as fixed: they hold for new "
-        f"{boot_unit}s drawn by the same annotators, not for another panel (with 3 or 4 annotators per image, a "
-        "different panel would move the SD by more than these intervals show). The paper reports 3.6 (best) and 9 to "
-        "19 (worst)."))
+        f"{boot_unit}s drawn by the same annotators, not for another panel (with {panel} annotators per image, a "
+        f"different panel would move the SD by more than these intervals show).{paper}"))
     share = res.verdict("small_sd_share", metric="jaccard")[0]["value"]
+    if two:
+        r.paragraph(
+            f"With {panel} annotators per image, leaving one out leaves a single annotator, whose spread is undefined: "
+            "the leave-one-annotator-out variant is not computed, and no run is labelled best or worst (with two "
+            "annotators the spread is one difference, with one degree of freedom). All variants: gold_spread.csv.")
+        return
     r.paragraph(
         "Trust the pooled-SD z of the leave-one-annotator-out rows. The paper's mean of per-image z is dominated by "
         f"images where the annotators happen to agree almost exactly: the 10% of images with the smallest SD supply "
-        f"{share:.0%} of the sum (median over runs), and an SD over 3 annotators has 2 degrees of freedom. Scoring "
-        "annotators against a STAPLE consensus that contains them shrinks their own spread, so the paper's variant "
-        "overstates how far runs are from human agreement. All variants: gold_spread.csv.")
+        f"{share:.0%} of the sum (median over runs), and an SD over {panel} annotators has {dof} degrees of freedom. "
+        "Scoring annotators against a STAPLE consensus that contains them shrinks their own spread, so the paper's "
+        "variant overstates how far runs are from human agreement. All variants: gold_spread.csv.")
 
 
 def _fits(r: Report, res: StudyResult) -> None:
@@ -331,12 +463,16 @@ def _truth(r: Report, res: StudyResult) -> None:
     for average in ("micro", "macro"):
         for v in res.verdict("truth_best", metric="jaccard", average=average):
             text = ci(v["value"], v["low"], v["high"])
+            drawn = res.verdict("random_gold_spread", metric="jaccard", average=average, statement="tau_to_truth")
+            spread = (f" One random annotator (a draw, not a candidate): tau {drawn[0]['low']:.3f} to "
+                      f"{drawn[0]['high']:.3f} over its {drawn[0]['count']} draws." if drawn else "")
             if v["statement"] == "best":
                 r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** agrees best with the truth, tau "
-                            f"{text}; its paired differences with every other strategy exclude zero.")
+                            f"{text}; its paired differences with every other strategy exclude zero.{spread}")
             else:
                 r.paragraph(f"**{average}**: no single best: {names(v['subject'])} are tied (paired bootstrap "
-                            f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include zero).")
+                            f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include "
+                            f"zero).{spread}")
     t = table[table.metric == "jaccard"].copy()
     t["strategy"] = t.strategy.map(strategy_label)
     r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
@@ -481,6 +617,6 @@ def _labels(r: Report, res: StudyResult) -> None:
         "on this test set, not a claim about a new one)."))
 
 
-for _name in ("overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement", "table4",
-              "fits", "truth", "ranking_methods", "per_case", "metrics", "labels"):
+for _name in ("conclusions", "overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement",
+              "table4", "fits", "truth", "ranking_methods", "per_case", "metrics", "labels"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

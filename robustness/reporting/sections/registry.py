@@ -181,7 +181,13 @@ def names(items: Iterable[str]) -> str:
     Returns
     -------
     str
-        ``a``, ``a and b``, ``a, b and c`` (their labels).
+        ``a``, ``a and b``, ``a, b and c`` (their labels; the random single-annotator golds as one item).
     """
-    items = [strategy_label(i) for i in items]
+    from robustness.overlap.gold import is_random
+
+    items = list(items)
+    drawn = [i for i in items if is_random(i)]
+    items = [strategy_label(i) for i in items if not is_random(i)]
+    if drawn:  # a random annotator is a draw, not a choice: one entry, however many draws
+        items.append("one random annotator" + (f" ({len(drawn)} draws)" if len(drawn) > 1 else ""))
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
