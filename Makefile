@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_population
 	$(PY) -m benchmarks.bench_case_rankings
 	$(PY) -m benchmarks.bench_surface
+	$(PY) -m benchmarks.bench_pool
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

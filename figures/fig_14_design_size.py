@@ -47,8 +47,9 @@ def make(results_dir, out_path):
         handles, labels = axes[0, 1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
         fig.suptitle(f"{int(base['annotators'])} annotators per image. Below: the test-set size at which the mean "
-                     f"L1 falls to {target:g} (log-linear between the sizes simulated);\ntriangles: more than "
-                     f"{largest} {unit} (beyond the sizes simulated, dotted)", fontsize=7)
+                     f"L1 falls to {target:g} (log-linear between the sizes simulated);\ntriangles: more than the "
+                     f"largest size simulated for that scheme (the grid's, or up to {largest} {unit} where the size "
+                     "search went on)", fontsize=7)
         return save(fig, out_path)
 
 

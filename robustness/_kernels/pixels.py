@@ -226,6 +226,21 @@ def count_run(run, gold_words):
     return count_run_words(run[:m].view(np.uint64), run[m:], gold_words)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _positive_at(coarse, y, x, sy, sx):
+    """Pixel (y, x) of the bilinear interpolation of ``coarse`` (steps ``sy``, ``sx`` between pixels) is > 0."""
+    ch, cw = coarse.shape
+    fy = y * sy
+    y0 = min(int(fy), ch - 2)
+    ty = fy - y0
+    fx = x * sx
+    x0 = min(int(fx), cw - 2)
+    tx = fx - x0
+    top = coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx
+    bot = coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx
+    return top * (1 - ty) + bot * ty > 0.0
+
+
 @njit(cache=True, nogil=True)
 def upsample_positive(coarse, h, w):
     """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0."""
@@ -234,16 +249,8 @@ def upsample_positive(coarse, h, w):
     sy = (ch - 1) / max(h - 1, 1)
     sx = (cw - 1) / max(w - 1, 1)
     for y in range(h):
-        fy = y * sy
-        y0 = min(int(fy), ch - 2)
-        ty = fy - y0
         for x in range(w):
-            fx = x * sx
-            x0 = min(int(fx), cw - 2)
-            tx = fx - x0
-            top = coarse[y0, x0] * (1 - tx) + coarse[y0, x0 + 1] * tx
-            bot = coarse[y0 + 1, x0] * (1 - tx) + coarse[y0 + 1, x0 + 1] * tx
-            out[y, x] = top * (1 - ty) + bot * ty > 0.0
+            out[y, x] = _positive_at(coarse, y, x, sy, sx)
     return out
 
 
@@ -290,16 +297,8 @@ def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of
         tp = 0
         size = 0
         for y in range(h):
-            fy = y * sy
-            y0 = min(int(fy), ch - 2)
-            ty = fy - y0
             for x in range(w):
-                fx = x * sx
-                x0 = min(int(fx), cw - 2)
-                tx = fx - x0
-                top = f[y0, x0] * (1 - tx) + f[y0, x0 + 1] * tx
-                bot = f[y0 + 1, x0] * (1 - tx) + f[y0 + 1, x0 + 1] * tx
-                if top * (1 - ty) + bot * ty > 0.0:
+                if _positive_at(f, y, x, sy, sx):
                     size += 1
                     tp += truth[y, x]
         out[r, 0] = tp

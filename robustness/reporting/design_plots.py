@@ -160,9 +160,9 @@ def design_size(sizes: pd.DataFrame, *, average: str, grid: Iterable[int], ax: A
             high = np.where(np.isnan(g.needed_high.to_numpy(dtype=float)), largest * 1.45, g.needed_high)
             has = ~np.isnan(low)
             ax.vlines(g.agreement[has], low[has], high[has], color=st["color"], linewidth=0.8, alpha=0.7)
-        if (~reached).any():
-            ax.scatter(g.agreement[~reached], np.full((~reached).sum(), largest * 1.25), marker="^", s=12,
-                       color=st["color"])
+        if (~reached).any():  # beyond the sizes simulated for this scheme: a triangle just above its largest
+            own = g.largest.to_numpy(dtype=float) if "largest" in g else np.full(len(g), float(largest))
+            ax.scatter(g.agreement[~reached], own[~reached] * 1.25, marker="^", s=12, color=st["color"])
     ax.axhline(largest, color="black", linewidth=0.5, linestyle=":")
     ax.set_yscale("log", base=2)
     ax.set_ylim(grid[0] / 1.25, largest * 1.5)

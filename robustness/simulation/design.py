@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "summarise",
            "recommend", "needed_by_agreement", "SETTING_COLUMNS",
-           "simulate_size", "choose_scheme", "simplicity", "SIMPLICITY"]
+           "simulate_size", "choose_scheme", "simplicity", "SIMPLICITY", "at_setting"]
 
 SETTING_COLUMNS = ("encounters", "annotators", "agreement", "spread", "runs", "correlation")
 
@@ -507,8 +507,18 @@ def simplicity(strategy: str, average: str) -> tuple:
     return (order.index(strategy) if strategy in order else len(order), average != "micro")
 
 
-def _at(frame: pd.DataFrame, base: Setting) -> pd.Series:
-    """Rows of ``frame`` at the setting ``base`` (any size)."""
+def at_setting(frame: pd.DataFrame, base: Setting) -> pd.Series:
+    """Rows of ``frame`` (design or summary rows) at the setting ``base``, any size.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    base : Setting
+
+    Returns
+    -------
+    pandas.Series of bool
+    """
     return ((frame.annotators == base.annotators) & np.isclose(frame.agreement, base.agreement)
             & np.isclose(frame.spread, base.spread) & (frame.runs == base.runs)
             & np.isclose(frame.correlation, base.correlation))
@@ -541,7 +551,7 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
     from robustness.overlap.gold import is_random
     from robustness.statistics.verdicts import best_with_ties
 
-    here = design[_at(design, base) & (design.encounters == size)]
+    here = design[at_setting(design, base) & (design.encounters == size)]
     random = here.strategy.map(is_random)
     cand = here[~random]
     schemes = list(dict.fromkeys(zip(cand.strategy, cand.average)))
@@ -553,6 +563,7 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
     for average, d in here[random].groupby("average", sort=False):
         per_replicate = d.groupby("replicate").l1_population.mean()
         mean, low, high = t_interval(per_replicate)
+        low = max(low, 0.0)  # an L1 is never negative
         draws = d.groupby("strategy").l1_population.mean()
         rows.append({"average": average, "l1_population": mean, "l1_population_low": low,
                      "l1_population_high": high, "spread_low": float(draws.min()), "spread_high": float(draws.max()),
@@ -608,7 +619,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
     choice = choose_scheme(design, base=base, size=size)
     n_runs = base.runs
     target = float(n_runs if target_l1 is None else target_l1)
-    ss = summary[_at(summary, base)]
+    ss = summary[at_setting(summary, base)]
     sizes = []
     for (strat, average), d in ss.groupby(["strategy", "average"], sort=False):
         if is_random(strat):
@@ -621,7 +632,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
                       "encounters_for_top1": _interpolate_size(d.encounters, -d.top1_correct, -target_top1),
                       "largest_size": int(d.encounters.max())})
     strat, average = choice["chosen"]
-    mine = design[_at(design, base) & (design.strategy == strat) & (design.average == average)]
+    mine = design[at_setting(design, base) & (design.strategy == strat) & (design.average == average)]
     per_population = []
     for p, d in mine.groupby("population"):
         means = d.groupby("encounters").l1_population.mean()
@@ -642,7 +653,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
     # more annotators or more images, at equal annotation effort (encounters x annotators)
     effort = []
     for k in sorted(summary.annotators.unique()):
-        d = summary[_at(summary, Setting(int(k), base.agreement, base.spread, base.runs, base.correlation))]
+        d = summary[at_setting(summary, Setting(int(k), base.agreement, base.spread, base.runs, base.correlation))]
         for (s_, a_), g in d.groupby(["strategy", "average"], sort=False):
             if is_random(s_):
                 continue
@@ -697,7 +708,8 @@ def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame
     -------
     pandas.DataFrame
         ``strategy, average, agreement, needed`` and where the lower and upper ends of its 95% interval over
-        replicates do (``needed_low``, ``needed_high``); nan beyond the grid.
+        replicates do (``needed_low``, ``needed_high``); nan beyond the sizes simulated for it (``largest``: the
+        grid's, or the size search's for the schemes it simulated).
     """
     import pandas as pd
 
@@ -706,5 +718,5 @@ def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame
         d = d.sort_values("encounters")
         size = {c: abs(_interpolate_size(d.encounters, d[f"l1_population{c}"], target)) for c in ("", "_low", "_high")}
         rows.append({"strategy": strat, "average": average, "agreement": agreement, "needed": size[""],
-                     "needed_low": size["_low"], "needed_high": size["_high"]})
+                     "needed_low": size["_low"], "needed_high": size["_high"], "largest": int(d.encounters.max())})
     return pd.DataFrame(rows)

@@ -247,7 +247,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     import pandas as pd
 
     from robustness.overlap.gold import is_random, resolve
-    from robustness.simulation.design import choose_scheme
+    from robustness.simulation.design import at_setting, choose_scheme
     from robustness.simulation.grid import run_size
 
     say = say or (lambda *a: None)
@@ -273,7 +273,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     while True:
         summary = summarise(design)
         mine = summary[(summary.strategy == strat) & (summary.average == average)
-                       & _at_setting(summary, base_setting)].sort_values("encounters")
+                       & at_setting(summary, base_setting)].sort_values("encounters")
         first, last = mine.iloc[0], mine.iloc[-1]
         if first.l1_population <= target_l1 and first.encounters >= 4:  # met below the grid: halve
             n = int(first.encounters) // 2
@@ -328,12 +328,6 @@ def max_encounters(base: SyntheticConfig) -> int:
     int
     """
     return int(np.clip(32 * base.n_encounters, 400, 6400))
-
-
-def _at_setting(frame, setting: Setting):
-    return ((frame.annotators == setting.annotators) & np.isclose(frame.agreement, setting.agreement)
-            & np.isclose(frame.spread, setting.spread) & (frame.runs == setting.runs)
-            & np.isclose(frame.correlation, setting.correlation))
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,

@@ -86,8 +86,9 @@ def _base(res: StudyResult) -> dict:
 def _grid(r: Report, res: StudyResult) -> None:
     """What was simulated."""
     g, sim = res.meta["grid"], res.meta["simulation"]
+    r.heading("What was simulated")
     r.paragraph(
-        f"Grid: test-set sizes {', '.join(map(str, g['sizes']))} encounters (nested within each replicate); "
+        f"Grid: test-set sizes {', '.join(map(str, g['sizes']))} {unit_word(res)}s (nested within each replicate); "
         f"annotators per image {', '.join(map(str, g['annotators']))}; agreement "
         f"{', '.join(f'{a:g}' for a in g['agreement'])}; run-quality spread "
         f"{', '.join(f'{s:g}' for s in g['spread'])}; "
@@ -188,7 +189,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     official = res.verdict("encounters_needed", strategy="majority", average="micro")
     if official and (strat, average) != ("majority", "micro"):
         o = official[0]
-        items.append(f"Under the MEDIQA-MAGIC official scheme (majority, micro) the same target needs "
+        items.append(f"Under majority, micro (the official scheme, as MEDIQA-MAGIC's) the same target needs "
                      f"{_about(_size(o['value'], o['count']))} {unit}s (95% interval {_size(o['low'], o['count'])} to "
                      f"{_size(o['high'], o['count'])}).")
     effort = res.verdict("annotation_effort", strategy=strat, average=average)
@@ -273,6 +274,7 @@ def _at_size(r: Report, res: StudyResult) -> None:
                                       zip(top.l1_population, top.l1_population_low, top.l1_population_high)],
         "true best first": top.top1_correct.map("{:.0%}".format),
         "package's estimate of L1": top.expected_l1_estimate.map("{:.1f}".format)})
+    r.heading(f"Every scheme at {size} {unit_word(res)}s")
     r.table(table, floatfmt="{}", caption=(
         f"At {size} encounters: Kendall's tau to the truth on the same images and to the population "
         "ranking, L1 to the population ranking (95% interval over replicates), share of replicates with the "

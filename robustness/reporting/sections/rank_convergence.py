@@ -101,7 +101,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         said = (f"{strategy_label(t['subject'][0])} agrees best" if t["statement"] == "best" else
                 f"{names(t['subject'])} are tied")
         items.append(f"**Which gold**: against the latent truth on this test set (micro Jaccard) {said}; one random "
-                     "annotator is a draw, not a choice. Which gold and how many units a new challenge needs: "
+                     f"annotator is a draw, not a choice. Which gold and how many {unit}s a new challenge needs: "
                      f"`{design_command(res)}` (recommendation.md).")
     else:
         items.append("**Which gold**: this test set cannot say which gold ranks closer to the truth (there is no "
