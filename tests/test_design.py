@@ -384,7 +384,8 @@ def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
         assert max(sizes) > 8 and np.isfinite(rec["value"]) and np.isfinite(rec["high"])
     capped = run(base, DesignStudyOptions(**common, target_l1=0.0, max_encounters=8), cache_dir=tmp_path / "b")
     assert capped.meta["search"] in ("capped", "unreachable")
-    assert any("no test-set size reaches" in w or "the size search stopped at 8" in w for w in capped.warnings)
+    assert any("no test-set size reaches" in w or "the size search stopped at 8 encounters" in w
+               for w in capped.warnings)
     # runs of one skill and annotators that barely agree: the gold's own ranking is off the truth's at any size
     strict = run(replace(base, agreement=0.1), DesignStudyOptions(**{**common, "agreement": (0.1,)}, spread=(0.0,),
                                                                     target_l1=0.0, max_encounters=32),
@@ -395,4 +396,5 @@ def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
         assert own["statement"] == "unreachable" and own["low"] > 0
         assert any(w.startswith("no test-set size reaches L1 <= 0 with") for w in strict.warnings)
     else:
-        assert strict.meta["search"] == "capped" and any("the size search stopped at 32" in w for w in strict.warnings)
+        assert strict.meta["search"] == "capped" and any("the size search stopped at 32 encounters" in w
+                                                          for w in strict.warnings)

@@ -112,8 +112,9 @@ h1{font-size:1.6rem;margin:.6rem 0 1rem}h2{font-size:1.25rem;margin-top:2.2rem;b
 padding-bottom:.2rem}h3{font-size:1.05rem}
 p,li{max-width:48rem}code{background:#f3f3f3;padding:0 .2em;border-radius:3px;font-size:.92em}
 .scroll{overflow-x:auto;margin:.6rem 0 1rem;border:1px solid #eee}
-table{border-collapse:collapse;font-size:.85rem;white-space:nowrap}
-th,td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}th{background:#fafafa;position:sticky;top:0}
+table{border-collapse:collapse;font-size:.85rem}
+th,td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}th{background:#fafafa;position:sticky;top:0;
+vertical-align:bottom;min-width:4rem}td{white-space:nowrap}.wrap td.long{white-space:normal;min-width:7rem}
 td:first-child,th:first-child{text-align:left}
 figure{margin:1rem 0 1.6rem}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.88rem;color:#444;max-width:48rem;margin-top:.3rem}
@@ -301,9 +302,13 @@ class Report:
                     body.append(f'<p class="caption">{text(caption)}</p>')
                 shown = frame if max_rows is None else frame.head(max_rows)
                 head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-                rows = "".join("<tr>" + "".join(f"<td>{_linked(html.escape(v), root)}</td>" for v in row) + "</tr>"
-                               for row in _cells(shown, floatfmt))
-                body.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+                cells = _cells(shown, floatfmt)
+                long = ' class="long"'  # a long cell may wrap in a wide table
+                rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_linked(html.escape(v), root)}"
+                                                "</td>" for v in row) + "</tr>" for row in cells)
+                widest = [max([len(str(c))] + [len(row[k]) for row in cells]) for k, c in enumerate(shown.columns)]
+                wrap = ' class="wrap"' if sum(widest) + 3 * len(widest) > 100 else ""  # ~ the column's characters
+                body.append(f'<div class="scroll"><table{wrap}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
                             "</table></div>")
                 if max_rows is not None and len(frame) > max_rows:
                     body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')

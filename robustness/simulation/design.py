@@ -630,6 +630,10 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
                       "encounters_for_l1_optimistic": _interpolate_size(d.encounters, d.l1_population_low, target),
                       "encounters_for_l1_conservative": _interpolate_size(d.encounters, d.l1_population_high, target),
                       "encounters_for_top1": _interpolate_size(d.encounters, -d.top1_correct, -target_top1),
+                      "encounters_for_top1_optimistic": _interpolate_size(d.encounters, -d.top1_correct_high,
+                                                                          -target_top1),
+                      "encounters_for_top1_conservative": _interpolate_size(d.encounters, -d.top1_correct_low,
+                                                                            -target_top1),
                       "largest_size": int(d.encounters.max())})
     strat, average = choice["chosen"]
     mine = design[at_setting(design, base) & (design.strategy == strat) & (design.average == average)]

@@ -353,8 +353,9 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
                    f"truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "
                    f"{reach['own_distance_high']:.1f}) at {reach['encounters']} encounters")
     elif search == "capped":
-        out.append(f"the size search stopped at {cap} encounters (--max-encounters) before {strat} ({average}) met "
-                   f"L1 <= {target:g} at 95% confidence; the sizes needed are larger than the search could show")
+        out.append(f"the size search stopped at {int(design.encounters.max())} encounters (twice that exceeds "
+                   f"--max-encounters {cap}) before {strat} ({average}) met L1 <= {target:g} at 95% confidence; the "
+                   "sizes needed are larger than the search could show")
     return out
 
 
@@ -387,7 +388,8 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
         v.add("encounters_needed_by_population", strategy=strat, average=average, metric="jaccard",
               value=_number(found.median()), low=_number(found.min()), high=_number(found.max()),
               count=int(found.notna().sum()), total=len(per), table="recommendation_populations.csv",
-              statement="all_found" if found.notna().all() else "some_beyond_search")
+              statement="all_found" if found.notna().all() else "some_beyond_search",
+              subject=[str(int(per.replicates.min())), str(int(per.replicates.max()))])
     reach = rec["reach"]
     v.add("own_distance_to_truth", strategy=strat, average=average, metric="jaccard",
           statement="unreachable" if reach["unreachable"] else "reachable", value=reach["own_distance"],
@@ -402,8 +404,9 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
         v.add("encounters_needed", value=_number(row.encounters_for_l1),
               low=_number(row.encounters_for_l1_optimistic), high=_number(row.encounters_for_l1_conservative),
               level=0.95, count=int(row.largest_size), subject=[f"{rec['target_l1']:g}"], **key)
-        v.add("encounters_needed_top1", value=_number(row.encounters_for_top1), count=int(row.largest_size),
-              subject=[f"{options.target_top1:g}"], **key)
+        v.add("encounters_needed_top1", value=_number(row.encounters_for_top1),
+              low=_number(row.encounters_for_top1_optimistic), high=_number(row.encounters_for_top1_conservative),
+              level=0.95, count=int(row.largest_size), subject=[f"{options.target_top1:g}"], **key)
     effort = rec["annotators"]
     if len(effort):
         for (strat, average), e in effort.groupby(["strategy", "average"], sort=False):

@@ -120,7 +120,7 @@ def _fit(r: Report, res: StudyResult) -> None:
         return
     r.heading("The challenge and its synthetic twin")
     r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and bias, "
-                "within-encounter correlation, lesion sizes; see robustness.simulation.calibrate); its statistics "
+                "within-encounter correlation, object sizes; see robustness.simulation.calibrate); its statistics "
                 "beside the challenge's:")
     r.table(res.table("fit.csv"), floatfmt="{:.3f}")
 
@@ -178,14 +178,17 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     if spread:
         x = spread[0]
         beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
-        items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's; "
-                     f"recommendation_populations.csv) the size ranges from {_size(x['low'], largest)} to "
-                     f"{_size(x['high'], largest)} {unit}s (median {_size(x['value'], largest)}; "
-                     f"{x['count']} of {x['total']} populations found{beyond}).")
+        reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
+        items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
+                     f"{reps} replicates each; recommendation_populations.csv) the size ranges from "
+                     f"{_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s (median "
+                     f"{_size(x['value'], largest)}; {x['count']} of {x['total']} populations found{beyond}).")
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
     if top1:
-        items.append(f"The population's best run is ranked first in {float(top1[0]['subject'][0]):.0%} of replicates "
-                     f"with {_size(top1[0]['value'], largest)} {unit}s.")
+        t = top1[0]
+        items.append(f"The population's best run is ranked first in {float(t['subject'][0]):.0%} of replicates with "
+                     f"{_about(_size(t['value'], largest))} {unit}s (95% interval over replicates: "
+                     f"{_size(t['low'], largest)} to {_size(t['high'], largest)}).")
     official = res.verdict("encounters_needed", strategy="majority", average="micro")
     if official and (strat, average) != ("majority", "micro"):
         o = official[0]

@@ -184,6 +184,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
     tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
     tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
+    tab.columns = [str(c).replace("_", " ") for c in tab.columns]  # readable headers that can wrap
     r.table(tab, max_rows=15, caption=(
         f"95% CI: {interval_name(sel)} over {n_units} {boot_unit}s ({o['bootstrap']} resamples, paired across "
         f"runs); ranks tie within 1e-12 ({o.get('ties', 'average')} ranks). "
@@ -356,8 +357,9 @@ def _convergence(r: Report, res: StudyResult) -> None:
         "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
         "test set, where L1 = 0 by construction. Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J))."))
     r.figure("figures/fig_02_micro_convergence.png",
-             "Micro Jaccard and Dice: mean L1 over orders per gold strategy (thick), one single order as the paper "
-             "showed (thin), the band of 90% of orders for the official scheme only.")
+             "Micro Jaccard (micro Dice ranks the runs identically, so one panel): mean L1 over orders per gold "
+             "strategy (thick), one single order as the paper showed (thin), the band of 90% of orders for the "
+             "official scheme only.")
     r.figure("figures/fig_03_macro_convergence.png",
              "Macro Jaccard and Dice, including mean and max over annotators; as Figure 2.")
     r.figure("figures/fig_11_convergence_auc.png",
