@@ -78,7 +78,7 @@ def parser() -> _cli.Parser:
     g.add_argument("--annotators", type=_listed(integer(1, 16)), metavar="K1,K2,..",
                    help="annotators per image (default k and k+1)")
     g.add_argument("--agreement", type=_listed(_fraction), metavar="A1,A2,..",
-                   help="annotator agreement, 1.0 = annotators equal the truth (default a-0.2, a, 1.0)")
+                   help="annotator agreement, 1.0 = annotators equal the truth (default a-0.2, a, 1.0; --quick a, 1.0)")
     g.add_argument("--spread", type=_listed(_fraction), metavar="S1,..",
                    help="spread of the runs' true skill (default the base's)")
     g.add_argument("--runs", type=_listed(integer(2, 100)), metavar="R1,..", help="number of runs (default the base's)")
@@ -86,18 +86,21 @@ def parser() -> _cli.Parser:
                    help="within-encounter correlation (default the base's)")
     g.add_argument("--replicates", type=integer(2, 1_000), help="seeded replicates per setting (default 20; --quick 4)")
     g.add_argument("--populations", type=integer(1, 100),
-                   help="distinct run populations the replicates cycle through (default 4; --quick 2)")
+                   help="distinct run populations the replicates cycle through (default: one per replicate, so "
+                        "that every interval is about runs drawn like the challenge's; fewer: intervals over the "
+                        "populations' means)")
     g.add_argument("--pool", type=integer(4, 1_000_000),
                    help="independent images that first score each run population (doubled until the pool ranks the "
                         "runs within L1 2 of unlimited data, at most 8 times; default 25000; --quick 12000)")
     g.add_argument("--max-encounters", type=integer(4, 100_000), metavar="N",
                    help="the size search's cap: test sets twice as large are simulated until the recommended scheme "
-                        "meets the target at 95%% confidence, or this size (default 32 N, 400 to 6400)")
+                        "meets the target at 95%% confidence, or this size (default 32 N, 400 to 6400; --quick "
+                        "4 N, 200 to 400)")
     g.add_argument("--orders", type=_cli.orders, help="random orders per test set (default 100; --quick 40)")
     g.add_argument("--bootstrap", type=integer(2, _cli.MAX_RESAMPLES),
                    help="bootstrap resamples per test set (default 300; --quick 150)")
     g.add_argument("--image-mp", type=number(0.0001, 12), metavar="MP",
-                   help="simulated image size in megapixels (default: enough for median lesions of 150 pixels; "
+                   help="simulated image size in megapixels (default: enough for median objects of 150 pixels; "
                         "75 with --quick)")
     g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
                    help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) ranked beside macro Jaccard on every "
@@ -106,8 +109,8 @@ def parser() -> _cli.Parser:
                    help="target expected L1 to the population ranking (default: the number of runs, one place each)")
     g.add_argument("--target-top1", type=_fraction, default=0.9,
                    help="target share of replicates with the true best run ranked first (default 0.9)")
-    g.add_argument("--quick", action="store_true", help="a small grid (4 replicates over 2 run populations): under 3 "
-                                                           "minutes on 2 cores")
+    g.add_argument("--quick", action="store_true", help="a small grid (4 replicates, each its own run population): "
+                                                           "under 3 minutes on 2 cores")
     g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=_cli.output_folder, default="results/design_study", metavar="DIR",

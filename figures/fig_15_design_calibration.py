@@ -23,7 +23,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
     with plotting.style():
         fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9), layout="constrained")
         ax = axes[0]
-        sizes = sorted(d.encounters.unique())
+        sizes = sorted(d[d.expected_l1_estimate.notna()].encounters.unique())  # the size search has no estimate
         cmap = plt.get_cmap("viridis", len(sizes))
         for k, n in enumerate(sizes):
             e = d[d.encounters == n]

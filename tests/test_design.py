@@ -398,3 +398,33 @@ def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
     else:
         assert strict.meta["search"] == "capped" and any("the size search stopped at 32 encounters" in w
                                                           for w in strict.warnings)
+
+
+def test_intervals_are_about_runs_like_these_when_populations_repeat():
+    """Two populations of 10 replicates each: the interval is t over the two population means (1 degree of
+    freedom), far wider than a t over 20 replicates that treats them as independent; one replicate per population
+    gives the plain t interval."""
+    from scipy import stats
+
+    from robustness.simulation.design import summarise
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for r in range(20):
+        p = r % 2
+        rows.append(dict(encounters=10, annotators=3, agreement=0.6, spread=0.5, runs=5, correlation=0.5,
+                         replicate=r, population=p, images=10, strategy="majority", metric="jaccard", average="micro",
+                         **{m: 0.0 for m in ("tau_same_images", "l1_same_images", "tau_population",
+                                             "top1_correct", "top3_agreement", "convergence_point",
+                                             "expected_l1_estimate")},
+                         l1_population=(10.0 if p else 20.0) + rng.normal(0, 0.5)))
+    design = pd.DataFrame(rows)
+    row = summarise(design).iloc[0]
+    means = design.groupby("population").l1_population.mean()
+    half = stats.t.ppf(0.975, 1) * means.std(ddof=1) / np.sqrt(2)
+    assert row.l1_population == pytest.approx(design.l1_population.mean())
+    assert row.l1_population_high - row.l1_population == pytest.approx(half)
+    naive = stats.t.ppf(0.975, 19) * design.l1_population.std(ddof=1) / np.sqrt(20)
+    assert half > 10 * naive
+    alone = summarise(design.assign(population=design.replicate)).iloc[0]
+    assert alone.l1_population_high - alone.l1_population == pytest.approx(naive)

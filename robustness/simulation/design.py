@@ -426,7 +426,12 @@ MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_populatio
 
 def summarise(design: pd.DataFrame,
               coverage: pd.DataFrame | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """Means over replicates with 95% t intervals.
+    """Means over replicates with 95% t intervals about runs like these: run populations are the unit.
+
+    Replicates that share a run population are not independent evidence about runs drawn like them, so where
+    a setting holds two or more populations the interval is Student's t over the populations' means (P - 1
+    degrees of freedom), centred on the mean over replicates; with one population, over its replicates (a claim
+    about that population). With one replicate per population (the default) the two coincide.
 
     Parameters
     ----------
@@ -450,9 +455,10 @@ def summarise(design: pd.DataFrame,
     measures = list(MEASURES) + taus
     bounded |= dict.fromkeys(taus, (-1, 1))
     for key, d in design.groupby(keys, sort=False):
-        row = dict(zip(keys, key), replicates=d.replicate.nunique(), images=float(d.images.mean()))
+        row = dict(zip(keys, key), replicates=d.replicate.nunique(), populations=d.population.nunique(),
+                   images=float(d.images.mean()))
         for m in measures:
-            mean, low, high = t_interval(d[m])
+            mean, low, high = _clustered(d, m)
             lo, hi = bounded.get(m, (0, np.inf))  # an interval never leaves the measure's range
             row[m], row[f"{m}_low"], row[f"{m}_high"] = mean, max(low, lo), min(high, hi)
         rows.append(row)
@@ -462,10 +468,22 @@ def summarise(design: pd.DataFrame,
     ckeys = list(SETTING_COLUMNS) + ["metric", "average", "unit", "method"]
     crow = []
     for key, d in coverage.groupby(ckeys, sort=False):
-        mean, low, high = t_interval(d.coverage)
+        mean, low, high = _clustered(d, "coverage")
         crow.append(dict(zip(ckeys, key), coverage=mean, coverage_low=max(low, 0.0), coverage_high=min(high, 1.0),
                          width=float(d.width.mean()), replicates=d.replicate.nunique()))
     return summary, pd.DataFrame(crow)
+
+
+def _clustered(rows: pd.DataFrame, column: str) -> tuple[float, float, float]:
+    """The mean of ``column`` over replicates and its 95% t interval over run populations (see :func:`summarise`)."""
+    values = rows[column].to_numpy(dtype=float)
+    if rows.population.nunique() < 2 or rows.groupby("population").size().max() == 1:
+        return t_interval(values)
+    means = rows.assign(_v=values).groupby("population")._v.mean()
+    _, low, high = t_interval(means)
+    centre = float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
+    shift = centre - float(means.mean())  # unequal replicates per population: the interval moves with the mean
+    return centre, low + shift, high + shift
 
 
 def _interpolate_size(sizes, values, target):
@@ -528,8 +546,9 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
     """The scheme to recommend at ``base`` and ``size``: the closest to the population ranking, by the rule.
 
     The candidates are every scheme but the random single-annotator golds. The closest (mean L1 to the
-    population ranking over replicates) and the candidates tied with it (paired over replicates,
-    :func:`robustness.statistics.verdicts.best_with_ties`) are found; the simplest of them by
+    population ranking over replicates) and the candidates tied with it (Student's t interval of the mean paired
+    difference over replicates, Bonferroni; :func:`robustness.statistics.verdicts.best_with_ties`) are found: the
+    claim is about the expected distance, not about every single test set; the simplest of them by
     :func:`simplicity` is chosen. The random golds are one scheme, "one random annotator": per averaging the
     mean over the draws and replicates, with the spread of the draws' means.
 
@@ -556,13 +575,14 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
     cand = here[~random]
     schemes = list(dict.fromkeys(zip(cand.strategy, cand.average)))
     wide = cand.pivot_table(index=["strategy", "average"], columns="replicate", values="l1_population").loc[schemes]
-    verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False)
+    verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False,
+                             interval="t")
     tied = [tuple(t.rstrip(")").split(" (")) for t in verdict.tied]
     chosen = min(tied, key=lambda sa: simplicity(*sa))
     rows = []
     for average, d in here[random].groupby("average", sort=False):
-        per_replicate = d.groupby("replicate").l1_population.mean()
-        mean, low, high = t_interval(per_replicate)
+        per_replicate = d.groupby(["replicate", "population"]).l1_population.mean().reset_index()
+        mean, low, high = _clustered(per_replicate, "l1_population")  # about runs like these (summarise)
         low = max(low, 0.0)  # an L1 is never negative
         draws = d.groupby("strategy").l1_population.mean()
         rows.append({"average": average, "l1_population": mean, "l1_population_low": low,

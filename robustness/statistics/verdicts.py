@@ -13,7 +13,11 @@ nothing tied is named best. The draws decide the interval:
 ``normal``
     draws are Monte Carlo replicates whose *mean* is the statistic (random
     orders of one test set): the normal interval of the mean paired difference
-    (its standard error over the draws).
+    (its standard error over the draws);
+``t``
+    the same with Student's t quantile (n - 1 degrees of freedom), for a mean
+    over few draws (the design study's replicates, whose expected value is the
+    claim: the scheme closest to the population ranking on average).
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ def best_with_ties(draws: ArrayLike, names: list[str], *, higher_is_better: bool
     confidence : float
         Family-wise: each of the ``items - 1`` comparisons with the leader is made at
         ``1 - (1 - confidence) / (items - 1)``.
-    interval : {'percentile', 'normal'}
+    interval : {'percentile', 'normal', 't'}
         See the module notes.
 
     Returns
@@ -74,8 +78,8 @@ def best_with_ties(draws: ArrayLike, names: list[str], *, higher_is_better: bool
     >>> best_with_ties(draws, ["a", "b", "c"])
     Verdict(best=None, tied=['a', 'c'], level=0.975)
     """
-    if interval not in ("percentile", "normal"):
-        raise ValueError(f"interval must be 'percentile' or 'normal', got {interval!r}")
+    if interval not in ("percentile", "normal", "t"):
+        raise ValueError(f"interval must be 'percentile', 'normal' or 't', got {interval!r}")
     draws = np.asarray(draws, dtype=np.float64)
     sign = 1.0 if higher_is_better else -1.0
     lead = int(np.nanargmax(sign * np.nanmean(draws, axis=1)))
@@ -91,10 +95,13 @@ def best_with_ties(draws: ArrayLike, names: list[str], *, higher_is_better: bool
             apart = d.size and np.quantile(sign * d, low_tail) > 0
         else:
             from scipy.special import ndtri
+            from scipy.stats import t as student
 
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
-            bound = d.mean() + float(ndtri(high_tail)) * se if d.size else np.nan
-            apart = bound < 0 if not higher_is_better else d.mean() - float(ndtri(high_tail)) * se > 0
+            q = float(ndtri(high_tail)) if interval == "normal" or d.size < 2 else float(student.ppf(high_tail,
+                                                                                                   d.size - 1))
+            bound = d.mean() + q * se if d.size else np.nan
+            apart = bound < 0 if not higher_is_better else d.mean() - q * se > 0
         if not apart:
             tied.append(name)
     return Verdict(names[lead] if len(tied) == 1 else None, tied, level)

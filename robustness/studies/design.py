@@ -60,7 +60,7 @@ class DesignStudyOptions:
     max_encounters : int or None
         The size search's cap (default :func:`max_encounters`).
     quick : bool
-        A small grid (4 replicates over 2 populations, pools from 12,000 images, 40 orders, 150 resamples).
+        A small grid (4 replicates, each its own run population, pools from 12,000 images, 40 orders, 150 resamples).
     seed : int
     """
 
@@ -169,8 +169,8 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
     """The grid's lists, from the options or around ``base``.
 
-    Around ``base``: sizes N/4 .. 2N, annotators k and k+1, agreement a - 0.2, a and 1, the base's spread, runs
-    and correlation.
+    Around ``base``: sizes N/4 .. 2N, annotators k and k+1, agreement a - 0.2 (not with ``quick``), a and 1, the
+    base's spread, runs and correlation.
 
     Parameters
     ----------
@@ -186,11 +186,12 @@ def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
     return Grid(
         sizes=list(options.encounters or sorted({max(5, int(round(n * f))) for f in (0.25, 0.5, 1, 2)})),
         annotators=list(options.annotators or [k, min(k + 1, 16)]),
-        agreement=list(options.agreement or sorted({float(np.clip(round(a - 0.2, 3), 0, 1)), round(a, 3), 1.0})),
+        agreement=list(options.agreement or sorted({round(a, 3), 1.0} | (set() if options.quick else
+                                                                          {float(np.clip(round(a - 0.2, 3), 0, 1))}))),
         spread=list(options.spread or [round(base.skill_range[1] - base.skill_range[0], 4)]),
         runs=list(options.runs or [base.n_runs]),
         correlation=list(options.correlation or [round(base.encounter_correlation, 4)]),
-        replicates=replicates, populations=min(replicates, options.populations or (2 if options.quick else 4)))
+        replicates=replicates, populations=min(replicates, options.populations or 100))
 
 
 def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, seed: int) -> str:
@@ -269,7 +270,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     # the size search scores the chosen gold and the official one (majority): the statements it backs
     counted = {g.name for g in resolve(None, macro_only="drop")}
     golds = [g for g in dict.fromkeys([strat, "majority"]) if g in counted and not is_random(g)] or ["majority"]
-    largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base), "met"
+    largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base, options.quick), "met"
     while True:
         summary = summarise(design)
         mine = summary[(summary.strategy == strat) & (summary.average == average)
@@ -316,17 +317,20 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
                              "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
 
 
-def max_encounters(base: SyntheticConfig) -> int:
-    """The size search's cap: 32 times the challenge's encounters, at least 400 and at most 6,400.
+def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
+    """The size search's cap: 32 times the challenge's encounters, 400 to 6,400 (``--quick``: 4 times, 200 to 400).
 
     Parameters
     ----------
     base : SyntheticConfig
+    quick : bool
 
     Returns
     -------
     int
     """
+    if quick:  # a number in minutes: the point where the mean crosses the target, its interval open above
+        return int(np.clip(4 * base.n_encounters, 200, 400))
     return int(np.clip(32 * base.n_encounters, 400, 6400))
 
 

@@ -99,7 +99,8 @@ def _grid(r: Report, res: StudyResult) -> None:
         "pool_l1); larger test sets at the challenge's own setting until the recommended scheme meets the target "
         f"(cap {res.meta.get('cap', '?')}); "
         f"{sim['n_orders']} orders and {sim['n_resamples']} bootstrap resamples per test set; {_simulated(res)}; "
-        f"seed {res.options['seed']}. Intervals are 95% t intervals over replicates.")
+        f"seed {res.options['seed']}. Intervals are 95% t intervals over replicates, or over the run populations' "
+        "means where populations hold several replicates (robustness.simulation.design.summarise).")
 
 
 def _simulated(res: StudyResult) -> str:
@@ -143,14 +144,17 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         f"For a challenge like this one ({base['annotators']} annotators per image, agreement {base['agreement']:g}, "
         f"{n_runs} runs, {size} test {unit}s), simulated {g['replicates']} times over {g['populations']} run "
         "populations with a known truth (Jaccard; each population's ranking on unlimited data comes from a pool of "
-        "independent images, see below). Intervals are 95% over replicates.")
+        "independent images, see below). Intervals are 95% over replicates"
+        + (", t over the run populations' means (runs drawn like this challenge's are the unit)."
+           if g["populations"] < g["replicates"] else ", each its own run population."))
     others = [t for t in closest["subject"] if t != f"{strat} ({average})"]
     if closest["statement"] == "best":
         why = ("its L1 to the runs' population ranking is smaller than every other scheme's in paired comparisons "
                f"over replicates (Bonferroni-adjusted {closest['level']:.1%} intervals)")
     else:
         why = (f"tied with it for the ranking closest to the runs' population ranking: "
-               f"{', '.join(_scheme(t) for t in others)} (paired differences over replicates include zero); among "
+               f"{', '.join(_scheme(t) for t in others)} (the t intervals of their mean paired differences over "
+               "replicates, Bonferroni-adjusted, include zero); among "
                "tied schemes the rule picks the simplest to state and reproduce: majority before STAPLE before the "
                "others, micro before macro")
     items = [f"**Use {name}**: {why}."]
@@ -180,7 +184,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
         reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
         items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
-                     f"{reps} replicates each; recommendation_populations.csv) the size ranges from "
+                     f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
+                     "ranges from "
                      f"{_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s (median "
                      f"{_size(x['value'], largest)}; {x['count']} of {x['total']} populations found{beyond}).")
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
@@ -266,11 +271,14 @@ def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> 
 def _at_size(r: Report, res: StudyResult) -> None:
     """Every scheme at the challenge's size, and the figures."""
     base, size = _base(res), res.meta["size"]
-    summary = res.table("design_summary.csv")
+    from robustness.reporting.design_plots import one_random
+
+    summary = one_random(res.table("design_summary.csv"))  # the random golds as one scheme, as everywhere
     top = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)
                   & (summary.encounters == size)].sort_values("l1_population")
     table = pd.DataFrame({
-        "gold": top.strategy.map(strategy_label), "average": top.average,
+        "gold": top.strategy.map(lambda g: "one random annotator (mean of draws)" if g == "random" else
+                                 strategy_label(g)), "average": top.average,
         "tau to truth (same images)": top.tau_same_images.map("{:.3f}".format),
         "tau to population": top.tau_population.map("{:.3f}".format),
         "L1 to population (95% CI)": [ci(m, lo, hi, "{:.1f}") for m, lo, hi in
