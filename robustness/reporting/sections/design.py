@@ -155,8 +155,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         why = (f"tied with it for the ranking closest to the runs' population ranking: "
                f"{', '.join(_scheme(t) for t in others)} (the t intervals of their mean paired differences over "
                "replicates, Bonferroni-adjusted, include zero); among "
-               "tied schemes the rule picks the simplest to state and reproduce: majority before STAPLE before the "
-               "others, micro before macro")
+               "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
+               "the others) and, of its averagings, the one closer on average")
     items = [f"**Use {name}**: {why}."]
     random = res.verdict("one_random_annotator")
     if random:
