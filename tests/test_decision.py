@@ -27,8 +27,8 @@ from experiments import rank_convergence as main_job
 
 BUBIL_GOLD = "Person1_Amira,Person2_Amira,Person3_Amira"
 BUBIL_RUNS = "Person1_ImageJ,Person3_ImageJ,Person4_Amira,Person4_ImageJ,Person5_Amira,Person5_ImageJ"
-MAIN_FAST = ["--orders", "20", "--bootstrap", "200", "--outer", "30", "--quiet", "--no-figures"]
-DESIGN_FAST = ["--replicates", "4", "--orders", "4", "--bootstrap", "10", "--quiet", "--no-figures"]
+MAIN_FAST = ["--orders", "10", "--bootstrap", "100", "--outer", "20", "--quiet", "--no-figures"]
+DESIGN_FAST = ["--replicates", "3", "--orders", "4", "--bootstrap", "10", "--quiet", "--no-figures"]
 
 
 def _verdicts(folder, claim, **key):
@@ -76,7 +76,8 @@ def test_main_summary_and_design_study_agree_on_bubil(bubil, tmp_path, monkeypat
     layout = ["--layout", "raters", "--gold", BUBIL_GOLD, "--foreground", "0", "--background", "255"]
     assert main_job.main(["--data", data, *layout, "--systems", BUBIL_RUNS, "--out", "main", *MAIN_FAST]) == 0
     assert design_job.main(["--quick", "--like", data, *layout, "--systems", BUBIL_RUNS, "--annotators", "3",
-                            "--orders", "4", "--bootstrap", "10", "--out", "design", "--quiet", "--no-figures"]) == 0
+                            "--orders", "4", "--bootstrap", "10", "--pool", "4000", "--out", "design", "--quiet",
+                            "--no-figures"]) == 0
     _agree(tmp_path / "main", tmp_path / "design")
     summary = (tmp_path / "main" / "summary.md").read_text()
     # the command the main summary gives is the one that was run (with its foreground options)
@@ -91,7 +92,8 @@ def test_main_summary_and_design_study_agree_on_the_default_challenge(tmp_path, 
     monkeypatch.chdir(tmp_path)
     assert main_job.main(["--out", "main", *MAIN_FAST]) == 0
     assert design_job.main(["--encounters", "50,100", "--annotators", "3", "--agreement", "0.6", "--pool", "2000",
-                            "--max-encounters", "200", "--populations", "1", "--out", "design", *DESIGN_FAST]) == 0
+                            "--max-encounters", "200", "--populations", "1", "--out", "design", *DESIGN_FAST,
+                            "--replicates", "2"]) == 0
     _agree(tmp_path / "main", tmp_path / "design")
     assert (pd.read_csv(tmp_path / "design" / "design.csv").pool_l1 <= 2).all()
 
