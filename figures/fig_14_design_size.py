@@ -19,6 +19,7 @@ def make(results_dir, out_path):
     from figures import save
     from figures.fig_13_design_tau import base_rows
     from robustness.reporting import design_plots, plotting
+    from robustness.reporting.sections.design import unit_of
     from robustness.simulation.design import needed_by_agreement
 
     summary = design_plots.one_random(pd.read_csv(Path(results_dir) / "design_summary.csv"))
@@ -26,8 +27,7 @@ def make(results_dir, out_path):
     summary = summary.loc[rows.index]
     meta = json.loads((Path(results_dir) / "meta.json").read_text()) if (Path(results_dir) / "meta.json").exists() \
         else {}
-    many = meta.get("input", {}).get("base", {})
-    unit = "encounters" if many.get("n_images", 2) > many.get("n_encounters", 1) else "images"
+    unit = unit_of(meta.get("input", {}).get("base", {})) + "s"
     target = float(base.get("target_l1", base["runs"]))
     sizes = needed_by_agreement(summary, target=target)
     largest = int(summary.encounters.max())

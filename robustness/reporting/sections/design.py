@@ -40,7 +40,7 @@ def recommendation_markdown(report: Report) -> str:
     return Report(report.title, section("Recommendation") + section("Warnings")).to_markdown()
 
 
-register_study(STUDY, "Design study: which gold strategy, and how many test encounters?",
+register_study(STUDY, "Design study: which gold, and how large a test set?",
                extra_outputs=lambda report: {"recommendation.md": recommendation_markdown(report)})
 
 
@@ -75,7 +75,21 @@ def unit_word(res: StudyResult) -> str:
     -------
     str
     """
-    base = res.meta.get("input", {}).get("base", {})
+    return unit_of(res.meta.get("input", {}).get("base", {}))
+
+
+def unit_of(base: dict) -> str:
+    """The test-set unit's name from a design study's base generator parameters (``meta.json``'s input base).
+
+    Parameters
+    ----------
+    base : dict
+
+    Returns
+    -------
+    str
+        ``encounter`` when encounters hold several images, else ``image``.
+    """
     return "encounter" if base.get("n_images", 2) > base.get("n_encounters", 1) else "image"
 
 
