@@ -114,11 +114,15 @@ def test_the_design_study_refuses_a_misread_challenge(bubil, tmp_path, capsys):
 
 
 def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderboard(tmp_path):
-    """A challenge read with a swapped foreground (--force: the main job runs) says so before any table."""
+    """A run that is a copy of an annotator (a warning that changes the reading) is said before any table."""
+    import shutil
+
     from robustness.io import write_dermavqa
     from robustness.simulation.synthetic import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=8, n_images=16, n_runs=5, n_teams=2, rng=2), tmp_path / "c")
+    for mask in (data / "reference").glob("*_mask_ann1.tiff"):  # team1-run1 hands in ann1's masks
+        shutil.copy(mask, data / "submissions" / "team1-run1" / mask.name.replace("_ann1", "_team1-run1"))
     out = tmp_path / "out"
     assert main_job.main(["--data", str(data), "--out", str(out), *MAIN_FAST]) == 0
     summary = (out / "summary.md").read_text()
@@ -127,8 +131,9 @@ def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderb
     block = summary.split("## What to conclude\n\n", 1)[1].split("\n\n", 1)[0]
     bullets = [x for x in block.splitlines() if x.startswith("- ")]
     assert 3 <= len(bullets) <= 6
-    if "Warnings" in headings:
-        assert headings.index("Warnings") < headings.index(next(h for h in headings if h.startswith("Leaderboard")))
+    assert headings[1] == "Warnings" and "run 'team1-run1' is identical to annotator 'ann1'" in summary
+    assert headings.index("Warnings") < headings.index(next(h for h in headings if h.startswith("Leaderboard")))
+    assert "**Read the warnings first**" in summary.split("## Warnings", 1)[0]
     # each bullet's numbers come from verdicts.csv
     pairs = _verdicts(out, "pairs_differ", strategy="majority", metric="jaccard", average="micro")[0]
     assert f"{pairs['count']:.0f} of {pairs['total']:.0f} pairs of runs differ" in block
