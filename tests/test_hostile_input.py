@@ -318,6 +318,7 @@ def test_size_options_are_bounded_when_parsed(tmp_path, capsys, option, value, b
 @pytest.mark.parametrize("option,value,match", [
     ("--encounters", "50,1000000", r"--encounters: must be an integer in 2\.\.10000"),
     ("--pool", "1000000000", r"--pool: must be an integer in 4\.\.1000000"),
+    ("--max-encounters", "0", r"--max-encounters: must be an integer in 4\.\.100000"),
     ("--replicates", "100000", r"--replicates: must be an integer in 2\.\.1000"),
     ("--runs", "5000", r"--runs: must be an integer in 2\.\.100"),
     ("--populations", "1000", r"--populations: must be an integer in 1\.\.100"),
