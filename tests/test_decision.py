@@ -86,6 +86,16 @@ def test_main_summary_and_design_study_agree_on_bubil(bubil, tmp_path, monkeypat
     assert re.search(r"\*\*Use [^*]+ \((micro|macro)\)\*\*", recommendation)
     assert re.search(r"with (about \d+|at most \d+) images \(95% interval over replicates: ", recommendation)
     assert (pd.read_csv(tmp_path / "design" / "design.csv").pool_l1 <= 2).all()
+    # the fitted twin reproduces the experts (its structure copied, its statistics close to the challenge's)
+    fit = pd.read_csv(tmp_path / "design" / "fit.csv").set_index("statistic")
+    assert fit.within.all()
+    assert fit.loc[["images", "runs", "annotators per image (min)"], "fitted"].tolist() == [35, 6, 3]
+    for statistic, tolerance in (("annotator pairwise Jaccard (median)", 0.03),
+                                 ("run micro Jaccard vs majority (best)", 0.03),
+                                 ("run micro Jaccard vs majority (median)", 0.03),
+                                 ("run micro Jaccard vs majority (worst)", 0.07)):  # the worst of 6 runs is noisy
+        row = fit.loc[statistic]
+        assert abs(row.fitted - row.target) < tolerance, statistic
 
 
 def test_main_summary_and_design_study_agree_on_the_default_challenge(tmp_path, monkeypatch):
