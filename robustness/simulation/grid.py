@@ -91,17 +91,22 @@ def _read_pool(path: Path, notes: list):
         return None
 
 
-def _read_replicate(path: Path, notes: list):
+def _read_parts(paths: list, notes: list):
+    """The parquet tables of one cached part, or None when one is missing or cannot be read (noted: not trusted)."""
     import pandas as pd
 
-    coverage = path.with_suffix(".coverage.parquet")
-    if not (path.exists() and coverage.exists()):
+    if not all(p.exists() for p in paths):
         return None
     try:
-        return pd.read_parquet(path), pd.read_parquet(coverage)
+        return [pd.read_parquet(p) for p in paths]
     except Exception as exc:  # any reader error: the part is not trusted
-        notes.append(f"{path}: damaged design-study cache ({type(exc).__name__}); computed again")
+        notes.append(f"{paths[0]}: damaged design-study cache ({type(exc).__name__}); computed again")
         return None
+
+
+def _read_replicate(path: Path, notes: list):
+    found = _read_parts([path, path.with_suffix(".coverage.parquet")], notes)
+    return None if found is None else tuple(found)
 
 
 def _pool(base, setting, sizes, population, seed, options):
@@ -158,11 +163,9 @@ def run_size(base: SyntheticConfig, setting: Setting, size: int, *, replicates: 
     path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(replicates)}
     done = {}
     for r, path in path_of.items():
-        if path.exists():
-            try:
-                done[r] = pd.read_parquet(path)
-            except Exception as exc:  # any reader error: the part is not trusted
-                notes.append(f"{path}: damaged design-study cache ({type(exc).__name__}); computed again")
+        found = _read_parts([path], notes)
+        if found is not None:
+            done[r] = found[0]
     todo = [r for r in range(replicates) if r not in done]
     batches = [(base, setting, size, r, r % populations, pools[(key, r % populations)], seed, options, strategies)
                for r in todo]

@@ -435,10 +435,10 @@ def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame
         scheme = [s for s, n in enumerate(conv.schemes.names) if n[1] == metric and n[2] == average]
         drawn = [s for s in scheme if is_random(conv.schemes.names[s][0])]
         idx = [s for s in scheme if s not in drawn]  # a random annotator is a draw, not a candidate
+        here = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
+                      & (points.ranking == conv.ranking)].set_index("strategy")
         if len(drawn) > 1:
-            p = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
-                       & (points.ranking == conv.ranking)].set_index("strategy")
-            a = p.loc[[conv.schemes.names[s][0] for s in drawn], "auc"]
+            a = here.loc[[conv.schemes.names[s][0] for s in drawn], "auc"]
             verdicts.add("random_gold_spread", ranking=conv.ranking, metric=metric, average=average,
                          statement="auc", value=float(a.mean()), low=float(a.min()), high=float(a.max()),
                          count=len(drawn), table="convergence.csv")
@@ -453,8 +453,7 @@ def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame
             count = outer.shape[1]
         else:
             v = best_with_ties(auc[idx], names, higher_is_better=False, interval="normal")
-        p = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
-                   & (points.ranking == conv.ranking)].set_index("strategy").loc[v.tied[0]]
+        p = here.loc[v.tied[0]]
         verdicts.add("fastest_convergence", ranking=conv.ranking, metric=metric, average=average,
                      statement="fastest" if v.best else "tied", subject=v.tied, value=p.auc, se=p.auc_se,
                      low=p.auc_low, high=p.auc_high, level=v.level, count=count, table="strategy_comparison.csv")

@@ -437,8 +437,8 @@ def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test
         table, taus = truth
         for average in ("micro", "macro"):
             scheme = table.index[(table.metric == "jaccard") & (table.average == average)]
-            drawn = scheme[table.strategy[scheme].map(is_random).to_numpy(bool)]
-            idx = scheme[~table.strategy[scheme].map(is_random).to_numpy(bool)]  # a draw is not a candidate
+            random = table.strategy[scheme].map(is_random).to_numpy(bool)
+            drawn, idx = scheme[random], scheme[~random]  # a draw is not a candidate
             if len(drawn) > 1:
                 t = table.tau_to_truth[drawn]
                 v.add("random_gold_spread", metric="jaccard", average=average, statement="tau_to_truth",

@@ -286,13 +286,13 @@ def _at_size(r: Report, res: StudyResult) -> None:
     """Every scheme at the challenge's size, and the figures."""
     base, size = _base(res), res.meta["size"]
     from robustness.reporting.design_plots import one_random
+    from robustness.reporting.plotting import strategy_style
 
     summary = one_random(res.table("design_summary.csv"))  # the random golds as one scheme, as everywhere
     top = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)
                   & (summary.encounters == size)].sort_values("l1_population")
     table = pd.DataFrame({
-        "gold": top.strategy.map(lambda g: "one random annotator (mean of draws)" if g == "random" else
-                                 strategy_label(g)), "average": top.average,
+        "gold": top.strategy.map(lambda g: strategy_style(g)["label"]), "average": top.average,
         "tau to truth (same images)": top.tau_same_images.map("{:.3f}".format),
         "tau to population": top.tau_population.map("{:.3f}".format),
         "L1 to population (95% CI)": [ci(m, lo, hi, "{:.1f}") for m, lo, hi in
