@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast bench clean
+.PHONY: run test test-fast bench browser-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,16 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_case_rankings
 	$(PY) -m benchmarks.bench_surface
 	$(PY) -m benchmarks.bench_pool
+
+# summary.md and report.html with hostile names, opened in headless Chromium (npm's puppeteer-core and
+# @sparticuz/chromium; needs node and npm): fails when any script runs (docs/development.md)
+browser-check: $(STAMP)
+	cd tests/browser && npm install --silent --no-audit --no-fund
+	rm -rf results/browser-check
+	$(PY) -m tests.browser.hostile_report results/browser-check
+	node tests/browser/check.js results/browser-check/table/results/summary.md \
+		results/browser-check/table/results/report.html results/browser-check/raters/results/summary.md \
+		results/browser-check/raters/results/report.html
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

@@ -77,7 +77,9 @@ class Parser(argparse.ArgumentParser):
         self.checks: list = []
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {message}\n")
+        from robustness.errors import one_line
+
+        sys.stderr.write(f"error: {one_line(message)}\n")
         raise SystemExit(2)
 
     def parse_args(self, args: Sequence[str] | None = None,
@@ -287,9 +289,11 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--synthetic-size", choices=("small", "realistic"), default="small",
                    help="synthetic image sizes: small (fast) or realistic 0.3-12 MP")
     g.add_argument("--synthetic-depth", type=integer(1), default=None, metavar="SLICES",
-                   help="a 3D synthetic challenge: volumes of this many slices (the size is per slice)")
+                   help="a 3D synthetic challenge: volumes of this many slices (the size is per slice; at most "
+                        "4,096 small or 44 realistic slices: a volume holds at most 2**29 voxels)")
     g.add_argument("--synthetic-spacing", type=spacing_list, default=None, metavar="Z,Y,X",
-                   help="the 3D synthetic challenge's voxel size in mm along z, y, x (default 1,1,1)")
+                   help="the 3D synthetic challenge's voxel size in mm along z, y, x, each 0.001 to 1000 "
+                        "(default 1,1,1)")
     p.checks.append(_check_data_options)
 
 
@@ -347,7 +351,28 @@ def values(args: argparse.Namespace) -> tuple[int, int]:
     return (255 if args.foreground is None else args.foreground, 0 if args.background is None else args.background)
 
 
+def _check_synthetic_volume(args: argparse.Namespace) -> None:
+    """``--synthetic-depth`` within the voxel bound for the slice size, ``--synthetic-spacing`` within its range."""
+    from robustness.simulation.synthetic import MAX_SPACING, MIN_SPACING, max_depth
+
+    if args.synthetic_depth is not None and args.synthetic_depth > max_depth(args.synthetic_size):
+        raise ValueError(f"--synthetic-depth {shown_number(args.synthetic_depth)}: at most "
+                         f"{max_depth(args.synthetic_size)} slices of --synthetic-size {args.synthetic_size} (a volume "
+                         "holds at most 2**29 voxels)")
+    if args.synthetic_spacing is not None and not all(MIN_SPACING <= v <= MAX_SPACING
+                                                      for v in args.synthetic_spacing):
+        raise ValueError(f"--synthetic-spacing {','.join(f'{v:g}' for v in args.synthetic_spacing)}: each voxel "
+                         f"size must lie from {MIN_SPACING:g} to {MAX_SPACING:g} mm")
+
+
+def shown_number(value: int) -> str:
+    """A whole number for a message, its digits counted when it is very long."""
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text)} digits)"
+
+
 def _check_data_options(args: argparse.Namespace) -> None:
+    _check_synthetic_volume(args)
     if args.synthetic_spacing is not None and args.synthetic_depth is None:
         raise ValueError("--synthetic-spacing sets the voxels of a 3D synthetic challenge: give --synthetic-depth")
     if args.synthetic_depth is not None and (args.data is not None or getattr(args, "reference", None) is not None):
@@ -445,8 +470,10 @@ def load(args: argparse.Namespace) -> Challenge:
 
 def say(notes: Iterable[str]) -> None:
     """Print notes as ``warning: ...`` lines on stderr (even with --quiet: they are about the results)."""
+    from robustness.errors import one_line
+
     for note in notes:
-        print(f"warning: {note}", file=sys.stderr)
+        print(f"warning: {one_line(note)}", file=sys.stderr)
 
 
 def input_warnings(args: argparse.Namespace, challenge: Challenge, counts: OverlapCounts) -> list[str]:
@@ -482,11 +509,11 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     """
     import warnings
 
-    from robustness.errors import InputError, NoteWarning
+    from robustness.errors import InputError, NoteWarning, one_line
 
     def show(message, category, *rest, **kw):
         if issubclass(category, NoteWarning):
-            print(f"warning: {message}", file=sys.stderr)
+            print(f"warning: {one_line(message)}", file=sys.stderr)
         else:
             default_show(message, category, *rest, **kw)
 
@@ -502,7 +529,7 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     except SystemExit as exc:  # the parser's one-line errors (and --help)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -62,7 +62,23 @@ def parser() -> argparse.ArgumentParser:
                    help="only the leaderboards, consensus and bootstrap rank distributions (seconds); no curves")
     _study.add_ranking_options(p)
     _study.add_study_options(p, out="results/table_rank_convergence", engine_ranking=False)
+    p.checks.append(_distinct_columns)
     return p
+
+
+def _distinct_columns(args: argparse.Namespace) -> None:
+    """Each column option names its own column (``--unit case`` would group the cases by themselves)."""
+    roles = {"--case": args.case, "--algorithm": args.algorithm, "--value": args.value, "--unit": args.unit,
+             "--task": args.task}
+    seen: dict[str, str] = {}
+    for option, column in roles.items():
+        if column is None:
+            continue
+        if column in seen:
+            hint = " (the cases are the resampling units by default: leave --unit out)" \
+                if option == "--unit" and seen[column] == "--case" else ""
+            raise ValueError(f"{option} {column!r} is also {seen[column]}: each option names its own column{hint}")
+        seen[column] = option
 
 
 def main(argv=None) -> int:

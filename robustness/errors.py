@@ -10,7 +10,51 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes"]
+__all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
+           "MAX_LINE"]
+
+#: The longest line an error or warning prints (a 50 MB table cell or file name is cut, never echoed whole).
+MAX_LINE = 2000
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def shown(value: object, limit: int = 80) -> str:
+    r"""A name or cell for a one-line message: control characters escaped (``\n``), cut to ``limit`` characters.
+
+    Parameters
+    ----------
+    value : object
+        Shown as its ``str``.
+    limit : int
+        The longest it may be (default 80); a longer one ends in ``... (N characters)``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> shown("run\nB"), shown("x" * 100, limit=5)
+    ('run\\nB', 'xxxxx... (100 characters)')
+    """
+    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(value))
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value))} characters)"
+
+
+def one_line(message: object, limit: int = MAX_LINE) -> str:
+    """A message as one printable line of at most about ``limit`` characters (:func:`shown`).
+
+    Parameters
+    ----------
+    message : object
+    limit : int
+
+    Returns
+    -------
+    str
+    """
+    return shown(message, limit)
 
 
 class InputError(ValueError):

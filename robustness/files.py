@@ -21,10 +21,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["atomic_write", "file_mode", "remove_stale_temporaries", "open_regular", "kind_of", "NO_SPACE"]
+__all__ = ["atomic_write", "file_mode", "remove_stale_temporaries", "open_regular", "kind_of", "NO_SPACE",
+           "read_inside", "exists_inside", "MAX_TABLE_BYTES", "MAX_FIGURE_BYTES", "MAX_META_BYTES"]
 
 # tempfile.mkstemp/mkdtemp add 8 characters of [a-z0-9_]
 _TMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)\.[a-z0-9_]+\.(tmp|partial)$")
+
+#: The largest table, figure and meta.json read back from a results folder (bytes): well above what a study
+#: writes (the default main job's largest table, curves.parquet, is a few MB; 10,000 orders about 0.5 GB), so a
+#: link to /dev/zero or a planted giant file is refused before it is read.
+MAX_TABLE_BYTES = 2 << 30
+MAX_FIGURE_BYTES = 64 << 20
+MAX_META_BYTES = 64 << 20
 
 #: The errors that mean the results cannot be written for want of room (a full disk, a quota).
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
@@ -127,6 +135,104 @@ def open_regular(path: str | os.PathLike, *, what: str = "file") -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
+def _open_inside(root: Path, name: str) -> int:
+    """A descriptor of ``root/name`` reached through no symbolic link below ``root`` (the caller closes it)."""
+    from pathlib import PurePosixPath
+
+    parts = PurePosixPath(name).parts
+    if not parts or PurePosixPath(name).is_absolute() or any(p in ("", ".", "..") for p in parts):
+        raise FileNotFoundError(name)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for k, part in enumerate(parts):
+            folder = k < len(parts) - 1
+            nxt = os.open(part, flags | (getattr(os, "O_DIRECTORY", 0) if folder else 0), dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_inside(root: str | os.PathLike, name: str, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of ``root/name``, a regular file of at most ``limit`` bytes reached through no symbolic link.
+
+    How a results folder is read back (``python -m experiments.report``): as the package wrote it. A link (to
+    ``/etc/shadow``, to a table elsewhere), a FIFO, a device or a file over ``limit`` is refused before a byte of
+    it is read, in one line naming the file.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The folder (the one the user named; it may itself be reached through a link).
+    name : str
+        A relative name inside it (``figures/fig_04_forest.png``).
+    limit : int
+        The largest size read, in bytes.
+    what : str
+        What the file is, for the messages (default ``file``).
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    InputError
+        ``ROOT/NAME: <what> is a symbolic link`` (or ``not found``, ``is not a regular file (a FIFO)``,
+        ``holds N bytes, more than the limit of L``).
+    """
+    from robustness.errors import InputError
+
+    path = Path(root) / name
+    try:
+        fd = _open_inside(Path(root), name)
+    except FileNotFoundError:
+        raise InputError(f"{path}: {what} not found") from None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise InputError(f"{path}: {what} is a symbolic link (or lies under one); a results folder is read as "
+                             "the package wrote it, no link is followed") from None
+        if exc.errno == errno.ENXIO:
+            raise InputError(f"{path}: {what} is not a regular file (a socket or a FIFO)") from None
+        raise InputError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: {what} is not a regular file ({kind_of(st.st_mode)})")
+        if st.st_size > limit:
+            raise InputError(f"{path}: {what} holds {st.st_size} bytes, more than the limit of {limit}")
+        os.set_blocking(f.fileno(), True)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: {what} holds more than the limit of {limit} bytes")
+    return data
+
+
+def exists_inside(root: str | os.PathLike, name: str) -> bool:
+    """Whether ``root/name`` is a regular file reached through no symbolic link (:func:`read_inside`).
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+    name : str
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        fd = _open_inside(Path(root), name)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+
+
 # -- writing results ---------------------------------------------------------------------------------------------
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
@@ -170,6 +276,11 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
             pass
         if isinstance(exc, OSError):
             _no_space(exc, path)
+        if isinstance(exc, IsADirectoryError):
+            from robustness.errors import OutputError
+
+            raise OutputError(f"{path}: is a folder where a result file goes; remove it or choose another folder") \
+                from None
         raise
 
 

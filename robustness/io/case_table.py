@@ -5,9 +5,13 @@ per task) with a numeric, finite score (or an empty one, where a missing-score
 treatment is chosen). Bad tables end in one line naming the file,
 row and column: a missing column, a non-numeric or infinite value, the same
 (case, algorithm) twice with different values, an algorithm without a value
-for some case, a case in two units. An exact
-duplicate row is dropped with a note. Case and algorithm names are read as
-text.
+for some case, a case in two units, a score beyond :data:`MAX_VALUE` in
+magnitude. An exact duplicate row is dropped with a note. Every name column
+(case, algorithm, task, unit, strategy, metric) is read as the text the file holds,
+never inferred: ``1`` and ``1.0`` are two algorithms, ``001`` stays ``001``, and
+``NA``, ``None``, ``null`` and ``nan`` are names like any other (an empty cell is
+refused). In the score column an empty cell or ``NA``, ``NaN``, ``nan``, ``null``,
+``None`` is a missing score.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from robustness.errors import InputError
+from robustness.errors import InputError, shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,6 +28,21 @@ if TYPE_CHECKING:
 __all__ = ["read_case_table"]
 
 SCHEME_COLUMNS = ("strategy", "metric")
+
+#: Scores beyond this magnitude are refused: the means, sums and squares the rankings and intervals take over the
+#: cases would overflow to infinity (1e308 and 1.7e308 averaged to inf and tied).
+MAX_VALUE = 1e150
+
+#: Characters a name may not hold (line breaks, tabs, NUL and the other C0/C1 controls).
+CONTROL = r"[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+
+#: What a score cell holds when the score is missing (R writes ``NA``).
+MISSING = frozenset({"", "NA", "NaN", "nan", "NAN", "null", "NULL", "None", "none", "N/A", "n/a", "<NA>"})
+
+
+def _shown(value, limit: int = 60) -> str:
+    """A cell for a message, escaped and cut (a 50 MB cell is not echoed whole)."""
+    return shown(value, limit)
 
 
 def _read(path: Path):
@@ -41,9 +60,11 @@ def _read(path: Path):
         with f:
             if path.suffix.lower() in (".parquet", ".pq"):
                 return pd.read_parquet(f)
-            return pd.read_csv(f)
+            return pd.read_csv(f, dtype=str, keep_default_na=False)  # names as written; scores converted below
     except Exception as exc:  # any reader error means the same thing to the user
-        raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+        first = (str(exc).splitlines() or [""])[0]
+        raise InputError(f"{path}: cannot read the table ({type(exc).__name__}: {_shown(first, 200)})") \
+            from None
 
 
 def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_column: str = "algorithm",
@@ -91,26 +112,43 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
                            ("--task", task)):
         if column is not None and column not in table.columns:
             raise InputError(f"{path}: no column {column!r} ({option}); columns: "
-                             + ", ".join(map(str, table.columns)))
+                             + _shown(", ".join(map(str, table.columns)), 300))
     if not len(table):
         raise InputError(f"{path}: the table has no rows")
     keys = [case, algorithm] + [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
     text = [*keys, *([unit] if unit else [])]
     table = table.copy()
     for c in text:
-        if table[c].isna().any():
-            row = int(np.flatnonzero(table[c].isna().to_numpy())[0])
+        missing = table[c].isna().to_numpy() | (table[c].astype(str) == "").to_numpy()
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
             raise InputError(f"{path}: row {row + 1}: empty {c!r}")
         table[c] = table[c].astype(str)
-    numbers = pd.to_numeric(table[value], errors="coerce").astype(np.float64)
-    empty = table[value].isna().to_numpy()
-    bad = ~np.isfinite(numbers.to_numpy()) & ~(empty & allow_missing)
+        control = table[c].str.contains(CONTROL, regex=True).to_numpy()
+        if control.any():  # a carriage return would start a new row in a CSV result, a tab breaks figure labels
+            row = int(np.flatnonzero(control)[0])
+            raise InputError(f"{path}: row {row + 1}: {c} {_shown(table[c].iloc[row])} holds a control character "
+                             "(a line break, tab or NUL); names are one line of text: rename it")
+    raw = table[value]
+    if raw.dtype.kind in "OSUT" or str(raw.dtype) == "str":
+        cells = raw.astype(str).str.strip()
+        empty = (raw.isna() | cells.isin(MISSING)).to_numpy()
+        numbers = pd.to_numeric(cells.where(~empty, None), errors="coerce").astype(np.float64)
+    else:
+        empty = raw.isna().to_numpy()
+        numbers = pd.to_numeric(raw, errors="coerce").astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        huge = np.isfinite(numbers.to_numpy()) & (np.abs(numbers.to_numpy()) > MAX_VALUE)
+    bad = (~np.isfinite(numbers.to_numpy()) & ~(empty & allow_missing)) | huge
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         what = "is empty (a missing score: choose a treatment with --missing)" if empty[row] else \
+            f"is beyond +-{MAX_VALUE:g} (sums over the cases would overflow)" if huge[row] else \
             "is not a finite number"
-        raise InputError(f"{path}: row {row + 1}: {value} {table[value].iloc[row]!s} for algorithm "
-                         f"{table[algorithm].iloc[row]}, case {table[case].iloc[row]} {what}")
+        cell = _shown(raw.iloc[row]) if str(raw.iloc[row]).strip() else "nan"
+        raise InputError(f"{path}: row {row + 1}: {value} {cell} for algorithm "
+                         f"{_shown(table[algorithm].iloc[row])}, case {_shown(table[case].iloc[row])} {what}")
+    numbers[empty] = np.nan
     table[value] = numbers
     notes = []
     exact = table.duplicated(keys + [value])
@@ -122,7 +160,7 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     if clash.any():
         rows = np.flatnonzero(clash.to_numpy())[:2]
         r = table.iloc[rows[0]]
-        raise InputError(f"{path}: algorithm {r[algorithm]}, case {r[case]} has two different values "
+        raise InputError(f"{path}: algorithm {_shown(r[algorithm])}, case {_shown(r[case])} has two different values "
                          f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
     schemes = [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
     groups = [] if allow_missing else table.groupby(schemes, sort=False) if schemes else [((), table)]
@@ -133,11 +171,11 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
         if len(have) < len(algorithms) * len(cases):
             a, c = next((a, c) for a in algorithms for c in cases if (a, c) not in have)
             where = f" ({', '.join(map(str, key if isinstance(key, tuple) else (key,)))})" if schemes else ""
-            raise InputError(f"{path}: no value for algorithm {a}, case {c}{where}: every algorithm needs a "
-                             "value for every case")
+            raise InputError(f"{path}: no value for algorithm {_shown(a)}, case {_shown(c)}{where}: every algorithm "
+                             "needs a value for every case")
     if unit:
         per_case = table.groupby(case)[unit].nunique()
         if (per_case > 1).any():
             c = per_case.index[int(np.argmax(per_case.to_numpy() > 1))]
-            raise InputError(f"{path}: case {c} lies in {per_case[c]} different units of {unit!r}")
+            raise InputError(f"{path}: case {_shown(c)} lies in {per_case[c]} different units of {unit!r}")
     return table, notes

@@ -205,7 +205,7 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
     """
     path = Path(path)
     if volume_suffix(path):
-        return read_grid(path).shape
+        return read_grid(path, notes=notes).shape
     said: list[str] = []
     try:
         with open_regular(path) as f, _decoder_messages(said):
@@ -231,7 +231,7 @@ def _grey(path: Path, out=None, notes: list | None = None) -> np.ndarray:
     """The mask's values as uint8: a 2D image's grey levels, or a medical image's labels (at most 255)."""
     if not volume_suffix(path):
         return _to_grey_u8(_read_pixels(path, out, notes), path)
-    labels = read_volume(path)[0]
+    labels = read_volume(path, notes=notes)[0]
     if labels.size and labels.max() > 255:
         raise InputError(f"{path}: labels up to {labels.max()}; a mask's values must lie in 0..255 (select a label "
                          "with --labels)")

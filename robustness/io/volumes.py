@@ -8,22 +8,31 @@ origin or another orientation (a relative tolerance of 1e-6: headers written by 
 differently). Nothing is resampled: a mask on another grid is an error, never silently moved.
 
 Refused in one line that names the file: a file SimpleITK cannot read (truncated, not an image), a vector image
-(several components per voxel), a 4D image, non-integer voxel values (a probability map is not a label mask) and
-negative labels.
+(several components per voxel), a 4D image, non-integer voxel values (a probability map is not a label mask),
+negative labels, labels above :data:`MAX_LABEL` and a voxel spacing that is not a positive number. Before
+SimpleITK opens a file, its header is checked (:mod:`robustness.io.headers`): nothing it points to outside its
+folder is read, a NIfTI cut short or holding NaN is refused, and no image has more than
+:data:`~robustness.io.headers.MAX_VOXELS` voxels.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
+import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from robustness.errors import InputError
+from robustness.io.headers import MAX_VOXELS, check_header, check_voxels
 
 __all__ = ["VOLUME_SUFFIXES", "Geometry", "read_volume", "read_grid", "check_same_grid", "check_grids",
-           "volume_suffix", "labels_in"]
+           "volume_suffix", "labels_in", "MAX_VOXELS", "MAX_LABEL"]
 
 #: The file names read as medical images (a NIfTI may be gzipped; ``.mhd`` is a MetaImage header with its data
 #: beside it).
@@ -31,6 +40,10 @@ VOLUME_SUFFIXES = (".nii.gz", ".nii", ".nrrd", ".nhdr", ".mha", ".mhd")
 
 #: Relative tolerance when comparing two headers' spacing, origin and direction.
 GRID_TOLERANCE = 1e-6
+
+#: The largest label a mask may hold (a 32-bit signed integer): labels are whole numbers used as keys, and a float
+#: label beyond 2**63 would wrap round to a negative number when read as an integer.
+MAX_LABEL = 2 ** 31 - 1
 
 
 def volume_suffix(name: str | os.PathLike) -> str | None:
@@ -93,17 +106,94 @@ def _geometry(image) -> Geometry:
                     direction=tuple(float(v) for v in image.GetDirection()))
 
 
-def _refuse(path: Path, exc: Exception) -> InputError:
-    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "unreadable")
-    return InputError(f"{path}: not a readable medical image ({first[:160]})")
+def _plain(line: str) -> str:
+    """An ITK message line without its object address and function prefixes (``NrrdImageIO(0x..): ``)."""
+    line = re.sub(r"^(itk::|ITK )?(ERROR|WARNING):\s*", "", line.strip())
+    line = re.sub(r"^\w+\(0x[0-9a-fA-F]+\):\s*", "", line)
+    return re.sub(r"^\[\w+\]\s*_?\w+:\s*", "", line).strip()
 
 
-def read_grid(path: str | os.PathLike) -> Geometry:
+def _itk_problem(exc: Exception, said: list[str]) -> str:
+    """What an ITK exception (and what ITK printed while it ran) says is wrong, in one bounded line.
+
+    The exception's first line names an ITK source file; the problem is on its ``ERROR:`` line and, for NRRD, on
+    the last ``[nrrd]`` line (``type (short) and encoding (raw) require endian info``).
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    error = next((_plain(line) for line in lines if "ERROR:" in line), "")
+    detail = [_plain(line) for line in lines if line.startswith("[")] + [_plain(line) for line in said]
+    parts = [t.rstrip(":. ") for t in (error, "; ".join(detail[-2:])) if t.rstrip(":. ")] or ["unreadable"]
+    text = " ".join(": ".join(dict.fromkeys(parts)).split())
+    return text if len(text) <= 240 else text[:240] + "..."
+
+
+def _refuse(path: Path, exc: Exception, said: list[str]) -> InputError:
+    return InputError(f"{path}: not a readable medical image ({_itk_problem(exc, said)})")
+
+
+@contextlib.contextmanager
+def _itk_output(path: Path, notes: list | None) -> Iterator[list[str]]:
+    """What ITK prints on stderr while it reads (MetaImage's ``data not read completely``...), captured.
+
+    Yields the list the captured lines are put in (after the block). When the read succeeds, each line becomes a
+    note (``FILE: SimpleITK: ...``): added to ``notes``, else issued as a
+    :class:`~robustness.errors.NoteWarning`; never raw output.
+    """
+    import tempfile
+    import warnings
+
+    from robustness.errors import NoteWarning
+
+    said: list[str] = []
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as sink:
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        ok = False
+        try:
+            yield said
+            ok = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read(1 << 16).decode("utf-8", "replace")
+            said += [_plain(line) for line in text.splitlines() if line.strip()][:20]
+    if ok:
+        for line in dict.fromkeys(said):
+            note = f"SimpleITK: {line[:240]}"
+            if notes is not None:
+                notes.append(f"{path}: {note}")
+            else:
+                warnings.warn(f"{path}: {note}", NoteWarning, stacklevel=3)
+
+
+def _check_spacing(path: Path, geometry: Geometry) -> None:
+    if not all(math.isfinite(s) and s > 0 for s in geometry.spacing):
+        raise InputError(f"{path}: voxel spacing {' x '.join(f'{s:g}' for s in geometry.spacing[::-1])}; a spacing "
+                         "must be a positive number along every axis")
+
+
+def _sitk():
+    """SimpleITK, with ITK's own warnings off.
+
+    What they warn about (a spacing of 0, a file cut short) is checked here first and refused in one line
+    (:mod:`robustness.io.headers`), never left as a raw line on stderr.
+    """
+    import SimpleITK as sitk
+
+    sitk.ProcessObject.SetGlobalWarningDisplay(False)
+    return sitk
+
+
+def read_grid(path: str | os.PathLike, *, notes: list | None = None) -> Geometry:
     """A medical image's geometry from its header alone (no voxel is read).
 
     Parameters
     ----------
     path : str or path-like
+    notes : list, optional
+        Collects what ITK printed while reading (one line each, naming the file); default: issued as warnings.
 
     Returns
     -------
@@ -114,19 +204,26 @@ def read_grid(path: str | os.PathLike) -> Geometry:
     InputError
         One line naming the file: unreadable, vector-valued or not 2D or 3D.
     """
-    import SimpleITK as sitk
+    sitk = _sitk()
 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: not a regular file")
+    check_header(path)
     reader = sitk.ImageFileReader()
     reader.SetFileName(str(path))
     try:
-        reader.ReadImageInformation()
+        with _itk_output(path, notes) as said:
+            reader.ReadImageInformation()
     except RuntimeError as exc:
-        raise _refuse(path, exc) from None
+        raise _refuse(path, exc, said) from None
     _check_layout(path, reader.GetNumberOfComponents(), reader.GetDimension())
-    return _geometry(reader)
+    geometry = _geometry(reader)
+    _check_spacing(path, geometry)
+    if math.prod(geometry.shape) > MAX_VOXELS:
+        raise InputError(f"{path}: image of {geometry.describe().split(' voxels')[0]} voxels "
+                         f"({math.prod(geometry.shape)}) is larger than the limit of {MAX_VOXELS} voxels")
+    return geometry
 
 
 def _check_layout(path: Path, components: int, dimension: int) -> None:
@@ -137,13 +234,15 @@ def _check_layout(path: Path, components: int, dimension: int) -> None:
         raise InputError(f"{path}: a {dimension}D image; masks must be 2D or 3D")
 
 
-def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
+def read_volume(path: str | os.PathLike, *, notes: list | None = None) -> tuple[np.ndarray, Geometry]:
     """A label mask and its geometry.
 
     Parameters
     ----------
     path : str or path-like
         A ``.nii``, ``.nii.gz``, ``.nrrd``, ``.nhdr``, ``.mha`` or ``.mhd`` file.
+    notes : list, optional
+        Collects what ITK printed while reading (one line each, naming the file); default: issued as warnings.
 
     Returns
     -------
@@ -155,25 +254,32 @@ def read_volume(path: str | os.PathLike) -> tuple[np.ndarray, Geometry]:
     InputError
         One line naming the file: unreadable, vector-valued, 4D, non-integer or negative values.
     """
-    import SimpleITK as sitk
+    sitk = _sitk()
 
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: not a regular file")
+    read_grid(path, notes=notes)  # the header first: nothing outside its folder, a bounded size, a positive spacing
+    check_voxels(path)
     try:
-        image = sitk.ReadImage(str(path))
+        with _itk_output(path, notes) as said:
+            image = sitk.ReadImage(str(path))
     except RuntimeError as exc:
-        raise _refuse(path, exc) from None
+        raise _refuse(path, exc, said) from None
     _check_layout(path, image.GetNumberOfComponentsPerPixel(), image.GetDimension())
     labels = sitk.GetArrayFromImage(image)
-    if not np.issubdtype(labels.dtype, np.integer):
-        finite = labels[np.isfinite(labels)]
-        if finite.size != labels.size or not np.array_equal(finite, np.round(finite)):
+    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+        finite = np.isfinite(labels)
+        if not finite.all():
+            raise InputError(f"{path}: {labels.size - np.count_nonzero(finite)} voxel(s) hold NaN or infinity; a "
+                             "label mask holds whole numbers")
+        if not np.array_equal(labels, np.round(labels)):
             raise InputError(f"{path}: non-integer voxel values ({labels.dtype}); a label mask holds whole numbers "
                              "(threshold a probability map first)")
-        labels = labels.astype(np.int64)
     if labels.size and labels.min() < 0:
-        raise InputError(f"{path}: negative labels (the smallest is {labels.min()})")
+        raise InputError(f"{path}: negative labels (the smallest is {labels.min():g})")
+    if labels.size and labels.max() > MAX_LABEL:
+        raise InputError(f"{path}: a label of {labels.max():g} is above the largest label read ({MAX_LABEL})")
+    if not np.issubdtype(labels.dtype, np.integer):
+        labels = labels.astype(np.int64)
     return labels, _geometry(image)
 
 

@@ -9,6 +9,8 @@
 - :func:`outlier_annotators`: a (non-empty) annotation that disagrees with every other annotator of its image
   while they agree with each other (a different object traced, a misplaced file).
 - :func:`unconverged_fits`: images where an iterative gold (STAPLE) reached its iteration cap.
+- :func:`absent_labels`: a label asked for (``--labels``) that no annotator's and no run's mask holds (every
+  pair of its images is both-empty, which scores 1.0 under the default policy).
 
 Each returns one-line warnings (an empty list when all is well).
 """
@@ -22,10 +24,12 @@ import numpy as np
 from robustness.overlap.counts import OverlapCounts
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from robustness.io.challenge import Challenge
 
 __all__ = ["duplicate_raters", "foreground_coverage", "empty_annotators", "outlier_annotators", "unconverged_fits",
-           "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
+           "absent_labels", "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
 
 #: An annotation with Jaccard below this against every other annotator of its image is an outlier ...
 OUTLIER_JACCARD = 0.1
@@ -268,6 +272,47 @@ def unconverged_fits(counts: OverlapCounts) -> list[str]:
     return out
 
 
+def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
+    """A warning for every label that no annotator's and no run's mask holds on any of its images.
+
+    Parameters
+    ----------
+    labels : sequence of int
+        The label each image of ``counts`` reads (multi-label masks: one image per file and label).
+    counts : OverlapCounts
+        The counts of the pixel pass.
+
+    Returns
+    -------
+    list of str
+        One warning per absent label (empty when every label is drawn somewhere).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.overlap import compute_overlap
+    >>> z, m = np.zeros((3, 3), bool), np.eye(3, dtype=bool)
+    >>> ch = from_arrays({"x.label1": {"a": m, "b": m}, "x.label9": {"a": z, "b": z}}, {"r": {"x.label1": m,
+    ...                  "x.label9": z}})
+    >>> absent_labels([1, 9], compute_overlap(ch, rng=0))  # doctest: +ELLIPSIS
+    ['label 9 is in no mask: ...]
+    """
+    labels = np.asarray(labels)
+    annotators = _sizes(counts)  # (annotator, image)
+    c = counts.annotator_counts  # (annotator, run, image, 3)
+    runs = (c[..., 0] + c[..., 1]).max(axis=0) if c.size else np.zeros((0, counts.n_images))  # (run, image)
+    drawn = annotators.any(axis=0) | runs.any(axis=0)
+    out = []
+    for label in dict.fromkeys(labels.tolist()):
+        on = labels == label
+        if not drawn[on].any():
+            out.append(f"label {label} is in no mask: every annotator and every run is empty for it on all "
+                       f"{int(on.sum())} file(s), so each of its images is a both-empty pair (scored by the --empty "
+                       "policy, 1.0 by default); check the label numbers given to --labels")
+    return out
+
+
 def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
     """Every check on the counts that applies to ``challenge``, in the order they are printed.
 
@@ -288,6 +333,9 @@ def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
         One-line warnings (empty when all is well).
     """
     found = unconverged_fits(counts) + empty_annotators(counts) + outlier_annotators(counts) + duplicate_raters(counts)
+    labels = getattr(challenge.source, "labels", None)
+    if labels is not None:
+        found += absent_labels(labels, counts)
     fmt = getattr(challenge.source, "annotator_format", None)
     if fmt is not None and fmt.rescale:  # the per-rater layout: the user chose the foreground value
         found += foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,

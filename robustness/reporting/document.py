@@ -8,7 +8,9 @@ URL, and reads on a laptop and on a phone (tables scroll sideways); it opens
 with a table of contents of its sections (each an anchor), and every file of the
 results folder it names links to the file. Columns of whole numbers print as
 integers in both.
-Inline markup in text: ``**bold**`` and ```code```.
+Inline markup in text: ``**bold**`` and ```code```. Every text is escaped for the medium it is written into:
+HTML by ``html.escape``, Markdown by :func:`robustness.reporting.escape.markdown` (a run named ``<script>`` is
+shown, never run, in either).
 """
 
 from __future__ import annotations
@@ -65,9 +67,11 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     -------
     str
     """
+    from robustness.reporting.escape import markdown_cell
+
     cols = list(df.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in _cells(df, floatfmt)]
+    lines = ["| " + " | ".join(map(markdown_cell, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _cells(df, floatfmt)]
     return "\n".join(lines)
 
 
@@ -90,9 +94,11 @@ _WRITTEN_LAST = ("meta.json", "summary.md", "report.html")
 
 def _linked(text_html: str, root: Path) -> str:
     """File names of the results folder in (escaped) text, as links to the files."""
+    from robustness.files import exists_inside
+
     def link(m):
         name = m.group(1)
-        return f'<a href="{name}">{name}</a>' if name in _WRITTEN_LAST or (root / name).is_file() else name
+        return f'<a href="{name}">{name}</a>' if name in _WRITTEN_LAST or exists_inside(root, name) else name
 
     return _FILE.sub(link, text_html)
 
@@ -245,25 +251,27 @@ class Report:
         -------
         str
         """
-        lines = [f"# {self.title}", ""]
+        from robustness.reporting.escape import markdown as md
+
+        lines = [f"# {md(self.title)}", ""]
         for block in self.blocks:
             kind = block[0]
             if kind == "heading":
-                lines += ["#" * block[1] + " " + block[2], ""]
+                lines += ["#" * block[1] + " " + md(block[2]), ""]
             elif kind == "paragraph":
-                lines += [block[1], ""]
+                lines += [md(block[1]), ""]
             elif kind == "bullets":
-                lines += [f"- {item}" for item in block[1]] + [""]
+                lines += [f"- {md(item)}" for item in block[1]] + [""]
             elif kind == "table":
                 _, frame, floatfmt, caption, max_rows = block
                 if caption:
-                    lines += [caption, ""]
+                    lines += [md(caption), ""]
                 shown = frame if max_rows is None else frame.head(max_rows)
                 lines += [md_table(shown, floatfmt), ""]
                 if max_rows is not None and len(frame) > max_rows:
                     lines += [f"({len(frame) - max_rows} more rows in the table file)", ""]
             elif kind == "figure":
-                lines += [f"![{block[2]}]({block[1]})", "", f"*{block[2]}*", ""]
+                lines += [f"![{md(block[2])}]({block[1]})", "", f"*{md(block[2])}*", ""]
         return "\n".join(lines)
 
     def to_html(self, root: Path | str) -> str:
@@ -313,8 +321,11 @@ class Report:
                 if max_rows is not None and len(frame) > max_rows:
                     body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
             elif kind == "figure":
-                data = base64.b64encode((root / block[1]).read_bytes()).decode()
-                files = [block[1]] + [f for f in (str(Path(block[1]).with_suffix(".pdf")),) if (root / f).is_file()]
+                from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
+
+                png = read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure")
+                data = base64.b64encode(png).decode()
+                files = [block[1]] + [f for f in (str(Path(block[1]).with_suffix(".pdf")),) if exists_inside(root, f)]
                 links = " ".join(f'<a href="{f}">{Path(f).suffix[1:].upper()}</a>' for f in files)
                 body.append(f'<figure><img alt="{html.escape(block[2])}" src="data:image/png;base64,{data}">'
                             f"<figcaption>{text(block[2])} ({links})</figcaption></figure>")

@@ -380,7 +380,8 @@ def tau_heatmap(matrix: pd.DataFrame, *, low: pd.DataFrame | None = None, high: 
     m = matrix.to_numpy(dtype=float)
     lo = None if low is None else low.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
     hi = None if high is None else high.loc[matrix.index, matrix.columns].to_numpy(dtype=float)
-    vmin = np.floor(np.nanmin(m) * 20) / 20 - 0.05  # spread the colours over the values present
+    finite = m[np.isfinite(m)]  # tau is undefined (nan) where a ranking is all ties
+    vmin = np.floor(finite.min() * 20) / 20 - 0.05 if finite.size else -1.0  # spread the colours over the values
     im = ax.imshow(m, vmin=vmin, vmax=1.0, cmap="viridis")
     threshold = vmin + 0.6 * (1.0 - vmin)
     labels = [strategy_style(c)["label"].replace(" over annotators", "") for c in matrix.columns]

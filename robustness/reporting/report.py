@@ -23,21 +23,24 @@ __all__ = ["build", "outputs", "write"]
 
 def _files_section(r: Report, res: StudyResult) -> None:
     """Every table of the folder: what it holds, rows and columns."""
+    import io
+
     import pandas as pd
     import pyarrow.parquet as pq
+
+    from robustness.files import MAX_TABLE_BYTES, read_inside
 
     r.heading("Files")
     r.paragraph("Every table of this results folder (meta.json lists every file, figures included).")
     rows = []
     for name in sorted(res.tables):
-        path = res.folder / name
+        data = read_inside(res.folder, name, limit=MAX_TABLE_BYTES, what="table")
         if name.endswith(".parquet"):
-            meta = pq.ParquetFile(path).metadata
+            meta = pq.ParquetFile(io.BytesIO(data)).metadata
             shape = (meta.num_rows, meta.num_columns)
         else:
-            head = pd.read_csv(path, nrows=0)
-            with open(path, "rb") as f:
-                shape = (sum(1 for _ in f) - 1, len(head.columns))
+            head = pd.read_csv(io.BytesIO(data), nrows=0)
+            shape = (data.count(b"\n") + (not data.endswith(b"\n")) - 1, len(head.columns))
         spec = TABLES.get(name.split("/")[-1])
         rows.append({"file": name, "rows": shape[0], "columns": shape[1], "holds": spec.holds if spec else ""})
     r.table(pd.DataFrame(rows))
@@ -70,7 +73,10 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     # may change the reading of
     warned = Report(r.title).warnings(res.warnings).blocks
     r.blocks[first or 0:first or 0] = warned
-    r.blocks = [b for b in r.blocks if b[0] != "figure" or (res.folder / b[1]).is_file()]
+    import os
+
+    # a figure the folder does not hold is left out; one that is there but a link (or a FIFO...) is refused when read
+    r.blocks = [b for b in r.blocks if b[0] != "figure" or os.path.lexists(res.folder / b[1])]
     _files_section(r, res)
     return r
 
@@ -113,14 +119,22 @@ def write(results_dir: Path | str) -> list[Path]:
     list of Path
         The files written.
     """
+    from robustness.errors import InputError, shown
     from robustness.files import atomic_write
     from robustness.reporting.results import hold, open_results
 
     folder, meta = open_results(results_dir)
     with hold(folder):
-        report = build(folder)
+        try:
+            report = build(folder)
+            texts = outputs(report, folder, meta.get("study", ""))
+        except (InputError, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:  # a table or meta.json the study did not write this way: one line, not a traceback
+            raise InputError(f"{folder}: damaged results folder, the report cannot be rebuilt ({type(exc).__name__}: "
+                             f"{shown((str(exc).splitlines() or [''])[0], 200)}); run the study again") from None
         written = []
-        for name, text in outputs(report, folder, meta.get("study", "")).items():
+        for name, text in texts.items():
             if name not in meta.get("files", []):
                 continue
             atomic_write(folder / name, lambda f, t=text: f.write(t.encode()))

@@ -39,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import warnings
 import weakref
 from pathlib import Path, PurePosixPath
@@ -115,14 +116,21 @@ def _relative_name(name) -> bool:
 
 
 def _read_meta(path: Path) -> dict:
-    """A results folder's ``meta.json``, checked: a JSON object whose ``files`` is a list of relative names."""
+    """A results folder's ``meta.json``, checked: a JSON object whose ``files`` is a list of relative names.
+
+    Read as the package wrote it (:func:`robustness.files.read_inside`): a link, a FIFO, a device or a file over
+    :data:`~robustness.files.MAX_META_BYTES` is refused unread.
+    """
+    from robustness.files import MAX_META_BYTES, read_inside
+
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)
+    if path.is_dir() and not path.is_symlink():
+        raise InputError(f"{path}: is a folder, not a meta.json file")
+    data = read_inside(path.parent, path.name, limit=MAX_META_BYTES, what="meta.json")
     try:
-        meta = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a meta.json file") from None
-    except (OSError, ValueError, RecursionError) as exc:
+        meta = json.loads(data)
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{path}: damaged meta.json ({type(exc).__name__})") from None
     if not isinstance(meta, dict):
         raise InputError(f"{path}: damaged meta.json (not a JSON object)")
@@ -196,6 +204,12 @@ def _lock(root: Path) -> tuple[int, bool]:
             continue  # removed between the two opens: try again
         except OSError as exc:
             raise InputError(f"{path}: cannot open the lock file ({exc.strerror})") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            from robustness.files import kind_of
+
+            raise InputError(f"{path}: the lock file is not a regular file ({kind_of(mode)}); remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -480,6 +494,10 @@ class ResultsDir:
     def write_csv(self, name: str, frame: pd.DataFrame, **kw: Any) -> None:
         """Write a CSV whose floats round-trip exactly (shortest repr) and whose whole-number counts are integers.
 
+        Text cells a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``...) are written behind a
+        ``'`` (:func:`robustness.reporting.escape.csv_frame`); :func:`~robustness.reporting.study_result.read_table`
+        reads them back as they were.
+
         Parameters
         ----------
         name : str
@@ -489,7 +507,9 @@ class ResultsDir:
         **kw
             Passed on to :meth:`pandas.DataFrame.to_csv`, e.g. ``index=False``.
         """
-        self.write_text(name, integral_counts(frame).to_csv(**kw))
+        from robustness.reporting.escape import csv_frame
+
+        self.write_text(name, csv_frame(integral_counts(frame)).to_csv(**kw))
 
     def write_parquet(self, name: str, frame: pd.DataFrame) -> None:
         """Write a Parquet result (without the frame's index).

@@ -161,7 +161,19 @@ _TEXT = {"system", "other", "next", "run", "task", "absent",
          "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}
 
 
-def read_table(path: Path | str, *, index: bool = False) -> pd.DataFrame:
+#: The most columns a table of a results folder may have: the widest a study writes is the leaderboard (a column per
+#: gold, metric and averaging: tens); a planted header of 300,000 columns took 76 s and 1.1 GB to refuse.
+MAX_TABLE_COLUMNS = 4096
+
+
+def _check_columns(path: Path, n: int) -> None:
+    if n > MAX_TABLE_COLUMNS:
+        from robustness.errors import InputError
+
+        raise InputError(f"{path}: damaged table ({n} columns, more than the {MAX_TABLE_COLUMNS} a study writes)")
+
+
+def read_table(path: Path | str, *, index: bool = False, data: bytes | None = None) -> pd.DataFrame:
     """A table of a results folder, exactly as it was written (see the module notes).
 
     Parameters
@@ -170,22 +182,35 @@ def read_table(path: Path | str, *, index: bool = False) -> pd.DataFrame:
         A ``.csv`` or ``.parquet`` file.
     index : bool
         The first CSV column is the index.
+    data : bytes, optional
+        The file's bytes, already read (:func:`robustness.files.read_inside`); ``path`` then only names it.
 
     Returns
     -------
     pandas.DataFrame
     """
+    import io
+
     import pandas as pd
 
+    from robustness.reporting.escape import csv_unquote
+
     path = Path(path)
+    source = (lambda: io.BytesIO(data)) if data is not None else (lambda: path)
     if path.suffix == ".parquet":
-        return pd.read_parquet(path)
-    header = pd.read_csv(path, nrows=0).columns
-    frame = pd.read_csv(path, dtype={c: str for c in header if c in _TEXT}, keep_default_na=False, na_values=[""],
+        if data is not None:
+            import pyarrow.parquet as pq
+
+            _check_columns(path, pq.ParquetFile(source()).metadata.num_columns)
+        return pd.read_parquet(source())
+    if data is not None:
+        _check_columns(path, data[:data.find(b"\n") if b"\n" in data else len(data)].count(b",") + 1)
+    header = pd.read_csv(source(), nrows=0).columns
+    frame = pd.read_csv(source(), dtype={c: str for c in header if c in _TEXT}, keep_default_na=False, na_values=[""],
                         index_col=0 if index else None)
     if index:
         frame.index = frame.index.astype(str)
-    return frame
+    return csv_unquote(frame)
 
 
 class Verdicts:
@@ -261,8 +286,16 @@ class _Tables(Mapping):
         if name not in self.names:
             raise KeyError(f"{self.folder}: the results hold no table {name!r}")
         if name not in self.cache:
+            from robustness.errors import InputError, shown
+            from robustness.files import MAX_TABLE_BYTES, read_inside
+
             spec = TABLES.get(Path(name).name)
-            self.cache[name] = read_table(self.folder / name, index=bool(spec and spec.index))
+            data = read_inside(self.folder, name, limit=MAX_TABLE_BYTES, what="table")
+            try:
+                self.cache[name] = read_table(self.folder / name, index=bool(spec and spec.index), data=data)
+            except Exception as exc:  # any parser's error means the same: not the table the package wrote
+                raise InputError(f"{self.folder / name}: damaged table ({type(exc).__name__}: "
+                                 f"{shown((str(exc).splitlines() or [''])[0], 200)})") from None
         return self.cache[name]
 
     def __iter__(self) -> Iterator[str]:

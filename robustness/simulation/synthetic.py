@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 
 from robustness.io.challenge import Challenge
+from robustness.io.headers import MAX_VOXELS
 from robustness.seeds import SeedLike
 from robustness.simulation.lesions import generate_image
 
@@ -130,10 +131,13 @@ class SyntheticConfig:
             raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
         if self.megapixels is not None and not self.megapixels > 0:
             raise ValueError(f"megapixels must be positive, got {self.megapixels}")
-        if self.depth is not None and self.depth < 1:
-            raise ValueError(f"depth must be >= 1 slice, got {self.depth}")
-        if len(self.spacing) != 3 or not all(float(v) > 0 for v in self.spacing):
-            raise ValueError(f"spacing must be three positive voxel sizes (z, y, x), got {self.spacing}")
+        if self.depth is not None and not 1 <= self.depth <= max_depth(self.size, self.megapixels):
+            raise ValueError(f"depth must be >= 1 slice and at most {max_depth(self.size, self.megapixels)} slices of "
+                             f"{self.megapixels or SLICE_MEGAPIXELS[self.size][1]:g} MP at most (a volume holds at "
+                             f"most {MAX_VOXELS} voxels), got {self.depth}")
+        if len(self.spacing) != 3 or not all(MIN_SPACING <= float(v) <= MAX_SPACING for v in self.spacing):
+            raise ValueError(f"spacing must be three positive voxel sizes (z, y, x) from {MIN_SPACING:g} to "
+                             f"{MAX_SPACING:g} mm, got {self.spacing}")
         if not 0.0 <= self.run_failure <= 2.0:
             raise ValueError(f"run_failure must be in [0, 2], got {self.run_failure}")
         for name in ("agreement", "encounter_correlation", "p_all_annotators"):
@@ -197,13 +201,42 @@ def draw_population(config: SyntheticConfig, rng: SeedLike = None) -> Population
                       team_of=tuple(team_of))
 
 
+#: A synthetic image's (or a volume's slice's) size in megapixels, per ``size``: small ~100x100 .. 245x245.
+SLICE_MEGAPIXELS = {"small": (0.01, 0.06), "realistic": (0.3, 12.0)}
+#: Voxel sizes a synthetic volume may have, in mm (the physical extents stay finite numbers).
+MIN_SPACING, MAX_SPACING = 1e-3, 1e3
+#: The most slices of a synthetic volume, whatever their size.
+MAX_DEPTH = 4096
+
+
+def max_depth(size: str, megapixels: float | None = None) -> int:
+    """The most slices a synthetic volume of this slice size may have (:data:`~robustness.io.headers.MAX_VOXELS`).
+
+    Parameters
+    ----------
+    size : {"small", "realistic"}
+    megapixels : float, optional
+        The slices' size when set (it varies by a factor 1.25 about it).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> max_depth("small"), max_depth("realistic")
+    (4096, 44)
+    """
+    largest = 1.25 * megapixels if megapixels is not None else SLICE_MEGAPIXELS[size][1]
+    return max(1, min(MAX_DEPTH, int(MAX_VOXELS // (largest * 1e6))))
+
+
 def _image_shapes(n, size, rng, megapixels=None):
     if megapixels is not None:
         mp = megapixels * np.exp(rng.uniform(np.log(0.8), np.log(1.25), n))  # about this size
-    elif size == "small":
-        mp = np.exp(rng.uniform(np.log(0.01), np.log(0.06), n))  # ~100x100 .. 245x245
     else:
-        mp = np.exp(rng.uniform(np.log(0.3), np.log(12.0), n))  # realistic: 0.3 .. 12 MP
+        low, high = SLICE_MEGAPIXELS[size]
+        mp = np.exp(rng.uniform(np.log(low), np.log(high), n))
     aspect = np.exp(rng.uniform(np.log(0.6), np.log(1.6), n))
     h = np.maximum(16, np.round(np.sqrt(mp * 1e6 * aspect))).astype(int)
     w = np.maximum(16, np.round(np.sqrt(mp * 1e6 / aspect))).astype(int)

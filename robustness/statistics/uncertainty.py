@@ -19,6 +19,7 @@ independent).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -222,7 +223,8 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g)
                 for size, g in zip(chunks, outer_children)]
         outer = np.concatenate(list(run_batches(_outer_batch, args, n_jobs=n_jobs, prefer="threads")))  # (B, S, M)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a scheme whose every resample is nan (all runs tied)
             sampling_se = np.nanstd(outer, axis=0, ddof=1)
     else:
         sampling_se = np.full_like(est, np.nan)
