@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from robustness.io.challenge import Challenge
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.gold import GoldStrategy
+    from robustness.scheme import Scheme
 
 # -- the parser -------------------------------------------------------------------------------------------------
 
@@ -267,7 +268,8 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--gold", metavar="R1,R2,..", help="raters: the gold annotators' folder names")
     g.add_argument("--systems", metavar="R1,R2,..", help="raters: the runs' folder names (default: all others)")
     g.add_argument("--foreground", type=integer(0, 255), metavar="V",
-                   help="raters: foreground pixel value (default 255)")
+                   help="raters: foreground pixel value (default: 1 where the gold's masks hold only 0 and 1, "
+                        "else 255)")
     g.add_argument("--background", type=integer(0, 255), metavar="V",
                    help="raters: background pixel value (default 0)")
     g.add_argument("--binarize", action="store_true", help="read every non-background value as foreground")
@@ -330,6 +332,42 @@ def boundary_list(text: str) -> tuple[str, ...]:
     if not names or len(set(names)) != len(names):
         raise argparse.ArgumentTypeError(f"expected distinct boundary metrics such as nsd@2,hd95,assd; got {text!r}")
     return names
+
+
+def scheme_text(text: str) -> str:
+    """``--primary``: ``GOLD:METRIC:AVERAGING`` naming registered entries.
+
+    Checked here, built by :func:`primary_scheme` once the layout is known.
+    """
+    from robustness.scheme import Scheme
+
+    try:
+        return Scheme.parse(text).text
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_primary_option(g) -> None:
+    """``--primary GOLD:METRIC:AVERAGING``: the organiser's headline scheme."""
+    g.add_argument("--primary", metavar="GOLD:METRIC:AVERAGING", type=scheme_text,
+                   help="the headline scheme the leaderboard, the verdicts and the conclusions are about, e.g. "
+                        "staple:dice:macro (default majority:jaccard:micro, called official only on the dermavqa "
+                        "layout, whose scorer ranks by it)")
+
+
+def primary_scheme(args: argparse.Namespace, strategies) -> Scheme:
+    """The headline scheme of the options: ``--primary``, else the default of the strategies.
+
+    Official only where the layout's own scorer ranks by it (the dermavqa layout and the synthetic challenge written
+    in it).
+    """
+    from robustness.scheme import DEFAULT, Scheme, default_scheme
+
+    official = getattr(args, "layout", None) == "dermavqa"
+    if getattr(args, "primary", None):
+        chosen = Scheme.parse(args.primary)
+        return Scheme(*chosen.key, official=official and chosen.key == DEFAULT.key)
+    return default_scheme(strategies, official=official)
 
 
 def label_list(text: str) -> str | tuple[int, ...]:
@@ -447,10 +485,9 @@ def load(args: argparse.Namespace) -> Challenge:
                   mismatched="skip" if args.skip_mismatched else "error",
                   empty_folders="skip" if args.skip_empty_folders else "error")
     if args.layout == "raters":
-        fg, bg = values(args)
         challenge = load_raters(args.data, gold=args.gold.split(","),
-                                runs=args.systems.split(",") if args.systems else None, foreground=fg,
-                                background=bg, threshold=args.threshold, strict=args.strict,
+                                runs=args.systems.split(",") if args.systems else None, foreground=args.foreground,
+                                background=args.background, threshold=args.threshold, strict=args.strict,
                                 labels=getattr(args, "labels", None), **common)
     elif args.data is None and args.reference is None:
         from robustness.simulation.synthetic import make_challenge

@@ -106,7 +106,9 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     p.checks.append(_check_figure_formats)
     g.add_argument("--all-curves", action="store_true",
                    help="write every order's curve to curves.parquet (default: all up to 5 million rows)")
-    g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")
+    g.add_argument("--quiet", action="store_true",
+                   help="no progress (bars on a terminal, a status line every 10 s otherwise) and no conclusions on "
+                        "the terminal; warnings and errors are still printed")
 
 
 def _check_figure_formats(args: argparse.Namespace) -> None:
@@ -175,8 +177,15 @@ def ranking_options(args: argparse.Namespace):
 
 
 def progress(args: argparse.Namespace) -> bool:
-    """Progress bars only on a terminal and without --quiet."""
-    return not args.quiet and sys.stderr.isatty()
+    """Progress without --quiet: bars on a terminal, status lines elsewhere (:mod:`robustness.progress`)."""
+    return not args.quiet
+
+
+def feedback(args: argparse.Namespace):
+    """The command's status lines (at least every 10 s off a terminal) unless --quiet: a context manager."""
+    from robustness.progress import feedback as status
+
+    return status(not getattr(args, "quiet", False))
 
 
 @contextlib.contextmanager
@@ -201,8 +210,17 @@ def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra:
 
 
 def say(args: argparse.Namespace) -> Callable[..., None]:
-    """Print progress lines on stderr unless ``--quiet``."""
-    return (lambda *a: None) if getattr(args, "quiet", False) else (lambda *a: print(*a, file=sys.stderr))
+    """Print progress lines on stderr unless ``--quiet``; each names the stage the status line reports."""
+    if getattr(args, "quiet", False):
+        return lambda *a: None
+
+    def said(*a) -> None:
+        from robustness.progress import stage
+
+        print(*a, file=sys.stderr)
+        stage(" ".join(map(str, a)))
+
+    return said
 
 
 def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, argv: list[str] | None,
@@ -213,23 +231,58 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
 
     Returns the report as Markdown (printed by the commands unless ``--quiet``).
     """
+    from robustness.progress import stage
     from robustness.reporting.report import build, outputs
     from robustness.reporting.results import versions
 
+    stage("writing the tables", printed=False)
     result.save(out)
     if not getattr(args, "no_figures", True):  # the scoring commands draw none
+        stage("drawing the figures", printed=False)
         import matplotlib
 
         matplotlib.use("Agg")
         from figures import make_all
+        from robustness.scheme import from_meta
 
-        out.written.extend(str(p.relative_to(out.staging)) for p in make_all(out.staging, study=result.study))
+        primary = from_meta(result.meta) if "primary" in result.meta else None
+        out.written.extend(str(p.relative_to(out.staging))
+                           for p in make_all(out.staging, study=result.study, primary=primary))
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
     full = {"study": result.study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None),
             **result.meta, **(meta or {}), "versions": versions()}
     full["warnings"] = list(full.get("warnings", []))
+    stage("writing the report", printed=False)
     report = build(out.staging, meta=full)
     for name, text in outputs(report, out.staging, result.study).items():
         out.write_text(name, text)
     out.finish(dict(full, wall_time_s=round(time.time() - started, 2)))
     return report.to_markdown()
+
+
+def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:
+    """What the terminal gets: the report's ``section`` (its bullets) and where the whole report is.
+
+    Parameters
+    ----------
+    markdown : str
+        The report as Markdown.
+    folder : path
+        The results folder.
+    section : str
+        The heading of the section printed (the whole report when it has none).
+
+    Returns
+    -------
+    str
+    """
+    from pathlib import Path
+
+    head = f"## {section}\n"
+    if head in markdown:
+        part = head + "\n" + markdown.split(head, 1)[1].split("\n## ", 1)[0].strip("\n")
+    else:
+        part = markdown.strip("\n")
+    folder = Path(folder)
+    names = [n for n in ("summary.md", "recommendation.md", "report.html") if (folder / n).exists()]
+    return part + "\n\nThe whole report: " + (", ".join(str(folder / n) for n in names) or f"{folder}/")

@@ -114,46 +114,47 @@ def main(argv: list[str] | None = None) -> int:
         :func:`experiments._cli.run`).
     """
     args = parser().parse_args(argv)
-    started = time.time()
-    import hashlib
-    import json
+    with _study.feedback(args):
+        started = time.time()
+        import hashlib
+        import json
 
-    from robustness.reporting.results import ResultsDir
-    from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, default_populations
-    from robustness.studies import calibration
+        from robustness.reporting.results import ResultsDir
+        from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, default_populations
+        from robustness.studies import calibration
 
-    say = _study.say(args)
-    s = _settings(args)
-    populations = default_populations(s["design_populations"], seed=args.seed)
-    notes: list[str] = []
-    test_size = args.test_size or 100
-    if args.like is not None:
-        from robustness.seeds import stream
-        from robustness.simulation.synthetic import draw_population
-        from robustness.studies.design import DesignStudyOptions, base_from_challenge
+        say = _study.say(args)
+        s = _settings(args)
+        populations = default_populations(s["design_populations"], seed=args.seed)
+        notes: list[str] = []
+        test_size = args.test_size or 100
+        if args.like is not None:
+            from robustness.seeds import stream
+            from robustness.simulation.synthetic import draw_population
+            from robustness.studies.design import DesignStudyOptions, base_from_challenge
 
-        challenge = _cli.load(args)
-        notes = list(challenge.notes)
-        if args.test_size is None:  # test sets of the challenge's own size
-            test_size = max(20, len(set(challenge.encounters)))
-        say(f"fitting the generator to {args.like} ({challenge.n_images} images, {challenge.n_runs} runs)")
-        config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick))
-        populations.append(PopulationSpec("like", config, draw_population(config, stream(args.seed, "population", 0,
-                                                                                          design=True)),
-                                          index=100))
-    options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=test_size,
-                                 truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
-                                 seed=args.seed)
-    key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin,
-                                     "populations": [(p.name, repr(p.config), p.runs.runs) for p in populations]},
-                                    sort_keys=True).encode()).hexdigest()
-    out = ResultsDir(args.out, fingerprint=key, force=args.force)
-    result = calibration.run(populations, options, margin=args.margin, cache_dir=out.path / "cache",
-                             n_jobs=args.n_jobs, progress=_study.progress(args), say=say, notes=notes)
-    text = _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        print(text)
-    return 0
+            challenge = _cli.load(args)
+            notes = list(challenge.notes)
+            if args.test_size is None:  # test sets of the challenge's own size
+                test_size = max(20, len(set(challenge.encounters)))
+            say(f"fitting the generator to {args.like} ({challenge.n_images} images, {challenge.n_runs} runs)")
+            config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick))
+            populations.append(PopulationSpec("like", config, draw_population(config, stream(args.seed, "population", 0,
+                                                                                              design=True)),
+                                              index=100))
+        options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=test_size,
+                                     truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
+                                     seed=args.seed)
+        key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin,
+                                         "populations": [(p.name, repr(p.config), p.runs.runs) for p in populations]},
+                                        sort_keys=True).encode()).hexdigest()
+        out = ResultsDir(args.out, fingerprint=key, force=args.force)
+        result = calibration.run(populations, options, margin=args.margin, cache_dir=out.path / "cache",
+                                 n_jobs=args.n_jobs, progress=_study.progress(args), say=say, notes=notes)
+        text = _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            print(_study.conclusions(text, out.path))
+        return 0
 
 
 if __name__ == "__main__":

@@ -151,8 +151,12 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
 
 
 def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
-                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None, list[str]]:
-    """The base generator parameters, the fit table when --like (or --data) is given, and the input's warnings.
+                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None, list[str],
+                                                      pd.DataFrame | None]:
+    """The base generator parameters, the fit table, the input's warnings and the main job's answer on the input.
+
+    The fit table and the main job's own size answer (:func:`robustness.studies.design.main_job_answer`) exist
+    when --like (or --data) names a challenge.
 
     The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
     fit is checked statistic by statistic (:data:`robustness.simulation.calibrate.FIT_TOLERANCES`): a twin that
@@ -161,10 +165,10 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     from robustness.overlap.pixel_pass import compute_overlap
     from robustness.simulation.calibrate import fit_failures
     from robustness.simulation.synthetic import SyntheticConfig
-    from robustness.studies.design import base_from_challenge
+    from robustness.studies.design import base_from_challenge, main_job_answer
 
     if args.like is None and args.data is None:
-        return SyntheticConfig(**_cli.synthetic_shape(args)), None, []
+        return SyntheticConfig(**_cli.synthetic_shape(args)), None, [], None
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
 
@@ -187,7 +191,9 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
         note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
         _cli.say([note])
         warnings.append(note)
-    return base, table, warnings
+    target = options.target_l1 if options.target_l1 is not None else float(challenge.n_runs)
+    say(f"the main job's own size answer on {args.like or args.data} (target L1 <= {target:g})")
+    return base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,31 +211,34 @@ def main(argv: list[str] | None = None) -> int:
         :func:`experiments._cli.run`).
     """
     args = parser().parse_args(argv)
-    started = time.time()
-    from dataclasses import asdict
+    with _study.feedback(args):
+        started = time.time()
+        from dataclasses import asdict
 
-    from robustness.reporting.results import ResultsDir
-    from robustness.studies import design
+        from robustness.reporting.results import ResultsDir
+        from robustness.studies import design
 
-    say = _study.say(args)
-    options = options_from(args)
-    base, fit_table, warnings = base_challenge(args, options, say)
-    grid = design.make_grid(base, options)
-    key = design.fingerprint(base, grid, options.simulation(base), options.seed)
-    out = ResultsDir(args.out, fingerprint=key, force=args.force)
-    say(f"{len(grid.settings())} setting(s) x {len(grid.agreement)} agreement level(s) x {len(grid.sizes)} size(s) x "
-        f"{grid.replicates} replicates -> {out.path}")
-    with _study.execution(args) as n_jobs:
-        result = design.run(base, options, fit_table=fit_table, cache_dir=out.path / "cache" / "design",
-                            n_jobs=n_jobs, progress=_study.progress(args), say=say, warnings=warnings)
-    _cli.say(result.warnings[len(warnings):])
-    result.meta["input"].update(like=args.like or args.data)
-    _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
-                                                                      "options": asdict(options)})
-    if not args.quiet:
-        print((out.path / "recommendation.md").read_text())
-        print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
-    return 0
+        say = _study.say(args)
+        options = options_from(args)
+        base, fit_table, warnings, main_answer = base_challenge(args, options, say)
+        grid = design.make_grid(base, options)
+        key = design.fingerprint(base, grid, options.simulation(base), options.seed)
+        out = ResultsDir(args.out, fingerprint=key, force=args.force)
+        say(f"{len(grid.settings())} setting(s) x {len(grid.agreement)} agreement level(s) x {len(grid.sizes)} "
+            f"size(s) x {grid.replicates} replicates -> {out.path}")
+        with _study.execution(args) as n_jobs:
+            result = design.run(base, options, fit_table=fit_table, cache_dir=out.path / "cache" / "design",
+                                n_jobs=n_jobs, progress=_study.progress(args), say=say, warnings=warnings,
+                                main_answer=main_answer)
+        _cli.say(result.warnings[len(warnings):])
+        result.meta["input"].update(like=args.like or args.data)
+        _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
+                                                                          "options": asdict(options)})
+        if not args.quiet:
+            print(_study.conclusions((out.path / "recommendation.md").read_text(), out.path,
+                                     section="Recommendation"))
+            print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
+        return 0
 
 
 if __name__ == "__main__":

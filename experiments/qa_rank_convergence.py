@@ -29,20 +29,21 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
-    started = time.time()
-    from robustness.reporting.results import ResultsDir
-    from robustness.studies.qa import QAOptions, fingerprint, run
+    with _study.feedback(args):
+        started = time.time()
+        from robustness.reporting.results import ResultsDir
+        from robustness.studies.qa import QAOptions, fingerprint, run
 
-    options = _study.resampling_options(args, QAOptions)
-    gold, runs, source = _qa.load(args, rng=args.seed)
-    out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
-    with _study.execution(args) as n_jobs:
-        result = run(gold, runs, options, source=source, n_jobs=n_jobs, progress=_study.progress(args))
-    text = _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        print(text)
-        print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
-    return 0
+        options = _study.resampling_options(args, QAOptions)
+        gold, runs, source = _qa.load(args, rng=args.seed)
+        out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
+        with _study.execution(args) as n_jobs:
+            result = run(gold, runs, options, source=source, n_jobs=n_jobs, progress=_study.progress(args))
+        text = _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            print(_study.conclusions(text, out.path))
+            print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
+        return 0
 
 
 if __name__ == "__main__":

@@ -29,19 +29,20 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
-    started = time.time()
-    from robustness.reporting.results import ResultsDir
-    from robustness.studies.qa import fingerprint, score
+    with _study.feedback(args):
+        started = time.time()
+        from robustness.reporting.results import ResultsDir
+        from robustness.studies.qa import fingerprint, score
 
-    gold, runs, source = _qa.load(args)
-    out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
-    result = score(gold, runs, source=source)
-    _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        print(result.tables["leaderboard.csv"].to_string(float_format=lambda v: f"{v:.4f}"))
-        print(f"\nwrote {out.path / 'leaderboard.csv'}, {out.path / 'official'}/<run>.json and "
-              f"{out.path / 'answer_counts.csv'}")
-    return 0
+        gold, runs, source = _qa.load(args)
+        out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
+        result = score(gold, runs, source=source)
+        _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            print(result.tables["leaderboard.csv"].to_string(float_format=lambda v: f"{v:.4f}"))
+            print(f"\nwrote {out.path / 'leaderboard.csv'}, {out.path / 'official'}/<run>.json and "
+                  f"{out.path / 'answer_counts.csv'}")
+        return 0
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ def parser() -> argparse.ArgumentParser:
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
     g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
                    help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd), "
-                        "ranked beside the overlap metrics under the official gold: does the metric change the "
+                        "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
+    _cli.add_primary_option(g)
     _study.add_study_options(p, out="results/rank_convergence", unit="images",
                              test_unit="the bootstrap unit (the tests' unit; default encounters)")
     return p
@@ -42,28 +43,35 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status."""
-    args = parser().parse_args(argv)
-    started = time.time()
-    from robustness.reporting.results import ResultsDir
-    from robustness.studies.rank_convergence import RankConvergenceOptions, run
+    p = parser()
+    args = p.parse_args(argv)
+    with _study.feedback(args):
+        started = time.time()
+        from robustness.reporting.results import ResultsDir
+        from robustness.studies.rank_convergence import RankConvergenceOptions, run
 
-    options = _study.resampling_options(
-        args, RankConvergenceOptions, strategies=tuple(s.name for s in _cli.strategies(args)), empty=args.empty,
-        unit=args.unit, bootstrap_unit=args.bootstrap_unit, boundary=args.boundary)
-    say = _study.say(args)
-    challenge = _cli.load(args)
-    out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
-    say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
-    with _study.execution(args) as n_jobs:
-        result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache", progress=_study.progress(args),
-                     source=_cli.source(args))
-    _cli.say(result.meta["checks"])
-    result.meta["input"].update(data=_cli.data_description(args))
-    text = _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        print(text)
-        print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
-    return 0
+        golds = tuple(s.name for s in _cli.strategies(args))
+        try:
+            options = _study.resampling_options(
+                args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
+                bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds))
+        except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
+            p.error(str(exc))
+        say = _study.say(args)
+        challenge = _cli.load(args)
+        out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
+        say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
+        with _study.execution(args) as n_jobs:
+            result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache",
+                         progress=_study.progress(args), source=_cli.source(args))
+        _cli.say(result.meta["checks"])
+        result.meta["input"].update(data=_cli.data_description(args))
+        result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
+        text = _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            print(_study.conclusions(text, out.path))
+            print(f"wrote {out.path}/ in {time.time() - started:.1f} s")
+        return 0
 
 
 if __name__ == "__main__":

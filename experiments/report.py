@@ -19,7 +19,7 @@ def parser() -> argparse.ArgumentParser:
     """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.report", description=__doc__.split("\n\n")[0])
     p.add_argument("results", metavar="RESULTS_DIR", help="a complete results folder written by any study")
-    p.add_argument("--quiet", action="store_true", help="do not print the report")
+    p.add_argument("--quiet", action="store_true", help="do not print the conclusions")
     return p
 
 
@@ -30,9 +30,13 @@ def main(argv=None) -> int:
 
     written = write(args.results)
     if not args.quiet:
-        summary = next((p for p in written if p.name == "summary.md"), None)
-        if summary is not None:
-            print(summary.read_text())
+        from experiments._study import conclusions
+
+        names = {p.name: p for p in written}
+        if "recommendation.md" in names:  # the design study's report opens with its recommendation
+            print(conclusions(names["recommendation.md"].read_text(), args.results, section="Recommendation"))
+        elif "summary.md" in names:
+            print(conclusions(names["summary.md"].read_text(), args.results))
         print("rewrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
 

@@ -53,25 +53,26 @@ def main(argv: list[str] | None = None) -> int:
         ``error: ...`` and status 2 (through :func:`experiments._cli.run`).
     """
     args = parser().parse_args(argv)
-    started = time.time()
-    from robustness.reporting.results import ResultsDir
-    from robustness.studies.scoring import score
+    with _study.feedback(args):
+        started = time.time()
+        from robustness.reporting.results import ResultsDir
+        from robustness.studies.scoring import score
 
-    strategies = [s.name for s in _cli.strategies(args)]
-    challenge = _cli.load(args)
-    out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
-    result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
-                   cache_dir=out.path / "cache", progress=not args.quiet and sys.stderr.isatty(),
-                   source=args.data or args.reference or "the synthetic challenge")
-    _cli.say(result.meta["checks"])
-    _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        board = result.tables["leaderboard.csv"]
-        cols = [c for c in ("majority_jaccard_micro", "majority_dice_micro", "max_jaccard_macro",
-                            "mean_jaccard_macro") if c in board]
-        print(board[cols].to_string(float_format=lambda v: f"{v:.4f}"))
-        print(f"\nwrote {out.path / 'leaderboard.csv'} and {out.path / 'official'}/<run>.json")
-    return 0
+        strategies = [s.name for s in _cli.strategies(args)]
+        challenge = _cli.load(args)
+        out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
+        result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
+                       cache_dir=out.path / "cache", progress=_study.progress(args),
+                       source=args.data or args.reference or "the synthetic challenge")
+        _cli.say(result.meta["checks"])
+        _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            board = result.tables["leaderboard.csv"]
+            cols = [c for c in ("majority_jaccard_micro", "majority_dice_micro", "max_jaccard_macro",
+                                "mean_jaccard_macro") if c in board]
+            print(board[cols].to_string(float_format=lambda v: f"{v:.4f}"))
+            print(f"\nwrote {out.path / 'leaderboard.csv'} and {out.path / 'official'}/<run>.json")
+        return 0
 
 
 if __name__ == "__main__":

@@ -84,71 +84,73 @@ def _distinct_columns(args: argparse.Namespace) -> None:
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
-    started = time.time()
-    import numpy as np
+    with _study.feedback(args):
+        started = time.time()
+        import numpy as np
 
-    from robustness.errors import InputError
-    from robustness.io.case_table import SCHEME_COLUMNS, read_case_table
-    from robustness.reporting.results import ResultsDir
-    from robustness.statistics.case_rankings import check_missing, direction, task_scores
-    from robustness.statistics.schemes import schemes_from_table
-    from robustness.studies.table import TableOptions, engine_obstacles, fingerprint, run
+        from robustness.errors import InputError
+        from robustness.io.case_table import SCHEME_COLUMNS, read_case_table
+        from robustness.reporting.results import ResultsDir
+        from robustness.statistics.case_rankings import check_missing, direction, task_scores
+        from robustness.statistics.schemes import schemes_from_table
+        from robustness.studies.table import TableOptions, engine_obstacles, fingerprint, run
 
-    ranking = _study.ranking_options(args)
-    engine_ties = ranking.ties if ranking.ties != "random" else "average"
-    engine_adjustment = ranking.adjustment if ranking.adjustment in ("holm", "none") else "holm"
-    options = _study.resampling_options(args, TableOptions, consensus=args.consensus, task_weights=args.task_weights,
-                                        ties=engine_ties, alpha=ranking.alpha, adjustment=engine_adjustment)
-    table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
-                                   value_column=args.value, unit_column=args.unit, task_column=args.task,
-                                   allow_missing=ranking.missing != "refuse")
-    task = args.task or ("task" if "task" in table.columns else None)
-    if args.only_task is not None:
-        if task is None:
-            raise InputError(f"{args.table}: --only-task {args.only_task}: the table has no task column")
-        known = list(dict.fromkeys(table[task]))
-        if args.only_task not in known:
-            raise InputError(f"{args.table}: no task {args.only_task!r} (tasks: {', '.join(known)})")
-        table = table[table[task] == args.only_task]
-    by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
-    tasks = task_scores(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
-                        by=by, unit_column=args.unit)
-    methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
-    check_missing(tasks, methods, ranking)
-    known = {t.task for t in tasks}
-    unknown = [name for name, _ in args.task_weights if name not in known]
-    if unknown:
-        raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
-    obstacles = ["--rankings-only"] if args.rankings_only else engine_obstacles(
-        ranking, options.ranking, tasks, n_tasks=table[task].nunique() if task else 1)
-    if not obstacles and args.step >= max(int(t.units.max()) + 1 for t in tasks):
-        obstacles.append(f"--step {args.step} leaves fewer than 2 recorded prefixes of the "
-                         f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
-    schemes = None
-    if obstacles and not args.rankings_only:
-        notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
-                     + " (the rankings, consensus and bootstrap rank distributions are)")
-    if not obstacles:
-        lower = {t.metric: direction(t, ranking) for t in tasks}
-        flip = table["metric"].astype(str).map(lower).to_numpy(dtype=bool) if "metric" in table.columns else \
-            np.full(len(table), lower[None])
-        engine_table = table.assign(**{args.value: np.where(flip, -table[args.value], table[args.value])})
-        schemes = schemes_from_table(engine_table, case_column=args.case, run_column=args.algorithm,
-                                     value_column=args.value, unit_column=args.unit)
-        if flip.any():
-            notes.append("lower is better for " + (", ".join(sorted(str(m) for m, v in lower.items() if v))
-                                                   if "metric" in table.columns else "these scores")
-                         + ": the curves, score intervals and significance tables hold the negated scores (higher "
-                         "is better there); ranking.csv holds the scores as given")
-    _cli.say(notes)
-    out = ResultsDir(args.out, fingerprint=fingerprint(tasks), force=args.force)
-    with _study.execution(args) as n_jobs:
-        result = run(tasks, schemes, options, ranking_options=ranking, methods=methods, source=args.table,
-                     unit=args.unit or "case", n_jobs=n_jobs, progress=_study.progress(args), notes=notes)
-    text = _study.finish(out, result, args, argv=argv, started=started)
-    if not args.quiet:
-        print(text)
-    return 0
+        ranking = _study.ranking_options(args)
+        engine_ties = ranking.ties if ranking.ties != "random" else "average"
+        engine_adjustment = ranking.adjustment if ranking.adjustment in ("holm", "none") else "holm"
+        options = _study.resampling_options(args, TableOptions, consensus=args.consensus,
+                                            task_weights=args.task_weights, ties=engine_ties, alpha=ranking.alpha,
+                                            adjustment=engine_adjustment)
+        table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
+                                       value_column=args.value, unit_column=args.unit, task_column=args.task,
+                                       allow_missing=ranking.missing != "refuse")
+        task = args.task or ("task" if "task" in table.columns else None)
+        if args.only_task is not None:
+            if task is None:
+                raise InputError(f"{args.table}: --only-task {args.only_task}: the table has no task column")
+            known = list(dict.fromkeys(table[task]))
+            if args.only_task not in known:
+                raise InputError(f"{args.table}: no task {args.only_task!r} (tasks: {', '.join(known)})")
+            table = table[table[task] == args.only_task]
+        by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
+        tasks = task_scores(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
+                            by=by, unit_column=args.unit)
+        methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
+        check_missing(tasks, methods, ranking)
+        known = {t.task for t in tasks}
+        unknown = [name for name, _ in args.task_weights if name not in known]
+        if unknown:
+            raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
+        obstacles = ["--rankings-only"] if args.rankings_only else engine_obstacles(
+            ranking, options.ranking, tasks, n_tasks=table[task].nunique() if task else 1)
+        if not obstacles and args.step >= max(int(t.units.max()) + 1 for t in tasks):
+            obstacles.append(f"--step {args.step} leaves fewer than 2 recorded prefixes of the "
+                             f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
+        schemes = None
+        if obstacles and not args.rankings_only:
+            notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
+                         + " (the rankings, consensus and bootstrap rank distributions are)")
+        if not obstacles:
+            lower = {t.metric: direction(t, ranking) for t in tasks}
+            flip = table["metric"].astype(str).map(lower).to_numpy(dtype=bool) if "metric" in table.columns else \
+                np.full(len(table), lower[None])
+            engine_table = table.assign(**{args.value: np.where(flip, -table[args.value], table[args.value])})
+            schemes = schemes_from_table(engine_table, case_column=args.case, run_column=args.algorithm,
+                                         value_column=args.value, unit_column=args.unit)
+            if flip.any():
+                notes.append("lower is better for " + (", ".join(sorted(str(m) for m, v in lower.items() if v))
+                                                       if "metric" in table.columns else "these scores")
+                             + ": the curves, score intervals and significance tables hold the negated scores (higher "
+                             "is better there); ranking.csv holds the scores as given")
+        _cli.say(notes)
+        out = ResultsDir(args.out, fingerprint=fingerprint(tasks), force=args.force)
+        with _study.execution(args) as n_jobs:
+            result = run(tasks, schemes, options, ranking_options=ranking, methods=methods, source=args.table,
+                         unit=args.unit or "case", n_jobs=n_jobs, progress=_study.progress(args), notes=notes)
+        text = _study.finish(out, result, args, argv=argv, started=started)
+        if not args.quiet:
+            print(_study.conclusions(text, out.path))
+        return 0
 
 
 if __name__ == "__main__":

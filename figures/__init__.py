@@ -122,9 +122,32 @@ def save(fig, out_path) -> list[Path]:
     return paths
 
 
-def make_all(results_dir, *, study: str = "rank_convergence") -> list[Path]:
-    """Every figure of a study's results folder, into ``results_dir/figures``; returns the files."""
+def headline(results_dir, primary=None, strategies=()):
+    """The headline scheme a figure shows (:class:`robustness.scheme.Scheme`).
+
+    ``primary`` when given (the study's own, passed by :func:`make_all`), else the one the folder's meta.json
+    records (a rebuilt figure), else the default scheme of ``strategies`` (the golds in the figure's table).
+    """
+    from robustness.scheme import default_scheme, from_meta
+
+    if primary is not None:
+        return primary
+    meta = Path(results_dir) / "meta.json"
+    if meta.is_file() and not meta.is_symlink():
+        from robustness.reporting.results import _read_meta
+
+        return from_meta(_read_meta(meta))
+    return default_scheme(list(dict.fromkeys(strategies)))
+
+
+def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> list[Path]:
+    """Every figure of a study's results folder, into ``results_dir/figures``; returns the files.
+
+    ``primary``: the study's headline scheme (:class:`robustness.scheme.Scheme`), for the figures that show it
+    (those whose ``make`` takes ``primary``).
+    """
     import importlib
+    import inspect
 
     import matplotlib
 
@@ -137,5 +160,6 @@ def make_all(results_dir, *, study: str = "rank_convergence") -> list[Path]:
         module = importlib.import_module(f"figures.{name}")
         if not all((results_dir / need).exists() for need in getattr(module, "NEEDS", ())):
             continue
-        paths += module.make(results_dir, results_dir / "figures" / name)
+        extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
+        paths += module.make(results_dir, results_dir / "figures" / name, **extra)
     return paths

@@ -16,19 +16,18 @@ def load(results_dir, average):
     return summary, example
 
 
-def make(results_dir, out_path, *, average="micro"):
+def make(results_dir, out_path, *, average="micro", primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
 
     Macro curves are drawn once per ranking method in the results (the
     aggregate's at ``out_path``, the others' at ``out_path_<method>``); micro
     leaderboards exist for the aggregate only.
     """
-    from figures import for_ranking, method_path, method_title, rankings, save
-    from robustness.overlap.gold import official_strategy
+    from figures import for_ranking, headline, method_path, method_title, rankings, save
     from robustness.reporting import plotting
 
     summary, example = load(results_dir, average)
-    official = official_strategy(list(dict.fromkeys(summary.strategy)))
+    official = headline(results_dir, primary, summary.strategy).gold
     paths = []
     for ranking in rankings(summary) if average == "macro" else ["aggregate"]:
         title = None if ranking == "aggregate" else method_title(ranking, for_ranking(summary, ranking),

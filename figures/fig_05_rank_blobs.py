@@ -1,28 +1,26 @@
-"""Rank distribution over bootstrap resamples (challengeR's blob plot) under one gold strategy."""
+"""Rank distribution over bootstrap resamples (challengeR's blob plot) under the headline scheme."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, strategy=None, metric="jaccard", average="micro"):
+def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
 
-    ``strategy``: the gold strategy to show (default: the results' official one, see
-    :func:`robustness.overlap.gold.official_strategy`).
+    ``primary``: the scheme to show (default: the results' headline scheme, see :func:`figures.headline`).
     """
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import for_ranking, save
-    from robustness.overlap.gold import official_strategy
+    from figures import for_ranking, headline, save
     from robustness.reporting import plotting
 
     dist = for_ranking(pd.read_csv(Path(results_dir) / "rank_distribution.csv"))
-    strategy = strategy or official_strategy(list(dict.fromkeys(dist.strategy)))
+    p = headline(results_dir, primary, dist.strategy)
     with plotting.style():
         fig, ax = plt.subplots(figsize=(5.0, 4.2), layout="constrained")
-        plotting.rank_blobs(dist, strategy=strategy, metric=metric, average=average, ax=ax)
+        plotting.rank_blobs(dist, strategy=p.gold, metric=p.metric, average=p.average, ax=ax)
         return save(fig, out_path)
 
 

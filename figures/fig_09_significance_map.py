@@ -1,25 +1,27 @@
-"""Significance map (challengeR style) under the official gold: which run scores significantly higher than which."""
+"""Significance map (challengeR style) under the headline gold and metric: which run is significantly above which."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, strategy=None, metric="jaccard"):
+def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
 
-    ``strategy``: the gold strategy to show (default: the results' official one).
+    ``primary``: the scheme whose gold and metric are shown (default: the results' headline scheme, see
+    :func:`figures.headline`).
     """
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
-    from robustness.overlap.gold import official_strategy
+    from figures import headline, save
     from robustness.reporting import plotting
 
     pairwise = pd.read_parquet(Path(results_dir) / "pairwise.parquet")
-    strategy = strategy or official_strategy(list(dict.fromkeys(pairwise.strategy)))
-    averages = [a for a in ("micro", "macro") if ((pairwise.strategy == strategy) & (pairwise.average == a)).any()]
+    p = headline(results_dir, primary, pairwise.strategy)
+    strategy, metric = p.gold, p.metric
+    averages = [a for a in p.averages if ((pairwise.strategy == strategy) & (pairwise.metric == metric)
+                                          & (pairwise.average == a)).any()]
     runs = pd.concat([pairwise.system, pairwise.other]).unique()
     n = len(runs)
     # sized to the runs: a cell per run, room for the longest name below and beside each map

@@ -5,22 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, metric="jaccard"):
+def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import save
-    from robustness.overlap.gold import official_strategy
+    from figures import headline, save
     from robustness.reporting import plotting
 
     results_dir = Path(results_dir)
     per_size = pd.read_csv(results_dir / "ranking_uncertainty.csv")
     needed = pd.read_csv(results_dir / "test_set_size.csv")
-    official = official_strategy(list(dict.fromkeys(per_size.strategy)))
+    p = headline(results_dir, primary, per_size.strategy)
+    official, metric = p.gold, p.metric
     tolerance = float(needed.tolerance.iloc[0])
     unit = pd.read_csv(results_dir / "bootstrap_ci.csv", nrows=1).unit.iloc[0]
-    averages = [a for a in ("micro", "macro") if (per_size.average == a).any()]
+    averages = [a for a in p.averages if ((per_size.metric == metric) & (per_size.average == a)).any()]
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.6, 2.8), sharey=True,
                                  squeeze=False, layout="constrained")

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from typing import Protocol, TypeVar
 
     from dask.distributed import Client
-    from tqdm.auto import tqdm
 
+    from robustness.progress import Progress
     from robustness.seeds import SeedLike
 
     T = TypeVar("T")
@@ -87,30 +87,31 @@ def batch_generators(rng: SeedLike, n_batches: int) -> list[np.random.Generator]
     return np.random.default_rng(rng).spawn(n_batches)
 
 
-def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> tqdm | None:
-    """A tqdm bar on the terminal, or None.
+def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> Progress | None:
+    """The count of a stage: a tqdm bar on a terminal, the status line's count elsewhere, or None.
 
     Parameters
     ----------
     enabled : bool
-        Whether to show a bar (False returns None).
+        Whether to show progress (False returns None).
     total : int
-        The count the bar reaches when the work is done, in ``unit``.
+        The count the stage reaches when the work is done, in ``unit``.
     desc : str
-        The bar's label, e.g. ``"pixel pass"``.
+        The stage's label, e.g. ``"pixel pass"``.
     unit : str
-        What the bar counts (default ``"batch"``).
+        What the stage counts (default ``"batch"``).
 
     Returns
     -------
-    tqdm.auto.tqdm or None
-        The bar (left off the terminal once closed), or None when not ``enabled``.
+    robustness.progress.Progress or None
+        A bar on a terminal (left off it once closed); off a terminal the count the status line of
+        :func:`robustness.progress.feedback` prints every 10 s; None when not ``enabled``.
     """
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from robustness.progress import Progress
 
-    return tqdm(total=total, desc=desc, unit=unit, leave=False)
+    return Progress(total, desc, unit)
 
 
 def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int = 1, prefer: str | None = None,

@@ -39,7 +39,7 @@ import contextlib
 import logging
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,7 @@ from robustness.files import open_regular
 from robustness.io.tiff import read_tiff, tiff_header
 from robustness.io.volumes import VOLUME_SUFFIXES, read_grid, read_volume, volume_suffix
 
-__all__ = ["MaskFormat", "read_mask", "read_shape", "mask_suffix", "MASK_SUFFIXES", "MAX_PIXELS"]
+__all__ = ["MaskFormat", "read_mask", "read_grey", "read_shape", "mask_suffix", "MASK_SUFFIXES", "MAX_PIXELS"]
 
 #: Every file name read as a mask: 2D images, and medical images (2D or 3D, :mod:`robustness.io.volumes`).
 MASK_SUFFIXES = (".tif", ".tiff", ".png") + VOLUME_SUFFIXES
@@ -95,6 +95,10 @@ class MaskFormat:
         Foreground is ``value >= threshold`` (``<=`` when ``foreground < background``).
     rescale : bool
         Read a file on the other scale (0/1 vs 0/255) on its own scale, with a note.
+    given : bool
+        The user named the values (False: detected from the files or the defaults). A foreground that covers
+        most of every mask is then refused, not only warned about (:func:`robustness.overlap.checks.input_checks`).
+        Not part of the format's identity (``repr`` and equality leave it out).
     """
 
     foreground: int = 1
@@ -104,6 +108,7 @@ class MaskFormat:
     stray_tolerance: float = 0.0
     threshold: int | None = None
     rescale: bool = False
+    given: bool = field(default=True, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Check the values: integers in 0..255, foreground and background different, a tolerance in [0, 1).
@@ -236,6 +241,27 @@ def _grey(path: Path, out=None, notes: list | None = None) -> np.ndarray:
         raise InputError(f"{path}: labels up to {labels.max()}; a mask's values must lie in 0..255 (select a label "
                          "with --labels)")
     return np.ascontiguousarray(labels, dtype=np.uint8)
+
+
+def read_grey(path: str | os.PathLike) -> np.ndarray:
+    """A mask file's values as uint8, before any foreground is chosen (a 2D image's grey levels, a volume's labels).
+
+    Parameters
+    ----------
+    path : path
+        A mask file (PNG, TIFF or a medical image).
+
+    Returns
+    -------
+    numpy.ndarray
+        Its values, as decoded.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or holds labels above 255.
+    """
+    return _grey(Path(path))
 
 
 def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:

@@ -40,7 +40,7 @@ from robustness.io.folders import folder as _folder
 from robustness.io.masks import MaskFormat, mask_suffix
 from robustness.io.volumes import check_grids, labels_in, read_volume
 
-__all__ = ["load_raters"]
+__all__ = ["detect_scale", "load_raters"]
 
 
 def _stem(p: Path) -> str:
@@ -78,8 +78,8 @@ def load_raters(
     *,
     gold: list[str] | tuple[str, ...],
     runs: list[str] | tuple[str, ...] | None = None,
-    foreground: int = 255,
-    background: int = 0,
+    foreground: int | None = None,
+    background: int | None = None,
     threshold: int | None = None,
     binarize: bool = False,
     strict: bool = False,
@@ -100,8 +100,10 @@ def load_raters(
         The raters that are gold annotators.
     runs : list of str, optional
         The raters scored as runs (default: every other sub-folder).
-    foreground, background : int
-        The pixel values of the two classes (BU-BIL: foreground 0 on 255).
+    foreground, background : int, optional
+        The pixel values of the two classes (BU-BIL: foreground 0 on 255). When neither is given (nor
+        ``threshold``, ``binarize`` or ``labels``), they are read from the values present
+        (:func:`detect_scale`): 1 on 0 where the gold's masks hold only 0 and 1, else 255 on 0.
     threshold : int, optional
         Foreground is every value ``>= threshold`` (``<= threshold`` when
         ``foreground < background``), for anti-aliased masks.
@@ -212,11 +214,56 @@ def load_raters(
     spacings = check_grids(images, gold, ann_paths, run_paths)
     if spacings is not None:
         spacings = [(1.0,) * len(shape) if sp is None else sp for sp, shape in zip(spacings, shapes)]
+    given = foreground is not None or background is not None or threshold is not None
+    if not given and not binarize and labels is None:
+        foreground, background = detect_scale([p for a in gold for p in ann_paths[a] if p is not None])
+    foreground = 255 if foreground is None else foreground
+    background = 0 if background is None else background
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
-                     strict=strict, stray_tolerance=stray_tolerance, rescale=True)
+                     strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
         return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
     return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings)
+
+
+#: Gold masks :func:`detect_scale` decodes: the first non-empty ones in file order, at most this many.
+SCALE_SAMPLE = 4
+
+
+def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, int]:
+    """The (foreground, background) values the masks are stored with, from the values present.
+
+    Decodes gold masks in order until ``sample`` non-empty ones are seen (an empty mask holds 0 on either scale):
+    when every one holds only 0 and 1, the masks are label maps (1 on 0), else 255 on 0. A file on the other
+    scale is then read on its own scale with a note, as with given values; a mask with other values (grey
+    levels, an inverted polarity) is judged by the reader and the checks as with the defaults.
+
+    Parameters
+    ----------
+    paths : list of Path
+        The gold annotators' mask files.
+    sample : int
+        How many non-empty masks decide.
+
+    Returns
+    -------
+    tuple of int
+        ``(1, 0)`` or ``(255, 0)``.
+    """
+    from robustness.io.masks import read_grey
+
+    seen = 0
+    for p in paths[:4 * sample]:  # a folder of empty masks is not read twice
+        grey = read_grey(p)
+        top = int(grey.max(initial=0))
+        if top == 0:
+            continue
+        if top > 1:
+            return 255, 0
+        seen += 1
+        if seen >= sample:
+            break
+    return (1, 0) if seen else (255, 0)
 
 
 def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:

@@ -17,10 +17,12 @@ Each returns one-line warnings (an empty list when all is well).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness.errors import InputError
 from robustness.overlap.counts import OverlapCounts
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from robustness.io.challenge import Challenge
 
 __all__ = ["duplicate_raters", "foreground_coverage", "empty_annotators", "outlier_annotators", "unconverged_fits",
-           "absent_labels", "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
+           "absent_labels", "covering_foreground", "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
 
 #: An annotation with Jaccard below this against every other annotator of its image is an outlier ...
 OUTLIER_JACCARD = 0.1
@@ -135,6 +137,27 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
     return [f"the foreground (value {foreground}{', ' + how.strip() if how else ''}) covers more than half of the "
             f"image in {n_big} of {share.size} annotator masks (median {np.median(share):.0%}): did you mean "
             f"--foreground {background} --background {foreground}?"]
+
+
+#: The share of annotator masks whose foreground covers more than half of their image above which a foreground
+#: the user did not name is refused: every mask (or all but a few) fills most of its image.
+COVERING_SHARE = 0.9
+
+
+def covering_foreground(counts: OverlapCounts) -> bool:
+    """Whether the annotators' foreground covers more than half of the image in at least 90% of their masks.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+
+    Returns
+    -------
+    bool
+    """
+    size = np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))])
+    share = (size / np.maximum(counts.n_pixels, 1)[None, :])[counts.annotator_valid]
+    return bool(share.size) and float((share > 0.5).mean()) >= COVERING_SHARE
 
 
 def _sizes(counts: OverlapCounts) -> np.ndarray:
@@ -313,6 +336,53 @@ def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
     return out
 
 
+_NAME_PARTS = re.compile(r"[-_.\s]+")
+
+
+def shared_authors(annotators: Sequence[str], runs: Sequence[str]) -> list[str]:
+    """Runs whose name shares its leading part with a gold annotator's (``Person1_ImageJ``, ``Person1_Amira``).
+
+    A run made by one of the gold's annotators (or their team) agrees with part of its own reference, so its
+    score is not independent evidence. The leading part of a name (up to the first ``-``, ``_``, ``.`` or space)
+    is taken to name a person or team only where it tells the annotators apart (annotators all called
+    ``mturk_...`` share a prefix that names the layout, not a person).
+
+    Parameters
+    ----------
+    annotators, runs : sequence of str
+
+    Returns
+    -------
+    list of str
+        One-line warnings, one per run.
+
+    Examples
+    --------
+    >>> shared_authors(["Person1_Amira", "Person2_Amira"], ["Person1_ImageJ", "Person3_ImageJ"])[0][:44]
+    "run 'Person1_ImageJ' and annotator 'Person1_"
+    >>> shared_authors(["mturk_1", "mturk_2"], ["mturk_3"])
+    []
+    """
+    def lead(name):
+        part = _NAME_PARTS.split(str(name).strip(), maxsplit=1)[0].casefold()
+        return part if part != str(name).strip().casefold() else None  # a name of one part has no leading part
+
+    leads = {a: lead(a) for a in annotators}
+    if len({v for v in leads.values() if v}) < 2 and len(annotators) > 1:
+        return []
+    out = []
+    for run in runs:
+        mine = lead(run)
+        same = [a for a, v in leads.items() if mine and v == mine]
+        if same:
+            out.append(f"run '{run}' and annotator{'s' if len(same) > 1 else ''} "
+                       + ", ".join(f"'{a}'" for a in same)
+                       + f" of the gold share the name part '{_NAME_PARTS.split(str(run).strip(), 1)[0]}': if one "
+                       "person or team made both, the run is scored against a gold it helped draw (its agreement is "
+                       "not independent evidence); --systems can leave it out")
+    return out
+
+
 def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
     """Every check on the counts that applies to ``challenge``, in the order they are printed.
 
@@ -333,11 +403,19 @@ def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
         One-line warnings (empty when all is well).
     """
     found = unconverged_fits(counts) + empty_annotators(counts) + outlier_annotators(counts) + duplicate_raters(counts)
+    found += shared_authors(challenge.annotators, challenge.runs)
     labels = getattr(challenge.source, "labels", None)
     if labels is not None:
         found += absent_labels(labels, counts)
     fmt = getattr(challenge.source, "annotator_format", None)
-    if fmt is not None and fmt.rescale:  # the per-rater layout: the user chose the foreground value
-        found += foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,
-                                     threshold=fmt.threshold)
+    if fmt is not None and fmt.rescale:  # the per-rater layout: the foreground value is chosen or detected
+        said = foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,
+                                   threshold=fmt.threshold)
+        if said and not fmt.given and covering_foreground(counts):
+            first = next((p for paths in challenge.source.annotator_paths.values() for p in paths if p is not None),
+                         None)
+            where = f"{first.parent.parent}: " if first is not None else ""
+            raise InputError(f"{where}{said[0]} (the values were not given: give --foreground and --background to "
+                             "score the masks as read)")
+        found += said
     return found

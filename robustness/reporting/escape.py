@@ -113,7 +113,10 @@ def _recode(frame: pd.DataFrame, starts: tuple, change) -> pd.DataFrame:
     import pandas as pd
 
     def hits(values: pd.Series):
-        return values.str.startswith(starts, na=False) if _is_text(values) else None
+        if not _is_text(values):
+            return None
+        # an object column may mix text with booleans, numbers or None (a fit table's "within"): only text is checked
+        return values.map(lambda v: isinstance(v, str) and v.startswith(starts)).astype(bool)
 
     columns = {c: hits(frame[c]) for c in frame.columns}
     columns = {c: m for c, m in columns.items() if m is not None and m.any()}

@@ -546,8 +546,10 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
     if tolerance is not None:
-        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
-                   label=f"L1 = {tolerance:g} (one place per run)")
+        from robustness.statistics.ranks import random_l1
+
+        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",  # the tolerance is the number of runs
+                   label=f"L1 = {tolerance:g} (one place per run;\na random order: {random_l1(int(tolerance)):.1f})")
     ax.set_xscale("log", base=2)
     from matplotlib.ticker import ScalarFormatter
 

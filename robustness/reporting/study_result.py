@@ -103,17 +103,17 @@ for _name, _holds, _index in (
                         "intervals", False),
     ("gold_spread.csv", "Table 4: standard deviations from the annotators' spread, all variants", False),
     ("images.csv", "per image: annotators, pixels, STAPLE diagnostics", False),
-    ("metric_leaderboard.csv", "the official gold's leaderboard under every per-image metric (overlap and boundary, "
+    ("metric_leaderboard.csv", "the headline gold's leaderboard under every per-image metric (overlap and boundary, "
                                "each in its direction) with bootstrap intervals of values and ranks", False),
     ("metric_agreement.csv", "Kendall's tau between the rankings under every pair of metrics, with bootstrap "
                              "intervals", False),
-    ("metric_convergence.csv", "each per-image metric's convergence points under the official gold (units until L1 "
+    ("metric_convergence.csv", "each per-image metric's convergence points under the headline gold (units until L1 "
                                "stays within the tolerance), per ranking method", False),
     ("label_scores.csv", "multi-label input: every gold's Jaccard scores on each label's images alone, per ranking "
                          "method, with bootstrap intervals", False),
     ("label_convergence.csv", "multi-label input: each label's convergence points (units until L1 stays within the "
                               "tolerance)", False),
-    ("label_leaderboard.csv", "multi-label input: the official gold's leaderboard on each label under every per-image "
+    ("label_leaderboard.csv", "multi-label input: the headline gold's leaderboard on each label under every per-image "
                               "metric, with bootstrap intervals of values and ranks", False),
     ("label_agreement.csv", "multi-label input: Kendall's tau between every two labels' rankings, with bootstrap "
                             "intervals", False),
@@ -127,6 +127,8 @@ for _name, _holds, _index in (
     ("coverage.csv", "bootstrap interval coverage per setting, replicate, unit and method", False),
     ("coverage_summary.csv", "bootstrap interval coverage: means over replicates with 95% intervals", False),
     ("fit.csv", "the real challenge's statistics beside its fitted synthetic twin's", False),
+    ("main_job_answer.csv", "the main job's own test-set size answer on the real challenge (its estimator on the "
+                            "challenge's units), beside the design study's", False),
     ("recommendation_sizes.csv", "test-set sizes needed per scheme for the targets", False),
     ("recommendation_populations.csv", "the recommended scheme's test-set size needed per run population", False),
     ("recommendation_random.csv", "the random single-annotator golds as one scheme: L1 to the population ranking "

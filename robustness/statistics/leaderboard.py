@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, micro
+from robustness.scheme import DEFAULT, Scheme
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
     return pd.concat(frames, ignore_index=True)
 
 
-def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", official: str = "majority",
+def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", primary: Scheme = DEFAULT,
                 annotators: list[str] | None = None) -> pd.DataFrame:
     """Wide leaderboard: one row per run, a column per ``strategy_metric_average``.
 
@@ -75,8 +76,8 @@ def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", off
     ----------
     overlap : OverlapCounts
     empty : str or EmptyPolicy
-    official : str
-        The gold whose micro Jaccard sorts the rows (best first).
+    primary : Scheme
+        The headline scheme, whose column sorts the rows (best first, in the metric's direction).
     annotators : list of str, optional
         As in :func:`scores_frame`.
 
@@ -90,9 +91,9 @@ def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", off
     wide = df.pivot(index="system", columns="column", values="score")
     order = list(dict.fromkeys(df["column"]))
     wide = wide[order]
-    key = f"{official}_jaccard_micro"
+    key = "_".join(primary.key)
     if key in wide:
-        wide = wide.sort_values(key, ascending=False, kind="stable")
+        wide = wide.sort_values(key, ascending=primary.lower_better, kind="stable")
     wide.columns.name = None
     return wide
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
 from robustness.statistics.population import ESTIMATOR
@@ -166,6 +167,41 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
     return fit(target | {"slices": slices}, seed=options.seed, depth=depth, spacing=spacing, megapixels=megapixels)
 
 
+#: Outer resamples behind the main job's interval when the design study computes it on the real challenge.
+MAIN_JOB_RESAMPLES = 100
+
+
+def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0,
+                    n_resamples: int = MAIN_JOB_RESAMPLES) -> pd.DataFrame:
+    """The main job's own answer on the real challenge: the test-set size at which its expected L1 meets the target.
+
+    The main job's estimator (:func:`robustness.statistics.uncertainty.ranking_uncertainty`, empirical Bayes over
+    the challenge's encounters, with ``n_resamples`` outer resamples) under the golds ``counts`` holds, micro and
+    macro Jaccard, and :func:`~robustness.statistics.uncertainty.units_needed` at ``target_l1``: the estimate
+    (``units_needed_point``) and the sizes where its one-sided 95% bounds meet the target (a 90% two-sided
+    interval).
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The real challenge's counts.
+    target_l1 : float
+    seed : int
+    n_resamples : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``test_set_size.csv``'s columns, one row per scheme.
+    """
+    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+
+    schemes = schemes_from_counts(counts, unit="encounter", metrics=[DEFAULT.metric], annotators=[])
+    per_size, _ = ranking_uncertainty(schemes, n_resamples=n_resamples, rng=np.random.default_rng([seed, 31]))
+    return units_needed(per_size, tolerance=target_l1)
+
+
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
     """The grid's lists, from the options or around ``base``.
 
@@ -216,7 +252,8 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
 
 def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(), *,
         fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
-        say: Callable | None = None, warnings: list | tuple = ()) -> StudyResult:
+        say: Callable | None = None, warnings: list | tuple = (),
+        main_answer: pd.DataFrame | None = None) -> StudyResult:
     """The design study around the generator parameters ``base``.
 
     The grid is simulated first (:func:`robustness.simulation.grid.run_grid`); the scheme is chosen at the
@@ -240,6 +277,9 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
         Prints progress lines.
     warnings : list of str
         What the loader and the fit found in the input (kept with the study's own warnings).
+    main_answer : pandas.DataFrame, optional
+        The main job's own size answer on the real challenge (:func:`main_job_answer`), stated beside the
+        design study's (``main_job_answer.csv``; verdict ``main_job_size``).
 
     Returns
     -------
@@ -289,7 +329,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
         else:
             largest *= 2
             n = largest
-        say(f"size search: {grid.replicates} test sets of {n} encounters ({strat}, {average})")
+        say(f"size search: {grid.replicates} test sets of {n} {unit_name(base)}s ({strat}, {average})")
         rows, more = run_size(base, base_setting, n, replicates=grid.replicates, populations=grid.populations,
                               pools=pools, options=simulation, seed=options.seed, cache_dir=cache, strategies=golds,
                               n_jobs=n_jobs, progress=progress)
@@ -303,7 +343,13 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     rec = recommend(design, summary, coverage_summary, base=base_setting, size=size, target_top1=options.target_top1,
                     target_l1=target_l1)
     rec["search"] = search
-    notes += _study_warnings(rec, design, search, cap, target_l1, simulation)
+    unit = unit_name(base)
+    notes += _study_warnings(rec, design, search, cap, target_l1, simulation, unit)
+    if main_answer is not None:
+        tables["main_job_answer.csv"] = main_answer
+        rec["main_answer"] = main_answer
+        notes += _answer_warnings(rec, fit_table, unit)
+    notes += _coverage_warnings(rec, unit)
     tables["recommendation_sizes.csv"] = rec["sizes"]
     tables["recommendation_populations.csv"] = rec["per_population"]
     if len(rec["random"]):
@@ -334,8 +380,28 @@ def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
     return int(np.clip(32 * base.n_encounters, 400, 6400))
 
 
+def unit_name(base: SyntheticConfig | dict) -> str:
+    """The test-set unit's name: ``encounter``, ``volume`` or ``image``.
+
+    ``encounter`` when encounters hold several images, else ``volume`` for a 3D challenge and ``image`` for a 2D one.
+
+    Parameters
+    ----------
+    base : SyntheticConfig or dict
+        The base generator parameters (a dict as meta.json records them).
+
+    Returns
+    -------
+    str
+    """
+    get = base.get if isinstance(base, dict) else lambda k, d=None: getattr(base, k, d)
+    if (get("n_images", 2) or 2) > (get("n_encounters", 1) or 1):
+        return "encounter"
+    return "volume" if get("depth") is not None else "image"
+
+
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
-                    simulation: DesignOptions) -> list[str]:
+                    simulation: DesignOptions, unit: str = "encounter") -> list[str]:
     """What the reader must know before trusting the recommendation: a blunt pool, an unreachable target."""
     out = []
     worst = design.groupby("population").pool_l1.max()
@@ -355,12 +421,159 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
     if search == "unreachable":
         out.append(f"no test-set size reaches L1 <= {target:g} with {strat} ({average}): its own distance to the "
                    f"truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "
-                   f"{reach['own_distance_high']:.1f}) at {reach['encounters']} encounters")
+                   f"{reach['own_distance_high']:.1f}) at {reach['encounters']} {unit}s")
     elif search == "capped":
-        out.append(f"the size search stopped at {int(design.encounters.max())} encounters (twice that exceeds "
+        out.append(f"the size search stopped at {int(design.encounters.max())} {unit}s (twice that exceeds "
                    f"--max-encounters {cap}) before {strat} ({average}) met L1 <= {target:g} at 95% confidence; the "
                    "sizes needed are larger than the search could show")
     return out
+
+
+#: Below this simulated coverage of the nominal 95% bootstrap interval the twin's intervals are a warning.
+MIN_COVERAGE = 0.90
+
+
+def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
+    """One warning naming the twin's bootstrap intervals that cover in fewer than 90% of test sets (nominal 95%).
+
+    Each is named with its own 95% CI; "may be too narrow" where every such CI reaches 95%.
+    """
+    cov = rec["coverage"]
+    if not len(cov):
+        return []
+    low = cov[cov.coverage < MIN_COVERAGE]
+    if not len(low):
+        return []
+    said = "; ".join(f"{x.method} over {x.unit}s ({x.average}) {x.coverage:.1%} (95% CI {x.coverage_low:.1%} to "
+                     f"{x.coverage_high:.1%})" for x in low.itertuples())
+    unsure = bool((low.coverage_high >= 0.95).all())
+    return [f"the twin's bootstrap intervals {'may be' if unsure else 'are'} too narrow: they cover the runs' "
+            f"population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
+            f"{low.encounters.iloc[0]:.0f} {unit}s (nominal 95%): {said}"
+            + ("; each CI includes the nominal 95% (more --replicates tell)" if unsure else
+               "; claims resting on such intervals overstate their confidence")]
+
+
+def size_range(value: float, low: float, high: float, *, beyond: bool = False, already: bool = False,
+               smallest: float = 0.0, largest: float = math.inf) -> tuple[float, float, float]:
+    """A size answer as (estimate, low, high) with its open ends made explicit.
+
+    ``beyond``: more than ``largest`` (the high end is infinite); ``already``: at most ``smallest`` (the low end);
+    nan ends become the range's ends.
+
+    Parameters
+    ----------
+    value, low, high : float
+        The estimate and its interval (nan where open).
+    beyond, already : bool
+        The answer lies above the largest size tried, or at or below the smallest.
+    smallest, largest : float
+        The sizes tried at either end.
+
+    Returns
+    -------
+    tuple of float
+        ``(estimate, low, high)``, ``high`` infinite when open above.
+    """
+    lo = smallest if already or not np.isfinite(low) or low < 0 else low  # negative: at most -low (its first size)
+    hi = math.inf if beyond or not np.isfinite(high) else high
+    return value, lo, hi
+
+
+def answers_overlap(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    """Whether two size intervals (estimate, low, high) share a size.
+
+    Parameters
+    ----------
+    a, b : tuple of float
+        As :func:`size_range` returns them.
+
+    Returns
+    -------
+    bool
+    """
+    return max(a[1], b[1]) <= min(a[2], b[2])
+
+
+def compare_answers(rec: dict) -> dict | None:
+    """The design study's size for majority, micro Jaccard beside the main job's on the real challenge.
+
+    Parameters
+    ----------
+    rec : dict
+        The recommendation, with ``main_answer`` (the main job's estimate on the real data) where it was computed.
+
+    Returns
+    -------
+    dict or None
+        ``real`` and ``design`` ranges (:func:`size_range`), ``overlap`` and the open ends; None without a main answer.
+    """
+    main, sizes = rec.get("main_answer"), rec["sizes"]
+    if main is None:
+        return None
+    mine = main[(main.strategy == DEFAULT.gold) & (main.average == DEFAULT.average)]
+    twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+    if mine.empty or twin.empty:
+        return None
+    m, t = mine.iloc[0], twin.iloc[0]
+    real = size_range(float(m.units_needed_point), float(m.units_needed_low), float(m.units_needed),
+                      beyond=bool(m.beyond), already=bool(m.already), largest=float(m.largest_size))
+    design = size_range(float(t.encounters_for_l1), float(t.encounters_for_l1_optimistic),
+                        float(t.encounters_for_l1_conservative), largest=float(t.largest_size))
+    return {"real": real, "design": design, "overlap": answers_overlap(real, design),
+            "real_beyond": bool(m.beyond), "real_already": bool(m.already), "largest": float(m.largest_size),
+            "design_ends": (float(t.encounters_for_l1_optimistic), float(t.encounters_for_l1_conservative)),
+            "design_largest": float(t.largest_size)}
+
+
+def differing_assumptions(fit_table: pd.DataFrame | None) -> str:
+    """What the twin assumes that the challenge does not show, from the fit table, in prose ('' if nothing).
+
+    Parameters
+    ----------
+    fit_table : pandas.DataFrame or None
+        The fit's table (statistic, target, fitted, ...).
+
+    Returns
+    -------
+    str
+        The statistics more than 20% apart, each with both values.
+    """
+    if fit_table is None:
+        return ""
+    rows = fit_table.set_index("statistic")
+    parts = []
+    from robustness.simulation.calibrate import STAT_LABELS
+
+    for key in ("run_separability", "distance_at_n", "object_pixels_median", "annotator_pairwise_jaccard_median"):
+        label = STAT_LABELS[key]
+        if label in rows.index:
+            r = rows.loc[label]
+            if np.isfinite(r.target) and np.isfinite(r.fitted) and r.target > 0 and r.fitted > 0 \
+                    and abs(np.log(r.fitted / r.target)) > np.log(1.2):
+                parts.append(f"{label}: {r.target:.3g} in the challenge, {r.fitted:.3g} in the twin")
+    return "; ".join(parts)
+
+
+def _answer_warnings(rec: dict, fit_table: pd.DataFrame | None, unit: str = "encounter") -> list[str]:
+    """The two size answers (main job on the real data, design study on its twin) when their intervals are apart."""
+    c = compare_answers(rec)
+    if c is None or c["overlap"]:
+        return []
+    why = differing_assumptions(fit_table)
+    return [f"the design study and the main job answer the size question differently for majority, micro Jaccard: "
+            f"the twin needs {_range_text(c['design'])} {unit}s, the main job's estimate on the real challenge "
+            f"{_range_text(c['real'])} (their intervals do not overlap); "
+            + (f"the twin differs from the challenge in {why}" if why else
+               "the fit table shows no statistic that differs by more than 20%: the difference lies in what the "
+               "generator does not model (compare fit.csv and main_job_answer.csv)")]
+
+
+def _range_text(r: tuple[float, float, float]) -> str:
+    value, lo, hi = r
+    est = "more than the sizes tried" if not np.isfinite(value) else f"about {value:.0f}"
+    top = "more than the sizes tried" if not np.isfinite(hi) else f"{hi:.0f}"
+    return f"{est} (interval {lo:.0f} to {top})"
 
 
 def _number(value) -> float:
@@ -430,6 +643,14 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
                              ("paper_point_fraction", c.paper_point_fraction),
                              ("paper_converged_but_far_share", c.paper_converged_but_far_share)):
             v.add(claim, value=value, **key)
+    c = compare_answers(rec)
+    if c is not None:
+        value, lo, hi = c["real"]
+        v.add("main_job_size", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric,
+              statement="overlap" if c["overlap"] else "apart", value=value, low=lo, high=hi, level=0.90,
+              subject=[f"{c['design_ends'][0]:g}", f"{c['design_ends'][1]:g}", f"{c['design_largest']:g}"],
+              count=int(c["largest"]),
+              table="main_job_answer.csv")
     cov = rec["coverage"]
     if len(cov):
         shown = cov[cov.average == "micro"] if (cov.average == "micro").any() else cov

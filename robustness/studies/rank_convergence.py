@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.scheme import Scheme, default_scheme
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
@@ -36,6 +38,8 @@ from robustness.studies.common import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from robustness.io.challenge import Challenge
 
 __all__ = ["RankConvergenceOptions", "run"]
@@ -61,7 +65,11 @@ class RankConvergenceOptions(ResamplingOptions):
         The unit the bootstrap resamples.
     boundary : tuple of str
         Boundary metrics (:mod:`robustness.overlap.boundary`) computed per image and ranked beside the overlap
-        metrics under the official gold (metric_leaderboard.csv, metric_agreement.csv).
+        metrics under the headline gold (metric_leaderboard.csv, metric_agreement.csv).
+    primary : Scheme or None
+        The headline scheme (:class:`robustness.scheme.Scheme`): the leaderboard, the verdicts and the report's
+        conclusions are about it. None: :func:`robustness.scheme.default_scheme` of the strategies (never called
+        official).
     """
 
     strategies: tuple | None = None
@@ -69,6 +77,7 @@ class RankConvergenceOptions(ResamplingOptions):
     unit: str = "image"
     bootstrap_unit: str = "encounter"
     boundary: tuple = ()
+    primary: Scheme | None = None
 
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""
@@ -78,7 +87,13 @@ class RankConvergenceOptions(ResamplingOptions):
         from robustness.overlap.gold import resolve
 
         empty_policy(self.empty)
-        resolve(None if self.strategies is None else list(self.strategies))
+        chosen = [g.name for g in resolve(None if self.strategies is None else list(self.strategies))]
+        if self.primary is not None:
+            if not isinstance(self.primary, Scheme):
+                raise TypeError(f"primary must be a Scheme, got {type(self.primary).__name__}")
+            if self.primary.gold not in chosen:
+                raise ValueError(f"the headline scheme's gold {self.primary.gold!r} is not among the gold strategies "
+                                 f"({', '.join(chosen)}): add it to them")
         for name in self.boundary:
             boundary_metric(name)
         for name in ("unit", "bootstrap_unit"):
@@ -86,8 +101,8 @@ class RankConvergenceOptions(ResamplingOptions):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
 
 
-def _official_rank_tables(schemes, counts, official, options):
-    """The official gold's macro Jaccard leaderboard under the ranking options, with bootstrap rank distributions.
+def _headline_rank_tables(schemes, counts, primary: Scheme, options):
+    """The headline gold and metric's per-case (macro) leaderboard under the ranking options, with rank intervals.
 
     The tables of the per-case figures (podium, heatmap, rank frequencies...;
     :func:`robustness.studies.table.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
@@ -100,8 +115,8 @@ def _official_rank_tables(schemes, counts, official, options):
     from robustness.statistics.schemes import per_case_frames
     from robustness.studies.table import rank_tables
 
-    frames = [f for f in per_case_frames(schemes, counts) if f.strategy.iloc[0] == official and
-              f.metric.iloc[0] == "jaccard"]
+    frames = [f for f in per_case_frames(schemes, counts) if f.strategy.iloc[0] == primary.gold and
+              f.metric.iloc[0] == primary.metric]
     unit = "encounter" if options.bootstrap_unit == "encounter" else None
     tasks = task_scores(pd.concat(frames, ignore_index=True), by=["strategy", "metric"], unit_column=unit)
     chosen = RankingOptions(ties=options.ties, missing="drop", adjustment=options.adjustment, alpha=options.alpha)
@@ -151,8 +166,9 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
     from robustness.overlap.checks import input_checks
     from robustness.overlap.empty import empty_policy
-    from robustness.overlap.gold import official_strategy, resolve
+    from robustness.overlap.gold import resolve
     from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.progress import stage
     from robustness.statistics import leaderboard as score_tables
     from robustness.statistics import spread
     from robustness.statistics.convergence import auc_over_test_sets, compare_over_test_sets
@@ -164,6 +180,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     counted = [s.name for s in chosen if not s.macro_only]
     over = [s.name for s in chosen if s.macro_only]
     lenient = float(challenge.n_runs)  # L1 <= number of runs: runs move one place on average
+    primary = options.primary or default_scheme(counted + over)
 
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
@@ -177,26 +194,29 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     boot_schemes = conv_schemes if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
     res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
     tables = {}
+    stage("distance to unlimited data (empirical Bayes)", printed=False)
     uncertainty = uncertainty_tables(boot_schemes, options, n_jobs=n_jobs, tolerance=lenient)
     truth = None
     if counts.has_truth:
         truth = truth_agreement(boot_schemes, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
                                 rng=options.rng("truth"))
     # the golds' curves compared over resampled test sets (encounters with all their images), not only orders
-    gold_schemes = conv_schemes.select([k for k, n in enumerate(conv_schemes.names) if n[1] == "jaccard"])
+    gold_schemes = conv_schemes.select([k for k, n in enumerate(conv_schemes.names) if n[1] == primary.metric])
     clusters = (np.asarray(counts.encounters) if conv_schemes.unit == "image" and boot_schemes.unit == "encounter"
                 else None)
+    stage("curves over new test sets", printed=False)
     outer_auc = auc_over_test_sets(gold_schemes, clusters=clusters, n_resamples=options.outer,
                                    n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs,
                                    rng=options.rng("gold_comparison"))
 
     # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
     # bootstrap's full-set estimate)
+    stage("tables and verdicts", printed=False)
     scores_df = score_tables.scores_frame(counts, empty=empty, annotators=over, ranks=True)
     scores_df.insert(3, "ranking", "aggregate")
     ci_all = [b.intervals() for name, b in res.bootstrap.items() if name != "aggregate"]
     scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
-    board = score_tables.leaderboard(counts, empty=empty, annotators=over)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary)
     tables["leaderboard.csv"] = board.join(method_columns(res.bootstrap))
     tables["scores.csv"] = scores_df
     curves, curve_notes = convergence_tables(res.convergence, tolerance=options.tolerance, lenient=lenient,
@@ -214,19 +234,18 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
                            n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
                                                                                            variant=variant)
-        for metric in ("jaccard", "dice") for variant in ("staple", "leave_one_out")
+        for metric in dict.fromkeys(_overlap_metrics() + (primary.metric,)) for variant in ("staple", "leave_one_out")
         if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
     tables["images.csv"] = pd.concat([pd.DataFrame({
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1)
     tables["per_case.parquet"] = lambda: per_case_frames(conv_schemes, counts)
-    rank_out, rank_notes, rank_text = _official_rank_tables(conv_schemes, counts, official_strategy(counted),
-                                                            options)
+    rank_out, rank_notes, rank_text = _headline_rank_tables(conv_schemes, counts, primary, options)
     tables.update(rank_out)
     labels = getattr(challenge.source, "labels", None)
     several_labels = labels is not None and len(set(labels)) > 1
     if counts.boundary is not None or several_labels:
-        per_image = _PerImage.of(counts, official_strategy(counted), empty, boot_schemes.unit)
+        per_image = _PerImage.of(counts, primary, empty, boot_schemes.unit)
         if counts.boundary is not None:
             tables.update(_metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
         if several_labels:
@@ -237,8 +256,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
              "scores.csv"]
     tables = {name: tables[name] for name in order + [n for n in tables if n not in order] if name in tables}
 
-    official = official_strategy(counted)
-    verdicts = _verdicts(counts, tables, res, truth, official=official, lenient=lenient,
+    verdicts = _verdicts(counts, tables, res, truth, primary=primary, lenient=lenient,
                          test_sets=(outer_auc, list(gold_schemes.names)))
     found = input_checks(challenge, counts)
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
@@ -248,7 +266,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),
         "ranking_options_text": rank_text,
-        "official": official,
+        "primary": primary.to_meta(),
         "input": {"source": source, "fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "encounters": len(set(challenge.encounters)),
                   "runs": challenge.n_runs, "annotators": list(challenge.annotators),
@@ -272,15 +290,23 @@ def _layout(challenge) -> dict:
     return out
 
 
-#: The overlap metrics (per image, macro) ranked beside the boundary metrics.
-METRIC_COMPARISON = ("jaccard", "dice")
+def _overlap_metrics() -> tuple:
+    """The overlap metrics of the metric table (every registered one).
+
+    Ranked per image beside the boundary metrics after the headline metric, and the metrics of the paper's Table 4
+    (gold_spread.csv).
+    """
+    return tuple(METRICS)
 
 
 @dataclass(frozen=True)
 class _PerImage:
-    """The official gold's per-image values under every per-image metric, ranked by the metric and label tables."""
+    """The headline gold's per-image values under every per-image metric, ranked by the metric and label tables.
 
-    official: str
+    The headline metric comes first (the others are compared with it).
+    """
+
+    primary: Scheme
     empty: object
     metrics: list
     values: np.ndarray  # (metric, run, image)
@@ -289,17 +315,21 @@ class _PerImage:
     clusters: np.ndarray  # every image's unit
 
     @classmethod
-    def of(cls, counts, official, empty, unit):
+    def of(cls, counts, primary: Scheme, empty, unit):
         from robustness.statistics.metric_agreement import metric_values
 
-        metrics = list(METRIC_COMPARISON) + list(counts.boundary_metrics)
-        values, lower = metric_values(counts, official, metrics, empty=empty)
+        metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics())) + list(counts.boundary_metrics)
+        values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
         clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
-        return cls(official, empty, metrics, values, lower, unit, clusters)
+        return cls(primary, empty, metrics, values, lower, unit, clusters)
+
+    @property
+    def gold(self) -> str:
+        return self.primary.gold
 
 
 def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
-    """Leaderboards of the official gold under every per-image metric and their agreement (bootstrap over units).
+    """Leaderboards of the headline gold under every per-image metric and their agreement (bootstrap over units).
 
     And how fast each metric's ranking settles on its own full-set ranking (random orders, every ranking method).
     """
@@ -313,21 +343,21 @@ def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
                                          rng=options.rng("metric_agreement"))
     # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
     signed = np.where(p.lower, -1.0, 1.0)[:, None, None] * p.values  # higher is better for the engines
-    names = [(p.official, m, "macro") for m in p.metrics]
+    names = [(p.gold, m, "macro") for m in p.metrics]
     conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=p.empty)
     boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=p.empty)
     res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot, bootstrap=False)
-    return {"metric_leaderboard.csv": boards.assign(strategy=p.official, unit=p.unit),
-            "metric_agreement.csv": agreement.assign(strategy=p.official, unit=p.unit),
+    return {"metric_leaderboard.csv": boards.assign(strategy=p.gold, unit=p.unit),
+            "metric_agreement.csv": agreement.assign(strategy=p.gold, unit=p.unit),
             "metric_convergence.csv": convergence_points(res.convergence.values(), tolerance=options.tolerance,
                                                          lenient=lenient)}
 
 
 def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) -> dict:
-    """The label as one more dimension of the schemes: every gold's Jaccard scheme scored on one label's images.
+    """The label as one more dimension of the schemes: each gold's scheme of the headline metric on one label.
 
     Each label's schemes (micro and macro, every gold) go through the same convergence and bootstrap engines and
-    every ranking method as the main schemes (label_scores.csv, label_convergence.csv); the official gold's
+    every ranking method as the main schemes (label_scores.csv, label_convergence.csv); the headline gold's
     per-label leaderboards under every per-image metric are compared with Kendall's tau, resampling units with
     all their labels (label_leaderboard.csv, label_agreement.csv).
     """
@@ -344,7 +374,7 @@ def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) 
         part = counts.select(np.flatnonzero(labels == label))
 
         def schemes(unit, part=part):
-            return schemes_from_counts(part, unit=unit, empty=p.empty, metrics=["jaccard"], annotators=over)
+            return schemes_from_counts(part, unit=unit, empty=p.empty, metrics=[p.primary.metric], annotators=over)
 
         conv = schemes(options.unit)
         boot = conv if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
@@ -363,8 +393,8 @@ def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) 
         agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))
     return {"label_scores.csv": pd.concat(scores, ignore_index=True),
             "label_convergence.csv": pd.concat(points, ignore_index=True),
-            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.official, unit=p.unit),
-            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.official, unit=p.unit)}
+            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.gold, unit=p.unit),
+            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.gold, unit=p.unit)}
 
 
 def _tau_statement(row) -> str:
@@ -372,28 +402,77 @@ def _tau_statement(row) -> str:
     return "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
 
 
-def _label_verdicts(v: Verdicts, tables: dict, official: str) -> None:
-    """Kendall's tau between every two labels' rankings (official gold, macro Jaccard), and how many runs move."""
+def _label_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
+    """Kendall's tau between every two labels' rankings (headline gold and metric, macro), and how many runs move."""
     agree, boards = tables["label_agreement.csv"], tables["label_leaderboard.csv"]
-    agree, boards = agree[agree.metric == "jaccard"], boards[boards.metric == "jaccard"]
+    agree, boards = agree[agree.metric == primary.metric], boards[boards.metric == primary.metric]
     for row in agree.itertuples():
         a = boards[boards.label == row.label_a].set_index("run")["rank"]
         b = boards[boards.label == row.label_b].set_index("run")["rank"].reindex(a.index)
-        v.add("label_tau", strategy=official, metric="jaccard", average="macro", statement=_tau_statement(row),
+        v.add("label_tau", strategy=primary.gold, metric=primary.metric, average="macro",
+              statement=_tau_statement(row),
               subject=(str(row.label_a), str(row.label_b)), value=row.tau, low=row.tau_low, high=row.tau_high,
               level=0.95, count=int((a != b).sum()), total=len(a), table="label_agreement.csv")
 
 
-def _metric_verdicts(v: Verdicts, tables: dict, official: str) -> None:
-    """Kendall's tau between Jaccard's ranking and every other metric's, and how many runs change rank."""
+def _metric_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
+    """Kendall's tau between the headline metric's ranking and every other metric's, and how many runs move."""
     agree, boards = tables["metric_agreement.csv"], tables["metric_leaderboard.csv"]
-    base = boards[boards.metric == "jaccard"].set_index("run")["rank"]
-    for row in agree[agree.metric_a == "jaccard"].itertuples():
+    base = boards[boards.metric == primary.metric].set_index("run")["rank"]
+    for row in agree[agree.metric_a == primary.metric].itertuples():
         other = boards[boards.metric == row.metric_b].set_index("run")["rank"]
         moved = int((other.reindex(base.index) != base).sum())
-        v.add("metric_tau", strategy=official, metric=row.metric_b, average="macro", statement=_tau_statement(row),
-              subject=("jaccard", row.metric_b), value=row.tau, low=row.tau_low, high=row.tau_high, level=0.95,
+        v.add("metric_tau", strategy=primary.gold, metric=row.metric_b, average="macro",
+              statement=_tau_statement(row), subject=(primary.metric, row.metric_b), value=row.tau, low=row.tau_low,
+              high=row.tau_high, level=0.95,
               count=moved, total=len(base), table="metric_agreement.csv")
+
+
+#: The share of resamples below which a run is "not first" with confidence (two-sided 95%: 2.5% per side).
+FIRST_PLACE_TAIL = 0.025
+
+
+def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
+    """Which other gold, averaging or metric moves the first place away from the headline's winner.
+
+    For every scheme that differs from the headline in one respect (another fixed gold, the other averaging,
+    another overlap metric), from the bootstrap rank distributions (the same resampled test sets for every
+    scheme): its observed winner, the share of resamples in which that run is first under it, and where the
+    headline's winner stands under it. Statement ``moves`` when the headline's winner is first under the other
+    scheme in fewer than :data:`FIRST_PLACE_TAIL` of resamples (its 95% rank interval there excludes first place),
+    ``may move`` when the observed winners differ but that is not established (tied), ``same`` otherwise.
+    """
+    from robustness.overlap.gold import get_strategy, is_random
+
+    dist = dist[dist.ranking == "aggregate"]
+    first = dist[dist["rank"] == 1]
+
+    def winner(key):
+        rows = dist[(dist.strategy == key[0]) & (dist.metric == key[1]) & (dist.average == key[2])]
+        return None if rows.empty else rows.sort_values("full_rank", kind="stable").system.iloc[0]
+
+    def share_first(key, run):
+        rows = first[(first.strategy == key[0]) & (first.metric == key[1]) & (first.average == key[2])
+                     & (first.system == run)]
+        return float(rows.share.sum())
+
+    lead = winner(primary.key)
+    if lead is None:
+        return
+    keys = list(dict.fromkeys(zip(dist.strategy, dist.metric, dist.average)))
+    others = [k for k in keys if k != primary.key and not is_random(k[0])
+              and sum(a != b for a, b in zip(k, primary.key)) == 1
+              and (k[2] == primary.average or not get_strategy(k[0]).macro_only)]
+    for key in others:
+        other = winner(key)
+        mine = dist[(dist.strategy == key[0]) & (dist.metric == key[1]) & (dist.average == key[2])
+                    & (dist.system == lead)]
+        p_lead = share_first(key, lead)
+        statement = "same" if other == lead else ("moves" if p_lead < FIRST_PLACE_TAIL else "may move")
+        v.add("winner_by_scheme", strategy=key[0], metric=key[1], average=key[2], statement=statement,
+              subject=[other, lead], value=share_first(key, other), low=p_lead,
+              count=int(mine.full_rank.iloc[0]) if len(mine) else -1, total=int(dist.system.nunique()),
+              table="rank_distribution.csv")
 
 
 def _summarised(notes) -> list:
@@ -402,54 +481,58 @@ def _summarised(notes) -> list:
     return summarise_notes(notes)
 
 
-def _verdicts(counts, tables, res, truth, *, official: str, lenient: float, test_sets=None) -> Verdicts:
+def _verdicts(counts, tables, res, truth, *, primary: Scheme, lenient: float, test_sets=None) -> Verdicts:
     """Every finding the main job's report states (see :data:`robustness.reporting.study_result.VERDICT_COLUMNS`)."""
     from robustness.overlap.gold import is_random
     from robustness.statistics.verdicts import best_with_ties
 
     v = Verdicts()
-    significance_verdicts(v, tables["pairwise.parquet"], [(official, "jaccard", a) for a in ("micro", "macro")])
+    headline = [primary.with_average(a) for a in primary.averages]
+    significance_verdicts(v, tables["pairwise.parquet"], headline)
     if "metric_agreement.csv" in tables:
-        _metric_verdicts(v, tables, official)
+        _metric_verdicts(v, tables, primary)
     if "label_agreement.csv" in tables:
-        _label_verdicts(v, tables, official)
-    unlimited_verdicts(v, tables, [(official, "jaccard", a) for a in ("micro", "macro")], lenient=lenient)
+        _label_verdicts(v, tables, primary)
+    unlimited_verdicts(v, tables, headline, lenient=lenient)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
-                     test_sets=test_sets)
-    # the two golds whose rankings agree least (micro Jaccard), and how many other pairs' intervals reach it
+                     test_sets=test_sets, metric=primary.metric)
+    # the two golds whose rankings agree least (headline metric and averaging), and how many other pairs'
+    # intervals reach it
     agreement = only(tables["kendall_tau.csv"])
-    m = agreement[(agreement.metric == "jaccard") & (agreement.average == "micro")]
+    m = agreement[(agreement.metric == primary.metric) & (agreement.average == primary.average)]
     off = m[m.strategy < m.other]
     if len(off):
         lo = off.sort_values("tau").iloc[0]
-        v.add("least_gold_agreement", metric="jaccard", average="micro", subject=[lo.strategy, lo.other],
+        v.add("least_gold_agreement", metric=primary.metric, average=primary.average, subject=[lo.strategy, lo.other],
               value=lo.tau, low=lo.tau_low, high=lo.tau_high, level=0.95,
               count=int((off.tau_low <= lo.tau_high).sum()) - 1, total=len(off) - 1, table="kendall_tau.csv")
     # Table 4: how much of the paper's mean z comes from the images where the annotators agree most
     s = tables["gold_spread.csv"]
-    staple = s[(s.metric == "jaccard") & (s.variant == "staple")]
-    v.add("small_sd_share", metric="jaccard", value=staple.small_sd_share.median() if len(staple) else np.nan,
+    staple = s[(s.metric == primary.metric) & (s.variant == "staple")]
+    v.add("small_sd_share", metric=primary.metric, value=staple.small_sd_share.median() if len(staple) else np.nan,
           table="gold_spread.csv")
     for f, name in enumerate(counts.fits):
         v.add("fit_not_converged", strategy=name, count=int((~counts.fit_converged[f]).sum()),
               total=counts.n_images, table="images.csv")
     if truth is not None:
         table, taus = truth
-        for average in ("micro", "macro"):
-            scheme = table.index[(table.metric == "jaccard") & (table.average == average)]
+        for average in AVERAGES:
+            scheme = table.index[(table.metric == primary.metric) & (table.average == average)]
             random = table.strategy[scheme].map(is_random).to_numpy(bool)
             drawn, idx = scheme[random], scheme[~random]  # a draw is not a candidate
             if len(drawn) > 1:
                 t = table.tau_to_truth[drawn]
-                v.add("random_gold_spread", metric="jaccard", average=average, statement="tau_to_truth",
+                v.add("random_gold_spread", metric=primary.metric, average=average, statement="tau_to_truth",
                       value=float(t.mean()), low=float(t.min()), high=float(t.max()), count=len(drawn),
                       table="truth.csv")
             if len(idx) < 2:
                 continue
             verdict = best_with_ties(taus[idx], list(table.strategy[idx]))
             lead = table.loc[idx].set_index("strategy").loc[verdict.tied[0]]
-            v.add("truth_best", metric="jaccard", average=average, statement="best" if verdict.best else "tied",
+            v.add("truth_best", metric=primary.metric, average=average,
+                  statement="best" if verdict.best else "tied",
                   subject=verdict.tied, value=lead.tau_to_truth, low=lead.tau_low, high=lead.tau_high,
                   level=verdict.level, table="truth.csv")
-    ranking_verdicts(v, tables, [(official, "jaccard", "macro")])
+    ranking_verdicts(v, tables, [primary.with_average("macro")])
+    _winner_verdicts(v, tables["rank_distribution.csv"], primary)
     return v

@@ -80,6 +80,27 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
            if best else "")
     return (f"Against unlimited data (empirical-Bayes estimate, interval over resampled test sets): expected "
             f"L1 {d['value']:.1f} ({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}; "
-            f"{d['value'] / n_runs:.2f} places per run) at the test set's {d['count']} {unit}s{who}; an expected "
+            f"{d['value'] / n_runs:.2f} places per run; {random_baseline(n_runs, d['value'])}) at the test set's "
+            f"{d['count']} {unit}s{who}; an expected "
             f"L1 of at most {n_runs} (one place per run) needs {needed_text(nd, unit)} (ranking_uncertainty.csv, "
             "test_set_size.csv).")
+
+
+def random_baseline(n_runs: int, distance: float | None = None) -> str:
+    """The random ranking's expected L1 in prose, and ``distance`` as a share of it.
+
+    Parameters
+    ----------
+    n_runs : int
+    distance : float, optional
+
+    Returns
+    -------
+    str
+        E.g. ``a random order of the 6 runs lies 11.7 away: 25% of that``.
+    """
+    from robustness.statistics.ranks import random_l1
+
+    base = random_l1(n_runs)
+    share = f": {distance / base:.0%} of that" if distance is not None and base > 0 else ""
+    return f"a random order of the {n_runs} runs lies {base:.1f} away{share}"

@@ -11,8 +11,10 @@ import math
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.sections.common import random_baseline
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.reporting.study_result import StudyResult
+from robustness.scheme import DEFAULT, metric_label
 
 STUDY = "design_study"
 
@@ -88,9 +90,12 @@ def unit_of(base: dict) -> str:
     Returns
     -------
     str
-        ``encounter`` when encounters hold several images, else ``image``.
+        ``encounter`` when encounters hold several images, else ``volume`` (3D) or ``image``
+        (:func:`robustness.studies.design.unit_name`).
     """
-    return "encounter" if base.get("n_images", 2) > base.get("n_encounters", 1) else "image"
+    from robustness.studies.design import unit_name
+
+    return unit_name(base)
 
 
 def _base(res: StudyResult) -> dict:
@@ -136,8 +141,19 @@ def _fit(r: Report, res: StudyResult) -> None:
     r.heading("The challenge and its synthetic twin")
     r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and bias, "
                 "within-encounter correlation, object sizes; see robustness.simulation.calibrate); its statistics "
-                "beside the challenge's:")
-    r.table(res.table("fit.csv"), floatfmt="{:.3f}")
+                "beside the challenge's. The runs' separability (how far apart their scores are against their "
+                "noise) and the main job's distance to unlimited data at the challenge's size are checked too: "
+                "they decide the size answer. A row 'not checked' is not a pass; 'copied' is structure set, not "
+                "fitted.")
+    table = res.table("fit.csv").copy()
+    table["within"] = [_within(w) for w in table.within]
+    r.table(table, floatfmt="{:.3f}")
+
+
+def _within(value) -> str:
+    """A fit row's verdict in words: yes, no, or not checked (an empty cell)."""
+    text = str(value).strip().lower()
+    return {"true": "yes", "false": "no"}.get(text, "not checked")
 
 
 def _recommendation(r: Report, res: StudyResult) -> None:
@@ -153,7 +169,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     name = f"{strategy_label(strat)} ({average})"
     largest = rec["count"]
     target = float(res.verdict("encounters_needed", strategy=strat, average=average)[0]["subject"][0])
-    per_run = f"{target / n_runs:g} place{'s' if target != n_runs else ''} per run"
+    per_run = (f"{target / n_runs:g} place{'s' if target != n_runs else ''} per run; "
+               f"{random_baseline(n_runs, target)}")
     r.paragraph(
         f"For a challenge like this one ({base['annotators']} annotators per image, agreement {base['agreement']:g}, "
         f"{n_runs} runs, {size} test {unit}s), simulated {g['replicates']} times over {g['populations']} run "
@@ -171,7 +188,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                "replicates, Bonferroni-adjusted, include zero); among "
                "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
                "the others) and, of its averagings, the one closer on average")
-    items = [f"**Use {name}**: {why}."]
+    items = _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
     random = res.verdict("one_random_annotator")
     if random:
         parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
@@ -192,6 +209,9 @@ def _recommendation(r: Report, res: StudyResult) -> None:
             f"{_size(rec['low'], largest)} to {conservative}); "
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence."))
+    main = _main_job_bullet(res, unit, target)
+    if main:
+        items.append(main)
     spread = res.verdict("encounters_needed_by_population")
     if spread:
         x = spread[0]
@@ -199,19 +219,22 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
         items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
                      f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
-                     "ranges from "
-                     f"{_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s (median "
-                     f"{_size(x['value'], largest)}; {x['count']} of {x['total']} populations found{beyond}).")
+                     + (f"is {_size(x['low'], largest)} {unit}s in every population found"
+                        if _size(x['low'], largest) == _size(x['high'], largest) else
+                        f"ranges from {_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s")
+                     + f" (median {_size(x['value'], largest)}; {x['count']} of {x['total']} populations "
+                     f"found{beyond}).")
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
     if top1:
         t = top1[0]
         items.append(f"The population's best run is ranked first in {float(t['subject'][0]):.0%} of replicates with "
                      f"{_about(_size(t['value'], largest))} {unit}s (95% interval over replicates: "
                      f"{_size(t['low'], largest)} to {_size(t['high'], largest)}).")
-    official = res.verdict("encounters_needed", strategy="majority", average="micro")
-    if official and (strat, average) != ("majority", "micro"):
+    official = res.verdict("encounters_needed", strategy=DEFAULT.gold, average=DEFAULT.average)
+    if official and (strat, average) != (DEFAULT.gold, DEFAULT.average):
         o = official[0]
-        items.append(f"Under majority, micro (the official scheme, as MEDIQA-MAGIC's) the same target needs "
+        items.append(f"Under {strategy_label(DEFAULT.gold)}, {DEFAULT.average} (the main job's default headline "
+                     "scheme) the same target needs "
                      f"{_about(_size(o['value'], o['count']))} {unit}s (95% interval {_size(o['low'], o['count'])} to "
                      f"{_size(o['high'], o['count'])}).")
     effort = res.verdict("annotation_effort", strategy=strat, average=average)
@@ -224,6 +247,48 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
     r.bullets(items)
     _how_far(r, res, size, unit, n_runs)
+
+
+def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
+    """A warning that opens the recommendation where the twin's intervals cover less than 90% (nominal 95%)."""
+    from robustness.studies.design import MIN_COVERAGE
+
+    low = [x for x in res.verdict("interval_coverage") if x["value"] < MIN_COVERAGE]
+    if not low:
+        return []
+    said = "; ".join(f"{x['subject'][1]} over {x['subject'][0]}s {x['value']:.1%} (95% CI {x['low']:.1%} to "
+                     f"{x['high']:.1%})" for x in low)
+    unsure = all(x["high"] >= 0.95 for x in low)
+    return [f"**Warning: the twin's intervals {'may be' if unsure else 'are'} too narrow.** The runs' bootstrap "
+            f"intervals cover their population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
+            f"{low[0]['count']} {unit}s (nominal 95%): {said}"
+            + ("; each CI still includes 95% (more --replicates tell)." if unsure else
+               ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
+
+
+def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:
+    """The main job's own size answer on the real challenge beside the twin's (verdict ``main_job_size``)."""
+    found = res.verdict("main_job_size")
+    if not found:
+        return None
+    v = found[0]
+    low, high, largest = (float(x) for x in v["subject"])
+    design = f"{_size(low, f'{largest:.0f}')} to {_size(high, f'{largest:.0f}')}"
+    def finite(x) -> bool:
+        return x is not None and math.isfinite(float(x))
+
+    high_text = f"{v['high']:.0f}" if finite(v["high"]) else f"more than {v['count']}"
+    real = f"{v['low']:.0f} to {high_text}" if finite(v["low"]) and v["low"] > 0 else f"at most {high_text}"
+    est = (f"about {v['value']:.0f}" if finite(v["value"]) else
+           f"more than {v['count']}" if not finite(v["high"]) else f"at most {high_text}")
+    said = (f"**The main job on the real challenge** ({strategy_label(DEFAULT.gold)}, {DEFAULT.average} "
+            f"{metric_label(DEFAULT.metric)}, its empirical-Bayes estimate from the challenge's own {unit}s; "
+            f"main_job_answer.csv): L1 <= {target:g} needs {est} {unit}s (90% interval {real}), "
+            f"against the twin's {design} (95% interval over replicates, same scheme): ")
+    if v["statement"] == "overlap":
+        return said + "the intervals overlap, so the two answers agree within their uncertainty."
+    return (said + "the intervals do not overlap: the two answers disagree (the warnings name what the twin "
+            "assumes differently; the main job sees only this test set, the twin only what the fit reproduces).")
 
 
 def _alternatives(res: StudyResult, strat: str, average: str, unit: str) -> str:
@@ -257,8 +322,10 @@ def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> 
                      "ranking is from the ranking the same gold would give on unlimited data. Where that is the "
                      f"truth (annotators equal to the truth), at {size} {unit}s under majority micro Jaccard it "
                      f"estimates {c['estimate']:.1f} against an actual {c['actual_distance']:.1f} (median "
-                     f"ratio per replicate {c['estimate_ratio']:.2f}); the population ranking's own distance to "
-                     f"unlimited data is at most {c['pool_distance']:g} (L1 between its pool's two halves, halved).")
+                     f"ratio per replicate {c['estimate_ratio']:.2f}); " + (
+                         f"the population ranking's own distance to unlimited data is at most {c['pool_distance']:g} "
+                         "(L1 between its pool's two halves, halved)." if c["pool_distance"] > 0 else
+                         "the population ranking is sharp: its pool's two halves rank the runs identically."))
     if here and base["agreement"] != 1.0:
         items.append(f"With annotators of agreement {base['agreement']:g} the actual distance to the runs' "
                      f"true population ranking is {here['actual_distance']:.1f} against the estimate's "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import needed_text, unlimited_sentence
+from robustness.reporting.sections.common import needed_text, random_baseline, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
@@ -16,6 +16,7 @@ from robustness.reporting.sections.registry import (
     strategy_label,
 )
 from robustness.reporting.study_result import StudyResult
+from robustness.scheme import Scheme, from_meta, metric_label
 from robustness.studies.rank_convergence import GOLD_ORDERS
 
 STUDY = "rank_convergence"
@@ -31,6 +32,11 @@ def _aggregate(table):
 
 def _units(res: StudyResult) -> tuple[str, int]:
     return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
+
+
+def _primary(res: StudyResult) -> Scheme:
+    """The headline scheme the results were ranked by (meta.json)."""
+    return from_meta(res.meta)
 
 
 #: The data options a design study needs to read the same challenge (``--like``), as the main job's parameters.
@@ -66,19 +72,19 @@ def design_command(res: StudyResult) -> str:
 
 def _conclusions(r: Report, res: StudyResult) -> None:
     """What to conclude: at most six bullets, each read from a verdicts row (the sections below hold the rest)."""
-    official = res.meta["official"]
+    p = _primary(res)
     unit, _ = _units(res)
     n_runs = res.meta["input"]["runs"]
-    key = dict(strategy=official, metric="jaccard", average="micro")
-    scheme = f"{strategy_label(official)}, micro Jaccard"
+    key = dict(strategy=p.gold, metric=p.metric, average=p.average)
+    scheme = p.label
     items = []
     if res.warnings:
         items.append(f"**Read the warnings first** (next section): {len(res.warnings)} thing(s) the loader or the "
                      "checks found in the input may change what the numbers mean.")
     pairs, nb = res.verdict("pairs_differ", **key), res.verdict("neighbours_differ", **key)
     if pairs and nb:
-        p, n = pairs[0], nb[0]
-        items.append(f"**Which runs are separable** ({scheme}): {p['count']} of {p['total']} pairs of runs differ "
+        pr, n = pairs[0], nb[0]
+        items.append(f"**Which runs are separable** ({scheme}): {pr['count']} of {pr['total']} pairs of runs differ "
                      f"(paired t-test, Holm, 5%), {n['count']} of the {n['total']} pairs of leaderboard neighbours: "
                      + ("neighbouring places are not established." if n["count"] == 0 else
                         "the other neighbouring places are not established."))
@@ -87,29 +93,65 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         b = best[0]
         items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited data "
                      f"with posterior probability {b['value']:.2f} (rank_keep.csv).")
+    moved = _winner_bullet(res, p)
+    if moved:
+        items.append(moved)
     d, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
     if d and nd:
         d = d[0]
         items.append(f"**Distance to unlimited data**: this test set's ranking lies an expected L1 of {d['value']:.1f} "
                      f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
-                     f"run; one place per run needs {needed_text(nd[0], unit)}. The interval's calibration on "
+                     f"run ({random_baseline(n_runs, d['value'])}); one place per run needs "
+                     f"{needed_text(nd[0], unit)}. The interval's calibration on "
                      "simulated populations: docs/calibration.md.")
-    truth = res.verdict("truth_best", metric="jaccard", average="micro")
+    truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
         t = truth[0]
         said = (f"{strategy_label(t['subject'][0])} agrees best" if t["statement"] == "best" else
                 f"{names(t['subject'])} are tied")
-        items.append(f"**Which gold**: against the latent truth on this test set (micro Jaccard) {said}; one random "
+        items.append(f"**Which gold**: against the latent truth on this test set ({p.average} {p.metric_label}) "
+                     f"{said}; one random "
                      f"annotator is a draw, not a choice. Which gold and how many {unit}s a new challenge needs: "
                      f"`{design_command(res)}` (recommendation.md).")
     else:
         items.append("**Which gold**: this test set cannot say which gold ranks closer to the truth (there is no "
-                     "truth, and the paper's curves measure how soon a subset agrees with this test set's own ranking, "
+                     "truth, and the convergence curves measure how soon a subset agrees with this test set's own "
+                     "ranking, "
                      f"not accuracy). The design study answers it by simulating challenges like this one: "
                      f"`{design_command(res)}` (recommendation.md).")
     r.heading("What to conclude")
     r.bullets(items[:6])
+
+
+def _scheme_text(v: dict) -> str:
+    return f"{strategy_label(v['strategy'])}, {v['average']} {metric_label(v['metric'])}"
+
+
+def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
+    """Whether another gold, averaging or metric moves the first place (verdicts ``winner_by_scheme``)."""
+    rows = res.verdict("winner_by_scheme")
+    if not rows:
+        return None
+    lead = rows[0]["subject"][1]
+    moves = [v for v in rows if v["statement"] == "moves"]
+    maybe = [v for v in rows if v["statement"] == "may move"]
+    tail = (" The headline is the organiser's decision; this is how much it decides (rank_distribution.csv, "
+            "bootstrap over the same resampled test sets for every scheme).")
+    if moves:
+        said = "; ".join(f"under {_scheme_text(v)} {v['subject'][0]} is first in {v['value']:.0%} of resamples and "
+                         f"{lead} in {v['low']:.1%} (rank {v['count']} of {v['total']} on this test set)"
+                         for v in moves[:4])
+        more = f" (and {len(moves) - 4} more schemes)" if len(moves) > 4 else ""
+        return (f"**What moves the first place**: {lead} is first under {p.label}, but {said}{more}."
+                + (f" Under {'; '.join(_scheme_text(v) for v in maybe)} another run is first on this test set, "
+                   "without confidence (tied)." if maybe else "") + tail)
+    if maybe:
+        return (f"**What moves the first place**: nothing with confidence. Under "
+                f"{'; '.join(_scheme_text(v) for v in maybe)} another run than {lead} is first on this test set, but "
+                f"{lead} is also first in at least 2.5% of resamples there (tied)." + tail)
+    return (f"**What moves the first place**: none of the {len(rows)} other schemes tried (another fixed gold, the "
+            f"other averaging, another overlap metric): {lead} is first under each of them on this test set.")
 
 
 def _overview(r: Report, res: StudyResult) -> None:
@@ -137,12 +179,35 @@ def _overview(r: Report, res: StudyResult) -> None:
                     + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
                 f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
+    r.paragraph(_headline_sentence(res))
+    r.paragraph("\"The paper\" below is the MEDIQA-MAGIC 2025 task overview (ImageCLEF 2025, CLEF 2025 Working "
+                "Notes, CEUR-WS): its Figures 2 and 3 (the convergence curves) and Table 4 (the distance from the "
+                "annotators' spread) are the analyses some sections repeat on this data"
+                + (", its data." if _paper_data(res) else ", not on its data: its numbers are not quoted here."))
     same = _coinciding(res)
     if same:
-        r.paragraph("Golds that coincide on this input (identical micro Jaccard for every run, as with two "
+        r.paragraph(f"Golds that coincide on this input (identical micro {_primary(res).metric_label} for every "
+                    "run, as with two "
                     "annotators, where majority equals union or intersection and STAPLE follows one of them): "
                     + "; ".join(" = ".join(strategy_label(g) for g in group) for group in same)
                     + ". Their rows below are one gold, not agreeing evidence.")
+
+
+def _headline_sentence(res: StudyResult) -> str:
+    """Which scheme the leaderboard and the conclusions are about, and who chose it."""
+    p = _primary(res)
+    set_by = (res.meta.get("primary") or {}).get("set_by")
+    if set_by == "--primary":
+        why = "the organiser's choice (--primary)"
+    elif p.official:
+        why = "the official scorer's leaderboard on this layout; another with --primary GOLD:METRIC:AVERAGING"
+    else:
+        why = ("the package's default, not this challenge's decision: name the challenge's own with --primary "
+               "GOLD:METRIC:AVERAGING")
+    direction = "lower is better" if p.lower_better else "higher is better"
+    return (f"Headline scheme: {p.label} ({p.text}; {direction}), {why}. The leaderboard, the significance "
+            "analysis, the distance to unlimited data and the conclusions are about it; every other gold, metric "
+            "and averaging is in the tables.")
 
 
 def _unit_reason(res: StudyResult) -> str:
@@ -153,10 +218,10 @@ def _unit_reason(res: StudyResult) -> str:
 
 
 def _coinciding(res: StudyResult) -> list[list[str]]:
-    """Groups of golds whose micro Jaccard is identical for every run (e.g. majority and union with 2 annotators)."""
+    """Groups of golds whose micro score is identical for every run (e.g. majority and union with 2 annotators)."""
     board = res.table("leaderboard.csv")
-    columns = {c.removesuffix("_jaccard_micro"): board[c].to_numpy() for c in board.columns
-               if c.endswith("_jaccard_micro")}
+    suffix = f"_{_primary(res).metric}_micro"
+    columns = {c.removesuffix(suffix): board[c].to_numpy() for c in board.columns if c.endswith(suffix)}
     groups, seen = [], set()
     for a, va in columns.items():
         if a in seen:
@@ -169,18 +234,16 @@ def _coinciding(res: StudyResult) -> list[list[str]]:
 
 
 def _leaderboard(r: Report, res: StudyResult) -> None:
-    """The official scheme's leaderboard with bootstrap intervals."""
-    official, o = res.meta["official"], res.options
+    """The headline scheme's leaderboard with bootstrap intervals."""
+    p, o = _primary(res), res.options
     boot_unit, n_units = _units(res)
     ci_table = _aggregate(res.table("bootstrap_ci.csv"))
     ci_table = ci_table[ci_table.reported]
     board = res.table("leaderboard.csv")
-    key = f"{official}_jaccard_micro"
-    r.heading(f"Leaderboard under the official scheme ({strategy_label(official)}, micro Jaccard)")
-    sel = ci_table[(ci_table.strategy == official) & (ci_table.metric == "jaccard")
-                   & (ci_table.average == "micro")].set_index("system")
-    tab = board[[c for c in (key, f"{official}_dice_micro", "max_jaccard_macro", "mean_jaccard_macro")
-                 if c in board]].copy()
+    r.heading(f"Leaderboard under {p.title} ({p.label})")
+    sel = ci_table[(ci_table.strategy == p.gold) & (ci_table.metric == p.metric)
+                   & (ci_table.average == p.average)].set_index("system")
+    tab = board[[c for c in dict.fromkeys(_leaderboard_columns(p, board.columns)) if c in board]].copy()
     tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
     tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
     tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
@@ -191,32 +254,56 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
         "Neighbouring runs whose intervals overlap may still "
         "differ; the next section tests every pair."))
     r.figure("figures/fig_04_forest.png", f"Every run's score with its 95% {interval_name(sel)} interval over "
-             f"{boot_unit}s, under the official gold, micro and macro Jaccard.")
+             f"{boot_unit}s, under {p.gold_title} ({p.gold_label}), "
+             f"{' and '.join(p.averages)} {p.metric_label}.")
     r.figure("figures/fig_05_rank_blobs.png", f"How often each run takes each rank over {o['bootstrap']} bootstrap "
              "resamples (dot area: share of resamples); x marks the rank on the full test set.")
 
 
+def _leaderboard_columns(p: Scheme, columns) -> list[str]:
+    """The leaderboard's columns: the headline scheme's, its gold under the other metrics, then over annotators.
+
+    The other metrics under the same averaging, then the headline metric's macro scores over annotators (the golds
+    that score a run against each annotator).
+    """
+    from robustness.overlap.metrics import METRICS
+
+    out = ["_".join(p.key)] + [f"{p.gold}_{m}_{p.average}" for m in METRICS]
+    for c in columns:
+        gold, _, rest = str(c).partition("_")
+        if rest == f"{p.metric}_macro" and gold in _annotator_golds():
+            out.append(c)
+    return [c for c in dict.fromkeys(out) if c in columns]
+
+
+def _annotator_golds() -> set:
+    from robustness.overlap.gold import STRATEGIES
+
+    return {name for name, g in STRATEGIES.items() if g.macro_only}
+
+
 def _significance(r: Report, res: StudyResult) -> None:
     """Which runs differ (verdicts ``pairs_differ``, ``neighbours_differ`` and their Wilcoxon checks)."""
-    official = res.meta["official"]
+    p = _primary(res)
     boot_unit, _ = _units(res)
     r.heading("Which runs differ? (one significance analysis)")
-    for average in ("micro", "macro"):
-        found = res.verdict("pairs_differ", strategy=official, metric="jaccard", average=average)
+    for average in p.averages:
+        key = dict(strategy=p.gold, metric=p.metric, average=average)
+        found = res.verdict("pairs_differ", **key)
         if not found:
             continue
         pairs = found[0]
-        n = res.verdict("neighbours_differ", strategy=official, metric="jaccard", average=average)[0]
-        pw = res.verdict("pairs_differ_wilcoxon", strategy=official, metric="jaccard", average=average)[0]
-        nw = res.verdict("neighbours_differ_wilcoxon", strategy=official, metric="jaccard", average=average)[0]
-        alone = res.verdict("neighbours_only_differ", strategy=official, metric="jaccard", average=average)
+        n = res.verdict("neighbours_differ", **key)[0]
+        pw = res.verdict("pairs_differ_wilcoxon", **key)[0]
+        nw = res.verdict("neighbours_differ_wilcoxon", **key)[0]
+        alone = res.verdict("neighbours_only_differ", **key)
         n_sig, n_all = n["count"], n["total"]
         neighbours = (f"none of the {n_all} pairs that are neighbours on the leaderboard differ: for all of them"
                       if n_sig == 0 else
                       f"{n_sig} of the {n_all} pairs that are neighbours on the leaderboard differ, and for the "
                       f"remaining {n_all - n_sig}")
         r.paragraph(
-            f"**{strategy_label(official)}, {average} Jaccard**: {pairs['count']} of {pairs['total']} pairs of runs "
+            f"**{p.gold_label}, {average} {p.metric_label}**: {pairs['count']} of {pairs['total']} pairs of runs "
             f"differ (Holm over all {pairs['total']} pairs); {neighbours} there is no evidence of a difference "
             "(which is not evidence that they are equal)."
             + (f" Holm over the {alone[0]['total']} neighbouring pairs alone (a smaller family) finds "
@@ -234,7 +321,8 @@ def _significance(r: Report, res: StudyResult) -> None:
                    if boot_unit == "encounter" else f"{boot_unit}. ")
                 + "Every scheme and pair, with the difference's 95% interval, is in pairwise.parquet.")
     r.figure("figures/fig_09_significance_map.png",
-             f"Significance map ({strategy_label(official)}, micro and macro Jaccard): a dark cell means the run of "
+             f"Significance map ({p.gold_label}, {' and '.join(p.averages)} {p.metric_label}): a dark cell means the "
+             "run of "
              "the row scores significantly higher than the run of the column (paired t-test with delta-method "
              "standard errors, Holm over all pairs, 5%).")
 
@@ -242,13 +330,13 @@ def _significance(r: Report, res: StudyResult) -> None:
 def _unlimited(r: Report, res: StudyResult) -> None:
     """How far this test set's ranking is from the ranking on unlimited data.
 
-    The verdicts ``unlimited_distance``, ``best_is_best`` and ``units_needed`` of the official schemes; the table
-    of every gold.
+    The verdicts ``unlimited_distance``, ``best_is_best`` and ``units_needed`` of the headline gold and metric; the
+    table of every gold.
     """
     boot_unit, n_units = _units(res)
     n_runs = res.meta["input"]["runs"]
     per_size, needed = res.table("ranking_uncertainty.csv"), res.table("test_set_size.csv")
-    official = res.meta["official"]
+    p = _primary(res)
     first = per_size.iloc[0]
     r.heading("How far is this test set's ranking from the ranking on unlimited data?")
     r.paragraph(
@@ -263,15 +351,15 @@ def _unlimited(r: Report, res: StudyResult) -> None:
         f"over {first.n_resamples} resampled test sets; its bias and coverage are measured by simulation "
         "(python -m experiments.calibration; docs/statistics.md)."
         + (f" Runs within {first.margin:g} of each other in the population count as tied (either order is right); "
-           f"under the official scheme (micro) the posterior expects {_within(per_size, official):.1f} pairs of runs "
+           f"under {p.title} ({p.label}) the posterior expects {_within(per_size, p):.1f} pairs of runs "
            "within that margin (pairs_within_margin)." if first.margin > 0 else
            " No equivalence margin (--margin 0): runs count as tied only where their population scores are equal."))
-    for average in ("micro", "macro"):
-        if res.verdict("unlimited_distance", strategy=official, metric="jaccard", average=average):
-            r.paragraph(f"**{strategy_label(official)}, {average} Jaccard**: "
-                        + unlimited_sentence(res, (official, "jaccard", average), n_runs, boot_unit))
-    at_n = per_size[per_size.observed_size & (per_size.metric == "jaccard")].copy()
-    need = needed[needed.metric == "jaccard"].set_index(["strategy", "average"])
+    for average in p.averages:
+        if res.verdict("unlimited_distance", strategy=p.gold, metric=p.metric, average=average):
+            r.paragraph(f"**{p.gold_label}, {average} {p.metric_label}**: "
+                        + unlimited_sentence(res, p.with_average(average), n_runs, boot_unit))
+    at_n = per_size[per_size.observed_size & (per_size.metric == p.metric)].copy()
+    need = needed[needed.metric == p.metric].set_index(["strategy", "average"])
     rows = []
     for row in at_n.itertuples():
         nd = need.loc[(row.strategy, row.average)]
@@ -283,7 +371,8 @@ def _unlimited(r: Report, res: StudyResult) -> None:
                      "plug-in": f"{row.plugin_l1:.1f}",
                      f"{boot_unit}s for L1 <= {n_runs:g}": needed_text})
     r.table(pd.DataFrame(rows), caption=(
-        f"Jaccard, at the test set's size N = {n_units} {boot_unit}s: expected L1 to the ranking on unlimited data "
+        f"{p.metric_label}, at the test set's size N = {n_units} {boot_unit}s: expected L1 to the ranking on "
+        "unlimited data "
         f"with its {first.confidence:.0%} interval, the same per run (places), the plug-in bootstrap's estimate "
         f"(biased low, for comparison), and the number of {boot_unit}s at which the interval's upper end falls to "
         "the number of runs (one place per run; a conservative claim; log-linear interpolation between the sizes "
@@ -291,19 +380,19 @@ def _unlimited(r: Report, res: StudyResult) -> None:
         "stability indices: ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv."))
     r.figure("figures/fig_10_test_set_size.png",
              f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (empirical-Bayes "
-             f"estimate), against m; the band is the official scheme's {first.confidence:.0%} interval; the dotted "
+             f"estimate), against m; the band is {p.gold_title}'s {first.confidence:.0%} interval; the dotted "
              "line is one place per run; the vertical line is this test set's size.")
 
 
-def _within(per_size: pd.DataFrame, official: str) -> float:
-    """The posterior's expected number of pairs within the margin, official scheme, micro Jaccard."""
-    row = per_size[(per_size.strategy == official) & (per_size.metric == "jaccard") & (per_size.average == "micro")]
+def _within(per_size: pd.DataFrame, p: Scheme) -> float:
+    """The posterior's expected number of pairs within the margin under the headline scheme."""
+    row = per_size[(per_size.strategy == p.gold) & (per_size.metric == p.metric) & (per_size.average == p.average)]
     return float(row.pairs_within_margin.iloc[0]) if len(row) else float("nan")
 
 
 def _convergence(r: Report, res: StudyResult) -> None:
     """The paper's curves (verdicts ``fastest_convergence``) and the convergence points."""
-    o = res.options
+    o, p = res.options, _primary(res)
     unit, tolerance = o["unit"], o["tolerance"]
     points = _aggregate(res.table("convergence.csv"))
     r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
@@ -317,14 +406,14 @@ def _convergence(r: Report, res: StudyResult) -> None:
         "the mean L1 over all prefix lengths) summarises a curve; its 95% interval is the Monte Carlo error over "
         f"the {k} orders.")
     for average in ("micro", "macro"):
-        found = res.verdict("fastest_convergence", ranking="aggregate", metric="jaccard", average=average)
+        found = res.verdict("fastest_convergence", ranking="aggregate", metric=p.metric, average=average)
         if not found:
             continue
         v = found[0]
         adj = f"Bonferroni-adjusted {v['level']:.1%} intervals"
         over = "over resampled test sets" if v["count"] else "over this test set's orders"
         auc = ci(v["value"], v["low"], v["high"], "{:.1f}")
-        drawn = res.verdict("random_gold_spread", ranking="aggregate", metric="jaccard", average=average,
+        drawn = res.verdict("random_gold_spread", ranking="aggregate", metric=p.metric, average=average,
                             statement="auc")
         spread = (f" One random annotator (a draw, not a candidate): AUC {drawn[0]['low']:.1f} to "
                   f"{drawn[0]['high']:.1f} over its {drawn[0]['count']} draws." if drawn else "")
@@ -344,7 +433,7 @@ def _convergence(r: Report, res: StudyResult) -> None:
                         "about the golds that should hold on a new test set, not only on this one's orders "
                         "(auc_diff, the paired difference over this test set's orders, is kept beside it).")
     rows = []
-    for key, g in points[points.metric == "jaccard"].groupby(["strategy", "average"], sort=False):
+    for key, g in points[points.metric == p.metric].groupby(["strategy", "average"], sort=False):
         lp = g[g.tolerance == lenient].iloc[0]
         sp = g[g.tolerance == tolerance].iloc[0]
         rows.append({"strategy": strategy_label(key[0]), "average": key[1],
@@ -353,33 +442,36 @@ def _convergence(r: Report, res: StudyResult) -> None:
                      f"n for L1 <= {tolerance:g}": (f"{sp.convergence_n} ({sp.convergence_n_low}-"
                                                     f"{sp.convergence_n_high})" if sp.reached else "only at N")})
     r.table(pd.DataFrame(rows), caption=(
-        f"Jaccard. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
+        f"{p.metric_label}. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
         "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
         "test set, where L1 = 0 by construction. Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J))."))
     r.figure("figures/fig_02_micro_convergence.png",
              "Micro Jaccard (micro Dice ranks the runs identically, so one panel): mean L1 over orders per gold "
-             "strategy (thick), one single order as the paper showed (thin), the band of 90% of orders for the "
-             "official scheme only.")
+             "strategy (thick), one single order as the paper showed (thin), the band of 90% of orders for "
+             f"{p.gold_title} only.")
     r.figure("figures/fig_03_macro_convergence.png",
              "Macro Jaccard and Dice, including mean and max over annotators; as Figure 2.")
     r.figure("figures/fig_11_convergence_auc.png",
-             "Area under the mean L1 curve per gold strategy (Jaccard) with its 95% Monte Carlo interval over orders.")
+             f"Area under the mean L1 curve per gold strategy ({p.metric_label}) with its 95% Monte Carlo interval "
+             "over orders.")
 
 
 def _gold_agreement(r: Report, res: StudyResult) -> None:
     """How much the rankings under different golds disagree (verdict ``least_gold_agreement``)."""
     boot_unit, _ = _units(res)
+    p = _primary(res)
     agreement = _aggregate(res.table("kendall_tau.csv"))
     r.heading("How much do the rankings under different golds disagree?")
-    m = agreement[(agreement.metric == "jaccard") & (agreement.average == "micro")]
+    m = agreement[(agreement.metric == p.metric) & (agreement.average == p.average)]
     order = list(dict.fromkeys(m.strategy))
     mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
-    for v in res.verdict("least_gold_agreement", metric="jaccard", average="micro"):
+    for v in res.verdict("least_gold_agreement", metric=p.metric, average=p.average):
         a, b = v["subject"]
         overlapping, others = v["count"], v["total"]
         tied = (f"; its interval overlaps those of {overlapping} of the other {others} pairs, so these are not "
                 "told apart from it" if overlapping else "; its interval lies below those of every other pair")
-        r.paragraph(f"Kendall's tau between the rankings under two golds (micro Jaccard); the lowest is between "
+        r.paragraph(f"Kendall's tau between the rankings under two golds ({p.average} {p.metric_label}); the lowest "
+                    "is between "
                     f"{strategy_label(a)} and {strategy_label(b)}, tau "
                     f"{ci(v['value'], v['low'], v['high'], '{:.2f}')} (both rankings recomputed on {boot_unit} "
                     f"resamples, percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.")
@@ -398,7 +490,8 @@ def _table4(r: Report, res: StudyResult) -> None:
     """Distance from the annotators' spread (the paper's Table 4, and the variants that do not mislead)."""
     boot_unit, _ = _units(res)
     spread = res.table("gold_spread.csv")
-    s = spread[spread.metric == "jaccard"]
+    p = _primary(res)
+    s = spread[spread.metric == p.metric]
     if s.empty:
         return
     k = res.table("images.csv").annotators
@@ -424,10 +517,11 @@ def _table4(r: Report, res: StudyResult) -> None:
              if _paper_data(res) else "")
     r.table(pd.DataFrame(rows), caption=(
         "Standard deviations between a run's agreement with the consensus and the annotators' own agreement with it "
-        f"(Jaccard), 95% intervals over {boot_unit}s. The intervals treat the annotators as fixed: they hold for new "
+        f"({p.metric_label}), 95% intervals over {boot_unit}s. The intervals treat the annotators as fixed: they "
+        "hold for new "
         f"{boot_unit}s drawn by the same annotators, not for another panel (with {panel} annotators per image, a "
         f"different panel would move the SD by more than these intervals show).{paper}"))
-    share = res.verdict("small_sd_share", metric="jaccard")[0]["value"]
+    share = res.verdict("small_sd_share", metric=p.metric)[0]["value"]
     if two:
         r.paragraph(
             f"With {panel} annotators per image, leaving one out leaves a single annotator, whose spread is undefined: "
@@ -455,6 +549,7 @@ def _truth(r: Report, res: StudyResult) -> None:
     if not res.has("truth.csv"):
         return
     table = res.table("truth.csv")
+    p = _primary(res)
     r.heading("Which gold recovers the true ranking? (synthetic data only)")
     r.paragraph("Kendall's tau between each scheme's ranking and the runs' ranking against the latent true masks by "
                 "the same metric and averaging on the same images, with its 95% bootstrap interval (both rankings "
@@ -462,10 +557,10 @@ def _truth(r: Report, res: StudyResult) -> None:
                 "resampled taus run lower than the observed one (a resample holds about 63% distinct "
                 "encounters, so it is a noisier test set), which can put the observed tau near or above the "
                 "interval's upper end; schemes are compared by paired differences on the same resamples.")
-    for average in ("micro", "macro"):
-        for v in res.verdict("truth_best", metric="jaccard", average=average):
+    for average in p.averages:
+        for v in res.verdict("truth_best", metric=p.metric, average=average):
             text = ci(v["value"], v["low"], v["high"])
-            drawn = res.verdict("random_gold_spread", metric="jaccard", average=average, statement="tau_to_truth")
+            drawn = res.verdict("random_gold_spread", metric=p.metric, average=average, statement="tau_to_truth")
             spread = (f" One random annotator (a draw, not a candidate): tau {drawn[0]['low']:.3f} to "
                       f"{drawn[0]['high']:.3f} over its {drawn[0]['count']} draws." if drawn else "")
             if v["statement"] == "best":
@@ -475,7 +570,7 @@ def _truth(r: Report, res: StudyResult) -> None:
                 r.paragraph(f"**{average}**: no single best: {names(v['subject'])} are tied (paired bootstrap "
                             f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include "
                             f"zero).{spread}")
-    t = table[table.metric == "jaccard"].copy()
+    t = table[table.metric == p.metric].copy()
     t["strategy"] = t.strategy.map(strategy_label)
     r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
 
@@ -483,16 +578,19 @@ def _truth(r: Report, res: StudyResult) -> None:
 def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     boot_unit, _ = _units(res)
-    ranking_methods_section(r, res, schemes=[(res.meta["official"], "jaccard", "macro")], case="image",
+    ranking_methods_section(r, res, schemes=[_primary(res).with_average("macro")], case="image",
                             unit=res.options["unit"], test_unit=boot_unit,
                             convergence_figure="figures/fig_03_macro_convergence")
 
 
 def _per_case(r: Report, res: StudyResult) -> None:
-    """The official gold's macro Jaccard leaderboard seen case by case: rank intervals and the per-case figures."""
+    """The headline gold and metric's macro leaderboard seen case by case: rank intervals and the per-case figures."""
+    p = _primary(res)
+    head = "The official" if p.official else "The headline"
     case_leaderboards_section(
-        r, res, heading="The official leaderboard case by case", max_rows=15, unit=_units(res)[0],
-        intro=f"The official gold's macro Jaccard leaderboard ({res.meta['official']}; one score per image), ranked "
+        r, res, heading=f"{head} leaderboard case by case", max_rows=15, unit=_units(res)[0],
+        intro=f"{p.gold_title[:1].upper() + p.gold_title[1:]}'s macro {p.metric_label} leaderboard ({p.gold}; one "
+              "score per image), ranked "
               "as a per-case table would be (challengeR's views; aggregate-then-rank and rank-then-aggregate where "
               "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")
 
@@ -504,10 +602,11 @@ def _metrics(r: Report, res: StudyResult) -> None:
     boards, agree = res.table("metric_leaderboard.csv"), res.table("metric_agreement.csv")
     unit, n_units = str(agree.unit.iloc[0]), int(agree.units.iloc[0])
     n_boot = int(agree.n_resamples.iloc[0])
-    official = res.meta["official"]
+    p = _primary(res)
     r.heading("Does the metric change the ranking?")
     r.paragraph(
-        f"The official gold ({strategy_label(official)}) ranks the runs by the mean over images of each per-image "
+        f"{p.gold_title[:1].upper() + p.gold_title[1:]} ({p.gold_label}) ranks the runs by the mean over images of "
+        "each per-image "
         "metric, each in its own direction: the overlap metrics per image (their macro averages) and the boundary "
         "metrics, computed with the images' voxel spacing (NSD at a tolerance in the images' physical units, "
         "higher is better; HD95 and ASSD, lower is better). Boundary metrics are not ratios of overlap counts, so "
@@ -521,9 +620,10 @@ def _metrics(r: Report, res: StudyResult) -> None:
     for v in res.verdict("metric_tau"):
         metric = v["metric"]
         direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
-        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro Jaccard's ranking {_tau_text(v)}.")
+        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro {p.metric_label}'s ranking "
+                    f"{_tau_text(v, f'under {p.metric_label}')}.")
     ranks = _rank_cells(boards, "metric")
-    order = boards[boards.metric == "jaccard"].sort_values("rank").run
+    order = boards[boards.metric == p.metric].sort_values("rank").run
     r.paragraph(f"Each run's rank under each metric, with its 95% bootstrap rank interval ({unit}s resampled); "
                 "values and their intervals: metric_leaderboard.csv; every pair of metrics: metric_agreement.csv.")
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
@@ -532,7 +632,7 @@ def _metrics(r: Report, res: StudyResult) -> None:
     if res.has("metric_convergence.csv"):
         unit = res.options["unit"]
         _settling(r, res.table("metric_convergence.csv"), "metric", float(res.meta["input"]["runs"]),
-                  f"How fast each metric's ranking settles on its own full-set ranking (official gold; random orders "
+                  f"How fast each metric's ranking settles on its own full-set ranking ({p.gold_title}; random orders "
                   f"of the {unit}s, as in the convergence section): n is the number of {unit}s after which L1 stays "
                   "within the number of runs in 95% of orders, with its interval over orders (self-consistency on "
                   "this test set, not a claim about a new one).")
@@ -589,31 +689,33 @@ def _labels(r: Report, res: StudyResult) -> None:
     if not res.has("label_agreement.csv"):
         return
     boards, agree = res.table("label_leaderboard.csv"), res.table("label_agreement.csv")
-    boards = boards[boards.metric == "jaccard"]
+    p, lenient = _primary(res), float(res.meta["input"]["runs"])
+    boards = boards[boards.metric == p.metric]
     unit, n_units, n_boot = str(agree.unit.iloc[0]), int(agree.units.iloc[0]), int(agree.n_resamples.iloc[0])
-    official, lenient = res.meta["official"], float(res.meta["input"]["runs"])
     labels = [str(x) for x in dict.fromkeys(boards.label)]
     r.heading("Does the label change the ranking?")
     r.paragraph(
         f"Each of the labels {', '.join(labels)} is scored as its own mask, so every label has its own leaderboard: "
-        f"the official gold ({strategy_label(official)}) ranks the runs by their mean Jaccard over that label's "
+        f"{p.gold_title} ({p.gold_label}) ranks the runs by their mean {p.metric_label} over that label's "
         "masks alone (macro; micro and the other golds are in label_scores.csv). Kendall's tau-b compares two "
         f"labels' rankings; its 95% interval is the percentile interval over {n_boot} bootstrap test sets "
         f"({n_units} {unit}s resampled with all their labels), so it says how the agreement would vary on a new "
         "test set like this one." + _few_units(n_units, unit, boards.run.nunique(), labels=True))
     for v in res.verdict("label_tau"):
         a, b = v["subject"]
-        r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro Jaccard rankings "
+        r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro {p.metric_label} rankings "
                     f"{_tau_text(v, f'on label {a}')}.")
     order = boards[boards.label.astype(str) == labels[0]].sort_values("rank").run
     ranks = _rank_cells(boards.assign(label=[f"label {x}" for x in boards.label]), "label")
-    r.paragraph(f"Each run's rank on each label (official gold, macro Jaccard), with its 95% bootstrap rank interval "
+    r.paragraph(f"Each run's rank on each label ({p.gold_title}, macro {p.metric_label}), with its 95% bootstrap "
+                "rank interval "
                 f"({unit}s resampled); other per-image metrics: label_leaderboard.csv and label_agreement.csv.")
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
     points = res.table("label_convergence.csv")
-    points = points[points.strategy == official]
+    points = points[points.strategy == p.gold]
     _settling(r, points, "label", lenient, (
-        f"How fast each label's ranking settles on its own full-set ranking (official gold, Jaccard; random orders "
+        f"How fast each label's ranking settles on its own full-set ranking ({p.gold_title}, {p.metric_label}; "
+        "random orders "
         f"of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of masks after "
         "which L1 stays within the number of runs in 95% of orders, with its interval over orders (self-consistency "
         "on this test set, not a claim about a new one)."))

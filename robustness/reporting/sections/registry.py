@@ -165,8 +165,20 @@ def ci(value: float, low: float, high: float, fmt: str = "{:.3f}") -> str:
     Returns
     -------
     str
-        E.g. ``0.620 (95% CI 0.601 to 0.640)``.
+        E.g. ``0.620 (95% CI 0.601 to 0.640)``; ``not estimable`` for a missing value, the value alone when its
+        interval is missing (``0.620 (no interval)``), one number when the interval is a point.
     """
+    import math
+
+    def missing(x) -> bool:
+        return x is None or (isinstance(x, float) and math.isnan(x))
+
+    if missing(value):
+        return "not estimable"
+    if missing(low) or missing(high):
+        return f"{fmt.format(value)} (no interval)"
+    if fmt.format(low) == fmt.format(high) == fmt.format(value):
+        return f"{fmt.format(value)} (95% CI: {fmt.format(value)} at both ends)"
     return f"{fmt.format(value)} (95% CI {fmt.format(low)} to {fmt.format(high)})"
 
 

@@ -1,0 +1,238 @@
+"""The headline scheme: the gold, the metric and the averaging a challenge ranks its runs by.
+
+A challenge's organiser decides how the leaderboard is computed; every verdict,
+section and figure that speaks of "the leaderboard" reads this one value. The
+command line sets it with ``--primary GOLD:METRIC:AVERAGING`` (for example
+``--primary staple:dice:macro``); without it the default is :data:`DEFAULT`
+(majority vote, micro Jaccard), which the MEDIQA-MAGIC layout's official scorer
+uses and which only that layout calls "official" (``official=True``).
+
+The names are checked against the registries: the gold against
+:mod:`robustness.overlap.gold` (a random single-annotator gold is a draw, not a
+scheme an organiser can adopt; a gold over annotators, ``mean`` or ``max``,
+exists only per image, macro), the metric against the overlap metric table
+(:data:`robustness.overlap.metrics.METRICS`, any registered metric, with its
+direction) and the averaging against :data:`robustness.overlap.metrics.AVERAGES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from robustness.overlap.boundary import is_boundary_metric
+from robustness.overlap.gold import get_strategy, is_random, official_strategy
+from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
+
+if TYPE_CHECKING:
+    from robustness.overlap.gold import GoldStrategy
+
+__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label"]
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One way of ranking the runs: a gold strategy, an overlap metric and an averaging.
+
+    Parameters
+    ----------
+    gold : str
+        A gold strategy of the registry (not a random single-annotator draw).
+    metric : str
+        An overlap metric of the metric table (its direction comes from there).
+    average : {'micro', 'macro'}
+    official : bool
+        The challenge's own scorer ranks by this scheme (reports may call it "official"): only the MEDIQA-MAGIC
+        layout's default.
+
+    Examples
+    --------
+    >>> s = Scheme.parse("staple:dice:macro")
+    >>> s.key, s.label
+    (('staple', 'dice', 'macro'), 'STAPLE, macro Dice')
+    >>> Scheme.parse("majority:jaccard:micro").averages
+    ('micro', 'macro')
+    """
+
+    gold: str
+    metric: str
+    average: str
+    official: bool = False
+
+    def __post_init__(self) -> None:
+        """Check the three names against their registries (one line naming the bad part)."""
+        strategy = get_strategy(self.gold)
+        if is_random(self.gold):
+            raise ValueError(f"gold {self.gold!r} is one annotator drawn at random per image: a draw, not a "
+                             "headline scheme (choose a fixed gold)")
+        object.__setattr__(self, "gold", strategy.name)
+        if is_boundary_metric(str(self.metric)):
+            raise ValueError(f"metric {self.metric!r} is a boundary metric: it is ranked beside the headline "
+                             "(--boundary), not yet as the headline; choose one of " + ", ".join(METRICS))
+        if str(self.metric) not in METRICS:
+            raise ValueError(f"unknown metric {self.metric!r}; choose one of {', '.join(METRICS)}")
+        if get_metric(self.metric).lower_better:
+            raise ValueError(f"metric {self.metric!r} ranks smallest first: the resampling engines rank overlap "
+                             "metrics higher-is-better only, so it cannot be the headline yet")
+        if self.average not in AVERAGES:
+            raise ValueError(f"averaging must be one of {', '.join(AVERAGES)}; got {self.average!r}")
+        if strategy.macro_only and self.average != "macro":
+            raise ValueError(f"gold {self.gold!r} scores a run against each annotator per image, so it exists only "
+                             f"macro; got {self.average!r}")
+
+    @classmethod
+    def parse(cls, text: str, *, official: bool = False) -> Scheme:
+        """``GOLD:METRIC:AVERAGING`` (e.g. ``staple:dice:macro``) as a scheme.
+
+        Parameters
+        ----------
+        text : str
+        official : bool
+
+        Returns
+        -------
+        Scheme
+        """
+        parts = [p.strip() for p in str(text).split(":")]
+        if len(parts) != 3 or not all(parts):
+            raise ValueError(f"expected GOLD:METRIC:AVERAGING (e.g. staple:dice:macro), got {text!r}")
+        return cls(parts[0], parts[1].lower(), parts[2].lower(), official=official)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """``(gold, metric, average)``, the scheme's name in the score tables."""
+        return (self.gold, self.metric, self.average)
+
+    @property
+    def text(self) -> str:
+        """``gold:metric:average``, as ``--primary`` takes it."""
+        return ":".join(self.key)
+
+    @property
+    def averages(self) -> tuple[str, ...]:
+        """The averagings the reports show beside each other for this gold and metric (micro first)."""
+        return ("macro",) if get_strategy(self.gold).macro_only else tuple(AVERAGES)
+
+    def with_average(self, average: str) -> tuple[str, str, str]:
+        """The scheme's gold and metric under another averaging, as a score-table name.
+
+        Parameters
+        ----------
+        average : str
+            ``micro`` or ``macro``.
+
+        Returns
+        -------
+        tuple of str
+            ``(gold, metric, average)``.
+        """
+        return (self.gold, self.metric, average)
+
+    @property
+    def lower_better(self) -> bool:
+        """Whether smaller values rank first (from the metric table)."""
+        return get_metric(self.metric).lower_better
+
+    @property
+    def metric_label(self) -> str:
+        """The metric's name in prose (``Jaccard``)."""
+        return metric_label(self.metric)
+
+    @property
+    def gold_label(self) -> str:
+        """The gold's name in prose (the registry's label)."""
+        s = get_strategy(self.gold)
+        return s.label or s.name
+
+    @property
+    def label(self) -> str:
+        """``majority, micro Jaccard``: the gold, the averaging and the metric in prose."""
+        return f"{self.gold_label}, {self.average} {self.metric_label}"
+
+    @property
+    def title(self) -> str:
+        """What the reports call it: "the official scheme" where the layout's scorer uses it, else "the headline"."""
+        return "the official scheme" if self.official else "the headline scheme"
+
+    @property
+    def gold_title(self) -> str:
+        """"the official gold" or "the headline gold"."""
+        return "the official gold" if self.official else "the headline gold"
+
+    def to_meta(self) -> dict:
+        """The scheme as meta.json records it (named fields, read back by :func:`from_meta`).
+
+        Returns
+        -------
+        dict
+            ``gold``, ``metric``, ``average``, ``official``, ``label`` and ``lower_better``.
+        """
+        return {"gold": self.gold, "metric": self.metric, "average": self.average, "official": self.official,
+                "label": self.label, "lower_better": self.lower_better}
+
+
+def metric_label(name: str) -> str:
+    """A metric's name in prose: ``Jaccard``, ``Dice``, ``Precision``; boundary metrics as they are (``hd95``).
+
+    Parameters
+    ----------
+    name : str
+        A registered metric.
+
+    Returns
+    -------
+    str
+    """
+    return name if is_boundary_metric(name) else name[:1].upper() + name[1:]
+
+
+#: The default headline scheme: majority vote, micro Jaccard (the MEDIQA-MAGIC 2025 official scorer's leaderboard).
+DEFAULT = Scheme("majority", "jaccard", "micro")
+
+
+def default_scheme(strategies: Iterable[str | GoldStrategy], *, official: bool = False) -> Scheme:
+    """The headline scheme when the organiser names none.
+
+    :data:`DEFAULT`'s metric and averaging with its gold, or with the first fixed strategy that has a micro average
+    when the study leaves majority out.
+
+    Parameters
+    ----------
+    strategies : iterable of str or GoldStrategy
+        The study's gold strategies.
+    official : bool
+        The input's layout is the one whose scorer ranks by :data:`DEFAULT` (MEDIQA-MAGIC).
+
+    Returns
+    -------
+    Scheme
+    """
+    names = [getattr(s, "name", s) for s in strategies]
+    fixed = [n for n in names if not is_random(n)] or names
+    gold = DEFAULT.gold if DEFAULT.gold in fixed else official_strategy(fixed)
+    average = DEFAULT.average if not get_strategy(gold).macro_only else "macro"
+    return Scheme(gold, DEFAULT.metric, average, official=official and gold == DEFAULT.gold)
+
+
+def from_meta(meta: dict) -> Scheme:
+    """The headline scheme a results folder's meta.json records.
+
+    Folders written before it existed: their ``official`` gold with :data:`DEFAULT`'s metric and averaging, called
+    official as they were.
+
+    Parameters
+    ----------
+    meta : dict
+        A results folder's meta.json.
+
+    Returns
+    -------
+    Scheme
+    """
+    p = meta.get("primary")
+    if isinstance(p, dict):
+        return Scheme(p["gold"], p["metric"], p["average"], official=bool(p.get("official")))
+    gold = meta.get("official", DEFAULT.gold)
+    return Scheme(gold, DEFAULT.metric, DEFAULT.average if not get_strategy(gold).macro_only else "macro",
+                  official=True)

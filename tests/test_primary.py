@@ -1,0 +1,243 @@
+"""The organiser's headline scheme (``--primary GOLD:METRIC:AVERAGING``): one value every table, verdict, section and
+figure of the main job reads; "official" only on the layout whose scorer ranks by it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import _cli
+from experiments import rank_convergence as main_job
+from robustness.scheme import DEFAULT, Scheme, default_scheme, from_meta
+
+FAST = ["--orders", "6", "--bootstrap", "40", "--outer", "4", "--quiet"]
+
+
+# -- the value --------------------------------------------------------------------------------------------------
+
+def test_scheme_parses_and_names_itself():
+    s = Scheme.parse(" STAPLE : Dice : MACRO ".replace("STAPLE", "staple"))
+    assert s.key == ("staple", "dice", "macro") and s.text == "staple:dice:macro"
+    assert s.label == "STAPLE, macro Dice" and not s.official and s.title == "the headline scheme"
+    assert s.averages == ("micro", "macro") and s.with_average("micro") == ("staple", "dice", "micro")
+    assert Scheme.parse("max:jaccard:macro").averages == ("macro",)  # over annotators: per image only
+    assert DEFAULT.key == ("majority", "jaccard", "micro") and not DEFAULT.official
+    assert Scheme("majority", "jaccard", "micro", official=True).title == "the official scheme"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("majority:jaccard", "expected GOLD:METRIC:AVERAGING"),
+    ("majority::micro", "expected GOLD:METRIC:AVERAGING"),
+    ("nobody:jaccard:micro", "unknown gold strategy 'nobody'"),
+    ("rand2:jaccard:micro", "a draw, not a headline scheme"),
+    ("majority:recall:micro", "unknown metric 'recall'"),
+    ("majority:hd95:macro", "boundary metric"),
+    ("majority:jaccard:median", "averaging must be one of micro, macro"),
+    ("mean:dice:micro", "exists only macro"),
+])
+def test_scheme_refuses_what_no_registry_holds(text, message):
+    with pytest.raises(ValueError, match=message):
+        Scheme.parse(text)
+
+
+def test_a_newly_registered_metric_can_be_the_headline(monkeypatch):
+    from robustness.overlap import metrics
+
+    monkeypatch.setitem(metrics.METRICS, "precision", metrics.Metric("precision", (1, 0, 0), (1, 1, 0)))
+    assert Scheme.parse("union:precision:micro").label == "union, micro Precision"
+    monkeypatch.setitem(metrics.METRICS, "fdr", metrics.Metric("fdr", (0, 1, 0), (1, 1, 0), lower_better=True))
+    with pytest.raises(ValueError, match="ranks smallest first"):  # the engines rank higher-is-better only
+        Scheme.parse("union:fdr:micro")
+
+
+def test_default_scheme_follows_the_strategies_and_old_folders_read_as_written():
+    assert default_scheme(["rand1", "union", "majority"]).key == DEFAULT.key
+    assert default_scheme(["rand1", "union"]).key == ("union", "jaccard", "micro")  # a draw is never the default
+    assert default_scheme(["max"]).key == ("max", "jaccard", "macro")
+    assert default_scheme(["majority"], official=True).official
+    assert not default_scheme(["union"], official=True).official  # only the scorer's own gold is official
+    old = from_meta({"official": "union"})  # a folder written before meta.json named the scheme
+    assert old.key == ("union", "jaccard", "micro")
+    new = from_meta({"primary": Scheme.parse("staple:dice:macro").to_meta()})
+    assert new.key == ("staple", "dice", "macro") and not new.official
+
+
+def test_bad_primary_is_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    for argv, message in ((["--primary", "staple:dice"], "--primary: expected GOLD:METRIC:AVERAGING"),
+                          (["--primary", "staple:dice:macro", "--strategies", "majority,union"],
+                           "gold 'staple' is not among the gold strategies")):
+        assert _cli.run(main_job.main, argv + ["--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and message in err[0]
+        assert not out.exists()
+
+
+# -- the main job on a per-rater challenge ----------------------------------------------------------------------
+
+def _raters(root):
+    from robustness.simulation.synthetic import make_challenge
+    from tests.conftest import write_png
+
+    ch = make_challenge(n_encounters=12, n_images=12, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
+                        n_runs=5, n_teams=2, rng=8)
+    for i in range(ch.n_images):
+        for name, mask in ch.annotator_masks(i).items():
+            write_png(root / name / f"case{i:02d}.png", np.where(mask, 255, 0).astype(np.uint8))
+        for run in ch.runs:
+            write_png(root / run / f"case{i:02d}.png", np.where(ch.run_mask(i, run), 255, 0).astype(np.uint8))
+    return root
+
+
+@pytest.fixture(scope="module")
+def organiser(tmp_path_factory):
+    """One per-rater challenge run twice: with the package's default scheme and with the organiser's own."""
+    root = tmp_path_factory.mktemp("primary")
+    data = _raters(root / "c")
+    common = ["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", *FAST]
+    chosen, default = root / "chosen", root / "default"
+    assert main_job.main([*common, "--primary", "staple:dice:macro", "--out", str(chosen)]) == 0
+    assert main_job.main([*common, "--no-figures", "--out", str(default)]) == 0
+    return chosen, default
+
+
+def test_the_chosen_scheme_is_what_every_headline_names(organiser):
+    out, _ = organiser
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["primary"]["gold"] == "staple" and meta["primary"]["metric"] == "dice"
+    assert meta["primary"]["average"] == "macro" and meta["primary"]["set_by"] == "--primary"
+    assert meta["primary"]["official"] is False and "official" not in meta
+
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    assert board.index[0] == board.staple_dice_macro.idxmax()  # sorted by the headline column
+    assert list(board.staple_dice_macro) == sorted(board.staple_dice_macro, reverse=True)
+
+    v = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
+    for claim in ("pairs_differ", "neighbours_differ", "best_is_best", "unlimited_distance", "units_needed"):
+        rows = v[v.claim == claim]
+        assert len(rows) and set(rows.strategy) == {"staple"} and set(rows.metric) == {"dice"}, claim
+        assert "macro" in set(rows.average), claim
+    scored = v[(v.metric != "") & (v.claim != "winner_by_scheme")]  # that claim compares with the other schemes
+    assert set(scored.metric) == {"dice"}  # no claim falls back to Jaccard
+    other = v[v.claim == "winner_by_scheme"]
+    assert len(other) and not ((other.strategy == "staple") & (other.metric == "dice")
+                               & (other.average == "macro")).any()
+
+    summary = (out / "summary.md").read_text()
+    assert "## Leaderboard under the headline scheme (STAPLE, macro Dice)" in summary
+    conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
+    assert "**Which runs are separable** (STAPLE, macro Dice)" in conclude
+    assert "the organiser's choice (--primary)" in summary
+    # the leaderboard's rows follow the headline column
+    rows = [line for line in summary.split("## Leaderboard under", 1)[1].splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| run | rank | staple dice macro |")
+    assert rows[1].split("|")[1].strip() == board.index[0]
+
+
+def test_no_report_calls_a_scheme_official_off_the_mediqa_layout(organiser):
+    for out in organiser:
+        for name in ("summary.md", "report.html"):
+            text = (out / name).read_text().lower()
+            assert "official" not in text, (out.name, name)
+    _, default = organiser
+    meta = json.loads((default / "meta.json").read_text())
+    assert meta["primary"]["set_by"] == "default" and meta["primary"]["gold"] == "majority"
+    summary = (default / "summary.md").read_text()
+    assert "the package's default, not this challenge's decision" in summary
+    assert "## Leaderboard under the headline scheme (majority, micro Jaccard)" in summary
+
+
+def test_figures_show_the_headline_scheme(organiser, monkeypatch):
+    import figures
+    from figures import fig_04_forest, fig_09_significance_map
+
+    out, _ = organiser
+    drawn = []
+    monkeypatch.setattr(figures, "save", lambda fig, path: drawn.append(fig) or [path])
+    fig_04_forest.make(out, out / "figures" / "x")
+    titles = [ax.get_title() for ax in drawn[0].axes]
+    assert titles == ["STAPLE, micro Dice", "STAPLE, macro Dice (headline)"]
+    assert all("Dice" in ax.get_xlabel() for ax in drawn[0].axes)
+    fig_09_significance_map.make(out, out / "figures" / "y")
+    assert len(drawn) == 2
+    import matplotlib.pyplot as plt
+
+    for fig in drawn:
+        plt.close(fig)
+
+
+# -- what moves the first place ---------------------------------------------------------------------------------
+
+def _dist(rows):
+    """A rank_distribution.csv from (strategy, metric, average, run, full_rank, {rank: share})."""
+    out = []
+    for strategy, metric, average, run, full, shares in rows:
+        out += [dict(strategy=strategy, metric=metric, average=average, ranking="aggregate", system=run, rank=k,
+                     share=p, full_rank=full) for k, p in shares.items()]
+    return pd.DataFrame(out)
+
+
+def test_winner_by_scheme_moves_only_with_confidence():
+    from robustness.reporting.study_result import Verdicts
+    from robustness.studies.rank_convergence import _winner_verdicts
+
+    dist = _dist([
+        ("majority", "jaccard", "micro", "A", 1, {1: 0.9, 2: 0.1}), ("majority", "jaccard", "micro", "B", 2,
+                                                                    {1: 0.1, 2: 0.9}),
+        # union: B first, A first in 1% of resamples (< 2.5%): moves
+        ("union", "jaccard", "micro", "A", 2, {1: 0.01, 2: 0.99}), ("union", "jaccard", "micro", "B", 1,
+                                                                   {1: 0.99, 2: 0.01}),
+        # staple: B first on this test set, A first in 30% of resamples: may move (tied)
+        ("staple", "jaccard", "micro", "A", 2, {1: 0.3, 2: 0.7}), ("staple", "jaccard", "micro", "B", 1,
+                                                                  {1: 0.7, 2: 0.3}),
+        # macro: the same winner
+        ("majority", "jaccard", "macro", "A", 1, {1: 0.8, 2: 0.2}), ("majority", "jaccard", "macro", "B", 2,
+                                                                    {1: 0.2, 2: 0.8}),
+        # differs in two respects from the headline, and a draw: not compared
+        ("union", "dice", "macro", "B", 1, {1: 1.0}), ("union", "dice", "macro", "A", 2, {2: 1.0}),
+        ("rand1", "jaccard", "micro", "B", 1, {1: 1.0}), ("rand1", "jaccard", "micro", "A", 2, {2: 1.0}),
+    ])
+    v = Verdicts()
+    _winner_verdicts(v, dist, DEFAULT)
+    got = {(r["strategy"], r["average"]): r for r in v.rows}
+    assert set(got) == {("union", "micro"), ("staple", "micro"), ("majority", "macro")}
+    assert got["union", "micro"]["statement"] == "moves" and json.loads(got["union", "micro"]["subject"]) == ["B", "A"]
+    assert got["union", "micro"]["value"] == 0.99 and got["union", "micro"]["low"] == 0.01
+    assert got["union", "micro"]["count"] == 2  # A's rank under union
+    assert got["staple", "micro"]["statement"] == "may move"
+    assert got["majority", "macro"]["statement"] == "same"
+
+
+def test_shared_authors_are_flagged_in_the_report(tmp_path):
+    from robustness.overlap.checks import shared_authors
+    from robustness.simulation.synthetic import make_challenge
+    from tests.conftest import write_png
+
+    found = shared_authors(["Person1_Amira", "Person2_Amira"], ["Person1_ImageJ", "Person2", "person2-x"])
+    assert len(found) == 2 and "'Person1_ImageJ'" in found[0] and "'Person1_Amira'" in found[0]
+    assert "'person2-x'" in found[1] and "'Person2_Amira'" in found[1]  # case-insensitive; "Person2" has no part
+    assert shared_authors(["ann0", "ann1"], ["team1-run1"]) == []
+
+    ch = make_challenge(n_encounters=6, n_images=6, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
+                        n_runs=3, n_teams=1, rng=2)
+    names = {"ann0": "lab1_a", "ann1": "lab2_a", "ann2": "lab3_a"}
+    runs = dict(zip(ch.runs, ("lab2_b", "other_b", "third")))
+    data = tmp_path / "c"
+    for i in range(ch.n_images):
+        for name, mask in ch.annotator_masks(i).items():
+            write_png(data / names[name] / f"case{i}.png", np.where(mask, 255, 0).astype(np.uint8))
+        for run in ch.runs:
+            write_png(data / runs[run] / f"case{i}.png", np.where(ch.run_mask(i, run), 255, 0).astype(np.uint8))
+    out = tmp_path / "out"
+    assert main_job.main(["--data", str(data), "--layout", "raters", "--gold", "lab1_a,lab2_a,lab3_a", *FAST,
+                          "--no-figures", "--out", str(out)]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    flagged = [w for w in meta["warnings"] if "share the name part" in w]
+    assert len(flagged) == 1 and "'lab2_b'" in flagged[0] and "'lab2_a'" in flagged[0]
+    summary = (out / "summary.md").read_text()
+    assert "share the name part" in summary
+    conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
+    assert "**What moves the first place**" in conclude

@@ -1,0 +1,133 @@
+"""docs/organiser-walkthrough.md runs: its commands (with fewer resamples) and the sentences it marks *checked*.
+
+The main job and the design study on BU-BIL dataset 1 also check that the two reports agree on the gold and
+the size (the checks of tests/test_decision.py's ``_agree``), from another folder than the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import pandas as pd
+import pytest
+
+from experiments import _cli
+from experiments import design_study as design_job
+from experiments import rank_convergence as main_job
+from tests.conftest import REPO, shared_data
+from tests.test_decision import _agree
+
+DOC = REPO / "docs" / "organiser-walkthrough.md"
+#: Appended to the page's commands: fewer resamples (the options given last win), nothing else changed.
+FAST = {"rank_convergence": ["--orders", "10", "--bootstrap", "200", "--outer", "20", "--no-figures", "--quiet"],
+        "design_study": ["--annotators", "3", "--orders", "4", "--bootstrap", "10", "--pool", "4000",
+                         "--no-figures", "--quiet"]}
+
+
+def _commands() -> dict[str, list[str]]:
+    """The page's ``sh`` blocks: module name -> arguments, the shared data folder put in."""
+    blocks = re.findall(r"```sh\n(.*?)```", DOC.read_text(), flags=re.S)
+    out = {}
+    for block in blocks:
+        words = shlex.split(block.replace("$ROBUSTNESS_SHARED_DATA", str(shared_data())))
+        assert words[:2] == ["python", "-m"], block
+        out[words[2].removeprefix("experiments.")] = words[3:]
+    return out
+
+
+def test_the_page_holds_the_two_commands():
+    commands = _commands()
+    assert set(commands) == {"rank_convergence", "design_study"}
+    main, design = commands["rank_convergence"], commands["design_study"]
+    assert main[main.index("--primary") + 1] == "staple:dice:macro"
+    data = ("--data", "--like")
+    assert main[main.index("--data") + 1] == design[design.index("--like") + 1]
+    same = [w for w in main if w not in data]
+    assert all(w in design or w in ("--primary", "staple:dice:macro", "--out", "results/walkthrough/main")
+               for w in same)
+
+
+@pytest.fixture(scope="module")
+def walked(bubil, tmp_path_factory):
+    """Both commands as the page gives them, run from a fresh folder (its results paths are relative)."""
+    import os
+
+    folder = tmp_path_factory.mktemp("walk")
+    commands = _commands()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        assert main_job.main(commands["rank_convergence"] + FAST["rank_convergence"]) == 0
+        assert design_job.main(commands["design_study"] + FAST["design_study"]) == 0
+    finally:
+        os.chdir(here)
+    return folder / "results" / "walkthrough"
+
+
+def test_the_headline_is_the_organisers_and_nobody_is_official(walked):
+    main = walked / "main"
+    meta = json.loads((main / "meta.json").read_text())
+    assert meta["primary"].items() >= {"gold": "staple", "metric": "dice", "average": "macro", "official": False,
+                                       "set_by": "--primary"}.items()
+    summary = (main / "summary.md").read_text()
+    assert "## Leaderboard under the headline scheme (STAPLE, macro Dice)" in summary
+    assert "official" not in summary.lower() and "official" not in (main / "report.html").read_text().lower()
+    assert "a random order of the 6 runs lies 11.7 away" in summary
+
+
+def test_shared_authors_and_what_moves_the_winner_are_said(walked):
+    main = walked / "main"
+    summary = (main / "summary.md").read_text()
+    for run, annotator in (("Person1_ImageJ", "Person1_Amira"), ("Person3_ImageJ", "Person3_Amira")):
+        assert f"run '{run}' and annotator '{annotator}' of the gold share the name part" in summary
+    v = pd.read_csv(main / "verdicts.csv", keep_default_na=False, na_values=[""])
+    moved = v[(v.claim == "winner_by_scheme") & (v.strategy == "intersection") & (v.average == "macro")]
+    assert moved.statement.tolist() == ["moves"]
+    assert json.loads(moved.subject.iloc[0]) == ["Person1_ImageJ", "Person4_Amira"]
+    conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
+    assert "**What moves the first place**" in conclude and "Person1_ImageJ is first in 100% of resamples" in conclude
+    # the summary prints the design study's command, as the page runs it (without --primary, --out)
+    assert "python -m experiments.design_study --quick --like " in conclude
+
+
+def test_the_twin_is_checked_and_the_two_answers_are_read_together(walked):
+    # the gold statements agree; the size for majority, micro Jaccard is the main job's estimator on the same
+    # images (the design study runs it: the main summary here is about the headline, STAPLE macro Dice)
+    _agree(walked / "main", walked / "design", size=False)
+    v = pd.read_csv(walked / "design" / "verdicts.csv", keep_default_na=False, na_values=[""])
+    assert v[v.claim == "main_job_size"].statement.tolist() == ["overlap"]
+    fit = pd.read_csv(walked / "design" / "fit.csv").set_index("statistic")
+    checked = fit[fit.within.notna()]
+    assert checked.within.astype(str).eq("True").all()
+    assert fit.loc[fit.index.str.startswith("expected L1 to unlimited data"), "within"].astype(str).tolist() == ["True"]
+    assert fit.loc[fit.index.str.startswith("gold object size"), "within"].isna().all()  # not checked, not a pass
+    recommendation = (walked / "design" / "recommendation.md").read_text()
+    bullet = next(x for x in recommendation.splitlines() if x.startswith("- **The main job on the real challenge**"))
+    assert "(majority, micro Jaccard" in bullet and "the intervals overlap" in bullet
+    main_answer = pd.read_csv(walked / "design" / "main_job_answer.csv")
+    assert set(main_answer.average) == {"micro", "macro"}
+    assert re.search(r"\*\*Use [^*]+ \((micro|macro)\)\*\*", recommendation)
+    assert re.search(r"with (about \d+|at most \d+) images \(95% interval over replicates: ", recommendation)
+    assert (pd.read_csv(walked / "design" / "design.csv").pool_l1 <= 2).all()
+    # the structure copied, the statistics close to the challenge's
+    assert fit.loc[["images", "runs", "annotators per image (min)"], "fitted"].tolist() == [35, 6, 3]
+    for statistic, tolerance in (("annotator pairwise Jaccard (median)", 0.03),
+                                 ("run micro Jaccard vs majority (best)", 0.03),
+                                 ("run micro Jaccard vs majority (median)", 0.03),
+                                 ("run micro Jaccard vs majority (worst)", 0.07)):  # the worst of 6 runs is noisy
+        row = fit.loc[statistic]
+        assert abs(row.fitted - row.target) < tolerance, statistic
+
+
+def test_a_covering_foreground_is_refused_as_the_page_says(bubil, tmp_path, capsys):
+    args = _commands()["rank_convergence"]
+    for option in ("--foreground", "--background"):
+        i = args.index(option)
+        args = args[:i] + args[i + 2:]
+    args[args.index("--out") + 1] = str(tmp_path / "out")
+    assert _cli.run(main_job.main, args + ["--quiet"]) == 2
+    line = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("error: "))
+    assert "the foreground (value 255) covers more than half of the image in 105 of 105 annotator masks" in line
+    assert "did you mean --foreground 0 --background 255?" in line
