@@ -286,3 +286,49 @@ def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> 
     folder = Path(folder)
     names = [n for n in ("summary.md", "recommendation.md", "report.html") if (folder / n).exists()]
     return part + "\n\nThe whole report: " + (", ".join(str(folder / n) for n in names) or f"{folder}/")
+
+
+def design_answer(folder: str, *, data: str | None) -> dict:
+    """The size answers of a design study on the challenge ``data`` (``--design DIR``), for the main summary.
+
+    Read before any work: DIR must be a complete design-study folder whose ``--like`` named the same folder as
+    ``--data`` (one line and exit status 2 otherwise).
+
+    Parameters
+    ----------
+    folder : str
+        The design study's results folder.
+    data : str or None
+        The main job's ``--data``.
+
+    Returns
+    -------
+    dict
+        ``folder``, ``twin`` (its size for majority, micro Jaccard: a recommendation_sizes.csv row), ``target``,
+        ``differs`` (what the twin assumes differently, from its fit.csv) and ``unit``.
+    """
+    import os
+
+    from robustness.errors import InputError
+    from robustness.reporting.study_result import StudyResult
+    from robustness.scheme import DEFAULT
+    from robustness.studies.design import differing_assumptions, unit_name
+
+    res = StudyResult.load(folder)
+    if res.study != "design_study":
+        raise InputError(f"{folder}: --design names a design study's results folder; this one holds "
+                         f"{res.study or 'no study'}")
+    like = (res.meta.get("input") or {}).get("like")
+    if data is None or like is None or os.path.realpath(like) != os.path.realpath(data):
+        raise InputError(f"{folder}: a design study of {like or 'the synthetic challenge'}, not of "
+                         f"{data or 'the synthetic challenge'} (--design needs one run --like this --data)")
+    sizes = res.table("recommendation_sizes.csv") if res.has("recommendation_sizes.csv") else None
+    twin = None if sizes is None else sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+    if twin is None or twin.empty:
+        raise InputError(f"{folder}: the design study holds no size for {DEFAULT.gold}, {DEFAULT.average} "
+                         "(recommendation_sizes.csv)")
+    fit = res.table("fit.csv") if res.has("fit.csv") else None
+    target = (res.meta.get("options") or {}).get("target_l1") or res.meta["base_setting"]["runs"]
+    row = {k: (v.item() if hasattr(v, "item") else v) for k, v in twin.iloc[0].items()}
+    return {"folder": str(folder), "twin": row, "differs": differing_assumptions(fit),
+            "unit": unit_name(res.meta.get("input", {}).get("base", {})), "target": float(target)}

@@ -134,11 +134,14 @@ def main(argv: list[str] | None = None) -> int:
             from robustness.studies.design import DesignStudyOptions, base_from_challenge
 
             challenge = _cli.load(args)
-            notes = list(challenge.notes)
             if args.test_size is None:  # test sets of the challenge's own size
                 test_size = max(20, len(set(challenge.encounters)))
+            from robustness.overlap.pixel_pass import compute_overlap
+
+            counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+            notes = _cli.input_warnings(args, challenge, counts)  # the main job's checks, a covering foreground refused
             say(f"fitting the generator to {args.like} ({challenge.n_images} images, {challenge.n_runs} runs)")
-            config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick))
+            config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick), counts=counts)
             populations.append(PopulationSpec("like", config, draw_population(config, stream(args.seed, "population", 0,
                                                                                               design=True)),
                                               index=100))

@@ -36,6 +36,9 @@ def parser() -> argparse.ArgumentParser:
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
     _cli.add_primary_option(g)
+    g.add_argument("--design", metavar="DIR",
+                   help="a design study's results folder on this challenge (--like the same --data): the summary "
+                        "then puts the twin's size answer beside this job's and says whether they agree")
     _study.add_study_options(p, out="results/rank_convergence", unit="images",
                              test_unit="the bootstrap unit (the tests' unit; default encounters)")
     return p
@@ -58,6 +61,7 @@ def main(argv=None) -> int:
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))
         say = _study.say(args)
+        design = _study.design_answer(args.design, data=args.data) if args.design else None
         challenge = _cli.load(args)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
         say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
@@ -67,6 +71,8 @@ def main(argv=None) -> int:
         _cli.say(result.meta["checks"])
         result.meta["input"].update(data=_cli.data_description(args))
         result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
+        if design is not None:
+            result.meta["design_answer"] = design
         text = _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:
             print(_study.conclusions(text, out.path))

@@ -31,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
     _cli.add_scoring_options(p)
     p.add_argument("--seed", type=_cli.integer(0), default=0, metavar="N", help="seed for the randN strategies")
+    _cli.add_primary_option(p)
     p.add_argument("--n-jobs", type=_cli.jobs, default=1, metavar="N",
                    help="worker processes for the pixel pass")
     p.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
@@ -52,24 +53,30 @@ def main(argv: list[str] | None = None) -> int:
         0 once the leaderboard and the official JSON files are written; a bad option or input ends in
         ``error: ...`` and status 2 (through :func:`experiments._cli.run`).
     """
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
     with _study.feedback(args):
         started = time.time()
         from robustness.reporting.results import ResultsDir
         from robustness.studies.scoring import score
 
         strategies = [s.name for s in _cli.strategies(args)]
+        primary = _cli.primary_scheme(args, strategies)
+        if primary.gold not in strategies:  # refused before any work
+            p.error(f"--primary {primary.text}: its gold {primary.gold!r} is not among --strategies "
+                    f"({','.join(strategies)})")
         challenge = _cli.load(args)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
         result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
                        cache_dir=out.path / "cache", progress=_study.progress(args),
-                       source=args.data or args.reference or "the synthetic challenge")
+                       source=args.data or args.reference or "the synthetic challenge", primary=primary)
         _cli.say(result.meta["checks"])
         _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:
             board = result.tables["leaderboard.csv"]
-            cols = [c for c in ("majority_jaccard_micro", "majority_dice_micro", "max_jaccard_macro",
-                                "mean_jaccard_macro") if c in board]
+            head = "_".join(primary.key)  # the headline first, then the MEDIQA-MAGIC scorer's columns
+            cols = list(dict.fromkeys(c for c in (head, "majority_jaccard_micro", "majority_dice_micro",
+                                                  "max_jaccard_macro", "mean_jaccard_macro") if c in board))
             print(board[cols].to_string(float_format=lambda v: f"{v:.4f}"))
             print(f"\nwrote {out.path / 'leaderboard.csv'} and {out.path / 'official'}/<run>.json")
         return 0

@@ -26,6 +26,7 @@ def make(results_dir, out_path):
 
     from figures import save
     from robustness.reporting import design_plots, plotting
+    from robustness.statistics.ranks import random_l1
 
     summary, base = base_rows(results_dir, design_plots.one_random(pd.read_csv(Path(results_dir) /
                                                                                "design_summary.csv")))
@@ -35,7 +36,7 @@ def make(results_dir, out_path):
             for row, (measure, label) in enumerate((("tau_population", "Kendall's tau to the population ranking"),
                                                     ("l1_population", "L1 to the population ranking"))):
                 design_plots.design_tau(summary, average=average, measure=measure, highlight="majority",
-                                    ax=axes[row, col])
+                                        ax=axes[row, col], unit=base.get("test_unit", "encounter"))
                 axes[row, col].set_ylabel(label if col == 0 else "")
             axes[1, col].axhline(base["runs"], color="black", linewidth=0.6, linestyle=":")
         for ax in axes[0]:
@@ -43,7 +44,8 @@ def make(results_dir, out_path):
         handles, labels = axes[0, 1].get_legend_handles_labels()  # macro: every strategy, mean and max too
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
         fig.suptitle(f"{int(base['annotators'])} annotators per image, agreement {base['agreement']:g}; "
-                     f"means over replicates; dotted: L1 = {int(base['runs'])} (one place per run)", fontsize=7)
+                     f"means over replicates; dotted: L1 = {int(base['runs'])} (one place per run; a random order "
+                     f"of the runs: {random_l1(int(base['runs'])):.1f})", fontsize=7)
         return save(fig, out_path)
 
 

@@ -26,8 +26,8 @@ def make(results_dir, out_path):
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
     summary = summary.loc[rows.index]
     meta = json.loads((Path(results_dir) / "meta.json").read_text()) if (Path(results_dir) / "meta.json").exists() \
-        else {}
-    unit = unit_of(meta.get("input", {}).get("base", {})) + "s"
+        else {}  # drawn before meta.json is written: design_base.json names the unit (older folders: meta.json)
+    unit = base.get("test_unit", unit_of(meta.get("input", {}).get("base", {}))) + "s"
     target = float(base.get("target_l1", base["runs"]))
     sizes = needed_by_agreement(summary, target=target)
     largest = int(summary.encounters.max())

@@ -16,6 +16,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
     from robustness.reporting import plotting
 
     design, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design.csv"))
+    unit = base.get("test_unit", "encounter")  # image, volume or encounter (folders before it: encounter)
     d = design[(design.strategy == strategy) & (design.average == average)]
     summary, _ = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
     s = summary[(summary.strategy == strategy) & (summary.average == average)].sort_values("encounters")
@@ -27,7 +28,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
         cmap = plt.get_cmap("viridis", len(sizes))
         for k, n in enumerate(sizes):
             e = d[d.encounters == n]
-            ax.scatter(e.l1_population, e.expected_l1_estimate, s=8, color=cmap(k), label=f"{n} encounters")
+            ax.scatter(e.l1_population, e.expected_l1_estimate, s=8, color=cmap(k), label=f"{n} {unit}s")
         top = float(np.nanmax([d.l1_population.max(), d.expected_l1_estimate.max()])) * 1.05
         ax.plot([0, top], [0, top], color="black", linewidth=0.6, label="estimate = actual")
         ax.set_xlim(0, top)
@@ -48,7 +49,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
         from matplotlib.ticker import ScalarFormatter
 
         ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.set_xlabel("test encounters (log scale)")
+        ax.set_xlabel(f"test {unit}s (log scale)")
         ax.set_ylabel("L1 (mean over replicates, 95% band)")
         ax.set_title("by test-set size")
         ax.legend(fontsize=5.5)

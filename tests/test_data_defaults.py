@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from experiments import design_study, score
+from experiments import calibration, design_study, score
 from experiments import rank_convergence as main_job
 from experiments._cli import run
 from robustness.errors import MaskWarning
@@ -91,12 +91,13 @@ def test_detection_skips_empty_masks_and_reads_a_bounded_sample(tmp_path):
     assert detect_scale([ones] * 4 + [grey]) == (1, 0)  # four non-empty masks decide
 
 
-@pytest.mark.parametrize("command", [score, main_job, design_study])
+@pytest.mark.parametrize("command", [score, main_job, design_study, calibration])
 def test_a_covering_foreground_is_refused_within_seconds_by_every_command(tmp_path, capsys, command):
     root = _raters(tmp_path / "d", 255, inverted=True)  # the blobs are 0: the foreground 255 covers ~90%
     out = tmp_path / "out"
     args = ["--layout", "raters", "--gold", "a,b", "--out", str(out), "--quiet"]
-    args = (["--like", str(root), "--quick"] if command is design_study else ["--data", str(root)]) + args
+    like = command in (design_study, calibration)
+    args = (["--like", str(root), "--quick"] if like else ["--data", str(root)]) + args
     start = time.perf_counter()
     assert run(command.main, args) == 2
     took = time.perf_counter() - start

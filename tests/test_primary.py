@@ -241,3 +241,24 @@ def test_shared_authors_are_flagged_in_the_report(tmp_path):
     assert "share the name part" in summary
     conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
     assert "**What moves the first place**" in conclude
+
+
+def test_the_score_command_sorts_by_the_headline_and_records_it(tmp_path, capsys):
+    from experiments import score
+
+    data = _raters(tmp_path / "c")
+    common = ["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2"]
+    assert _cli.run(score.main, [*common, "--primary", "staple:dice:macro", "--out", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[0] == "staple_dice_macro"  # the headline column first on the terminal
+    board = pd.read_csv(tmp_path / "s" / "leaderboard.csv")
+    assert board.staple_dice_macro.is_monotonic_decreasing and not board.majority_jaccard_micro.is_monotonic_decreasing
+    meta = json.loads((tmp_path / "s" / "meta.json").read_text())
+    assert meta["primary"]["label"] == "STAPLE, macro Dice" and not meta["primary"]["official"]
+    summary = (tmp_path / "s" / "summary.md").read_text()
+    assert "sorted by the headline scheme: STAPLE, macro Dice" in summary and "official scheme" not in summary
+    bad = tmp_path / "bad"
+    code = _cli.run(score.main, [*common, "--primary", "union:dice:macro", "--strategies", "majority,staple",
+                                 "--out", str(bad)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not bad.exists() and err[-1].startswith("error:") and "'union' is not among" in err[-1]

@@ -145,7 +145,36 @@ def test_low_interval_coverage_is_a_warning_and_opens_the_recommendation():
             return [{"subject": [x.unit, x.method], "value": x.coverage, "low": x.coverage_low,
                      "high": x.coverage_high, "count": int(x.encounters)} for x in cov.itertuples()]
 
-    [bullet] = _coverage_bullets(Result(), "image")
+    [bullet] = _coverage_bullets(Result(), "encounter")
     assert bullet.startswith("**Warning: the twin's intervals are too narrow.**")
     assert "percentile over encounters 67.9% (95% CI 60.0% to 75.0%)" in bullet and "93" not in bullet
     assert "overstate their confidence" in bullet
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_the_random_baseline_is_the_mean_l1_over_every_order(n):
+    import itertools
+
+    from robustness.statistics.ranks import random_l1
+
+    orders = np.array(list(itertools.permutations(range(n))))
+    assert random_l1(n) == pytest.approx(np.abs(orders - np.arange(n)).sum(axis=1).mean(), abs=1e-12)
+
+
+def test_few_runs_say_that_one_place_per_run_is_most_of_random():
+    from robustness.reporting.sections.common import random_baseline
+    from robustness.reporting.sections.rank_convergence import _coarse_target
+
+    assert "80% of a random order's distance" in _coarse_target(4) and _coarse_target(7) == ""
+    assert _coarse_target(40) == ""
+    assert random_baseline(6, 2.2) == "a random order of the 6 runs lies 11.7 away: 19% of that"
+
+
+def test_one_image_per_encounter_is_one_unit_in_the_coverage_warning():
+    cov = pd.DataFrame({"method": ["percentile"] * 2, "unit": ["encounter", "image"], "average": ["micro"] * 2,
+                        "coverage": [0.8, 0.8], "encounters": [35, 35], "metric": ["jaccard"] * 2,
+                        "coverage_low": [0.6, 0.6], "coverage_high": [0.9, 0.9]})
+    [warning] = design._coverage_warnings({"coverage": cov}, "volume")
+    assert "percentile over volumes (micro) 80.0%" in warning and "encounter" not in warning
+    assert warning.count("80.0%") == 1
+

@@ -102,6 +102,18 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     assert ("8 label masks per run (4 volumes x 2 labels 1, 2; the bootstrap resamples volumes with all their "
             "labels)") in summary
     _check_label_tables(root, out, summary)
+    # "What to conclude" says what the boundary metrics and the labels do to the order and the first place, each
+    # from its verdict (tau with its interval, runs that move) and the rank intervals
+    conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
+    verdicts = pd.read_csv(out / "verdicts.csv", keep_default_na=False, na_values=[""])
+    for v in verdicts[(verdicts.claim == "metric_tau") & (verdicts.metric != "jaccard")].itertuples():
+        assert f"under {v.metric} {v.count:.0f} of {v.total:.0f} runs take another place (Kendall's tau {v.value:.2f}" in conclude
+    labels = verdicts[verdicts.claim == "label_tau"]
+    differ = int((labels.statement == "differ").sum())
+    assert f"Between labels: {differ} of {len(labels)} pairs of labels order the runs differently" in conclude
+    leader = pd.read_csv(out / "leaderboard.csv").system.iloc[0]
+    assert f"{leader} stays first" in conclude or f"{leader}'s 95% rank interval" in conclude \
+        or f"{leader} not excluded" in conclude
     # every metric's ranking through the convergence engine; macro Jaccard's equals the main curves' (same orders)
     metric_points = pd.read_csv(out / "metric_convergence.csv")
     assert set(metric_points.metric) == {"jaccard", "dice", "nsd@2", "hd95", "assd"}

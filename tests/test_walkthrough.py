@@ -105,7 +105,7 @@ def test_the_twin_is_checked_and_the_two_answers_are_read_together(walked):
     assert fit.loc[fit.index.str.startswith("gold object size"), "within"].isna().all()  # not checked, not a pass
     recommendation = (walked / "design" / "recommendation.md").read_text()
     bullet = next(x for x in recommendation.splitlines() if x.startswith("- **The main job on the real challenge**"))
-    assert "(majority, micro Jaccard" in bullet and "the intervals overlap" in bullet
+    assert "for majority, micro Jaccard: L1 <= 6 needs" in bullet and "the intervals overlap" in bullet
     main_answer = pd.read_csv(walked / "design" / "main_job_answer.csv")
     assert set(main_answer.average) == {"micro", "macro"}
     assert re.search(r"\*\*Use [^*]+ \((micro|macro)\)\*\*", recommendation)
@@ -131,3 +131,24 @@ def test_a_covering_foreground_is_refused_as_the_page_says(bubil, tmp_path, caps
     line = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("error: "))
     assert "the foreground (value 255) covers more than half of the image in 105 of 105 annotator masks" in line
     assert "did you mean --foreground 0 --background 255?" in line
+
+
+def test_the_main_summary_says_whether_the_design_study_agrees(walked, tmp_path, capsys):
+    """``--design DIR``: the main summary puts the twin's size beside its own, for the same scheme and target."""
+    args = _commands()["rank_convergence"]
+    args[args.index("--out") + 1] = str(tmp_path / "with")
+    assert main_job.main(args + FAST["rank_convergence"] + ["--design", str(walked / "design")]) == 0
+    summary = (tmp_path / "with" / "summary.md").read_text()
+    own = pd.read_csv(tmp_path / "with" / "test_set_size.csv")
+    own = own[(own.strategy == "majority") & (own.metric == "jaccard") & (own.average == "micro")].iloc[0]
+    said = next(x for x in summary.splitlines() if "The design study in" in x)
+    assert f"The design study in {walked / 'design'}, for majority, micro Jaccard: L1 <= 6 needs" in said
+    assert f"to {own.units_needed:.0f}), " in said  # this job's own bound, not the design study's recomputation
+    assert "the intervals overlap" in said
+    # refused before any work: another study's folder, a design study of another challenge
+    other = ["--out", str(tmp_path / "no"), "--quiet"]
+    assert _cli.run(main_job.main, args[:args.index("--out")] + other + ["--design", str(walked / "main")]) == 2
+    assert "--design names a design study's results folder" in capsys.readouterr().err
+    assert _cli.run(main_job.main, other + ["--design", str(walked / "design")]) == 2
+    assert "not of the synthetic challenge" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

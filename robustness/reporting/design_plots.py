@@ -55,7 +55,7 @@ def one_random(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_population", highlight: str | None = None,
-               ax: Axes | None = None) -> Axes:
+               ax: Axes | None = None, unit: str = "encounter") -> Axes:
     """A ranking measure (mean over replicates) against the test-set size, one line per strategy.
 
     Parameters
@@ -69,6 +69,8 @@ def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_popul
         The strategy whose 95% band over replicates is drawn.
     ax : matplotlib.axes.Axes, optional
         Draw into it (default: a new figure).
+    unit : str
+        The test-set unit (``image``, ``volume`` or ``encounter``), for the x axis.
 
     Returns
     -------
@@ -88,7 +90,7 @@ def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_popul
     from matplotlib.ticker import ScalarFormatter
 
     ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.set_xlabel("test encounters (log scale)")
+    ax.set_xlabel(f"test {unit}s (log scale)")
     ax.set_title(average)
     return ax
 

@@ -355,7 +355,8 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     if len(rec["random"]):
         tables["recommendation_random.csv"] = rec["random"]
     files = {"design_base.json": json.dumps(asdict(base_setting) | {"size": size, "target_l1": target_l1,
-                                                                     "search": search, "cap": cap},
+                                                                     "search": search, "cap": cap,
+                                                                     "test_unit": unit},
                                             indent=2, default=str) + "\n"}
     return StudyResult(STUDY, tables=tables, verdicts=_verdicts(rec, base_setting, options).frame(), files=files,
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
@@ -442,10 +443,12 @@ def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
     if not len(cov):
         return []
     low = cov[cov.coverage < MIN_COVERAGE]
+    if unit != "encounter" and (low.unit != "encounter").any():
+        low = low[low.unit != "encounter"]  # one image (volume) per encounter: the two units are one
     if not len(low):
         return []
-    said = "; ".join(f"{x.method} over {x.unit}s ({x.average}) {x.coverage:.1%} (95% CI {x.coverage_low:.1%} to "
-                     f"{x.coverage_high:.1%})" for x in low.itertuples())
+    said = "; ".join(f"{x.method} over {x.unit if unit == 'encounter' else unit}s ({x.average}) {x.coverage:.1%} "
+                     f"(95% CI {x.coverage_low:.1%} to {x.coverage_high:.1%})" for x in low.itertuples())
     unsure = bool((low.coverage_high >= 0.95).all())
     return [f"the twin's bootstrap intervals {'may be' if unsure else 'are'} too narrow: they cover the runs' "
             f"population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "

@@ -12,13 +12,14 @@ from robustness.reporting.study_result import StudyResult, Verdicts
 
 if TYPE_CHECKING:
     from robustness.io.challenge import Challenge
+    from robustness.scheme import Scheme
 
 __all__ = ["score"]
 
 
 def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empty: str = "one", seed: int = 0,
           n_jobs: int = 1, cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
-          source: str = "the challenge") -> StudyResult:
+          source: str = "the challenge", primary: Scheme | None = None) -> StudyResult:
     """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
 
     Parameters
@@ -37,6 +38,9 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         Warnings of the layers above.
     source : str
         The input in prose, for the report.
+    primary : Scheme, optional
+        The headline scheme, whose column sorts the leaderboard (default: :func:`robustness.scheme.default_scheme`
+        of the strategies); recorded in meta.json.
 
     Returns
     -------
@@ -47,6 +51,7 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     from robustness.overlap.checks import input_checks
     from robustness.overlap.gold import resolve
     from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.scheme import default_scheme
     from robustness.statistics import leaderboard as score_tables
 
     chosen = resolve(None if strategies is None else list(strategies))
@@ -60,9 +65,12 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         for run in counts.runs:
             files[f"official/{run.replace('/', '__')}.json"] = json.dumps(
                 score_tables.official_results(counts, run, empty=empty), indent=4)
-    board = score_tables.leaderboard(counts, empty=empty, annotators=over)
+    primary = primary or default_scheme([s.name for s in chosen])
+    if primary.gold not in [*counts.strategies, *over]:
+        raise ValueError(f"--primary {primary.text}: its gold {primary.gold!r} is not among the strategies scored")
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary)
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
-        "empty_policy": empty,
+        "empty_policy": empty, "primary": primary.to_meta(),
         "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})

@@ -34,6 +34,20 @@ def _units(res: StudyResult) -> tuple[str, int]:
     return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
 
 
+def _resampled(res: StudyResult) -> str:
+    """How a resampled test set is drawn, in the data's words.
+
+    "encounters drawn with replacement, each with all its images"; "images drawn with replacement" where each
+    encounter holds one image or the bootstrap resamples images.
+    """
+    boot = _units(res)[0]
+    inp = res.meta["input"]
+    item = "volume" if inp.get("volumes") else "image"
+    if boot != "encounter" or inp.get("encounters") == inp.get("images"):
+        return f"{item}s drawn with replacement"
+    return f"{boot}s drawn with replacement, each with all its {item}s"
+
+
 def _primary(res: StudyResult) -> Scheme:
     """The headline scheme the results were ranked by (meta.json)."""
     return from_meta(res.meta)
@@ -93,9 +107,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         b = best[0]
         items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited data "
                      f"with posterior probability {b['value']:.2f} (rank_keep.csv).")
-    moved = _winner_bullet(res, p)
-    if moved:
-        items.append(moved)
+    moved, order = _winner_bullet(res, p), _order_sentence(res, p)
+    if moved or order:
+        items.append(" ".join(x for x in (moved, order) if x))
     d, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
     if d and nd:
         d = d[0]
@@ -103,8 +117,8 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
                      f"run ({random_baseline(n_runs, d['value'])}); one place per run needs "
-                     f"{needed_text(nd[0], unit)}. The interval's calibration on "
-                     "simulated populations: docs/calibration.md.")
+                     f"{needed_text(nd[0], unit)}.{_coarse_target(n_runs)} The interval's calibration on "
+                     "simulated populations: docs/calibration.md." + _design_sentence(res))
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
         t = truth[0]
@@ -126,6 +140,83 @@ def _conclusions(r: Report, res: StudyResult) -> None:
 
 def _scheme_text(v: dict) -> str:
     return f"{strategy_label(v['strategy'])}, {v['average']} {metric_label(v['metric'])}"
+
+
+def _design_sentence(res: StudyResult) -> str:
+    """The design study's twin beside this job's size answer (``--design DIR``; empty without it)."""
+    d = res.meta.get("design_answer")
+    if not d:
+        return ""
+    from robustness.reporting.sections.design import size_comparison
+    from robustness.scheme import DEFAULT
+    from robustness.studies.design import compare_answers
+
+    own = res.table("test_set_size.csv")
+    own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
+    n_runs = res.meta["input"]["runs"]
+    if own.empty or d["target"] != float(n_runs):
+        return (f" The design study in {d['folder']} answers for L1 <= {d['target']:g}, this job for "
+                f"{n_runs}: their sizes are not compared.")
+    c = compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])})
+    value, low, high = c["real"]
+    v = {"statement": "overlap" if c["overlap"] else "apart", "value": value, "low": low, "high": high,
+         "count": int(c["largest"]), "subject": [*c["design_ends"], c["design_largest"]]}
+    return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"])
+
+
+def _coarse_target(n_runs: int) -> str:
+    """With few runs "one place per run" is most of a random order's distance: say so (empty otherwise)."""
+    from robustness.statistics.ranks import random_l1
+
+    share = n_runs / random_l1(n_runs) if n_runs > 1 else 1.0
+    if share < 0.5:
+        return ""
+    return (f" With {n_runs} runs one place per run is {share:.0%} of a random order's distance, so a size that "
+            "meets it says little about the order: read the pairs that differ and the first place above.")
+
+
+def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
+    """What the boundary metrics (``--boundary``) and the labels do to the order and to the first place.
+
+    From the ``metric_tau`` and ``label_tau`` verdicts (Kendall's tau with its bootstrap interval, runs that take
+    another place) and the per-metric and per-label leaderboards' rank intervals: the first place moves with
+    confidence where the headline's winner's 95% rank interval under the other metric (label) excludes 1.
+    """
+    parts = []
+
+    def first_place(boards: pd.DataFrame, column: str, value, lead: str) -> str:
+        b = boards[boards[column] == value].set_index("run")
+        if lead not in b.index:
+            return ""
+        top = b["rank"].idxmin()
+        if top == lead:
+            return f"{lead} stays first"
+        sure = float(b.loc[lead, "rank_low"]) > 1
+        return (f"{top} is first and {lead}'s 95% rank interval excludes first place" if sure else
+                f"{top} is first, {lead} not excluded (tied)")
+
+    board = res.table("leaderboard.csv")  # sorted by the headline: its first row is the headline's winner
+    runs = board["system"] if "system" in board.columns else board.index.to_series()  # a column once read back
+    lead = str(runs.iloc[0]) if len(runs) else None
+    metrics = [v for v in res.verdict("metric_tau") if v["metric"] != p.metric]
+    if metrics:
+        boards = res.table("metric_leaderboard.csv")
+        said = []
+        for v in metrics:
+            how = {"agree": "the same order on every resample", "differ": "the orders differ with confidence"}.get(
+                v["statement"], "tied with the headline's order")
+            tail = first_place(boards, "metric", v["metric"], lead) if lead else ""
+            said.append(f"under {v['metric']} {v['count']} of {v['total']} runs take another place (Kendall's tau "
+                        f"{ci(v['value'], v['low'], v['high'], '{:.2f}')}: {how}){', and ' + tail if tail else ''}")
+        parts.append(f"Against macro {p.metric_label} ({p.gold_label}): " + "; ".join(said) + ".")
+    labels = res.verdict("label_tau")
+    if labels:
+        differ = [v for v in labels if v["statement"] == "differ"]
+        pairs = (", ".join(f"{v['subject'][0]} vs {v['subject'][1]} ({v['count']} of {v['total']} runs move)"
+                           for v in differ) if differ else "")
+        parts.append(f"Between labels: {len(differ)} of {len(labels)} pairs of labels order the runs differently "
+                     "with confidence" + (f" ({pairs})" if pairs else " (the others are tied)") + " (label_tau).")
+    return " ".join(parts) or None
 
 
 def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
@@ -428,7 +519,7 @@ def _convergence(r: Report, res: StudyResult) -> None:
                         f"test set's orders {auc}) have {adj} {over} that include zero.{spread}")
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
-                        f"{_units(res)[0]}s drawn with replacement, each with all its {res.options['unit']}s, "
+                        f"{_resampled(res)}, "
                         f"{GOLD_ORDERS} orders each; strategy_comparison.csv, columns auc_diff_test_sets): a claim "
                         "about the golds that should hold on a new test set, not only on this one's orders "
                         "(auc_diff, the paired difference over this test set's orders, is kept beside it).")

@@ -14,7 +14,16 @@ def _score_input(r: Report, res: StudyResult) -> None:
     """What was scored (segmentation)."""
     inp = res.meta["input"]
     r.paragraph(f"Input: {inp['source']} — {inp['images']} images, {inp['runs']} runs; both-empty pairs score: "
-                f"{res.meta['empty_policy']}. Tables: leaderboard.csv, official/<run>.json.")
+                f"{res.meta['empty_policy']}. Tables: leaderboard.csv, official/<run>.json (the MEDIQA-MAGIC "
+                "scorer's JSON format, majority gold).")
+    if "primary" in res.meta:  # folders written before the headline scheme existed have none
+        from robustness.scheme import from_meta
+
+        p = from_meta(res.meta)
+        r.paragraph(f"leaderboard.csv is sorted by {p.title}: {p.label} ({p.text}; "
+                    f"{'lower' if p.lower_better else 'higher'} is better). Scores only: which runs differ, and how "
+                    "far this ranking is from the ranking on unlimited data, is the main job's "
+                    "(python -m experiments.rank_convergence).")
 
 
 def _qa_score_input(r: Report, res: StudyResult) -> None:
