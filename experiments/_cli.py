@@ -271,7 +271,7 @@ def add_data_options(p: Parser) -> None:
                    help="raters: foreground pixel value (default: 1 where the gold's masks hold only 0 and 1, "
                         "else 255)")
     g.add_argument("--background", type=integer(0, 255), metavar="V",
-                   help="raters: background pixel value (default 0)")
+                   help="raters: background pixel value (default 0; 255 when --foreground is 0)")
     g.add_argument("--binarize", action="store_true", help="read every non-background value as foreground")
     g.add_argument("--threshold", type=integer(0, 255), metavar="T",
                    help="raters: foreground is every value >= T (<= T when the foreground value is below the "
@@ -384,11 +384,6 @@ def label_list(text: str) -> str | tuple[int, ...]:
     return labels
 
 
-def values(args: argparse.Namespace) -> tuple[int, int]:
-    """The raters layout's (foreground, background) values: the options, else 255 on 0."""
-    return (255 if args.foreground is None else args.foreground, 0 if args.background is None else args.background)
-
-
 def _check_synthetic_volume(args: argparse.Namespace) -> None:
     """``--synthetic-depth`` within the voxel bound for the slice size, ``--synthetic-spacing`` within its range."""
     from robustness.simulation.synthetic import MAX_SPACING, MIN_SPACING, max_depth
@@ -419,9 +414,8 @@ def _check_data_options(args: argparse.Namespace) -> None:
         raise ValueError("--layout raters needs --data FOLDER and --gold R1,R2,..")
     if args.binarize and args.threshold is not None:
         raise ValueError("--binarize and --threshold are two ways to read grey masks: give one of them")
-    fg, bg = values(args)
-    if args.layout == "raters" and fg == bg:
-        raise ValueError(f"--foreground and --background are both {fg}")
+    if args.layout == "raters" and args.foreground is not None and args.foreground == args.background:
+        raise ValueError(f"--foreground and --background are both {args.foreground}")
     labels = getattr(args, "labels", None)
     if labels is not None and args.layout != "raters":
         raise ValueError("--labels applies to --layout raters (one folder per rater of multi-label masks)")
@@ -539,6 +533,20 @@ def data_description(args: argparse.Namespace) -> str:
     return args.data or f"synthetic (seed {args.synthetic_seed}, size {args.synthetic_size}{depth})"
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt lies in ``exc``'s chain of causes.
+
+    Numba's dispatcher wraps one raised while it unpickles a cached kernel in a SystemError.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Call ``main(argv)``; bad input becomes ``error: <one line>`` and exit status 2.
 
@@ -569,6 +577,11 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except SystemError as exc:  # Ctrl-C inside a numba call (loading a cached kernel) comes back wrapped
+        if not _caused_by_interrupt(exc):
+            raise
         print("interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # a full disk or quota while writing (figures, parquet...): one line, not a traceback

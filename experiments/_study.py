@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from robustness.statistics.ranking_methods import TEST_STEP
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import TypeVar
 
     from experiments._cli import Parser
@@ -288,11 +288,12 @@ def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> 
     return part + "\n\nThe whole report: " + (", ".join(str(folder / n) for n in names) or f"{folder}/")
 
 
-def design_answer(folder: str, *, data: str | None) -> dict:
+def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterable[str]) -> dict:
     """The size answers of a design study on the challenge ``data`` (``--design DIR``), for the main summary.
 
-    Read before any work: DIR must be a complete design-study folder whose ``--like`` named the same folder as
-    ``--data`` (one line and exit status 2 otherwise).
+    Read before any work: DIR must be a complete design-study folder run ``--like`` the same folder as
+    ``--data``, outside ``--out``, with the majority gold among ``strategies``; its numbers must be numbers (one
+    line and exit status 2 otherwise). The challenge as read is compared later (:func:`check_design_input`).
 
     Parameters
     ----------
@@ -300,13 +301,19 @@ def design_answer(folder: str, *, data: str | None) -> dict:
         The design study's results folder.
     data : str or None
         The main job's ``--data``.
+    out : str
+        The main job's ``--out``.
+    strategies : iterable of str
+        The main job's gold strategies.
 
     Returns
     -------
     dict
         ``folder``, ``twin`` (its size for majority, micro Jaccard: a recommendation_sizes.csv row), ``target``,
-        ``differs`` (what the twin assumes differently, from its fit.csv) and ``unit``.
+        ``differs`` (what the twin assumes differently, from its fit.csv), ``unit`` and ``challenge`` (the
+        fingerprint of the challenge it read).
     """
+    import math
     import os
 
     from robustness.errors import InputError
@@ -314,21 +321,80 @@ def design_answer(folder: str, *, data: str | None) -> dict:
     from robustness.scheme import DEFAULT
     from robustness.studies.design import differing_assumptions, unit_name
 
+    if not folder:
+        raise InputError("--design: empty folder name")
+    if not os.path.isdir(folder):
+        raise InputError(f"{folder}: --design names a design study's results folder; this is "
+                         + ("not a folder" if os.path.exists(folder) else "not there"))
+    if data is None:
+        raise InputError(f"{folder}: --design compares a design study with this job on the same challenge: give "
+                         "--data (the folder the design study read with --like)")
+    here, there = os.path.realpath(out), os.path.realpath(folder)
+    if here == there or here.startswith(there + os.sep) or there.startswith(here + os.sep):
+        raise InputError(f"{out}: --out and --design {folder} overlap; write the results elsewhere")
+    if DEFAULT.gold not in strategies:
+        raise InputError(f"--design compares sizes under {DEFAULT.gold}, {DEFAULT.average} "
+                         f"{DEFAULT.metric}: keep {DEFAULT.gold} in --strategies")
     res = StudyResult.load(folder)
     if res.study != "design_study":
         raise InputError(f"{folder}: --design names a design study's results folder; this one holds "
                          f"{res.study or 'no study'}")
-    like = (res.meta.get("input") or {}).get("like")
-    if data is None or like is None or os.path.realpath(like) != os.path.realpath(data):
-        raise InputError(f"{folder}: a design study of {like or 'the synthetic challenge'}, not of "
-                         f"{data or 'the synthetic challenge'} (--design needs one run --like this --data)")
-    sizes = res.table("recommendation_sizes.csv") if res.has("recommendation_sizes.csv") else None
-    twin = None if sizes is None else sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
-    if twin is None or twin.empty:
-        raise InputError(f"{folder}: the design study holds no size for {DEFAULT.gold}, {DEFAULT.average} "
-                         "(recommendation_sizes.csv)")
-    fit = res.table("fit.csv") if res.has("fit.csv") else None
-    target = (res.meta.get("options") or {}).get("target_l1") or res.meta["base_setting"]["runs"]
-    row = {k: (v.item() if hasattr(v, "item") else v) for k, v in twin.iloc[0].items()}
-    return {"folder": str(folder), "twin": row, "differs": differing_assumptions(fit),
-            "unit": unit_name(res.meta.get("input", {}).get("base", {})), "target": float(target)}
+    try:
+        entry = res.meta.get("input")
+        like = entry.get("like") if isinstance(entry, dict) else None
+        if not isinstance(like, str) or like == "synthetic" or not os.path.isabs(like):
+            raise InputError(f"{folder}: a design study not run --like a folder of masks ({like!r}); run it again "
+                             "with --like the --data of this job")
+        if os.path.realpath(like) != os.path.realpath(data):
+            raise InputError(f"{folder}: a design study of {like}, not of {data} (--design needs one run --like "
+                             "this --data)")
+        read = entry.get("challenge")
+        if not isinstance(read, str):
+            raise InputError(f"{folder}: the design study does not record the challenge it read (written before "
+                             "--design existed): run it again")
+        sizes = res.table("recommendation_sizes.csv")
+        twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+        if len(twin) != 1:
+            raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.gold}, "
+                             f"{DEFAULT.average}, not one")
+        columns = ("encounters_for_l1", "encounters_for_l1_optimistic", "encounters_for_l1_conservative",
+                   "largest_size")
+        row = {"strategy": DEFAULT.gold, "average": DEFAULT.average}
+        for c in columns:
+            row[c] = float(twin[c].iloc[0])
+        ends = [abs(row[c]) for c in columns[1:3] if math.isfinite(row[c])]
+        if not (math.isfinite(row["largest_size"]) and row["largest_size"] >= 1 and all(ends)
+                and (len(ends) < 2 or ends[0] <= ends[1]) and not row["encounters_for_l1"] == math.inf):
+            raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
+                             "size with its interval")
+        target = float((res.meta.get("options") or {}).get("target_l1") or res.meta["base_setting"]["runs"])
+        if not (math.isfinite(target) and target > 0):
+            raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
+        fit = res.table("fit.csv") if res.has("fit.csv") else None
+        differs = differing_assumptions(fit)
+        base = entry.get("base")
+        unit = unit_name(base if isinstance(base, dict) else {})
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"{folder}: damaged design-study folder ({type(exc).__name__}: {exc}); run the design "
+                         "study again") from None
+    return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit, "target": target,
+            "challenge": read}
+
+
+def check_design_input(design: dict, challenge) -> None:
+    """Refuse a design study that read the challenge otherwise (other raters, runs or foreground values).
+
+    Parameters
+    ----------
+    design : dict
+        :func:`design_answer`'s.
+    challenge : Challenge
+        The challenge this job read.
+    """
+    from robustness.errors import InputError
+
+    if design["challenge"] != challenge.fingerprint():
+        raise InputError(f"{design['folder']}: the design study read this folder otherwise (other gold or runs, "
+                         "other foreground values or files changed since): run it with this job's data options")

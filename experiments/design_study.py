@@ -152,11 +152,12 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
 
 def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
                    say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None, list[str],
-                                                      pd.DataFrame | None]:
-    """The base generator parameters, the fit table, the input's warnings and the main job's answer on the input.
+                                                      pd.DataFrame | None, str | None]:
+    """The base generator, the fit table, the warnings, the main job's answer and the input's fingerprint.
 
-    The fit table and the main job's own size answer (:func:`robustness.studies.design.main_job_answer`) exist
-    when --like (or --data) names a challenge.
+    The fingerprint is :meth:`robustness.io.challenge.Challenge.fingerprint` of the input as read. The fit
+    table, the main job's own size answer (:func:`robustness.studies.design.main_job_answer`) and the fingerprint
+    exist when --like (or --data) names a challenge.
 
     The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
     fit is checked statistic by statistic (:data:`robustness.simulation.calibrate.FIT_TOLERANCES`): a twin that
@@ -168,7 +169,7 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     from robustness.studies.design import base_from_challenge, main_job_answer
 
     if args.like is None and args.data is None:
-        return SyntheticConfig(**_cli.synthetic_shape(args)), None, [], None
+        return SyntheticConfig(**_cli.synthetic_shape(args)), None, [], None, None
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
 
@@ -193,7 +194,7 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
         warnings.append(note)
     target = options.target_l1 if options.target_l1 is not None else float(challenge.n_runs)
     say(f"the main job's own size answer on {args.like or args.data} (target L1 <= {target:g})")
-    return base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed)
+    return base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed), challenge.fingerprint()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
         say = _study.say(args)
         options = options_from(args)
-        base, fit_table, warnings, main_answer = base_challenge(args, options, say)
+        base, fit_table, warnings, main_answer, read = base_challenge(args, options, say)
         grid = design.make_grid(base, options)
         key = design.fingerprint(base, grid, options.simulation(base), options.seed)
         out = ResultsDir(args.out, fingerprint=key, force=args.force)
@@ -231,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
                                 n_jobs=n_jobs, progress=_study.progress(args), say=say, warnings=warnings,
                                 main_answer=main_answer)
         _cli.say(result.warnings[len(warnings):])
-        result.meta["input"].update(like=args.like or args.data)
+        like = args.like or args.data
+        # the challenge as read (its files, raters and foreground values): what `rank_convergence --design` checks
+        result.meta["input"].update(like=like if like in (None, "synthetic") else os.path.abspath(like),
+                                    challenge=read)
         _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
                                                                           "options": asdict(options)})
         if not args.quiet:

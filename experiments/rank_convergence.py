@@ -61,14 +61,17 @@ def main(argv=None) -> int:
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))
         say = _study.say(args)
-        design = _study.design_answer(args.design, data=args.data) if args.design else None
+        design = (None if args.design is None else
+                  _study.design_answer(args.design, data=args.data, out=args.out, strategies=golds))
         challenge = _cli.load(args)
+        if design is not None:
+            _study.check_design_input(design, challenge)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
         say(f"{challenge.n_images} images, {challenge.n_runs} runs, {challenge.n_annotators} annotators -> {out.path}")
         with _study.execution(args) as n_jobs:
             result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache",
                          progress=_study.progress(args), source=_cli.source(args))
-        _cli.say(result.meta["checks"])
+        _cli.say(result.meta["checks"] + result.meta["study_notes"])  # the loader's notes were printed as read
         result.meta["input"].update(data=_cli.data_description(args))
         result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
         if design is not None:

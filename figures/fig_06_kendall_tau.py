@@ -1,19 +1,24 @@
-"""Kendall's tau between the rankings under different gold strategies (micro and macro Jaccard), with intervals."""
+"""Kendall's tau between the rankings under different gold strategies (the headline metric, micro and macro)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, metric="jaccard"):
-    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+def make(results_dir, out_path, *, metric=None, primary=None):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
+
+    The metric is ``metric``, else the headline scheme's (``primary``, else the folder's meta.json).
+    """
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import for_ranking, save
+    from figures import for_ranking, headline, save
     from robustness.reporting import plotting
+    from robustness.scheme import metric_label
 
     tau = for_ranking(pd.read_csv(Path(results_dir) / "kendall_tau.csv"))
+    metric = metric or headline(results_dir, primary, tau.strategy).metric
     with plotting.style():
         fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.1), layout="constrained")
         for ax, average in zip(axes, ("micro", "macro")):
@@ -22,7 +27,7 @@ def make(results_dir, out_path, *, metric="jaccard"):
             table = {c: m.pivot(index="strategy", columns="other", values=c).loc[order, order]
                      for c in ("tau", "tau_low", "tau_high")}
             plotting.tau_heatmap(table["tau"], low=table["tau_low"], high=table["tau_high"], ax=ax,
-                                 title=f"{metric.capitalize()}, {average}")
+                                 title=f"{metric_label(metric)}, {average}")
         fig.suptitle("Kendall's tau between the rankings under two golds: above the diagonal tau, below it "
                      "its 95% interval\n(percentile bootstrap, both rankings recomputed on every resample)", fontsize=7)
         return save(fig, out_path)

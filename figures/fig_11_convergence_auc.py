@@ -5,16 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make(results_dir, out_path, *, metric="jaccard"):
-    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
+def make(results_dir, out_path, *, metric=None, primary=None):
+    """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
+
+    The metric is ``metric``, else the headline scheme's (``primary``, else the folder's meta.json).
+    """
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import for_ranking, save
+    from figures import for_ranking, headline, save
     from robustness.reporting import plotting
 
     points = for_ranking(pd.read_csv(Path(results_dir) / "convergence.csv"))
     points = points[points.tolerance == points.tolerance.max()]
+    metric = metric or headline(results_dir, primary, points.strategy).metric
     averages = [a for a in ("micro", "macro") if (points.average == a).any()]
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages), 2.6), squeeze=False,

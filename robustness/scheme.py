@@ -94,10 +94,14 @@ class Scheme:
         -------
         Scheme
         """
-        parts = [p.strip() for p in str(text).split(":")]
+        parts = str(text).split(":")
         if len(parts) != 3 or not all(parts):
             raise ValueError(f"expected GOLD:METRIC:AVERAGING (e.g. staple:dice:macro), got {text!r}")
-        return cls(parts[0], parts[1].lower(), parts[2].lower(), official=official)
+        odd = [p for p in parts if p != p.strip().lower()]
+        if odd:  # spelled as the registries and --strategies spell them: nothing guessed
+            raise ValueError(f"{odd[0]!r} in {text!r}: names are lower case, without spaces "
+                             "(e.g. staple:dice:macro)")
+        return cls(*parts, official=official)
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -114,3 +114,41 @@ def test_named_values_are_scored_as_read_with_the_warning(tmp_path, capsys):
     assert run(score.main, ["--data", str(root), "--layout", "raters", "--gold", "a,b", "--foreground", "255",
                             "--background", "0", "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "did you mean --foreground 0 --background 255?" in capsys.readouterr().err
+
+
+def test_one_stray_value_does_not_flip_the_scale_of_every_file(tmp_path):
+    """Most non-empty gold masks decide: a 2 in one 0/1 map is that file's stray pixel (its note), not a reason to
+    read every map as 255 on 0 (which would erase their 1s)."""
+    root = _raters(tmp_path / "d", 1)
+    first = root / "a" / "i0.png"
+    from PIL import Image
+
+    arr = np.asarray(Image.open(first)).copy()
+    arr[0, 0] = 2
+    write_png(first, arr)
+    assert detect_scale(sorted((root / "a").iterdir()) + sorted((root / "b").iterdir())) == (1, 0)
+
+
+def test_one_value_given_takes_the_other_end_of_0_255(tmp_path, capsys):
+    root = _raters(tmp_path / "d", 255, inverted=True)
+    assert load_raters(root, gold=["a", "b"], background=255).source.annotator_format.foreground == 0
+    assert load_raters(root, gold=["a", "b"], foreground=0).source.annotator_format.background == 255
+    assert run(score.main, ["--data", str(root), "--layout", "raters", "--gold", "a,b", "--background", "255",
+                            "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert "both 255" not in capsys.readouterr().err
+
+
+def test_a_refused_run_does_not_block_the_corrected_one(tmp_path, capsys):
+    """The refusal leaves only the counts' cache in --out; the rerun with the values the error names proceeds."""
+    root = _raters(tmp_path / "d", 255, inverted=True)
+    out = tmp_path / "out"
+    common = ["--data", str(root), "--layout", "raters", "--gold", "a,b", "--out", str(out), "--quiet",
+              "--orders", "4", "--bootstrap", "20", "--outer", "4", "--no-figures"]
+    assert run(main_job.main, common) == 2
+    capsys.readouterr()
+    assert run(main_job.main, common + ["--foreground", "0", "--background", "255"]) == 0
+    assert (out / "meta.json").exists()
+    # results of another input are still protected
+    other = _raters(tmp_path / "e", 1, seed=5)
+    assert run(main_job.main, [*common[:1], str(other), *common[2:]]) == 2
+    assert "holds results of another input" in capsys.readouterr().err

@@ -379,6 +379,27 @@ def test_ctrl_c_with_an_idle_worker_is_one_line():
     assert proc.returncode == 130 and err == "interrupted\n", err
 
 
+def test_ctrl_c_wrapped_by_numba_is_still_one_line(capsys):
+    """A Ctrl-C that lands while numba unpickles a cached kernel comes back as a SystemError caused by the
+    KeyboardInterrupt (seen on a fresh clone, where the kernels load from a cold cache): still one line, 130."""
+    from experiments._cli import run
+
+    def interrupted_in_a_kernel(argv):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(<function count_run_words>) returned a result with an exception set") \
+                from exc
+
+    def other_system_error(argv):
+        raise SystemError("not an interrupt")
+
+    assert run(interrupted_in_a_kernel, []) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+    with pytest.raises(SystemError, match="not an interrupt"):
+        run(other_system_error, [])
+
+
 def test_ctrl_c_with_two_jobs_is_one_line(tmp_path):
     """Ctrl-C reaches every process of the job (the terminal signals the process group): the workers ignore it."""
     out = tmp_path / "o"

@@ -19,7 +19,7 @@ FAST = ["--orders", "6", "--bootstrap", "40", "--outer", "4", "--quiet"]
 # -- the value --------------------------------------------------------------------------------------------------
 
 def test_scheme_parses_and_names_itself():
-    s = Scheme.parse(" STAPLE : Dice : MACRO ".replace("STAPLE", "staple"))
+    s = Scheme.parse("staple:dice:macro")
     assert s.key == ("staple", "dice", "macro") and s.text == "staple:dice:macro"
     assert s.label == "STAPLE, macro Dice" and not s.official and s.title == "the headline scheme"
     assert s.averages == ("micro", "macro") and s.with_average("micro") == ("staple", "dice", "micro")
@@ -163,6 +163,12 @@ def test_figures_show_the_headline_scheme(organiser, monkeypatch):
     assert all("Dice" in ax.get_xlabel() for ax in drawn[0].axes)
     fig_09_significance_map.make(out, out / "figures" / "y")
     assert len(drawn) == 2
+    from figures import fig_06_kendall_tau, fig_11_convergence_auc
+
+    fig_06_kendall_tau.make(out, out / "figures" / "z")  # the metric from meta.json, as a rebuilt figure
+    assert [ax.get_title() for ax in drawn[2].axes if ax.get_title()] == ["Dice, micro", "Dice, macro"]
+    fig_11_convergence_auc.make(out, out / "figures" / "w")
+    assert [ax.get_title() for ax in drawn[3].axes] == ["Dice, micro", "Dice, macro"]
     import matplotlib.pyplot as plt
 
     for fig in drawn:
@@ -262,3 +268,10 @@ def test_the_score_command_sorts_by_the_headline_and_records_it(tmp_path, capsys
                                  "--out", str(bad)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and not bad.exists() and err[-1].startswith("error:") and "'union' is not among" in err[-1]
+
+
+@pytest.mark.parametrize("text", ["Majority:jaccard:micro", "majority:JACCARD:micro", " majority:jaccard:micro",
+                                  "majority: jaccard:micro"])
+def test_primary_is_spelled_as_the_registries_spell_it(text):
+    with pytest.raises(ValueError, match="names are lower case, without spaces"):
+        Scheme.parse(text)

@@ -150,5 +150,48 @@ def test_the_main_summary_says_whether_the_design_study_agrees(walked, tmp_path,
     assert _cli.run(main_job.main, args[:args.index("--out")] + other + ["--design", str(walked / "main")]) == 2
     assert "--design names a design study's results folder" in capsys.readouterr().err
     assert _cli.run(main_job.main, other + ["--design", str(walked / "design")]) == 2
-    assert "not of the synthetic challenge" in capsys.readouterr().err
+    assert "give --data (the folder the design study read with --like)" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_design_study_of_another_reading_or_a_damaged_one_is_refused(walked, tmp_path, capsys):
+    """--design is checked before any work: the challenge as the design study read it (raters, foreground values,
+    files), a folder that overlaps --out, the majority gold kept, and every number it holds."""
+    import shutil
+
+    design = walked / "design"
+    args = _commands()["rank_convergence"]
+    i = args.index("--out")
+    base, out = args[:i] + args[i + 2:], tmp_path / "out"
+
+    def refused(extra, message, folder=design):
+        code = _cli.run(main_job.main, base + ["--out", str(out), "--quiet", "--design", str(folder)] + extra)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and err[-1].startswith("error: ") and message in err[-1], err
+        assert "Traceback" not in "\n".join(err) and not (out / "meta.json").exists()
+
+    runs = base[base.index("--systems") + 1]
+    refused(["--systems", runs.replace("Person1_ImageJ", "Person2_ImageJ")], "read this folder otherwise")
+    refused(["--strategies", "staple,union"], "keep majority in --strategies")
+    code = _cli.run(main_job.main, base + ["--out", str(design / "inside"), "--quiet", "--design", str(design)])
+    assert code == 2 and "overlap" in capsys.readouterr().err
+    refused([], "not there", folder=tmp_path / "nowhere")
+    damaged = tmp_path / "damaged"
+    shutil.copytree(design, damaged)
+    meta = json.loads((damaged / "meta.json").read_text())
+    meta["input"] = ["not", "a", "dict"]
+    (damaged / "meta.json").write_text(json.dumps(meta))
+    refused([], "not run --like a folder of masks", folder=damaged)
+    meta["input"] = {"like": meta_like(design), "challenge": None}
+    (damaged / "meta.json").write_text(json.dumps(meta))
+    refused([], "does not record the challenge it read", folder=damaged)
+    sizes = pd.read_csv(design / "recommendation_sizes.csv")
+    sizes.loc[(sizes.strategy == "majority") & (sizes.average == "micro"), "largest_size"] = -1
+    meta["input"] = json.loads((design / "meta.json").read_text())["input"]
+    (damaged / "meta.json").write_text(json.dumps(meta))
+    sizes.to_csv(damaged / "recommendation_sizes.csv", index=False)
+    refused([], "is not a size with its interval", folder=damaged)
+
+
+def meta_like(folder):
+    return json.loads((folder / "meta.json").read_text())["input"]["like"]

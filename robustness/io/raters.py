@@ -217,8 +217,10 @@ def load_raters(
     given = foreground is not None or background is not None or threshold is not None
     if not given and not binarize and labels is None:
         foreground, background = detect_scale([p for a in gold for p in ann_paths[a] if p is not None])
-    foreground = 255 if foreground is None else foreground
-    background = 0 if background is None else background
+    if foreground is None:  # one value given: the other is the other end of 0/255
+        foreground = 255 if background != 255 else 0
+    if background is None:
+        background = 0 if foreground != 0 else 255
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
@@ -228,15 +230,17 @@ def load_raters(
 
 #: Gold masks :func:`detect_scale` decodes: the first non-empty ones in file order, at most this many.
 SCALE_SAMPLE = 4
+#: At most this many gold masks are decoded to find :data:`SCALE_SAMPLE` non-empty ones.
+SCALE_SCAN = 64
 
 
 def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, int]:
     """The (foreground, background) values the masks are stored with, from the values present.
 
-    Decodes gold masks in order until ``sample`` non-empty ones are seen (an empty mask holds 0 on either scale):
-    when every one holds only 0 and 1, the masks are label maps (1 on 0), else 255 on 0. A file on the other
-    scale is then read on its own scale with a note, as with given values; a mask with other values (grey
-    levels, an inverted polarity) is judged by the reader and the checks as with the defaults.
+    Decodes gold masks in order until ``sample`` non-empty ones are seen (an empty mask holds 0 on either scale;
+    at most :data:`SCALE_SCAN` files are decoded): when most of them hold only 0 and 1, the masks are label maps
+    (1 on 0), else 255 on 0. A file on the other scale is then read on its own scale with a note, as with given
+    values, and a stray value in one file (a 2 in a 0/1 map) is that file's note, not the whole challenge's scale.
 
     Parameters
     ----------
@@ -252,18 +256,16 @@ def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, in
     """
     from robustness.io.masks import read_grey
 
-    seen = 0
-    for p in paths[:4 * sample]:  # a folder of empty masks is not read twice
-        grey = read_grey(p)
-        top = int(grey.max(initial=0))
+    label_maps = others = 0
+    for p in paths[:SCALE_SCAN]:
+        top = int(read_grey(p).max(initial=0))
         if top == 0:
             continue
-        if top > 1:
-            return 255, 0
-        seen += 1
-        if seen >= sample:
+        label_maps += top == 1
+        others += top > 1
+        if label_maps + others >= sample:
             break
-    return (1, 0) if seen else (255, 0)
+    return (1, 0) if label_maps > others else (255, 0)
 
 
 def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:

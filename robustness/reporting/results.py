@@ -422,9 +422,18 @@ class ResultsDir:
             return
         foreign = [e for e in self.path.iterdir() if e.name not in (LOCK, INPUTS) and not _job_folder(e)]
         marks = {_read_mark(self.path / INPUTS)} | {_read_mark(c / INPUTS) for c in self._commits()}
-        if foreign and fingerprint not in marks:
+        if foreign and fingerprint not in marks and not self._only_our_cache(foreign):
             raise InputError(f"{self.path}: output folder holds results of another input; "
                              "pass --force to overwrite it or choose another --out")
+
+    def _only_our_cache(self, foreign: list[Path]) -> bool:
+        """Whether a run of ours left only its cache here (refused or interrupted before any result was written).
+
+        The folder carries our input mark and no ``meta.json``, and its one other entry is the ``cache`` folder,
+        whose entries are keyed by their own inputs: nothing of the user's and no result to protect.
+        """
+        return ((self.path / INPUTS).is_file() and not (self.path / META).exists()
+                and all(e.name == "cache" and e.is_dir() and not e.is_symlink() for e in foreign))
 
     def _previous_files(self, force) -> list[str]:
         try:

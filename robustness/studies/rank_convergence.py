@@ -186,6 +186,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
                              rng=options.rng("random_golds"), boundary=options.boundary)
     t_pass = time.time() - t0
+    found = input_checks(challenge, counts)  # a misread input is refused here, before the resampling
 
     def schemes(unit):
         return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over)
@@ -258,7 +259,6 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
     verdicts = _verdicts(counts, tables, res, truth, primary=primary, lenient=lenient,
                          test_sets=(outer_auc, list(gold_schemes.names)))
-    found = input_checks(challenge, counts)
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
     meta = {
         "options": asdict(options), "methods": methods_meta(),
@@ -274,7 +274,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "bootstrap_unit": boot_schemes.unit, "bootstrap_units": boot_schemes.n_units,
         "pixel_pass_s": round(t_pass, 2),
         "warnings": warnings,
-        "checks": found,
+        "checks": found, "study_notes": curve_notes + rank_notes,
     }
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
 

@@ -132,8 +132,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         items.append("**Which gold**: this test set cannot say which gold ranks closer to the truth (there is no "
                      "truth, and the convergence curves measure how soon a subset agrees with this test set's own "
                      "ranking, "
-                     f"not accuracy). The design study answers it by simulating challenges like this one: "
-                     f"`{design_command(res)}` (recommendation.md).")
+                     "not accuracy). The design study answers it by simulating challenges like this one: "
+                     + (f"its recommendation.md in {res.meta['design_answer']['folder']} (--design)."
+                        if res.meta.get("design_answer") else f"`{design_command(res)}` (recommendation.md)."))
     r.heading("What to conclude")
     r.bullets(items[:6])
 
@@ -219,6 +220,12 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
     return " ".join(parts) or None
 
 
+def _schemes_text(rows: list[dict]) -> str:
+    """Schemes in prose: ``intersection, micro Jaccard``, ``... and union, micro Jaccard`` (each in one breath)."""
+    said = [_scheme_text(v) for v in rows]
+    return said[0] if len(said) == 1 else "; ".join(said[:-1]) + "; and " + said[-1]
+
+
 def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
     """Whether another gold, averaging or metric moves the first place (verdicts ``winner_by_scheme``)."""
     rows = res.verdict("winner_by_scheme")
@@ -235,12 +242,12 @@ def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
                          for v in moves[:4])
         more = f" (and {len(moves) - 4} more schemes)" if len(moves) > 4 else ""
         return (f"**What moves the first place**: {lead} is first under {p.label}, but {said}{more}."
-                + (f" Under {'; '.join(_scheme_text(v) for v in maybe)} another run is first on this test set, "
-                   "without confidence (tied)." if maybe else "") + tail)
+                + (f" Under {_schemes_text(maybe)}, another run is first on this test set, without confidence "
+                   "(tied)." if maybe else "") + tail)
     if maybe:
-        return (f"**What moves the first place**: nothing with confidence. Under "
-                f"{'; '.join(_scheme_text(v) for v in maybe)} another run than {lead} is first on this test set, but "
-                f"{lead} is also first in at least 2.5% of resamples there (tied)." + tail)
+        return (f"**What moves the first place**: nothing with confidence. Under {_schemes_text(maybe)}, another "
+                f"run than {lead} is first on this test set, but {lead} is also first in at least 2.5% of "
+                "resamples there (tied)." + tail)
     return (f"**What moves the first place**: none of the {len(rows)} other schemes tried (another fixed gold, the "
             f"other averaging, another overlap metric): {lead} is first under each of them on this test set.")
 

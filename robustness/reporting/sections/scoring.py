@@ -20,9 +20,13 @@ def _score_input(r: Report, res: StudyResult) -> None:
         from robustness.scheme import from_meta
 
         p = from_meta(res.meta)
+        set_by = (res.meta["primary"] or {}).get("set_by")
+        why = ("the organiser's choice (--primary)" if set_by == "--primary" else
+               "the official scorer's on this layout" if p.official else
+               "the package's default, not this challenge's decision (--primary names another)")
         r.paragraph(f"leaderboard.csv is sorted by {p.title}: {p.label} ({p.text}; "
-                    f"{'lower' if p.lower_better else 'higher'} is better). Scores only: which runs differ, and how "
-                    "far this ranking is from the ranking on unlimited data, is the main job's "
+                    f"{'lower' if p.lower_better else 'higher'} is better), {why}. Scores only: which runs differ, "
+                    "and how far this ranking is from the ranking on unlimited data, is the main job's "
                     "(python -m experiments.rank_convergence).")
 
 
