@@ -299,6 +299,31 @@ def twin_surface_distances(a, b, spacing, planar):
     return d.min(axis=1), d.min(axis=0)
 
 
+def twin_mask_box(a):
+    """The foreground's smallest box (z0, z1, y0, y1, x0, x1), ends exclusive, from every foreground coordinate."""
+    where = np.argwhere(np.asarray(a, bool))
+    if not len(where):
+        return None
+    lo, hi = where.min(axis=0), where.max(axis=0) + 1
+    return tuple(int(v) for pair in zip(lo, hi) for v in pair)
+
+
+def twin_union_box(boxes):
+    """The smallest (lo, hi) holding every box: the smallest start and the largest end on each axis, in a loop."""
+    found = [b for b in boxes if b is not None]
+    if not found:
+        return None
+    lo = [min(b[2 * k] for b in found) for k in range(3)]
+    hi = [max(b[2 * k + 1] for b in found) for k in range(3)]
+    return np.array(lo), np.array(hi)
+
+
+def twin_distances_at(sources, index_sets, spacing):
+    """The distance to the nearest source voxel at each flat index of each set (brute force; inf without sources)."""
+    full = np.sqrt(twin_squared_edt(sources, spacing)).reshape(-1)
+    return [full[np.asarray(idx, dtype=np.int64)] for idx in index_sets]
+
+
 def tiny_cases() -> int:
     """Every kernel on tiny hand-made inputs, checked against its twin and against numbers worked out by hand.
 

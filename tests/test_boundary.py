@@ -16,7 +16,14 @@ from robustness.overlap.boundary import (
     is_boundary_metric,
     surface_distances,
 )
-from tests.naive import twin_squared_edt, twin_surface_distances, twin_surface_of
+from tests.naive import (
+    twin_distances_at,
+    twin_mask_box,
+    twin_squared_edt,
+    twin_surface_distances,
+    twin_surface_of,
+    twin_union_box,
+)
 
 SPACINGS = st.tuples(*[st.sampled_from([0.3, 0.5, 1.0, 1.7, 3.0])] * 3)
 
@@ -51,6 +58,52 @@ def test_squared_edt_at_queries_matches_brute_force(shape, spacing, data):
     want = twin_squared_edt(src, spacing)[queries]
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(1, 5), st.integers(1, 6), st.integers(1, 6)), st.data())
+def test_mask_box_and_union_box_match_twins(shape, data):
+    masks_ = [data.draw(masks(shape)) for _ in range(data.draw(st.integers(1, 3)))]
+    boxes = [_kernels.mask_box(m) for m in masks_]
+    assert boxes == [twin_mask_box(m) for m in masks_]
+    got, want = _kernels.union_box(boxes), twin_union_box(boxes)
+    assert (got is None) == (want is None)
+    if got is not None:
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        cut = tuple(slice(int(i), int(j)) for i, j in zip(*got))
+        assert all(m[cut].sum() == m.sum() for m in masks_)  # the box holds every foreground voxel
+
+
+def test_mask_box_hand_made():
+    a = np.zeros((3, 4, 5), bool)
+    assert _kernels.mask_box(a) is None and _kernels.union_box([None, None]) is None
+    a[1, 2, 3] = a[2, 1, 1] = True
+    assert _kernels.mask_box(a) == (1, 3, 1, 3, 1, 4)
+    lo, hi = _kernels.union_box([(1, 3, 1, 3, 1, 4), None, (0, 1, 2, 4, 0, 2)])
+    assert lo.tolist() == [0, 1, 0] and hi.tolist() == [3, 4, 4]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(1, 5), st.integers(1, 6), st.integers(1, 6)), SPACINGS, st.data())
+def test_distances_at_matches_brute_force(shape, spacing, data):
+    src = data.draw(masks(shape))
+    n = int(np.prod(shape))
+    sets = [np.unique(data.draw(st.lists(st.integers(0, n - 1), max_size=6))).astype(np.int64) for _ in range(3)]
+    got = _kernels.distances_at(src, sets, np.array(spacing))
+    want = twin_distances_at(src, sets, spacing)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+
+
+def test_distances_at_hand_made():
+    src = np.zeros((1, 3, 4), bool)
+    src[0, 0, 0] = True
+    got = _kernels.distances_at(src, [np.array([0, 3]), np.array([11])], np.array([1.0, 2.0, 0.5]))
+    np.testing.assert_allclose(got[0], [0.0, 1.5])  # (0,0,3): 3 voxels of 0.5 mm along x
+    np.testing.assert_allclose(got[1], [np.hypot(4.0, 1.5)])  # (0,2,3): 2 x 2 mm along y, 3 x 0.5 mm along x
+    assert np.isinf(_kernels.distances_at(np.zeros((1, 2, 2), bool), [np.array([0])], np.ones(3))[0]).all()
 
 
 @settings(max_examples=80, deadline=None)

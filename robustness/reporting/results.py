@@ -661,6 +661,10 @@ def open_results(path: str | os.PathLike) -> tuple[Path, dict]:
         raise InputError(f"{path}: no complete results here (meta.json missing: the run did not finish)") from None
 
 
+#: This package's distribution name on the package index (its import name is ``robustness``).
+DISTRIBUTION = "leaderboard-robustness"
+
+
 def versions() -> dict:
     """Versions of the package and of what its numbers depend on.
 
@@ -673,7 +677,11 @@ def versions() -> dict:
     import platform
 
     out = {"python": platform.python_version()}
-    for name in ("robustness", "numpy", "scipy", "numba", "pandas", "matplotlib", "joblib", "SimpleITK",
+    try:  # this package under its distribution name (another project's distribution is named "robustness")
+        out["robustness"] = md.version(DISTRIBUTION)
+    except md.PackageNotFoundError:
+        out["robustness"] = None
+    for name in ("numpy", "scipy", "numba", "pandas", "matplotlib", "joblib", "SimpleITK",
                  "statsmodels", "tifffile", "imagecodecs", "pillow", "pyarrow"):
         try:
             out[name] = md.version(name)
