@@ -15,8 +15,10 @@ estimator                          checked
 ``expected_l1_known_prior``        the same estimate with the prior's variances taken from the
                                    population (each team its own): what the prior's normal form costs
                                    when nothing has to be estimated (a diagnostic): relative bias
-``units_needed``                   the conservative size claim: share of test sets whose claimed size
-                                   reaches the target in truth; the median claim over the true need
+``units_needed``                   the conservative size claim: share of test sets whose claim holds in
+                                   truth (the claimed size reaches the target; a claim "more than the
+                                   largest size tried" holds where the target is not reached there
+                                   either, :func:`size_claim_holds`); the median claim over the true need
 ``score_interval_<method>``        every run's score interval (percentile, BCa, studentized): coverage
 ``pairs_differ_<test>_<family>``   "these two runs differ" claims (Holm over all pairs, or over the
                                    leaderboard's neighbours): the share of claims whose direction is wrong
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
     from robustness.statistics.schemes import Schemes
 
 __all__ = ["CalibrationOptions", "PopulationSpec", "PopulationTruth", "default_populations", "population_counts",
-           "population_truth", "calibrate",
+           "population_truth", "calibrate", "size_claim_holds",
            "CALIBRATION_COLUMNS"]
 
 #: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
@@ -356,6 +358,34 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
     return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se)
 
 
+
+def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
+    """Whether a size claim holds in truth.
+
+    A claim "n units reach the target" holds where the true expected L1 at n is at most the target; a claim
+    "more than the largest size tried" (``beyond``, whose ``truth_at_claim`` is the truth at that largest size)
+    holds where the target is not reached there either.
+
+    Parameters
+    ----------
+    beyond : bool
+        The claim is "more than the largest size tried".
+    truth_at_claim : float
+        The true expected L1 at the claimed (or the largest) size.
+    target : float
+        The target expected L1.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> size_claim_holds(False, 38.0, 40.0), size_claim_holds(True, 52.0, 40.0), size_claim_holds(True, 31.0, 40.0)
+    (True, True, False)
+    """
+    return truth_at_claim > target if beyond else truth_at_claim <= target
+
 def _share(hits: list, weights: list | None = None) -> tuple[float, float]:
     """A share over test sets (clusters): the ratio estimate and its standard error."""
     h = np.asarray(hits, dtype=float)
@@ -627,7 +657,7 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
                 row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
                     relative_bias_se=bias_se)
         d = [x for r in results for x in r["needed"] if x["scheme"] == s]
-        reach = [float(x["truth_at_claim"] <= n_runs) for x in d]
+        reach = [float(size_claim_holds(x["beyond"], x["truth_at_claim"], float(n_runs))) for x in d]
         share, share_se = _share(reach)
         need = d[0]["true_need"]
         claims = np.array([x["claim"] for x in d])
