@@ -178,3 +178,15 @@ def test_one_image_per_encounter_is_one_unit_in_the_coverage_warning():
     assert "percentile over volumes (micro) 80.0%" in warning and "encounter" not in warning
     assert warning.count("80.0%") == 1
 
+
+
+def test_a_quick_size_interval_is_called_indicative():
+    from robustness.reporting.sections.design import _indicative
+
+    class Result:
+        def __init__(self, quick, replicates):
+            self.meta = {"options": {"quick": quick}, "grid": {"replicates": replicates}}
+
+    assert "With 4 replicates" in _indicative(Result(True, 4)) and "indicative" in _indicative(Result(True, 4))
+    assert _indicative(Result(False, 20)) == ""
+    assert "With 8 replicates" in _indicative(Result(False, 8))

@@ -208,7 +208,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
             f"{_about(_size(rec['value'], largest))} {unit}s (95% interval over replicates: "
             f"{_size(rec['low'], largest)} to {conservative}); "
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
-               f"{conservative} {unit}s are needed to meet it with 95% confidence."))
+               f"{conservative} {unit}s are needed to meet it with 95% confidence.")
+            + _indicative(res))
     main = _main_job_bullet(res, unit, target)
     if main:
         items.append(main)
@@ -247,6 +248,21 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
     r.bullets(items)
     _how_far(r, res, size, unit, n_runs)
+
+
+def _indicative(res: StudyResult) -> str:
+    """With few replicates the interval is indicative: say so.
+
+    An independent audit found a --quick interval of 62 to 128 encounters where a new run population with the same
+    settings needed 152 to 197 (issue "Honest where one test set cannot tell").
+    """
+    g = res.meta.get("grid") or {}
+    replicates = int(g.get("replicates", 0) or 0)
+    if not (res.meta.get("options") or {}).get("quick") and replicates >= 20:
+        return ""
+    return (f" With {replicates} replicates (each one test set of one run population) this interval is indicative: "
+            "it samples neither the test sets nor the run populations enough to hold on a new run population; "
+            "without --quick the study runs 20.")
 
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
