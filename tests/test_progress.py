@@ -22,10 +22,10 @@ def test_a_status_line_whenever_a_stage_runs_quiet_for_the_interval():
     stream = io.StringIO()
     with progress.feedback(True, every=0.2, stream=stream):
         progress.stage("fitting the generator", printed=False)
-        time.sleep(0.5)
+        time.sleep(1.0)  # five intervals: room for a loaded machine
         bar = progress.Progress(8, "bootstrap (mean)", "batch")
         bar.update(3)
-        time.sleep(0.4)
+        time.sleep(1.0)
         bar.close()
     lines = stream.getvalue().splitlines()
     assert any(re.fullmatch(r"\[\d+ s\] fitting the generator", x) for x in lines), lines
