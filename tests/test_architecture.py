@@ -231,6 +231,17 @@ def test_the_import_graph_has_no_cycle():
     assert not cycles, f"import cycles: {cycles}"
 
 
+def test_reports_and_statistics_import_no_study():
+    """The report reads a results folder and meta.json's named fields; the statistics are below the studies: neither
+    imports a study module (the shared pieces of the size answers live in statistics/size_answers.py)."""
+    modules = {name: (path, pkg) for name, path, pkg in _modules()}
+    found = {name: sorted(m for m in _imports(name, path, pkg, modules) if m.startswith("robustness.studies"))
+             for name, (path, pkg) in modules.items()
+             if name.startswith(("robustness.reporting", "robustness.statistics"))}
+    assert len(found) > 20  # the walk saw them
+    assert not {k: v for k, v in found.items() if v}
+
+
 def test_no_module_imports_another_modules_private_names():
     import ast
 

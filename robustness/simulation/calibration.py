@@ -46,6 +46,7 @@ import numpy as np
 
 from robustness.parallel import run_batches
 from robustness.seeds import stream
+from robustness.statistics.convergence import GOLD_ORDERS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,8 +69,6 @@ CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_s
 GOLDS = ("majority", "intersection", "union", "staple")
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
-#: Orders per test set in the gold comparisons (the main job's :data:`robustness.studies.rank_convergence.GOLD_ORDERS`).
-GOLD_ORDERS = 10
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,11 @@ if TYPE_CHECKING:
 
     from robustness.statistics.schemes import Schemes
 
-__all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "rank_convergence"]
+__all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "GOLD_ORDERS", "rank_convergence"]
+
+#: Random orders per resampled test set when golds' curves are compared over test sets (the outer resamples carry
+#: the rest): the main job's and the calibration's comparisons use this one value.
+GOLD_ORDERS = 10
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,6 +24,13 @@ from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
 from robustness.statistics.population import ESTIMATOR
+from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
+    MIN_COVERAGE,
+    answers_overlap,
+    compare_answers,
+    size_range,
+    unit_name,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -381,26 +388,6 @@ def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
     return int(np.clip(32 * base.n_encounters, 400, 6400))
 
 
-def unit_name(base: SyntheticConfig | dict) -> str:
-    """The test-set unit's name: ``encounter``, ``volume`` or ``image``.
-
-    ``encounter`` when encounters hold several images, else ``volume`` for a 3D challenge and ``image`` for a 2D one.
-
-    Parameters
-    ----------
-    base : SyntheticConfig or dict
-        The base generator parameters (a dict as meta.json records them).
-
-    Returns
-    -------
-    str
-    """
-    get = base.get if isinstance(base, dict) else lambda k, d=None: getattr(base, k, d)
-    if (get("n_images", 2) or 2) > (get("n_encounters", 1) or 1):
-        return "encounter"
-    return "volume" if get("depth") is not None else "image"
-
-
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
                     simulation: DesignOptions, unit: str = "encounter") -> list[str]:
     """What the reader must know before trusting the recommendation: a blunt pool, an unreachable target."""
@@ -430,10 +417,6 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
     return out
 
 
-#: Below this simulated coverage of the nominal 95% bootstrap interval the twin's intervals are a warning.
-MIN_COVERAGE = 0.90
-
-
 def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
     """One warning naming the twin's bootstrap intervals that cover in fewer than 90% of test sets (nominal 95%).
 
@@ -455,78 +438,6 @@ def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
             f"{low.encounters.iloc[0]:.0f} {unit}s (nominal 95%): {said}"
             + ("; each CI includes the nominal 95% (more --replicates tell)" if unsure else
                "; claims resting on such intervals overstate their confidence")]
-
-
-def size_range(value: float, low: float, high: float, *, beyond: bool = False, already: bool = False,
-               smallest: float = 0.0, largest: float = math.inf) -> tuple[float, float, float]:
-    """A size answer as (estimate, low, high) with its open ends made explicit.
-
-    ``beyond``: more than ``largest`` (the high end is infinite); ``already``: at most ``smallest`` (the low end);
-    nan ends become the range's ends.
-
-    Parameters
-    ----------
-    value, low, high : float
-        The estimate and its interval (nan where open).
-    beyond, already : bool
-        The answer lies above the largest size tried, or at or below the smallest.
-    smallest, largest : float
-        The sizes tried at either end.
-
-    Returns
-    -------
-    tuple of float
-        ``(estimate, low, high)``, ``high`` infinite when open above.
-    """
-    lo = smallest if already or not np.isfinite(low) or low < 0 else low  # negative: at most -low (its first size)
-    hi = math.inf if beyond or not np.isfinite(high) else high
-    return value, lo, hi
-
-
-def answers_overlap(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
-    """Whether two size intervals (estimate, low, high) share a size.
-
-    Parameters
-    ----------
-    a, b : tuple of float
-        As :func:`size_range` returns them.
-
-    Returns
-    -------
-    bool
-    """
-    return max(a[1], b[1]) <= min(a[2], b[2])
-
-
-def compare_answers(rec: dict) -> dict | None:
-    """The design study's size for majority, micro Jaccard beside the main job's on the real challenge.
-
-    Parameters
-    ----------
-    rec : dict
-        The recommendation, with ``main_answer`` (the main job's estimate on the real data) where it was computed.
-
-    Returns
-    -------
-    dict or None
-        ``real`` and ``design`` ranges (:func:`size_range`), ``overlap`` and the open ends; None without a main answer.
-    """
-    main, sizes = rec.get("main_answer"), rec["sizes"]
-    if main is None:
-        return None
-    mine = main[(main.strategy == DEFAULT.gold) & (main.average == DEFAULT.average)]
-    twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
-    if mine.empty or twin.empty:
-        return None
-    m, t = mine.iloc[0], twin.iloc[0]
-    real = size_range(float(m.units_needed_point), float(m.units_needed_low), float(m.units_needed),
-                      beyond=bool(m.beyond), already=bool(m.already), largest=float(m.largest_size))
-    design = size_range(float(t.encounters_for_l1), float(t.encounters_for_l1_optimistic),
-                        float(t.encounters_for_l1_conservative), largest=float(t.largest_size))
-    return {"real": real, "design": design, "overlap": answers_overlap(real, design),
-            "real_beyond": bool(m.beyond), "real_already": bool(m.already), "largest": float(m.largest_size),
-            "design_ends": (float(t.encounters_for_l1_optimistic), float(t.encounters_for_l1_conservative)),
-            "design_largest": float(t.largest_size)}
 
 
 def differing_assumptions(fit_table: pd.DataFrame | None) -> str:

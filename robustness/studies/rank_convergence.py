@@ -22,6 +22,7 @@ import numpy as np
 from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
+from robustness.statistics.convergence import GOLD_ORDERS
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
@@ -45,8 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["RankConvergenceOptions", "run"]
 
 STUDY = "rank_convergence"
-#: Random orders per resampled test set in the comparison of golds' curves (the outer resamples carry the rest).
-GOLD_ORDERS = 10
 
 
 @dataclass(frozen=True)
@@ -261,7 +260,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
                          test_sets=(outer_auc, list(gold_schemes.names)))
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
     meta = {
-        "options": asdict(options), "methods": methods_meta(),
+        "options": asdict(options), "methods": methods_meta(), "gold_orders": GOLD_ORDERS,
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),

@@ -91,9 +91,9 @@ def unit_of(base: dict) -> str:
     -------
     str
         ``encounter`` when encounters hold several images, else ``volume`` (3D) or ``image``
-        (:func:`robustness.studies.design.unit_name`).
+        (:func:`robustness.statistics.size_answers.unit_name`).
     """
-    from robustness.studies.design import unit_name
+    from robustness.statistics.size_answers import unit_name
 
     return unit_name(base)
 
@@ -267,7 +267,7 @@ def _indicative(res: StudyResult) -> str:
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
     """A warning that opens the recommendation where the twin's intervals cover less than 90% (nominal 95%)."""
-    from robustness.studies.design import MIN_COVERAGE
+    from robustness.statistics.size_answers import MIN_COVERAGE
 
     low = [x for x in res.verdict("interval_coverage") if x["value"] < MIN_COVERAGE]
     if unit != "encounter" and any(x["subject"][0] != "encounter" for x in low):

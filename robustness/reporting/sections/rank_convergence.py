@@ -17,7 +17,6 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, metric_label
-from robustness.studies.rank_convergence import GOLD_ORDERS
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -150,7 +149,7 @@ def _design_sentence(res: StudyResult) -> str:
         return ""
     from robustness.reporting.sections.design import size_comparison
     from robustness.scheme import DEFAULT
-    from robustness.studies.design import compare_answers
+    from robustness.statistics.size_answers import compare_answers
 
     own = res.table("test_set_size.csv")
     own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
@@ -527,7 +526,8 @@ def _convergence(r: Report, res: StudyResult) -> None:
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
                         f"{_resampled(res)}, "
-                        f"{GOLD_ORDERS} orders each; strategy_comparison.csv, columns auc_diff_test_sets): a claim "
+                        f"{res.meta.get('gold_orders', 10)} orders each; strategy_comparison.csv, columns "
+                        "auc_diff_test_sets): a claim "
                         "about the golds that should hold on a new test set, not only on this one's orders "
                         "(auc_diff, the paired difference over this test set's orders, is kept beside it).")
     rows = []
