@@ -15,6 +15,14 @@ REPO = Path(__file__).resolve().parents[1]
 # that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf, the commands' default).
 os.environ.setdefault("ROBUSTNESS_FIGURE_FORMATS", "png")
 
+# Property tests draw the same examples on every run (a red CI must be reproducible, not a draw of the day):
+# HYPOTHESIS_PROFILE=explore draws new ones, to look for cases the fixed draws miss (docs/development.md).
+from hypothesis import settings as _hypothesis  # noqa: E402
+
+_hypothesis.register_profile("fixed", derandomize=True)
+_hypothesis.register_profile("explore", derandomize=False)
+_hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
+
 
 def shared_data() -> Path:
     """../shared/data, or $ROBUSTNESS_SHARED_DATA."""
