@@ -365,8 +365,7 @@ def primary_scheme(args: argparse.Namespace, strategies) -> Scheme:
 
     official = getattr(args, "layout", None) == "dermavqa"
     if getattr(args, "primary", None):
-        chosen = Scheme.parse(args.primary)
-        return Scheme(*chosen.key, official=official and chosen.key == DEFAULT.key)
+        return Scheme.parse(args.primary, official=official and args.primary == DEFAULT.text)
     return default_scheme(strategies, official=official)
 
 

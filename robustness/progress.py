@@ -28,7 +28,6 @@ class _State:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.active = False
         self.started = time.monotonic()
         self.last = time.monotonic()
         self.stage = "starting"
@@ -82,7 +81,7 @@ def feedback(enabled: bool, *, every: float = EVERY, stream: TextIO | None = Non
         return
     terminal = bool(getattr(stream, "isatty", lambda: False)())
     with _STATE.lock:
-        _STATE.active, _STATE.started, _STATE.last = True, time.monotonic(), time.monotonic()
+        _STATE.started, _STATE.last = time.monotonic(), time.monotonic()
         _STATE.stage, _STATE.done, _STATE.total, _STATE.bars = "starting", None, None, 0
     stop = threading.Event()
     thread = threading.Thread(target=_beat, args=(stop, every, stream, terminal), daemon=True)
@@ -92,8 +91,6 @@ def feedback(enabled: bool, *, every: float = EVERY, stream: TextIO | None = Non
     finally:
         stop.set()
         thread.join()
-        with _STATE.lock:
-            _STATE.active = False
 
 
 def stage(text: str, *, printed: bool = True) -> None:

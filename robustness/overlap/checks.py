@@ -126,10 +126,7 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
     list of str
         One warning when more than half of the annotator masks cover more than half of their image, else empty.
     """
-    valid = counts.annotator_valid
-    size = np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))])  # |mask|
-    cover = size / np.maximum(counts.n_pixels, 1)[None, :]
-    share = cover[valid]
+    share = _cover(counts)
     n_big = int((share > 0.5).sum())
     if share.size == 0 or n_big <= share.size / 2:
         return []
@@ -155,8 +152,7 @@ def covering_foreground(counts: OverlapCounts) -> bool:
     -------
     bool
     """
-    size = np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))])
-    share = (size / np.maximum(counts.n_pixels, 1)[None, :])[counts.annotator_valid]
+    share = _cover(counts)
     return bool(share.size) and float((share > 0.5).mean()) >= COVERING_SHARE
 
 
@@ -164,6 +160,11 @@ def _sizes(counts: OverlapCounts) -> np.ndarray:
     """|mask| of every annotator on every image (annotator, image)."""
     return np.array([counts.pair_counts[a, a, :, 0] for a in range(len(counts.annotators))]).reshape(
         len(counts.annotators), counts.n_images)
+
+
+def _cover(counts: OverlapCounts) -> np.ndarray:
+    """The share of its image each annotator mask covers, over the masks drawn (flat)."""
+    return (_sizes(counts) / np.maximum(counts.n_pixels, 1)[None, :])[counts.annotator_valid]
 
 
 def empty_annotators(counts: OverlapCounts) -> list[str]:

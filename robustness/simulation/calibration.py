@@ -357,7 +357,6 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
     return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se)
 
 
-
 def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
     """Whether a size claim holds in truth.
 
@@ -384,6 +383,7 @@ def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool
     (True, True, False)
     """
     return truth_at_claim > target if beyond else truth_at_claim <= target
+
 
 def _share(hits: list, weights: list | None = None) -> tuple[float, float]:
     """A share over test sets (clusters): the ratio estimate and its standard error."""

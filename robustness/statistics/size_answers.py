@@ -15,11 +15,42 @@ import numpy as np
 
 from robustness.scheme import DEFAULT
 
-__all__ = ["MIN_COVERAGE", "answers_overlap", "compare_answers", "size_range", "unit_name"]
+__all__ = ["MIN_COVERAGE", "answers_overlap", "compare_answers", "comparison_fields", "short_coverage",
+           "size_range", "unit_name"]
 
 
 #: Below this simulated coverage of the nominal 95% bootstrap interval the twin's intervals are a warning.
 MIN_COVERAGE = 0.90
+
+
+def short_coverage(rows: list[dict], unit: str) -> tuple[list[dict], str, bool]:
+    """The bootstrap intervals whose simulated coverage falls below :data:`MIN_COVERAGE`, in prose.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per interval method: ``method``, ``unit`` (the unit it resamples), ``coverage`` with its 95% CI
+        ``low`` and ``high``, optionally ``average``.
+    unit : str
+        The challenge's test-set unit: where it is not the encounter (one image or volume per encounter) the
+        encounter rows repeat the image rows and are left out.
+
+    Returns
+    -------
+    low : list of dict
+        The rows below the threshold.
+    said : str
+        Each with its coverage and CI, e.g. ``percentile over images (micro) 87.5% (95% CI 62.1% to 100.0%)``.
+    unsure : bool
+        Every such CI still reaches 95%.
+    """
+    low = [r for r in rows if r["coverage"] < MIN_COVERAGE]
+    if unit != "encounter" and any(r["unit"] != "encounter" for r in low):
+        low = [r for r in low if r["unit"] != "encounter"]
+    said = "; ".join(f"{r['method']} over {r['unit'] if unit == 'encounter' else unit}s"
+                     + (f" ({r['average']})" if r.get("average") else "")
+                     + f" {r['coverage']:.1%} (95% CI {r['low']:.1%} to {r['high']:.1%})" for r in low)
+    return low, said, all(r["high"] >= 0.95 for r in low)
 
 
 def unit_name(base: object) -> str:
@@ -94,7 +125,8 @@ def compare_answers(rec: dict) -> dict | None:
     Returns
     -------
     dict or None
-        ``real`` and ``design`` ranges (:func:`size_range`), ``overlap`` and the open ends; None without a main answer.
+        ``real`` and ``design`` ranges (:func:`size_range`), ``overlap``, the largest sizes tried and the twin's
+        interval ends as written; None without a main answer.
     """
     main, sizes = rec.get("main_answer"), rec["sizes"]
     if main is None:
@@ -108,7 +140,26 @@ def compare_answers(rec: dict) -> dict | None:
                       beyond=bool(m.beyond), already=bool(m.already), largest=float(m.largest_size))
     design = size_range(float(t.encounters_for_l1), float(t.encounters_for_l1_optimistic),
                         float(t.encounters_for_l1_conservative), largest=float(t.largest_size))
-    return {"real": real, "design": design, "overlap": answers_overlap(real, design),
-            "real_beyond": bool(m.beyond), "real_already": bool(m.already), "largest": float(m.largest_size),
+    return {"real": real, "design": design, "overlap": answers_overlap(real, design), "largest": float(m.largest_size),
             "design_ends": (float(t.encounters_for_l1_optimistic), float(t.encounters_for_l1_conservative)),
             "design_largest": float(t.largest_size)}
+
+
+def comparison_fields(c: dict) -> dict:
+    """:func:`compare_answers`'s result as the fields of a ``main_job_size`` verdict.
+
+    Parameters
+    ----------
+    c : dict
+        As :func:`compare_answers` returns it.
+
+    Returns
+    -------
+    dict
+        ``statement`` (``overlap`` or ``apart``), the main job's ``value``, ``low`` and ``high``, ``count`` (the
+        largest size it tried) and ``subject``: the twin's two interval ends as the design study writes them
+        (negative: at most) and the largest size it simulated.
+    """
+    value, low, high = c["real"]
+    return {"statement": "overlap" if c["overlap"] else "apart", "value": value, "low": low, "high": high,
+            "count": int(c["largest"]), "subject": [*c["design_ends"], c["design_largest"]]}

@@ -28,6 +28,8 @@ from robustness.statistics.size_answers import (  # noqa: F401 (the design study
     MIN_COVERAGE,
     answers_overlap,
     compare_answers,
+    comparison_fields,
+    short_coverage,
     size_range,
     unit_name,
 )
@@ -422,20 +424,14 @@ def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
 
     Each is named with its own 95% CI; "may be too narrow" where every such CI reaches 95%.
     """
-    cov = rec["coverage"]
-    if not len(cov):
+    low, said, unsure = short_coverage([
+        {"method": x.method, "unit": x.unit, "average": x.average, "coverage": x.coverage, "low": x.coverage_low,
+         "high": x.coverage_high, "n": x.encounters} for x in rec["coverage"].itertuples()], unit)
+    if not low:
         return []
-    low = cov[cov.coverage < MIN_COVERAGE]
-    if unit != "encounter" and (low.unit != "encounter").any():
-        low = low[low.unit != "encounter"]  # one image (volume) per encounter: the two units are one
-    if not len(low):
-        return []
-    said = "; ".join(f"{x.method} over {x.unit if unit == 'encounter' else unit}s ({x.average}) {x.coverage:.1%} "
-                     f"(95% CI {x.coverage_low:.1%} to {x.coverage_high:.1%})" for x in low.itertuples())
-    unsure = bool((low.coverage_high >= 0.95).all())
     return [f"the twin's bootstrap intervals {'may be' if unsure else 'are'} too narrow: they cover the runs' "
             f"population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
-            f"{low.encounters.iloc[0]:.0f} {unit}s (nominal 95%): {said}"
+            f"{low[0]['n']:.0f} {unit}s (nominal 95%): {said}"
             + ("; each CI includes the nominal 95% (more --replicates tell)" if unsure else
                "; claims resting on such intervals overstate their confidence")]
 
@@ -559,12 +555,9 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
             v.add(claim, value=value, **key)
     c = compare_answers(rec)
     if c is not None:
-        value, lo, hi = c["real"]
-        v.add("main_job_size", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric,
-              statement="overlap" if c["overlap"] else "apart", value=value, low=lo, high=hi, level=0.90,
-              subject=[f"{c['design_ends'][0]:g}", f"{c['design_ends'][1]:g}", f"{c['design_largest']:g}"],
-              count=int(c["largest"]),
-              table="main_job_answer.csv")
+        f = comparison_fields(c)
+        v.add("main_job_size", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, level=0.90,
+              table="main_job_answer.csv", **(f | {"subject": [f"{x:g}" for x in f["subject"]]}))
     cov = rec["coverage"]
     if len(cov):
         shown = cov[cov.average == "micro"] if (cov.average == "micro").any() else cov

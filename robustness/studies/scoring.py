@@ -55,6 +55,9 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     from robustness.statistics import leaderboard as score_tables
 
     chosen = resolve(None if strategies is None else list(strategies))
+    primary = primary or default_scheme([s.name for s in chosen])
+    if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass
+        raise ValueError(f"--primary {primary.text}: its gold {primary.gold!r} is not among the strategies scored")
     over = [s.name for s in chosen if s.macro_only]
     counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
@@ -65,9 +68,6 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         for run in counts.runs:
             files[f"official/{run.replace('/', '__')}.json"] = json.dumps(
                 score_tables.official_results(counts, run, empty=empty), indent=4)
-    primary = primary or default_scheme([s.name for s in chosen])
-    if primary.gold not in [*counts.strategies, *over]:
-        raise ValueError(f"--primary {primary.text}: its gold {primary.gold!r} is not among the strategies scored")
     board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary)
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
         "empty_policy": empty, "primary": primary.to_meta(),

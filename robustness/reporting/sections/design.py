@@ -267,19 +267,16 @@ def _indicative(res: StudyResult) -> str:
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
     """A warning that opens the recommendation where the twin's intervals cover less than 90% (nominal 95%)."""
-    from robustness.statistics.size_answers import MIN_COVERAGE
+    from robustness.statistics.size_answers import MIN_COVERAGE, short_coverage
 
-    low = [x for x in res.verdict("interval_coverage") if x["value"] < MIN_COVERAGE]
-    if unit != "encounter" and any(x["subject"][0] != "encounter" for x in low):
-        low = [x for x in low if x["subject"][0] != "encounter"]  # one image (volume) per encounter: one unit
+    low, said, unsure = short_coverage([
+        {"method": x["subject"][1], "unit": x["subject"][0], "coverage": x["value"], "low": x["low"],
+         "high": x["high"], "n": x["count"]} for x in res.verdict("interval_coverage")], unit)
     if not low:
         return []
-    said = "; ".join(f"{x['subject'][1]} over {x['subject'][0] if unit == 'encounter' else unit}s "
-                     f"{x['value']:.1%} (95% CI {x['low']:.1%} to {x['high']:.1%})" for x in low)
-    unsure = all(x["high"] >= 0.95 for x in low)
     return [f"**Warning: the twin's intervals {'may be' if unsure else 'are'} too narrow.** The runs' bootstrap "
             f"intervals cover their population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
-            f"{low[0]['count']} {unit}s (nominal 95%): {said}"
+            f"{low[0]['n']} {unit}s (nominal 95%): {said}"
             + ("; each CI still includes 95% (more --replicates tell)." if unsure else
                ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
 

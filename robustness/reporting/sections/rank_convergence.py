@@ -149,7 +149,7 @@ def _design_sentence(res: StudyResult) -> str:
         return ""
     from robustness.reporting.sections.design import size_comparison
     from robustness.scheme import DEFAULT
-    from robustness.statistics.size_answers import compare_answers
+    from robustness.statistics.size_answers import compare_answers, comparison_fields
 
     own = res.table("test_set_size.csv")
     own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
@@ -157,10 +157,7 @@ def _design_sentence(res: StudyResult) -> str:
     if own.empty or d["target"] != float(n_runs):
         return (f" The design study in {d['folder']} answers for L1 <= {d['target']:g}, this job for "
                 f"{n_runs}: their sizes are not compared.")
-    c = compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])})
-    value, low, high = c["real"]
-    v = {"statement": "overlap" if c["overlap"] else "apart", "value": value, "low": low, "high": high,
-         "count": int(c["largest"]), "subject": [*c["design_ends"], c["design_largest"]]}
+    v = comparison_fields(compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])}))
     return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"])
 
 
