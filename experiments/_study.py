@@ -78,6 +78,10 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
                         "the main job with all three methods stays under 2 minutes)")
     g.add_argument("--tolerance", type=number(0), default=0.0, metavar="L1",
                    help="L1 at or below this counts as converged (default 0)")
+    g.add_argument("--target", type=number(0), metavar="L1",
+                   help="the size answers' target expected L1 to the ranking on unlimited data (default: one place "
+                        "per run, or a tenth of a random order's distance where that is smaller: with fewer than "
+                        "31 runs)")
     g.add_argument("--outer", type=outer_resamples, default=200, metavar="B",
                    help="outer resamples of the test set behind the interval of the distance to unlimited data "
                         "(default 200)")
@@ -204,7 +208,7 @@ def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra:
     ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(args.ranking)))  # always computed: the significance
     chosen = {k: getattr(args, k) for k in ("ties", "alpha", "adjustment") if getattr(args, k, None) is not None}
     return cls(**{"orders": args.orders, "step": args.step, "bootstrap": args.bootstrap, "ranking": ranking,
-                  "test_step": args.test_step, "tolerance": args.tolerance, "seed": args.seed,
+                  "test_step": args.test_step, "tolerance": args.tolerance, "target": args.target, "seed": args.seed,
                   "all_curves": args.all_curves, "outer": args.outer, "margin": args.margin,
                   "run_groups": args.run_groups, **chosen, **extra})
 
@@ -319,6 +323,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     from robustness.errors import InputError
     from robustness.reporting.study_result import StudyResult
     from robustness.scheme import DEFAULT
+    from robustness.statistics.ranks import size_target
     from robustness.studies.design import differing_assumptions, unit_name
 
     if not folder:
@@ -367,7 +372,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
                 and (len(ends) < 2 or ends[0] <= ends[1]) and not row["encounters_for_l1"] == math.inf):
             raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
                              "size with its interval")
-        target = float((res.meta.get("options") or {}).get("target_l1") or res.meta["base_setting"]["runs"])
+        target = size_target(int(res.meta["base_setting"]["runs"]), (res.meta.get("options") or {}).get("target_l1"))
         if not (math.isfinite(target) and target > 0):
             raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
         fit = res.table("fit.csv") if res.has("fit.csv") else None

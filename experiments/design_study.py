@@ -105,8 +105,9 @@ def parser() -> _cli.Parser:
     g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
                    help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) ranked beside macro Jaccard on every "
                         "simulated test set: how far the metric moves the ranking (default none)")
-    g.add_argument("--target-l1", type=number(0),
-                   help="target expected L1 to the population ranking (default: the number of runs, one place each)")
+    g.add_argument("--target", "--target-l1", type=number(0), dest="target_l1", metavar="L1",
+                   help="target expected L1 to the population ranking (default: one place per run, or a tenth of a "
+                        "random order's distance where that is smaller: with fewer than 31 runs)")
     g.add_argument("--target-top1", type=_fraction, default=0.9,
                    help="target share of replicates with the true best run ranked first (default 0.9)")
     g.add_argument("--quick", action="store_true", help="a small grid (4 replicates, each its own run population): "
@@ -163,10 +164,10 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     fit is checked statistic by statistic (:data:`robustness.simulation.calibrate.FIT_TOLERANCES`): a twin that
     is not like the challenge is refused, naming the statistics, unless ``--force``.
     """
-    from robustness.overlap.pixel_pass import compute_overlap
     from robustness.simulation.calibrate import fit_failures
     from robustness.simulation.synthetic import SyntheticConfig
-    from robustness.studies.design import base_from_challenge, main_job_answer
+    from robustness.statistics.ranks import format_target, size_target
+    from robustness.studies.design import base_from_challenge, main_job_answer, main_job_counts
 
     if args.like is None and args.data is None:
         return SyntheticConfig(**_cli.synthetic_shape(args)), None, [], None, None
@@ -177,7 +178,7 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     else:
         args.data = args.like or args.data
         challenge = _cli.load(args)
-    counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+    counts = main_job_counts(challenge, seed=options.seed)  # the main job's golds: its own size answer below
     warnings = _cli.input_warnings(args, challenge, counts)
     say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")
     base, table = base_from_challenge(challenge, options, counts=counts)
@@ -192,8 +193,8 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
         note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
         _cli.say([note])
         warnings.append(note)
-    target = options.target_l1 if options.target_l1 is not None else float(challenge.n_runs)
-    say(f"the main job's own size answer on {args.like or args.data} (target L1 <= {target:g})")
+    target = size_target(challenge.n_runs, options.target_l1)
+    say(f"the main job's own size answer on {args.like or args.data} (target L1 <= {format_target(target)})")
     return base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed), challenge.fingerprint()
 
 

@@ -19,14 +19,15 @@ def make(results_dir, out_path, *, primary=None):
     p = headline(results_dir, primary, per_size.strategy)
     official, metric = p.gold, p.metric
     tolerance = float(needed.tolerance.iloc[0])
-    unit = pd.read_csv(results_dir / "bootstrap_ci.csv", nrows=1).unit.iloc[0]
+    boot = pd.read_csv(results_dir / "bootstrap_ci.csv", usecols=["system", "unit"])
+    unit, n_runs = boot.unit.iloc[0], boot.system.nunique()
     averages = [a for a in p.averages if ((per_size.metric == metric) & (per_size.average == a)).any()]
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.6, 2.8), sharey=True,
                                  squeeze=False, layout="constrained")
         for ax, average in zip(axes[0], averages):
             plotting.test_set_size(per_size, average=average, metric=metric, official=official, tolerance=tolerance,
-                                   unit=unit, ax=ax)
+                                   n_runs=n_runs, unit=unit, ax=ax)
         axes[0][-1].set_ylabel("")
         handles, labels = axes[0][-1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy", title_fontsize=6.5)

@@ -26,10 +26,12 @@ def make(results_dir, out_path):
 
     from figures import save
     from robustness.reporting import design_plots, plotting
-    from robustness.statistics.ranks import random_l1
+    from robustness.statistics.ranks import format_target, random_l1, target_rule
 
     summary, base = base_rows(results_dir, design_plots.one_random(pd.read_csv(Path(results_dir) /
                                                                                "design_summary.csv")))
+    runs = int(base["runs"])
+    target = float(base.get("target_l1", runs))
     with plotting.style():
         fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.0), sharex=True, layout="constrained")
         for col, average in enumerate(("micro", "macro")):
@@ -38,14 +40,14 @@ def make(results_dir, out_path):
                 design_plots.design_tau(summary, average=average, measure=measure, highlight="majority",
                                         ax=axes[row, col], unit=base.get("test_unit", "encounter"))
                 axes[row, col].set_ylabel(label if col == 0 else "")
-            axes[1, col].axhline(base["runs"], color="black", linewidth=0.6, linestyle=":")
+            axes[1, col].axhline(target, color="black", linewidth=0.6, linestyle=":")
         for ax in axes[0]:
             ax.set_xlabel("")
         handles, labels = axes[0, 1].get_legend_handles_labels()  # macro: every strategy, mean and max too
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
         fig.suptitle(f"{int(base['annotators'])} annotators per image, agreement {base['agreement']:g}; "
-                     f"means over replicates; dotted: L1 = {int(base['runs'])} (one place per run; a random order "
-                     f"of the runs: {random_l1(int(base['runs'])):.1f})", fontsize=7)
+                     f"means over replicates; dotted: L1 = {format_target(target)} ({target_rule(target, runs)}; a "
+                     f"random order of the runs: {random_l1(runs):.1f})", fontsize=7)
         return save(fig, out_path)
 
 

@@ -21,6 +21,7 @@ def make(results_dir, out_path):
     from robustness.reporting import design_plots, plotting
     from robustness.reporting.sections.design import unit_of
     from robustness.simulation.design import needed_by_agreement
+    from robustness.statistics.ranks import format_target
 
     summary = design_plots.one_random(pd.read_csv(Path(results_dir) / "design_summary.csv"))
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
@@ -40,14 +41,15 @@ def make(results_dir, out_path):
             design_plots.design_size(sizes, average=average, grid=summary.encounters.unique(), ax=axes[1, col])
             axes[1, col].set_title("")
         axes[0, 0].set_ylabel(f"L1 to the population ranking\nat {int(base['size'])} {unit} (95% CI)")
-        axes[1, 0].set_ylabel(f"test {unit} for L1 <= {target:g}\n(mean over replicates, 95% CI)")
+        axes[1, 0].set_ylabel(f"test {unit} for L1 <= {format_target(target)}\n(mean over replicates, 95% CI)")
         for ax in axes.flat:
             ax.set_xlabel("")
         fig.supxlabel("annotator agreement (1 = annotators equal the truth)", fontsize=8)
         handles, labels = axes[0, 1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy (Jaccard)", title_fontsize=6.5)
         fig.suptitle(f"{int(base['annotators'])} annotators per image. Below: the test-set size at which the mean "
-                     f"L1 falls to {target:g} (log-linear between the sizes simulated);\ntriangles: more than the "
+                     f"L1 falls to {format_target(target)} (log-linear between the sizes simulated);\ntriangles: more "
+                     "than the "
                      f"largest size simulated for that scheme (the grid's, or up to {largest} {unit} where the size "
                      "search went on)", fontsize=7)
         return save(fig, out_path)

@@ -275,3 +275,40 @@ def test_the_score_command_sorts_by_the_headline_and_records_it(tmp_path, capsys
 def test_primary_is_spelled_as_the_registries_spell_it(text):
     with pytest.raises(ValueError, match="names are lower case, without spaces"):
         Scheme.parse(text)
+
+
+# -- the size target ----------------------------------------------------------------------------------------------
+
+def test_with_few_runs_the_size_target_is_a_tenth_of_a_random_order(organiser, tmp_path):
+    from robustness.statistics.ranks import random_l1
+
+    _, default = organiser  # 5 runs: one place per run (5) would be 62% of a random order's expected L1 (8)
+    tenth = 0.1 * random_l1(5)
+    meta = json.loads((default / "meta.json").read_text())
+    assert meta["target"] == {"l1": pytest.approx(tenth), "rule": "a tenth of a random order's distance",
+                              "set_by": "default"}
+    assert np.allclose(pd.read_csv(default / "test_set_size.csv").tolerance, tenth)
+    assert np.isclose(pd.read_csv(default / "convergence.csv").tolerance, tenth).any()
+    v = pd.read_csv(default / "verdicts.csv", keep_default_na=False)
+    assert set(v[v.claim == "units_needed"].subject) == {json.dumps([f"{tenth:g}"])}
+    summary = (default / "summary.md").read_text()
+    conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
+    assert "an expected L1 of at most 0.80 (a tenth of a random order's distance) needs" in conclude
+    assert "With 5 runs one place per run would be" in conclude and "so the target is a tenth of it" in conclude
+    assert "one place per run needs" not in summary
+
+    data = default.parent / "c"
+    out = tmp_path / "target"
+    assert main_job.main(["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", *FAST,
+                          "--no-figures", "--target", "3", "--out", str(out)]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["target"] == {"l1": 3.0, "rule": "set with --target", "set_by": "--target"}
+    assert set(pd.read_csv(out / "test_set_size.csv").tolerance) == {3.0}
+    assert "an expected L1 of at most 3 (set with --target) needs" in (out / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "x"])
+def test_a_bad_target_is_refused_before_any_work(value, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert _cli.run(main_job.main, ["--target", value, "--out", str(out), "--quiet"]) == 2
+    assert "--target" in capsys.readouterr().err and not out.exists()

@@ -161,12 +161,26 @@ def test_the_random_baseline_is_the_mean_l1_over_every_order(n):
     assert random_l1(n) == pytest.approx(np.abs(orders - np.arange(n)).sum(axis=1).mean(), abs=1e-12)
 
 
-def test_few_runs_say_that_one_place_per_run_is_most_of_random():
-    from robustness.reporting.sections.common import random_baseline
-    from robustness.reporting.sections.rank_convergence import _coarse_target
+@pytest.mark.parametrize("n", [2, 3, 4, 6, 10, 20, 30, 31, 40, 100])
+def test_the_default_target_is_one_place_per_run_at_most_a_tenth_of_random(n):
+    from robustness.statistics.ranks import random_l1, size_target, target_rule
 
-    assert "80% of a random order's distance" in _coarse_target(4) and _coarse_target(7) == ""
-    assert _coarse_target(40) == ""
+    t = size_target(n)
+    assert t <= n and t <= 0.1 * random_l1(n) + 1e-12  # never looser than either rule
+    assert t == (n if n >= 31 else pytest.approx((n * n - 1) / 30))  # (n^2 - 1) / 30 crosses n between 30 and 31
+    assert target_rule(t, n) == ("one place per run" if n >= 31 else "a tenth of a random order's distance")
+    assert size_target(n, 2.5) == 2.5 and target_rule(2.5, n) == "set with --target"
+
+
+def test_few_runs_say_why_the_target_is_a_tenth_of_random():
+    from robustness.reporting.sections.common import random_baseline, target_note, target_words
+    from robustness.statistics.ranks import size_target
+
+    assert target_words(size_target(6), 6) == ("an expected L1 of at most 1.17 (a tenth of a random order's "
+                                               "distance)")
+    assert "one place per run would be 51% of a random order's distance (11.7)" in target_note(size_target(6), 6)
+    assert target_note(40.0, 40) == "" and target_words(40.0, 40) == "an expected L1 of at most 40 (one place per run)"
+    assert "80% of a random order's distance" in target_note(4.0, 4)  # --target 4 with 4 runs: said
     assert random_baseline(6, 2.2) == "a random order of the 6 runs lies 11.7 away: 19% of that"
 
 

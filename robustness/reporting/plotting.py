@@ -510,7 +510,8 @@ def significance_legend(color: str) -> list:
 
 
 def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccard", official: str | None = None,
-                  tolerance: float | None = None, unit: str = "encounter", ax: Axes | None = None) -> Axes:
+                  tolerance: float | None = None, n_runs: int | None = None, unit: str = "encounter",
+                  ax: Axes | None = None) -> Axes:
     """Expected L1 to the ranking on unlimited data vs test-set size, per strategy.
 
     Parameters
@@ -521,7 +522,10 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     official : str, optional
         The strategy whose interval is drawn as a band.
     tolerance : float, optional
-        A dotted line at this L1 (e.g. one place per run).
+        A dotted line at this L1 (the size target, :func:`robustness.statistics.ranks.size_target`).
+    n_runs : int, optional
+        The number of runs, for the target's rule and a random order's L1 in the legend (default: the tolerance,
+        one place per run).
     unit : str
         What a unit is, for the x axis.
     ax : matplotlib.axes.Axes, optional
@@ -546,10 +550,12 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
     if tolerance is not None:
-        from robustness.statistics.ranks import random_l1
+        from robustness.statistics.ranks import format_target, random_l1, target_rule
 
-        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",  # the tolerance is the number of runs
-                   label=f"L1 = {tolerance:g} (one place per run;\na random order: {random_l1(int(tolerance)):.1f})")
+        runs = int(tolerance) if n_runs is None else int(n_runs)
+        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
+                   label=f"L1 = {format_target(tolerance)} ({target_rule(tolerance, runs)};\na random order: "
+                         f"{random_l1(runs):.1f})")
     ax.set_xscale("log", base=2)
     from matplotlib.ticker import ScalarFormatter
 

@@ -47,6 +47,7 @@ import numpy as np
 from robustness.parallel import run_batches
 from robustness.seeds import stream
 from robustness.statistics.convergence import GOLD_ORDERS
+from robustness.statistics.ranks import format_target, size_target, target_rule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -459,7 +460,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
                                             n_resamples=options.outer, margin=margin, confidence=options.confidence,
                                             rng=g_unc)
-    needed = units_needed(per_size, tolerance=float(n_runs))
+    target = size_target(n_runs)
+    needed = units_needed(per_size, tolerance=target)
     boot = bootstrap(test, n_resamples=options.bootstrap, rng=g_boot)
     pairs = pairwise_comparisons(boot)
     intervals = {m: boot.intervals(method=m, confidence=options.confidence)
@@ -482,7 +484,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
-                              "truth_at_claim": truth.at(s, claim), "true_need": truth.needed(s, float(n_runs)),
+                              "truth_at_claim": truth.at(s, claim), "true_need": truth.needed(s, target),
                               "point": float(nd.units_needed_point)})
         theta = truth.scores[s]
         for method, ci in intervals.items():
@@ -656,12 +658,13 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
                 row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
                     relative_bias_se=bias_se)
         d = [x for r in results for x in r["needed"] if x["scheme"] == s]
-        reach = [float(size_claim_holds(x["beyond"], x["truth_at_claim"], float(n_runs))) for x in d]
+        reach = [float(size_claim_holds(x["beyond"], x["truth_at_claim"], size_target(n_runs))) for x in d]
         share, share_se = _share(reach)
         need = d[0]["true_need"]
         claims = np.array([x["claim"] for x in d])
         ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
-        row("units_needed", f"expected L1 <= {n_runs} (one place per run)", s, estimate=float(np.median(claims)),
+        row("units_needed", f"expected L1 <= {format_target(size_target(n_runs))} "
+            f"({target_rule(size_target(n_runs), n_runs)})", s, estimate=float(np.median(claims)),
             truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
             nominal=nominal, n_claims=len(d))
         for method in ("percentile", "bca", "studentized"):

@@ -54,6 +54,7 @@ import numpy as np
 
 from robustness.seeds import stream
 from robustness.statistics.inference import t_interval
+from robustness.statistics.ranks import size_target
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -610,7 +611,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
     target_top1 : float
         The share of replicates with the true best run first to aim for.
     target_l1 : float, optional
-        The L1 to the population ranking to aim for (default: the number of runs).
+        The L1 to the population ranking to aim for (default: :func:`robustness.statistics.ranks.size_target`).
 
     Returns
     -------
@@ -642,7 +643,7 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
 
     choice = choose_scheme(design, base=base, size=size)
     n_runs = base.runs
-    target = float(n_runs if target_l1 is None else target_l1)
+    target = size_target(n_runs, target_l1)
     ss = summary[at_setting(summary, base)]
     sizes = []
     for (strat, average), d in ss.groupby(["strategy", "average"], sort=False):

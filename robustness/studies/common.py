@@ -54,7 +54,10 @@ class ResamplingOptions:
     test_step : int
         Non-additive methods (test-based) record every ``test_step``-th prefix of the resampling unit.
     tolerance : float
-        L1 at or below this counts as converged (besides one place per run).
+        L1 at or below this counts as converged (besides the size target).
+    target : float or None
+        The target expected L1 of the size answers (None: :func:`robustness.statistics.ranks.size_target`, one
+        place per run or a tenth of a random order's distance, whichever is smaller).
     seed : int
         Seed of every random stream (:mod:`robustness.seeds`).
     all_curves : bool
@@ -87,6 +90,7 @@ class ResamplingOptions:
     ties: str = "average"
     alpha: float = 0.05
     adjustment: str = "holm"
+    target: float | None = None
 
     def __post_init__(self) -> None:
         """Check the values; put the default ranking method first."""
@@ -97,7 +101,7 @@ class ResamplingOptions:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if int(self.outer) < 2:
             raise ValueError(f"outer must be >= 2, got {self.outer!r}")
-        for name in ("tolerance", "margin"):
+        for name in ("tolerance", "margin") + (("target",) if self.target is not None else ()):
             if not (getattr(self, name) >= 0 and np.isfinite(getattr(self, name))):
                 raise ValueError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r}")
         if self.run_groups not in GROUP_RULES:
@@ -106,6 +110,37 @@ class ResamplingOptions:
         for name in ranking:
             get_ranking(name)
         object.__setattr__(self, "ranking", ranking)
+
+    def size_target(self, n_runs: int) -> float:
+        """The target expected L1 of the size answers for ``n_runs`` runs (:attr:`target` or the default).
+
+        Parameters
+        ----------
+        n_runs : int
+
+        Returns
+        -------
+        float
+        """
+        from robustness.statistics.ranks import size_target
+
+        return size_target(n_runs, self.target)
+
+    def target_meta(self, n_runs: int) -> dict:
+        """The size target as meta.json records it: ``l1``, ``rule`` (in prose) and ``set_by``.
+
+        Parameters
+        ----------
+        n_runs : int
+
+        Returns
+        -------
+        dict
+        """
+        from robustness.statistics.ranks import target_rule
+
+        t = self.size_target(n_runs)
+        return {"l1": t, "rule": target_rule(t, n_runs), "set_by": "default" if self.target is None else "--target"}
 
     def rng(self, stream: str) -> np.random.Generator:
         """The generator of a named stream under this seed.
@@ -194,7 +229,7 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
     convs : dict
         Ranking method -> Convergence.
     tolerance, lenient : float
-        The two tolerances of the convergence points (the option's, one place per run).
+        The two tolerances of the convergence points (the option's, the size target).
     all_curves : bool
         Write every order's curve (default: up to :data:`CURVE_ROWS` rows).
 
@@ -224,7 +259,7 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
 
 
 def convergence_points(convs: Iterable, *, tolerance: float, lenient: float) -> pd.DataFrame:
-    """Every curve's convergence points at the option's tolerance and at one place per run (column ``tolerance``).
+    """Every curve's convergence points at the option's tolerance and at the size target (column ``tolerance``).
 
     Parameters
     ----------
@@ -511,7 +546,7 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
         With ranking_uncertainty.csv, rank_keep.csv and test_set_size.csv.
     schemes : iterable of (strategy, metric, average)
     lenient : float
-        The target expected L1 (one place per run).
+        The target expected L1 (:func:`robustness.statistics.ranks.size_target`).
     """
     per_size, needed, runs = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"], tables["rank_keep.csv"]
     for strat, metric, average in schemes:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
 from robustness.statistics.population import ESTIMATOR
+from robustness.statistics.ranks import format_target, size_target
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
     MIN_COVERAGE,
     answers_overlap,
@@ -64,7 +65,8 @@ class DesignStudyOptions:
         Boundary metrics (:mod:`robustness.overlap.boundary`) whose ranking is compared with macro Jaccard's on
         every simulated test set (``tau_jaccard_<metric>`` in design.csv).
     target_l1 : float or None
-        Target expected L1 to the population ranking (default: the number of runs).
+        Target expected L1 to the population ranking (default: :func:`robustness.statistics.ranks.size_target`,
+        one place per run or a tenth of a random order's distance, whichever is smaller).
     target_top1 : float
         Target share of replicates with the true best run first.
     max_encounters : int or None
@@ -177,38 +179,66 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
 
 
 #: Outer resamples behind the main job's interval when the design study computes it on the real challenge.
-MAIN_JOB_RESAMPLES = 100
+def main_job_counts(challenge: Challenge, *, seed: int = 0, **kwargs: Any) -> OverlapCounts:
+    """The challenge's overlap counts as the main job computes them with its default golds and this seed.
+
+    Every gold of the registry's default set (the random single-annotator golds drawn from the main job's stream),
+    so that :func:`main_job_answer` sees the schemes the main job ranks.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    seed : int
+        The main job's ``--seed``.
+    **kwargs
+        Passed to :func:`robustness.overlap.pixel_pass.compute_overlap` (``n_jobs``, ``progress``...).
+
+    Returns
+    -------
+    OverlapCounts
+    """
+    from robustness.overlap.gold import resolve
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.studies.rank_convergence import RankConvergenceOptions
+
+    counted = [s.name for s in resolve(None) if not s.macro_only]
+    return compute_overlap(challenge, strategies=counted, rng=RankConvergenceOptions(seed=seed).rng("random_golds"),
+                           **kwargs)
 
 
-def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0,
-                    n_resamples: int = MAIN_JOB_RESAMPLES) -> pd.DataFrame:
+def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0) -> pd.DataFrame:
     """The main job's own answer on the real challenge: the test-set size at which its expected L1 meets the target.
 
-    The main job's estimator (:func:`robustness.statistics.uncertainty.ranking_uncertainty`, empirical Bayes over
-    the challenge's encounters, with ``n_resamples`` outer resamples) under the golds ``counts`` holds, micro and
-    macro Jaccard, and :func:`~robustness.statistics.uncertainty.units_needed` at ``target_l1``: the estimate
-    (``units_needed_point``) and the sizes where its one-sided 95% bounds meet the target (a 90% two-sided
-    interval).
+    Computed as the main job computes its test_set_size.csv with its default options and this seed (the same
+    schemes on the bootstrap's unit, the same random stream, :func:`robustness.studies.common.uncertainty_tables`):
+    on counts from :func:`main_job_counts` the numbers are the main job's own, so the two reports state one
+    answer. The estimate (``units_needed_point``) and the sizes where its one-sided 95% bounds meet the target
+    (a 90% two-sided interval), for :data:`robustness.scheme.DEFAULT`'s gold and metric, micro and macro.
 
     Parameters
     ----------
     counts : OverlapCounts
-        The real challenge's counts.
+        The real challenge's counts (:func:`main_job_counts`).
     target_l1 : float
     seed : int
-    n_resamples : int
+        The main job's ``--seed``.
 
     Returns
     -------
     pandas.DataFrame
-        ``test_set_size.csv``'s columns, one row per scheme.
+        ``test_set_size.csv``'s columns, one row per averaging.
     """
+    from robustness.overlap.gold import resolve
     from robustness.statistics.schemes import schemes_from_counts
-    from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+    from robustness.studies.common import uncertainty_tables
+    from robustness.studies.rank_convergence import RankConvergenceOptions
 
-    schemes = schemes_from_counts(counts, unit="encounter", metrics=[DEFAULT.metric], annotators=[])
-    per_size, _ = ranking_uncertainty(schemes, n_resamples=n_resamples, rng=np.random.default_rng([seed, 31]))
-    return units_needed(per_size, tolerance=target_l1)
+    o = RankConvergenceOptions(seed=seed)
+    over = [s.name for s in resolve(None) if s.macro_only]
+    schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
+    table = uncertainty_tables(schemes, o, tolerance=target_l1)["test_set_size.csv"]
+    keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
+    return table[keep].reset_index(drop=True)
 
 
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
@@ -313,7 +343,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
                            agreement=min(grid.agreement, key=lambda a: abs(a - base.agreement)),
                            spread=grid.spread[0], runs=grid.runs[0], correlation=grid.correlation[0])
     size = min(grid.sizes, key=lambda n: abs(n - base.n_encounters))
-    target_l1 = options.target_l1 if options.target_l1 is not None else float(base_setting.runs)
+    target_l1 = size_target(base_setting.runs, options.target_l1)
     # the size search
     strat, average = choose_scheme(design, base=base_setting, size=size)["chosen"]
     # the size search scores the chosen gold and the official one (majority): the statements it backs
@@ -409,12 +439,13 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
     strat, average = rec["chosen"]
     reach = rec["reach"]
     if search == "unreachable":
-        out.append(f"no test-set size reaches L1 <= {target:g} with {strat} ({average}): its own distance to the "
-                   f"truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "
+        out.append(f"no test-set size reaches L1 <= {format_target(target)} with {strat} ({average}): its own "
+                   f"distance to the truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "
                    f"{reach['own_distance_high']:.1f}) at {reach['encounters']} {unit}s")
     elif search == "capped":
         out.append(f"the size search stopped at {int(design.encounters.max())} {unit}s (twice that exceeds "
-                   f"--max-encounters {cap}) before {strat} ({average}) met L1 <= {target:g} at 95% confidence; the "
+                   f"--max-encounters {cap}) before {strat} ({average}) met L1 <= {format_target(target)} at 95% "
+                   "confidence; the "
                    "sizes needed are larger than the search could show")
     return out
 

@@ -180,7 +180,7 @@ def run(gold: Answers, runs: list[Answers], options: QAOptions = QAOptions(), *,
     from robustness.statistics.schemes import schemes_from_table
 
     board, res = leaderboard(gold, runs)
-    lenient = float(len(runs))
+    lenient = options.size_target(len(runs))
     tables = {"answer_counts.csv": answer_counts(gold, runs, n_resamples=options.bootstrap, seed=options.seed)}
     table = qa_table(gold, runs)
     tables["per_case.parquet"] = table
@@ -200,4 +200,5 @@ def run(gold: Answers, runs: list[Answers], options: QAOptions = QAOptions(), *,
                              "input": {"source": source, "fingerprint": fingerprint(gold, runs),
                                        "encounters": len(gold.encounters), "runs": [r.name for r in runs],
                                        "notes": notes(gold, runs)},
-                             "warnings": notes(gold, runs) + curve_notes})
+                             "warnings": notes(gold, runs) + curve_notes,
+                             "target": options.target_meta(len(runs))})

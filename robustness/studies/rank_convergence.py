@@ -178,7 +178,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     chosen = resolve(None if options.strategies is None else list(options.strategies))
     counted = [s.name for s in chosen if not s.macro_only]
     over = [s.name for s in chosen if s.macro_only]
-    lenient = float(challenge.n_runs)  # L1 <= number of runs: runs move one place on average
+    lenient = options.size_target(challenge.n_runs)  # one place per run, at most a tenth of a random order's L1
     primary = options.primary or default_scheme(counted + over)
 
     t0 = time.time()
@@ -266,6 +266,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "ranking": list(options.ranking),
         "ranking_options_text": rank_text,
         "primary": primary.to_meta(),
+        "target": options.target_meta(challenge.n_runs),
         "input": {"source": source, "fingerprint": challenge.fingerprint(), "overlap_fingerprint": counts.fingerprint,
                   "images": challenge.n_images, "encounters": len(set(challenge.encounters)),
                   "runs": challenge.n_runs, "annotators": list(challenge.annotators),

@@ -275,7 +275,8 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
             "warnings": list(notes) + [n for n in rank_notes if n not in notes]}
     if schemes is None:
         return StudyResult(STUDY, tables=tables, verdicts=Verdicts().frame(), meta=meta)
-    lenient = float(len(schemes.runs))
+    lenient = options.size_target(len(schemes.runs))
+    meta["target"] = options.target_meta(len(schemes.runs))
     resampled = resample(schemes, options, n_jobs=n_jobs, progress=progress)
     tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient))
     curves, curve_notes = convergence_tables(resampled.convergence, tolerance=options.tolerance, lenient=lenient,

@@ -22,7 +22,8 @@ MEANINGS = {
     "expected_l1_known_prior": "the same estimate with the prior's variances taken from the population (each "
                                "team its own spread): what the prior's normal form costs when nothing about it "
                                "has to be estimated (a diagnostic; no target)",
-    "units_needed": "the conservative size claim (where the interval's upper end reaches one place per run): "
+    "units_needed": "the conservative size claim (where the interval's upper end reaches the size target, one "
+                    "place per run with 31 runs or more, else a tenth of a random order's distance): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
     "score_interval_percentile": "every run's 95% percentile interval: coverage of its population score",
     "score_interval_bca": "the same, BCa",

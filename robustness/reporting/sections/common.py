@@ -11,7 +11,8 @@ from robustness.reporting.study_result import StudyResult
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["unlimited_sentence", "default_rows"]
+__all__ = ["unlimited_sentence", "default_rows", "size_target_of", "target_words", "target_note",
+           "at_tolerance"]
 
 
 def default_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -48,7 +49,8 @@ def needed_text(nd: dict, unit: str) -> str:
     level = f"{nd['level']:.0%}"
     if nd["statement"] == "beyond":
         point = f" (the estimate reaches it at about {nd['value']:.0f})" if np.isfinite(nd["value"]) else ""
-        return f"more than {nd['count']} {unit}s, the largest size tried, to reach it with {level} confidence{point}"
+        return (f"more than {nd['count']} {unit}s, the largest size tried, to reach it with {level} confidence "
+                f"(one-sided){point}")
     if nd["statement"] == "already":
         return f"at most {nd['high']:.0f} {unit}s (already at the smallest size tried)"
     return (f"about {nd['value']:.0f} {unit}s, and at least {nd['high']:.0f} to reach it with {level} confidence "
@@ -76,14 +78,92 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
     d = res.verdict("unlimited_distance", **key)[0]
     best = res.verdict("best_is_best", **key)
     nd = res.verdict("units_needed", **key)[0]
+    target = size_target_of(res)
     who = (f"; the observed best is the population's best with posterior probability {best[0]['value']:.2f}"
            if best else "")
     return (f"Against unlimited data (empirical-Bayes estimate, interval over resampled test sets): expected "
             f"L1 {d['value']:.1f} ({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}; "
             f"{d['value'] / n_runs:.2f} places per run; {random_baseline(n_runs, d['value'])}) at the test set's "
-            f"{d['count']} {unit}s{who}; an expected "
-            f"L1 of at most {n_runs} (one place per run) needs {needed_text(nd, unit)} (ranking_uncertainty.csv, "
-            "test_set_size.csv).")
+            f"{d['count']} {unit}s{who}; {target_words(target, n_runs)} needs {needed_text(nd, unit)} "
+            f"(ranking_uncertainty.csv, test_set_size.csv).{target_note(target, n_runs)}")
+
+
+def size_target_of(res: StudyResult) -> float:
+    """The target expected L1 of a study's size answers (meta.json's ``target``; older folders: one place per run).
+
+    Parameters
+    ----------
+    res : StudyResult
+
+    Returns
+    -------
+    float
+    """
+    t = res.meta.get("target")
+    if isinstance(t, dict):
+        return float(t["l1"])
+    runs = res.meta["input"]["runs"]
+    return float(runs if isinstance(runs, int) else len(runs))
+
+
+def at_tolerance(points: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+    """The rows of convergence.csv at one tolerance (read back from CSV: equal to the last bits or not, the same).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        With a ``tolerance`` column.
+    tolerance : float
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    return points[np.isclose(points.tolerance.to_numpy(float), float(tolerance), rtol=1e-12, atol=0.0)]
+
+
+def target_words(target: float, n_runs: int) -> str:
+    """The size target in prose: ``an expected L1 of at most 40 (one place per run)``.
+
+    Parameters
+    ----------
+    target : float
+    n_runs : int
+
+    Returns
+    -------
+    str
+    """
+    from robustness.statistics.ranks import format_target, target_rule
+
+    return f"an expected L1 of at most {format_target(target)} ({target_rule(target, n_runs)})"
+
+
+def target_note(target: float, n_runs: int) -> str:
+    """Why the target is not one place per run with few runs, or a warning where it is most of a random order's.
+
+    Parameters
+    ----------
+    target : float
+    n_runs : int
+
+    Returns
+    -------
+    str
+        A sentence with a leading space, or empty.
+    """
+    from robustness.statistics.ranks import random_l1, target_rule
+
+    base = random_l1(n_runs)
+    if base <= 0:
+        return ""
+    if target_rule(target, n_runs) == "a tenth of a random order's distance":
+        return (f" With {n_runs} runs one place per run would be {n_runs / base:.0%} of a random order's distance "
+                f"({base:.1f}), so the target is a tenth of it.")
+    if target / base >= 0.5:
+        return (f" This target is {target / base:.0%} of a random order's distance ({base:.1f}), so a size that "
+                "meets it says little about the order: read the pairs that differ and the first place.")
+    return ""
 
 
 def random_baseline(n_runs: int, distance: float | None = None) -> str:

@@ -11,10 +11,11 @@ import math
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import random_baseline
+from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
+from robustness.statistics.ranks import format_target, target_rule
 
 STUDY = "design_study"
 
@@ -169,8 +170,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     name = f"{strategy_label(strat)} ({average})"
     largest = rec["count"]
     target = float(res.verdict("encounters_needed", strategy=strat, average=average)[0]["subject"][0])
-    per_run = (f"{target / n_runs:g} place{'s' if target != n_runs else ''} per run; "
-               f"{random_baseline(n_runs, target)}")
+    per_run = f"{target_rule(target, n_runs)}; {random_baseline(n_runs, target)}"
     r.paragraph(
         f"For a challenge like this one ({base['annotators']} annotators per image, agreement {base['agreement']:g}, "
         f"{n_runs} runs, {size} test {unit}s), simulated {g['replicates']} times over {g['populations']} run "
@@ -197,19 +197,21 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      "as one scheme): " + "; ".join(parts) + ".")
     reach = res.verdict("own_distance_to_truth")[0]
     if reach["statement"] == "unreachable":
-        items.append(f"**Test-set size**: no test-set size reaches an expected L1 <= {target:g} ({per_run}) with "
+        items.append(f"**Test-set size**: no test-set size reaches an expected L1 <= {format_target(target)} "
+                     f"({per_run}) with "
                      f"{name}: its own distance to the truth is "
                      f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
                      f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
     else:
         conservative = _size(rec["high"], largest)
         items.append(
-            f"**Test-set size**: the expected L1 to the runs' population ranking falls to {target:g} ({per_run}) with "
+            f"**Test-set size**: the expected L1 to the runs' population ranking falls to {format_target(target)} "
+            f"({per_run}) with "
             f"{_about(_size(rec['value'], largest))} {unit}s (95% interval over replicates: "
             f"{_size(rec['low'], largest)} to {conservative}); "
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence.")
-            + _indicative(res))
+            + target_note(target, n_runs) + _indicative(res))
     main = _main_job_bullet(res, unit, target)
     if main:
         items.append(main)
@@ -320,9 +322,10 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "") -> str
     real = f"{v['low']:.0f} to {high_text}" if finite(v["low"]) and v["low"] > 0 else f"at most {high_text}"
     est = (f"about {v['value']:.0f}" if finite(v["value"]) else
            f"more than {v['count']}" if not finite(v["high"]) else f"at most {high_text}")
-    said = (f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}: L1 <= {target:g} "
-            f"needs {est} {unit}s by the main job's empirical-Bayes estimate from the challenge's own {unit}s (90% "
-            f"interval {real}), {design} by the design study's twin (95% interval over replicates)")
+    said = (f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}: "
+            f"L1 <= {format_target(target)} needs {est} {unit}s by the main job's empirical-Bayes estimate from the "
+            f"challenge's own {unit}s (90% interval {real}), {design} by the design study's twin (95% interval over "
+            "replicates)")
     if v["statement"] == "overlap":
         return said + ": the intervals overlap, so the two answers agree within their uncertainty."
     return (said + ": the intervals do not overlap, so the two answers disagree"
@@ -408,13 +411,15 @@ def _at_size(r: Report, res: StudyResult) -> None:
         "package's estimate of L1": top.expected_l1_estimate.map("{:.1f}".format)})
     r.heading(f"Every scheme at {size} {unit_word(res)}s")
     r.table(table, floatfmt="{}", caption=(
-        f"At {size} encounters: Kendall's tau to the truth on the same images and to the population "
+        f"At {size} {unit_word(res)}s: Kendall's tau to the truth on the same images and to the population "
         "ranking, L1 to the population ranking (95% interval over replicates), share of replicates with the "
         "true best run first, and the package's estimate of that L1. design_summary.csv has every setting."))
     r.figure("figures/fig_13_design_tau.png", "Agreement of each scheme's ranking with the runs' population ranking "
              "against the test-set size (means over replicates; band: 95% interval for majority).")
-    r.figure("figures/fig_14_design_size.png", "Test encounters needed for an expected L1 to the population "
-             "ranking of one place per run, against the annotators' agreement.")
+    target = float(res.verdict("encounters_needed")[0]["subject"][0])
+    r.figure("figures/fig_14_design_size.png", f"Test {unit_word(res)}s needed for an expected L1 to the population "
+             f"ranking of at most {format_target(target)} ({target_rule(target, base['runs'])}), against the "
+             "annotators' agreement.")
     r.figure("figures/fig_15_design_calibration.png", "The package's estimate of the distance to unlimited "
              "data against the actual distance (majority, micro Jaccard).")
 

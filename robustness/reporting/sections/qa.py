@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import default_rows, unlimited_sentence
+from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
+from robustness.statistics.ranks import format_target, target_rule
 
 STUDY = "qa_rank_convergence"
 SCHEME = ("gold", "all", "macro")
@@ -38,13 +39,14 @@ def _convergence(r: Report, res: StudyResult) -> None:
     n_runs = _n_runs(res)
     key = dict(zip(("strategy", "metric", "average"), SCHEME))
     points = {v["subject"][0]: v for v in res.verdict("convergence_point", **key)}
-    lenient, strict = points[f"{float(n_runs):g}"], points[f"{float(res.options['tolerance']):g}"]
+    target = size_target_of(res)
+    lenient, strict = points[f"{target:g}"], points[f"{float(res.options['tolerance']):g}"]
     auc = res.verdict("curve_auc", **key)[0]
     r.heading("Rank convergence (accuracy_all)")
     r.paragraph(
-        f"The ranking on the first n encounters is within L1 <= {n_runs} of the ranking on all {lenient['count']} "
-        f"(one place per run) from n = {lenient['value']:.0f} in 95% of orders (95% CI over orders "
-        f"{lenient['low']:.0f}-{lenient['high']:.0f}); "
+        f"The ranking on the first n encounters is within L1 <= {format_target(target)} of the ranking on all "
+        f"{lenient['count']} ({target_rule(target, n_runs)}) from n = {lenient['value']:.0f} in 95% of orders (95% "
+        f"CI over orders {lenient['low']:.0f}-{lenient['high']:.0f}); "
         + (f"exactly equal from n = {strict['value']:.0f}" if strict["statement"] == "reached" else
            "exactly equal only at the whole test set, where L1 = 0 by construction")
         + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.1f}')} (Monte Carlo "

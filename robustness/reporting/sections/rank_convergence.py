@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import needed_text, random_baseline, unlimited_sentence
+from robustness.reporting.sections.common import (
+    at_tolerance,
+    needed_text,
+    random_baseline,
+    size_target_of,
+    target_note,
+    target_words,
+    unlimited_sentence,
+)
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
@@ -17,6 +25,7 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, metric_label
+from robustness.statistics.ranks import format_target, target_rule
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -71,8 +80,9 @@ def design_command(res: StudyResult) -> str:
     """
     params = res.meta.get("parameters") or {}
     data = params.get("data")
+    target = f" --target {params['target']:g}" if params.get("target") is not None else ""
     if not data:  # the embedded synthetic challenge: the design study's default is its generator
-        return "python -m experiments.design_study --quick"
+        return "python -m experiments.design_study --quick" + target
     parts = ["python -m experiments.design_study --quick --like", str(data)]
     for name in _DATA_OPTIONS:
         value = params.get(name)
@@ -80,7 +90,7 @@ def design_command(res: StudyResult) -> str:
             parts.append(f"--{name.replace('_', '-')} {value}")
     if params.get("binarize"):
         parts.append("--binarize")
-    return " ".join(parts)
+    return " ".join(parts) + target
 
 
 def _conclusions(r: Report, res: StudyResult) -> None:
@@ -88,6 +98,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     p = _primary(res)
     unit, _ = _units(res)
     n_runs = res.meta["input"]["runs"]
+    target = size_target_of(res)
     key = dict(strategy=p.gold, metric=p.metric, average=p.average)
     scheme = p.label
     items = []
@@ -115,8 +126,8 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         items.append(f"**Distance to unlimited data**: this test set's ranking lies an expected L1 of {d['value']:.1f} "
                      f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
-                     f"run ({random_baseline(n_runs, d['value'])}); one place per run needs "
-                     f"{needed_text(nd[0], unit)}.{_coarse_target(n_runs)} The interval's calibration on "
+                     f"run ({random_baseline(n_runs, d['value'])}); {target_words(target, n_runs)} needs "
+                     f"{needed_text(nd[0], unit)}.{target_note(target, n_runs)} The interval's calibration on "
                      "simulated populations: docs/calibration.md." + _design_sentence(res))
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
@@ -153,23 +164,12 @@ def _design_sentence(res: StudyResult) -> str:
 
     own = res.table("test_set_size.csv")
     own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
-    n_runs = res.meta["input"]["runs"]
-    if own.empty or d["target"] != float(n_runs):
-        return (f" The design study in {d['folder']} answers for L1 <= {d['target']:g}, this job for "
-                f"{n_runs}: their sizes are not compared.")
+    target = size_target_of(res)
+    if own.empty or abs(d["target"] - target) > 1e-9 * max(1.0, target):
+        return (f" The design study in {d['folder']} answers for L1 <= {format_target(d['target'])}, this job for "
+                f"{format_target(target)}: their sizes are not compared.")
     v = comparison_fields(compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])}))
     return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"])
-
-
-def _coarse_target(n_runs: int) -> str:
-    """With few runs "one place per run" is most of a random order's distance: say so (empty otherwise)."""
-    from robustness.statistics.ranks import random_l1
-
-    share = n_runs / random_l1(n_runs) if n_runs > 1 else 1.0
-    if share < 0.5:
-        return ""
-    return (f" With {n_runs} runs one place per run is {share:.0%} of a random order's distance, so a size that "
-            "meets it says little about the order: read the pairs that differ and the first place above.")
 
 
 def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
@@ -463,19 +463,20 @@ def _unlimited(r: Report, res: StudyResult) -> None:
                      "expected L1 at N": f"{row.expected_l1:.1f} ({row.low:.1f} to {row.high:.1f})",
                      "per run": f"{row.expected_l1 / n_runs:.2f}",
                      "plug-in": f"{row.plugin_l1:.1f}",
-                     f"{boot_unit}s for L1 <= {n_runs:g}": needed_text})
+                     f"{boot_unit}s for L1 <= {format_target(size_target_of(res))}": needed_text})
     r.table(pd.DataFrame(rows), caption=(
         f"{p.metric_label}, at the test set's size N = {n_units} {boot_unit}s: expected L1 to the ranking on "
         "unlimited data "
         f"with its {first.confidence:.0%} interval, the same per run (places), the plug-in bootstrap's estimate "
-        f"(biased low, for comparison), and the number of {boot_unit}s at which the interval's upper end falls to "
-        "the number of runs (one place per run; a conservative claim; log-linear interpolation between the sizes "
+        f"(biased low, for comparison), and the number of {boot_unit}s at which the interval's upper end falls "
+        f"to {_target_text(res)} (a conservative claim; log-linear interpolation between the sizes "
         "tried). All sizes, the posterior probability that each run is the population's best and the plug-in "
         "stability indices: ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv."))
     r.figure("figures/fig_10_test_set_size.png",
              f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (empirical-Bayes "
              f"estimate), against m; the band is {p.gold_title}'s {first.confidence:.0%} interval; the dotted "
-             "line is one place per run; the vertical line is this test set's size.")
+             f"line is the size target, L1 = {_target_text(res)}; the vertical line is this test "
+             "set's size.")
 
 
 def _within(per_size: pd.DataFrame, p: Scheme) -> float:
@@ -490,7 +491,7 @@ def _convergence(r: Report, res: StudyResult) -> None:
     unit, tolerance = o["unit"], o["tolerance"]
     points = _aggregate(res.table("convergence.csv"))
     r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
-    lenient = float(res.meta["input"]["runs"])
+    lenient = size_target_of(res)
     k = int(points.n_orders.iloc[0])
     r.paragraph(
         f"For {k} random orders of the {unit}s, the runs are ranked on the first n {unit}s and compared "
@@ -529,11 +530,12 @@ def _convergence(r: Report, res: StudyResult) -> None:
                         "(auc_diff, the paired difference over this test set's orders, is kept beside it).")
     rows = []
     for key, g in points[points.metric == p.metric].groupby(["strategy", "average"], sort=False):
-        lp = g[g.tolerance == lenient].iloc[0]
-        sp = g[g.tolerance == tolerance].iloc[0]
+        lp = at_tolerance(g, lenient).iloc[0]
+        sp = at_tolerance(g, tolerance).iloc[0]
         rows.append({"strategy": strategy_label(key[0]), "average": key[1],
                      "AUC": ci(lp.auc, lp.auc_low, lp.auc_high, "{:.1f}"),
-                     f"n for L1 <= {lenient:g}": f"{lp.convergence_n} ({lp.convergence_n_low}-{lp.convergence_n_high})",
+                     f"n for L1 <= {format_target(lenient)}": (f"{lp.convergence_n} ({lp.convergence_n_low}-"
+                                                               f"{lp.convergence_n_high})"),
                      f"n for L1 <= {tolerance:g}": (f"{sp.convergence_n} ({sp.convergence_n_low}-"
                                                     f"{sp.convergence_n_high})" if sp.reached else "only at N")})
     r.table(pd.DataFrame(rows), caption=(
@@ -726,18 +728,30 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(pairs, floatfmt="{:.2f}")
     if res.has("metric_convergence.csv"):
         unit = res.options["unit"]
-        _settling(r, res.table("metric_convergence.csv"), "metric", float(res.meta["input"]["runs"]),
+        _settling(r, res.table("metric_convergence.csv"), "metric", size_target_of(res),
                   f"How fast each metric's ranking settles on its own full-set ranking ({p.gold_title}; random orders "
                   f"of the {unit}s, as in the convergence section): n is the number of {unit}s after which L1 stays "
-                  "within the number of runs in 95% of orders, with its interval over orders (self-consistency on "
+                  f"{_within_target(res)} in 95% of orders, with its interval over orders (self-consistency on "
                   "this test set, not a claim about a new one).")
+
+
+def _target_text(res: StudyResult) -> str:
+    """``40 (one place per run)``: the size target in a caption."""
+    t = size_target_of(res)
+    return f"{format_target(t)} ({target_rule(t, res.meta['input']['runs'])})"
+
+
+def _within_target(res: StudyResult) -> str:
+    """``within 40 (one place per run)``."""
+    return f"within {_target_text(res)}"
 
 
 def _settling(r: Report, points: pd.DataFrame, column: str, lenient: float, caption: str) -> None:
     """The convergence points of the default ranking method at the lenient tolerance, one row per ``column``."""
-    points = points[(points.ranking == "aggregate") & (points.tolerance == lenient)]
+    points = at_tolerance(points[points.ranking == "aggregate"], lenient)
     rows = [{column: str(getattr(p, column)), "average": p.average, "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-             f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-{p.convergence_n_high})"}
+             f"n for L1 <= {format_target(lenient)}": (f"{p.convergence_n} ({p.convergence_n_low}-"
+                                                        f"{p.convergence_n_high})")}
             for p in points.itertuples()]
     if rows:
         r.table(pd.DataFrame(rows), caption=caption)
@@ -784,7 +798,7 @@ def _labels(r: Report, res: StudyResult) -> None:
     if not res.has("label_agreement.csv"):
         return
     boards, agree = res.table("label_leaderboard.csv"), res.table("label_agreement.csv")
-    p, lenient = _primary(res), float(res.meta["input"]["runs"])
+    p, lenient = _primary(res), size_target_of(res)
     boards = boards[boards.metric == p.metric]
     unit, n_units, n_boot = str(agree.unit.iloc[0]), int(agree.units.iloc[0]), int(agree.n_resamples.iloc[0])
     labels = [str(x) for x in dict.fromkeys(boards.label)]
@@ -812,7 +826,7 @@ def _labels(r: Report, res: StudyResult) -> None:
         f"How fast each label's ranking settles on its own full-set ranking ({p.gold_title}, {p.metric_label}; "
         "random orders "
         f"of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of masks after "
-        "which L1 stays within the number of runs in 95% of orders, with its interval over orders (self-consistency "
+        f"which L1 stays {_within_target(res)} in 95% of orders, with its interval over orders (self-consistency "
         "on this test set, not a claim about a new one)."))
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.sections.common import at_tolerance, size_target_of
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
+from robustness.statistics.ranks import format_target, target_rule
 
 __all__ = ["ranking_methods_section", "case_leaderboards_section"]
 
@@ -104,16 +106,15 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
             items.append(f"first under {get_ranking(v['ranking']).label}: " + (
                 top[0] if len(top) == 1 else f"{len(top)} runs tied ({', '.join(top[:5])}{more})"))
         r.bullets(items)
-        lenient = float(n_runs)
+        lenient = size_target_of(res)
         for method in methods:
             st = sel(stability, method, scheme).iloc[0]
-            p = sel(points, method, scheme)
-            p = p[p.tolerance == lenient].iloc[0]
+            p = at_tolerance(sel(points, method, scheme), lenient).iloc[0]
             rows.append({"scheme": label, "method": get_ranking(method).label,
                          "stability: tau to the full-set ranking": _tau_text(st.tau_median, st.tau_low, st.tau_high),
                          "curves: unit": unit if get_ranking(method).additive else test_unit,
                          "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-                         f"n for L1 <= {lenient:g}": f"{p.convergence_n} ({p.convergence_n_low}-"
+                         f"n for L1 <= {format_target(lenient)}": f"{p.convergence_n} ({p.convergence_n_low}-"
                                                      f"{p.convergence_n_high})"})
     strat, metric, average = schemes[0]
     for v in res.verdict("method_agreement_range", metric=metric, average=average):
@@ -126,7 +127,8 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
     r.table(pd.DataFrame(rows), caption=(
         "Stability: median Kendall's tau between the full-set ranking and the resamples' rankings, with the central "
         "95% of resamples. Curves: area under the mean L1 curve (95% Monte Carlo interval over orders) and the number "
-        "of units after which L1 stays within one place per run in 95% of orders (95% interval over orders). AUCs on "
+        f"of units after which L1 stays within {format_target(size_target_of(res))} "
+        f"({target_rule(size_target_of(res), n_runs)}) in 95% of orders (95% interval over orders). AUCs on "
         "different units or prefix steps are not comparable with each other."))
     for method in methods[1:]:
         r.figure(f"{convergence_figure}_{method}.png",

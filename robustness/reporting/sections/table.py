@@ -7,6 +7,7 @@ from robustness.reporting.sections.common import default_rows, unlimited_sentenc
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
+from robustness.statistics.ranks import format_target
 
 STUDY = "table_rank_convergence"
 SHOWN_SCHEMES = 4
@@ -39,8 +40,9 @@ def _schemes(r: Report, res: StudyResult) -> None:
         r.table(c[["system", "score", "low", "high", "rank"]],
                 caption=f"95% {interval_name(c)} intervals over {unit}s.")
         r.paragraph("Convergence points (95% of orders, with their 95% intervals over orders): "
-                    + ", ".join(f"L1 <= {x['subject'][0]} at n = {x['value']:.0f} ({x['low']:.0f}-{x['high']:.0f})"
-                                if x["statement"] == "reached" else f"L1 <= {x['subject'][0]} only at n = N"
+                    + ", ".join(f"L1 <= {format_target(float(x['subject'][0]))} at n = {x['value']:.0f} "
+                                f"({x['low']:.0f}-{x['high']:.0f})" if x["statement"] == "reached" else
+                                f"L1 <= {format_target(float(x['subject'][0]))} only at n = N"
                                 for x in points)
                     + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.2f}')}."
                     + f" Paired t-test (delta-method SE), Holm: {pairs['count']} of {pairs['total']} pairs differ; "
