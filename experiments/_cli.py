@@ -351,8 +351,9 @@ def add_primary_option(g) -> None:
     """``--primary GOLD:METRIC:AVERAGING``: the organiser's headline scheme."""
     g.add_argument("--primary", metavar="GOLD:METRIC:AVERAGING", type=scheme_text,
                    help="the headline scheme the leaderboard, the verdicts and the conclusions are about, e.g. "
-                        "staple:dice:macro (default majority:jaccard:micro, called official only on the dermavqa "
-                        "layout, whose scorer ranks by it)")
+                        "staple:dice:macro or majority:hd95:macro (a boundary metric: macro only, smallest first; "
+                        "default majority:jaccard:micro, called official only on the dermavqa layout, whose scorer "
+                        "ranks by it)")
 
 
 def primary_scheme(args: argparse.Namespace, strategies) -> Scheme:

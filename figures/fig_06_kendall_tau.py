@@ -19,9 +19,11 @@ def make(results_dir, out_path, *, metric=None, primary=None):
 
     tau = for_ranking(pd.read_csv(Path(results_dir) / "kendall_tau.csv"))
     metric = metric or headline(results_dir, primary, tau.strategy).metric
-    with plotting.style():
-        fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.1), layout="constrained")
-        for ax, average in zip(axes, ("micro", "macro")):
+    averages = [a for a in ("micro", "macro") if ((tau.metric == metric) & (tau.average == a)).any()]  # a boundary
+    with plotting.style():  # metric exists macro only
+        fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages), 3.1), squeeze=False,
+                                 layout="constrained")
+        for ax, average in zip(axes[0], averages):
             m = tau[(tau.metric == metric) & (tau.average == average)]
             order = list(dict.fromkeys(m.strategy))
             table = {c: m.pivot(index="strategy", columns="other", values=c).loc[order, order]

@@ -12,7 +12,12 @@ The names are checked against the registries: the gold against
 scheme an organiser can adopt; a gold over annotators, ``mean`` or ``max``,
 exists only per image, macro), the metric against the overlap metric table
 (:data:`robustness.overlap.metrics.METRICS`, any registered metric, with its
-direction) and the averaging against :data:`robustness.overlap.metrics.AVERAGES`.
+direction) or the boundary metrics (:mod:`robustness.overlap.boundary`: ``hd95``,
+``assd``, ``hd``, ``nsd@<tolerance>``, which exist per image only, macro), and
+the averaging against :data:`robustness.overlap.metrics.AVERAGES`. A metric
+where smaller is better (a distance, an error rate) ranks smallest first
+everywhere; the engines store its negative and every table shows it with its own
+sign (:attr:`robustness.statistics.schemes.Schemes.signs`).
 """
 
 from __future__ import annotations
@@ -21,14 +26,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robustness.overlap.boundary import is_boundary_metric
+from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.gold import get_strategy, is_random, official_strategy
 from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
 
 if TYPE_CHECKING:
     from robustness.overlap.gold import GoldStrategy
 
-__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label"]
+__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "lower_is_better"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class Scheme:
     gold : str
         A gold strategy of the registry (not a random single-annotator draw).
     metric : str
-        An overlap metric of the metric table (its direction comes from there).
+        An overlap metric of the metric table or a boundary metric (its direction comes from there).
     average : {'micro', 'macro'}
     official : bool
         The challenge's own scorer ranks by this scheme (reports may call it "official"): only the MEDIQA-MAGIC
@@ -67,19 +72,23 @@ class Scheme:
             raise ValueError(f"gold {self.gold!r} is one annotator drawn at random per image: a draw, not a "
                              "headline scheme (choose a fixed gold)")
         object.__setattr__(self, "gold", strategy.name)
-        if is_boundary_metric(str(self.metric)):
-            raise ValueError(f"metric {self.metric!r} is a boundary metric: it is ranked beside the headline "
-                             "(--boundary), not yet as the headline; choose one of " + ", ".join(METRICS))
-        if str(self.metric) not in METRICS:
-            raise ValueError(f"unknown metric {self.metric!r}; choose one of {', '.join(METRICS)}")
-        if get_metric(self.metric).lower_better:
-            raise ValueError(f"metric {self.metric!r} ranks smallest first: the resampling engines rank overlap "
-                             "metrics higher-is-better only, so it cannot be the headline yet")
+        boundary = is_boundary_metric(str(self.metric))
+        if boundary:
+            boundary_metric(self.metric)  # a bad NSD tolerance: one line
+        elif str(self.metric) not in METRICS:
+            raise ValueError(f"unknown metric {self.metric!r}; choose one of {', '.join(METRICS)} or a boundary "
+                             "metric (hd95, assd, hd, nsd@<tolerance>)")
         if self.average not in AVERAGES:
             raise ValueError(f"averaging must be one of {', '.join(AVERAGES)}; got {self.average!r}")
         if strategy.macro_only and self.average != "macro":
             raise ValueError(f"gold {self.gold!r} scores a run against each annotator per image, so it exists only "
                              f"macro; got {self.average!r}")
+        if boundary and self.average != "macro":
+            raise ValueError(f"metric {self.metric!r} is a boundary metric: it scores each image on its own, so it "
+                             f"exists only macro; got {self.average!r}")
+        if boundary and strategy.macro_only:
+            raise ValueError(f"metric {self.metric!r} is a boundary metric, computed against a gold mask; gold "
+                             f"{self.gold!r} has none (it scores against each annotator)")
 
     @classmethod
     def parse(cls, text: str, *, official: bool = False) -> Scheme:
@@ -116,7 +125,12 @@ class Scheme:
     @property
     def averages(self) -> tuple[str, ...]:
         """The averagings the reports show beside each other for this gold and metric (micro first)."""
-        return ("macro",) if get_strategy(self.gold).macro_only else tuple(AVERAGES)
+        return ("macro",) if get_strategy(self.gold).macro_only or self.boundary else tuple(AVERAGES)
+
+    @property
+    def boundary(self) -> bool:
+        """A boundary metric (:mod:`robustness.overlap.boundary`): per image only, computed with ``--boundary``."""
+        return is_boundary_metric(self.metric)
 
     def with_average(self, average: str) -> tuple[str, str, str]:
         """The scheme's gold and metric under another averaging, as a score-table name.
@@ -135,8 +149,8 @@ class Scheme:
 
     @property
     def lower_better(self) -> bool:
-        """Whether smaller values rank first (from the metric table)."""
-        return get_metric(self.metric).lower_better
+        """Whether smaller values rank first (from the metric table or the boundary metric)."""
+        return lower_is_better(self.metric)
 
     @property
     def metric_label(self) -> str:
@@ -174,6 +188,25 @@ class Scheme:
         """
         return {"gold": self.gold, "metric": self.metric, "average": self.average, "official": self.official,
                 "label": self.label, "lower_better": self.lower_better}
+
+
+def lower_is_better(name: str) -> bool:
+    """Whether a registered metric (overlap or boundary) ranks its smallest values first.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> lower_is_better("jaccard"), lower_is_better("hd95"), lower_is_better("nsd@2")
+    (False, True, False)
+    """
+    return boundary_metric(name).lower_better if is_boundary_metric(name) else get_metric(name).lower_better
 
 
 def metric_label(name: str) -> str:

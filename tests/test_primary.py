@@ -34,7 +34,10 @@ def test_scheme_parses_and_names_itself():
     ("nobody:jaccard:micro", "unknown gold strategy 'nobody'"),
     ("rand2:jaccard:micro", "a draw, not a headline scheme"),
     ("majority:recall:micro", "unknown metric 'recall'"),
-    ("majority:hd95:macro", "boundary metric"),
+    ("majority:hd95:micro", "boundary metric: it scores each image on its own, so it exists only macro"),
+    ("mean:hd95:macro", "has none"),
+    ("majority:nsd@0:macro", "tolerance must be positive"),
+    ("majority:hd96:macro", "unknown metric 'hd96'"),
     ("majority:jaccard:median", "averaging must be one of micro, macro"),
     ("mean:dice:micro", "exists only macro"),
 ])
@@ -49,8 +52,10 @@ def test_a_newly_registered_metric_can_be_the_headline(monkeypatch):
     monkeypatch.setitem(metrics.METRICS, "precision", metrics.Metric("precision", (1, 0, 0), (1, 1, 0)))
     assert Scheme.parse("union:precision:micro").label == "union, micro Precision"
     monkeypatch.setitem(metrics.METRICS, "fdr", metrics.Metric("fdr", (0, 1, 0), (1, 1, 0), lower_better=True))
-    with pytest.raises(ValueError, match="ranks smallest first"):  # the engines rank higher-is-better only
-        Scheme.parse("union:fdr:micro")
+    assert Scheme.parse("union:fdr:micro").lower_better  # smallest first, with its own sign
+    s = Scheme.parse("staple:hd95:macro")
+    assert s.lower_better and s.boundary and s.averages == ("macro",) and s.label == "STAPLE, macro hd95"
+    assert not Scheme.parse("majority:nsd@2:macro").lower_better
 
 
 def test_default_scheme_follows_the_strategies_and_old_folders_read_as_written():
@@ -312,3 +317,75 @@ def test_a_bad_target_is_refused_before_any_work(value, tmp_path, capsys):
     out = tmp_path / "out"
     assert _cli.run(main_job.main, ["--target", value, "--out", str(out), "--quiet"]) == 2
     assert "--target" in capsys.readouterr().err and not out.exists()
+
+
+# -- a headline where smaller is better ---------------------------------------------------------------------------
+
+def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(monkeypatch):
+    """The engines rank "higher is better": a smaller-is-better metric is stored negated (sign -1) and every score
+    they give back is the metric's own; the twin is the same values scored higher-is-better by hand."""
+    from robustness.overlap import metrics
+    from robustness.overlap.metrics import macro, micro
+    from robustness.overlap.pixel_pass import compute_overlap
+    from robustness.simulation.synthetic import make_challenge
+    from robustness.statistics.bootstrap import bootstrap
+    from robustness.statistics.comparisons import pairwise_comparisons
+    from robustness.statistics.ranks import rank
+    from robustness.statistics.schemes import per_case_frames, schemes_from_counts
+
+    monkeypatch.setitem(metrics.METRICS, "fdr", metrics.Metric("fdr", (0, 1, 0), (1, 1, 0), lower_better=True))
+    counts = compute_overlap(make_challenge(n_encounters=10, n_images=14, n_runs=5, n_teams=2, rng=3),
+                             strategies=["majority"], rng=0)
+    values = np.random.default_rng(5).gamma(2.0, 3.0, (5, counts.n_images))  # a distance per run and image
+    up = schemes_from_counts(counts, unit="encounter", metrics=["fdr"], annotators=[],
+                             extra=[(("majority", "dist", "macro"), values, True)])
+    assert list(up.sign_of) == [-1.0, -1.0, -1.0]
+    fdr = micro(counts.strategy_counts("majority"), "fdr")
+    assert np.allclose(-up.scores()[0], fdr, rtol=1e-12)  # stored negated
+    assert np.allclose(-up.scores()[2], values.mean(axis=1), rtol=1e-12)
+    boot = bootstrap(up, n_resamples=50, rng=1)
+    ci = boot.intervals(method="percentile")
+    for k, (strat, metric, average) in enumerate(up.names):
+        rows = ci[(ci.metric == metric) & (ci.average == average)]
+        truth = (values.mean(axis=1) if metric == "dist" else fdr if average == "micro" else
+                 macro(counts.strategy_counts("majority"), "fdr"))
+        assert np.allclose(rows.score, truth, rtol=1e-12) and (rows.low <= rows.score + 1e-12).all()
+        assert (rows.score <= rows.high + 1e-12).all()
+        assert list(rows["rank"]) == list(rank(truth, lower_better=True))  # smallest first
+    frame = next(f for f in per_case_frames(up, counts) if f.metric.iloc[0] == "dist")
+    assert np.array_equal(frame.value.to_numpy(), values.reshape(-1))  # the metric's own values
+    pairs = pairwise_comparisons(boot)
+    pairs = pairs[pairs.metric == "dist"]
+    assert (pairs["diff"] <= 0).all() and (pairs.diff_low <= pairs.diff_high).all()  # the better run: smaller
+    # the same values negated by hand and scored higher-is-better: the same ranks and p-values
+    down = schemes_from_counts(counts, unit="encounter", metrics=[], annotators=[],
+                               extra=[(("majority", "dist", "macro"), -values, False)])
+    other = pairwise_comparisons(bootstrap(down, n_resamples=50, rng=1))
+    assert np.array_equal(other["rank"], pairs["rank"]) and np.allclose(other.p_delta, pairs.p_delta)
+    assert np.allclose(other["diff"], -pairs["diff"])
+
+
+def test_a_boundary_headline_ranks_smallest_first_everywhere(tmp_path):
+    data = _raters(tmp_path / "c")
+    out = tmp_path / "hd"
+    assert main_job.main(["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", *FAST,
+                          "--primary", "majority:hd95:macro", "--out", str(out)]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["primary"]["metric"] == "hd95" and meta["primary"]["lower_better"] is True
+    board = pd.read_csv(out / "leaderboard.csv", index_col=0)
+    assert board.majority_hd95_macro.is_monotonic_increasing  # the smallest distance first
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    ci = ci[(ci.strategy == "majority") & (ci.metric == "hd95")].set_index("system")
+    assert np.allclose(ci.score, board.majority_hd95_macro.reindex(ci.index), rtol=1e-12)
+    assert (ci.low <= ci.score).all() and (ci.score <= ci.high).all() and (ci.score > 0).all()
+    assert ci["rank"].idxmin() == board.index[0]
+    per_case = pd.read_parquet(out / "per_case.parquet")
+    assert (per_case[per_case.metric == "hd95"].value >= 0).all()
+    v = pd.read_csv(out / "verdicts.csv", keep_default_na=False)
+    for claim in ("pairs_differ", "best_is_best", "unlimited_distance", "units_needed"):
+        rows = v[v.claim == claim]
+        assert set(rows.metric) == {"hd95"} and set(rows.average) == {"macro"}, claim
+    summary = (out / "summary.md").read_text()
+    assert "## Leaderboard under the headline scheme (majority, macro hd95)" in summary
+    assert "(majority:hd95:macro; lower is better)" in summary and "ranked lower first" not in summary
+    assert "scores significantly lower (better)" in summary

@@ -104,10 +104,13 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     _check_label_tables(root, out, summary)
     # "What to conclude" says what the boundary metrics and the labels do to the order and the first place, each
     # from its verdict (tau with its interval, runs that move) and the rank intervals
+    from robustness.scheme import metric_label
+
     conclude = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
     verdicts = pd.read_csv(out / "verdicts.csv", keep_default_na=False, na_values=[""])
     for v in verdicts[(verdicts.claim == "metric_tau") & (verdicts.metric != "jaccard")].itertuples():
-        assert f"under {v.metric} {v.count:.0f} of {v.total:.0f} runs take another place (Kendall's tau {v.value:.2f}" in conclude
+        assert (f"under {metric_label(v.metric)} {v.count:.0f} of {v.total:.0f} runs take another place (Kendall's "
+                f"tau {v.value:.2f}") in conclude
     labels = verdicts[verdicts.claim == "label_tau"]
     differ = int((labels.statement == "differ").sum())
     assert f"Between labels: {differ} of {len(labels)} pairs of labels order the runs differently" in conclude

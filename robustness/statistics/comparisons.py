@@ -58,11 +58,12 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     For each scheme and each unordered pair of runs (``system`` ranked above
     ``other`` on the whole test set):
 
-    - ``diff``: score of ``system`` minus score of ``other``; ``diff_low``,
+    - ``diff``: score of ``system`` minus score of ``other``, in the metric's own sign (negative for a metric
+      where smaller is better); ``diff_low``,
       ``diff_high``: the percentile ``confidence`` interval of the paired
       bootstrap differences (the same resamples for both runs; micro scores
       re-sum TP/FP/FN, macro scores re-average per-image scores);
-      ``win_share``: share of resamples in which ``system`` scores strictly higher;
+      ``win_share``: share of resamples in which ``system`` scores strictly better;
     - ``p_bootstrap``: two-sided test of ``diff = 0`` with the bootstrap
       standard error, ``2 Phi(-|diff| / sd*)``; ``p_bootstrap_holm``: Holm over
       all pairs of the scheme; ``significant_bootstrap``: ``p_bootstrap_holm < alpha`` (its count moves with the
@@ -97,6 +98,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
 
         cov = delta_covariance(*schemes.ratio_parts())[1]  # (S, R, R)
     runs = np.asarray(schemes.runs, dtype=object)
+    signs = getattr(schemes, "sign_of", np.ones(len(schemes.names)))
     lo, hi = tails(confidence)
     frames = []
     for s, (strat, metric, average) in enumerate(schemes.names):
@@ -137,11 +139,14 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
         pdn = np.full(i.size, np.nan)
         if cov is not None and neighbours.any():
             pdn[neighbours] = holm(p_d[neighbours])
+        d_low = np.nanquantile(d, lo, axis=0) if d.size else np.nan
+        d_high = np.nanquantile(d, hi, axis=0) if d.size else np.nan
+        if signs[s] < 0:  # stored negated (smaller is better): the difference in the metric's own sign
+            diff, d_low, d_high = -diff, -d_high, -d_low
         frames.append(pd.DataFrame({
             "strategy": strat, "metric": metric, "average": average, "system": runs[i], "other": runs[j],
             "rank": r[i], "other_rank": r[j], "neighbours": neighbours,
-            "diff": diff, "diff_low": np.nanquantile(d, lo, axis=0) if d.size else np.nan,
-            "diff_high": np.nanquantile(d, hi, axis=0) if d.size else np.nan,
+            "diff": diff, "diff_low": d_low, "diff_high": d_high,
             "win_share": (d > 0).mean(axis=0), "significant": (pdh if cov is not None else ph) < alpha,
             "p_bootstrap": p_boot, "p_bootstrap_holm": ph, "significant_bootstrap": ph < alpha,
             "p_delta": p_d, "p_delta_holm": pdh, "significant_delta": pdh < alpha,

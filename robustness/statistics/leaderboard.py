@@ -8,11 +8,12 @@ to the last digit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, micro
-from robustness.scheme import DEFAULT, Scheme
+from robustness.scheme import DEFAULT, Scheme, lower_is_better
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
@@ -24,8 +25,41 @@ if TYPE_CHECKING:
 __all__ = ["scores_frame", "leaderboard", "official_results"]
 
 
+def boundary_means(overlap: OverlapCounts, metric: str, *, empty: str | EmptyPolicy = "one") -> list[tuple]:
+    """Every run's mean boundary metric over images under every gold of ``overlap`` (macro: per image only).
+
+    As :class:`~robustness.statistics.schemes.Schemes` averages per-image values: an image the both-empty policy
+    leaves without a value (nan) is left out of the mean, unless the policy propagates nan.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+        With ``metric`` among its boundary metrics.
+    metric : str
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    list of (strategy, ndarray (n_runs,))
+    """
+    import numpy as np
+
+    from robustness.overlap.empty import empty_policy
+    from robustness.statistics.metric_agreement import boundary_values
+
+    policy = empty_policy(empty)
+    out = []
+    for name in overlap.strategies:
+        v = boundary_values(overlap, name, metric, empty=policy)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = v.mean(axis=1) if policy.propagates else (np.where(np.isnan(v), 0.0, v).sum(axis=1)
+                                                              / (~np.isnan(v)).sum(axis=1))
+        out.append((name, means))
+    return out
+
+
 def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", annotators: list[str] | None = None,
-                 ranks: bool = False) -> pd.DataFrame:
+                 ranks: bool = False, boundary: Iterable[str] = ()) -> pd.DataFrame:
     """Every run's score under every strategy, metric and averaging, as a tidy table.
 
     Strategies are the gold strategies of ``overlap`` (micro and macro) plus
@@ -39,7 +73,9 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
     annotators : list of str, optional
         Macro-only strategies over annotators (default: the registry's, ``mean`` and ``max``).
     ranks : bool
-        Add each run's rank (1 = best; ties as :func:`robustness.statistics.ranks.rank`).
+        Add each run's rank (1 = best, in the metric's direction; ties as :func:`robustness.statistics.ranks.rank`).
+    boundary : iterable of str
+        Boundary metrics of ``overlap`` to add, macro, under every gold (:func:`boundary_means`).
 
     Returns
     -------
@@ -60,16 +96,18 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
             vals = macro_over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric,
                                          how=a.how, empty=empty)
             rows.append((a.name, metric, "macro", vals))
+    for metric in boundary:
+        rows += [(name, metric, "macro", vals) for name, vals in boundary_means(overlap, metric, empty=empty)]
     frames = [
         pd.DataFrame({"strategy": st, "metric": me, "average": av, "system": list(overlap.runs), "score": v}
-                     | ({"rank": rank(v)} if ranks else {}))
+                     | ({"rank": rank(v, lower_better=lower_is_better(me))} if ranks else {}))
         for st, me, av, v in rows
     ]
     return pd.concat(frames, ignore_index=True)
 
 
 def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", primary: Scheme = DEFAULT,
-                annotators: list[str] | None = None) -> pd.DataFrame:
+                annotators: list[str] | None = None, boundary: Iterable[str] = ()) -> pd.DataFrame:
     """Wide leaderboard: one row per run, a column per ``strategy_metric_average``.
 
     Parameters
@@ -80,13 +118,15 @@ def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", pri
         The headline scheme, whose column sorts the rows (best first, in the metric's direction).
     annotators : list of str, optional
         As in :func:`scores_frame`.
+    boundary : iterable of str
+        As in :func:`scores_frame`.
 
     Returns
     -------
     pandas.DataFrame
         Indexed by run.
     """
-    df = scores_frame(overlap, empty=empty, annotators=annotators)
+    df = scores_frame(overlap, empty=empty, annotators=annotators, boundary=boundary)
     df["column"] = df["strategy"] + "_" + df["metric"] + "_" + df["average"]
     wide = df.pivot(index="system", columns="column", values="score")
     order = list(dict.fromkeys(df["column"]))

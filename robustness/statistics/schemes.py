@@ -74,6 +74,10 @@ class Schemes(Rankable):
     ranking : str
         The ranking method these statistics serve (:mod:`robustness.statistics.ranking_methods`):
         ``aggregate``, or ``rank-then-aggregate`` for per-case ranks.
+    signs : float64 (S,) or None
+        -1 for a scheme whose metric ranks its smallest values first (a distance, an error rate): its statistics
+        are stored negated, so that every engine ranks "higher is better", and every table that shows a score
+        multiplies it back (:attr:`sign_of`); None: every scheme +1.
     """
 
     names: list
@@ -90,6 +94,12 @@ class Schemes(Rankable):
     unit: str = "image"
     codes: np.ndarray | None = None
     ranking: str = "aggregate"
+    signs: np.ndarray | None = None
+
+    @property
+    def sign_of(self) -> np.ndarray:
+        """Every scheme's sign (S,): +1, or -1 where the stored statistics are the metric's negative."""
+        return np.ones(len(self.names)) if self.signs is None else np.asarray(self.signs, dtype=np.float64)
 
     @property
     def n_units(self) -> int:
@@ -162,7 +172,8 @@ class Schemes(Rankable):
         idx = list(indices)
         return replace(self, names=[self.names[k] for k in idx], cols=self.cols[idx], numerator=self.numerator[idx],
                        denominator=self.denominator[idx], empty_values=self.empty_values[idx],
-                       per_case=None if self.per_case is None else self.per_case[idx])
+                       per_case=None if self.per_case is None else self.per_case[idx],
+                       signs=None if self.signs is None else self.signs[idx])
 
     # -- what the resampling engines call (robustness.statistics.test_based.PairedTests answers the same calls) --
 
@@ -298,6 +309,7 @@ class _Builder:
     def __init__(self, codes, n_units):
         self.codes, self.n_units = codes, n_units
         self.columns, self.names, self.cols, self.num, self.den, self.empty, self.per_case = [], [], [], [], [], [], []
+        self.signs = []
         self._shared = {}
 
     def group(self, values):
@@ -315,7 +327,8 @@ class _Builder:
         self.columns.append(col)
         return len(self.columns) - 1
 
-    def scheme(self, name, cols, weights, empty_value, per_case):
+    def scheme(self, name, cols, weights, empty_value, per_case, sign=1.0):
+        self.signs.append(float(sign))
         self.names.append(name)
         self.cols.append(cols)
         self.num.append(weights[0])
@@ -323,8 +336,9 @@ class _Builder:
         self.empty.append(empty_value)
         self.per_case.append(per_case)
 
-    def macro(self, name, values, policy):
-        """A macro scheme from per-case scores ``values`` (R, N); nan = left out (unless nan propagates)."""
+    def macro(self, name, values, policy, sign=1.0):
+        """A macro scheme from per-case scores ``values`` (R, N), stored times ``sign`` (nan: left out or kept)."""
+        values = values if sign > 0 else -values
         ok = ~np.isnan(values)
         if policy.propagates:
             sums, counts = values, np.ones_like(values)  # nan propagates
@@ -336,7 +350,7 @@ class _Builder:
         for r in range(values.shape[0]):
             c = self.add(gc[:, r], shared=True)
             rows.append([self.add(gs[:, r]), c, c])
-        self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values)
+        self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values, sign)
 
     def build(self, runs, units, empty, unit, ranking="aggregate"):
         return Schemes(
@@ -346,6 +360,7 @@ class _Builder:
             cols=np.array(self.cols, dtype=np.int64), numerator=np.array(self.num, dtype=np.float64),
             denominator=np.array(self.den, dtype=np.float64), empty_values=np.array(self.empty, dtype=np.float64),
             empty=empty, per_case=np.stack(self.per_case), unit=unit, codes=self.codes, ranking=ranking,
+            signs=np.array(self.signs) if any(s < 0 for s in self.signs) else None,
         )
 
 
@@ -374,7 +389,8 @@ def _unit_builder(overlap, unit):
 
 def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: str | EmptyPolicy = "one",
                         strategies: list[str] | None = None, metrics: list | None = None,
-                        averages: tuple = ("micro", "macro"), annotators: list[str] | None = None) -> Schemes:
+                        averages: tuple = ("micro", "macro"), annotators: list[str] | None = None,
+                        extra: Iterable[tuple] = ()) -> Schemes:
     """Build :class:`Schemes` from :class:`~robustness.overlap.OverlapCounts`.
 
     Parameters
@@ -395,10 +411,14 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
     annotators : list of str, optional
         Macro-only strategies over annotators to add (default: the registry's
         default ones, ``mean`` and ``max``).
+    extra : iterable of ((strategy, metric, 'macro'), values, lower_better)
+        More macro schemes from per-image values (R, N) of ``overlap``'s runs and images, e.g. a boundary
+        metric's (nan as in :func:`schemes_from_values`), after the others.
 
     Returns
     -------
     Schemes
+        A metric where smaller is better is stored negated, with sign -1 (:attr:`Schemes.signs`).
     """
     b, units, unit = _unit_builder(overlap, unit)
     policy = empty_policy(empty)
@@ -414,18 +434,22 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
             g = b.group(np.moveaxis(c, 1, 0))  # (U, R, 3)
             micro_cols[strat] = [[b.add(g[:, r, k]) for k in range(3)] for r in range(n_sys)]
     for metric in metrics:
+        sign = -1.0 if metric.lower_better else 1.0  # stored higher-is-better
+        num, den = metric.weights()
         for strat in strategies:
             if "micro" in averages:
-                b.scheme((strat, metric.name, "micro"), micro_cols[strat], metric.weights(), policy.value,
-                         np.full((n_sys, overlap.n_images), np.nan))
+                b.scheme((strat, metric.name, "micro"), micro_cols[strat], (sign * num, den), sign * policy.value,
+                         np.full((n_sys, overlap.n_images), np.nan), sign)
             if "macro" in averages:
                 v = per_image(overlap.strategy_counts(strat), metric, empty=policy)
-                b.macro((strat, metric.name, "macro"), v, policy)
+                b.macro((strat, metric.name, "macro"), v, policy, sign)
         if "macro" in averages:
             for a in annotators:
                 v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
                                     empty=policy)
-                b.macro((a.name, metric.name, "macro"), v, policy)
+                b.macro((a.name, metric.name, "macro"), v, policy, sign)
+    for name, values, lower in extra:
+        b.macro(tuple(name), np.asarray(values, dtype=np.float64), policy, -1.0 if lower else 1.0)
     return b.build(overlap.runs, units, policy, unit)
 
 
@@ -478,9 +502,11 @@ def per_case_frames(schemes: Schemes, overlap: OverlapCounts) -> Iterator[pd.Dat
     cases = np.tile(np.asarray(overlap.images, dtype=object), len(schemes.runs))
     algorithms = np.repeat(np.asarray(schemes.runs, dtype=object), n_img)
     encounters = np.tile(np.asarray(overlap.encounters, dtype=object), len(schemes.runs))
+    signs = schemes.sign_of
     for k, (strat, metric, average) in enumerate(schemes.names):
-        if average == "macro":
-            yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": schemes.per_case[k].reshape(-1),
+        if average == "macro":  # a metric stored negated is given with its own sign
+            values = schemes.per_case[k].reshape(-1) * signs[k] if signs[k] < 0 else schemes.per_case[k].reshape(-1)
+            yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": values,
                                 "strategy": strat, "metric": metric, "encounter": encounters})
 
 

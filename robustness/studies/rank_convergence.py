@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
@@ -124,7 +125,9 @@ def _headline_rank_tables(schemes, counts, primary: Scheme, options):
     methods = [m for m in options.ranking if m != "test-based"]
     out, notes = rank_tables(tasks, methods, chosen, options, with_consensus=False)
     out.pop("per_case.parquet")  # the job writes every scheme's per-case scores itself
-    return out, [n for n in notes if "ranked higher first" not in n], chosen.describe()
+    # the headline's direction is the metric's own, stated with the scheme (no option of this job changes it)
+    direction = (f"metric {primary.metric} ranked {'lower' if primary.lower_better else 'higher'} first",)
+    return out, [n for n in notes if not any(d in n for d in direction)], chosen.describe()
 
 
 def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
@@ -171,6 +174,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     from robustness.statistics import leaderboard as score_tables
     from robustness.statistics import spread
     from robustness.statistics.convergence import auc_over_test_sets, compare_over_test_sets
+    from robustness.statistics.metric_agreement import boundary_values
     from robustness.statistics.schemes import per_case_frames, schemes_from_counts
     from robustness.statistics.truth import truth_agreement
 
@@ -181,14 +185,19 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     lenient = options.size_target(challenge.n_runs)  # one place per run, at most a tenth of a random order's L1
     primary = options.primary or default_scheme(counted + over)
 
+    # a boundary headline is computed per image under every counted gold, and ranked as one more macro scheme
+    boundary = tuple(dict.fromkeys(tuple(options.boundary) + ((primary.metric,) if primary.boundary else ())))
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
-                             rng=options.rng("random_golds"), boundary=options.boundary)
+                             rng=options.rng("random_golds"), boundary=boundary)
     t_pass = time.time() - t0
     found = input_checks(challenge, counts)  # a misread input is refused here, before the resampling
+    headline_boundary = (primary.metric,) if primary.boundary else ()
+    extra = [((g, m, "macro"), boundary_values(counts, g, m, empty=empty), primary.lower_better)
+             for m in headline_boundary for g in counts.strategies]
 
     def schemes(unit):
-        return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over)
+        return schemes_from_counts(counts, unit=unit, empty=empty, annotators=over, extra=extra)
 
     conv_schemes = schemes(options.unit)
     boot_schemes = conv_schemes if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
@@ -198,7 +207,10 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     uncertainty = uncertainty_tables(boot_schemes, options, n_jobs=n_jobs, tolerance=lenient)
     truth = None
     if counts.has_truth:
-        truth = truth_agreement(boot_schemes, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
+        # the overlap metrics' schemes (a boundary metric is not computed against the true masks)
+        scored = boot_schemes if not extra else boot_schemes.select(
+            [k for k, n in enumerate(boot_schemes.names) if not is_boundary_metric(n[1])])
+        truth = truth_agreement(scored, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
                                 rng=options.rng("truth"))
     # the golds' curves compared over resampled test sets (encounters with all their images), not only orders
     gold_schemes = conv_schemes.select([k for k, n in enumerate(conv_schemes.names) if n[1] == primary.metric])
@@ -212,11 +224,13 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
     # bootstrap's full-set estimate)
     stage("tables and verdicts", printed=False)
-    scores_df = score_tables.scores_frame(counts, empty=empty, annotators=over, ranks=True)
+    scores_df = score_tables.scores_frame(counts, empty=empty, annotators=over, ranks=True,
+                                          boundary=headline_boundary)
     scores_df.insert(3, "ranking", "aggregate")
     ci_all = [b.intervals() for name, b in res.bootstrap.items() if name != "aggregate"]
     scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
-    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary,
+                                     boundary=headline_boundary)
     tables["leaderboard.csv"] = board.join(method_columns(res.bootstrap))
     tables["scores.csv"] = scores_df
     curves, curve_notes = convergence_tables(res.convergence, tolerance=options.tolerance, lenient=lenient,
@@ -234,7 +248,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
                            n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
                                                                                            variant=variant)
-        for metric in dict.fromkeys(_overlap_metrics() + (primary.metric,)) for variant in ("staple", "leave_one_out")
+        for metric in dict.fromkeys(_overlap_metrics() + ((primary.metric,) if not primary.boundary else ()))
+        for variant in ("staple", "leave_one_out")
         if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
     tables["images.csv"] = pd.concat([pd.DataFrame({
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
@@ -318,7 +333,7 @@ class _PerImage:
     def of(cls, counts, primary: Scheme, empty, unit):
         from robustness.statistics.metric_agreement import metric_values
 
-        metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics())) + list(counts.boundary_metrics)
+        metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics() + tuple(counts.boundary_metrics)))
         values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
         clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
         return cls(primary, empty, metrics, values, lower, unit, clusters)

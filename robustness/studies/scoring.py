@@ -61,14 +61,16 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     over = [s.name for s in chosen if s.macro_only]
     counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
-                             rng=seeds.stream(seed, "random_golds"))
+                             rng=seeds.stream(seed, "random_golds"),
+                             boundary=(primary.metric,) if primary.boundary else ())
     found = input_checks(challenge, counts)
     files = {}
     if "majority" in counts.strategies:
         for run in counts.runs:
             files[f"official/{run.replace('/', '__')}.json"] = json.dumps(
                 score_tables.official_results(counts, run, empty=empty), indent=4)
-    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary,
+                                     boundary=(primary.metric,) if primary.boundary else ())
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
         "empty_policy": empty, "primary": primary.to_meta(),
         "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,

@@ -139,9 +139,10 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      f"annotator is a draw, not a choice. Which gold and how many {unit}s a new challenge needs: "
                      f"`{design_command(res)}` (recommendation.md).")
     else:
-        items.append("**Which gold**: this test set cannot say which gold ranks closer to the truth (there is no "
-                     "truth, and the convergence curves measure how soon a subset agrees with this test set's own "
-                     "ranking, "
+        why = (f"{p.metric_label} is not computed against the true masks: truth.csv compares the golds under the "
+               "overlap metrics" if res.has("truth.csv") else "there is no truth")
+        items.append(f"**Which gold**: this test set cannot say which gold ranks closer to the truth ({why}, and the "
+                     "convergence curves measure how soon a subset agrees with this test set's own ranking, "
                      "not accuracy). The design study answers it by simulating challenges like this one: "
                      + (f"its recommendation.md in {res.meta['design_answer']['folder']} (--design)."
                         if res.meta.get("design_answer") else f"`{design_command(res)}` (recommendation.md)."))
@@ -203,7 +204,8 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
             how = {"agree": "the same order on every resample", "differ": "the orders differ with confidence"}.get(
                 v["statement"], "tied with the headline's order")
             tail = first_place(boards, "metric", v["metric"], lead) if lead else ""
-            said.append(f"under {v['metric']} {v['count']} of {v['total']} runs take another place (Kendall's tau "
+            said.append(f"under {metric_label(v['metric'])} {v['count']} of {v['total']} runs take another place "
+                        f"(Kendall's tau "
                         f"{ci(v['value'], v['low'], v['high'], '{:.2f}')}: {how}){', and ' + tail if tail else ''}")
         parts.append(f"Against macro {p.metric_label} ({p.gold_label}): " + "; ".join(said) + ".")
     labels = res.verdict("label_tau")
@@ -417,7 +419,8 @@ def _significance(r: Report, res: StudyResult) -> None:
     r.figure("figures/fig_09_significance_map.png",
              f"Significance map ({p.gold_label}, {' and '.join(p.averages)} {p.metric_label}): a dark cell means the "
              "run of "
-             "the row scores significantly higher than the run of the column (paired t-test with delta-method "
+             f"the row scores significantly {'lower (better)' if p.lower_better else 'higher'} than the run of the "
+             "column (paired t-test with delta-method "
              "standard errors, Holm over all pairs, 5%).")
 
 
