@@ -526,6 +526,26 @@ def source(args: argparse.Namespace) -> str:
     return args.data or "the embedded synthetic challenge"
 
 
+#: The data options that read a challenge as a command read it (the design study's ``--like`` takes the same).
+DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "systems", "foreground", "background", "threshold",
+                "labels", "binarize")
+
+
+def reading(args: argparse.Namespace) -> dict:
+    """How the input was read, as meta.json's ``input.reading`` records it for the reports.
+
+    Named fields, not the command line's namespace: ``layout`` (``dermavqa``, ``raters``), ``folder`` (None for the
+    embedded synthetic challenge, which is written in the dermavqa layout) and ``options``, the data options given
+    (:data:`DATA_OPTIONS`, as the design study's ``--like`` takes them).
+    """
+    def given(value) -> bool:
+        return not (value is None or value is False or value == "")
+
+    return {"layout": args.layout, "folder": args.data,
+            "options": {name: getattr(args, name) for name in DATA_OPTIONS
+                        if name != "layout" and given(getattr(args, name, None))}}
+
+
 def data_description(args: argparse.Namespace) -> str:
     """The input in meta.json: the folder, or the synthetic challenge's seed and size."""
     depth = "" if args.synthetic_depth is None else (

@@ -72,7 +72,7 @@ def main(argv=None) -> int:
             result = run(challenge, options, n_jobs=n_jobs, cache_dir=out.path / "cache",
                          progress=_study.progress(args), source=_cli.source(args))
         _cli.say(result.meta["checks"] + result.meta["study_notes"])  # the loader's notes were printed as read
-        result.meta["input"].update(data=_cli.data_description(args))
+        result.meta["input"].update(data=_cli.data_description(args), reading=_cli.reading(args))
         result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
         if design is not None:
             result.meta["design_answer"] = design

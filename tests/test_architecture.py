@@ -242,6 +242,22 @@ def test_reports_and_statistics_import_no_study():
     assert not {k: v for k, v in found.items() if v}
 
 
+def test_no_report_or_figure_reads_the_command_line():
+    """What a report needs from the options is a named field of meta.json (the headline scheme, the size target, how
+    the input was read), never the command line's namespace (``parameters``, argparse's names), which the commands
+    keep for the record only."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "robustness" / "reporting").rglob("*.py")) + sorted((root / "figures").glob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value == "parameters":
+                raise AssertionError(f"{path.relative_to(root)}:{node.lineno} reads meta.json's 'parameters'")
+
+
 def test_no_module_imports_another_modules_private_names():
     import ast
 

@@ -61,11 +61,6 @@ def _primary(res: StudyResult) -> Scheme:
     return from_meta(res.meta)
 
 
-#: The data options a design study needs to read the same challenge (``--like``), as the main job's parameters.
-_DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "systems", "foreground", "background", "threshold",
-                 "labels")
-
-
 def design_command(res: StudyResult) -> str:
     """The design-study command that plans for this challenge (``--like`` with the main job's data options).
 
@@ -78,18 +73,15 @@ def design_command(res: StudyResult) -> str:
     -------
     str
     """
-    params = res.meta.get("parameters") or {}
-    data = params.get("data")
-    target = f" --target {params['target']:g}" if params.get("target") is not None else ""
-    if not data:  # the embedded synthetic challenge: the design study's default is its generator
+    reading = res.meta["input"].get("reading") or {}  # how the job read its input (meta.json, named fields)
+    t = res.meta.get("target") or {}
+    target = f" --target {t['l1']:g}" if t.get("set_by") == "--target" else ""
+    if not reading.get("folder"):  # the embedded synthetic challenge: the design study's default is its generator
         return "python -m experiments.design_study --quick" + target
-    parts = ["python -m experiments.design_study --quick --like", str(data)]
-    for name in _DATA_OPTIONS:
-        value = params.get(name)
-        if not (value is None or value is False or value == ""):
-            parts.append(f"--{name.replace('_', '-')} {value}")
-    if params.get("binarize"):
-        parts.append("--binarize")
+    parts = ["python -m experiments.design_study --quick --like", str(reading["folder"]), "--layout",
+             str(reading["layout"])]
+    for name, value in (reading.get("options") or {}).items():
+        parts.append(f"--{name}" if value is True else f"--{name} {value}")
     return " ".join(parts) + target
 
 
@@ -582,8 +574,10 @@ def _gold_agreement(r: Report, res: StudyResult) -> None:
 
 def _paper_data(res: StudyResult) -> bool:
     """Whether the input is the MEDIQA-MAGIC data (its layout) or the synthetic challenge that stands in for it."""
-    params = res.meta.get("parameters") or {}
-    return params.get("layout") == "dermavqa" or not (params.get("data") or res.meta["input"].get("data"))
+    reading = res.meta["input"].get("reading")
+    if not reading:  # a folder written before meta.json recorded how its input was read
+        return _primary(res).official
+    return reading.get("layout") == "dermavqa" or not reading.get("folder")
 
 
 def _table4(r: Report, res: StudyResult) -> None:
