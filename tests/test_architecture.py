@@ -159,18 +159,13 @@ def _modules():
 
 
 def _imports(name, path, is_package, known):
-    """The package's modules ``name`` imports, anywhere in the file (module level and inside functions; not the
-    ``if TYPE_CHECKING:`` imports of annotations, which never run)."""
+    """The package's modules ``name`` imports, anywhere in the file (module level, inside functions, and the
+    ``if TYPE_CHECKING:`` imports of annotations: a reader and a type checker follow those too)."""
     import ast
 
     tree = ast.parse(path.read_text())
     base = name.split(".") if is_package else name.split(".")[:-1]
-    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                   and getattr(block.test, "id", getattr(block.test, "attr", "")) == "TYPE_CHECKING"
-                   for n in ast.walk(block)}  # annotations only: never executed, so never a cycle
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "robustness":
@@ -188,7 +183,8 @@ def _imports(name, path, is_package, known):
 
 
 def test_the_import_graph_has_no_cycle():
-    """Walk every import of every module, including the ones inside functions, and fail on any cycle."""
+    """Walk every import of every module, including the ones inside functions and the type-only ones, and fail on
+    any cycle."""
     modules = {name: (path, pkg) for name, path, pkg in _modules()}
     graph = {name: {m for m in _imports(name, path, pkg, modules) if m in modules and m != name}
              for name, (path, pkg) in modules.items()}

@@ -10,16 +10,31 @@ coarse grid and upsampled to the image.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from robustness._kernels import blob_fields, rater_counts, upsample_positive
 
-if TYPE_CHECKING:
-    from robustness.simulation.synthetic import SyntheticSource
+__all__ = ["generate_image", "ImageModel"]
 
-__all__ = ["generate_image"]
+
+class ImageModel(Protocol):
+    """What :func:`generate_image` reads of a synthetic challenge.
+
+    Its :class:`~robustness.simulation.synthetic.SyntheticSource`, which imports this module: a protocol, not that
+    class, so that the two modules do not import each other, not even for annotations.
+    """
+
+    config: Any  # SyntheticConfig: the model's parameters
+    population: Any  # Population: the annotators' and runs' draws
+    shapes: tuple
+    annotated: np.ndarray
+    encounter_of: np.ndarray
+    entropy: int
+
+    def image_key(self, image: int) -> int:
+        """The image's index in the whole challenge (it seeds the image's streams)."""
 
 _COARSE = 64
 _MAX_BLOBS = 4
@@ -93,13 +108,14 @@ def _upsample(coarse, shape):
     return out
 
 
-def generate_image(src: SyntheticSource, i: int, *, annotators: bool = True, common_runs: bool = False,
+def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_runs: bool = False,
                    run_counts: bool = False) -> dict:
     """Every mask of one image of a synthetic challenge.
 
     Parameters
     ----------
-    src : SyntheticSource
+    src : ImageModel
+        A :class:`~robustness.simulation.synthetic.SyntheticSource`.
     i : int
         The image's position in ``src``.
     annotators : bool
