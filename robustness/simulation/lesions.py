@@ -34,7 +34,17 @@ class ImageModel(Protocol):
     entropy: int
 
     def image_key(self, image: int) -> int:
-        """The image's index in the whole challenge (it seeds the image's streams)."""
+        """The image's index in the whole challenge (it seeds the image's streams).
+
+        Parameters
+        ----------
+        image : int
+            The image's index in this challenge.
+
+        Returns
+        -------
+        int
+        """
 
 _COARSE = 64
 _MAX_BLOBS = 4
