@@ -323,10 +323,8 @@ def boundary_list(text: str) -> tuple[str, ...]:
     """``--boundary``: boundary metric names (``nsd@2,hd95,assd``), each known, none twice."""
     from robustness.overlap.boundary import boundary_metric
 
-    names = tuple(v.strip() for v in text.split(",") if v.strip())
-    try:
-        for name in names:
-            boundary_metric(name)
+    try:  # one spelling per metric: nsd@2.0 is nsd@2
+        names = tuple(boundary_metric(v.strip()).name for v in text.split(",") if v.strip())
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if not names or len(set(names)) != len(names):

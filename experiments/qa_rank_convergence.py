@@ -36,6 +36,7 @@ def main(argv=None) -> int:
 
         options = _study.resampling_options(args, QAOptions)
         gold, runs, source = _qa.load(args, rng=args.seed)
+        _study.check_target(options.target, len(runs))
         out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
         with _study.execution(args) as n_jobs:
             result = run(gold, runs, options, source=source, n_jobs=n_jobs, progress=_study.progress(args))

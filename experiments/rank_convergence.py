@@ -64,6 +64,7 @@ def main(argv=None) -> int:
         design = (None if args.design is None else
                   _study.design_answer(args.design, data=args.data, out=args.out, strategies=golds))
         challenge = _cli.load(args)
+        _study.check_target(options.target, challenge.n_runs)
         if design is not None:
             _study.check_design_input(design, challenge)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)

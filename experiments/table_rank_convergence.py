@@ -115,6 +115,7 @@ def main(argv=None) -> int:
         by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
         tasks = task_scores(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
                             by=by, unit_column=args.unit)
+        _study.check_target(options.target, len({r for t in tasks for r in t.runs}))
         methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
         check_missing(tasks, methods, ranking)
         known = {t.task for t in tasks}

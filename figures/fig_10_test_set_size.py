@@ -28,7 +28,8 @@ def make(results_dir, out_path, *, primary=None):
         for ax, average in zip(axes[0], averages):
             plotting.test_set_size(per_size, average=average, metric=metric, official=official, tolerance=tolerance,
                                    n_runs=n_runs, unit=unit, ax=ax)
-        axes[0][-1].set_ylabel("")
+        if len(averages) > 1:  # the panels share the first one's label
+            axes[0][-1].set_ylabel("")
         handles, labels = axes[0][-1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside right center", title="gold strategy", title_fontsize=6.5)
         return save(fig, out_path)

@@ -19,7 +19,7 @@ def make(results_dir, out_path, *, metric=None, primary=None):
     points = for_ranking(pd.read_csv(Path(results_dir) / "convergence.csv"))
     points = points[points.tolerance == points.tolerance.max()]
     metric = metric or headline(results_dir, primary, points.strategy).metric
-    averages = [a for a in ("micro", "macro") if (points.average == a).any()]
+    averages = [a for a in ("micro", "macro") if ((points.metric == metric) & (points.average == a)).any()]
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages), 2.6), squeeze=False,
                                  layout="constrained")

@@ -73,8 +73,8 @@ class Scheme:
                              "headline scheme (choose a fixed gold)")
         object.__setattr__(self, "gold", strategy.name)
         boundary = is_boundary_metric(str(self.metric))
-        if boundary:
-            boundary_metric(self.metric)  # a bad NSD tolerance: one line
+        if boundary:  # a bad NSD tolerance: one line; nsd@2.0 is spelled nsd@2
+            object.__setattr__(self, "metric", boundary_metric(self.metric).name)
         elif str(self.metric) not in METRICS:
             raise ValueError(f"unknown metric {self.metric!r}; choose one of {', '.join(METRICS)} or a boundary "
                              "metric (hd95, assd, hd, nsd@<tolerance>)")

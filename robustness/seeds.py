@@ -13,7 +13,7 @@ stream          k   draws
 random_golds    -   the annotator of each ``randN`` gold per image (``default_rng(seed)``)
 orders          1   the random orders of the convergence curves
 bootstrap       2   the bootstrap resamples (the same for every ranking method)
-uncertainty     3   the m-out-of-n resamples of the distance to unlimited data
+uncertainty     3   the m-out-of-n resamples of the distance to unlimited data (index 1: a boundary headline's)
 truth           4   the resamples of the agreement with the latent truth
 spread          5   the resamples of Table 4's intervals
 answer_counts   7   the resamples of Table 5's intervals (QA)

@@ -24,6 +24,80 @@ _hypothesis.register_profile("explore", derandomize=False)
 _hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 
+# -- the slow marker, enforced ------------------------------------------------------------------------------------
+# A test that takes more than SLOW_CPU_S seconds of CPU (this process and the commands it waited for, setup and
+# call; the time numba spends compiling kernels left out, so that a cold cache on a fresh clone does not count) must
+# carry @pytest.mark.slow: `make test-fast` (-m "not slow") leaves it out. CPU time, not wall time, so that a
+# machine shared with other work does not fail the suite; ROBUSTNESS_SLOW_LIMIT overrides the limit (0: off).
+SLOW_CPU_S = float(os.environ.get("ROBUSTNESS_SLOW_LIMIT", "15"))
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class _CompileClock:
+    """Wall seconds numba spent compiling (outermost compilations only), from its event API."""
+
+    def __init__(self) -> None:
+        self.total, self._depth, self._start = 0.0, 0, 0.0
+
+    def on_start(self, event) -> None:
+        import time
+
+        if self._depth == 0:
+            self._start = time.perf_counter()
+        self._depth += 1
+
+    def on_end(self, event) -> None:
+        import time
+
+        self._depth -= 1
+        if self._depth == 0:
+            self.total += time.perf_counter() - self._start
+
+
+def _compile_clock() -> _CompileClock:
+    global _CLOCK
+    if _CLOCK is None:
+        from numba.core import event
+
+        clock = _CompileClock()
+        listener = type("_Listener", (event.Listener,), {"on_start": lambda self, e: clock.on_start(e),
+                                                         "on_end": lambda self, e: clock.on_end(e)})()
+        event.register("numba:compile", listener)
+        _CLOCK = clock
+    return _CLOCK
+
+
+_CLOCK = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    if SLOW_CPU_S > 0:
+        item._cpu_start = (_cpu_seconds(), _compile_clock().total)
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    start = getattr(item, "_cpu_start", None)
+    if call.when != "call" or start is None or not report.passed or item.get_closest_marker("slow"):
+        return
+    spent = _cpu_seconds() - start[0] - (_compile_clock().total - start[1])
+    if spent > SLOW_CPU_S:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} took {spent:.1f} CPU-seconds (setup and call, numba compilation left "
+                           f"out), over the {SLOW_CPU_S:g} s a test may take unmarked: mark it @pytest.mark.slow "
+                           "(make test-fast leaves it out) or make it faster")
+
+
 def shared_data() -> Path:
     """../shared/data, or $ROBUSTNESS_SHARED_DATA."""
     env = os.environ.get("ROBUSTNESS_SHARED_DATA")

@@ -149,6 +149,7 @@ def test_ruff_passes_with_the_projects_rule_set():
 
 
 def test_markers_are_declared_and_enforced():
+    """Declared here; the slow marker's limit is enforced by tests/conftest.py (tested in test_suite_speed.py)."""
     import tomllib
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]

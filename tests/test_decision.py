@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from experiments import _cli
 from experiments import design_study as design_job
@@ -73,6 +74,7 @@ def _agree(main, design, *, size=True):
     assert main_lo <= design_hi and design_lo <= main_hi, (main_lo, main_hi, design_lo, design_hi)
 
 
+@pytest.mark.slow
 def test_main_summary_and_design_study_agree_on_the_default_challenge(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main_job.main(["--out", "main", *MAIN_FAST]) == 0

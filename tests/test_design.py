@@ -122,6 +122,7 @@ def test_image_unit_intervals_are_narrower_under_correlation():
     assert width["image"] < 0.8 * width["encounter"]
 
 
+@pytest.mark.slow
 def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, monkeypatch):
     from experiments import design_study as job
 

@@ -256,6 +256,7 @@ def test_rows_averaged_over_design_populations():
     assert _averaged(rows, ["design-0"]) == []  # one population is not averaged
 
 
+@pytest.mark.slow
 def test_calibration_command_scores_its_claims(tmp_path, capsys):
     from experiments import calibration
     from experiments._cli import run

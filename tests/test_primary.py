@@ -56,6 +56,7 @@ def test_a_newly_registered_metric_can_be_the_headline(monkeypatch):
     s = Scheme.parse("staple:hd95:macro")
     assert s.lower_better and s.boundary and s.averages == ("macro",) and s.label == "STAPLE, macro hd95"
     assert not Scheme.parse("majority:nsd@2:macro").lower_better
+    assert Scheme.parse("majority:nsd@2.0:macro").metric == "nsd@2"  # one spelling per tolerance
 
 
 def test_default_scheme_follows_the_strategies_and_old_folders_read_as_written():
@@ -312,11 +313,12 @@ def test_with_few_runs_the_size_target_is_a_tenth_of_a_random_order(organiser, t
     assert "an expected L1 of at most 3 (set with --target) needs" in (out / "summary.md").read_text()
 
 
-@pytest.mark.parametrize("value", ["-1", "nan", "x"])
+@pytest.mark.parametrize("value", ["-1", "nan", "x", "0", "1e308", "800.5"])
 def test_a_bad_target_is_refused_before_any_work(value, tmp_path, capsys):
-    out = tmp_path / "out"
+    out = tmp_path / "out"  # the embedded challenge has 40 runs: no L1 exceeds 800
     assert _cli.run(main_job.main, ["--target", value, "--out", str(out), "--quiet"]) == 2
-    assert "--target" in capsys.readouterr().err and not out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error:") and "--target" in err[-1] and not out.exists()
 
 
 # -- a headline where smaller is better ---------------------------------------------------------------------------
@@ -365,8 +367,9 @@ def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(
     assert np.allclose(other["diff"], -pairs["diff"])
 
 
-def test_a_boundary_headline_ranks_smallest_first_everywhere(tmp_path):
-    data = _raters(tmp_path / "c")
+def test_a_boundary_headline_ranks_smallest_first_everywhere(organiser, tmp_path):
+    _, default = organiser
+    data = default.parent / "c"
     out = tmp_path / "hd"
     assert main_job.main(["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", *FAST,
                           "--primary", "majority:hd95:macro", "--out", str(out)]) == 0
@@ -389,3 +392,7 @@ def test_a_boundary_headline_ranks_smallest_first_everywhere(tmp_path):
     assert "## Leaderboard under the headline scheme (majority, macro hd95)" in summary
     assert "(majority:hd95:macro; lower is better)" in summary and "ranked lower first" not in summary
     assert "scores significantly lower (better)" in summary
+    # choosing it changes no other scheme's numbers (its distance to unlimited data draws from its own stream)
+    for name in ("test_set_size.csv", "ranking_uncertainty.csv", "bootstrap_ci.csv", "rank_keep.csv"):
+        a, b = pd.read_csv(default / name), pd.read_csv(out / name)
+        pd.testing.assert_frame_equal(a, b[b.metric != "hd95"].reset_index(drop=True), check_exact=True)

@@ -57,6 +57,7 @@ def test_a_bar_on_a_terminal_replaces_the_status_line(monkeypatch):
     assert "pixel pass" in status and "[0 s] pixel pass" not in status  # the bar's text, not the status line
 
 
+@pytest.mark.slow
 def test_the_main_job_prints_what_to_conclude_and_the_path_not_the_report(tmp_path, capsys, monkeypatch):
     from experiments import rank_convergence as job
 

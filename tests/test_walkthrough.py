@@ -19,6 +19,9 @@ from experiments import rank_convergence as main_job
 from tests.conftest import REPO, shared_data
 from tests.test_decision import _agree
 
+#: The page's main job and design study on real data take about 30 CPU-seconds (the module's fixture).
+pytestmark = pytest.mark.slow
+
 DOC = REPO / "docs" / "organiser-walkthrough.md"
 #: Appended to the page's commands: fewer resamples (the options given last win), nothing else changed.
 FAST = {"rank_convergence": ["--orders", "10", "--bootstrap", "200", "--outer", "20", "--no-figures", "--quiet"],

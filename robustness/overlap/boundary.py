@@ -194,7 +194,9 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
     tol = float(match.group("tol"))
     if not tol > 0:
         raise ValueError(f"{name}: the NSD's tolerance must be positive")
-    return BoundaryMetric(str(name), "nsd", tol, lower_better=False,
+    spelled = f"{tol:.15g}"  # one name per tolerance: nsd@2.0 is nsd@2 (a name the pattern reads back)
+    spelled = spelled if float(spelled) == tol and "e" not in spelled else match.group("tol")
+    return BoundaryMetric(f"nsd@{spelled}", "nsd", tol, lower_better=False,
                           description=f"normalised surface distance at a tolerance of {tol:g}")
 
 

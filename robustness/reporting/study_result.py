@@ -98,7 +98,8 @@ for _name, _holds, _index in (
      False),
     ("rank_keep.csv", "per run: posterior probability of being the population's best; plug-in stability of its rank",
      False),
-    ("test_set_size.csv", "units needed for an expected L1 within the number of runs (estimate and interval)", False),
+    ("test_set_size.csv", "units needed for an expected L1 within the size target (meta.json's target; estimate and "
+                          "interval)", False),
     ("kendall_tau.csv", "agreement between the rankings under different golds and ranking methods, with bootstrap "
                         "intervals", False),
     ("gold_spread.csv", "Table 4: standard deviations from the annotators' spread, all variants", False),

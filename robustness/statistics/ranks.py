@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 from robustness import _kernels
 
 __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES",
-           "TIE_RULES", "size_target", "target_rule", "format_target", "TARGET_SHARE"]
+           "TIE_RULES", "size_target", "target_rule", "format_target", "max_l1", "check_target", "TARGET_SHARE"]
 
 TIE_TOL = 1e-12
 TIES = {"average": 0, "min": 1, "max": 2, "first": 3}
@@ -215,7 +215,7 @@ def target_rule(target: float, n: int) -> str:
 
 
 def format_target(target: float) -> str:
-    """A target L1 as the reports print it: whole numbers as they are, others to two decimals.
+    """A target L1 as the reports print it: whole numbers as they are, others to two decimals (or three digits).
 
     Parameters
     ----------
@@ -227,10 +227,55 @@ def format_target(target: float) -> str:
 
     Examples
     --------
-    >>> format_target(40.0), format_target(size_target(6)), format_target(0.5)
-    ('40', '1.17', '0.50')
+    >>> format_target(40.0), format_target(size_target(6)), format_target(0.5), format_target(0.004)
+    ('40', '1.17', '0.50', '0.004')
     """
-    return f"{target:.0f}" if float(target).is_integer() else f"{target:.2f}"
+    t = float(target)
+    if t != 0 and not 0.01 <= abs(t) < 1e6:
+        return f"{t:.3g}"
+    return f"{t:.0f}" if t.is_integer() else f"{t:.2f}"
+
+
+def max_l1(n: int) -> int:
+    """The largest L1 between two rankings of ``n`` runs: ``floor(n^2 / 2)`` (one order against its reverse).
+
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> max_l1(4), max_l1(5)
+    (8, 12)
+    """
+    return n * n // 2
+
+
+def check_target(target: float | None, n: int) -> None:
+    """Refuse a size target no ranking can need: 0 or less (never certified) or above :func:`max_l1`.
+
+    Parameters
+    ----------
+    target : float or None
+        ``--target`` (None: the default, always valid).
+    n : int
+        Number of runs.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``--target`` and the range.
+    """
+    if target is None:
+        return
+    if not 0 < float(target) <= max_l1(n):
+        raise ValueError(f"--target {float(target):g}: the target expected L1 must be above 0 (an expected L1 of "
+                         f"exactly 0 is never certified) and at most {max_l1(n)}, the largest L1 between two "
+                         f"rankings of {n} runs")
 
 
 def footrule(a: ArrayLike, b: ArrayLike, *, normalized: bool = False) -> np.ndarray:

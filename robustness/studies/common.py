@@ -315,7 +315,8 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
     }
 
 
-def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float) -> dict:
+def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float,
+                       rng: np.random.Generator | None = None) -> dict:
     """The distance to unlimited data (empirical-Bayes estimate with its interval) and the test-set size needed.
 
     Parameters
@@ -326,6 +327,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     n_jobs : int
     tolerance : float
         The expected L1 whose test-set size is wanted.
+    rng : numpy.random.Generator, optional
+        Default: the options' ``uncertainty`` stream.
 
     Returns
     -------
@@ -335,7 +338,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 
     per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
-                                            groups=options.run_groups, n_jobs=n_jobs, rng=options.rng("uncertainty"))
+                                            groups=options.run_groups, n_jobs=n_jobs,
+                                            rng=options.rng("uncertainty") if rng is None else rng)
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness.overlap.boundary import is_boundary_metric
+from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
@@ -99,6 +99,25 @@ class RankConvergenceOptions(ResamplingOptions):
         for name in ("unit", "bootstrap_unit"):
             if getattr(self, name) not in ("image", "encounter"):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
+
+
+def _uncertainty(schemes, n_extra: int, options, *, n_jobs: int, tolerance: float) -> dict:
+    """The distance to unlimited data, every scheme of the counts on the study's stream.
+
+    A boundary headline's schemes (the last ``n_extra``) draw from a stream of their own (``uncertainty``, index
+    1), so that choosing the headline changes no other scheme's numbers.
+    """
+    import pandas as pd
+
+    from robustness import seeds
+
+    if not n_extra:
+        return uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=tolerance)
+    k = len(schemes.names) - n_extra
+    base = uncertainty_tables(schemes.select(range(k)), options, n_jobs=n_jobs, tolerance=tolerance)
+    more = uncertainty_tables(schemes.select(range(k, len(schemes.names))), options, n_jobs=n_jobs,
+                              tolerance=tolerance, rng=seeds.stream(options.seed, "uncertainty", 1))
+    return {name: pd.concat([base[name], more[name]], ignore_index=True) for name in base}
 
 
 def _headline_rank_tables(schemes, counts, primary: Scheme, options):
@@ -186,7 +205,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     primary = options.primary or default_scheme(counted + over)
 
     # a boundary headline is computed per image under every counted gold, and ranked as one more macro scheme
-    boundary = tuple(dict.fromkeys(tuple(options.boundary) + ((primary.metric,) if primary.boundary else ())))
+    boundary = tuple(dict.fromkeys(boundary_metric(m).name for m in
+                                   tuple(options.boundary) + ((primary.metric,) if primary.boundary else ())))
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
                              rng=options.rng("random_golds"), boundary=boundary)
@@ -204,7 +224,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
     tables = {}
     stage("distance to unlimited data (empirical Bayes)", printed=False)
-    uncertainty = uncertainty_tables(boot_schemes, options, n_jobs=n_jobs, tolerance=lenient)
+    uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient)
     truth = None
     if counts.has_truth:
         # the overlap metrics' schemes (a boundary metric is not computed against the true masks)

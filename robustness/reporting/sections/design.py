@@ -289,12 +289,12 @@ def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:
     if not found:
         return None
     return (f"**The main job on the real challenge** (main_job_answer.csv), for "
-            f"{size_comparison(found[0], unit, target)}"
+            f"{size_comparison(found[0], unit, target, rule=target_rule(target, _base(res)['runs']))}"
             + ("" if found[0]["statement"] == "overlap" else " The warnings name what the twin assumes differently; "
                "the main job sees only this test set, the twin only what the fit reproduces."))
 
 
-def size_comparison(v: dict, unit: str, target: float, differs: str = "") -> str:
+def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rule: str = "") -> str:
     """Two size answers for one challenge in prose: the main job's estimate on its images and the design study's twin.
 
     Parameters
@@ -308,6 +308,8 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "") -> str
         The expected L1 both answers reach.
     differs : str
         Where the twin and the challenge differ (:func:`robustness.studies.design.differing_assumptions`).
+    rule : str
+        The target's rule in prose (:func:`robustness.statistics.ranks.target_rule`), said beside it.
 
     Returns
     -------
@@ -323,9 +325,9 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "") -> str
     est = (f"about {v['value']:.0f}" if finite(v["value"]) else
            f"more than {v['count']}" if not finite(v["high"]) else f"at most {high_text}")
     said = (f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}: "
-            f"L1 <= {format_target(target)} needs {est} {unit}s by the main job's empirical-Bayes estimate from the "
-            f"challenge's own {unit}s (90% interval {real}), {design} by the design study's twin (95% interval over "
-            "replicates)")
+            f"L1 <= {format_target(target)}{f' ({rule})' if rule else ''} needs {est} {unit}s by the main job's "
+            f"empirical-Bayes estimate from the challenge's own {unit}s (90% interval {real}), {design} by the design "
+            "study's twin (95% interval over replicates)")
     if v["statement"] == "overlap":
         return said + ": the intervals overlap, so the two answers agree within their uncertainty."
     return (said + ": the intervals do not overlap, so the two answers disagree"

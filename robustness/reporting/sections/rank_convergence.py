@@ -162,7 +162,9 @@ def _design_sentence(res: StudyResult) -> str:
         return (f" The design study in {d['folder']} answers for L1 <= {format_target(d['target'])}, this job for "
                 f"{format_target(target)}: their sizes are not compared.")
     v = comparison_fields(compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])}))
-    return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"])
+    rule = target_rule(target, res.meta["input"]["runs"])
+    return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"],
+                                                                         rule=rule)
 
 
 def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
@@ -530,13 +532,15 @@ def _convergence(r: Report, res: StudyResult) -> None:
         rows.append({"strategy": strategy_label(key[0]), "average": key[1],
                      "AUC": ci(lp.auc, lp.auc_low, lp.auc_high, "{:.1f}"),
                      f"n for L1 <= {format_target(lenient)}": (f"{lp.convergence_n} ({lp.convergence_n_low}-"
-                                                               f"{lp.convergence_n_high})"),
+                                                               f"{lp.convergence_n_high})" if lp.reached else
+                                                               "only at N"),
                      f"n for L1 <= {tolerance:g}": (f"{sp.convergence_n} ({sp.convergence_n_low}-"
                                                     f"{sp.convergence_n_high})" if sp.reached else "only at N")})
     r.table(pd.DataFrame(rows), caption=(
         f"{p.metric_label}. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
         "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
-        "test set, where L1 = 0 by construction. Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J))."))
+        f"test set, where L1 = 0 by construction. L1 <= {_target_text(res)} is the size target."
+        + ("" if p.boundary else " Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J)).")))
     r.figure("figures/fig_02_micro_convergence.png",
              "Micro Jaccard (micro Dice ranks the runs identically, so one panel): mean L1 over orders per gold "
              "strategy (thick), one single order as the paper showed (thin), the band of 90% of orders for "

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import default_rows, unlimited_sentence
+from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
-from robustness.statistics.ranks import format_target
+from robustness.statistics.ranks import format_target, target_rule
 
 STUDY = "table_rank_convergence"
 SHOWN_SCHEMES = 4
@@ -17,6 +17,13 @@ register_study(STUDY, "Per-case table: leaderboard robustness")
 def _leaderboards(r: Report, res: StudyResult) -> None:
     """Every task's leaderboard under every ranking method, with bootstrap rank intervals, and the consensus."""
     case_leaderboards_section(r, res)
+
+
+def _tolerance(res: StudyResult, point: dict, n_runs: int) -> str:
+    """A convergence point's tolerance in prose, with the size target's rule where it is the target."""
+    t = float(point["subject"][0])
+    target = size_target_of(res)
+    return format_target(t) + (f" ({target_rule(t, n_runs)})" if abs(t - target) <= 1e-9 * max(1.0, target) else "")
 
 
 def _schemes(r: Report, res: StudyResult) -> None:
@@ -40,9 +47,9 @@ def _schemes(r: Report, res: StudyResult) -> None:
         r.table(c[["system", "score", "low", "high", "rank"]],
                 caption=f"95% {interval_name(c)} intervals over {unit}s.")
         r.paragraph("Convergence points (95% of orders, with their 95% intervals over orders): "
-                    + ", ".join(f"L1 <= {format_target(float(x['subject'][0]))} at n = {x['value']:.0f} "
+                    + ", ".join(f"L1 <= {_tolerance(res, x, n_runs)} at n = {x['value']:.0f} "
                                 f"({x['low']:.0f}-{x['high']:.0f})" if x["statement"] == "reached" else
-                                f"L1 <= {format_target(float(x['subject'][0]))} only at n = N"
+                                f"L1 <= {_tolerance(res, x, n_runs)} only at n = N"
                                 for x in points)
                     + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.2f}')}."
                     + f" Paired t-test (delta-method SE), Holm: {pairs['count']} of {pairs['total']} pairs differ; "

@@ -1,0 +1,46 @@
+"""The slow marker is enforced: a test over the CPU limit fails unless marked (tests/conftest.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+
+BURN = """
+import time
+
+import pytest
+
+
+def burn(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+
+def test_unmarked():
+    burn(1.2)
+
+
+@pytest.mark.slow
+def test_marked():
+    burn(1.2)
+
+
+def test_quick():
+    pass
+"""
+
+
+def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester, monkeypatch):
+    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+    pytester.makepyfile(test_burn=BURN)
+    monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0.6")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning")
+    result.assert_outcomes(passed=2, failed=1)
+    out = result.stdout.str()
+    assert "test_burn.py::test_unmarked took" in out and "mark it @pytest.mark.slow" in out
+    assert "test_marked took" not in out
+    monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0")  # off
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning"
+                                  ).assert_outcomes(passed=3)
