@@ -32,7 +32,8 @@ from numpy.typing import ArrayLike
 from robustness import _kernels
 
 __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES",
-           "TIE_RULES", "size_target", "target_rule", "format_target", "max_l1", "check_target", "TARGET_SHARE"]
+           "TIE_RULES", "size_target", "target_rule", "format_target", "same_target", "max_l1",
+           "check_target", "TARGET_SHARE"]
 
 TIE_TOL = 1e-12
 TIES = {"average": 0, "min": 1, "max": 2, "first": 3}
@@ -207,11 +208,30 @@ def target_rule(target: float, n: int) -> str:
     >>> target_rule(40.0, 40), target_rule(size_target(6), 6), target_rule(3.0, 6)
     ('one place per run', "a tenth of a random order's distance", 'set with --target')
     """
-    if np.isclose(target, float(n)):
+    if same_target(target, float(n)):
         return "one place per run"
-    if np.isclose(target, TARGET_SHARE * random_l1(n)):
+    if same_target(target, TARGET_SHARE * random_l1(n)):
         return "a tenth of a random order's distance"
     return "set with --target"
+
+
+def same_target(a: float, b: float) -> bool:
+    """Whether two size targets are one (equal but for rounding: a target read back from a table or a verdict).
+
+    Parameters
+    ----------
+    a, b : float
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> same_target(size_target(6), float(f"{size_target(6):g}")), same_target(1.17, 1.1667)
+    (True, False)
+    """
+    return abs(float(a) - float(b)) <= 1e-5 * max(1.0, abs(float(b)))
 
 
 def format_target(target: float) -> str:

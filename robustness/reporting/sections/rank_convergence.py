@@ -25,7 +25,7 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, metric_label
-from robustness.statistics.ranks import format_target, target_rule
+from robustness.statistics.ranks import format_target, same_target, target_rule
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -158,7 +158,7 @@ def _design_sentence(res: StudyResult) -> str:
     own = res.table("test_set_size.csv")
     own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
     target = size_target_of(res)
-    if own.empty or abs(d["target"] - target) > 1e-9 * max(1.0, target):
+    if own.empty or not same_target(d["target"], target):
         return (f" The design study in {d['folder']} answers for L1 <= {format_target(d['target'])}, this job for "
                 f"{format_target(target)}: their sizes are not compared.")
     v = comparison_fields(compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])}))
