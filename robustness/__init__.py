@@ -54,21 +54,6 @@ _PUBLIC = {
     "Report": "reporting.document", "ResultsDir": "reporting.results", "open_results": "reporting.results",
 }
 
-#: The flat modules of earlier versions, by their new place (``from robustness import metrics`` keeps working).
-_MOVED = {
-    "data": "io.challenge", "tiff": "io.tiff", "masks": "io.masks", "raters": "io.raters",
-    "case_table": "io.case_table", "patterns": "overlap.patterns", "gold": "overlap.gold",
-    "metrics": "overlap.metrics", "empty": "overlap.empty", "counts": "overlap.counts",
-    "checks": "overlap.checks", "scores": "statistics.leaderboard", "ranking": "statistics.ranks",
-    "ranking_methods": "statistics.ranking_methods", "test_based": "statistics.test_based",
-    "schemes": "statistics.schemes", "convergence": "statistics.convergence",
-    "comparisons": "statistics.comparisons", "uncertainty": "statistics.uncertainty", "spread": "statistics.spread",
-    "truth": "statistics.truth", "resampling": "statistics", "synthetic": "simulation.synthetic",
-    "lesions": "simulation.lesions", "calibrate": "simulation.calibrate", "design": "simulation.design",
-    "plotting": "reporting.plotting", "design_plots": "reporting.design_plots", "report": "reporting.document",
-    "results": "reporting.results",
-}
-
 _SUBPACKAGES = ("io", "overlap", "statistics", "simulation", "reporting", "qa", "errors", "files", "parallel", "seeds")
 
 
@@ -77,8 +62,6 @@ def __getattr__(name: str):
 
     if name in _PUBLIC:
         return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
-    if name in _MOVED:
-        return importlib.import_module(f"{__name__}.{_MOVED[name]}")
     if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
