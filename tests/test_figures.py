@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from robustness import plotting  # noqa: E402
+from robustness.reporting import plotting  # noqa: E402
 
 
 @pytest.fixture
