@@ -91,6 +91,7 @@ def at_least_two(monkeypatch):
     return strategy
 
 
+@pytest.mark.slow
 def test_a_new_gold_strategy_is_one_registration(at_least_two, tmp_path):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa

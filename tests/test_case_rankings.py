@@ -141,6 +141,7 @@ def test_top_refuses_several_leaderboards():
         top(frame[:1], 0)
 
 
+@pytest.mark.slow
 def test_three_task_example_figures_and_report(tmp_path):
     """The documented three-task example: every new figure is drawn and the report names no winner without its
     rank interval."""

@@ -68,6 +68,7 @@ def near_tie(values):
     return any(0 < b - a <= 1e-12 for a, b in zip(v, v[1:]))
 
 
+@pytest.mark.slow
 def test_preset_equals_the_port_on_2000_random_tables():
     rng = np.random.default_rng(20261201)
     compared = near = 0

@@ -65,6 +65,7 @@ def test_bad_input_one_line_exit_2(tmp_path):
     assert proc.stderr.strip() == f"error: {tmp_path / 'nope'}: challenge folder not found"
 
 
+@pytest.mark.slow
 def test_synthetic_summary_prints_levels(capsys):
     assert synthetic_summary.main([]) == 0
     out = capsys.readouterr().out

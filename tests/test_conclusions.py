@@ -201,6 +201,7 @@ def test_truth_is_recovered_when_annotators_are_perfect():
 
 # -- the HTML report -------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_report_html_is_self_contained_and_complete(tmp_path):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa

@@ -85,6 +85,7 @@ def test_main_summary_and_design_study_agree_on_the_default_challenge(tmp_path, 
     assert (pd.read_csv(tmp_path / "design" / "design.csv").pool_l1 <= 2).all()
 
 
+@pytest.mark.slow
 def test_the_design_study_refuses_a_misread_challenge(bubil, tmp_path, capsys):
     """BU-BIL without its foreground options: the values detected (255 on 0) make the foreground cover most of
     every annotator mask, which is refused before any fit (exit 2, nothing written); named values are scored as
@@ -169,6 +170,7 @@ def test_two_annotators_table4_and_coinciding_golds_are_said(tmp_path):
     assert "Golds that coincide on this input" in summary and "majority = " in summary
 
 
+@pytest.mark.slow
 def test_report_html_is_navigable_and_self_contained(tmp_path):
     from robustness.io import write_dermavqa
     from robustness.simulation.synthetic import make_challenge

@@ -347,6 +347,7 @@ def test_fit_failures_name_the_statistic_outside_its_tolerance():
     assert fit_failures(table.assign(within=True)) == []
 
 
+@pytest.mark.slow
 def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
     """A target the grid does not reach: larger test sets are simulated until it is met at 95% confidence (a size
     with its interval, sizes beyond the grid in design.csv), or the cap stops the search with a warning; a target

@@ -400,6 +400,7 @@ def test_ctrl_c_wrapped_by_numba_is_still_one_line(capsys):
         run(other_system_error, [])
 
 
+@pytest.mark.slow
 def test_ctrl_c_with_two_jobs_is_one_line(tmp_path):
     """Ctrl-C reaches every process of the job (the terminal signals the process group): the workers ignore it."""
     out = tmp_path / "o"

@@ -20,6 +20,7 @@ def run_notebook(name, cwd=None):
     return nb
 
 
+@pytest.mark.slow
 def test_synthetic_walkthrough():
     nb = run_notebook("01_synthetic_walkthrough.ipynb")
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)

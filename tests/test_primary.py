@@ -367,6 +367,7 @@ def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(
     assert np.allclose(other["diff"], -pairs["diff"])
 
 
+@pytest.mark.slow
 def test_a_boundary_headline_ranks_smallest_first_everywhere(organiser, tmp_path):
     _, default = organiser
     data = default.parent / "c"

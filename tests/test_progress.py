@@ -18,6 +18,7 @@ class _Tty(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_a_status_line_whenever_a_stage_runs_quiet_for_the_interval():
     stream = io.StringIO()
     with progress.feedback(True, every=0.2, stream=stream):

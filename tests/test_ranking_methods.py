@@ -333,6 +333,7 @@ def test_default_job_keeps_todays_tables(tmp_path):
     assert "How much does the ranking method change" not in (out / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_table_and_qa_studies_with_methods(tmp_path):
     from experiments import qa_rank_convergence, table_rank_convergence
 

@@ -87,6 +87,7 @@ def test_same_seed_same_numbers_any_n_jobs(small_counts):
         np.testing.assert_array_equal(getattr(ba, name), getattr(bb, name))
 
 
+@pytest.mark.slow
 def test_identical_on_a_dask_local_cluster(small_counts):
     pytest.importorskip("dask.distributed")
     sc = schemes_from_counts(small_counts)
@@ -234,6 +235,7 @@ def test_pairwise_tests_find_a_clear_winner():
     assert (pt.p_adjusted >= pt.p - 1e-15).all()
 
 
+@pytest.mark.slow
 def test_table_command_matches_library(small_counts, tmp_path):
     import pandas as pd
 
@@ -254,6 +256,7 @@ def test_table_command_matches_library(small_counts, tmp_path):
         job.main(["--table", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o2")])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
 def test_holm_equals_statsmodels(p):

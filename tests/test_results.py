@@ -191,6 +191,7 @@ def test_damaged_inputs_mark_is_one_line(data, tmp_path, capsys):
                                                "--force to overwrite it or choose another --out")
 
 
+@pytest.mark.slow
 def test_nothing_is_written_through_symbolic_links(data, tmp_path):
     out = tmp_path / "out"
     outside = tmp_path / "outside"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 BURN = """
@@ -32,6 +34,7 @@ def test_quick():
 """
 
 
+@pytest.mark.slow
 def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester, monkeypatch):
     pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
     pytester.makepyfile(test_burn=BURN)

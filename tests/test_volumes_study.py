@@ -81,6 +81,7 @@ def test_a_run_on_another_grid_is_refused_in_one_line(volumes, tmp_path):
     assert text.startswith(f"{target}: voxel spacing 0.7 x 0.8 x 2, but its reference ") and "\n" not in text
 
 
+@pytest.mark.slow
 def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     root, _ = volumes
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -213,6 +214,7 @@ def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
                 assert abs(counts.boundary[maj, r, i, 3] - hd.GetHausdorffDistance()) <= 1e-6
 
 
+@pytest.mark.slow
 def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
     challenge's slices and physical size, ranks the runs by a boundary metric beside Jaccard on every simulated
