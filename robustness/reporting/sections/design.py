@@ -222,7 +222,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
         items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
                      f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
-                     + (f"is {_size(x['low'], largest)} {unit}s in every population found"
+                     f"for L1 <= {format_target(target)} "
+                     + (f"is {_size(x['low'], largest)} {unit}s in every population where the search found one"
                         if _size(x['low'], largest) == _size(x['high'], largest) else
                         f"ranges from {_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s")
                      + f" (median {_size(x['value'], largest)}; {x['count']} of {x['total']} populations "
