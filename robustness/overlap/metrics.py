@@ -69,6 +69,7 @@ __all__ = [
     "pair_score",
     "micro",
     "macro",
+    "mean_over_images",
     "per_image",
     "over_annotators",
     "macro_over_annotators",
@@ -266,7 +267,21 @@ def per_image(counts: ArrayLike, metric: str | Metric = "jaccard", *,
     return pair_score(counts, metric, empty=empty)
 
 
-def _mean_last(x, policy: EmptyPolicy):
+def mean_over_images(x: ArrayLike, empty: str | EmptyPolicy = "one") -> np.ndarray:
+    """The macro mean over images (the last axis) of per-image values under the both-empty policy.
+
+    Images the policy leaves out (``ignore``: nan) take no part; under ``official`` a nan propagates.
+
+    Parameters
+    ----------
+    x : array_like (..., n_images)
+    empty : str or EmptyPolicy
+
+    Returns
+    -------
+    ndarray (...)
+    """
+    policy = empty_policy(empty)
     x = np.ascontiguousarray(x)
     if policy.skip:
         with warnings.catch_warnings():
@@ -291,7 +306,7 @@ def macro(counts: ArrayLike, metric: str | Metric = "jaccard", *, empty: str | E
     ndarray (...)
     """
     policy = empty_policy(empty)
-    return _mean_last(per_image(counts, metric, empty=policy), policy)
+    return mean_over_images(per_image(counts, metric, empty=policy), policy)
 
 
 def over_annotators(annotator_counts: ArrayLike, valid: ArrayLike, metric: str | Metric = "jaccard", *,
@@ -356,4 +371,4 @@ def macro_over_annotators(annotator_counts: ArrayLike, valid: ArrayLike, metric:
     ndarray (...)
     """
     policy = empty_policy(empty)
-    return _mean_last(over_annotators(annotator_counts, valid, metric, how=how, empty=policy), policy)
+    return mean_over_images(over_annotators(annotator_counts, valid, metric, how=how, empty=policy), policy)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robustness.overlap.gold import get_strategy
+from robustness.scheme import lower_is_better, metric_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -182,7 +183,7 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
     ax.set_ylabel("L1 rank change to final ranking\n(sum over runs of |rank shift|)")
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{_metric_name(metric)}, {average}")
+    ax.set_title(f"{metric_label(metric)}, {average}")
     if legend:
         ax.legend(loc="upper right", ncols=2, handlelength=2.2)
     return ax
@@ -269,7 +270,7 @@ def auc_intervals(points: pd.DataFrame, *, metric: str = "jaccard", average: str
                     markersize=3, color=color, ecolor=color, elinewidth=1.0, capsize=2)
     ax.set_yticks(y, [strategy_style(s)["label"] for s in d.strategy])
     ax.set_xlabel("area under the mean L1 curve\n(mean L1 over prefixes; 95% interval over orders)")
-    ax.set_title(f"{_metric_name(metric)}, {average}")
+    ax.set_title(f"{metric_label(metric)}, {average}")
     ax.grid(axis="y", visible=False)
     return ax
 
@@ -293,8 +294,6 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = "jaccard", a
     -------
     matplotlib.axes.Axes
     """
-    from robustness.scheme import lower_is_better, metric_label
-
     d = intervals[(intervals.strategy == strategy) & (intervals.metric == metric) & (intervals.average == average)]
     d = d.sort_values("score", ascending=not lower_is_better(metric))  # the best on top
     if top is not None:
@@ -446,13 +445,6 @@ def qa_convergence(summary: pd.DataFrame, *, ax: Axes | None = None, band: bool 
     return ax
 
 
-def _metric_name(metric: str) -> str:
-    """A metric in a title: ``Jaccard``, ``hd95``."""
-    from robustness.scheme import metric_label
-
-    return metric_label(metric)
-
-
 def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
                      ax: Axes | None = None, legend: bool = True, fontsize: float | None = None) -> Axes:
     """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
@@ -477,8 +469,6 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
     matplotlib.axes.Axes
     """
     from matplotlib.colors import ListedColormap
-
-    from robustness.scheme import lower_is_better
 
     lower = lower_is_better(metric)  # the differences are in the metric's own sign
     d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
@@ -577,7 +567,7 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     ax.set_xlabel(f"test-set size ({unit}s, log scale)")
     ax.set_ylabel("expected L1 to the ranking on\nunlimited data (estimate)")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{_metric_name(metric)}, {average}")
+    ax.set_title(f"{metric_label(metric)}, {average}")
     return ax
 
 
@@ -645,5 +635,5 @@ def ranking_agreement_heatmap(agreement: pd.DataFrame, *, average: str = "macro"
     ax.set_yticks(range(len(names)), [label(n) for n in names])
     ax.grid(False)
     ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
-    ax.set_title(f"{_metric_name(metric) + ', ' if metric else ''}{average}")
+    ax.set_title(f"{metric_label(metric) + ', ' if metric else ''}{average}")
     return ax

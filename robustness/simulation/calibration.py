@@ -47,7 +47,7 @@ import numpy as np
 from robustness.parallel import run_batches
 from robustness.seeds import stream
 from robustness.statistics.convergence import GOLD_ORDERS
-from robustness.statistics.ranks import format_target, size_target, target_rule
+from robustness.statistics.ranks import size_target, target_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -663,8 +663,8 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
         need = d[0]["true_need"]
         claims = np.array([x["claim"] for x in d])
         ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
-        row("units_needed", f"expected L1 <= {format_target(size_target(n_runs))} "
-            f"({target_rule(size_target(n_runs), n_runs)})", s, estimate=float(np.median(claims)),
+        row("units_needed", f"expected L1 <= {target_text(size_target(n_runs), n_runs)}", s,
+            estimate=float(np.median(claims)),
             truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
             nominal=nominal, n_claims=len(d))
         for method in ("percentile", "bca", "studentized"):

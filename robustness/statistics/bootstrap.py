@@ -121,8 +121,8 @@ class BootstrapResult:
         est = self.estimate
         if kind.sign < 0:  # stored as its negative: flip the estimate and the interval's ends
             est, low, high = -est, -high, -low
-        signs = getattr(self.schemes, "sign_of", None)
-        if kind.statistic == "score" and signs is not None and (signs < 0).any():
+        signs = self.schemes.sign_of
+        if kind.statistic == "score" and (signs < 0).any():
             # a metric where smaller is better is stored negated: its scores are shown with their own sign
             s = signs[:, None]
             est, low, high = s * est, np.where(s < 0, -high, low), np.where(s < 0, -low, high)

@@ -98,7 +98,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
 
         cov = delta_covariance(*schemes.ratio_parts())[1]  # (S, R, R)
     runs = np.asarray(schemes.runs, dtype=object)
-    signs = getattr(schemes, "sign_of", np.ones(len(schemes.names)))
+    signs = schemes.sign_of
     lo, hi = tails(confidence)
     frames = []
     for s, (strat, metric, average) in enumerate(schemes.names):

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from robustness.overlap.gold import annotator_strategies
-from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, micro
+from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, mean_over_images, micro
 from robustness.scheme import DEFAULT, Scheme, lower_is_better
 from robustness.statistics.ranks import rank
 
@@ -28,8 +28,8 @@ __all__ = ["scores_frame", "leaderboard", "official_results"]
 def boundary_means(overlap: OverlapCounts, metric: str, *, empty: str | EmptyPolicy = "one") -> list[tuple]:
     """Every run's mean boundary metric over images under every gold of ``overlap`` (macro: per image only).
 
-    As :class:`~robustness.statistics.schemes.Schemes` averages per-image values: an image the both-empty policy
-    leaves without a value (nan) is left out of the mean, unless the policy propagates nan.
+    As :func:`robustness.overlap.metrics.macro` averages an overlap metric's per-image scores
+    (:func:`~robustness.overlap.metrics.mean_over_images`).
 
     Parameters
     ----------
@@ -42,20 +42,10 @@ def boundary_means(overlap: OverlapCounts, metric: str, *, empty: str | EmptyPol
     -------
     list of (strategy, ndarray (n_runs,))
     """
-    import numpy as np
-
-    from robustness.overlap.empty import empty_policy
     from robustness.statistics.metric_agreement import boundary_values
 
-    policy = empty_policy(empty)
-    out = []
-    for name in overlap.strategies:
-        v = boundary_values(overlap, name, metric, empty=policy)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = v.mean(axis=1) if policy.propagates else (np.where(np.isnan(v), 0.0, v).sum(axis=1)
-                                                              / (~np.isnan(v)).sum(axis=1))
-        out.append((name, means))
-    return out
+    return [(name, mean_over_images(boundary_values(overlap, name, metric, empty=empty), empty))
+            for name in overlap.strategies]
 
 
 def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", annotators: list[str] | None = None,

@@ -86,17 +86,11 @@ def metric_values(counts: OverlapCounts, strategy: str, metrics: Sequence[str], 
     -------
     (values, lower_better) : ndarray (n_metrics, n_runs, n_images), ndarray of bool (n_metrics,)
     """
-    from robustness.overlap.metrics import get_metric
+    from robustness.scheme import lower_is_better
 
-    out, lower = [], []
-    for name in metrics:
-        if is_boundary_metric(name):
-            out.append(boundary_values(counts, strategy, name, empty=empty))
-            lower.append(boundary_metric(name).lower_better)
-        else:
-            out.append(per_image(counts.strategy_counts(strategy), name, empty=empty))
-            lower.append(get_metric(name).lower_better)
-    return np.stack(out), np.array(lower)
+    out = [boundary_values(counts, strategy, name, empty=empty) if is_boundary_metric(name) else
+           per_image(counts.strategy_counts(strategy), name, empty=empty) for name in metrics]
+    return np.stack(out), np.array([lower_is_better(name) for name in metrics])
 
 
 def _means(values, weights, skip, masks=None):

@@ -55,6 +55,15 @@ class Rankable(Protocol):
     def n_units(self) -> int:
         """The number of resampling units."""
 
+    @property
+    def sign_of(self) -> Any:
+        """Every scheme's sign (S,): -1 where the scores are stored negated (a metric where smaller is better).
+
+        Returns
+        -------
+        ndarray (S,)
+        """
+
     def index(self, strategy: str, metric: str, average: str) -> int:
         """The position of a scheme in :attr:`names`.
 

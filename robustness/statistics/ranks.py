@@ -32,8 +32,8 @@ from numpy.typing import ArrayLike
 from robustness import _kernels
 
 __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES",
-           "TIE_RULES", "size_target", "target_rule", "format_target", "same_target", "max_l1",
-           "check_target", "TARGET_SHARE"]
+           "TIE_RULES", "size_target", "target_rule", "format_target", "target_text", "target_record", "same_target",
+           "max_l1", "check_target", "TARGET_SHARE"]
 
 TIE_TOL = 1e-12
 TIES = {"average": 0, "min": 1, "max": 2, "first": 3}
@@ -254,6 +254,50 @@ def format_target(target: float) -> str:
     if t != 0 and not 0.01 <= abs(t) < 1e6:
         return f"{t:.3g}"
     return f"{t:.0f}" if t.is_integer() else f"{t:.2f}"
+
+
+def target_text(target: float, n: int) -> str:
+    """A size target and its rule, as the reports print them: ``1.17 (a tenth of a random order's distance)``.
+
+    Parameters
+    ----------
+    target : float
+    n : int
+        Number of runs.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> target_text(40.0, 40)
+    '40 (one place per run)'
+    """
+    return f"{format_target(target)} ({target_rule(target, n)})"
+
+
+def target_record(n: int, target: float | None = None) -> dict:
+    """The size target as meta.json records it: ``l1``, ``rule`` (in prose) and ``set_by``.
+
+    Parameters
+    ----------
+    n : int
+        Number of runs.
+    target : float, optional
+        ``--target`` (None: the default, :func:`size_target`).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> target_record(40)
+    {'l1': 40.0, 'rule': 'one place per run', 'set_by': 'default'}
+    """
+    t = size_target(n, target)
+    return {"l1": t, "rule": target_rule(t, n), "set_by": "default" if target is None else "--target"}
 
 
 def max_l1(n: int) -> int:

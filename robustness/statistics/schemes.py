@@ -294,6 +294,11 @@ class SchemesView(Rankable):
         return self.schemes.unit_images
 
     @property
+    def sign_of(self) -> np.ndarray:
+        """The schemes' signs (:attr:`Schemes.sign_of`)."""
+        return self.schemes.sign_of
+
+    @property
     def n_units(self) -> int:
         """The number of units."""
         return self.schemes.n_units

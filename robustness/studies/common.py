@@ -137,10 +137,9 @@ class ResamplingOptions:
         -------
         dict
         """
-        from robustness.statistics.ranks import target_rule
+        from robustness.statistics.ranks import target_record
 
-        t = self.size_target(n_runs)
-        return {"l1": t, "rule": target_rule(t, n_runs), "set_by": "default" if self.target is None else "--target"}
+        return target_record(n_runs, self.target)
 
     def rng(self, stream: str) -> np.random.Generator:
         """The generator of a named stream under this seed.

@@ -24,7 +24,7 @@ from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid
 from robustness.statistics.population import ESTIMATOR
-from robustness.statistics.ranks import format_target, size_target, target_rule
+from robustness.statistics.ranks import size_target, target_record, target_text
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
     MIN_COVERAGE,
     answers_overlap,
@@ -400,8 +400,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     return StudyResult(STUDY, tables=tables, verdicts=_verdicts(rec, base_setting, options).frame(), files=files,
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
                              "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,
-                             "target": {"l1": target_l1, "rule": target_rule(target_l1, base_setting.runs),
-                                        "set_by": "default" if options.target_l1 is None else "--target"},
+                             "target": target_record(base_setting.runs, options.target_l1),
                              "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
 
 
@@ -440,7 +439,7 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
                    f"({pool:.0f} images): the population ranking is then hardly sharper than theirs (a larger --pool)")
     strat, average = rec["chosen"]
     reach = rec["reach"]
-    said = f"L1 <= {format_target(target)} ({target_rule(target, int(rec['n_runs']))})"
+    said = f"L1 <= {target_text(target, int(rec['n_runs']))}"
     if search == "unreachable":
         out.append(f"no test-set size reaches {said} with {strat} ({average}): its own "
                    f"distance to the truth is {reach['own_distance']:.1f} (95% CI {reach['own_distance_low']:.1f} to "

@@ -134,9 +134,9 @@ def target_words(target: float, n_runs: int) -> str:
     -------
     str
     """
-    from robustness.statistics.ranks import format_target, target_rule
+    from robustness.statistics.ranks import target_text
 
-    return f"an expected L1 of at most {format_target(target)} ({target_rule(target, n_runs)})"
+    return f"an expected L1 of at most {target_text(target, n_runs)}"
 
 
 def target_note(target: float, n_runs: int) -> str:

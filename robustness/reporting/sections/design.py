@@ -15,7 +15,7 @@ from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
-from robustness.statistics.ranks import format_target, target_rule
+from robustness.statistics.ranks import format_target, target_rule, target_text
 
 STUDY = "design_study"
 
@@ -421,7 +421,7 @@ def _at_size(r: Report, res: StudyResult) -> None:
              "against the test-set size (means over replicates; band: 95% interval for majority).")
     target = float(res.verdict("encounters_needed")[0]["subject"][0])
     r.figure("figures/fig_14_design_size.png", f"Test {unit_word(res)}s needed for an expected L1 to the population "
-             f"ranking of at most {format_target(target)} ({target_rule(target, base['runs'])}), against the "
+             f"ranking of at most {target_text(target, base['runs'])}, against the "
              "annotators' agreement.")
     r.figure("figures/fig_15_design_calibration.png", "The package's estimate of the distance to unlimited "
              "data against the actual distance (majority, micro Jaccard).")

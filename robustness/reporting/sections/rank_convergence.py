@@ -25,7 +25,7 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.reporting.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, metric_label
-from robustness.statistics.ranks import format_target, same_target, target_rule
+from robustness.statistics.ranks import format_target, same_target, target_rule, target_text
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -738,8 +738,7 @@ def _metrics(r: Report, res: StudyResult) -> None:
 
 def _target_text(res: StudyResult) -> str:
     """``40 (one place per run)``: the size target in a caption."""
-    t = size_target_of(res)
-    return f"{format_target(t)} ({target_rule(t, res.meta['input']['runs'])})"
+    return target_text(size_target_of(res), res.meta["input"]["runs"])
 
 
 def _within_target(res: StudyResult) -> str:

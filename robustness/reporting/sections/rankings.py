@@ -16,7 +16,7 @@ from robustness.reporting.sections.common import at_tolerance, size_target_of
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
-from robustness.statistics.ranks import format_target, target_rule
+from robustness.statistics.ranks import format_target, target_text
 
 __all__ = ["ranking_methods_section", "case_leaderboards_section"]
 
@@ -127,8 +127,8 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
     r.table(pd.DataFrame(rows), caption=(
         "Stability: median Kendall's tau between the full-set ranking and the resamples' rankings, with the central "
         "95% of resamples. Curves: area under the mean L1 curve (95% Monte Carlo interval over orders) and the number "
-        f"of units after which L1 stays within {format_target(size_target_of(res))} "
-        f"({target_rule(size_target_of(res), n_runs)}) in 95% of orders (95% interval over orders). AUCs on "
+        f"of units after which L1 stays within {target_text(size_target_of(res), n_runs)} in 95% of orders (95% "
+        "interval over orders). AUCs on "
         "different units or prefix steps are not comparable with each other."))
     for method in methods[1:]:
         r.figure(f"{convergence_figure}_{method}.png",

@@ -7,7 +7,7 @@ from robustness.reporting.sections.common import default_rows, size_target_of, u
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
 from robustness.reporting.study_result import StudyResult
-from robustness.statistics.ranks import format_target, same_target, target_rule
+from robustness.statistics.ranks import format_target, same_target, target_text
 
 STUDY = "table_rank_convergence"
 SHOWN_SCHEMES = 4
@@ -23,7 +23,7 @@ def _tolerance(res: StudyResult, point: dict, n_runs: int) -> str:
     """A convergence point's tolerance in prose, with the size target's rule where it is the target."""
     t = float(point["subject"][0])
     target = size_target_of(res)
-    return format_target(t) + (f" ({target_rule(t, n_runs)})" if same_target(t, target) else "")
+    return target_text(t, n_runs) if same_target(t, target) else format_target(t)
 
 
 def _schemes(r: Report, res: StudyResult) -> None:
