@@ -213,20 +213,6 @@ def resampling_options(args: argparse.Namespace, cls: Callable[..., T], **extra:
                   "run_groups": args.run_groups, **chosen, **extra})
 
 
-def check_target(target: float | None, n_runs: int) -> None:
-    """Refuse ``--target`` outside (0, the largest L1 of ``n_runs`` runs], once the input says how many runs it has.
-
-    Before any computation and before the output folder is touched; one ``error:`` line (exit status 2).
-    """
-    from robustness.errors import InputError
-    from robustness.statistics.ranks import check_target as check
-
-    try:
-        check(target, n_runs)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-
-
 def say(args: argparse.Namespace) -> Callable[..., None]:
     """Print progress lines on stderr unless ``--quiet``; each names the stage the status line reports."""
     if getattr(args, "quiet", False):

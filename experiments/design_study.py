@@ -166,12 +166,12 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     """
     from robustness.simulation.calibrate import fit_failures
     from robustness.simulation.synthetic import SyntheticConfig
-    from robustness.statistics.ranks import format_target, size_target
+    from robustness.statistics.ranks import check_target, format_target, size_target
     from robustness.studies.design import base_from_challenge, main_job_answer, main_job_counts
 
     if args.like is None and args.data is None:
         config = SyntheticConfig(**_cli.synthetic_shape(args))
-        _study.check_target(options.target_l1, config.n_runs)
+        check_target(options.target_l1, config.n_runs)
         return config, None, [], None, None
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
         from robustness.simulation.synthetic import make_challenge
@@ -180,7 +180,7 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     else:
         args.data = args.like or args.data
         challenge = _cli.load(args)
-    _study.check_target(options.target_l1, challenge.n_runs)  # before the pixel pass and the fit
+    check_target(options.target_l1, challenge.n_runs)  # before the pixel pass and the fit
     counts = main_job_counts(challenge, seed=options.seed)  # the main job's golds: its own size answer below
     warnings = _cli.input_warnings(args, challenge, counts)
     say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")

@@ -32,11 +32,12 @@ def main(argv=None) -> int:
     with _study.feedback(args):
         started = time.time()
         from robustness.reporting.results import ResultsDir
+        from robustness.statistics.ranks import check_target
         from robustness.studies.qa import QAOptions, fingerprint, run
 
         options = _study.resampling_options(args, QAOptions)
         gold, runs, source = _qa.load(args, rng=args.seed)
-        _study.check_target(options.target, len(runs))
+        check_target(options.target, len(runs))
         out = ResultsDir(args.out, fingerprint=fingerprint(gold, runs), force=args.force)
         with _study.execution(args) as n_jobs:
             result = run(gold, runs, options, source=source, n_jobs=n_jobs, progress=_study.progress(args))

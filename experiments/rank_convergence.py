@@ -51,6 +51,7 @@ def main(argv=None) -> int:
     with _study.feedback(args):
         started = time.time()
         from robustness.reporting.results import ResultsDir
+        from robustness.statistics.ranks import check_target
         from robustness.studies.rank_convergence import RankConvergenceOptions, run
 
         golds = tuple(s.name for s in _cli.strategies(args))
@@ -64,7 +65,7 @@ def main(argv=None) -> int:
         design = (None if args.design is None else
                   _study.design_answer(args.design, data=args.data, out=args.out, strategies=golds))
         challenge = _cli.load(args)
-        _study.check_target(options.target, challenge.n_runs)
+        check_target(options.target, challenge.n_runs)
         if design is not None:
             _study.check_design_input(design, challenge)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)

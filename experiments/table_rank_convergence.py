@@ -92,6 +92,7 @@ def main(argv=None) -> int:
         from robustness.io.case_table import SCHEME_COLUMNS, read_case_table
         from robustness.reporting.results import ResultsDir
         from robustness.statistics.case_rankings import check_missing, direction, task_scores
+        from robustness.statistics.ranks import check_target
         from robustness.statistics.schemes import schemes_from_table
         from robustness.studies.table import TableOptions, engine_obstacles, fingerprint, run
 
@@ -115,7 +116,7 @@ def main(argv=None) -> int:
         by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
         tasks = task_scores(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
                             by=by, unit_column=args.unit)
-        _study.check_target(options.target, len({r for t in tasks for r in t.runs}))
+        check_target(options.target, len({r for t in tasks for r in t.runs}))
         methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
         check_missing(tasks, methods, ranking)
         known = {t.task for t in tasks}

@@ -498,7 +498,7 @@ def compute_overlap(
         raise InputError(f"image {challenge.images[i]} has {k[i]} annotators; "
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
-    boundary = tuple(boundary_metric(b).name for b in boundary)
+    boundary = tuple(dict.fromkeys(boundary_metric(b).name for b in boundary))  # nsd@2.0 and nsd@2: one metric
     key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary)
     data = None
     cache_path = cache_note = None

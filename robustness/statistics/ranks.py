@@ -331,13 +331,15 @@ def check_target(target: float | None, n: int) -> None:
 
     Raises
     ------
-    ValueError
-        One line naming ``--target`` and the range.
+    robustness.errors.InputError
+        One line naming ``--target`` and the range (a ``ValueError``; the commands print it as ``error: ...``).
     """
+    from robustness.errors import InputError
+
     if target is None:
         return
     if not 0 < float(target) <= max_l1(n):
-        raise ValueError(f"--target {float(target):g}: the target expected L1 must be above 0 (an expected L1 of "
+        raise InputError(f"--target {float(target):g}: the target expected L1 must be above 0 (an expected L1 of "
                          f"exactly 0 is never certified) and at most {max_l1(n)}, the largest L1 between two "
                          f"rankings of {n} runs")
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness.overlap.boundary import boundary_metric, is_boundary_metric
+from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.reporting.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
@@ -145,8 +145,8 @@ def _headline_rank_tables(schemes, counts, primary: Scheme, options):
     out, notes = rank_tables(tasks, methods, chosen, options, with_consensus=False)
     out.pop("per_case.parquet")  # the job writes every scheme's per-case scores itself
     # the headline's direction is the metric's own, stated with the scheme (no option of this job changes it)
-    direction = (f"metric {primary.metric} ranked {'lower' if primary.lower_better else 'higher'} first",)
-    return out, [n for n in notes if not any(d in n for d in direction)], chosen.describe()
+    stated = f"metric {primary.metric} ranked {'lower' if primary.lower_better else 'higher'} first"
+    return out, [n for n in notes if stated not in n], chosen.describe()
 
 
 def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceOptions(), *, n_jobs: int = 1,
@@ -205,14 +205,12 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     primary = options.primary or default_scheme(counted + over)
 
     # a boundary headline is computed per image under every counted gold, and ranked as one more macro scheme
-    boundary = tuple(dict.fromkeys(boundary_metric(m).name for m in
-                                   tuple(options.boundary) + ((primary.metric,) if primary.boundary else ())))
+    headline_boundary = (primary.metric,) if primary.boundary else ()
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
-                             rng=options.rng("random_golds"), boundary=boundary)
+                             rng=options.rng("random_golds"), boundary=tuple(options.boundary) + headline_boundary)
     t_pass = time.time() - t0
     found = input_checks(challenge, counts)  # a misread input is refused here, before the resampling
-    headline_boundary = (primary.metric,) if primary.boundary else ()
     extra = [((g, m, "macro"), boundary_values(counts, g, m, empty=empty), primary.lower_better)
              for m in headline_boundary for g in counts.strategies]
 
