@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["unlimited_sentence", "default_rows", "size_target_of", "target_words", "target_note",
-           "at_tolerance"]
+           "at_tolerance", "convergence_cell"]
 
 
 def default_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -120,6 +120,23 @@ def at_tolerance(points: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     pandas.DataFrame
     """
     return points[np.isclose(points.tolerance.to_numpy(float), float(tolerance), rtol=1e-12, atol=0.0)]
+
+
+def convergence_cell(point: Any) -> str:
+    """A convergence point in a table cell: ``35 (30-40)``, or ``only at N`` where only the whole test set reaches it.
+
+    Parameters
+    ----------
+    point : pandas.Series or namedtuple
+        A row of convergence.csv (``convergence_n`` with its interval, ``reached``).
+
+    Returns
+    -------
+    str
+    """
+    if not point.reached:
+        return "only at N"
+    return f"{point.convergence_n} ({point.convergence_n_low}-{point.convergence_n_high})"
 
 
 def target_words(target: float, n_runs: int) -> str:

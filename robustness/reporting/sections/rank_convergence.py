@@ -7,6 +7,7 @@ import pandas as pd
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     at_tolerance,
+    convergence_cell,
     needed_text,
     random_baseline,
     size_target_of,
@@ -531,11 +532,8 @@ def _convergence(r: Report, res: StudyResult) -> None:
         sp = at_tolerance(g, tolerance).iloc[0]
         rows.append({"strategy": strategy_label(key[0]), "average": key[1],
                      "AUC": ci(lp.auc, lp.auc_low, lp.auc_high, "{:.1f}"),
-                     f"n for L1 <= {format_target(lenient)}": (f"{lp.convergence_n} ({lp.convergence_n_low}-"
-                                                               f"{lp.convergence_n_high})" if lp.reached else
-                                                               "only at N"),
-                     f"n for L1 <= {tolerance:g}": (f"{sp.convergence_n} ({sp.convergence_n_low}-"
-                                                    f"{sp.convergence_n_high})" if sp.reached else "only at N")})
+                     f"n for L1 <= {format_target(lenient)}": convergence_cell(lp),
+                     f"n for L1 <= {tolerance:g}": convergence_cell(sp)})
     r.table(pd.DataFrame(rows), caption=(
         f"{p.metric_label}. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
         "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
@@ -750,11 +748,10 @@ def _settling(r: Report, points: pd.DataFrame, column: str, lenient: float, capt
     """The convergence points of the default ranking method at the lenient tolerance, one row per ``column``."""
     points = at_tolerance(points[points.ranking == "aggregate"], lenient)
     rows = [{column: str(getattr(p, column)), "average": p.average, "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-             f"n for L1 <= {format_target(lenient)}": (f"{p.convergence_n} ({p.convergence_n_low}-"
-                                                        f"{p.convergence_n_high})")}
+             f"n for L1 <= {format_target(lenient)}": convergence_cell(p)}
             for p in points.itertuples()]
     if rows:
-        r.table(pd.DataFrame(rows), caption=caption)
+        r.table(pd.DataFrame(rows), caption=caption + " 'only at N': only the whole test set reaches it.")
 
 
 #: The simulated coverage of the tau interval with 10 runs on 10, 30 and 100 units (docs/volumes.md), between two

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import at_tolerance, size_target_of
+from robustness.reporting.sections.common import at_tolerance, convergence_cell, size_target_of
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.reporting.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
@@ -114,8 +114,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
                          "stability: tau to the full-set ranking": _tau_text(st.tau_median, st.tau_low, st.tau_high),
                          "curves: unit": unit if get_ranking(method).additive else test_unit,
                          "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-                         f"n for L1 <= {format_target(lenient)}": f"{p.convergence_n} ({p.convergence_n_low}-"
-                                                     f"{p.convergence_n_high})"})
+                         f"n for L1 <= {format_target(lenient)}": convergence_cell(p)})
     strat, metric, average = schemes[0]
     for v in res.verdict("method_agreement_range", metric=metric, average=average):
         r.paragraph(f"Across the {v['count']} golds ({average} {metric}), tau between two methods "
@@ -128,7 +127,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
         "Stability: median Kendall's tau between the full-set ranking and the resamples' rankings, with the central "
         "95% of resamples. Curves: area under the mean L1 curve (95% Monte Carlo interval over orders) and the number "
         f"of units after which L1 stays within {target_text(size_target_of(res), n_runs)} in 95% of orders (95% "
-        "interval over orders). AUCs on "
+        "interval over orders; 'only at N': only the whole test set reaches it). AUCs on "
         "different units or prefix steps are not comparable with each other."))
     for method in methods[1:]:
         r.figure(f"{convergence_figure}_{method}.png",
