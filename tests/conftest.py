@@ -39,41 +39,35 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-class _CompileClock:
-    """Wall seconds numba spent compiling (outermost compilations only), from its event API."""
-
-    def __init__(self) -> None:
-        self.total, self._depth, self._start = 0.0, 0, 0.0
-
-    def on_start(self, event) -> None:
-        import time
-
-        if self._depth == 0:
-            self._start = time.perf_counter()
-        self._depth += 1
-
-    def on_end(self, event) -> None:
-        import time
-
-        self._depth -= 1
-        if self._depth == 0:
-            self.total += time.perf_counter() - self._start
+_CLOCK = None
 
 
-def _compile_clock() -> _CompileClock:
+def _compile_clock():
+    """Wall seconds numba spent compiling (outermost compilations only), from its event API (``.total``)."""
     global _CLOCK
     if _CLOCK is None:
+        import time
+
         from numba.core import event
 
-        clock = _CompileClock()
-        listener = type("_Listener", (event.Listener,), {"on_start": lambda self, e: clock.on_start(e),
-                                                         "on_end": lambda self, e: clock.on_end(e)})()
-        event.register("numba:compile", listener)
-        _CLOCK = clock
+        class Clock(event.Listener):
+            def __init__(self) -> None:
+                super().__init__()
+                self.total, self._depth, self._start = 0.0, 0, 0.0
+
+            def on_start(self, ev) -> None:
+                if self._depth == 0:
+                    self._start = time.perf_counter()
+                self._depth += 1
+
+            def on_end(self, ev) -> None:
+                self._depth -= 1
+                if self._depth == 0:
+                    self.total += time.perf_counter() - self._start
+
+        _CLOCK = Clock()
+        event.register("numba:compile", _CLOCK)
     return _CLOCK
-
-
-_CLOCK = None
 
 
 @pytest.hookimpl(hookwrapper=True)
