@@ -7,9 +7,9 @@ Prints, side by side in one run:
 - ``rank_rows`` (numba) for each tie rule, in ns per ranking of 40 runs, against scipy's ``rankdata`` row by row
   (the reference: the same rule, one call per ranking) and ``np.argsort`` of every row at once (the floor: a sort
   without ties or ranks);
-- the bootstrap's paired tests (:func:`robustness.statistics.case_rankings.weighted_p_values`: every pair's
+- the bootstrap's paired tests (:func:`robustness.statistics.paired.paired_p_values`: every pair's
   differences sorted once, each resample a pass over the groups) against the plain way (repeat the drawn cases,
-  then one Wilcoxon test per pair and resample, :func:`~robustness.statistics.case_rankings.paired_p_values`);
+  then one Wilcoxon test per pair and resample, :func:`~robustness.statistics.paired.paired_p_values` on repeated cases);
 - the table command's bootstrap rank distributions per method on the three-task example (1,000 resamples).
 
 Timings are the best of a few runs on this machine; the ratios are what to read.
@@ -27,12 +27,8 @@ def main(argv=None):
 
     from robustness import _kernels
     from robustness.simulation.case_tables import example_table
-    from robustness.statistics.case_rankings import (
-        bootstrap_task_ranks,
-        paired_p_values,
-        task_scores,
-        weighted_p_values,
-    )
+    from robustness.statistics.case_rankings import bootstrap_task_ranks, task_scores
+    from robustness.statistics.paired import paired_p_values
     from robustness.statistics.ranking_options import RankingOptions
 
     rng = np.random.default_rng(0)
@@ -53,7 +49,7 @@ def main(argv=None):
 
     values = np.round(rng.random((6, 40)), 2)
     weights = np.stack([np.bincount(rng.integers(0, 40, 40), minlength=40) for _ in range(300)])
-    t_vec = best(lambda: weighted_p_values(values, weights, continuity=True), 3)
+    t_vec = best(lambda: paired_p_values(values, weights, continuity=True), 3)
     t_ref = best(lambda: [paired_p_values(np.repeat(values, w, axis=1), continuity=True) for w in weights],
                  repeat=1)
     print("\n== bootstrap paired Wilcoxon tests: 6 runs (30 ordered pairs), 40 cases, 300 resamples")

@@ -34,7 +34,7 @@ def main(argv=None):
     from robustness.simulation.synthetic import make_challenge
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
-    from robustness.statistics.inference import holm
+    from robustness.statistics.multiplicity import adjust
     from robustness.statistics.ranking_methods import prepare
     from robustness.statistics.schemes import schemes_from_counts
 
@@ -83,7 +83,7 @@ def main(argv=None):
         p = np.ones(i.size)
         nonzero = (d[i, j] != 0).any(axis=1)
         p[nonzero] = wilcoxon(d[i, j][nonzero], axis=1, alternative="greater", method="asymptotic").pvalue
-        np.bincount(i[holm(p) < 0.05], minlength=n_r)
+        np.bincount(i[adjust(p, "holm") < 0.05], minlength=n_r)
     t_ref = (time.perf_counter() - t0) / 2 * len(tests.names)
     w = np.zeros(enc.n_units)
     w[units] = 1

@@ -17,6 +17,7 @@ One-task tables also get the main job's curves, intervals and significance.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
@@ -63,7 +64,16 @@ def parser() -> argparse.ArgumentParser:
     _study.add_ranking_options(p)
     _study.add_study_options(p, out="results/table_rank_convergence", engine_ranking=False)
     p.checks.append(_distinct_columns)
+    p.checks.append(_fixed_ties)
     return p
+
+
+def _fixed_ties(args: argparse.Namespace) -> None:
+    """Random ties hold for the leaderboards alone: the curves and intervals need one final ranking."""
+    if args.ties == "random" and not args.rankings_only:
+        raise ValueError("--ties random: the curves and intervals compare thousands of prefixes and resamples with "
+                         "one final ranking and need a fixed tie rule (average, min, max or first); add "
+                         "--rankings-only for the leaderboards, consensus and bootstrap rank distributions alone")
 
 
 def _distinct_columns(args: argparse.Namespace) -> None:
@@ -94,14 +104,14 @@ def main(argv=None) -> int:
         from robustness.statistics.case_rankings import check_missing, direction, task_scores
         from robustness.statistics.ranks import check_target
         from robustness.statistics.schemes import schemes_from_table
-        from robustness.studies.table import TableOptions, engine_obstacles, fingerprint, run
+        from robustness.studies.table import TableOptions, engine_limits, fingerprint, run
 
         ranking = _study.ranking_options(args)
-        engine_ties = ranking.ties if ranking.ties != "random" else "average"
-        engine_adjustment = ranking.adjustment if ranking.adjustment in ("holm", "none") else "holm"
+        engine = {"ties": ranking.ties if not args.rankings_only else "average", "alpha": ranking.alpha,
+                  "adjustment": ranking.adjustment, "aggregate": ranking.aggregate, "test": ranking.test,
+                  "continuity": ranking.continuity}  # the engines rank under the same options (--rankings-only: none)
         options = _study.resampling_options(args, TableOptions, consensus=args.consensus,
-                                            task_weights=args.task_weights, ties=engine_ties, alpha=ranking.alpha,
-                                            adjustment=engine_adjustment)
+                                            task_weights=args.task_weights, **engine)
         table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
                                        value_column=args.value, unit_column=args.unit, task_column=args.task,
                                        allow_missing=ranking.missing != "refuse")
@@ -123,8 +133,8 @@ def main(argv=None) -> int:
         unknown = [name for name, _ in args.task_weights if name not in known]
         if unknown:
             raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
-        obstacles = ["--rankings-only"] if args.rankings_only else engine_obstacles(
-            ranking, options.ranking, tasks, n_tasks=table[task].nunique() if task else 1)
+        obstacles = ["--rankings-only"] if args.rankings_only else engine_limits(
+            tasks, n_tasks=table[task].nunique() if task else 1)
         if not obstacles and args.step >= max(int(t.units.max()) + 1 for t in tasks):
             obstacles.append(f"--step {args.step} leaves fewer than 2 recorded prefixes of the "
                              f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
@@ -139,11 +149,14 @@ def main(argv=None) -> int:
             engine_table = table.assign(**{args.value: np.where(flip, -table[args.value], table[args.value])})
             schemes = schemes_from_table(engine_table, case_column=args.case, run_column=args.algorithm,
                                          value_column=args.value, unit_column=args.unit)
-            if flip.any():
+            if flip.any():  # stored negated, with sign -1: intervals and differences are shown in the metric's sign
+                signs = [-1.0 if lower[metric if "metric" in table.columns else None] else 1.0
+                         for _, metric, _ in schemes.names]
+                schemes = dataclasses.replace(schemes, signs=np.array(signs))
                 notes.append("lower is better for " + (", ".join(sorted(str(m) for m, v in lower.items() if v))
                                                        if "metric" in table.columns else "these scores")
-                             + ": the curves, score intervals and significance tables hold the negated scores (higher "
-                             "is better there); ranking.csv holds the scores as given")
+                             + ": the engines rank the negated scores (higher is better there); every table shows "
+                             "the scores as given")
         _cli.say(notes)
         out = ResultsDir(args.out, fingerprint=fingerprint(tasks), force=args.force)
         with _study.execution(args) as n_jobs:

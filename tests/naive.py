@@ -202,18 +202,18 @@ def twin_signed_rank_z(w, order, positive, new_group, length):
 
 
 def twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm):
-    """Both one-sided p-values of every pair from z, Holm over all of them (robustness.statistics.inference.holm), and
+    """Both one-sided p-values of every pair from z, Holm over all of them (robustness.statistics.multiplicity.adjust), and
     per run the number of adjusted p-values below alpha it wins."""
     from scipy.stats import norm
 
-    from robustness.statistics.inference import holm as holm_adjust
+    from robustness.statistics.multiplicity import adjust
 
     z = twin_signed_rank_z(w, order, positive, new_group, length)
     out = np.zeros((length.shape[0], n_runs))
     for s in range(length.shape[0]):
         p = np.concatenate([norm.sf(z[s]), norm.sf(-z[s])])
         winner = np.concatenate([pair_i, pair_j])
-        adjusted = holm_adjust(p) if holm else p
+        adjusted = adjust(p, "holm") if holm else p
         for k in np.flatnonzero(adjusted < alpha):
             out[s, winner[k]] += 1
     return out

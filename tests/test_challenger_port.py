@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robustness.statistics.case_rankings import adjust, rank_task, signed_rank_p, task_scores
+from robustness.statistics.case_rankings import rank_task, task_scores
+from robustness.statistics.multiplicity import adjust
+from robustness.statistics.paired import paired_p_values, signed_rank_p
 from robustness.statistics.ranking_options import with_preset
 from tests import challenger_port as port
 
@@ -139,8 +141,6 @@ def test_random_ties_draw_every_order_of_a_tie():
 @pytest.mark.parametrize("seed", range(30))
 def test_weighted_p_values_equal_the_tests_on_repeated_cases(seed):
     """The vectorised tests of the bootstrap against the plain per-pair tests on each resample's repeated cases."""
-    from robustness.statistics.case_rankings import paired_p_values, weighted_p_values
-
     rng = np.random.default_rng(seed)
     n_r, n_c = int(rng.integers(2, 5)), int(rng.integers(1, 9))
     values = rng.integers(0, 5, size=(n_r, n_c)) / 4
@@ -149,7 +149,7 @@ def test_weighted_p_values_equal_the_tests_on_repeated_cases(seed):
     for test in ("wilcoxon", "t"):
         for continuity in (False, True):
             for lower in (False, True):
-                got = weighted_p_values(values, weights, test=test, continuity=continuity, lower_better=lower)
+                got = paired_p_values(values, weights, test=test, continuity=continuity, lower_better=lower)
                 for b, w in enumerate(weights):
                     want = paired_p_values(np.repeat(values, w, axis=1), test=test, continuity=continuity,
                                            lower_better=lower)

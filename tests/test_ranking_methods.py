@@ -19,7 +19,7 @@ from robustness.simulation.synthetic import make_challenge
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import ranking_agreement
 from robustness.statistics.convergence import rank_convergence
-from robustness.statistics.inference import holm
+from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
 from robustness.statistics.ranks import kendall_tau, rank
 from robustness.statistics.schemes import per_case_table, schemes_from_counts, schemes_from_table
@@ -178,7 +178,7 @@ def slow_runs_beaten(per_unit, units, alpha=0.05):
         if np.any(d != 0):
             p[k] = wilcoxon(d, alternative="greater", method="asymptotic").pvalue
     wins = np.zeros(n_r)
-    for (i, _), reject in zip(pairs, holm(p) < alpha):
+    for (i, _), reject in zip(pairs, adjust(p, "holm") < alpha):
         wins[i] += reject
     return wins
 
@@ -375,3 +375,76 @@ def test_bad_ranking_options_refused_before_any_work(tmp_path, option, message):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].endswith(message)
     assert not out.exists()
+
+
+# -- one engine: the leaderboard's statistic and the engines' under every option --------------------------------
+
+ENGINE_OPTIONS = [
+    ("aggregate", {"aggregate": "median"}), ("aggregate", {"aggregate": 0.25}),
+    ("rank-then-aggregate", {"aggregate": "median", "ties": "min"}), ("rank-then-aggregate", {"ties": "max"}),
+    ("test-based", {"test": "t"}), ("test-based", {"continuity": True}), ("test-based", {"adjustment": "hommel"}),
+    ("test-based", {"adjustment": "fdr_bh", "alpha": 0.2}), ("test-based", {"adjustment": "none"}),
+]
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("name, given", ENGINE_OPTIONS)
+def test_the_engines_rank_what_the_leaderboard_ranks(name, given, lower):
+    """prepare() (kernel or recomputed statistic) and rank_task() give the same statistic on the whole test set
+    and on weighted resamples, under options no kernel implements and for a smaller-is-better metric."""
+    import dataclasses
+
+    from robustness.statistics.case_rankings import rank_task, task_scores
+    from robustness.statistics.case_statistic import CaseStatistic
+    from robustness.statistics.ranking_methods import get_ranking
+    from robustness.statistics.ranking_options import RankingOptions
+
+    rng = np.random.default_rng(len(name) + 7 * lower)
+    values = np.round(rng.random((4, 25)) + np.array([0.3, 0.2, 0.0, 0.0])[:, None], 2)
+    table = long_table(dict(zip("ABCD", values)))
+    options = RankingOptions(lower_better=lower, **given)
+    stored = table.assign(value=-table.value) if lower else table
+    schemes = schemes_from_table(stored)
+    if lower:
+        schemes = dataclasses.replace(schemes, signs=np.array([-1.0]))
+    rankable = prepare(schemes, name, options)
+    kernel = get_ranking(name).kernel(schemes, options)
+    assert isinstance(rankable, CaseStatistic) == (kernel is None)
+    method = get_ranking(name)
+    leaderboard = rank_task(task_scores(table)[0], name, options)
+    np.testing.assert_allclose(method.value(rankable.scores()[0], lower), leaderboard.statistic, rtol=1e-12,
+                               atol=1e-12)
+    idx = rng.integers(0, 25, size=(3, 25))  # three resamples of the cases
+    for b, drawn in enumerate(idx):
+        counts = np.bincount(drawn, minlength=25).astype(np.float64)
+        want = method.value(method.case_statistic(values, counts, options=options, lower_better=lower), lower)
+        got = method.value(rankable.resample_scores(idx)[0, b], lower)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_engines_run_a_median_aggregate_on_a_table(tmp_path):
+    """--aggregate median: curves, intervals and tests from the recomputed statistic (before: not computed)."""
+    from experiments import table_rank_convergence as job
+
+    rng = np.random.default_rng(2)
+    long_table({a: rng.random(12) + k / 10 for k, a in enumerate("ABC")}).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "out"
+    assert job.main(["--table", str(tmp_path / "t.csv"), "--out", str(out), "--aggregate", "median", "--orders", "5",
+                     "--bootstrap", "30", "--outer", "3", "--quiet"]) == 0
+    curves = pd.read_parquet(out / "curves.parquet")
+    assert len(curves) and curves.groupby("order").l1.last().eq(0).all()
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    medians = {a: float(np.median(g.value)) for a, g in pd.read_csv(tmp_path / "t.csv").groupby("algorithm")}
+    shown = ci[ci.method == ci.method.iloc[0]].set_index("system").score
+    assert shown.to_dict() == pytest.approx(medians, abs=1e-12)
+
+
+def test_random_ties_are_refused_before_any_work_unless_rankings_only(tmp_path, capsys):
+    from experiments import table_rank_convergence as job
+
+    long_table({"A": [0.5, 0.6], "B": [0.5, 0.4]}).to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(SystemExit) as e:
+        job.main(["--table", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"), "--ties", "random"])
+    assert e.value.code == 2 and "fixed tie rule" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    assert job.main(["--table", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"), "--ties", "random",
+                     "--rankings-only", "--bootstrap", "20", "--quiet"]) == 0

@@ -6,8 +6,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.stats import rankdata
 
 from robustness import _kernels
@@ -254,18 +252,6 @@ def test_table_command_matches_library(small_counts, tmp_path):
 
     with pytest.raises(InputError, match=r"nope\.csv: file not found"):
         job.main(["--table", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o2")])
-
-
-@pytest.mark.slow
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
-def test_holm_equals_statsmodels(p):
-    """The package's one Holm adjustment against an independent implementation (statsmodels)."""
-    from statsmodels.stats.multitest import multipletests
-
-    from robustness.statistics.inference import holm
-
-    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1], rtol=1e-12, atol=1e-15)
 
 
 def test_encounters_of_one_image_are_images():

@@ -140,70 +140,16 @@ def load_raters(
     """
     check_policy("empty_folders", empty_folders)
     root = _folder(folder, "raters")
-    listed = entries(root)
-    raters = [name for name, kind in listed if kind == "dir"]
-    broken = [name for name, kind in listed if kind == "broken"]
-    gold = list(gold)
-    if not gold:
-        raise InputError("--gold must name at least one rater")
-    named = gold + ([] if runs is None else list(runs))
-    for name in broken:  # a rater folder on a drive that is not mounted
-        if name in named or empty_folders == "error":
-            raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
-                             + ("" if name in named else " (--skip-empty-folders drops it with a warning)"))
-    if not raters:
-        raise InputError(f"{root}: no rater sub-folders found")
-    runs = [r for r in raters if r not in gold] if runs is None else list(runs)
-    unknown = [r for r in gold + runs if r not in raters]
-    if unknown:
-        raise InputError(f"{root}: no rater folder {unknown[0]!r} (found: {', '.join(raters)})")
-    both = set(gold) & set(runs)
-    if both:
-        raise InputError(f"rater(s) {', '.join(sorted(both))} named both as gold and as run")
-    for r in runs:
-        check_run_name(r, root / r)
     notes: list[str] = []
-    if broken:
-        notes.append(f"{root}: dropped {len(broken)} rater folder(s) that are broken symbolic links: "
-                     f"{examples(broken)}")
-    loose = [name for name, kind in listed if kind not in ("dir", "broken")]
-    if loose:
-        notes.append(f"{root}: ignored {len(loose)} file(s) that are not rater folders: {examples(loose)}")
-    files: dict[str, dict[str, Path]] = {}
-    for r in gold + runs:
-        table, others = _masks_of(root / r, notes)
-        if not table:
-            what = f"it holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "it is empty"
-            if empty_folders == "error":
-                raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff, .nii, .nii.gz, .nrrd, .mha, .mhd) "
-                                 f"found; {what} "
-                                 "(--skip-empty-folders drops such a rater with a warning)")
-            notes.append(f"{root / r}: dropped rater {r!r} without mask files ({what})")
-            continue
-        if others:
-            notes.append(f"{root / r}: ignored {len(others)} file(s) that are not masks: {examples(others)}")
-        files[r] = table
+    gold, runs = _named_raters(root, gold, runs, empty_folders, notes)
+    files = _rater_masks(root, gold + runs, empty_folders, notes)
     gold = [r for r in gold if r in files]
     runs = [r for r in runs if r in files]
     if not gold:
         raise InputError(f"{root}: no gold rater with masks left")
     if not runs:
         raise InputError(f"{root}: no rater left to score as a run")
-    # Image ids: every name any gold rater has, spelled as the first gold rater spells it.
-    spelled: dict[str, str] = {}
-    for r in gold:
-        for key, p in files[r].items():
-            spelled.setdefault(key, _stem(p))
-    keys = sorted(spelled)
-    case_fixed = [f"{r}/{p.name}" for r in gold + runs for key, p in files[r].items()
-                  if key in spelled and _stem(p) != spelled[key]]
-    if case_fixed:
-        notes.append(f"matched {len(case_fixed)} file name(s) case-insensitively: {examples(case_fixed, 4)}")
-    for r in gold:
-        lacking = [spelled[k] for k in keys if k not in files[r]]
-        if lacking:
-            notes.append(f"annotator {r!r} has no mask for {len(lacking)} of {len(keys)} images "
-                         f"({examples(lacking)}): scored against the other annotators there")
+    keys, spelled = _image_keys(files, gold, runs, notes)
     images = [spelled[k] for k in keys]
     ann_paths = {a: [files[a].get(k) for k in keys] for a in gold}
     shapes = checked_shapes(images, gold, ann_paths, notes)
@@ -226,6 +172,77 @@ def load_raters(
     if labels is None:
         return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
     return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings)
+
+
+def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tuple[list, list]:
+    """The gold and run raters, checked against the folder's sub-folders (one line naming the problem)."""
+    listed = entries(root)
+    raters = [name for name, kind in listed if kind == "dir"]
+    broken = [name for name, kind in listed if kind == "broken"]
+    gold = list(gold)
+    if not gold:
+        raise InputError("--gold must name at least one rater")
+    named = gold + ([] if runs is None else list(runs))
+    for name in broken:  # a rater folder on a drive that is not mounted
+        if name in named or empty_folders == "error":
+            raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
+                             + ("" if name in named else " (--skip-empty-folders drops it with a warning)"))
+    if not raters:
+        raise InputError(f"{root}: no rater sub-folders found")
+    runs = [r for r in raters if r not in gold] if runs is None else list(runs)
+    unknown = [r for r in gold + runs if r not in raters]
+    if unknown:
+        raise InputError(f"{root}: no rater folder {unknown[0]!r} (found: {', '.join(raters)})")
+    both = set(gold) & set(runs)
+    if both:
+        raise InputError(f"rater(s) {', '.join(sorted(both))} named both as gold and as run")
+    for r in runs:
+        check_run_name(r, root / r)
+    if broken:
+        notes.append(f"{root}: dropped {len(broken)} rater folder(s) that are broken symbolic links: "
+                     f"{examples(broken)}")
+    loose = [name for name, kind in listed if kind not in ("dir", "broken")]
+    if loose:
+        notes.append(f"{root}: ignored {len(loose)} file(s) that are not rater folders: {examples(loose)}")
+    return gold, runs
+
+
+def _rater_masks(root: Path, raters: list, empty_folders: str, notes: list) -> dict[str, dict[str, Path]]:
+    """Every rater's masks by image key; a rater without masks refused or dropped (``empty_folders``)."""
+    files: dict[str, dict[str, Path]] = {}
+    for r in raters:
+        table, others = _masks_of(root / r, notes)
+        if not table:
+            what = f"it holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "it is empty"
+            if empty_folders == "error":
+                raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff, .nii, .nii.gz, .nrrd, .mha, .mhd) "
+                                 f"found; {what} "
+                                 "(--skip-empty-folders drops such a rater with a warning)")
+            notes.append(f"{root / r}: dropped rater {r!r} without mask files ({what})")
+            continue
+        if others:
+            notes.append(f"{root / r}: ignored {len(others)} file(s) that are not masks: {examples(others)}")
+        files[r] = table
+    return files
+
+
+def _image_keys(files: dict, gold: list, runs: list, notes: list) -> tuple[list, dict]:
+    """The images: every name any gold rater has (sorted keys), spelled as the first gold rater spells it."""
+    spelled: dict[str, str] = {}
+    for r in gold:
+        for key, p in files[r].items():
+            spelled.setdefault(key, _stem(p))
+    keys = sorted(spelled)
+    case_fixed = [f"{r}/{p.name}" for r in gold + runs for key, p in files[r].items()
+                  if key in spelled and _stem(p) != spelled[key]]
+    if case_fixed:
+        notes.append(f"matched {len(case_fixed)} file name(s) case-insensitively: {examples(case_fixed, 4)}")
+    for r in gold:
+        lacking = [spelled[k] for k in keys if k not in files[r]]
+        if lacking:
+            notes.append(f"annotator {r!r} has no mask for {len(lacking)} of {len(keys)} images "
+                         f"({examples(lacking)}): scored against the other annotators there")
+    return keys, spelled
 
 
 #: Gold masks :func:`detect_scale` decodes: the first non-empty ones in file order, at most this many.

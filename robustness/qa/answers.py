@@ -221,33 +221,8 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of answer records")
     qids = questions.qids
-    pos = {q: i for i, q in enumerate(qids)}
-    n_opt = questions.n_options
     notes = []
-    rows: dict[str, dict] = {}
-    cut = []
-    for k, item in enumerate(data):
-        if not isinstance(item, dict) or "encounter_id" not in item:
-            raise InputError(f"{path}: record #{k} has no 'encounter_id'")
-        raw = str(item["encounter_id"])
-        enc = raw.split("-")[0]
-        if enc != raw:
-            cut.append(raw)
-        if enc in rows:
-            raise InputError(f"{path}: encounter {enc} appears twice" + (f" (as {raw})" if enc != raw else ""))
-        answers = {}
-        for key, value in item.items():
-            if key == "encounter_id":
-                continue
-            if key not in pos:
-                raise InputError(f"{path}: encounter {enc}, slot {key}: unknown question id")
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise InputError(f"{path}: encounter {enc}, slot {key}: answer {value!r} is not an option index")
-            if not 0 <= value < n_opt[pos[key]]:
-                raise InputError(f"{path}: encounter {enc}, slot {key}: option index {value} out of range "
-                                 f"0..{n_opt[pos[key]] - 1}")
-            answers[key] = int(value)
-        rows[enc] = answers
+    rows, cut = _answer_rows(path, data, questions)
     if cut:
         notes.append(f"{path.name}: {len(cut)} encounter id(s) cut at the first '-' as the official scorer does, "
                      f"e.g. {cut[0]} -> {cut[0].split('-')[0]}")
@@ -281,3 +256,34 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         notes.append(f"{path.name}: {n_missing_enc} missing encounter(s) and {n_missing_slot} missing slot(s) "
                      "answered 'Not mentioned'")
     return Answers(name or path.stem, tuple(wanted), values, questions, tuple(notes))
+
+
+def _answer_rows(path: Path, data: list, questions: QuestionSet) -> tuple[dict[str, dict], list]:
+    """Every record's answers by encounter (ids cut at the first ``-``), checked; and the ids that were cut."""
+    pos = {q: i for i, q in enumerate(questions.qids)}
+    n_opt = questions.n_options
+    rows: dict[str, dict] = {}
+    cut = []
+    for k, item in enumerate(data):
+        if not isinstance(item, dict) or "encounter_id" not in item:
+            raise InputError(f"{path}: record #{k} has no 'encounter_id'")
+        raw = str(item["encounter_id"])
+        enc = raw.split("-")[0]
+        if enc != raw:
+            cut.append(raw)
+        if enc in rows:
+            raise InputError(f"{path}: encounter {enc} appears twice" + (f" (as {raw})" if enc != raw else ""))
+        answers = {}
+        for key, value in item.items():
+            if key == "encounter_id":
+                continue
+            if key not in pos:
+                raise InputError(f"{path}: encounter {enc}, slot {key}: unknown question id")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise InputError(f"{path}: encounter {enc}, slot {key}: answer {value!r} is not an option index")
+            if not 0 <= value < n_opt[pos[key]]:
+                raise InputError(f"{path}: encounter {enc}, slot {key}: option index {value} out of range "
+                                 f"0..{n_opt[pos[key]] - 1}")
+            answers[key] = int(value)
+        rows[enc] = answers
+    return rows, cut

@@ -25,7 +25,9 @@ import numpy as np
 
 from robustness import _kernels
 from robustness.statistics.bootstrap import BootstrapResult
-from robustness.statistics.inference import holm, percentile_interval, tails
+from robustness.statistics.inference import percentile_interval, tails
+from robustness.statistics.multiplicity import ADJUSTMENTS, adjust
+from robustness.statistics.paired import paired_p_values
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
 
@@ -125,7 +127,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
                 warnings.simplefilter("ignore", RuntimeWarning)
                 p_w[nonzero] = wilcoxon(du[nonzero][:, ok], axis=1, method="asymptotic").pvalue
         p_w = np.nan_to_num(p_w, nan=1.0)
-        ph, pwh = holm(p_boot), holm(p_w)
+        ph, pwh = adjust(p_boot, "holm"), adjust(p_w, "holm")
         neighbours = pos[j] - pos[i] == 1
         p_d = np.full(i.size, np.nan)
         if cov is not None:
@@ -135,10 +137,10 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
                 p_d = np.where(var > 0, 2 * student.sf(z, max(schemes.n_units - 1, 1)),
                                np.where(diff == 0, 1.0, 0.0))
             p_d = np.nan_to_num(p_d, nan=1.0)
-        pdh = holm(p_d) if cov is not None else p_d
+        pdh = adjust(p_d, "holm") if cov is not None else p_d
         pdn = np.full(i.size, np.nan)
         if cov is not None and neighbours.any():
-            pdn[neighbours] = holm(p_d[neighbours])
+            pdn[neighbours] = adjust(p_d[neighbours], "holm")
         d_low = np.nanquantile(d, lo, axis=0) if d.size else np.nan
         d_high = np.nanquantile(d, hi, axis=0) if d.size else np.nan
         if signs[s] < 0:  # stored negated (smaller is better): the difference in the metric's own sign
@@ -162,19 +164,21 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
 
     For every ordered pair (i, j) of runs, H1: run i's per-image scores are
     higher than run j's. p-values are adjusted over all ordered pairs of a
-    scheme with Holm's method (``adjustment='none'``: unadjusted), as challengeR's
+    scheme with Holm's method (or any other ``adjustment``), as challengeR's
     significance maps do. Micro schemes have no per-image scores and are skipped (use the
-    bootstrap's pairwise win shares for them). p-values use the normal
-    approximation with tie correction (scipy's ``method="asymptotic"``):
-    accurate for the hundreds of cases of a challenge, approximate below
-    about 20 cases; zero differences are dropped ("wilcox").
+    bootstrap's pairwise win shares for them). The test is the package's one
+    Wilcoxon (:func:`robustness.statistics.paired.paired_p_values`, on the
+    cases where every run has a score): normal approximation with tie
+    correction, accurate for the hundreds of cases of a challenge, approximate
+    below about 20 cases; differences within 1e-12 of zero are dropped.
 
     Parameters
     ----------
     schemes : Schemes
         With per-case scores (macro schemes).
     alpha : float
-    adjustment : {'holm', 'none'}
+    adjustment : str
+        :func:`robustness.statistics.multiplicity.adjust`'s method over the scheme's pairs.
 
     Returns
     -------
@@ -182,9 +186,9 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
         ``strategy, metric, average, system, other, p, p_adjusted, better``.
     """
     import pandas as pd
-    from scipy.stats import wilcoxon
-    if adjustment not in ("holm", "none"):
-        raise ValueError(f"adjustment must be 'holm' or 'none', got {adjustment!r}")
+
+    if adjustment not in ADJUSTMENTS:
+        raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {adjustment!r}")
     if schemes.per_case is None:
         raise ValueError("these schemes carry no per-case scores")
     frames = []
@@ -194,16 +198,8 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
         if not schemes.is_macro(s):
             continue
         v = schemes.per_case[s]
-        keep = ~np.isnan(v).any(axis=0)
-        d = v[ii][:, keep] - v[jj][:, keep]  # (pairs, cases)
-        p = np.ones(ii.size)
-        nonzero = (d != 0).any(axis=1)
-        if nonzero.any():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                p[nonzero] = wilcoxon(d[nonzero], axis=1, alternative="greater", method="asymptotic").pvalue
-        p = np.nan_to_num(p, nan=1.0)
-        p_adj = holm(p) if adjustment == "holm" else p
+        p = paired_p_values(v[:, ~np.isnan(v).any(axis=0)])[ii, jj]
+        p_adj = adjust(p, adjustment, alpha=alpha)
         frames.append(pd.DataFrame({
             "strategy": strat, "metric": metric, "average": average,
             "system": np.asarray(schemes.runs, dtype=object)[ii],

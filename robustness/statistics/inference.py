@@ -6,7 +6,8 @@
 - :func:`bootstrap_interval` (percentile and BCa, as ``scipy.stats.bootstrap``), :func:`percentile_interval`,
   :func:`mean_interval`, :func:`t_interval` (means over simulation replicates) and :func:`quantile_interval`
   (a quantile of a sample, distribution-free);
-- :func:`holm`: Holm's step-down adjustment (the only one; the test-based ranking's kernel has its twin).
+
+Adjusting p-values: :func:`robustness.statistics.multiplicity.adjust`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from numpy.typing import ArrayLike
 from robustness.seeds import SeedLike
 
 __all__ = ["tails", "draw_indices", "draw_counts", "bootstrap_interval", "studentized_interval", "percentile_interval",
-           "mean_interval", "t_interval", "quantile_interval", "holm"]
+           "mean_interval", "t_interval", "quantile_interval"]
 
 
 def tails(confidence: float) -> tuple[float, float]:
@@ -295,30 +296,3 @@ def quantile_interval(values: ArrayLike, q: float, *, confidence: float = 0.95) 
     lo = int(binom.ppf(lo_level, k, q))
     hi = int(binom.ppf(hi_level, k, q)) + 1
     return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]
-
-
-def holm(p: ArrayLike) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error over all of ``p``).
-
-    Parameters
-    ----------
-    p : array_like
-        p-values of one family of tests.
-
-    Returns
-    -------
-    ndarray
-        The adjusted p-values, in the order of ``p``.
-
-    Examples
-    --------
-    >>> holm([0.01, 0.04, 0.03]).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(p, dtype=np.float64)
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out

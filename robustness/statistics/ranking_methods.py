@@ -29,13 +29,21 @@ Rep. 2021):
     ``adjustment="none"`` reproduces that choice in the library. Macro schemes
     only, like rank-then-aggregate (:mod:`robustness.statistics.test_based`).
 
-A method carries its behaviour: :attr:`RankingMethod.prepare` builds what the
-resampling engines rank (anything that follows the :class:`Rankable` protocol),
-and its number format and prose are what the reports print. Adding a method is
-one :func:`register_ranking` call (``tests/test_architecture.py`` registers a
-toy median-then-rank method and runs it through the main job and the report;
-:class:`~robustness.statistics.case_statistic.CaseStatistic` turns any weighted
-per-case statistic into a :class:`Rankable`).
+A method is one registered object that carries both of its forms:
+
+- :attr:`RankingMethod.case_statistic`: its exact statistic on per-case scores under every ranking option
+  (:mod:`robustness.statistics.task_statistics` holds the built-ins'), for no, one or many case weightings.
+  A table's leaderboards and their bootstrap rank distributions rank it
+  (:mod:`robustness.statistics.case_rankings`), and so do the resampling engines on every prefix and resample,
+  through :class:`~robustness.statistics.case_statistic.CaseStatistic`, where no kernel honours the options;
+- :attr:`RankingMethod.kernel` (optional): a fast form for the options a kernel implements (the running sums of
+  the mean aggregate and of mean per-case ranks; the signed-rank kernel's Wilcoxon test without continuity
+  correction, under any adjustment). It returns None for other options, and the engines then recompute the
+  statistic.
+
+:func:`prepare` picks the form; no list of options elsewhere says what the engines can do. Adding a method is
+one :func:`register_ranking` call with its ``case_statistic`` (``tests/test_architecture.py`` registers a toy
+median-then-rank method and runs it through the main job, a per-case table and the report).
 
 Importing this module is cheap (no numpy), so command-line options can list
 and validate the methods before any heavy import.
@@ -48,9 +56,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from robustness.statistics.rankable import Rankable
+from robustness.statistics.ranking_options import RankingOptions
 
 __all__ = ["Rankable", "RankingMethod", "RANKING_METHODS", "DEFAULT_RANKING", "register_ranking", "get_ranking",
-           "parse_rankings", "prepare", "TEST_STEP"]
+           "parse_rankings", "prepare", "recomputed", "TEST_STEP"]
 
 
 @dataclass(frozen=True)
@@ -73,13 +82,27 @@ class RankingMethod:
         Needs per-case scores: exists for macro schemes only.
     description : str
         One line for ``--help``.
-    prepare : callable
-        ``prepare(schemes, **options) -> Rankable``: what the engines rank under this method.
+    case_statistic : callable
+        ``case_statistic(values, weights, *, options, lower_better, rng)``: the statistic, higher is better, of
+        the runs' per-case scores ``values`` (R, N) under the ranking options for case weights ``weights``
+        (None, (N,) or (B, N)); module notes of :mod:`robustness.statistics.task_statistics`.
+    kernel : callable, optional
+        ``kernel(schemes, options) -> Rankable or None``: a fast form of the statistic for the engines, or None
+        where it does not implement ``options`` (the engines then recompute :attr:`case_statistic`).
+    unit_level : bool
+        The engines give :attr:`case_statistic` one score per resampling unit (the mean of its cases) instead of
+        the cases (the paired tests: units, not images, are the independent evidence).
+    metric_units : bool
+        The statistic is a score in the metric's units (shown with the metric's own sign where smaller is
+        better).
+    ranks_missing : bool
+        The statistic ranks missing scores itself (per-case ranks: ``--missing worst`` and ``rank-last`` rank
+        them last on their case); other methods get the worst score of the case or refuse ``rank-last``.
     additive : bool
-        Its statistic adds up over units, so a prefix of a random order is a running sum and curves record
-        every ``--step``-th prefix of the study's unit. A non-additive statistic (paired tests) is recomputed
-        on every recorded prefix: its curves add the resampling unit (the tests' unit) one at a time and record
-        every ``--test-step``-th prefix.
+        Its kernel's statistic adds up over units, so a prefix of a random order is a running sum and curves
+        record every ``--step``-th prefix of the study's unit. A statistic recomputed on every recorded prefix
+        (paired tests, and any method without a kernel for the options) adds the resampling unit one at a time
+        and records every ``--test-step``-th prefix.
     number_format : str
         How reports print the statistic (``str.format``).
     prose : str
@@ -95,7 +118,11 @@ class RankingMethod:
     sign: int
     per_case: bool
     description: str
-    prepare: Callable[..., Rankable]
+    case_statistic: Callable[..., Any]
+    kernel: Callable[[Any, RankingOptions], Rankable | None] | None = None
+    unit_level: bool = False
+    metric_units: bool = False
+    ranks_missing: bool = False
     additive: bool = True
     number_format: str = "{:.4f}"
     prose: str = "**{label}** ranks the runs by their {statistic}"
@@ -126,20 +153,60 @@ class RankingMethod:
                                  n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted)
 
 
-def _aggregate(schemes, **options):
-    return schemes
+    def value(self, statistic: Any, lower_better: bool) -> Any:
+        """What reports print for a statistic of :attr:`case_statistic`: the score as given, the mean rank...
+
+        Parameters
+        ----------
+        statistic : ndarray
+            Higher is better.
+        lower_better : bool
+            Smaller scores are better on this leaderboard.
+
+        Returns
+        -------
+        ndarray
+        """
+        flip = -1 if (self.metric_units and lower_better) else 1
+        return (self.sign * flip) * statistic
 
 
-def _rank_then_aggregate(schemes, *, ties="average", **options):
+def _aggregate(values, weights=None, **options):
+    from robustness.statistics import task_statistics
+
+    return task_statistics.aggregate(values, weights, **options)
+
+
+def _rank_then_aggregate(values, weights=None, **options):
+    from robustness.statistics import task_statistics
+
+    return task_statistics.rank_then_aggregate(values, weights, **options)
+
+
+def _test_based(values, weights=None, **options):
+    from robustness.statistics import task_statistics
+
+    return task_statistics.test_based(values, weights, **options)
+
+
+def _aggregate_kernel(schemes, options):
+    return schemes if options.aggregate == "mean" else None  # the running sums of every scheme's score
+
+
+def _rank_then_aggregate_kernel(schemes, options):
+    if options.aggregate != "mean" or options.ties == "random":
+        return None
     from robustness.statistics.schemes import rank_then_aggregate
 
-    return rank_then_aggregate(schemes, ties=ties)
+    return rank_then_aggregate(schemes, ties=options.ties)
 
 
-def _test_based(schemes, *, alpha=0.05, adjustment="holm", **options):
+def _test_based_kernel(schemes, options):
+    if options.test != "wilcoxon" or options.continuity:
+        return None
     from robustness.statistics.test_based import PairedTests
 
-    return PairedTests.from_schemes(schemes, alpha=alpha, adjustment=adjustment)
+    return PairedTests.from_schemes(schemes, alpha=options.alpha, adjustment=options.adjustment)
 
 
 #: The registry: every ranking method a study can use, in the order reports list them.
@@ -166,19 +233,19 @@ def register_ranking(method: RankingMethod) -> RankingMethod:
 
 register_ranking(RankingMethod(
     "aggregate", "aggregate-then-rank", "score", 1, False,
-    "one score per run (micro or macro mean), then rank", _aggregate,
+    "one score per run (micro or macro mean), then rank", _aggregate, _aggregate_kernel, metric_units=True,
     prose="**{label}** orders the runs by their mean score"))
 register_ranking(RankingMethod(
     "rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
     "rank the runs on every case (ties: average rank), then order by mean rank; macro only", _rank_then_aggregate,
-    number_format="{:.2f}", short_label="rank-then-\naggregate",
+    _rank_then_aggregate_kernel, ranks_missing=True, number_format="{:.2f}", short_label="rank-then-\naggregate",
     prose="**rank-then-aggregate** ranks the runs on every {case} (ties: {ties} rank; a run without a score "
           "there is left out of that {case}'s ranking) and orders them by their mean rank, lower first"))
 register_ranking(RankingMethod(
     "test-based", "test-based", "runs beaten", 1, True,
     "one-sided paired Wilcoxon signed-rank test for every ordered pair on per-unit scores, Holm over the pairs, 5%; "
-    "rank by the number of runs beaten significantly; macro only", _test_based,
-    additive=False, number_format="{:.1f}",
+    "rank by the number of runs beaten significantly; macro only", _test_based, _test_based_kernel,
+    unit_level=True, additive=False, number_format="{:.1f}",
     prose="**test-based** runs a one-sided paired Wilcoxon signed-rank test for every ordered pair of runs on "
           "per-{test_unit} scores (normal approximation with tie correction; zero differences dropped), adjusts "
           "the {n_pairs} p-values of a scheme {adjusted}, and "
@@ -236,8 +303,8 @@ def parse_rankings(text: str) -> tuple:
     return names
 
 
-def prepare(schemes: Any, name: str, **options: Any) -> Rankable:
-    """What the engines rank for ``schemes`` under the method ``name``.
+def prepare(schemes: Any, name: str, options: RankingOptions | None = None, **given: Any) -> Rankable:
+    """What the engines rank for ``schemes`` under the method ``name`` and the ranking options.
 
     The engines: :func:`~robustness.statistics.convergence.rank_convergence`,
     :func:`~robustness.statistics.bootstrap.bootstrap`.
@@ -247,24 +314,49 @@ def prepare(schemes: Any, name: str, **options: Any) -> Rankable:
     schemes : Schemes
     name : str
         A registered method.
-    **options
-        The ranking options; each method's ``prepare`` reads those it has (``ties``: the per-case tie rule of
-        rank-then-aggregate; ``alpha`` and ``adjustment``: the test-based ranking's) and ignores the others.
+    options : RankingOptions, optional
+        The ranking options (default: the package's).
+    **given
+        Options that replace those of ``options`` (``ties="min"``, ``adjustment="none"``...).
 
     Returns
     -------
     Rankable
-        ``aggregate``: ``schemes`` itself; ``rank-then-aggregate``: the macro schemes with per-case ranks as
-        statistics; ``test-based``: a :class:`~robustness.statistics.test_based.PairedTests` of the macro schemes.
+        The method's kernel form where it implements the options (``aggregate``: ``schemes`` itself;
+        ``rank-then-aggregate``: the macro schemes with per-case ranks as statistics; ``test-based``: a
+        :class:`~robustness.statistics.test_based.PairedTests`); otherwise a
+        :class:`~robustness.statistics.case_statistic.CaseStatistic` of the macro schemes that recomputes
+        :attr:`RankingMethod.case_statistic`.
     """
-    import inspect
+    from dataclasses import replace
 
     method = get_ranking(name)
+    options = replace(options or RankingOptions(), **given)
     if method.per_case and not any(schemes.is_macro(s) for s in range(len(schemes.names))):
         raise ValueError(f"{method.label} ranks per-case scores: it exists for macro schemes only, and these "
                          "schemes are all micro")
-    params = inspect.signature(method.prepare).parameters.values()
-    if not any(p.kind is p.VAR_KEYWORD for p in params):  # a method that takes no options gets none
-        names = {p.name for p in params}
-        options = {k: v for k, v in options.items() if k in names}
-    return method.prepare(schemes, **options)
+    fast = method.kernel(schemes, options) if method.kernel is not None else None
+    if fast is not None:
+        return fast
+    from robustness.statistics.case_statistic import CaseStatistic
+
+    return CaseStatistic.from_schemes(schemes, method.case_statistic, ranking=name, options=options,
+                                      unit_level=method.unit_level)
+
+
+def recomputed(rankable: Rankable) -> bool:
+    """Whether the engines recompute ``rankable``'s statistic on every prefix (no running sums).
+
+    Parameters
+    ----------
+    rankable : Rankable
+
+    Returns
+    -------
+    bool
+        True for the paired tests and for any statistic without a kernel: curves then record every
+        ``--test-step``-th prefix.
+    """
+    from robustness.statistics.case_statistic import CaseStatistic
+
+    return not get_ranking(rankable.ranking).additive or isinstance(rankable, CaseStatistic)

@@ -14,7 +14,7 @@ option         values                            this package's default      cha
 ``aggregate``  mean, median, a quantile in (0,1) mean                        ``FUN``, no default (mean here)
 ``test``       wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
 ``continuity`` True / False                      False                       True (R's ``wilcox.test``)
-``adjustment`` none, holm, bonferroni, fdr_bh    holm                        none (``p.adjust.method``)
+``adjustment`` any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
 ``alpha``      (0, 1)                            0.05                        0.05
 ============== ================================= =========================== ===============================
 
@@ -31,6 +31,16 @@ option         values                            this package's default      cha
   aggregate, as in R); the other methods refuse the table until a treatment is chosen, as challengeR does;
 - a number: the missing score is that value (challengeR's ``na.treat = <value>``).
 
+``adjustment``: every method of ``statsmodels.stats.multitest.multipletests`` by its name (none, holm,
+bonferroni, sidak, holm-sidak, simes-hochberg, hommel, fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky; R's hochberg, BH and
+BY are simes-hochberg, fdr_bh and fdr_by): :mod:`robustness.statistics.multiplicity`.
+
+Every option holds in every path: a table's leaderboards, their bootstrap, and the resampling engines (curves,
+intervals, significance), which recompute a method's statistic where no kernel implements the options
+(:func:`robustness.statistics.ranking_methods.prepare`). The one exception is refused when the command line is
+parsed: the engines rank thousands of prefixes and resamples against one final ranking, and need a fixed tie
+rule (``ties=random`` is for the leaderboards alone, ``--rankings-only``).
+
 This module imports nothing heavy, so command-line options can be parsed and checked before any work.
 """
 
@@ -40,14 +50,20 @@ import math
 from dataclasses import dataclass, fields, replace
 
 __all__ = ["CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES", "MISSING",
-           "TESTS", "ADJUSTMENTS", "parse_aggregate", "parse_missing", "with_preset", "CHALLENGER_NAMES"]
+           "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "parse_aggregate", "parse_missing", "with_preset",
+           "CHALLENGER_NAMES"]
 
 TIE_RULES = ("average", "min", "max", "first", "random")
-#: How a consensus across tasks orders the runs (:func:`robustness.statistics.case_rankings.consensus`).
+#: How a consensus across tasks orders the runs (:func:`robustness.statistics.consensus.consensus`).
 CONSENSUS = ("mean-rank", "median-rank")
 MISSING = ("refuse", "worst", "drop", "rank-last")
 TESTS = ("wilcoxon", "t")
-ADJUSTMENTS = ("none", "holm", "bonferroni", "fdr_bh")
+#: Every p-value adjustment, by statsmodels' name (:mod:`robustness.statistics.multiplicity`).
+ADJUSTMENTS = ("none", "holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel", "fdr_bh", "fdr_by",
+               "fdr_tsbh", "fdr_tsbky")
+#: R's ``p.adjust`` names (challengeR's ``p.adjust.method``) of the adjustments R has.
+R_ADJUSTMENTS = {"none": "none", "holm": "holm", "bonferroni": "bonferroni", "simes-hochberg": "hochberg",
+                 "hommel": "hommel", "fdr_bh": "BH", "fdr_by": "BY"}
 
 #: The options' names in challengeR, for documents and ``--help``.
 CHALLENGER_NAMES = {"ties": "ties.method", "lower_better": "smallBetter", "missing": "na.treat",

@@ -36,16 +36,21 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robustness import _kernels
-from robustness.statistics.inference import holm
+from robustness.statistics.case_statistic import recomputed_jackknife, recomputed_l1_curves, recomputed_resamples
+from robustness.statistics.multiplicity import adjust
+from robustness.statistics.ranking_options import ADJUSTMENTS
 from robustness.statistics.ranks import TIE_TOL
 from robustness.statistics.schemes import Schemes, SchemesView
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PairedTests", "ADJUSTMENTS"]
+__all__ = ["PairedTests", "KERNEL_ADJUSTMENTS"]
 
-ADJUSTMENTS = ("holm", "none")
+#: The adjustments the runs-beaten kernels apply themselves; any other adjustment of
+#: :data:`robustness.statistics.ranking_options.ADJUSTMENTS` takes the signed-rank kernel's z of every pair and
+#: adjusts in numpy (:func:`robustness.statistics.multiplicity.adjust`), one weighting at a time.
+KERNEL_ADJUSTMENTS = ("holm", "none")
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +72,8 @@ class PairedTests(SchemesView):
     pair_i, pair_j : int64 (P,)
         The pairs ``i < j``.
     alpha : float
-    adjustment : {'holm', 'none'}
+    adjustment : str
+        Any of :data:`robustness.statistics.ranking_options.ADJUSTMENTS`.
     """
 
     schemes: Schemes
@@ -90,8 +96,10 @@ class PairedTests(SchemesView):
         schemes : Schemes
             Its macro schemes are tested, on its resampling unit.
         alpha : float
-            Family-wise error (Holm) or the level of each test (``adjustment='none'``).
-        adjustment : {'holm', 'none'}
+            Family-wise error (Holm), false discovery rate (``fdr_*``) or the level of each test
+            (``adjustment='none'``).
+        adjustment : str
+            Any of :data:`robustness.statistics.ranking_options.ADJUSTMENTS`.
 
         Returns
         -------
@@ -109,7 +117,7 @@ class PairedTests(SchemesView):
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         if adjustment not in ADJUSTMENTS:
-            raise ValueError(f"adjustment must be one of {ADJUSTMENTS}, got {adjustment!r}")
+            raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {adjustment!r}")
         macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
         if not macro:
             raise ValueError("test-based ranking tests per-case scores: it exists for macro schemes only")
@@ -139,7 +147,17 @@ class PairedTests(SchemesView):
     def scores(self, weights: ArrayLike | None = None) -> np.ndarray:
         """Runs beaten significantly (S, R), on the whole test set or on the units weighted by ``weights`` (U,)."""
         w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        return _kernels.runs_beaten(w, *self._args())
+        if self.adjustment in KERNEL_ADJUSTMENTS:
+            return _kernels.runs_beaten(w, *self._args())
+        from scipy.special import ndtr
+
+        z = self.z(w)
+        winner = np.concatenate([self.pair_i, self.pair_j])
+        out = np.zeros((z.shape[0], len(self.runs)))
+        for s in range(z.shape[0]):
+            adjusted = adjust(ndtr(-np.concatenate([z[s], -z[s]])), self.adjustment, alpha=self.alpha)
+            out[s] = np.bincount(winner[adjusted < self.alpha], minlength=len(self.runs))
+        return out
 
     def z(self, weights: ArrayLike | None = None) -> np.ndarray:
         """The signed-rank z of every scheme and pair.
@@ -160,21 +178,19 @@ class PairedTests(SchemesView):
     def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
                   ties: int) -> np.ndarray:
         """L1 rank change to ``final_ranks`` after the recorded prefixes (every test rerun per prefix)."""
+        if self.adjustment not in KERNEL_ADJUSTMENTS:
+            return recomputed_l1_curves(self.scores, self.n_units, orders, positions, final_ranks, tol, ties)
         return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol, ties)
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Runs beaten (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
+        if self.adjustment not in KERNEL_ADJUSTMENTS:
+            return recomputed_resamples(self.scores, self.n_units, idx)
         return _kernels.beaten_resamples(*self._args(), np.ascontiguousarray(idx, dtype=np.int64))
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out runs beaten (S, R, U)."""
-        out = np.empty((len(self.names), len(self.runs), self.n_units))
-        w = np.ones(self.n_units)
-        for j in range(self.n_units):
-            w[j] = 0.0
-            out[:, :, j] = _kernels.runs_beaten(w, *self._args())
-            w[j] = 1.0
-        return out
+        return recomputed_jackknife(self.scores, self.n_units, len(self.names), len(self.runs))
 
     def tests_frame(self) -> pd.DataFrame:
         """Every ordered pair's test on the whole test set.
@@ -196,7 +212,7 @@ class PairedTests(SchemesView):
             winner = np.concatenate([self.pair_i, self.pair_j])
             loser = np.concatenate([self.pair_j, self.pair_i])
             p = ndtr(-zz)
-            adjusted = holm(p) if self.adjustment == "holm" else p
+            adjusted = adjust(p, self.adjustment, alpha=self.alpha)
             frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
                                         "system": runs[winner], "other": runs[loser], "z": zz, "p": p,
                                         "p_adjusted": adjusted, "beats": adjusted < self.alpha,

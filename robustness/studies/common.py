@@ -20,7 +20,8 @@ import numpy as np
 from robustness import seeds
 from robustness.reporting.study_result import Verdicts
 from robustness.statistics.bootstrap import SCORE_INTERVAL
-from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare
+from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare, recomputed
+from robustness.statistics.ranking_options import RankingOptions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,9 +72,12 @@ class ResamplingOptions:
         How the runs' groups (teams) of that estimate's prior are found: 'auto' (from the run names) or 'none'.
     ties : str
         The tie rule of every ranking the engines form (average, min, max, first:
-        :func:`robustness.statistics.ranks.rank`).
+        :func:`robustness.statistics.ranks.rank`; not random: the curves need one final ranking).
     alpha, adjustment : float, str
-        The test-based ranking's level and adjustment over the pairs (holm or none).
+        The test-based ranking's level and adjustment over the pairs (any of
+        :data:`robustness.statistics.ranking_options.ADJUSTMENTS`).
+    aggregate, test, continuity : str or float, str, bool
+        The other ranking options the engines honour (:class:`robustness.statistics.ranking_options.RankingOptions`).
     """
 
     orders: int = 200
@@ -91,6 +95,9 @@ class ResamplingOptions:
     alpha: float = 0.05
     adjustment: str = "holm"
     target: float | None = None
+    aggregate: str | float = "mean"
+    test: str = "wilcoxon"
+    continuity: bool = False
 
     def __post_init__(self) -> None:
         """Check the values; put the default ranking method first."""
@@ -104,12 +111,26 @@ class ResamplingOptions:
         for name in ("tolerance", "margin") + (("target",) if self.target is not None else ()):
             if not (getattr(self, name) >= 0 and np.isfinite(getattr(self, name))):
                 raise ValueError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r}")
+        if self.ties == "random":
+            raise ValueError("ties random: the curves and intervals compare thousands of prefixes and resamples "
+                             "with one final ranking and need a fixed tie rule (average, min, max or first)")
+        object.__setattr__(self, "aggregate", self.ranking_options().aggregate)  # checks every ranking option
         if self.run_groups not in GROUP_RULES:
             raise ValueError(f"run_groups must be one of {GROUP_RULES}, got {self.run_groups!r}")
         ranking = tuple(dict.fromkeys(DEFAULT_RANKING + tuple(self.ranking)))
         for name in ranking:
             get_ranking(name)
         object.__setattr__(self, "ranking", ranking)
+
+    def ranking_options(self) -> RankingOptions:
+        """The ranking options of the engines' rankings.
+
+        Returns
+        -------
+        RankingOptions
+        """
+        return RankingOptions(ties=self.ties, aggregate=self.aggregate, test=self.test, continuity=self.continuity,
+                              adjustment=self.adjustment, alpha=self.alpha)
 
     def size_target(self, n_runs: int) -> float:
         """The target expected L1 of the size answers for ``n_runs`` runs (:attr:`target` or the default).
@@ -191,12 +212,11 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
 
     boot_schemes = schemes if boot_schemes is None else boot_schemes
     convs, boots = {}, {}
-    chosen = {"ties": options.ties, "alpha": options.alpha, "adjustment": options.adjustment}
+    chosen = options.ranking_options()
     for name in options.ranking:
-        method = get_ranking(name)
-        boot_stats = prepare(boot_schemes, name, **chosen)
-        if method.additive:
-            conv_stats = boot_stats if boot_schemes is schemes else prepare(schemes, name, **chosen)
+        boot_stats = prepare(boot_schemes, name, chosen)
+        if not recomputed(boot_stats):
+            conv_stats = boot_stats if boot_schemes is schemes else prepare(schemes, name, chosen)
             step = options.step
         else:
             conv_stats, step = boot_stats, options.test_step

@@ -12,11 +12,12 @@ Two parts:
   across tasks (``consensus.csv``), and bootstrap rank distributions under the
   same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
   ``rank_bootstrap_tau.csv``);
-- for a one-task table whose options the resampling engines implement (mean
-  aggregation, a deterministic tie rule, the Wilcoxon test without continuity
-  correction under Holm or no adjustment, no missing scores), the convergence
-  curves, score intervals, significance and distance to unlimited data of the
-  main job. Where they cannot run, the results' warnings say why.
+- for a one-task table with a score for every run on every case, the
+  convergence curves, score intervals, significance and distance to unlimited
+  data of the main job, under the same ranking options (the engines recompute a
+  method's statistic where no kernel implements the options:
+  :func:`robustness.statistics.ranking_methods.prepare`). Where the data do not
+  allow them, the results' warnings say why (:func:`engine_limits`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from robustness.statistics.ranking_options import RankingOptions
     from robustness.statistics.schemes import Schemes
 
-__all__ = ["TableOptions", "run", "fingerprint", "engine_obstacles", "rank_tables"]
+__all__ = ["TableOptions", "run", "fingerprint", "engine_limits", "rank_tables"]
 
 STUDY = "table_rank_convergence"
 #: The report and its figure show at most this many schemes of a table.
@@ -61,7 +62,7 @@ class TableOptions(ResamplingOptions):
     Attributes
     ----------
     consensus : str
-        ``mean-rank`` or ``median-rank`` (:func:`robustness.statistics.case_rankings.consensus`).
+        ``mean-rank`` or ``median-rank`` (:func:`robustness.statistics.consensus.consensus`).
     task_weights : tuple of (str, float)
         Weights of the tasks in the consensus (default 1 each).
     """
@@ -70,14 +71,14 @@ class TableOptions(ResamplingOptions):
     task_weights: tuple = ()
 
 
-def engine_obstacles(ranking_options: RankingOptions, methods: Sequence[str], tasks: Sequence[TaskScores], *,
-                     n_tasks: int = 1) -> list:
-    """Why the resampling engines (curves, intervals, significance) cannot run on this table: one line each.
+def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
+    """Why the resampling engines (curves, intervals, significance) cannot run on this table's data: one line each.
+
+    Every ranking option holds in the engines (or is refused when the options are parsed); what remains is what
+    the data allow.
 
     Parameters
     ----------
-    ranking_options : RankingOptions
-    methods : sequence of str
     tasks : sequence of TaskScores
         The leaderboards (a task's strategies and metrics are several; the engines hold them together).
     n_tasks : int
@@ -88,7 +89,6 @@ def engine_obstacles(ranking_options: RankingOptions, methods: Sequence[str], ta
     list of str
         Empty when they can run.
     """
-    o = ranking_options
     why = []
     if max(len(t.runs) for t in tasks) < 2:
         why.append("one run only (nothing to compare)")
@@ -97,14 +97,7 @@ def engine_obstacles(ranking_options: RankingOptions, methods: Sequence[str], ta
     if n_tasks > 1:
         why.append("the table has several tasks (the curves are per leaderboard: select one task with --only-task)")
     if any(np.isnan(t.values).any() for t in tasks):
-        why.append("the table has missing scores")
-    if o.ties == "random":
-        why.append("random ties (curves need a deterministic tie rule)")
-    if o.aggregate != "mean":
-        why.append(f"aggregate {o.aggregate} (the engines add up per-case scores: mean only)")
-    if "test-based" in methods and (o.test != "wilcoxon" or o.continuity or o.adjustment not in ("holm", "none")):
-        why.append("the test-based ranking's options (the engines run the Wilcoxon test without continuity "
-                   "correction, with Holm or no adjustment)")
+        why.append("the table has missing scores (the curves and resamples compare every run on the same units)")
     return why
 
 
@@ -113,7 +106,7 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
 
     The tasks' cases are resampled independently; resample ``b`` of every task is combined into one consensus.
     """
-    from robustness.statistics.case_rankings import consensus, consensus_values
+    from robustness.statistics.consensus import consensus, consensus_values
     from robustness.statistics.ranks import rank
 
     weights = dict(options.task_weights) or None
@@ -241,7 +234,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
         The table's leaderboards (:func:`robustness.statistics.case_rankings.task_scores`).
     schemes : Schemes or None
         Macro schemes of the table, on its resampling unit, for the engines (None: they do not run;
-        :func:`engine_obstacles` says why, and ``notes`` should hold it).
+        :func:`engine_limits` says why, and ``notes`` should hold it).
     options : TableOptions
     ranking_options : RankingOptions, optional
         Default: the package's.

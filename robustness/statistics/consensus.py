@@ -1,0 +1,109 @@
+"""A consensus ranking across tasks: the runs ordered by their (weighted) mean or median rank over the tasks.
+
+The consensus of :func:`robustness.statistics.case_rankings.rank_tasks`' leaderboards (``consensus.csv``) and
+of their bootstrap resamples (:func:`consensus_values`: every resample's ranks at once).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from robustness.statistics.ranking_options import CONSENSUS
+from robustness.statistics.ranks import rank
+
+__all__ = ["consensus", "consensus_values", "CONSENSUS_WEIGHTED", "CONSENSUS"]
+
+
+def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapping[str, float] | None = None,
+              ties: str = "min") -> pd.DataFrame:
+    """A consensus ranking across tasks: runs ordered by their (weighted) mean or median rank over the tasks.
+
+    ``mean-rank`` is challengeR's ``consensus(method="euclidean")`` and the BraTS ranking across regions. A run
+    absent from a task gets that task's number of ranked runs plus one there (listed in the ``absent`` column).
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        :func:`~robustness.statistics.case_rankings.rank_tasks`' frame for one ranking method.
+    method : {'mean-rank', 'median-rank'}
+    weights : mapping, optional
+        Task -> weight (default 1 each; with ``median-rank``, a weighted median).
+    ties : str
+        The tie rule of the consensus ranks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``ranking, consensus, run, value, rank, absent`` (``value``: the mean or median rank), best first.
+    """
+    if method not in CONSENSUS:
+        raise ValueError(f"consensus must be one of {', '.join(CONSENSUS)}, got {method!r}")
+    wide = ranking.pivot(index="run", columns="task", values="rank")
+    tasks = list(dict.fromkeys(ranking["task"]))
+    wide = wide.reindex(columns=tasks)
+    absent = wide.isna()
+    w = np.array([float((weights or {}).get(t, 1.0)) for t in tasks])
+    if weights:
+        unknown = set(weights) - set(tasks)
+        if unknown:
+            raise ValueError(f"weights name unknown task(s): {', '.join(sorted(map(str, unknown)))}")
+    if (w < 0).any() or w.sum() <= 0:
+        raise ValueError("task weights must be >= 0 with a positive sum")
+    stat = consensus_values(wide.to_numpy(dtype=np.float64), w, method)
+    out = pd.DataFrame({"ranking": ranking["ranking"].iloc[0] if len(ranking) else "", "consensus": method,
+                        "run": wide.index, "value": stat,
+                        "rank": rank(stat, ties=ties, lower_better=True),
+                        "absent": [", ".join(np.array(tasks)[a]) for a in absent.to_numpy()]})
+    return out.sort_values(["rank", "run"], kind="stable").reset_index(drop=True)
+
+
+def _mean_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return x @ w / w.sum()
+
+
+def _median_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    flat = x.reshape(-1, x.shape[-1])
+    return np.array([_weighted_median(row, w) for row in flat]).reshape(x.shape[:-1])
+
+
+#: The consensus statistics: ranks (..., T) over the tasks and task weights (T,) -> (...).
+CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank}
+
+
+def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean-rank") -> np.ndarray:
+    """Every run's consensus statistic from its ranks in the tasks.
+
+    A run absent from a task (nan) counts there as one place below that task's last.
+
+    Parameters
+    ----------
+    ranks : ndarray (..., R, T)
+        Ranks of R runs in T tasks (leading axes: resamples); nan where a run is not ranked.
+    weights : ndarray (T,)
+    method : {'mean-rank', 'median-rank'}
+
+    Returns
+    -------
+    ndarray (..., R)
+    """
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
+        last = np.nanmax(ranks, axis=-2, keepdims=True)  # a task where no run is ranked: 0
+    filled = np.where(np.isnan(ranks), np.nan_to_num(last, nan=0.0) + 1.0, ranks)
+    return CONSENSUS_WEIGHTED[method](filled, weights)
+
+
+def _weighted_median(x: np.ndarray, w: np.ndarray) -> float:
+    """The lower weighted median, averaged with the next value where the weight splits exactly in half."""
+    order = np.argsort(x, kind="stable")
+    x, w = x[order], w[order]
+    keep = w > 0
+    x, w = x[keep], w[keep]
+    cum = np.cumsum(w) / w.sum()
+    k = int(np.searchsorted(cum, 0.5))
+    if np.isclose(cum[k], 0.5) and k + 1 < x.size:
+        return float((x[k] + x[k + 1]) / 2)
+    return float(x[k])

@@ -1,0 +1,189 @@
+"""Paired one-sided tests between runs on per-case scores: the package's one Wilcoxon and one t-test in numpy.
+
+Every test here is computed for any number of weightings of the cases at once (a weighting: how many times each
+case counts; all ones: the table as it is; bootstrap draws: a resample), so that the leaderboard of a table and
+each of its thousand resamples go through the same lines:
+
+- the Wilcoxon signed-rank test: normal approximation with R's tie correction, differences within ``tol`` of 0
+  dropped, optionally R's continuity correction (``wilcox.test(correct=TRUE)``: 0.5 off the statistic). Each
+  pair's differences are sorted by size once; a weighting's statistic is then sums over the groups of equal
+  ``|d|`` (tie-averaged ranks from the groups' cumulative counts);
+- the paired t-test, one-sided (two-pass variance, as ``numpy.std``).
+
+The resampling engines' test-based ranking runs the same Wilcoxon test (no continuity correction) in a numba
+kernel (:mod:`robustness._kernels.signed_rank`); ``tests/test_paired.py`` holds both to scipy's
+``wilcoxon`` and ``ttest_1samp`` and to a naive twin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robustness.statistics.multiplicity import adjust
+from robustness.statistics.ranks import TIE_TOL
+
+__all__ = ["signed_rank_p", "t_p", "paired_p_values", "runs_beaten"]
+
+
+def _signed_rank(d: np.ndarray, w: np.ndarray, *, continuity: bool, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided p-values that ``d`` > 0 and that ``d`` < 0, for every weighting ``w`` (B, n) of ``d`` (n,)."""
+    from scipy.special import ndtr
+
+    keep = np.abs(d) > tol
+    d, w = d[keep], w[:, keep]
+    order = np.argsort(np.abs(d), kind="stable")
+    d, w = d[order], w[:, order]
+    a = np.abs(d)
+    if d.size:
+        starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+        counts = np.add.reduceat(w, starts, axis=1)  # (B, G): weight of each group of equal |d|
+        positive = np.add.reduceat(w * (d > 0), starts, axis=1)
+    else:
+        counts = positive = np.zeros((w.shape[0], 0))
+    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2.0
+    w_plus = (ranks * positive).sum(axis=1)
+    n = counts.sum(axis=1)
+    total = n * (n + 1) / 2.0
+    sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - (counts ** 3 - counts).sum(axis=1) / 48.0)
+    cc = 0.5 if continuity else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_pos = (w_plus - n * (n + 1) / 4.0 - cc) / sigma
+        z_neg = (total - w_plus - n * (n + 1) / 4.0 - cc) / sigma
+    return np.where(n > 0, ndtr(-z_pos), 1.0), np.where(n > 0, ndtr(-z_neg), 1.0)
+
+
+def _t(d: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided paired t-test p-values that the mean of ``d`` is > 0 and < 0, for every weighting ``w`` (B, n).
+
+    1 where the test is undefined (fewer than 2 cases); constant differences (standard deviation within
+    :data:`TIE_TOL`) are certain in their direction.
+    """
+    from scipy.stats import t as student
+
+    n = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (w * d).sum(axis=1) / n
+        sd = np.sqrt((w * (d - mean[:, None]) ** 2).sum(axis=1) / (n - 1))
+        z = mean / (sd / np.sqrt(n))
+        df = np.maximum(n - 1, 1)
+        constant = ~(sd > TIE_TOL)
+        p_pos = np.where(constant, np.where(mean > 0, 0.0, 1.0), student.sf(z, df))
+        p_neg = np.where(constant, np.where(mean < 0, 0.0, 1.0), student.sf(-z, df))
+    return np.where(n < 2, 1.0, p_pos), np.where(n < 2, 1.0, p_neg)
+
+
+def signed_rank_p(d: np.ndarray, *, continuity: bool = False, tol: float = TIE_TOL) -> float:
+    """One-sided p-value of the Wilcoxon signed-rank test that the differences ``d`` are positive (module notes).
+
+    Parameters
+    ----------
+    d : ndarray (n,)
+    continuity : bool
+        R's continuity correction.
+    tol : float
+        Differences this close to 0 are dropped. No difference left: p = 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(signed_rank_p(np.full(4, 0.8), continuity=True), 4)  # challengeR's test TtR-03
+    0.0359
+    >>> round(signed_rank_p(np.full(4, 0.8)), 4)
+    0.0228
+    """
+    d = np.asarray(d, dtype=np.float64)
+    return float(_signed_rank(d, np.ones((1, d.size)), continuity=continuity, tol=tol)[0][0])
+
+
+def t_p(d: np.ndarray) -> float:
+    """One-sided paired t-test p-value that the mean of ``d`` is positive (1 where it is undefined).
+
+    Parameters
+    ----------
+    d : ndarray (n,)
+
+    Returns
+    -------
+    float
+    """
+    d = np.asarray(d, dtype=np.float64)
+    return float(_t(d, np.ones((1, d.size)))[0][0])
+
+
+def paired_p_values(values: np.ndarray, weights: np.ndarray | None = None, *, test: str = "wilcoxon",
+                    continuity: bool = False, lower_better: bool = False, tol: float = TIE_TOL) -> np.ndarray:
+    """p-values of the one-sided tests "run i is better than run j" for every ordered pair.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+        Per-case scores (nan: no score; a pair is tested on the cases both runs have).
+    weights : ndarray (B, N) or (N,), optional
+        How many times each case counts, per weighting (default: once).
+    test : {'wilcoxon', 't'}
+    continuity : bool
+        R's continuity correction of the Wilcoxon test.
+    lower_better : bool
+    tol : float
+        Wilcoxon: differences this close to 0 are dropped.
+
+    Returns
+    -------
+    ndarray (R, R), or (B, R, R) with two-dimensional ``weights``
+        ``p[..., i, j]``; nan on the diagonal.
+    """
+    if test not in ("wilcoxon", "t"):
+        raise ValueError(f"test must be wilcoxon or t, got {test!r}")
+    values = np.asarray(values, dtype=np.float64)
+    w_all = np.ones((1, values.shape[1])) if weights is None else np.asarray(weights, dtype=np.float64)
+    w_all = np.atleast_2d(w_all)
+    n_b, n_r = w_all.shape[0], values.shape[0]
+    p = np.full((n_b, n_r, n_r), np.nan)
+    sign = -1.0 if lower_better else 1.0
+    for i in range(n_r):
+        for j in range(i + 1, n_r):
+            both = ~np.isnan(values[i]) & ~np.isnan(values[j])
+            d = sign * (values[i, both] - values[j, both])
+            w = w_all[:, both]
+            if test == "t":
+                p[:, i, j], p[:, j, i] = _t(d, w)
+            else:
+                p[:, i, j], p[:, j, i] = _signed_rank(d, w, continuity=continuity, tol=tol)
+    return p if weights is not None and np.ndim(weights) == 2 else p[0]
+
+
+def runs_beaten(values: np.ndarray, weights: np.ndarray | None = None, *, test: str = "wilcoxon",
+                continuity: bool = False, adjustment: str = "holm", alpha: float = 0.05,
+                lower_better: bool = False) -> np.ndarray:
+    """Runs each run beats significantly: ``p <= alpha`` after adjusting the ``R (R - 1)`` p-values together.
+
+    A run without any score under a weighting is left out of its tests and of the family adjusted together (its
+    count is nan).
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+    weights : ndarray (B, N), optional
+    test, continuity, lower_better
+        As :func:`paired_p_values`.
+    adjustment : str
+        :func:`robustness.statistics.multiplicity.adjust`'s method.
+    alpha : float
+
+    Returns
+    -------
+    ndarray (R,), or (B, R) with ``weights``
+    """
+    w = np.ones((1, values.shape[1])) if weights is None else np.asarray(weights, dtype=np.float64)
+    p = paired_p_values(values, w, test=test, continuity=continuity, lower_better=lower_better)
+    has = (~np.isnan(values)).astype(np.float64)
+    scored = (w @ has.T) > 0  # (B, R)
+    out = np.full(scored.shape, np.nan)
+    for b in range(w.shape[0]):
+        s = np.flatnonzero(scored[b])
+        beats = adjust(p[b][np.ix_(s, s)], adjustment, alpha=alpha) <= alpha  # nan diagonal: never a win
+        out[b, s] = beats.sum(axis=1)
+    return out[0] if weights is None else out

@@ -1,0 +1,151 @@
+"""The built-in ranking methods' statistics on per-case scores, under every ranking option, for any case weights.
+
+Each function is one registered method's ``case_statistic``
+(:class:`robustness.statistics.ranking_methods.RankingMethod`): the exact statistic a table's leaderboard ranks
+(:mod:`robustness.statistics.case_rankings`), and what the resampling engines recompute on every prefix and
+resample where no kernel honours the options (:class:`~robustness.statistics.case_statistic.CaseStatistic`).
+One signature::
+
+    statistic(values, weights, *, options, lower_better, rng) -> ndarray
+
+``values`` (R, N) are the scores as given (nan: no score after the missing-score treatment); ``weights`` (N,) or
+(B, N) how many times each case counts (None: once); the result, (R,) or (B, R), is higher-is-better (a run's
+aggregate score negated where smaller scores are better, minus its aggregated rank). The aggregate is computed
+on the scores as given, so that a quantile is the quantile of the scores, never of their negatives.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from robustness.statistics.paired import runs_beaten
+from robustness.statistics.ranking_options import RankingOptions
+from robustness.statistics.ranks import rank
+
+__all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2"]
+
+
+def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray | None = None) -> np.ndarray:
+    """Aggregate along the last axis over the non-missing values, for no, one or many case weightings.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+    how : 'mean', 'median' or a quantile level in (0, 1)
+        A quantile is R's type 7 (numpy's default, ``linear``).
+    weights : ndarray (N,) or (B, N), optional
+        Whole-number repeats of each case.
+
+    Returns
+    -------
+    ndarray (R,), or (B, R) with two-dimensional ``weights``
+        nan for a run without a score.
+    """
+    if weights is not None and np.ndim(weights) == 2:
+        if how == "mean":  # weighted means of the scored cases, every weighting at once
+            have = ~np.isnan(values)
+            w = np.asarray(weights, dtype=np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (w @ np.where(have, values, 0.0).T) / (w @ have.T.astype(np.float64))
+        return np.stack([aggregate_values(values, how, w) for w in weights])
+    if weights is not None:
+        values = np.repeat(values, np.asarray(weights, dtype=np.int64), axis=-1)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings(action="ignore", category=RuntimeWarning):
+        # 'mean of empty slice': a run without any score is nan, and the callers report it
+        if how == "mean":
+            return np.nanmean(values, axis=-1)
+        if how == "median":
+            return np.nanmedian(values, axis=-1)
+        return np.nanquantile(values, float(how), axis=-1)
+
+
+def aggregate(values: np.ndarray, weights: np.ndarray | None = None, *, options: RankingOptions = RankingOptions(),
+              lower_better: bool = False, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Aggregate-then-rank: every run's aggregated score (negated where smaller is better).
+
+    Parameters
+    ----------
+    values, weights, options, lower_better, rng
+        Module notes.
+
+    Returns
+    -------
+    ndarray
+    """
+    stat = aggregate_values(values, options.aggregate, weights)
+    return -stat if lower_better else stat
+
+
+def rank_na2(ranks: np.ndarray, missing: np.ndarray, ties: str) -> np.ndarray:
+    """Per-case ranks (R, N) with missing scores ranked as challengeR's ``rankNA2`` ranks them.
+
+    After the largest rank of the scored runs of the case, plus 1 (min, random) or the mean of 1..k (average, k
+    missing); left out (nan) under max and first, where R's ``rank(na.last="keep")`` leaves them.
+
+    Parameters
+    ----------
+    ranks : ndarray (R, N)
+    missing : ndarray of bool (R, N)
+    ties : str
+
+    Returns
+    -------
+    ndarray (R, N)
+    """
+    out = np.where(missing, np.nan, ranks)
+    k = missing.sum(axis=0)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):  # a case without any score
+        top = np.nan_to_num(np.nanmax(out, axis=0), nan=0.0)
+    if ties in ("min", "random"):
+        fill = top + 1.0
+    elif ties == "average":
+        fill = top + (k + 1) / 2.0
+    else:
+        return out
+    return np.where(missing, fill[None, :], out)
+
+
+def rank_then_aggregate(values: np.ndarray, weights: np.ndarray | None = None, *,
+                        options: RankingOptions = RankingOptions(), lower_better: bool = False,
+                        rng: np.random.Generator | None = None) -> np.ndarray:
+    """Rank-then-aggregate: minus every run's aggregated per-case rank (missing scores per ``options.missing``).
+
+    Parameters
+    ----------
+    values, weights, options, lower_better, rng
+        Module notes; ``rng`` draws the order of random ties.
+
+    Returns
+    -------
+    ndarray
+    """
+    per_case = rank(values.T, ties=options.ties, lower_better=lower_better, rng=rng).T
+    if options.missing == "drop":
+        per_case = np.where(np.isnan(values), np.nan, per_case)
+    elif options.missing == "rank-last":
+        per_case = rank_na2(per_case, np.isnan(values), options.ties)
+    if weights is not None and np.ndim(weights) == 2:  # one weighting at a time: ranks repeated, as R would
+        return -np.stack([aggregate_values(per_case, options.aggregate, w) for w in weights])
+    return -aggregate_values(per_case, options.aggregate, weights)
+
+
+def test_based(values: np.ndarray, weights: np.ndarray | None = None, *, options: RankingOptions = RankingOptions(),
+               lower_better: bool = False, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Test-then-rank: the runs each run beats significantly (:func:`robustness.statistics.paired.runs_beaten`).
+
+    Parameters
+    ----------
+    values, weights, options, lower_better, rng
+        Module notes.
+
+    Returns
+    -------
+    ndarray
+    """
+    one = weights is not None and np.ndim(weights) == 1
+    out = runs_beaten(values, None if weights is None else np.atleast_2d(weights), test=options.test,
+                      continuity=options.continuity, adjustment=options.adjustment, alpha=options.alpha,
+                      lower_better=lower_better)
+    return out[0] if one else out

@@ -1,0 +1,88 @@
+"""The one Wilcoxon and t-test of per-case scores (robustness.statistics.paired) against scipy, and the engines'
+signed-rank kernel (the test-based ranking's fast form) against them: one test, two implementations, equal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustness.statistics.paired import paired_p_values, runs_beaten, signed_rank_p, t_p
+
+differences = st.lists(st.sampled_from([-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]), min_size=1, max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(differences)
+def test_signed_rank_equals_scipy(d):
+    from scipy.stats import wilcoxon
+
+    d = np.array(d)
+    for correction in (False, True):
+        got = signed_rank_p(d, continuity=correction)
+        if not (d != 0).any():
+            assert got == 1.0
+            continue
+        want = wilcoxon(d, alternative="greater", correction=correction, method="approx",
+                        zero_method="wilcox").pvalue
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_subnormal=False), min_size=2, max_size=25))
+def test_t_equals_scipy(d):
+    from scipy.stats import ttest_1samp
+
+    d = np.array(d)
+    got = t_p(d)
+    if np.std(d, ddof=1) <= 1e-12:  # constant differences: certain in their direction (scipy: nan)
+        assert got == (0.0 if d.mean() > 0 else 1.0)
+        return
+    assert got == pytest.approx(ttest_1samp(d, 0.0, alternative="greater").pvalue, rel=1e-9, abs=1e-15)
+
+
+def test_one_case_or_none_left():
+    assert t_p(np.array([0.3])) == 1.0 and signed_rank_p(np.array([0.0, 1e-14])) == 1.0
+    p = paired_p_values(np.array([[0.5, np.nan], [np.nan, 0.2]]))
+    assert p[0, 1] == 1.0 and p[1, 0] == 1.0 and np.isnan(p[0, 0])  # no case shared: nothing to test
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("adjustment", ["holm", "none", "bonferroni", "hommel", "fdr_bh", "fdr_by"])
+def test_the_engines_kernel_equals_the_numpy_tests(seed, adjustment):
+    """PairedTests (numba, per-unit scores) and runs_beaten (numpy) count the same wins on every weighting."""
+    import pandas as pd
+
+    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.test_based import PairedTests
+
+    rng = np.random.default_rng(seed)
+    n_r, n_c = int(rng.integers(2, 6)), int(rng.integers(3, 30))
+    values = np.round(rng.random((n_r, n_c)) + rng.random(n_r)[:, None] * rng.integers(0, 2), 1)
+    table = pd.DataFrame({"case": np.tile(np.arange(n_c), n_r), "algorithm": np.repeat(np.arange(n_r), n_c),
+                          "value": values.ravel()})
+    tests = PairedTests.from_schemes(schemes_from_table(table), adjustment=adjustment)
+    weights = rng.integers(0, 3, size=(5, n_c)).astype(np.float64)
+    for w in np.vstack([np.ones(n_c), weights]):
+        want = runs_beaten(values, w[None], adjustment=adjustment)[0]
+        np.testing.assert_array_equal(tests.scores(w)[0], np.nan_to_num(want))
+
+
+def test_pairwise_tests_are_the_one_wilcoxon():
+    """comparisons.pairwise_tests (the significance map's tests) equal scipy's one-sided Wilcoxon per pair."""
+    import pandas as pd
+    from scipy.stats import wilcoxon
+
+    from robustness.statistics.comparisons import pairwise_tests
+    from robustness.statistics.schemes import schemes_from_table
+
+    rng = np.random.default_rng(4)
+    values = np.round(rng.random((3, 30)), 2)
+    table = pd.DataFrame({"case": np.tile(np.arange(30), 3), "algorithm": np.repeat(list("ABC"), 30),
+                          "value": values.ravel()})
+    got = pairwise_tests(schemes_from_table(table), adjustment="none")
+    for row in got.itertuples():
+        i, j = "ABC".index(row.system), "ABC".index(row.other)
+        want = wilcoxon(values[i] - values[j], alternative="greater", method="asymptotic").pvalue
+        assert row.p == pytest.approx(want, rel=1e-12)
