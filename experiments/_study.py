@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 from robustness.statistics.ranking_methods import TEST_STEP
+from robustness.statistics.ranking_options import ADJUSTMENTS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -95,7 +95,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     if engine_ranking:
         g.add_argument("--ties", choices=("average", "min", "max", "first"), default="average",
                        help="tie rule of every ranking [challengeR: ties.method] (default average)")
-        g.add_argument("--adjust", choices=("holm", "none"), default="holm", dest="adjustment",
+        g.add_argument("--adjust", choices=ADJUSTMENTS, default="holm", dest="adjustment",
                        help="adjustment of the test-based ranking's p-values [p.adjust.method] (default holm)")
         g.add_argument("--alpha", type=number(1e-9, 0.999999), default=0.05, metavar="A",
                        help="level of the test-based ranking (default 0.05)")
@@ -229,39 +229,17 @@ def say(args: argparse.Namespace) -> Callable[..., None]:
 
 def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, argv: list[str] | None,
            started: float, meta: dict | None = None) -> str:
-    """Save ``result`` into the results folder ``out``, draw its figures, build its report, finish the folder.
+    """Publish ``result`` into ``out`` (:func:`robustness.reporting.publish.publish`) with the command line.
 
-    The report is built from the folder; ``meta.json`` is written last and the previous results are then replaced.
+    The scoring commands draw no figures (they have no ``--no-figures``).
 
     Returns the report as Markdown (printed by the commands unless ``--quiet``).
     """
-    from robustness.progress import stage
-    from robustness.reporting.report import build, outputs
-    from robustness.reporting.results import versions
+    from robustness.reporting.publish import publish
 
-    stage("writing the tables", printed=False)
-    result.save(out)
-    if not getattr(args, "no_figures", True):  # the scoring commands draw none
-        stage("drawing the figures", printed=False)
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from figures import make_all
-        from robustness.scheme import from_meta
-
-        primary = from_meta(result.meta) if "primary" in result.meta else None
-        out.written.extend(str(p.relative_to(out.staging))
-                           for p in make_all(out.staging, study=result.study, primary=primary))
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    full = {"study": result.study, "command": command, "parameters": vars(args), "seed": getattr(args, "seed", None),
-            **result.meta, **(meta or {}), "versions": versions()}
-    full["warnings"] = list(full.get("warnings", []))
-    stage("writing the report", printed=False)
-    report = build(out.staging, meta=full)
-    for name, text in outputs(report, out.staging, result.study).items():
-        out.write_text(name, text)
-    out.finish(dict(full, wall_time_s=round(time.time() - started, 2)))
-    return report.to_markdown()
+    return publish(result, out, figures=not getattr(args, "no_figures", True), command=command,
+                   parameters=vars(args), seed=getattr(args, "seed", None), started=started, meta=meta)
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

@@ -36,6 +36,8 @@ _PUBLIC = {
     "Challenge": "io.challenge", "from_arrays": "io.challenge", "load_dermavqa": "io.dermavqa",
     "load_raters": "io.raters", "load_challenge": "io.dermavqa", "write_dermavqa": "io.dermavqa",
     "read_mask": "io.masks", "read_case_table": "io.case_table",
+    # results folders
+    "publish": "reporting.publish",
     # overlap
     "compute_overlap": "overlap.pixel_pass", "OverlapCounts": "overlap.counts", "GoldStrategy": "overlap.gold",
     "register": "overlap.gold", "Metric": "overlap.metrics", "register_metric": "overlap.metrics",

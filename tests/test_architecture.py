@@ -3,6 +3,7 @@ object; each goes end to end."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -248,6 +249,7 @@ def test_no_report_or_figure_reads_the_command_line():
 
     root = Path(__file__).resolve().parents[1]
     files = sorted((root / "robustness" / "reporting").rglob("*.py")) + sorted((root / "figures").glob("*.py"))
+    files = [f for f in files if f.name != "publish.py"]  # the one writer of the record, never a reader
     assert len(files) > 20
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -268,14 +270,18 @@ def test_no_module_imports_another_modules_private_names():
                 assert not private, f"{name} imports private {private} from {node.module}"
 
 
-def _weighted_median(values, weights):
-    """The median of each run's per-case scores, every case counted as often as its unit was drawn."""
+def _weighted_median(values, weights=None, *, options=None, lower_better=False, rng=None):
+    """The median of each run's per-case scores, every case counted as often as it was drawn (a registered
+    method's ``case_statistic``: any weights shape, higher is better)."""
+    if weights is not None and np.ndim(weights) == 2:
+        return np.stack([_weighted_median(values, w, lower_better=lower_better) for w in weights])
+    weights = np.ones(values.shape[1]) if weights is None else np.asarray(weights)
     out = np.full(values.shape[0], np.nan)
     for r, v in enumerate(values):
         keep = ~np.isnan(v) & (weights > 0)
         if keep.any():
             out[r] = np.median(np.repeat(v[keep], weights[keep].astype(int)))
-    return out
+    return -out if lower_better else out
 
 
 @pytest.fixture(scope="module")
@@ -284,13 +290,10 @@ def median_job(tmp_path_factory):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa
     from robustness.statistics import ranking_methods
-    from robustness.statistics.case_statistic import CaseStatistic
 
     method = ranking_methods.register_ranking(ranking_methods.RankingMethod(
         "median-then-rank", "median-then-rank", "median score", 1, True,
-        "the median of the per-case scores, then rank; macro only",
-        lambda schemes: CaseStatistic.from_schemes(schemes, _weighted_median, ranking="median-then-rank"),
-        additive=False))
+        "the median of the per-case scores, then rank; macro only", _weighted_median, metric_units=True))
     tmp = tmp_path_factory.mktemp("median")
     ch = make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=5)
     data = write_dermavqa(ch, tmp / "challenge")
@@ -326,6 +329,21 @@ def test_a_new_ranking_method_is_one_registration(median_job):
     summary = (out / "summary.md").read_text()
     assert "**median-then-rank** ranks the runs by their median score" in summary
     assert "first under median-then-rank:" in summary
+
+
+def test_a_new_ranking_method_ranks_a_per_case_table_too(median_job):
+    """The same registration ranks a table's leaderboards and their bootstrap (no second dispatch)."""
+    from robustness.statistics.case_rankings import bootstrap_task_ranks, rank_task, task_scores
+    from robustness.statistics.ranking_options import RankingOptions
+
+    table = pd.DataFrame({"case": np.repeat(["c1", "c2", "c3"], 3), "algorithm": ["A", "B", "C"] * 3,
+                          "value": [0.9, 0.1, 0.5, 0.2, 0.4, 0.5, 0.8, 0.3, 0.1], "metric": "hd95"})
+    ts = task_scores(table, by=("metric",))[0]  # HD95: smaller is better
+    ranked = rank_task(ts, "median-then-rank")
+    np.testing.assert_array_equal(ranked.statistic, [0.8, 0.3, 0.5])  # the medians, as given
+    assert ranked.ranks.tolist() == [3.0, 1.0, 2.0]
+    boots = bootstrap_task_ranks(ts, "median-then-rank", RankingOptions(ties="min"), n_resamples=50, rng=3)
+    assert boots.shape == (50, 3) and set(np.unique(boots)) <= {1.0, 2.0, 3.0}
 
 
 def test_the_report_rebuilds_from_the_folder_alone(median_job, monkeypatch):
@@ -369,3 +387,59 @@ def test_a_new_report_table_is_one_section_and_one_registration(median_job, tmp_
     first = stab[stab.ranking == "aggregate"].iloc[0]
     assert f"| {first.strategy} | {first.average} | {first.tau_median:.4f} |" in summary
     assert summary.index("## Rank stability per gold") < summary.index("## Which gold recovers the true ranking?")
+
+
+@pytest.mark.slow
+def test_the_python_api_writes_the_commands_folder(tmp_path):
+    """docs/python-api.md's two calls (run, publish) give the folder the command gives: every table byte for byte,
+    the same figures and report files (meta.json differs in the command line and the wall time only)."""
+    from experiments import rank_convergence as job
+    from robustness import load_dermavqa, publish, write_dermavqa
+    from robustness.studies.rank_convergence import RankConvergenceOptions, run
+
+    data = write_dermavqa(make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=5), tmp_path / "ch")
+    assert job.main(["--data", str(data), "--out", str(tmp_path / "cmd"), "--orders", "6", "--bootstrap", "20",
+                     "--outer", "4", "--quiet"]) == 0
+    result = run(load_dermavqa(data), RankConvergenceOptions(orders=6, bootstrap=20, outer=4))
+    publish(result, tmp_path / "api")
+
+    def files(folder):
+        return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                      if p.is_file() and "cache" not in p.relative_to(folder).parts)
+
+    assert files(tmp_path / "api") == files(tmp_path / "cmd")
+    tables = [f for f in files(tmp_path / "cmd") if f.endswith((".csv", ".parquet"))]
+    assert len(tables) > 20
+    for name in tables:
+        assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cmd" / name).read_bytes(), name
+    meta = {k: json.loads((tmp_path / d / "meta.json").read_text()) for k, d in (("api", "api"), ("cmd", "cmd"))}
+    differ = {k for k in meta["cmd"] if meta["cmd"][k] != meta["api"].get(k)}
+    assert differ <= {"command", "parameters", "seed", "wall_time_s", "input", "primary", "options", "pixel_pass_s"}, \
+        {k: (meta["cmd"][k], meta["api"].get(k)) for k in differ}
+    changed = {k for k in meta["cmd"]["options"] if meta["cmd"]["options"][k] != meta["api"]["options"][k]}
+    assert changed <= {"primary", "strategies"}, changed  # None (the defaults) in the API; the command resolves them
+
+
+def test_every_claim_is_declared_once_and_read_by_that_name():
+    """Each claim a study writes (``Verdicts.add``) or a report reads (``StudyResult.verdict``) by a literal name is
+    in CLAIMS; both refuse any other name at run time too."""
+    import ast
+
+    from robustness.reporting.study_result import CLAIMS, StudyResult, Verdicts
+
+    root = Path(__file__).resolve().parents[1]
+    used = set()
+    for path in [*(root / "robustness").rglob("*.py"), *(root / "figures").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+                continue
+            first = node.args[0]
+            writes = node.func.attr == "add" and any(k.arg == "table" for k in node.keywords)
+            if (writes or node.func.attr == "verdict") and isinstance(first, ast.Constant):
+                used.add(first.value)
+                assert first.value in CLAIMS, f"{path.relative_to(root)}:{node.lineno}: claim {first.value!r}"
+    assert len(used) >= 30
+    with pytest.raises(ValueError, match="unknown claim 'pairs_diff'"):
+        Verdicts().add("pairs_diff", table="pairwise.parquet")
+    with pytest.raises(ValueError, match="unknown claim"):
+        StudyResult("rank_convergence", verdicts=Verdicts().frame()).verdict("winner")

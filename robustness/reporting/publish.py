@@ -1,0 +1,85 @@
+"""Publishing a study: its tables, figures, report and ``meta.json`` in a results folder, as the commands do.
+
+:func:`publish` is the one way a :class:`~robustness.reporting.study_result.StudyResult` becomes a results
+folder; every command calls it after parsing its options and running its study, and the Python API calls it
+directly (docs/python-api.md), so both write the same folder. The folder is staged and replaced only when it is
+complete (:class:`~robustness.reporting.results.ResultsDir`): ``meta.json`` is written last, and a failure
+leaves the earlier results in place.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from robustness.progress import stage
+from robustness.reporting.report import build, outputs
+from robustness.reporting.results import ResultsDir, versions
+from robustness.reporting.study_result import StudyResult
+
+__all__ = ["publish"]
+
+
+def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures: bool = True,
+            fingerprint: str | None = None, force: bool = False, command: str | None = None,
+            parameters: dict | None = None, seed: int | None = None, started: float | None = None,
+            meta: dict | None = None) -> str:
+    """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
+
+    Parameters
+    ----------
+    result : StudyResult
+    out : ResultsDir or path
+        The results folder (a path: opened with ``fingerprint`` and ``force``,
+        :class:`~robustness.reporting.results.ResultsDir`).
+    figures : bool
+        Draw the study's figures (:func:`figures.make_all`).
+    fingerprint : str, optional
+        The input's identity, when ``out`` is a path (default: ``result.meta["input"]["fingerprint"]``).
+    force : bool
+        Overwrite a folder holding another input's results, when ``out`` is a path.
+    command : str, optional
+        The command line that ran the study, for ``meta.json`` and the report (default: the study's command
+        without options).
+    parameters : dict, optional
+        The command's options as given, recorded in ``meta.json`` (reports never read them).
+    seed : int, optional
+        The seed, recorded in ``meta.json``.
+    started : float, optional
+        ``time.time()`` when the work started (``meta.json``'s ``wall_time_s``; default: now).
+    meta : dict, optional
+        More fields for ``meta.json`` (they win over the study's).
+
+    Returns
+    -------
+    str
+        The report as Markdown.
+    """
+    if not isinstance(out, ResultsDir):
+        if fingerprint is None:
+            fingerprint = result.meta.get("input", {}).get("fingerprint")
+        if fingerprint is None:
+            raise ValueError(f"{result.study}: the study's meta holds no input fingerprint: give fingerprint=")
+        out = ResultsDir(out, fingerprint=str(fingerprint), force=force)
+    started = time.time() if started is None else started
+    stage("writing the tables", printed=False)
+    result.save(out)
+    if figures:
+        stage("drawing the figures", printed=False)
+        from figures import make_all
+        from robustness.scheme import from_meta
+
+        primary = from_meta(result.meta) if "primary" in result.meta else None
+        out.written.extend(str(p.relative_to(out.staging))
+                           for p in make_all(out.staging, study=result.study, primary=primary))
+    full: dict[str, Any] = {"study": result.study, "command": command or f"python -m experiments.{result.study}",
+                            "parameters": parameters or {}, "seed": seed, **result.meta, **(meta or {}),
+                            "versions": versions()}
+    full["warnings"] = list(full.get("warnings", []))
+    stage("writing the report", printed=False)
+    report = build(out.staging, meta=full)
+    for name, text in outputs(report, out.staging, result.study).items():
+        out.write_text(name, text)
+    out.finish(dict(full, wall_time_s=round(time.time() - started, 2)))
+    return report.to_markdown()
