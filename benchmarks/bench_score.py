@@ -81,7 +81,7 @@ t = time.perf_counter()
 from experiments import _cli, score
 from robustness.statistics import leaderboard as scores
 from robustness.overlap import compute_overlap
-from robustness.reporting.results import ResultsDir
+from robustness.results.folder import ResultsDir
 marks = {"imports": time.perf_counter() - t}
 args = score.parser().parse_args(["--data", sys.argv[1], "--out", sys.argv[2], "--quiet"])
 t = time.perf_counter()

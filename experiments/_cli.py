@@ -211,7 +211,7 @@ def strategy_list(text: str) -> str:
 
 def output_folder(text: str) -> str:
     """An ``argparse`` type: a folder that exists or can be created (checked without creating anything)."""
-    from robustness.reporting.results import check_output_folder
+    from robustness.results.folder import check_output_folder
 
     try:
         check_output_folder(text)

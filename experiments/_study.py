@@ -2,7 +2,7 @@
 
 Nothing below this layer sees ``args``: the options become a study's frozen
 options object (:mod:`robustness.studies`), the study returns a
-:class:`~robustness.reporting.study_result.StudyResult`, and :func:`finish` saves
+:class:`~robustness.results.study_result.StudyResult`, and :func:`finish` saves
 it, draws its figures, builds its report from the folder and writes ``meta.json``.
 """
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from experiments._cli import Parser
-    from robustness.reporting.results import ResultsDir
-    from robustness.reporting.study_result import StudyResult
+    from robustness.results.folder import ResultsDir
+    from robustness.results.study_result import StudyResult
 
     T = TypeVar("T")
 
@@ -299,7 +299,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     import os
 
     from robustness.errors import InputError
-    from robustness.reporting.study_result import StudyResult
+    from robustness.results.study_result import StudyResult
     from robustness.scheme import DEFAULT
     from robustness.statistics.ranks import size_target
     from robustness.studies.design import differing_assumptions, unit_name

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         import hashlib
         import json
 
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, default_populations
         from robustness.studies import calibration
 

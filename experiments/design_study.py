@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.time()
         from dataclasses import asdict
 
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         from robustness.studies import design
 
         say = _study.say(args)

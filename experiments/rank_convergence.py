@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     with _study.feedback(args):
         started = time.time()
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         from robustness.statistics.ranks import check_target
         from robustness.studies.rank_convergence import RankConvergenceOptions, run
 

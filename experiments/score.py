@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with _study.feedback(args):
         started = time.time()
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         from robustness.studies.scoring import score
 
         strategies = [s.name for s in _cli.strategies(args)]

@@ -100,7 +100,7 @@ def main(argv=None) -> int:
 
         from robustness.errors import InputError
         from robustness.io.case_table import SCHEME_COLUMNS, read_case_table
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         from robustness.statistics.case_rankings import check_missing, direction, task_scores
         from robustness.statistics.ranks import check_target
         from robustness.statistics.schemes import schemes_from_table

@@ -64,7 +64,7 @@ def method_path(out_path, ranking: str) -> Path:
 def read(results_dir, name: str):
     """A table of a results folder as it was written (names stay text).
 
-    :func:`robustness.reporting.study_result.read_table` reads it.
+    :func:`robustness.results.study_result.read_table` reads it.
 
     Parameters
     ----------
@@ -75,7 +75,7 @@ def read(results_dir, name: str):
     -------
     pandas.DataFrame
     """
-    from robustness.reporting.study_result import read_table
+    from robustness.results.study_result import read_table
 
     return read_table(Path(results_dir) / name)
 
@@ -134,7 +134,7 @@ def headline(results_dir, primary=None, strategies=()):
         return primary
     meta = Path(results_dir) / "meta.json"
     if meta.is_file() and not meta.is_symlink():
-        from robustness.reporting.results import _read_meta
+        from robustness.results.folder import _read_meta
 
         return from_meta(_read_meta(meta))
     return default_scheme(list(dict.fromkeys(strategies)))

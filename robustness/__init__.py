@@ -6,7 +6,8 @@ Data flow (pixels are read once), one subpackage per stage::
     simulation  synthetic challenges with a known truth (same Challenge API), the design study
     overlap     Challenge -> pixel pass (gold registry, STAPLE, numba kernels) -> OverlapCounts; metrics
     statistics  OverlapCounts -> Schemes -> rankings, convergence, bootstrap, comparisons, uncertainty
-    reporting   results folders, figures and the report (read from the folder a study wrote)
+    results     the hand-off of a study (StudyResult, verdicts, claims) and its results folder, below both
+    reporting   figures and the report (read from the folder a study wrote), publishing a study
     qa          closed-ended QA: official partial credit, Table 5 (feeds the same statistics)
 
 One table per concept: metrics (:data:`robustness.overlap.metrics.METRICS`), gold strategies
@@ -53,10 +54,11 @@ _PUBLIC = {
     # simulation
     "make_challenge": "simulation.synthetic", "SyntheticConfig": "simulation.synthetic",
     # reporting
-    "Report": "reporting.document", "ResultsDir": "reporting.results", "open_results": "reporting.results",
+    "Report": "reporting.document", "ResultsDir": "results.folder", "open_results": "results.folder",
 }
 
-_SUBPACKAGES = ("io", "overlap", "statistics", "simulation", "reporting", "qa", "errors", "files", "parallel", "seeds")
+_SUBPACKAGES = ("io", "overlap", "statistics", "simulation", "results", "reporting", "qa", "errors", "files",
+                "parallel", "seeds")
 
 
 def __getattr__(name: str):

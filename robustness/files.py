@@ -323,7 +323,7 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> int:
     """
     removed = 0
     try:
-        found = list(os.scandir(folder))
+        found = list(os.scandir(os.fspath(folder)))
     except OSError:
         return 0
     for entry in found:

@@ -39,9 +39,10 @@ class _State:
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
         count = ""
-        if self.total:
-            count = (f": {self.done:g}/{self.total:g} {self.unit}{'es' if self.unit.endswith('h') else 's'} "
-                     f"({self.done / self.total:.0%})")
+        total, done = self.total, self.done or 0.0
+        if total:
+            count = (f": {done:g}/{total:g} {self.unit}{'es' if self.unit.endswith('h') else 's'} "
+                     f"({done / total:.0%})")
         return f"[{elapsed:.0f} s] {self.stage}{count}"
 
 
@@ -158,7 +159,7 @@ class Progress:
             self._before = (_STATE.stage, _STATE.done, _STATE.total, _STATE.unit)
             _STATE.stage, _STATE.done, _STATE.total, _STATE.unit = desc, 0, total, unit
             _STATE.bars += self._bar is not None
-        self.n = 0
+        self.n: float = 0
         self._open = True
 
     def update(self, n: float = 1) -> None:

@@ -240,6 +240,18 @@ def test_reports_and_statistics_import_no_study():
     assert not {k: v for k, v in found.items() if v}
 
 
+def test_the_hand_off_lies_below_studies_and_reports():
+    """Studies hand a StudyResult to the reports through robustness.results: no study imports reporting (the arrow
+    runs one way), and robustness.results imports neither a study nor a report."""
+    modules = {name: (path, pkg) for name, path, pkg in _modules()}
+    found = {name: sorted(m for m in _imports(name, path, pkg, modules)
+                          if m.startswith("robustness.reporting")
+                          or (name.startswith("robustness.results") and m.startswith("robustness.studies")))
+             for name, (path, pkg) in modules.items() if name.startswith(("robustness.studies", "robustness.results"))}
+    assert len(found) > 8
+    assert not {k: v for k, v in found.items() if v}
+
+
 def test_no_report_or_figure_reads_the_command_line():
     """What a report needs from the options is a named field of meta.json (the headline scheme, the size target, how
     the input was read), never the command line's namespace (``parameters``, argparse's names), which the commands
@@ -425,7 +437,8 @@ def test_every_claim_is_declared_once_and_read_by_that_name():
     in CLAIMS; both refuse any other name at run time too."""
     import ast
 
-    from robustness.reporting.study_result import CLAIMS, StudyResult, Verdicts
+    from robustness.results.claims import CLAIMS
+    from robustness.results.study_result import StudyResult, Verdicts
 
     root = Path(__file__).resolve().parents[1]
     used = set()

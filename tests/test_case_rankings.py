@@ -12,7 +12,7 @@ import pytest
 from experiments._cli import run
 from experiments.table_rank_convergence import main
 from robustness.errors import InputError
-from robustness.reporting.study_result import read_table
+from robustness.results.study_result import read_table
 from robustness.statistics.case_rankings import rank_task, task_scores, top
 from robustness.statistics.consensus import consensus
 from robustness.statistics.ranking_options import RankingOptions, with_preset

@@ -11,7 +11,7 @@ import pytest
 from experiments import table_rank_convergence as job
 from experiments._cli import run
 from robustness.io.case_table import read_case_table
-from robustness.reporting.results import open_results
+from robustness.results.folder import open_results
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import pytest
 
 from experiments._cli import run
 from experiments.table_rank_convergence import main
-from robustness.reporting.study_result import read_table
+from robustness.results.study_result import read_table
 from robustness.statistics.case_rankings import top
 
 NA = None

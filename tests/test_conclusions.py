@@ -205,7 +205,7 @@ def test_truth_is_recovered_when_annotators_are_perfect():
 def test_report_html_is_self_contained_and_complete(tmp_path):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa
-    from robustness.reporting.results import open_results
+    from robustness.results.folder import open_results
     from robustness.simulation.synthetic import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), tmp_path / "c")

@@ -248,7 +248,7 @@ def test_report_rebuild_on_a_damaged_folder_is_one_line(hostile_results, tmp_pat
 # -- item 3: names in summary.md are escaped for Markdown ------------------------------------------------------------
 
 def test_summary_md_holds_no_raw_html_from_names(hostile_results):
-    from robustness.reporting.escape import markdown
+    from robustness.results.escape import markdown
 
     summary = (hostile_results / "summary.md").read_text()
     assert "\\<script>alert(1)\\</script>" in summary and "\\<iframe src=javascript:alert(5)>" in summary
@@ -268,7 +268,7 @@ def test_summary_md_holds_no_raw_html_from_names(hostile_results):
 # -- item 4: CSV cells a spreadsheet would run are quoted, and read back as written ----------------------------------
 
 def test_no_csv_cell_starts_a_formula_and_names_round_trip(hostile_results):
-    from robustness.reporting.study_result import read_table
+    from robustness.results.study_result import read_table
 
     for path in sorted(hostile_results.glob("*.csv")):
         with open(path, newline="") as f:
@@ -281,7 +281,7 @@ def test_no_csv_cell_starts_a_formula_and_names_round_trip(hostile_results):
 
 
 def test_csv_quoting_round_trips_every_leading_character():
-    from robustness.reporting.escape import csv_frame, csv_unquote
+    from robustness.results.escape import csv_frame, csv_unquote
 
     names = ["=a", "+b", "-c", "@d", "\te", "'f", "''g", "'", "h", "-1", "", "x=y"]
     frame = pd.DataFrame({"run": names, "value": np.arange(len(names), dtype=float) - 3})
@@ -402,7 +402,7 @@ def test_per_case_names_are_text_never_inferred(tmp_path):
 
 
 def test_per_case_names_stay_text_through_the_outputs(tmp_path):
-    from robustness.reporting.study_result import read_table
+    from robustness.results.study_result import read_table
 
     rows = [(c, a, round(0.2 + 0.05 * k + 0.01 * j, 3)) for k, a in enumerate(["1", "1.0", "NA"])
             for j, c in enumerate(["001", "1", "3", "04"])]
@@ -545,7 +545,7 @@ def test_a_table_with_a_planted_giant_header_is_refused_before_parsing(hostile_r
 
 
 def test_an_escaped_backtick_in_a_name_opens_no_html(tmp_path):
-    from robustness.reporting.escape import markdown
+    from robustness.results.escape import markdown
 
     name = "\\`<img src=x onerror=alert(1)>`"
     text = markdown(f"| {name} |")

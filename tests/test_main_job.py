@@ -11,7 +11,7 @@ from robustness.errors import InputError
 from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap
 from robustness.overlap import pixel_pass as ov
-from robustness.reporting.results import open_results
+from robustness.results.folder import open_results
 from robustness.simulation.synthetic import make_challenge
 from robustness.statistics import leaderboard as score_tables
 from robustness.statistics import rank_convergence, schemes_from_counts

@@ -193,7 +193,7 @@ def _dist(rows):
 
 
 def test_winner_by_scheme_moves_only_with_confidence():
-    from robustness.reporting.study_result import Verdicts
+    from robustness.results.study_result import Verdicts
     from robustness.studies.rank_convergence import _winner_verdicts
 
     dist = _dist([

@@ -232,7 +232,7 @@ def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
     import pandas as pd
 
     from experiments import qa_rank_convergence as job
-    from robustness.reporting.results import open_results
+    from robustness.results.folder import open_results
 
     out = tmp_path / "qa"
     assert job.main(["--gold", str(dermavqa / "valid_cvqa.json"), "--baselines", str(dermavqa / "train_cvqa.json"),
@@ -309,7 +309,7 @@ def test_run_file_that_is_a_folder(qa_files, capsys):
 
 def test_qa_notes_are_warnings_everywhere(qa_files, capsys):
     from experiments import qa_score
-    from robustness.reporting.results import open_results
+    from robustness.results.folder import open_results
 
     folder, _ = qa_files
     rec = json.loads((folder / "runs" / "run01.json").read_text())

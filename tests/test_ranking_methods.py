@@ -284,7 +284,7 @@ def all_methods_job(tmp_path_factory):
 @pytest.mark.slow
 def test_main_job_with_three_methods(all_methods_job):
     from robustness.io import load_dermavqa
-    from robustness.reporting.results import open_results
+    from robustness.results.folder import open_results
 
     data, out = all_methods_job
     _, meta = open_results(out)

@@ -18,8 +18,8 @@ from experiments import rank_convergence as job
 from experiments import score
 from experiments._cli import run
 from robustness.errors import InputError
-from robustness.reporting import results as rs
-from robustness.reporting.results import ResultsDir, open_results
+from robustness.results import folder as rs
+from robustness.results.folder import ResultsDir, open_results
 from tests.conftest import REPO, tree_digest
 
 ARGS = ["--orders", "4", "--bootstrap", "10", "--outer", "4", "--quiet", "--no-figures"]
@@ -133,7 +133,7 @@ def test_second_job_on_the_same_folder_is_refused_naming_the_holder(tmp_path, ca
     out = tmp_path / "out"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
-        from robustness.reporting.results import ResultsDir
+        from robustness.results.folder import ResultsDir
         r = ResultsDir({str(out)!r}, fingerprint="x")
         print("locked", flush=True)
         time.sleep(60)

@@ -16,7 +16,7 @@ import pytest
 from experiments import qa_score, rank_convergence, score, table_rank_convergence
 from experiments._cli import run
 from robustness.errors import InputError
-from robustness.reporting.results import ResultsDir, open_results
+from robustness.results.folder import ResultsDir, open_results
 from tests.conftest import tree_digest
 from tests.test_options import refused
 

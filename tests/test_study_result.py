@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from robustness.reporting.results import ResultsDir
-from robustness.reporting.study_result import StudyResult, Verdicts, read_table
+from robustness.results.folder import ResultsDir
+from robustness.results.study_result import StudyResult, Verdicts, read_table
 
 
 def test_tables_read_back_exactly(tmp_path):

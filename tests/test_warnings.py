@@ -13,7 +13,7 @@ from experiments._cli import run
 from robustness.io import load_dermavqa, load_raters
 from robustness.overlap import compute_overlap
 from robustness.overlap.checks import duplicate_raters, foreground_coverage
-from robustness.reporting.results import open_results
+from robustness.results.folder import open_results
 from tests.conftest import write_png
 
 ARGS = ["--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet", "--no-figures"]

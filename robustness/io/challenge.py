@@ -102,7 +102,7 @@ class Challenge:
 
     images: tuple[str, ...]
     encounters: tuple[str, ...]
-    shapes: tuple[tuple[int, int], ...]
+    shapes: tuple[tuple[int, ...], ...]
     annotators: tuple[str, ...]
     annotated: np.ndarray
     runs: tuple[str, ...]
@@ -270,7 +270,10 @@ class Challenge:
         """
         i = self.image_index(image)
         into = out is not None and getattr(self.source, "reads_into", False)
-        mask, note = self.source.read(i, kind, name, out=out) if into else self.source.read(i, kind, name)
+        if into:  # a source with reads_into takes out= (MaskSource's protocol does not require it)
+            mask, note = self.source.read(i, kind, name, out=out)  # type: ignore[call-arg]
+        else:
+            mask, note = self.source.read(i, kind, name)
         if mask.shape != self.shapes[i]:
             raise InputError(
                 f"{kind} {name!r}, image {self.images[i]}: mask has shape {mask.shape}, "
@@ -540,7 +543,7 @@ def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
     masks: dict = {}
     shapes = []
     for i, im in enumerate(images):
-        shape = None
+        shape: tuple[int, ...] | None = None
         for a in names:
             m = annotators[im].get(a)
             masks.setdefault(("annotator", a), [None] * len(images))[i] = m
@@ -548,6 +551,8 @@ def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
                 if shape is not None and np.shape(m) != shape:
                     raise InputError(f"image {im}: annotator {a} mask has shape {np.shape(m)}, others {shape}")
                 shape = np.shape(m)
+        if shape is None:
+            raise InputError(f"image {im}: no annotator mask")
         shapes.append(tuple(int(x) for x in shape))
     for run, per_image in runs.items():
         missing = [im for im in images if im not in per_image]

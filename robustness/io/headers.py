@@ -26,6 +26,7 @@ import stat
 import struct
 import zlib
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 import numpy as np
 
@@ -169,7 +170,8 @@ class _Nifti:
     def __init__(self, path: Path, head: bytes):
         if len(head) < 4:
             raise InputError(f"{path}: not a readable medical image (a NIfTI file of {len(head)} bytes, no header)")
-        for order in "<>":
+        order: Literal["<", ">"]
+        for order in ("<", ">"):
             size = struct.unpack(order + "i", head[:4])[0]
             if size in (348, 540):
                 break

@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, overload
 
 import numpy as np
 
@@ -92,22 +92,31 @@ class TiffHeader:
     big: bool
     byteorder: str
 
-    def one(self, tag: int, default: int | None = None) -> int | bytes | None:
-        """The first value of a tag, or ``default`` when the directory does not hold it.
+    @overload
+    def one(self, tag: int, default: int) -> int: ...
+
+    @overload
+    def one(self, tag: int, default: None = None) -> int | None: ...
+
+    def one(self, tag: int, default: int | None = None) -> int | None:
+        """The first value of a numeric tag, or ``default`` when the directory does not hold it.
 
         Parameters
         ----------
         tag : int
-            The tag number (e.g. 256, ImageWidth).
+            The tag number (e.g. 256, ImageWidth); not ImageDescription (270), whose bytes are ``tags[270]``.
         default : int, optional
             The value of a missing tag (TIFF's default for it, where it has one).
 
         Returns
         -------
-        int, bytes or None
-            The tag's first value (ImageDescription: its bytes), else ``default``.
+        int or None
+            The tag's first value, else ``default``.
         """
-        return self.tags.get(tag, (default,))[0]
+        value = self.tags.get(tag, (default,))[0]
+        if isinstance(value, bytes):
+            raise TypeError(f"tag {tag} holds bytes: read tags[{tag}]")
+        return value
 
 
 class _Bytes:
@@ -137,7 +146,7 @@ def _name(tag: int) -> str:
     return f"tag {tag} ({_NAMES[tag]})" if tag in _NAMES else f"tag {tag}"
 
 
-def _directory(data: _Bytes, offset: int, e: str, big: bool, path):
+def _directory(data: _Bytes, offset: int, e: str, big: bool, path) -> tuple[dict[int, tuple[int, int, bytes]], int]:
     """``{tag: (type, count, value field)}`` of the directory at ``offset``, and the next one's offset."""
     head, entry, ptr = (8, 20, 8) if big else (2, 12, 4)
     raw = data.read(offset, head)
@@ -148,7 +157,7 @@ def _directory(data: _Bytes, offset: int, e: str, big: bool, path):
     body = data.read(offset + head, n * entry + ptr)
     if len(body) < n * entry + ptr:
         raise _cut(path, f"the image directory at byte {offset} announces {n} entries, more than the file holds")
-    entries: dict[int, tuple] = {}
+    entries: dict[int, tuple[int, int, bytes]] = {}
     for k in range(n):
         at = k * entry
         tag, typ = struct.unpack_from(e + "HH", body, at)
@@ -279,14 +288,15 @@ def tiff_header(source: bytes | bytearray | memoryview | BinaryIO, path: str | o
         photometric = {1: 1, 3: 2}.get(samples - len(extra))
     if ((photometric, samples - len(extra)) not in ((0, 1), (1, 1), (2, 3), (3, 1)) or len(extra) > 1
             or any(v not in (1, 2) for v in extra)):  # one extra sample, and it is alpha
+        shown = None if photometric is None else _PHOTOMETRIC.get(photometric, photometric)
         raise InputError(f"{path}: TIFF with {samples} sample(s) per pixel (photometric "
-                         f"{_PHOTOMETRIC.get(photometric, photometric)}, extra samples {tuple(extra)}): expected grey, "
+                         f"{shown}, extra samples {tuple(extra)}): expected grey, "
                          "grey + alpha, RGB, RGBA or palette")
-    _check_data(header, data, path, pixels)
+    _check_data(header, data, path, int(height), int(width))
     return TiffHeader(int(height), int(width), tags, big, e)
 
 
-def _check_data(header: TiffHeader, data: _Bytes, path, pixels: int) -> None:
+def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int) -> None:
     """Strips (or tiles): present, no count or offset of 0, inside the file, enough of them and enough bytes."""
     one, tags = header.one, header.tags
     tiled = 322 in tags or 324 in tags
@@ -297,10 +307,10 @@ def _check_data(header: TiffHeader, data: _Bytes, path, pixels: int) -> None:
     offsets, counts = tags[offsets_tag], tags[counts_tag]
     if len(offsets) != len(counts):
         raise _damaged(path, f"{len(offsets)} {what} offsets but {len(counts)} byte counts")
-    width, height, samples = one(256), one(257), one(277, 1)
+    samples = one(277, 1)
     planes = samples if one(284, 1) == 2 else 1
     if tiled:
-        tw, tl = one(322), one(323)
+        tw, tl = one(322, 0), one(323, 0)
         if not tw or not tl:
             raise _damaged(path, f"tiles of {tl} x {tw} pixels")
         needed = -(-height // tl) * -(-width // tw) * planes

@@ -355,7 +355,8 @@ def check_grids(images: list[str], annotators: list[str], ann_paths: dict, run_p
     InputError
         One line naming the mask and the reference it differs from.
     """
-    spacings, any_volume = [], False
+    spacings: list[tuple | None] = []
+    any_volume = False
     for i, _ in enumerate(images):
         first = next((ann_paths[a][i] for a in annotators if ann_paths[a][i] is not None), None)
         if first is None or not volume_suffix(first):

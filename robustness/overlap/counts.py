@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -132,7 +132,8 @@ class OverlapCounts:
         from dataclasses import replace
 
         idx = np.asarray(images, dtype=np.intp)
-        take = dict(images=tuple(self.images[i] for i in idx), encounters=tuple(self.encounters[i] for i in idx),
+        take: dict[str, Any] = dict(
+                    images=tuple(self.images[i] for i in idx), encounters=tuple(self.encounters[i] for i in idx),
                     counts=self.counts[:, :, idx], annotator_counts=self.annotator_counts[:, :, idx],
                     annotator_valid=self.annotator_valid[:, idx], annotator_vs_gold=self.annotator_vs_gold[:, :, idx],
                     pair_counts=self.pair_counts[:, :, idx], loo_counts=self.loo_counts[:, :, idx],
@@ -141,7 +142,7 @@ class OverlapCounts:
                     fit_iterations=self.fit_iterations[:, idx], fit_converged=self.fit_converged[:, idx],
                     fit_rule=self.fit_rule[:, idx], truth_counts=self.truth_counts[:, :, idx],
                     truth_annotator=self.truth_annotator[:, :, idx], run_twins=None)
-        if self.boundary is not None:
+        if self.boundary is not None and self.boundary_worst is not None:
             take.update(boundary=self.boundary[:, :, idx], boundary_worst=self.boundary_worst[idx])
         return replace(self, **take)
 
@@ -241,7 +242,7 @@ def save_counts(counts: OverlapCounts, path: str | os.PathLike) -> None:
     path : str or os.PathLike
         The file to write (replaced whole, never left half-written).
     """
-    arrays = {}
+    arrays: dict[str, Any] = {}
     for f in fields(counts):
         v = getattr(counts, f.name)
         if v is not None:

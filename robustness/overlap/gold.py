@@ -154,6 +154,8 @@ class GoldStrategy:
         """
         import numpy as np
 
+        if self.build is None:
+            raise ValueError(f"strategy {self.name!r} ({self.kind}) has no pixel-level gold")
         if self.kind == "lut":
             lut = np.asarray(self.build(k), dtype=bool)
             if lut.shape != (1 << k,):
@@ -194,7 +196,7 @@ STRATEGIES: dict[str, GoldStrategy] = {}
 _RANDOM = re.compile(r"^rand([1-9][0-9]*)$")
 # Okabe & Ito (2008) palette, one colour per gold (majority blue; STAPLE black and dashed, so that it does not hide
 # majority where they overlap); the random single-annotator golds share greys with dash patterns.
-_RANDOM_STYLES = {
+_RANDOM_STYLES: dict[int, dict[str, object]] = {
     1: dict(color="#999999", linestyle=(0, (1, 1))),
     2: dict(color="#777777", linestyle=(0, (4, 2))),
     3: dict(color="#555555", linestyle=(0, (6, 2, 1, 2))),
@@ -222,8 +224,8 @@ def register(strategy: GoldStrategy) -> GoldStrategy:
 
 
 def _random(n: int, default: bool = False) -> GoldStrategy:
-    style = _RANDOM_STYLES.get(n, dict(color="#888888", linestyle=(0, (2, 2))))
-    return GoldStrategy(f"rand{n}", "random", style=dict(style), default=default, index=n,
+    style: dict = dict(_RANDOM_STYLES.get(n, dict(color="#888888", linestyle=(0, (2, 2)))))
+    return GoldStrategy(f"rand{n}", "random", style=style, default=default, index=n,
                         description=f"one annotator per image, drawn at random (draw {n})")
 
 
@@ -314,7 +316,7 @@ def resolve(names: Iterable[str | GoldStrategy] | None = None, *, macro_only: st
         dup = next((n for n in seen if seen.count(n) > 1), None)
         if dup is not None:
             raise ValueError(f"gold strategy {dup!r} is given twice")
-        rand = sorted(s.index for s in out if s.kind == "random")
+        rand = sorted(s.index for s in out if s.kind == "random" and s.index is not None)
         if rand != list(range(1, len(rand) + 1)):
             raise ValueError("random strategies must be rand1..randN without gaps, got "
                              + ", ".join(f"rand{i}" for i in rand))
@@ -354,11 +356,11 @@ def official_strategy(names: Iterable[str | GoldStrategy]) -> str:
     str
         ``majority`` (the official gold) if present, else the first strategy that has a micro average.
     """
-    names = [getattr(n, "name", n) for n in names]
-    if "majority" in names:
+    given = [n.name if isinstance(n, GoldStrategy) else n for n in names]
+    if "majority" in given:
         return "majority"
-    micro = [n for n in names if n not in STRATEGIES or not STRATEGIES[n].macro_only]
-    return (micro or names)[0]
+    micro = [n for n in given if n not in STRATEGIES or not STRATEGIES[n].macro_only]
+    return (micro or given)[0]
 
 
 def __getattr__(name):  # STAPLE itself lives in robustness.overlap.staple (numpy), loaded on first use

@@ -65,7 +65,9 @@ def intersection_lut(k: int) -> np.ndarray:
     -------
     ndarray of bool (2**k,)
     """
-    return pattern_bits(k).all(axis=1)
+    import numpy as np
+
+    return np.asarray(pattern_bits(k).all(axis=1))
 
 
 def union_lut(k: int) -> np.ndarray:
@@ -80,7 +82,9 @@ def union_lut(k: int) -> np.ndarray:
     -------
     ndarray of bool (2**k,)
     """
-    return pattern_bits(k).any(axis=1)
+    import numpy as np
+
+    return np.asarray(pattern_bits(k).any(axis=1))
 
 
 def annotator_luts(k: int) -> np.ndarray:

@@ -1,7 +1,9 @@
-"""Reporting: results folders, figures and the report, all read from the folder a study wrote.
+"""Reporting: figures and the report, all read from the folder a study wrote; publishing a study.
 
-- :mod:`.study_result`: :class:`StudyResult`, the hand-off (tables by registered name, verdicts, metadata);
-- :mod:`.results`: staged, locked results folders (written atomically, never mixed with another input's);
+The hand-off a study returns and the results folder it is written into live below both studies and reporting,
+in :mod:`robustness.results`.
+
+- :mod:`.publish`: :func:`publish`, a study's tables, figures, report and ``meta.json`` into its folder;
 - :mod:`.plotting`, :mod:`.design_plots`: matplotlib figures (no file I/O);
 - :mod:`.document`: a report as blocks, rendered to ``summary.md`` and one self-contained ``report.html``;
 - :mod:`.sections`: the report sections of every study, registered per study; :mod:`.report` builds a report
@@ -11,6 +13,5 @@
 from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "ResultsDir": "results", "open_results": "results", "Report": "document", "StudyResult": "study_result",
-    "register_table": "study_result", "build": "report", "write": "report",
-}, modules=("results", "plotting", "design_plots", "document", "report", "sections", "study_result"))
+    "Report": "document", "build": "report", "write": "report", "publish": "publish",
+}, modules=("plotting", "design_plots", "document", "report", "sections", "publish"))

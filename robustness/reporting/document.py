@@ -9,7 +9,7 @@ with a table of contents of its sections (each an anchor), and every file of the
 results folder it names links to the file. Columns of whole numbers print as
 integers in both.
 Inline markup in text: ``**bold**`` and ```code```. Every text is escaped for the medium it is written into:
-HTML by ``html.escape``, Markdown by :func:`robustness.reporting.escape.markdown` (a run named ``<script>`` is
+HTML by ``html.escape``, Markdown by :func:`robustness.results.escape.markdown` (a run named ``<script>`` is
 shown, never run, in either).
 """
 
@@ -67,7 +67,7 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     -------
     str
     """
-    from robustness.reporting.escape import markdown_cell
+    from robustness.results.escape import markdown_cell
 
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(markdown_cell, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
@@ -251,7 +251,7 @@ class Report:
         -------
         str
         """
-        from robustness.reporting.escape import markdown as md
+        from robustness.results.escape import markdown as md
 
         lines = [f"# {md(self.title)}", ""]
         for block in self.blocks:

@@ -1,9 +1,9 @@
 """Publishing a study: its tables, figures, report and ``meta.json`` in a results folder, as the commands do.
 
-:func:`publish` is the one way a :class:`~robustness.reporting.study_result.StudyResult` becomes a results
+:func:`publish` is the one way a :class:`~robustness.results.study_result.StudyResult` becomes a results
 folder; every command calls it after parsing its options and running its study, and the Python API calls it
 directly (docs/python-api.md), so both write the same folder. The folder is staged and replaced only when it is
-complete (:class:`~robustness.reporting.results.ResultsDir`): ``meta.json`` is written last, and a failure
+complete (:class:`~robustness.results.folder.ResultsDir`): ``meta.json`` is written last, and a failure
 leaves the earlier results in place.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from robustness.progress import stage
 from robustness.reporting.report import build, outputs
-from robustness.reporting.results import ResultsDir, versions
-from robustness.reporting.study_result import StudyResult
+from robustness.results.folder import ResultsDir, versions
+from robustness.results.study_result import StudyResult
 
 __all__ = ["publish"]
 
@@ -32,7 +32,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
     result : StudyResult
     out : ResultsDir or path
         The results folder (a path: opened with ``fingerprint`` and ``force``,
-        :class:`~robustness.reporting.results.ResultsDir`).
+        :class:`~robustness.results.folder.ResultsDir`).
     figures : bool
         Draw the study's figures (:func:`figures.make_all`).
     fingerprint : str, optional

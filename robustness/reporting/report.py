@@ -1,7 +1,7 @@
 """A study's report, built from its results folder alone: ``build(results_dir)``, ``write(results_dir)``.
 
 The report of a study is its registered sections (:mod:`robustness.reporting.sections`)
-applied to the folder (:class:`~robustness.reporting.study_result.StudyResult`),
+applied to the folder (:class:`~robustness.results.study_result.StudyResult`),
 with what the loaders and checks noted ("Warnings") right after the first
 section (what to conclude, or the recommendation), and the list of its tables
 ("Files") last. Figures that the folder does not hold (a study run with
@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from robustness.reporting.document import Report
-from robustness.reporting.study_result import TABLES, StudyResult
+from robustness.results.study_result import TABLES, StudyResult
 
 __all__ = ["build", "outputs", "write"]
 
@@ -121,7 +121,7 @@ def write(results_dir: Path | str) -> list[Path]:
     """
     from robustness.errors import InputError, shown
     from robustness.files import atomic_write
-    from robustness.reporting.results import hold, open_results
+    from robustness.results.folder import hold, open_results
 
     folder, meta = open_results(results_dir)
     with hold(folder):

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 __all__ = ["CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES", "MISSING",
            "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "parse_aggregate", "parse_missing", "with_preset",
@@ -258,4 +259,5 @@ def with_preset(preset: str = "package", **given: object) -> RankingOptions:
     unknown = set(given) - names
     if unknown:
         raise ValueError(f"unknown ranking option(s): {', '.join(sorted(unknown))}")
-    return replace(base, **{k: v for k, v in given.items() if v is not None})
+    chosen: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    return replace(base, **chosen)

@@ -238,7 +238,8 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
 
     z_mean_low, z_mean_high = interval(z_mean_b) if use.any() else (np.nan, np.nan)
     z_pooled_low, z_pooled_high = interval(z_pool_b) if var.size else (np.nan, np.nan)
-    order = np.argsort(sd[use], kind="stable")[: max(1, int(round(0.1 * use.sum())))] if use.any() else []
+    order = np.argsort(sd[use], kind="stable")[: max(1, int(round(0.1 * use.sum())))] if use.any() else \
+        np.zeros(0, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         small_share = z[:, order].sum(axis=1) / z.sum(axis=1) if use.any() else np.nan
     return pd.DataFrame({

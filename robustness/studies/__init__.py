@@ -7,7 +7,7 @@
 - :mod:`.design`: the design study (which gold and how many encounters, by simulation with a known truth);
 - :mod:`.common`: what the resampling studies share (options, the resampling step, tables, verdicts).
 
-A study returns a :class:`~robustness.reporting.study_result.StudyResult`; the
+A study returns a :class:`~robustness.results.study_result.StudyResult`; the
 command line (``experiments/``) saves it, draws its figures and builds its report
 from the folder.
 """

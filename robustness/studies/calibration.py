@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.results.study_result import StudyResult, Verdicts
 from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, calibrate
 
 __all__ = ["STUDY", "TARGETS", "Target", "run"]

@@ -5,7 +5,7 @@ The main job, the per-case table study and the QA study rank the same kind of
 :attr:`ResamplingOptions.ranking`: convergence curves over random orders, a
 bootstrap of the units (the same resamples for every method: paired), the
 distance to unlimited data, the significance analysis and the agreement between
-rankings, each written as a registered table (:mod:`robustness.reporting.study_result`)
+rankings, each written as a registered table (:mod:`robustness.results.study_result`)
 with the verdicts the reports state.
 """
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robustness import seeds
-from robustness.reporting.study_result import Verdicts
+from robustness.results.study_result import Verdicts
 from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare, recomputed
 from robustness.statistics.ranking_options import RankingOptions

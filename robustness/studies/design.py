@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
 from robustness.simulation.grid import Grid, run_grid

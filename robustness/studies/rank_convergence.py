@@ -6,7 +6,7 @@ deviations from the annotators' spread) with many orders and bands, bootstrap
 intervals, rank stability, the significance analysis, the distance to unlimited
 data and, on synthetic data, the agreement with the truth, under one or more
 ranking methods. :func:`run` takes a :class:`~robustness.io.challenge.Challenge`
-and returns a :class:`~robustness.reporting.study_result.StudyResult`.
+and returns a :class:`~robustness.results.study_result.StudyResult`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.metrics import AVERAGES, METRICS
-from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
 from robustness.statistics.convergence import GOLD_ORDERS
 from robustness.studies.common import (
@@ -515,7 +515,7 @@ def _summarised(notes) -> list:
 
 
 def _verdicts(counts, tables, res, truth, *, primary: Scheme, lenient: float, test_sets=None) -> Verdicts:
-    """Every finding the main job's report states (see :data:`robustness.reporting.study_result.VERDICT_COLUMNS`)."""
+    """Every finding the main job's report states (see :data:`robustness.results.study_result.VERDICT_COLUMNS`)."""
     from robustness.overlap.gold import is_random
     from robustness.statistics.verdicts import best_with_ties
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robustness import seeds
-from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.results.study_result import StudyResult, Verdicts
 
 if TYPE_CHECKING:
     from robustness.io.challenge import Challenge

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness.reporting.study_result import StudyResult, Verdicts
+from robustness.results.study_result import StudyResult, Verdicts
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,

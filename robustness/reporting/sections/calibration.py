@@ -8,7 +8,7 @@ import pandas as pd
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import register_section, register_study
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 
 STUDY = "calibration"
 register_study(STUDY, "Calibration: the package's claims against populations of known truth")

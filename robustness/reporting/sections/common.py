@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 
 if TYPE_CHECKING:
     import pandas as pd

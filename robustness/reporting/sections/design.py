@@ -13,7 +13,7 @@ import pandas as pd
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.statistics.ranks import format_target, target_rule, target_text
 

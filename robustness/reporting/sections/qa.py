@@ -8,7 +8,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import format_target, target_rule
 
 STUDY = "qa_rank_convergence"

@@ -24,7 +24,7 @@ from robustness.reporting.sections.registry import (
     register_study,
     strategy_label,
 )
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, metric_label
 from robustness.statistics.ranks import format_target, same_target, target_rule, target_text
 

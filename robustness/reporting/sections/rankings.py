@@ -14,7 +14,7 @@ import pandas as pd
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import at_tolerance, convergence_cell, size_target_of
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
 from robustness.statistics.ranks import format_target, target_text
 

@@ -2,7 +2,7 @@
 
 A section is a function ``section(report, result)`` that appends headings,
 sentences, tables and figures to a :class:`~robustness.reporting.document.Report`
-from a :class:`~robustness.reporting.study_result.StudyResult` loaded from a
+from a :class:`~robustness.results.study_result.StudyResult` loaded from a
 results folder: every number comes from a table of the folder, and every
 sentence that states a finding reads a row of its verdicts table. A study's
 report is its registered sections in order, then the warnings and the list of
@@ -33,7 +33,7 @@ class Section:
     name : str
     build : callable
         ``build(report, result)``: appends the section to ``report`` from ``result`` (a loaded
-        :class:`~robustness.reporting.study_result.StudyResult`).
+        :class:`~robustness.results.study_result.StudyResult`).
     """
 
     name: str

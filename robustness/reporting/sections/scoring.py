@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import register_section, register_study
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 
 register_study("score", "Scores")
 register_study("qa_score", "Closed-QA scores")

@@ -6,7 +6,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
-from robustness.reporting.study_result import StudyResult
+from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import format_target, same_target, target_text
 
 STUDY = "table_rank_convergence"

@@ -292,8 +292,10 @@ def _install(root: Path, commit: Path) -> None:
         if name in new or not _relative_name(name):
             continue
         parent = _real_parent(root, name, create=False)
-        target = None if parent is None else parent / PurePosixPath(name).name
-        if target is not None and (target.is_symlink() or target.is_file()):
+        if parent is None:
+            continue
+        target = parent / PurePosixPath(name).name
+        if target.is_symlink() or target.is_file():
             target.unlink()
             while parent != root and not any(parent.iterdir()):
                 parent.rmdir()
@@ -301,7 +303,9 @@ def _install(root: Path, commit: Path) -> None:
     for name in sorted(new) + [INPUTS]:
         src = commit / name
         if src.exists():
-            os.replace(src, _real_parent(root, name, create=True) / PurePosixPath(name).name)
+            parent = _real_parent(root, name, create=True)
+            assert parent is not None  # create=True replaces links on the way
+            os.replace(src, parent / PurePosixPath(name).name)
     os.replace(commit / META, root / META)
     _remove(commit)
 
@@ -504,7 +508,7 @@ class ResultsDir:
         """Write a CSV whose floats round-trip exactly (shortest repr) and whose whole-number counts are integers.
 
         Text cells a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``...) are written behind a
-        ``'`` (:func:`robustness.reporting.escape.csv_frame`); :func:`~robustness.reporting.study_result.read_table`
+        ``'`` (:func:`robustness.results.escape.csv_frame`); :func:`~robustness.results.study_result.read_table`
         reads them back as they were.
 
         Parameters
@@ -516,7 +520,7 @@ class ResultsDir:
         **kw
             Passed on to :meth:`pandas.DataFrame.to_csv`, e.g. ``index=False``.
         """
-        from robustness.reporting.escape import csv_frame
+        from robustness.results.escape import csv_frame
 
         self.write_text(name, csv_frame(integral_counts(frame)).to_csv(**kw))
 
@@ -676,7 +680,7 @@ def versions() -> dict:
     import importlib.metadata as md
     import platform
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | int | None] = {"python": platform.python_version()}
     try:  # this package under its distribution name (another project's distribution is named "robustness")
         out["robustness"] = md.version(DISTRIBUTION)
     except md.PackageNotFoundError:
