@@ -26,10 +26,10 @@ def main(argv=None):
     from scipy.stats import rankdata
 
     from robustness import _kernels
-    from robustness.simulation.case_tables import example_table
     from robustness.statistics.case_rankings import bootstrap_task_ranks, task_scores
     from robustness.statistics.paired import paired_p_values
     from robustness.statistics.ranking_options import RankingOptions
+    from robustness.synthetic.case_tables import example_table
 
     rng = np.random.default_rng(0)
     scores = np.round(rng.random((20_000, 40)), 2)  # two decimals: many ties

@@ -27,7 +27,7 @@ TARGET_GB = 2.0
 JOB = """
 import sys
 import experiments._cli as cli
-from robustness.simulation.synthetic import make_challenge
+from robustness.synthetic.challenge import make_challenge
 cli.load = lambda args: make_challenge(rng=0, n_images={n}, n_encounters={n} // 3, megapixels=0.0002)
 from experiments.rank_convergence import main
 sys.exit(main(["--out", {out!r}, "--quiet"]))

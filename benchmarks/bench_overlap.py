@@ -110,7 +110,7 @@ def main(argv=None):
     from robustness.overlap import compute_overlap
     from robustness.overlap.gold import STRATEGIES, annotator_luts
     from robustness.overlap.staple import staple
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     # ---------------------------------------------------------------- bandwidth
     section("machine limit")

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 
 def dataset(n_images, megapixels, name):
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     folder = HERE / "_data" / name
     if not folder.exists():

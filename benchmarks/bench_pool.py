@@ -35,7 +35,7 @@ def _pool_l1(counts):
 
 
 def _masks_counted(src, n, runs, common):
-    from robustness.simulation.lesions import generate_image
+    from robustness.synthetic.lesions import generate_image
 
     out = np.empty((len(runs), n, 3), dtype=np.int64)
     for i in range(n):
@@ -49,7 +49,7 @@ def _masks_counted(src, n, runs, common):
 
 
 def _kernel_counted(src, n, runs):
-    from robustness.simulation.lesions import generate_image
+    from robustness.synthetic.lesions import generate_image
 
     out = np.empty((len(runs), n, 3), dtype=np.int64)
     for i in range(n):
@@ -58,7 +58,7 @@ def _kernel_counted(src, n, runs):
 
 
 def _floor(src, n):
-    from robustness.simulation.lesions import generate_image
+    from robustness.synthetic.lesions import generate_image
 
     empty = replace(src.population, runs=(), run_skill=np.zeros(0), run_bias=np.zeros(0), team_of=())
     bare = replace(src, population=empty)
@@ -72,7 +72,7 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=40)
     args = p.parse_args(argv)
 
-    from robustness.simulation.synthetic import SyntheticConfig, draw_population, make_challenge
+    from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
 
     n = args.images
     config = SyntheticConfig(n_encounters=n, n_images=n, max_images_per_encounter=1, n_runs=args.runs,

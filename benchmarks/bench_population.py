@@ -90,7 +90,7 @@ def main(argv=None):
 _TIMED = """
 import time
 from robustness.overlap import compute_overlap
-from robustness.simulation.synthetic import make_challenge
+from robustness.synthetic.challenge import make_challenge
 from robustness.statistics import schemes_from_counts
 from robustness.statistics.uncertainty import ranking_uncertainty
 sc = schemes_from_counts(compute_overlap(make_challenge(rng=0), rng=0), unit="encounter", metrics=["jaccard"])

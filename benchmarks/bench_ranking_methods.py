@@ -31,12 +31,12 @@ def main(argv=None):
     from scipy.stats import wilcoxon
 
     from robustness.overlap import compute_overlap
-    from robustness.simulation.synthetic import make_challenge
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
     from robustness.statistics.multiplicity import adjust
     from robustness.statistics.ranking_methods import prepare
     from robustness.statistics.schemes import schemes_from_counts
+    from robustness.synthetic.challenge import make_challenge
 
     oc = compute_overlap(make_challenge(rng=0), rng=0)
     img, enc = schemes_from_counts(oc, unit="image"), schemes_from_counts(oc, unit="encounter")

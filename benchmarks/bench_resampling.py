@@ -31,9 +31,9 @@ def main(argv=None):
     from scipy.stats import rankdata
 
     from robustness.overlap import compute_overlap, metrics
-    from robustness.simulation.synthetic import make_challenge
     from robustness.statistics import rank_convergence, schemes_from_counts
     from robustness.statistics.bootstrap import bootstrap
+    from robustness.synthetic.challenge import make_challenge
 
     oc = compute_overlap(make_challenge(rng=0), rng=0)
     sc = schemes_from_counts(oc)

@@ -45,7 +45,7 @@ REPO = HERE.parent
 
 def dataset(images, runs, mp):
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     folder = HERE / "_data" / f"score-{images}x{runs}-{mp}mp"
     if not folder.exists():

@@ -3,7 +3,7 @@
     python -m benchmarks.bench_volumes [--volumes 200] [--n-jobs 2]
 
 Writes a challenge of ``--volumes`` volumes of 256 x 256 x 128 voxels (spacing 0.8 x 0.8 x 2.5 mm; 3 annotators,
-5 runs, 2 labels; :mod:`robustness.simulation.volumes`) as ``.nii.gz`` files, then prints side by side:
+5 runs, 2 labels; :mod:`robustness.synthetic.volumes`) as ``.nii.gz`` files, then prints side by side:
 
 - the floor: reading (gzip-decompressing) every file once with SimpleITK, which any method must do;
 - the main job's pixel pass (``meta.json``'s ``pixel_pass_s``), twice: overlap counts only, and with the boundary
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
 
     import SimpleITK as sitk
 
-    from robustness.simulation.volumes import VolumeConfig, write_volume_challenge
+    from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 
     root = Path(tempfile.mkdtemp(prefix="bench_volumes_"))
     try:

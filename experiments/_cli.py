@@ -312,7 +312,7 @@ def spacing_list(text: str) -> tuple[float, float, float]:
 
 
 def synthetic_shape(args: argparse.Namespace) -> dict:
-    """The synthetic challenge's size options as :class:`~robustness.simulation.synthetic.SyntheticConfig` fields."""
+    """The synthetic challenge's size options as :class:`~robustness.synthetic.challenge.SyntheticConfig` fields."""
     out = {"size": args.synthetic_size}
     if args.synthetic_depth is not None:
         out.update(depth=args.synthetic_depth, spacing=args.synthetic_spacing or (1.0, 1.0, 1.0))
@@ -384,7 +384,7 @@ def label_list(text: str) -> str | tuple[int, ...]:
 
 def _check_synthetic_volume(args: argparse.Namespace) -> None:
     """``--synthetic-depth`` within the voxel bound for the slice size, ``--synthetic-spacing`` within its range."""
-    from robustness.simulation.synthetic import MAX_SPACING, MIN_SPACING, max_depth
+    from robustness.synthetic.challenge import MAX_SPACING, MIN_SPACING, max_depth
 
     if args.synthetic_depth is not None and args.synthetic_depth > max_depth(args.synthetic_size):
         raise ValueError(f"--synthetic-depth {shown_number(args.synthetic_depth)}: at most "
@@ -482,7 +482,7 @@ def load(args: argparse.Namespace) -> Challenge:
                                 background=args.background, threshold=args.threshold, strict=args.strict,
                                 labels=getattr(args, "labels", None), **common)
     elif args.data is None and args.reference is None:
-        from robustness.simulation.synthetic import make_challenge
+        from robustness.synthetic.challenge import make_challenge
 
         challenge = make_challenge(rng=args.synthetic_seed, **synthetic_shape(args))
     else:

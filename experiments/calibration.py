@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         test_size = args.test_size or 100
         if args.like is not None:
             from robustness.seeds import stream
-            from robustness.simulation.synthetic import draw_population
             from robustness.studies.design import DesignStudyOptions, base_from_challenge
+            from robustness.synthetic.challenge import draw_population
 
             challenge = _cli.load(args)
             if args.test_size is None:  # test sets of the challenge's own size

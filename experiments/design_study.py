@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from robustness.simulation.synthetic import SyntheticConfig
     from robustness.studies.design import DesignStudyOptions
+    from robustness.synthetic.challenge import SyntheticConfig
 
 
 def _listed(convert):
@@ -161,20 +161,20 @@ def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
     exist when --like (or --data) names a challenge.
 
     The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
-    fit is checked statistic by statistic (:data:`robustness.simulation.calibrate.FIT_TOLERANCES`): a twin that
+    fit is checked statistic by statistic (:data:`robustness.simulation.twin.FIT_TOLERANCES`): a twin that
     is not like the challenge is refused, naming the statistics, unless ``--force``.
     """
-    from robustness.simulation.calibrate import fit_failures
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.simulation.twin import fit_failures
     from robustness.statistics.ranks import check_target, format_target, size_target
     from robustness.studies.design import base_from_challenge, main_job_answer, main_job_counts
+    from robustness.synthetic.challenge import SyntheticConfig
 
     if args.like is None and args.data is None:
         config = SyntheticConfig(**_cli.synthetic_shape(args))
         check_target(options.target_l1, config.n_runs)
         return config, None, [], None, None
     if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
-        from robustness.simulation.synthetic import make_challenge
+        from robustness.synthetic.challenge import make_challenge
 
         challenge = make_challenge(rng=args.synthetic_seed, **_cli.synthetic_shape(args))
     else:

@@ -3,7 +3,8 @@
 Data flow (pixels are read once), one subpackage per stage::
 
     io          files (TIFF/PNG masks, two folder layouts, per-case tables) -> Challenge
-    simulation  synthetic challenges with a known truth (same Challenge API), the design study
+    synthetic   generators: synthetic challenges with a known truth (same Challenge API), per-case tables
+    simulation  the engines of the design study and the calibration (twin fit, replicates, claims checked)
     overlap     Challenge -> pixel pass (gold registry, STAPLE, numba kernels) -> OverlapCounts; metrics
     statistics  OverlapCounts -> Schemes -> rankings, convergence, bootstrap, comparisons, uncertainty
     results     the hand-off of a study (StudyResult, verdicts, claims) and its results folder, below both
@@ -52,13 +53,13 @@ _PUBLIC = {
     "register_ranking": "statistics.ranking_methods", "scores_frame": "statistics.leaderboard",
     "leaderboard": "statistics.leaderboard",
     # simulation
-    "make_challenge": "simulation.synthetic", "SyntheticConfig": "simulation.synthetic",
+    "make_challenge": "synthetic.challenge", "SyntheticConfig": "synthetic.challenge",
     # reporting
     "Report": "reporting.document", "ResultsDir": "results.folder", "open_results": "results.folder",
 }
 
-_SUBPACKAGES = ("io", "overlap", "statistics", "simulation", "results", "reporting", "qa", "errors", "files",
-                "parallel", "seeds")
+_SUBPACKAGES = ("io", "synthetic", "overlap", "statistics", "simulation", "results", "reporting", "qa", "errors",
+                "files", "parallel", "seeds")
 
 
 def __getattr__(name: str):

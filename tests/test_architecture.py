@@ -13,11 +13,11 @@ from scipy.stats import rankdata
 
 from robustness.overlap import compute_overlap, gold, metrics
 from robustness.parallel import batch_generators
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.leaderboard import scores_frame
 from robustness.statistics.schemes import schemes_from_counts
+from robustness.synthetic.challenge import make_challenge
 
 
 @pytest.fixture(scope="module")
@@ -249,6 +249,19 @@ def test_the_hand_off_lies_below_studies_and_reports():
                           or (name.startswith("robustness.results") and m.startswith("robustness.studies")))
              for name, (path, pkg) in modules.items() if name.startswith(("robustness.studies", "robustness.results"))}
     assert len(found) > 8
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_generators_depend_on_inputs_only():
+    """robustness.synthetic (the generators) imports only the input layer, the seeds, the kernels and itself: a
+    generator is an input, below every engine that uses it."""
+    modules = {name: (path, pkg) for name, path, pkg in _modules()}
+    allowed = ("robustness.synthetic", "robustness.io", "robustness.seeds", "robustness._kernels", "robustness.errors",
+               "robustness.files", "robustness._lazy")
+    found = {name: sorted(m for m in _imports(name, path, pkg, modules)
+                          if m.startswith("robustness") and not m.startswith(allowed) and m != "robustness")
+             for name, (path, pkg) in modules.items() if name.startswith("robustness.synthetic")}
+    assert len(found) >= 4
     assert not {k: v for k, v in found.items() if v}
 
 

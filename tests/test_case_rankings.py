@@ -146,7 +146,7 @@ def test_top_refuses_several_leaderboards():
 def test_three_task_example_figures_and_report(tmp_path):
     """The documented three-task example: every new figure is drawn and the report names no winner without its
     rank interval."""
-    from robustness.simulation.case_tables import example_table
+    from robustness.synthetic.case_tables import example_table
 
     table = example_table(n_cases=(8, 6, 5))
     table = table[table.metric != "dice"]  # three leaderboards: segmentation by HD95, detection, grading
@@ -177,7 +177,7 @@ def test_three_task_example_figures_and_report(tmp_path):
 def test_rank_intervals_cover_the_true_rank_by_simulation():
     """The bootstrap rank intervals against populations of known truth (docs/ranking-options.md has the full run:
     per-run coverage 0.95-0.98, every run at once 0.77-0.94)."""
-    from robustness.simulation.case_tables import rank_interval_coverage
+    from robustness.simulation.rank_intervals import rank_interval_coverage
 
     cov = rank_interval_coverage(spreads=(0.2,), sizes=(40,), n_populations=6, n_test_sets=8, n_resamples=200,
                                  truth_cases=50_000, rng=3)

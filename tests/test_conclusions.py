@@ -206,7 +206,7 @@ def test_report_html_is_self_contained_and_complete(tmp_path):
     from experiments import rank_convergence as job
     from robustness.io import write_dermavqa
     from robustness.results.folder import open_results
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), tmp_path / "c")
     out = tmp_path / "out"

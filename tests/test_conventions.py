@@ -175,7 +175,7 @@ LONG_MODULES = {
     "robustness/statistics/schemes.py": 652, "robustness/reporting/plotting.py": 639,
     "robustness/studies/common.py": 640, "experiments/_cli.py": 616, "robustness/studies/design.py": 601,
     "robustness/studies/rank_convergence.py": 571, "robustness/overlap/pixel_pass.py": 566,
-    "robustness/io/challenge.py": 569, "robustness/io/folders.py": 553, "robustness/simulation/synthetic.py": 525,
+    "robustness/io/challenge.py": 569, "robustness/io/folders.py": 553, "robustness/synthetic/challenge.py": 525,
 }
 
 

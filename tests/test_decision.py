@@ -115,7 +115,7 @@ def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderb
     import shutil
 
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=8, n_images=16, n_runs=5, n_teams=2, rng=2), tmp_path / "c")
     for mask in (data / "reference").glob("*_mask_ann1.tiff"):  # team1-run1 hands in ann1's masks
@@ -149,7 +149,7 @@ def test_random_golds_are_one_item_in_every_tie_list():
 def test_two_annotators_table4_and_coinciding_golds_are_said(tmp_path):
     """With two annotators leave-one-out is undefined (said, no best/worst labels), the golds that coincide are
     named, the degrees of freedom are not those of three annotators, and the paper is not quoted on other data."""
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
     ch = make_challenge(n_encounters=10, n_images=10, max_images_per_encounter=1, n_annotators=2, min_annotators=2,
@@ -173,7 +173,7 @@ def test_two_annotators_table4_and_coinciding_golds_are_said(tmp_path):
 @pytest.mark.slow
 def test_report_html_is_navigable_and_self_contained(tmp_path):
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=6, n_images=12, n_runs=4, n_teams=2, rng=1), tmp_path / "c")
     out = tmp_path / "out"

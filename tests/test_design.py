@@ -10,8 +10,8 @@ import pytest
 from robustness.overlap import compute_overlap
 from robustness.simulation import grid as grid_module
 from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate
-from robustness.simulation.synthetic import SyntheticConfig, make_challenge
 from robustness.statistics.spread import encounter_icc
+from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
 SMALL = SyntheticConfig(n_encounters=12, n_images=30, n_runs=6, n_teams=3, n_annotators=3, min_annotators=3,
                         megapixels=0.002)
@@ -245,7 +245,7 @@ def test_metric_taus_equal_scipy_on_the_means():
 @pytest.mark.parametrize("common", [False, True])
 def test_run_counts_equal_counting_the_masks(volume, common):
     """``generate_image(run_counts=True)`` (the kernel in 2D) gives every run's TP/FP/FN of its masks."""
-    from robustness.simulation.lesions import generate_image
+    from robustness.synthetic.lesions import generate_image
 
     extra = dict(depth=4, spacing=(2.0, 1.0, 1.0)) if volume else {}
     ch = make_challenge(SMALL, rng=11, **extra)
@@ -264,8 +264,8 @@ def test_common_random_numbers_keep_each_runs_scores_and_sharpen_the_ranking():
     from dataclasses import replace
 
     from robustness.overlap.metrics import macro
-    from robustness.simulation.lesions import generate_image
-    from robustness.simulation.synthetic import draw_population
+    from robustness.synthetic.challenge import draw_population
+    from robustness.synthetic.lesions import generate_image
 
     config = replace(SMALL, n_encounters=400, n_images=400, max_images_per_encounter=1)
     pop = draw_population(config, 2)
@@ -339,7 +339,7 @@ def test_a_scheme_better_than_every_other_is_chosen_even_if_not_the_simplest():
 
 
 def test_fit_failures_name_the_statistic_outside_its_tolerance():
-    from robustness.simulation.calibrate import fit_failures
+    from robustness.simulation.twin import fit_failures
 
     table = pd.DataFrame({"statistic": ["a", "b"], "target": [0.96, 0.5], "fitted": [0.55, 0.52],
                           "tolerance": ["within a factor 2", "within 0.05"], "within": [False, True]})

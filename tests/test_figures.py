@@ -99,7 +99,7 @@ def test_figure_modules_on_results(tmp_path, monkeypatch):
     from experiments import rank_convergence as job
     from figures import fig_02_micro_convergence, fig_03_macro_convergence
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     data = write_dermavqa(make_challenge(n_encounters=4, n_images=7, n_runs=4, n_teams=2, rng=1), tmp_path / "c")
     out = tmp_path / "out"

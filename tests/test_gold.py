@@ -108,7 +108,7 @@ def test_staple_with_a_degenerate_annotator():
 
 
 def test_staple_equals_simpleitk_on_synthetic_images():
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     ch = make_challenge(n_encounters=10, n_images=25, n_runs=1, n_teams=1, rng=4)
     for i in range(ch.n_images):

@@ -243,7 +243,7 @@ def test_raters_missing_image(raters_folder):
 # -- writing ----------------------------------------------------------------
 
 def test_write_dermavqa_roundtrip(tmp_path):
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     ch = make_challenge(n_encounters=3, n_images=5, n_runs=3, n_teams=1, rng=2)
     out = write_dermavqa(ch, tmp_path / "c")
@@ -263,7 +263,7 @@ def test_write_dermavqa_roundtrip(tmp_path):
 
 
 def test_truth_folder_needs_every_image(tmp_path):
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     ch = make_challenge(n_encounters=2, n_images=3, n_runs=2, n_teams=1, rng=2)
     out = write_dermavqa(ch, tmp_path / "c")
@@ -281,7 +281,7 @@ def test_truth_folder_needs_every_image(tmp_path):
 def test_write_is_atomic(tmp_path, monkeypatch):
     import tifffile
 
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     ch = make_challenge(n_encounters=2, n_images=3, n_runs=2, n_teams=1, rng=2)
     calls = {"n": 0}

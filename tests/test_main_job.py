@@ -12,11 +12,11 @@ from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap
 from robustness.overlap import pixel_pass as ov
 from robustness.results.folder import open_results
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics import leaderboard as score_tables
 from robustness.statistics import rank_convergence, schemes_from_counts
 from robustness.statistics import spread as spread_tables
 from robustness.statistics.bootstrap import bootstrap
+from robustness.synthetic.challenge import make_challenge
 
 ARGS = ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
+from robustness.synthetic.challenge import make_challenge
 
 
 def test_lower_is_better_metrics_rank_the_smallest_first_and_tau_matches_scipy():

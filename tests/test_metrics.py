@@ -12,9 +12,9 @@ from hypothesis.extra.numpy import arrays
 
 from robustness.io import load_dermavqa, write_dermavqa
 from robustness.overlap import compute_overlap, metrics
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics import leaderboard as scores
 from robustness.statistics import spread
+from robustness.synthetic.challenge import make_challenge
 
 # -- an independent re-implementation of the official MEDIQA-MAGIC 2025 formulas ---------------
 # Written from the published semantics (DESIGN.md section 3): read each TIFF, astype(uint8),

@@ -37,7 +37,7 @@ def refused(main, argv, capsys, match):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     root = tmp_path_factory.mktemp("options")
     return write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), root / "ch")

@@ -13,7 +13,7 @@ from robustness.io.challenge import from_arrays
 from robustness.overlap import compute_overlap, load_counts, save_counts
 from robustness.overlap import pixel_pass as ov
 from robustness.overlap.gold import staple
-from robustness.simulation.synthetic import make_challenge
+from robustness.synthetic.challenge import make_challenge
 from tests.naive import twin_pattern_codes
 
 

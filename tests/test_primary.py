@@ -85,7 +85,7 @@ def test_bad_primary_is_refused_before_any_work(tmp_path, capsys):
 # -- the main job on a per-rater challenge ----------------------------------------------------------------------
 
 def _raters(root):
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
     ch = make_challenge(n_encounters=12, n_images=12, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
@@ -225,7 +225,7 @@ def test_winner_by_scheme_moves_only_with_confidence():
 
 def test_shared_authors_are_flagged_in_the_report(tmp_path):
     from robustness.overlap.checks import shared_authors
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
     found = shared_authors(["Person1_Amira", "Person2_Amira"], ["Person1_ImageJ", "Person2", "person2-x"])
@@ -329,11 +329,11 @@ def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(
     from robustness.overlap import metrics
     from robustness.overlap.metrics import macro, micro
     from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.synthetic import make_challenge
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.comparisons import pairwise_comparisons
     from robustness.statistics.ranks import rank
     from robustness.statistics.schemes import per_case_frames, schemes_from_counts
+    from robustness.synthetic.challenge import make_challenge
 
     monkeypatch.setitem(metrics.METRICS, "fdr", metrics.Metric("fdr", (0, 1, 0), (1, 1, 0), lower_better=True))
     counts = compute_overlap(make_challenge(n_encounters=10, n_images=14, n_runs=5, n_teams=2, rng=3),

@@ -15,7 +15,6 @@ import pytest
 from scipy.stats import rankdata, wilcoxon
 
 from robustness.overlap import compute_overlap
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import ranking_agreement
 from robustness.statistics.convergence import rank_convergence
@@ -23,6 +22,7 @@ from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
 from robustness.statistics.ranks import kendall_tau, rank
 from robustness.statistics.schemes import per_case_table, schemes_from_counts, schemes_from_table
+from robustness.synthetic.challenge import make_challenge
 
 METHODS = tuple(RANKING_METHODS)
 

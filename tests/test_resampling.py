@@ -11,7 +11,6 @@ from scipy.stats import rankdata
 from robustness import _kernels
 from robustness.overlap import compute_overlap, metrics
 from robustness.parallel import parallel_backend
-from robustness.simulation.synthetic import make_challenge
 from robustness.statistics import (
     bootstrap_interval,
     pairwise_tests,
@@ -21,6 +20,7 @@ from robustness.statistics import (
     schemes_from_table,
 )
 from robustness.statistics.bootstrap import bootstrap
+from robustness.synthetic.challenge import make_challenge
 
 
 @pytest.fixture(scope="module")

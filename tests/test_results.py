@@ -28,7 +28,7 @@ ARGS = ["--orders", "4", "--bootstrap", "10", "--outer", "4", "--quiet", "--no-f
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     from robustness.io import write_dermavqa
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     return write_dermavqa(make_challenge(n_encounters=5, n_images=8, n_runs=4, n_teams=2, rng=6),
                           tmp_path_factory.mktemp("res") / "ch")

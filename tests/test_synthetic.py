@@ -9,8 +9,8 @@ import pytest
 
 from robustness.overlap import compute_overlap
 from robustness.overlap.metrics import micro
-from robustness.simulation.synthetic import SyntheticConfig, make_challenge, true_mask
 from robustness.statistics.spread import agreement
+from robustness.synthetic.challenge import SyntheticConfig, make_challenge, true_mask
 
 
 @pytest.fixture(scope="module")

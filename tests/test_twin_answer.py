@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robustness.simulation.calibrate import (
+from robustness.simulation.twin import (
     DISTANCE_FLOOR,
     FIT_TOLERANCES,
     NOT_CHECKED,

@@ -15,7 +15,7 @@ from scipy.stats import kendalltau
 from robustness.errors import InputError
 from robustness.io import load_raters
 from robustness.overlap import compute_overlap
-from robustness.simulation.volumes import VolumeConfig, write_volume_challenge
+from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 
 sitk = pytest.importorskip("SimpleITK")
 REPO = Path(__file__).resolve().parents[1]

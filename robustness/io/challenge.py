@@ -1,7 +1,7 @@
 """The challenge data model: who annotated which image, which runs exist, lazy mask access.
 
 A :class:`Challenge` is the one object every study starts from, whether it was
-read from disk (:mod:`robustness.io`) or generated (:mod:`robustness.simulation.synthetic`).
+read from disk (:mod:`robustness.io`) or generated (:mod:`robustness.synthetic.challenge`).
 It holds only metadata; masks are produced one image at a time by its
 ``source`` so that no study ever holds all masks in memory.
 """
@@ -91,7 +91,7 @@ class Challenge:
 
     Examples
     --------
-    >>> from robustness.simulation.synthetic import make_challenge
+    >>> from robustness.synthetic.challenge import make_challenge
     >>> ch = make_challenge(n_encounters=3, n_images=5, n_runs=4, n_teams=2, rng=0)
     >>> ch.n_images, len(ch.runs)
     (5, 4)

@@ -478,7 +478,7 @@ def compute_overlap(
 
     Examples
     --------
-    >>> from robustness.simulation.synthetic import make_challenge
+    >>> from robustness.synthetic.challenge import make_challenge
     >>> ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=0)
     >>> oc = compute_overlap(ch, rng=0)
     >>> oc.strategies

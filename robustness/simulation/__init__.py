@@ -1,16 +1,16 @@
-"""Simulation: synthetic challenges with a known truth, fitted to real ones, and the design study.
+"""Simulation engines: the design study and the calibration, on synthetic challenges (:mod:`robustness.synthetic`).
 
-- :mod:`.synthetic` (the generator: who takes part, then the images), :mod:`.lesions` (one image's masks);
-- :mod:`.calibrate`: fit the generator to a real challenge;
-- :mod:`.design`: one replicate of a setting, summaries over replicates, the recommendation.
+- :mod:`.twin`: fit the synthetic generator to a real challenge (its twin);
+- :mod:`.design`, :mod:`.grid`: one replicate of a setting, summaries over replicates, the recommendation;
+- :mod:`.calibration`: the package's claims checked against populations of known truth;
+- :mod:`.metric_tau`, :mod:`.rank_intervals`: agreement between metrics' rankings and the coverage of a per-case
+  table's rank intervals, by simulation.
 """
 
 from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "SyntheticConfig": "synthetic", "Population": "synthetic", "draw_population": "synthetic",
-    "make_challenge": "synthetic", "true_mask": "synthetic", "pool_counts": "synthetic",
-    "challenge_stats": "calibrate", "fit": "calibrate",
+    "challenge_stats": "twin", "fit": "twin",
     "Setting": "design", "DesignOptions": "design", "simulate": "design", "summarise": "design",
-    "recommend": "design",
-}, modules=("synthetic", "lesions", "calibrate", "design"))
+    "recommend": "design", "rank_interval_coverage": "rank_intervals",
+}, modules=("twin", "design", "grid", "calibration", "metric_tau", "rank_intervals"))

@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
-    from robustness.simulation.synthetic import Population, SyntheticConfig
     from robustness.statistics.schemes import Schemes
+    from robustness.synthetic.challenge import Population, SyntheticConfig
 
 __all__ = ["CalibrationOptions", "PopulationSpec", "PopulationTruth", "default_populations", "population_counts",
            "population_truth", "calibrate", "size_claim_holds",
@@ -149,7 +149,7 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
     -------
     list of PopulationSpec
     """
-    from robustness.simulation.synthetic import SyntheticConfig, draw_population
+    from robustness.synthetic.challenge import SyntheticConfig, draw_population
 
     config = SyntheticConfig()
     out = [PopulationSpec("default", config, draw_population(config, np.random.default_rng(0).spawn(2)[0]), 0)]
@@ -197,7 +197,7 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
 
     from robustness.overlap import compute_overlap
     from robustness.overlap.counts import load_counts, save_counts
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     path = None
     if cache_dir is not None:

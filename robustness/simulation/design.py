@@ -59,7 +59,7 @@ from robustness.statistics.ranks import size_target
 if TYPE_CHECKING:
     import pandas as pd
 
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.synthetic.challenge import SyntheticConfig
 
 __all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "summarise",
            "recommend", "needed_by_agreement", "SETTING_COLUMNS",
@@ -190,7 +190,7 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
 
     The pool is sharp by construction: independent images (one per encounter: an image's distribution does not
     depend on its encounter's other images, and independent images carry more information than correlated
-    ones) whose runs draw with common random numbers (:func:`robustness.simulation.synthetic.pool_counts`).
+    ones) whose runs draw with common random numbers (:func:`robustness.synthetic.challenge.pool_counts`).
     Its own distance to unlimited data, ``pool_l1``, is the L1 between the rankings on its two halves, halved
     (each half has twice the whole pool's variance, and the two differ by both). The pool starts at
     ``options.pool_images`` and doubles (each new batch from its own stream) while ``pool_l1`` exceeds
@@ -214,8 +214,8 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
         ``(metric, average)`` -> every run's score on the pool; ``(metric, average, "pool_l1")`` -> the pool's
         own distance to unlimited data; ``("pool_images",)`` -> the pool's images.
     """
-    from robustness.simulation.synthetic import draw_population, pool_counts
     from robustness.statistics.ranks import rank
+    from robustness.synthetic.challenge import draw_population, pool_counts
 
     config = population_config(base, setting, sizes, options)
     population = draw_population(config, stream(seed, "population", population_index, design=True))
@@ -271,12 +271,12 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     import pandas as pd
 
     from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.synthetic import draw_population, make_challenge
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
     from robustness.statistics.schemes import schemes_from_counts
     from robustness.statistics.truth import truth_schemes
     from robustness.statistics.uncertainty import ranking_uncertainty
+    from robustness.synthetic.challenge import draw_population, make_challenge
 
     sizes = sorted(int(n) for n in sizes)
     config = population_config(base, setting, sizes, options)
@@ -384,7 +384,7 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     import pandas as pd
 
     from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.synthetic import draw_population, make_challenge
+    from robustness.synthetic.challenge import draw_population, make_challenge
 
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
     runs = draw_population(config, stream(seed, "population", population_index, design=True))

@@ -28,7 +28,7 @@ from robustness.simulation.design import DesignOptions, Setting
 if TYPE_CHECKING:
     import pandas as pd
 
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.synthetic.challenge import SyntheticConfig
 
 __all__ = ["Grid", "run_grid", "run_size"]
 

@@ -453,7 +453,7 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, p
 
     Examples
     --------
-    >>> from robustness.simulation.synthetic import make_challenge
+    >>> from robustness.synthetic.challenge import make_challenge
     >>> from robustness.overlap import compute_overlap
     >>> from robustness.statistics.schemes import schemes_from_counts
     >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)

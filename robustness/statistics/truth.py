@@ -1,6 +1,6 @@
 """Truth on synthetic data: how well each scheme's ranking recovers the runs' ranking against the latent truth.
 
-Real data has no ground truth. A synthetic challenge (:mod:`robustness.simulation.synthetic`)
+Real data has no ground truth. A synthetic challenge (:mod:`robustness.synthetic.challenge`)
 knows the latent true lesion of every image, and the pixel pass counts every
 run against it (``OverlapCounts.truth_counts``). The *true ranking* of a scheme
 is the runs' ranking by the same metric and averaging against the true masks

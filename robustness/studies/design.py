@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from robustness.io.challenge import Challenge
     from robustness.overlap.counts import OverlapCounts
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.synthetic.challenge import SyntheticConfig
 
 __all__ = ["DesignStudyOptions", "base_from_challenge", "image_megapixels", "make_grid", "run"]
 
@@ -141,7 +141,7 @@ TWIN_SLICES = 24
 
 def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
                         counts: OverlapCounts | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
-    """The generator fitted to a challenge (:func:`robustness.simulation.calibrate.fit`) and the fit table.
+    """The generator fitted to a challenge (:func:`robustness.simulation.twin.fit`) and the fit table.
 
     Parameters
     ----------
@@ -154,10 +154,10 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
     -------
     (SyntheticConfig, pandas.DataFrame)
         The fit table has each statistic's tolerance and whether the twin meets it
-        (:func:`robustness.simulation.calibrate.fit_failures`).
+        (:func:`robustness.simulation.twin.fit_failures`).
     """
     from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.calibrate import challenge_stats, fit
+    from robustness.simulation.twin import challenge_stats, fit
 
     if counts is None:
         counts = compute_overlap(challenge, strategies=["majority"], rng=0)
@@ -486,7 +486,7 @@ def differing_assumptions(fit_table: pd.DataFrame | None) -> str:
         return ""
     rows = fit_table.set_index("statistic")
     parts = []
-    from robustness.simulation.calibrate import STAT_LABELS
+    from robustness.simulation.twin import STAT_LABELS
 
     for key in ("run_separability", "distance_at_n", "object_pixels_median", "annotator_pairwise_jaccard_median"):
         label = STAT_LABELS[key]

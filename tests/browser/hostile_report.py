@@ -20,7 +20,7 @@ import pandas as pd
 
 from experiments import rank_convergence, table_rank_convergence
 from experiments._cli import run
-from robustness.simulation.volumes import VolumeConfig, write_volume_challenge
+from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 from tests.test_hostile_round2 import ALGORITHMS, TASKS
 
 RUNS = ["<img src=x onerror=alert(1)>", "$x^{$", "=cmd|calc!A0"]  # a folder name holds no /

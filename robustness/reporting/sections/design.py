@@ -141,7 +141,7 @@ def _fit(r: Report, res: StudyResult) -> None:
         return
     r.heading("The challenge and its synthetic twin")
     r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and bias, "
-                "within-encounter correlation, object sizes; see robustness.simulation.calibrate); its statistics "
+                "within-encounter correlation, object sizes; see robustness.simulation.twin); its statistics "
                 "beside the challenge's. The runs' separability (how far apart their scores are against their "
                 "noise) and the main job's distance to unlimited data at the challenge's size are checked too: "
                 "they decide the size answer. A row 'not checked' is not a pass; 'copied' is structure set, not "

@@ -78,7 +78,7 @@ import numpy as np
 from robustness.io.challenge import Challenge
 from robustness.io.headers import MAX_VOXELS
 from robustness.seeds import SeedLike
-from robustness.simulation.lesions import generate_image
+from robustness.synthetic.lesions import generate_image
 
 __all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask",
            "pool_counts"]

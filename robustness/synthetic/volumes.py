@@ -9,7 +9,7 @@ labels as voxel values (0 the background).
 
 This is the embedded test bed of the 3D readers, the labels and the boundary metrics, written as files (it knows
 no latent truth). Volumes with the 2D generator's knobs and a latent truth, in memory, come from
-:func:`robustness.simulation.synthetic.make_challenge` with ``depth``.
+:func:`robustness.synthetic.challenge.make_challenge` with ``depth``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The per-image model of the synthetic challenge: an encounter's lesion seen in one image, and every rater's mask.
 
-See :mod:`robustness.simulation.synthetic` for the model. Every image draws from its own
+See :mod:`robustness.synthetic.challenge` for the model. Every image draws from its own
 seeded streams (the encounter's lesion, this image's pose, each annotator,
 each run; :func:`_stream`), in fixed-size blocks, so that an absent rater never
 shifts another's draws and images of one encounter stay aligned. Blob fields
@@ -22,7 +22,7 @@ __all__ = ["generate_image", "ImageModel"]
 class ImageModel(Protocol):
     """What :func:`generate_image` reads of a synthetic challenge.
 
-    Its :class:`~robustness.simulation.synthetic.SyntheticSource`, which imports this module: a protocol, not that
+    Its :class:`~robustness.synthetic.challenge.SyntheticSource`, which imports this module: a protocol, not that
     class, so that the two modules do not import each other, not even for annotations.
     """
 
@@ -125,7 +125,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     Parameters
     ----------
     src : ImageModel
-        A :class:`~robustness.simulation.synthetic.SyntheticSource`.
+        A :class:`~robustness.synthetic.challenge.SyntheticSource`.
     i : int
         The image's position in ``src``.
     annotators : bool
@@ -135,7 +135,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
         boundary noise from the same uniforms and normals (each through its own parameters). Each run's masks keep
         their distribution, so its expected score is unchanged, while the differences between runs lose the
         noise of independent draws: a pool of images estimates the runs' population *ranking* far more sharply
-        (:func:`robustness.simulation.synthetic.pool_counts`). A test set never uses it.
+        (:func:`robustness.synthetic.challenge.pool_counts`). A test set never uses it.
     run_counts : bool
         Instead of the runs' masks, their TP, FP, FN against the truth under ``("run", "counts")`` (int64, one row
         per run; 2D images: counted by :func:`robustness._kernels.rater_counts` without making the masks, equal to

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.synthetic.challenge import SyntheticConfig
 
 __all__ = ["challenge_stats", "check_statistic", "fit", "fit_failures", "STAT_LABELS", "FIT_TOLERANCES", "FIT_SEEDS"]
 
@@ -161,7 +161,7 @@ def _separability(counts: OverlapCounts) -> tuple[float, float]:
 
 def _simulate(config, seed):
     from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.synthetic import make_challenge
+    from robustness.synthetic.challenge import make_challenge
 
     return challenge_stats(compute_overlap(make_challenge(config, rng=seed), strategies=["majority"], rng=0))
 
@@ -219,7 +219,7 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
     """
     import pandas as pd
 
-    from robustness.simulation.synthetic import SyntheticConfig
+    from robustness.synthetic.challenge import SyntheticConfig
 
     base = base or SyntheticConfig()
     n_enc, n_img = int(target["encounters"]), int(target["images"])
