@@ -110,7 +110,8 @@ class Scheme:
         if odd:  # spelled as the registries and --strategies spell them: nothing guessed
             raise ValueError(f"{odd[0]!r} in {text!r}: names are lower case, without spaces "
                              "(e.g. staple:dice:macro)")
-        return cls(*parts, official=official)
+        gold, metric, average = parts
+        return cls(gold, metric, average, official=official)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -245,7 +246,7 @@ def default_scheme(strategies: Iterable[str | GoldStrategy], *, official: bool =
     -------
     Scheme
     """
-    names = [getattr(s, "name", s) for s in strategies]
+    names: list[str] = [str(getattr(s, "name", s)) for s in strategies]
     fixed = [n for n in names if not is_random(n)] or names
     gold = DEFAULT.gold if DEFAULT.gold in fixed else official_strategy(fixed)
     average = DEFAULT.average if not get_strategy(gold).macro_only else "macro"

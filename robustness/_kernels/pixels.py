@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-if config.DISABLE_JIT:  # pure Python (NUMBA_DISABLE_JIT=1): an intrinsic cannot run outside numba
+if getattr(config, "DISABLE_JIT", False):  # pure Python (NUMBA_DISABLE_JIT=1): an intrinsic cannot run outside numba
     def _popcount64(x):
         return int(x).bit_count()
 else:

@@ -202,6 +202,7 @@ def load_dermavqa(
         root = folder(data, "challenge")
         reference = reference if reference is not None else root / "reference"
         submissions = submissions if submissions is not None else root / "submissions"
+    assert reference is not None and submissions is not None  # given, or the challenge folder's
     if data is not None and not Path(reference).exists():
         _raters_hint(root, Path(reference))
     ref_dir = folder(reference, "reference")

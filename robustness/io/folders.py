@@ -86,6 +86,8 @@ class FileSource:
             The file cannot be decoded, or its mask has another shape than the image.
         """
         if kind == "truth":
+            if self.truth_paths is None:
+                raise InputError("this challenge holds no true masks")
             table, fmt = {"truth": self.truth_paths}, self.annotator_format
         else:
             table = self.annotator_paths if kind == "annotator" else self.run_paths
@@ -351,7 +353,8 @@ def checked_shapes(images: Sequence[str], annotators: Iterable[str],
     """
     shapes = []
     for i, image in enumerate(images):
-        shape, first = None, None
+        shape: tuple[int, int] | None = None
+        first: Path | None = None
         for a in annotators:
             p = ann_paths[a][i]
             if p is None:
@@ -361,8 +364,11 @@ def checked_shapes(images: Sequence[str], annotators: Iterable[str],
                 shape, first = s, p
             elif s != shape:
                 raise InputError(
-                    f"{p}: annotator mask has shape {s}, but {first.name} for the same image has {shape}"
+                    f"{p}: annotator mask has shape {s}, but {getattr(first, 'name', '')} for the same image has "
+                    f"{shape}"
                 )
+        if shape is None:
+            raise InputError(f"image {image}: no annotator mask")
         shapes.append(shape)
     return shapes
 

@@ -215,8 +215,8 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
     try:
         with open_regular(path) as f, _decoder_messages(said):
             if path.suffix.lower() in _TIFF:
-                h = tiff_header(f, path, max_pixels=MAX_PIXELS)
-                return h.rows, h.columns
+                header = tiff_header(f, path, max_pixels=MAX_PIXELS)
+                return header.rows, header.columns
             from PIL import Image
 
             with Image.open(f) as im:
@@ -281,8 +281,8 @@ def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:
             with Image.open(f) as im:
                 _png_limit(path, im.size)
                 if im.mode in ("P", "PA"):  # the palette's colours, as the mask is displayed; never the indices
-                    im = im.convert("RGBA")
-                elif im.mode not in ("1", "L", "LA", "RGB", "RGBA", "I", "I;16", "I;16B", "F"):
+                    return np.asarray(im.convert("RGBA"))
+                if im.mode not in ("1", "L", "LA", "RGB", "RGBA", "I", "I;16", "I;16B", "F"):
                     raise InputError(f"{path}: image mode {im.mode}: expected a grey, palette or RGB(A) mask")
                 return np.asarray(im)
     except InputError:
@@ -304,7 +304,7 @@ def _tifffile_pixels(buf: bytes, header, path: Path) -> np.ndarray:
         arr = page.asarray()
         axes = page.axes
         if header.one(262) == 3:  # palette: the colours PIL shows (16-bit colour map >> 8)
-            cmap = np.asarray(page.colormap)
+            cmap = np.asarray(getattr(page, "colormap", None))  # a TiffPage has it (the first page is one)
             if cmap is None or cmap.ndim != 2 or cmap.shape[0] != 3 or arr.max(initial=0) >= cmap.shape[1]:
                 raise InputError(f"{path}: palette TIFF whose colour map does not cover its values")
             arr = (cmap[:, arr] >> 8).astype(np.uint8)

@@ -45,7 +45,9 @@ __all__ = ["detect_scale", "load_raters"]
 
 def _stem(p: Path) -> str:
     """A mask file's image id: its name without the mask suffix (``case1.nii.gz`` is ``case1``)."""
-    return p.name[:-len(mask_suffix(p.name))]
+    suffix = mask_suffix(p.name)
+    assert suffix is not None  # only mask files get here
+    return p.name[:-len(suffix)]
 
 
 def _masks_of(rater_dir: Path, notes: list) -> tuple[dict[str, Path], list[str]]:

@@ -257,7 +257,7 @@ def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
         present = np.flatnonzero(valid[:, i])
         if present.size < 3:
             continue
-        j = jac[np.ix_(present, present, [i])][..., 0]
+        j = jac[np.ix_(present, present, np.array([i]))][..., 0]
         for pos, a in enumerate(present):
             others = np.delete(np.arange(present.size), pos)
             against = j[pos, others]
@@ -322,14 +322,14 @@ def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
     >>> absent_labels([1, 9], compute_overlap(ch, rng=0))  # doctest: +ELLIPSIS
     ['label 9 is in no mask: ...]
     """
-    labels = np.asarray(labels)
+    values = np.asarray(labels)
     annotators = _sizes(counts)  # (annotator, image)
     c = counts.annotator_counts  # (annotator, run, image, 3)
     runs = (c[..., 0] + c[..., 1]).max(axis=0) if c.size else np.zeros((0, counts.n_images))  # (run, image)
-    drawn = annotators.any(axis=0) | runs.any(axis=0)
+    drawn = np.asarray(annotators.any(axis=0) | runs.any(axis=0))
     out = []
-    for label in dict.fromkeys(labels.tolist()):
-        on = labels == label
+    for label in dict.fromkeys(values.tolist()):
+        on = np.asarray(values == label)
         if not drawn[on].any():
             out.append(f"label {label} is in no mask: every annotator and every run is empty for it on all "
                        f"{int(on.sum())} file(s), so each of its images is a both-empty pair (scored by the --empty "
@@ -413,8 +413,8 @@ def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
         said = foreground_coverage(counts, foreground=fmt.foreground, background=fmt.background,
                                    threshold=fmt.threshold)
         if said and not fmt.given and covering_foreground(counts):
-            first = next((p for paths in challenge.source.annotator_paths.values() for p in paths if p is not None),
-                         None)
+            paths = getattr(challenge.source, "annotator_paths", {})  # a folder's source: the per-rater layout
+            first = next((p for ps in paths.values() for p in ps if p is not None), None)
             where = f"{first.parent.parent}: " if first is not None else ""
             raise InputError(f"{where}{said[0]} (the values were not given: give --foreground and --background to "
                              "score the masks as read)")

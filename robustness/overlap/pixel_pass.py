@@ -147,8 +147,9 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
         decoding notes and the pairs of runs that are copies of each other.
     """
-    golds = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] if golds is None \
-        else [get_strategy(g) for g in golds]
+    chosen_golds: list[GoldStrategy] = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] \
+        if golds is None else [get_strategy(g) for g in golds]
+    golds = chosen_golds
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
     notes = []
@@ -221,6 +222,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         truth, sys_counts = sys_counts[-1], sys_counts[:-1]
     boundary_out = None
     if boundary:  # both-empty pairs nan: the policy applies later
+        assert boundary_golds is not None  # cut above when boundary metrics are asked for
         boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
                                        empty="official")
         del boundary_runs, boundary_golds
@@ -524,6 +526,7 @@ def compute_overlap(
     rows, vs_rows, b_rows = [], [], []
     for s in chosen:  # in the order asked for
         if s.kind == "random":
+            assert s.index is not None  # a random gold is numbered
             c = choice[s.index - 1]
             rows.append(ann_counts[c, :, img].transpose(1, 0, 2))
             vs_rows.append(pair[:, c, img])

@@ -100,7 +100,8 @@ def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
     ``=`` when equal, ``≈`` when no point differs by more than ``rel`` of the largest value (indistinguishable on
     the plot).
     """
-    out, seen = {}, []
+    out: dict = {}
+    seen: list = []
     top = max((float(np.nanmax(y)) for y in curves.values() if len(y)), default=0.0)
     for name, y in curves.items():
         for other, yo in seen:
@@ -233,7 +234,7 @@ def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataF
         axes[0].text(0.98, 0.97, "micro Dice ranks identically\n(Dice = 2J / (1 + J))", transform=axes[0].transAxes,
                      ha="right", va="top", fontsize=6, color="0.3")
     handles, labels = axes[0].get_legend_handles_labels()
-    extra = [Line2D([], [], color="grey", linewidth=1.2), Line2D([], [], color="grey", linewidth=0.4)]
+    extra: list = [Line2D([], [], color="grey", linewidth=1.2), Line2D([], [], color="grey", linewidth=0.4)]
     extra_labels = ["mean over orders", "one single order"]
     if official is not None:
         extra.append(Patch(color=strategy_style(official)["color"], alpha=0.18, linewidth=0))
@@ -393,7 +394,7 @@ def tau_heatmap(matrix: pd.DataFrame, *, low: pd.DataFrame | None = None, high: 
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
             text = f"{m[i, j]:.2f}"
-            if lo is not None and i > j:
+            if lo is not None and hi is not None and i > j:
                 text = f"{lo[i, j]:.2f}\n{hi[i, j]:.2f}"
             ax.text(j, i, text.replace("-", "\u2212"), ha="center", va="center",
                     fontsize=5 if "\n" not in text else 4, linespacing=0.95,

@@ -9,7 +9,7 @@ only the tables the per-case table study writes: ``ranking.csv``, ``per_case.par
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -239,7 +239,8 @@ def tau_violins(taus: pd.DataFrame, *, ax: Axes) -> None:
     keep = [k for k, d in enumerate(data) if d.size]
     if keep:
         parts = ax.violinplot([data[k] for k in keep], positions=pos[keep], showmedians=True, widths=0.8)
-        for body in parts["bodies"]:
+        bodies: Any = parts["bodies"]  # the violins' PolyCollections (matplotlib types them as one Collection)
+        for body in bodies:
             body.set_alpha(0.5)
     ax.set_xticks(pos, [f"{t}\n{m}" for (t, m), _ in groups], fontsize=7)
     ax.set_ylabel("Kendall's tau to the full ranking")

@@ -13,6 +13,7 @@ section (what to conclude, or the recommendation), and the list of its tables
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from robustness.reporting.document import Report
@@ -33,6 +34,7 @@ def _files_section(r: Report, res: StudyResult) -> None:
     r.heading("Files")
     r.paragraph("Every table of this results folder (meta.json lists every file, figures included).")
     rows = []
+    assert res.folder is not None  # a report is built from a results folder
     for name in sorted(res.tables):
         data = read_inside(res.folder, name, limit=MAX_TABLE_BYTES, what="table")
         if name.endswith(".parquet"):
@@ -137,6 +139,10 @@ def write(results_dir: Path | str) -> list[Path]:
         for name, text in texts.items():
             if name not in meta.get("files", []):
                 continue
-            atomic_write(folder / name, lambda f, t=text: f.write(t.encode()))
+            atomic_write(folder / name, partial(_write_text, text))
             written.append(folder / name)
     return written
+
+
+def _write_text(text: str, f) -> None:
+    f.write(text.encode())

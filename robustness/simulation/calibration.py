@@ -40,7 +40,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -249,12 +249,12 @@ def gold_truth(counts: OverlapCounts, images_of: list[np.ndarray], n: int, *, dr
     """
     from robustness.statistics.convergence import rank_convergence
 
-    aucs = []
+    found = []
     for _ in range(draws):
         chosen = rng.choice(len(images_of), n, replace=False)
         test = _gold_schemes(counts.select(np.concatenate([images_of[k] for k in np.sort(chosen)])))
-        aucs.append(rank_convergence(test, n_orders=n_orders, rng=rng.spawn(1)[0]).order_auc().mean(axis=1))
-    aucs = np.array(aucs)
+        found.append(rank_convergence(test, n_orders=n_orders, rng=rng.spawn(1)[0]).order_auc().mean(axis=1))
+    aucs = np.array(found)
     return list(test.names), aucs.mean(axis=0), aucs.std(axis=0, ddof=1) / np.sqrt(draws)
 
 
@@ -466,7 +466,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     pairs = pairwise_comparisons(boot)
     intervals = {m: boot.intervals(method=m, confidence=options.confidence)
                  for m in ("percentile", "bca", "studentized")}
-    out = {"distance": [], "needed": [], "scores": [], "pairs": [], "best": []}
+    out: dict[str, list] = {"distance": [], "needed": [], "scores": [], "pairs": [], "best": []}
     for s, name in enumerate(truth.schemes):
         key = dict(zip(("strategy", "metric", "average"), name))
         sel = (per_size.strategy == key["strategy"]) & (per_size.average == key["average"])
@@ -601,7 +601,7 @@ def _averaged(rows: list[dict], names: list[str]) -> list[dict]:
     table = table[table.population.isin(names)]
     out = []
     for (estimator, setting, scheme), g in table.groupby(["estimator", "setting", "scheme"], sort=False):
-        r = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
         r.update(estimator=estimator, setting=setting, scheme=scheme, population=f"design ({len(g)} populations)",
                  n_test_sets=int(g.n_test_sets.sum()), nominal=g.nominal.iloc[0])
         if g.n_claims.notna().all():

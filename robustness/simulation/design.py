@@ -48,7 +48,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -219,7 +219,8 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
 
     config = population_config(base, setting, sizes, options)
     population = draw_population(config, stream(seed, "population", population_index, design=True))
-    batches, batch, total = [], 0, 0
+    batches: list[np.ndarray] = []
+    batch, total = 0, 0
     limit = options.pool_images * options.pool_growth
     while True:
         n = options.pool_images if not batches else total  # doubling
@@ -230,7 +231,7 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
         batch, total = batch + 1, total + n
         pool = np.concatenate(batches, axis=1)
         first = np.arange(pool.shape[1]) < pool.shape[1] // 2
-        out = {}
+        out: dict[tuple, np.ndarray] = {}
         for m in ("jaccard",):
             for a in ("micro", "macro"):
                 out[(m, a)] = _scores_of(pool, m, a)
@@ -425,6 +426,14 @@ MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_populatio
             "top3_agreement", "convergence_point", "expected_l1_estimate")
 
 
+@overload
+def summarise(design: pd.DataFrame, coverage: None = None) -> pd.DataFrame: ...
+
+
+@overload
+def summarise(design: pd.DataFrame, coverage: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]: ...
+
+
 def summarise(design: pd.DataFrame,
               coverage: pd.DataFrame | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Means over replicates with 95% t intervals about runs like these: run populations are the unit.
@@ -581,9 +590,9 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
     wide = cand.pivot_table(index=["strategy", "average"], columns="replicate", values="l1_population").loc[schemes]
     verdict = best_with_ties(wide.to_numpy(), [f"{s} ({a})" for s, a in schemes], higher_is_better=False,
                              interval="t")
-    tied = [tuple(t.rstrip(")").split(" (")) for t in verdict.tied]
+    tied = [(s, a) for s, a in (t.rstrip(")").split(" (", 1) for t in verdict.tied)]
     means = wide.mean(axis=1)
-    chosen = min(tied, key=lambda sa: simplicity(*sa, float(means.loc[sa])))
+    chosen = min(tied, key=lambda sa: simplicity(sa[0], sa[1], float(means.loc[sa])))
     rows = []
     for average, d in here[random].groupby("average", sort=False):
         per_replicate = d.groupby(["replicate", "population"]).l1_population.mean().reset_index()
@@ -668,9 +677,10 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
         per_population.append({"population": int(p), "replicates": int(d.replicate.nunique()),
                                "encounters_for_l1": _interpolate_size(means.index, means.to_numpy(), target)})
     last = ss[(ss.strategy == strat) & (ss.average == average)].sort_values("encounters").iloc[-1]
-    reach = {"own_distance": float(last.l1_same_images), "own_distance_low": float(last.l1_same_images_low),
-             "own_distance_high": float(last.l1_same_images_high), "encounters": int(last.encounters),
-             "unreachable": bool(last.l1_same_images_low > target)}
+    reach: dict[str, Any] = {
+        "own_distance": float(last.l1_same_images), "own_distance_low": float(last.l1_same_images_low),
+        "own_distance_high": float(last.l1_same_images_high), "encounters": int(last.encounters),
+        "unreachable": bool(last.l1_same_images_low > target)}
     # what more or better annotators would give: the same scheme's own distance at the grid's other settings
     other = summary[(summary.strategy == strat) & (summary.average == average) & np.isclose(summary.spread, base.spread)
                     & (summary.runs == base.runs) & np.isclose(summary.correlation, base.correlation)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -171,14 +172,22 @@ def run_size(base: SyntheticConfig, setting: Setting, size: int, *, replicates: 
                for r in todo]
     bar = progress_bar(progress, len(batches), f"test sets of {size}", unit="replicate")
     for r, rows in zip(todo, run_batches(_size_replicate, batches, n_jobs=n_jobs, progress=bar)):
-        atomic_write(path_of[r], lambda f, rows=rows: rows.to_parquet(f, index=False))
+        atomic_write(path_of[r], partial(_write_parquet, rows))
         done[r] = rows
     return pd.concat([done[r] for r in range(replicates)], ignore_index=True), notes
 
 
+def _write_parquet(frame: pd.DataFrame, f) -> None:
+    frame.to_parquet(f, index=False)
+
+
+def _write_pool(scores: dict, f) -> None:
+    f.write(json.dumps({"|".join(k): v.tolist() for k, v in scores.items()}).encode())
+
+
 def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
              n_jobs: int = 1, progress: bool = False,
-             say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+             say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
     """Every replicate of every setting of ``grid`` around the generator parameters ``base``.
 
     Parameters
@@ -202,14 +211,18 @@ def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed:
     """
     import pandas as pd
 
-    say = say or (lambda *a: None)
+    def quiet(*lines: str) -> None:
+        return None
+
+    say = say or quiet
     parts = Path(cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(parts)
     notes: list[str] = []
     settings = grid.settings()
     pool_keys = sorted({(s.spread, s.runs, s.correlation) for s in settings})
-    pools, todo = {}, []
+    pools: dict = {}
+    todo: list[tuple[tuple[float, int, float], int, Path]] = []
     for key in pool_keys:
         for p in range(grid.populations):
             path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
@@ -223,25 +236,24 @@ def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed:
     bar = progress_bar(progress, len(batches), "population pools", unit="pool")
     for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
         pools[(key, p)] = scores
-        atomic_write(path, lambda f, s=scores: f.write(json.dumps({"|".join(k): v.tolist() for k, v in s.items()})
-                                                      .encode()))
+        atomic_write(path, partial(_write_pool, scores))
     jobs = [(s, r) for s in settings for r in range(grid.replicates)]
     path_of = {(s.key, r): parts / f"{s.key}-r{r}.parquet" for s, r in jobs}
-    done = {}
+    done: dict = {}
     for s, r in jobs:
         found = _read_replicate(path_of[(s.key, r)], notes)
         if found is not None:
             done[(s.key, r)] = found
-    todo = [(s, r) for s, r in jobs if (s.key, r) not in done]
-    if len(todo) < len(jobs):
-        say(f"resuming: {len(jobs) - len(todo)} of {len(jobs)} replicates already done")
-    batches = [(base, s, grid.agreement, grid.sizes, r, r % grid.populations,
-                pools[((s.spread, s.runs, s.correlation), r % grid.populations)], seed, options) for s, r in todo]
-    bar = progress_bar(progress, len(batches), "replicates", unit="replicate")
-    for (s, r), (rows, cov) in zip(todo, run_batches(_replicate, batches, n_jobs=n_jobs, progress=bar)):
+    pending = [(s, r) for s, r in jobs if (s.key, r) not in done]
+    if len(pending) < len(jobs):
+        say(f"resuming: {len(jobs) - len(pending)} of {len(jobs)} replicates already done")
+    replicates = [(base, s, grid.agreement, grid.sizes, r, r % grid.populations,
+                   pools[((s.spread, s.runs, s.correlation), r % grid.populations)], seed, options) for s, r in pending]
+    bar = progress_bar(progress, len(replicates), "replicates", unit="replicate")
+    for (s, r), (rows, cov) in zip(pending, run_batches(_replicate, replicates, n_jobs=n_jobs, progress=bar)):
         path = path_of[(s.key, r)]
         for frame, target in ((cov, path.with_suffix(".coverage.parquet")), (rows, path)):
-            atomic_write(target, lambda f, frame=frame: frame.to_parquet(f, index=False))
+            atomic_write(target, partial(_write_parquet, frame))
         done[(s.key, r)] = (rows, cov)
     design = pd.concat([done[(s.key, r)][0] for s, r in jobs], ignore_index=True)
     coverage = pd.concat([done[(s.key, r)][1] for s, r in jobs], ignore_index=True)

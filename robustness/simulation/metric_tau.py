@@ -17,6 +17,7 @@ difficulty and noise, and every resample draws both labels of a unit together.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
             zeros = np.zeros((n_runs, n_units))
             values = np.stack([np.hstack([a.T, zeros]), np.hstack([zeros, b.T])])
             first = np.arange(2 * n_units) < n_units
-            extra = {"masks": np.stack([first, ~first])}
+            extra: dict[str, Any] = {"masks": np.stack([first, ~first])}
             clusters = np.tile(np.arange(n_units), 2)
         else:
             b = mu_b[None, :] - 10 * difficulty + rng.normal(0, 1.5, (n_units, n_runs))

@@ -19,7 +19,7 @@ the size the design study simulates (``megapixels``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -237,20 +237,20 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
     if n_img == n_enc:
         config = replace(config, encounter_correlation=0.0)
     sim_enc = min(n_enc, max_encounters)
-    small = dict(n_encounters=sim_enc, n_images=max(sim_enc, int(round(n_img * sim_enc / n_enc))))
+    small: dict[str, Any] = dict(n_encounters=sim_enc, n_images=max(sim_enc, int(round(n_img * sim_enc / n_enc))))
     if depth is not None:
         config = replace(config, depth=int(depth), spacing=tuple(spacing or (1.0, 1.0, 1.0)))
         for _ in range(2):  # the volume's share of the lesion, against the largest slice's share the range sets
             got = _simulate(replace(config, **small), seed)["coverage_median"]
             scale = target["coverage_median"] / got if got > 0 else 1.0
-            config = replace(config, coverage_range=tuple(float(np.clip(v * scale, 1e-4, 0.95))
-                                                          for v in config.coverage_range))
+            low, high = (float(np.clip(v * scale, 1e-4, 0.95)) for v in config.coverage_range)
+            config = replace(config, coverage_range=(low, high))
     search = replace(config, **small)
     for _ in range(rounds):
         search = replace(search, agreement=_bisect(
             search, lambda c, v: replace(c, agreement=v), "annotator_pairwise_jaccard_median",
             target["annotator_pairwise_jaccard_median"], 0.0, 1.0, seed=seed))
-        best_fit = None
+        best_fit: tuple[float, SyntheticConfig] | None = None
         for bias, failure in _RUN_SHAPES:  # the runs' bias spread and gross-failure rate, by the error they leave
             c = replace(search, run_bias_sd=bias, run_failure=failure)
             hi = _bisect(c, lambda c, v: replace(c, skill_range=(min(c.skill_range[0], v), v)), "run_jaccard_best",
@@ -264,6 +264,7 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
                       for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
             if best_fit is None or err < best_fit[0]:
                 best_fit = (err, c)
+        assert best_fit is not None  # _RUN_SHAPES is not empty
         search = best_fit[1]
         if np.isfinite(target.get("icc", np.nan)) and n_img > n_enc:
             search = replace(search, encounter_correlation=_bisect(

@@ -113,6 +113,7 @@ class BootstrapResult:
         if method == "studentized" and self.standard_errors is None:
             method = "percentile"
         if method == "studentized":
+            assert self.standard_errors is not None and self.estimate_se is not None  # set together
             low, high = studentized_interval(self.estimate, self.estimate_se, dist,
                                              np.moveaxis(self.standard_errors, 1, -1), confidence=confidence)
         else:

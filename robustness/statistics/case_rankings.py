@@ -312,7 +312,8 @@ def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate
         Columns ``task, ranking, run, value, rank``.
     """
     gen = np.random.default_rng(rng)
-    frames, notes = [], []
+    frames: list[pd.DataFrame] = []
+    notes: list[str] = []
     for ts in tasks:
         for method in methods:
             r = rank_task(ts, method, options, rng=gen)

@@ -168,6 +168,7 @@ class CaseStatistic(SchemesView):
         """The statistic (S, R) on the whole test set, or on the units weighted by ``weights`` (U,)."""
         w = np.ones(self.n_units) if weights is None else np.asarray(weights, dtype=np.float64)
         values, counts = (self.unit_values, w) if self.unit_level else (self.schemes.per_case, w[self.schemes.codes])
+        assert values is not None  # from_schemes keeps macro schemes, which hold per-case scores
         signs = self.schemes.sign_of
         return np.stack([np.asarray(self.statistic(sign * v, counts, options=self.options, lower_better=bool(sign < 0),
                                                    rng=None), dtype=np.float64)

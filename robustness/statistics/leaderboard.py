@@ -83,6 +83,7 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
                                   ("macro", macro(c, metric, empty=empty))):
                 rows.append((name, metric, average, vals))
         for a in over:
+            assert a.how is not None  # a strategy over annotators says how it combines them
             vals = macro_over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric,
                                          how=a.how, empty=empty)
             rows.append((a.name, metric, "macro", vals))

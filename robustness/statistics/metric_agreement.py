@@ -62,6 +62,8 @@ def boundary_values(counts: OverlapCounts, strategy: str, metric: str, *,
         raise ValueError(f"no boundary metric {metric!r} was computed (computed: {', '.join(counts.boundary_metrics)})")
     policy = empty_policy(empty)
     m = boundary_metric(metric)
+    if counts.boundary is None or counts.boundary_worst is None:
+        raise ValueError("these counts hold no boundary metric")
     values = counts.boundary[counts.strategies.index(strategy), :, :, counts.boundary_metrics.index(metric)].copy()
     both_empty = np.isnan(values)
     worst = np.broadcast_to(counts.boundary_worst, values.shape)[both_empty]

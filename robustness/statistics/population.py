@@ -239,12 +239,11 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     centre = np.eye(n_r) - 1.0 / n_r
     total = (float(theta @ centre @ theta) - float(np.trace(centre @ sigma))) / max(n_r - 1, 1)
     if within_df:
-        tau_w2 = max((within_ss - within_noise) / within_df, _FLOOR)
-        tau_g2 = max(total - tau_w2, _FLOOR)
+        w2 = max(float(within_ss - within_noise) / within_df, _FLOOR)
+        g2 = max(total - w2, _FLOOR)
     else:
-        tau_w2, tau_g2 = max(total, _FLOOR), 0.0
-    return _posterior(theta, sigma, tau_g2 * same + tau_w2 * np.eye(n_r), float(np.sqrt(tau_g2)),
-                      float(np.sqrt(tau_w2)))
+        w2, g2 = max(total, _FLOOR), 0.0
+    return _posterior(theta, sigma, g2 * same + w2 * np.eye(n_r), float(np.sqrt(g2)), float(np.sqrt(w2)))
 
 
 def _known_prior(known: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:

@@ -44,12 +44,29 @@ class Rankable(Protocol):
         The name of the ranking method whose statistic this is.
     """
 
-    names: list
-    runs: tuple
-    units: tuple
-    unit: str
-    unit_images: Any
-    ranking: str
+    @property
+    def ranking(self) -> str:
+        """The name of the ranking method whose statistic this is."""
+
+    @property
+    def names(self) -> list:
+        """The schemes, (strategy, metric, average) each."""
+
+    @property
+    def runs(self) -> tuple:
+        """The runs."""
+
+    @property
+    def units(self) -> tuple:
+        """The resampling units."""
+
+    @property
+    def unit(self) -> str:
+        """What a unit is."""
+
+    @property
+    def unit_images(self) -> Any:
+        """Images in each unit."""
 
     @property
     def n_units(self) -> int:
@@ -103,6 +120,14 @@ class Rankable(Protocol):
         Returns
         -------
         ndarray of float32 (S, K, P)
+        """
+
+    def unit_scores(self) -> Any:
+        """Every run's score on every unit alone, for the significance analysis's paired tests.
+
+        Returns
+        -------
+        ndarray (S, R, U)
         """
 
     def resample_scores(self, idx: Any) -> Any:

@@ -24,7 +24,6 @@ from robustness import _kernels
 from robustness.errors import InputError
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
-from robustness.statistics.rankable import Rankable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,7 +38,7 @@ MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
 
 
 @dataclass(frozen=True, eq=False)
-class Schemes(Rankable):
+class Schemes:
     """Per-unit additive statistics of every run under every scoring scheme.
 
     Attributes
@@ -180,7 +179,9 @@ class Schemes(Rankable):
     def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
                   ties: int) -> np.ndarray:
         """L1 to ``final_ranks`` after the recorded prefixes, one running sum per order (:meth:`Rankable.l1_curves`)."""
-        return _kernels.l1_curves(self.x, *self.weights, orders, positions, final_ranks, tol, ties)
+        cols, numerator, denominator, empty_values = self.weights
+        return _kernels.l1_curves(self.x, cols, numerator, denominator, empty_values, orders, positions, final_ranks,
+                                  tol, ties)
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Scores on resamples of units drawn with replacement, (S, B, R) (:meth:`Rankable.resample_scores`)."""
@@ -258,7 +259,7 @@ class Schemes(Rankable):
         return np.stack([self.scores(total - self.x[j]) for j in range(self.n_units)], axis=-1)
 
 
-class SchemesView(Rankable):
+class SchemesView:
     """Members a ranking method's statistics share with the :class:`Schemes` they were built from.
 
     :class:`~robustness.statistics.test_based.PairedTests` and
@@ -297,6 +298,15 @@ class SchemesView(Rankable):
     def sign_of(self) -> np.ndarray:
         """The schemes' signs (:attr:`Schemes.sign_of`)."""
         return self.schemes.sign_of
+
+    def unit_scores(self) -> np.ndarray:
+        """The schemes' unit-level scores (:meth:`Schemes.unit_scores`).
+
+        Returns
+        -------
+        ndarray (S, R, U)
+        """
+        return self.schemes.unit_scores()
 
     @property
     def n_units(self) -> int:
@@ -429,7 +439,7 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
     policy = empty_policy(empty)
     metrics = [get_metric(m) for m in (METRICS if metrics is None else metrics)]
     strategies = list(strategies or overlap.strategies)
-    annotators = annotator_strategies(annotators)
+    over = annotator_strategies(annotators)
     n_sys = len(overlap.runs)
 
     micro_cols = {}
@@ -449,7 +459,8 @@ def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: s
                 v = per_image(overlap.strategy_counts(strat), metric, empty=policy)
                 b.macro((strat, metric.name, "macro"), v, policy, sign)
         if "macro" in averages:
-            for a in annotators:
+            for a in over:
+                assert a.how is not None  # a strategy over annotators says how it combines them
                 v = over_annotators(overlap.annotator_counts, overlap.annotator_valid, metric, how=a.how,
                                     empty=policy)
                 b.macro((a.name, metric.name, "macro"), v, policy, sign)
@@ -508,9 +519,11 @@ def per_case_frames(schemes: Schemes, overlap: OverlapCounts) -> Iterator[pd.Dat
     algorithms = np.repeat(np.asarray(schemes.runs, dtype=object), n_img)
     encounters = np.tile(np.asarray(overlap.encounters, dtype=object), len(schemes.runs))
     signs = schemes.sign_of
+    per_case = schemes.per_case
+    assert per_case is not None  # schemes from counts hold every macro scheme's per-image scores
     for k, (strat, metric, average) in enumerate(schemes.names):
         if average == "macro":  # a metric stored negated is given with its own sign
-            values = schemes.per_case[k].reshape(-1) * signs[k] if signs[k] < 0 else schemes.per_case[k].reshape(-1)
+            values = per_case[k].reshape(-1) * signs[k] if signs[k] < 0 else per_case[k].reshape(-1)
             yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": values,
                                 "strategy": strat, "metric": metric, "encounter": encounters})
 
@@ -568,17 +581,17 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
     for c in (case, run, value):
         if c not in table:
             raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
-    by = [b for b in by if b in table]
-    keys = [case, run, *by]
+    columns = [b for b in by if b in table]
+    keys = [case, run, *columns]
     repeated = table.duplicated(keys, keep=False)
     if repeated.any():
         r = table[repeated].iloc[0]
-        other = [c for c in ("task", "strategy", "metric") if c in table and c not in by]
+        other = [c for c in ("task", "strategy", "metric") if c in table and c not in columns]
         hint = f": is {other[0]!r} a column that names schemes? pass it in by" if other else ""
         n_rows = int(((table[keys] == r[keys]).all(axis=1)).sum())
         raise InputError(f"per-case table: algorithm {r[run]!r}, case {r[case]!r} has {n_rows} rows"
-                         f"{' for one ' + '/'.join(by) if by else ''}{hint}")
-    groups = table.groupby(by, sort=False) if by else [((), table)]
+                         f"{' for one ' + '/'.join(columns) if columns else ''}{hint}")
+    groups = table.groupby(columns, sort=False) if columns else [((), table)]
     runs = tuple(sorted(table[run].unique()))
     cases = tuple(sorted(table[case].unique()))
     unit_of = None if unit_column is None else \
@@ -594,7 +607,7 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
             r, c = np.argwhere(wide.isna().to_numpy())[0]
             raise InputError(f"per-case table: no value for algorithm {runs[r]!r}, case {cases[c]!r} "
                              f"(scheme {key})")
-        label = dict(zip(by, key))
+        label = dict(zip(columns, key))
         strategy = "/".join(str(label[c]) for c in ("task", "strategy") if c in label) or "table"
         name = (strategy, str(label.get("metric", value)), "macro")
         b.macro(name, wide.to_numpy(dtype=np.float64), policy)
@@ -640,13 +653,16 @@ def rank_then_aggregate(schemes: Schemes, *, ties: str = "average") -> Schemes:
     if not macro:
         raise ValueError("rank-then-aggregate ranks per-case scores: it exists for macro schemes only")
     codes = schemes.codes
+    per_case = schemes.per_case
+    if per_case is None:
+        raise ValueError("these schemes carry no per-case scores")
     if codes is None:
-        codes = np.arange(schemes.n_units) if schemes.per_case.shape[2] == schemes.n_units else None
+        codes = np.arange(schemes.n_units) if per_case.shape[2] == schemes.n_units else None
     if codes is None:
         raise ValueError("these schemes do not say which unit each case belongs to (Schemes.codes)")
     b = _Builder(codes, schemes.n_units)
     for s in macro:
-        v = schemes.per_case[s]  # (R, N)
+        v = per_case[s]  # (R, N)
         ranks = rank(v.T, ties=ties).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
         b.macro(schemes.names[s], np.where(np.isnan(v), np.nan, -ranks), schemes.empty)
     return b.build(schemes.runs, schemes.units, schemes.empty, schemes.unit, ranking="rank-then-aggregate")

@@ -30,7 +30,7 @@ why the studies record every ``--test-step``-th prefix only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -140,7 +140,7 @@ class PairedTests(SchemesView):
 
     # -- what the resampling engines call --
 
-    def _args(self):
+    def _args(self) -> tuple[Any, ...]:
         return (self.order, self.positive, self.new_group, self.length, self.pair_i, self.pair_j,
                 len(self.runs), self.alpha, self.adjustment == "holm")
 
@@ -180,13 +180,15 @@ class PairedTests(SchemesView):
         """L1 rank change to ``final_ranks`` after the recorded prefixes (every test rerun per prefix)."""
         if self.adjustment not in KERNEL_ADJUSTMENTS:
             return recomputed_l1_curves(self.scores, self.n_units, orders, positions, final_ranks, tol, ties)
-        return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol, ties)
+        return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol,  # type: ignore[call-arg]
+                                         ties)  # numba's Dispatcher stub takes no positional arguments after *args
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Runs beaten (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
         if self.adjustment not in KERNEL_ADJUSTMENTS:
             return recomputed_resamples(self.scores, self.n_units, idx)
-        return _kernels.beaten_resamples(*self._args(), np.ascontiguousarray(idx, dtype=np.int64))
+        return _kernels.beaten_resamples(*self._args(),  # type: ignore[call-arg]  # (numba's Dispatcher stub)
+                                         np.ascontiguousarray(idx, dtype=np.int64))
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out runs beaten (S, R, U)."""

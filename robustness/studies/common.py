@@ -260,19 +260,20 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
     """
     import pandas as pd
 
-    convs = list(convs.values())
-    notes, chosen = [], []
-    for c in convs:
+    found = list(convs.values())
+    notes: list[str] = []
+    chosen: list = []
+    for c in found:
         orders, note = _curve_orders(c, all_curves=all_curves)
         chosen.append((c, orders))
         notes += [f"{c.ranking}: {note}"] if note else []
-    points = convergence_points(convs, tolerance=tolerance, lenient=lenient)
+    points = convergence_points(found, tolerance=tolerance, lenient=lenient)
     tables = {
-        "orders.csv": pd.concat([c.orders_frame().assign(ranking=c.ranking) for c in convs], ignore_index=True),
+        "orders.csv": pd.concat([c.orders_frame().assign(ranking=c.ranking) for c in found], ignore_index=True),
         "curves.parquet": lambda: (f for c, orders in chosen for f in c.iter_frames(orders=orders)),
-        "curves_summary.csv": pd.concat([c.summary(confidence=0.9) for c in convs], ignore_index=True),
+        "curves_summary.csv": pd.concat([c.summary(confidence=0.9) for c in found], ignore_index=True),
         "convergence.csv": points,
-        "strategy_comparison.csv": pd.concat([c.compare_strategies() for c in convs], ignore_index=True),
+        "strategy_comparison.csv": pd.concat([c.compare_strategies() for c in found], ignore_index=True),
     }
     return tables, notes
 

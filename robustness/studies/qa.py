@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from robustness import seeds
 from robustness.results.study_result import StudyResult, Verdicts
@@ -123,7 +123,7 @@ def answer_counts(gold: Answers, runs: list[Answers], *, n_resamples: int = 1000
     for r in runs:
         for include in (False, True):
             d = answer_count_difference(gold, r, include_not_mentioned=include, per_encounter=True)
-            row = {"run": r.name, "include_not_mentioned": include}
+            row: dict[str, Any] = {"run": r.name, "include_not_mentioned": include}
             for parent, values in d.items():
                 low, high = mean_interval(values, n_resamples=n_resamples,
                                           rng=seeds.stream(seed, "answer_counts"))

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -314,7 +314,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
 def _layout(challenge) -> dict:
     """What the report says of 3D and multi-label input (nothing for 2D images, so their metadata is unchanged)."""
-    out = {}
+    out: dict[str, Any] = {}
     if any(len(shape) == 3 for shape in challenge.shapes):
         out["volumes"] = True
     labels = getattr(challenge.source, "labels", None)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -262,7 +262,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
               "units": schemes.n_units if schemes is not None else int(max(t.units.max() + 1 for t in tasks)),
               "unit": schemes.unit if schemes is not None else unit,
               "schemes": [list(n) for n in schemes.names] if schemes is not None else []}
-    meta = {"options": asdict(options), "ranking_options": asdict(ranking_options),
+    meta: dict[str, Any] = {"options": asdict(options), "ranking_options": asdict(ranking_options),
             "ranking_options_text": ranking_options.describe(), "methods": methods_meta(),
             "ranking": list(options.ranking), "input": inputs,
             "warnings": list(notes) + [n for n in rank_notes if n not in notes]}

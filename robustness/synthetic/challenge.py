@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -366,6 +366,12 @@ class SyntheticSource:
         return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
                        encounter_of=self.encounter_of[idx], image_keys=self.image_key(idx))
 
+    @overload
+    def image_key(self, image: int) -> int: ...
+
+    @overload
+    def image_key(self, image: np.ndarray) -> np.ndarray: ...
+
     def image_key(self, image: int | np.ndarray) -> int | np.ndarray:
         """The index in the whole challenge of image ``image`` of this source (its streams' seed).
 
@@ -499,6 +505,7 @@ def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters
     c = replace(config, n_encounters=n_encounters, n_images=max(n_images, n_encounters))
     ch = make_challenge(c, rng=rng, population=population)
     src = ch.source
+    assert isinstance(src, SyntheticSource)  # make_challenge's source
     counts = np.empty((len(population.runs), ch.n_images, 3), dtype=np.int64)
     for i in range(ch.n_images):
         counts[:, i] = generate_image(src, i, annotators=False, common_runs=True, run_counts=True)[("run", "counts")]

@@ -26,12 +26,29 @@ class ImageModel(Protocol):
     class, so that the two modules do not import each other, not even for annotations.
     """
 
-    config: Any  # SyntheticConfig: the model's parameters
-    population: Any  # Population: the annotators' and runs' draws
-    shapes: tuple
-    annotated: np.ndarray
-    encounter_of: np.ndarray
-    entropy: int
+    @property
+    def config(self) -> Any:
+        """The model's parameters (a SyntheticConfig)."""
+
+    @property
+    def population(self) -> Any:
+        """The annotators' and runs' draws (a Population)."""
+
+    @property
+    def shapes(self) -> tuple:
+        """Every image's shape."""
+
+    @property
+    def annotated(self) -> np.ndarray:
+        """Which annotator drew which image."""
+
+    @property
+    def encounter_of(self) -> np.ndarray:
+        """Every image's encounter."""
+
+    @property
+    def entropy(self) -> int:
+        """The seed's entropy."""
 
     def image_key(self, image: int) -> int:
         """The image's index in the whole challenge (it seeds the image's streams).
@@ -158,7 +175,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
     xs = np.linspace(0.0, w - 1.0, cw)[None, :]
-    grid = (ch, cw)
+    grid: tuple[int, ...] = (ch, cw)
     if len(shape) == 3:  # a volume: coarse slices as far apart (in mm) as the coarse grid's in-plane points
         depth = shape[0]
         sz, sy = c.spacing[0], c.spacing[1]

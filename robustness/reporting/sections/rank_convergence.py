@@ -113,9 +113,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     moved, order = _winner_bullet(res, p), _order_sentence(res, p)
     if moved or order:
         items.append(" ".join(x for x in (moved, order) if x))
-    d, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
-    if d and nd:
-        d = d[0]
+    distances, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
+    if distances and nd:
+        d = distances[0]
         items.append(f"**Distance to unlimited data**: this test set's ranking lies an expected L1 of {d['value']:.1f} "
                      f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
@@ -162,7 +162,10 @@ def _design_sentence(res: StudyResult) -> str:
     if own.empty or not same_target(d["target"], target):
         return (f" The design study in {d['folder']} answers for L1 <= {format_target(d['target'])}, this job for "
                 f"{format_target(target)}: their sizes are not compared.")
-    v = comparison_fields(compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])}))
+    compared = compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])})
+    if compared is None:  # own is not empty: the design study's folder holds no majority answer
+        return f" The design study in {d['folder']} holds no size for majority vote: their sizes are not compared."
+    v = comparison_fields(compared)
     rule = target_rule(target, res.meta["input"]["runs"])
     return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"],
                                                                          rule=rule)

@@ -127,7 +127,7 @@ def strategy_label(name: str) -> str:
     from robustness.overlap.gold import get_strategy
 
     try:
-        return get_strategy(name).label
+        return get_strategy(name).label or name
     except ValueError:
         return name
 
