@@ -6,11 +6,16 @@ from pathlib import Path
 
 
 def load(results_dir, average):
-    """The summarised curves and one example order (order 0) for one averaging, every ranking method."""
+    """The summarised curves and one example order (order 0) for one averaging, every ranking method.
+
+    curves.parquet is read in part (one order, one averaging): the one table a figure does not read whole.
+    """
     import pandas as pd
 
+    from figures import read
+
     results_dir = Path(results_dir)
-    summary = pd.read_csv(results_dir / "curves_summary.csv")
+    summary = read(results_dir, "curves_summary.csv")
     example = pd.read_parquet(results_dir / "curves.parquet",
                               filters=[("order", "==", 0), ("average", "==", average)])
     return summary, example

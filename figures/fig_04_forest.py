@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path, *, primary=None, method=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
@@ -13,12 +11,11 @@ def make(results_dir, out_path, *, primary=None, method=None):
     ``reported`` rows).
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import for_ranking, headline, save
+    from figures import for_ranking, headline, read, save
     from robustness.reporting import plotting
 
-    ci = pd.read_csv(Path(results_dir) / "bootstrap_ci.csv")
+    ci = read(results_dir, "bootstrap_ci.csv")
     ci = for_ranking(ci[ci.reported] if method is None else ci[ci.method == method])
     p = headline(results_dir, primary, ci.strategy)
     n = ci.system.nunique()

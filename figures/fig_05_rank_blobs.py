@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
@@ -11,12 +9,11 @@ def make(results_dir, out_path, *, primary=None):
     ``primary``: the scheme to show (default: the results' headline scheme, see :func:`figures.headline`).
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import for_ranking, headline, save
+    from figures import for_ranking, headline, read, save
     from robustness.reporting import plotting
 
-    dist = for_ranking(pd.read_csv(Path(results_dir) / "rank_distribution.csv"))
+    dist = for_ranking(read(results_dir, "rank_distribution.csv"))
     p = headline(results_dir, primary, dist.strategy)
     with plotting.style():
         fig, ax = plt.subplots(figsize=(5.0, 4.2), layout="constrained")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path, *, metric=None, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
@@ -11,13 +9,12 @@ def make(results_dir, out_path, *, metric=None, primary=None):
     The metric is ``metric``, else the headline scheme's (``primary``, else the folder's meta.json).
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import for_ranking, headline, save
+    from figures import for_ranking, headline, read, save
     from robustness.reporting import plotting
     from robustness.scheme import metric_label
 
-    tau = for_ranking(pd.read_csv(Path(results_dir) / "kendall_tau.csv"))
+    tau = for_ranking(read(results_dir, "kendall_tau.csv"))
     metric = metric or headline(results_dir, primary, tau.strategy).metric
     averages = [a for a in ("micro", "macro") if ((tau.metric == metric) & (tau.average == a)).any()]  # a boundary
     with plotting.style():  # metric exists macro only

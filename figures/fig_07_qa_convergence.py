@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path):
     """Draw the figure from a QA results folder, once per ranking method; save .png and .pdf; return the paths.
@@ -11,12 +9,11 @@ def make(results_dir, out_path):
     The aggregate's figure goes to ``out_path``, the others' to ``out_path_<method>``.
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import for_ranking, method_path, method_title, rankings, save
+    from figures import for_ranking, method_path, method_title, rankings, read, save
     from robustness.reporting import plotting
 
-    summary = pd.read_csv(Path(results_dir) / "curves_summary.csv")
+    summary = read(results_dir, "curves_summary.csv")
     paths = []
     for ranking in rankings(summary):
         with plotting.style():

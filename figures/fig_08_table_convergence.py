@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 #: The tables the figure reads (it is drawn only where the study wrote them).
 NEEDS = ("curves_summary.csv",)
 
@@ -14,12 +12,11 @@ def make(results_dir, out_path):
     The aggregate's figure goes to ``out_path``, the others' to ``out_path_<method>``.
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import for_ranking, method_path, method_title, rankings, save
+    from figures import for_ranking, method_path, method_title, rankings, read, save
     from robustness.reporting import plotting
 
-    all_rankings = pd.read_csv(Path(results_dir) / "curves_summary.csv")
+    all_rankings = read(results_dir, "curves_summary.csv")
     metrics = list(dict.fromkeys(all_rankings.metric))[:4]
     paths = []
     for ranking in rankings(all_rankings):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths.
@@ -14,10 +12,10 @@ def make(results_dir, out_path, *, primary=None):
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from figures import headline, save
+    from figures import headline, read, save
     from robustness.reporting import plotting
 
-    pairwise = pd.read_parquet(Path(results_dir) / "pairwise.parquet")
+    pairwise = read(results_dir, "pairwise.parquet")
     p = headline(results_dir, primary, pairwise.strategy)
     strategy, metric = p.gold, p.metric
     averages = [a for a in p.averages if ((pairwise.strategy == strategy) & (pairwise.metric == metric)

@@ -8,18 +8,17 @@ from pathlib import Path
 def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import headline, save
+    from figures import headline, read, save
     from robustness.reporting import plotting
 
     results_dir = Path(results_dir)
-    per_size = pd.read_csv(results_dir / "ranking_uncertainty.csv")
-    needed = pd.read_csv(results_dir / "test_set_size.csv")
+    per_size = read(results_dir, "ranking_uncertainty.csv")
+    needed = read(results_dir, "test_set_size.csv")
     p = headline(results_dir, primary, per_size.strategy)
     official, metric = p.gold, p.metric
     tolerance = float(needed.tolerance.iloc[0])
-    boot = pd.read_csv(results_dir / "bootstrap_ci.csv", usecols=["system", "unit"])
+    boot = read(results_dir, "bootstrap_ci.csv")[["system", "unit"]]
     unit, n_runs = boot.unit.iloc[0], boot.system.nunique()
     averages = [a for a in p.averages if ((per_size.metric == metric) & (per_size.average == a)).any()]
     with plotting.style():

@@ -13,16 +13,15 @@ def make(results_dir, out_path):
     (and ``[]`` returned) when the results hold one ranking method only.
     """
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import rankings, save
+    from figures import rankings, read, save
     from robustness.reporting import plotting
 
     results_dir = Path(results_dir)
     name = "kendall_tau.csv" if (results_dir / "kendall_tau.csv").exists() else "agreement.csv"
     if not (results_dir / name).exists():  # a per-case table study without the resampling engines
         return []
-    tau = pd.read_csv(results_dir / name)
+    tau = read(results_dir, name)
     if len(rankings(tau)) < 2:
         return []
     macro = tau[tau.average == "macro"]

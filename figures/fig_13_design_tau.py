@@ -22,14 +22,12 @@ def base_rows(results_dir, table):
 def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import save
+    from figures import read, save
     from robustness.reporting import design_plots, plotting
     from robustness.statistics.ranks import format_target, random_l1, target_rule
 
-    summary, base = base_rows(results_dir, design_plots.one_random(pd.read_csv(Path(results_dir) /
-                                                                               "design_summary.csv")))
+    summary, base = base_rows(results_dir, design_plots.one_random(read(results_dir, "design_summary.csv")))
     runs = int(base["runs"])
     target = float(base.get("target_l1", runs))
     with plotting.style():

@@ -14,16 +14,15 @@ def make(results_dir, out_path):
     import json
 
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    from figures import save
+    from figures import read, save
     from figures.fig_13_design_tau import base_rows
     from robustness.reporting import design_plots, plotting
     from robustness.reporting.sections.design import unit_of
     from robustness.simulation.design import needed_by_agreement
     from robustness.statistics.ranks import format_target
 
-    summary = design_plots.one_random(pd.read_csv(Path(results_dir) / "design_summary.csv"))
+    summary = design_plots.one_random(read(results_dir, "design_summary.csv"))
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
     summary = summary.loc[rows.index]
     meta = json.loads((Path(results_dir) / "meta.json").read_text()) if (Path(results_dir) / "meta.json").exists() \

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path, *, strategy="majority", average="micro"):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
     import numpy as np
-    import pandas as pd
 
-    from figures import save
+    from figures import read, save
     from figures.fig_13_design_tau import base_rows
     from robustness.reporting import plotting
 
-    design, base = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design.csv"))
+    design, base = base_rows(results_dir, read(results_dir, "design.csv"))
     unit = base.get("test_unit", "encounter")  # image, volume or encounter (folders before it: encounter)
     d = design[(design.strategy == strategy) & (design.average == average)]
-    summary, _ = base_rows(results_dir, pd.read_csv(Path(results_dir) / "design_summary.csv"))
+    summary, _ = base_rows(results_dir, read(results_dir, "design_summary.csv"))
     s = summary[(summary.strategy == strategy) & (summary.average == average)].sort_values("encounters")
     color = plotting.strategy_style(strategy)["color"]
     with plotting.style():

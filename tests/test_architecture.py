@@ -469,3 +469,13 @@ def test_every_claim_is_declared_once_and_read_by_that_name():
         Verdicts().add("pairs_diff", table="pairwise.parquet")
     with pytest.raises(ValueError, match="unknown claim"):
         StudyResult("rank_convergence", verdicts=Verdicts().frame()).verdict("winner")
+
+
+def test_figures_read_tables_one_way():
+    """Every figure reads a results table through figures.read (names stay text, as written); the one exception is
+    fig_02's partial read of curves.parquet (one order of a file that can hold millions of rows)."""
+    root = Path(__file__).resolve().parents[1] / "figures"
+    direct = {p.name for p in root.glob("fig_*.py") if "pd.read_csv(" in p.read_text()
+              or "pd.read_parquet(" in p.read_text()}
+    assert direct == {"fig_02_micro_convergence.py"}, direct
+    assert "filters=" in (root / "fig_02_micro_convergence.py").read_text()
