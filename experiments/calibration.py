@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         import json
 
         from robustness.results.folder import ResultsDir
-        from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, default_populations
+        from robustness.simulation.calibration import CalibrationOptions
+        from robustness.simulation.populations import PopulationSpec, default_populations
         from robustness.studies import calibration
 
         say = _study.say(args)

@@ -2,7 +2,8 @@
 
 - :mod:`.twin`: fit the synthetic generator to a real challenge (its twin);
 - :mod:`.design`, :mod:`.grid`: one replicate of a setting, summaries over replicates, the recommendation;
-- :mod:`.calibration`: the package's claims checked against populations of known truth;
+- :mod:`.calibration`: the package's claims checked against populations of known truth
+  (:mod:`.populations`: the populations and their truth);
 - :mod:`.metric_tau`, :mod:`.rank_intervals`: agreement between metrics' rankings and the coverage of a per-case
   table's rank intervals, by simulation.
 """
@@ -13,4 +14,4 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "challenge_stats": "twin", "fit": "twin",
     "Setting": "design", "DesignOptions": "design", "simulate": "design", "summarise": "design",
     "recommend": "design", "rank_interval_coverage": "rank_intervals",
-}, modules=("twin", "design", "grid", "calibration", "metric_tau", "rank_intervals"))
+}, modules=("twin", "design", "grid", "calibration", "populations", "metric_tau", "rank_intervals"))

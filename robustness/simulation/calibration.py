@@ -35,10 +35,8 @@ populations.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +44,16 @@ import numpy as np
 
 from robustness.parallel import run_batches
 from robustness.seeds import stream
+from robustness.simulation.populations import (
+    GOLDS,
+    PopulationSpec,
+    PopulationTruth,
+    encounter_schemes,
+    gold_schemes,
+    gold_truth,
+    population_counts,
+    population_truth,
+)
 from robustness.statistics.convergence import GOLD_ORDERS
 from robustness.statistics.ranks import size_target, target_text
 
@@ -54,11 +62,8 @@ if TYPE_CHECKING:
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.statistics.schemes import Schemes
-    from robustness.synthetic.challenge import Population, SyntheticConfig
 
-__all__ = ["CalibrationOptions", "PopulationSpec", "PopulationTruth", "default_populations", "population_counts",
-           "population_truth", "calibrate", "size_claim_holds",
-           "CALIBRATION_COLUMNS"]
+__all__ = ["CalibrationOptions", "calibrate", "size_claim_holds", "CALIBRATION_COLUMNS"]
 
 #: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
@@ -66,8 +71,6 @@ CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_s
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
                        "share_holding", "share_holding_se", "n_claims")
 
-#: The golds whose curves the calibration compares (the gold statements of the main job's report).
-GOLDS = ("majority", "intersection", "union", "staple")
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
 
@@ -115,247 +118,9 @@ class CalibrationOptions:
             raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
 
 
-@dataclass(frozen=True)
-class PopulationSpec:
-    """One population: a generator config and its runs.
-
-    Attributes
-    ----------
-    name : str
-        How calibration.csv names it (``default``, ``design-0``, ``like``...).
-    config : SyntheticConfig
-    runs : Population
-    index : int
-        Its random streams' index (distinct populations get distinct images and test sets).
-    """
-
-    name: str
-    config: SyntheticConfig
-    runs: Population
-    index: int = 0
-
-
-def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationSpec]:
-    """The default challenge's runs and the first ``n_design`` run populations of the default design study.
-
-    Parameters
-    ----------
-    n_design : int
-        How many of the design study's run populations (its streams ``population`` 0, 1, ...).
-    seed : int
-        The design study's seed.
-
-    Returns
-    -------
-    list of PopulationSpec
-    """
-    from robustness.synthetic.challenge import SyntheticConfig, draw_population
-
-    config = SyntheticConfig()
-    out = [PopulationSpec("default", config, draw_population(config, np.random.default_rng(0).spawn(2)[0]), 0)]
-    for p in range(n_design):
-        out.append(PopulationSpec(f"design-{p}", config,
-                                  draw_population(config, stream(seed, "population", p, design=True)), 1 + p))
-    return out
-
-
 #: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
 #: scheme and size).
 DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth")
-
-
-def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
-    payload = json.dumps({"config": asdict(spec.config), "runs": spec.runs.runs,
-                          "skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
-                          "bias": np.asarray(spec.runs.run_bias).round(12).tolist(),
-                          "encounters": n_encounters, "seed": seed, "index": spec.index, "golds": GOLDS},
-                         sort_keys=True,
-                         default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-
-def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0, cache_dir: Path | str | None = None,
-                      n_jobs: int = 1, progress: bool = False) -> OverlapCounts:
-    """The overlap counts of a population of ``n_encounters`` encounters (majority gold), cached by content.
-
-    Parameters
-    ----------
-    spec : PopulationSpec
-    n_encounters : int
-    seed : int
-        Seed of the population's images.
-    cache_dir : path, optional
-        Where ``population-<key>.npz`` is kept between runs.
-    n_jobs : int
-    progress : bool
-
-    Returns
-    -------
-    OverlapCounts
-    """
-    from dataclasses import replace
-
-    from robustness.overlap import compute_overlap
-    from robustness.overlap.counts import load_counts, save_counts
-    from robustness.synthetic.challenge import make_challenge
-
-    path = None
-    if cache_dir is not None:
-        path = Path(cache_dir) / f"population-{_key(spec, n_encounters, seed)}.npz"
-        if path.is_file():
-            try:
-                return load_counts(path)
-            except (OSError, ValueError, KeyError):
-                pass  # damaged: counted again below and replaced
-    per_image = spec.config.n_images / spec.config.n_encounters
-    config = replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image)))
-    challenge = make_challenge(config, rng=stream(seed, "images", spec.index, calibration=True), population=spec.runs)
-    counts = compute_overlap(challenge, strategies=list(GOLDS), leave_one_out=False, n_jobs=n_jobs,
-                             progress=progress, rng=0)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_counts(counts, path)
-    return counts
-
-
-def _gold_schemes(counts: OverlapCounts) -> Schemes:
-    """The golds' Jaccard schemes on the image unit (the main job's curves)."""
-    from robustness.statistics.schemes import schemes_from_counts
-
-    return schemes_from_counts(counts, unit="image", strategies=list(GOLDS), metrics=["jaccard"], annotators=[])
-
-
-def gold_truth(counts: OverlapCounts, images_of: list[np.ndarray], n: int, *, draws: int, n_orders: int,
-               rng: np.random.Generator) -> tuple[list, np.ndarray, np.ndarray]:
-    """Each gold's expected area under its convergence curve on a new test set of ``n`` encounters.
-
-    Parameters
-    ----------
-    counts : OverlapCounts
-        The population.
-    images_of : list of ndarray
-        The images of every encounter.
-    n : int
-        Encounters per test set.
-    draws : int
-        Test sets drawn (without replacement) from the population.
-    n_orders : int
-        Orders per test set.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    (names, mean, se) : list of (strategy, metric, average), ndarray (S,), ndarray (S,)
-    """
-    from robustness.statistics.convergence import rank_convergence
-
-    found = []
-    for _ in range(draws):
-        chosen = rng.choice(len(images_of), n, replace=False)
-        test = _gold_schemes(counts.select(np.concatenate([images_of[k] for k in np.sort(chosen)])))
-        found.append(rank_convergence(test, n_orders=n_orders, rng=rng.spawn(1)[0]).order_auc().mean(axis=1))
-    aucs = np.array(found)
-    return list(test.names), aucs.mean(axis=0), aucs.std(axis=0, ddof=1) / np.sqrt(draws)
-
-
-def _test_schemes(counts: OverlapCounts) -> Schemes:
-    """The official schemes (majority, micro and macro Jaccard) on the encounter unit."""
-    from robustness.statistics.schemes import schemes_from_counts
-
-    return schemes_from_counts(counts, unit="encounter", strategies=["majority"], metrics=["jaccard"],
-                               annotators=[])
-
-
-@dataclass(frozen=True)
-class PopulationTruth:
-    """What the population knows: its scores, and the expected L1 at each size.
-
-    Attributes
-    ----------
-    schemes : list of (strategy, metric, average)
-    scores : ndarray (S, R)
-    sizes : ndarray of int (M,)
-    expected_l1 : ndarray (S, M)
-        Over ``truth_draws`` samples of each size drawn with replacement from the population's encounters.
-    expected_l1_se : ndarray (S, M)
-    """
-
-    schemes: list
-    scores: np.ndarray
-    sizes: np.ndarray
-    expected_l1: np.ndarray
-    expected_l1_se: np.ndarray
-
-    def at(self, s: int, m: float) -> float:
-        """The true expected L1 of scheme ``s`` at size ``m`` (log-linear interpolation on the grid).
-
-        Parameters
-        ----------
-        s : int
-        m : float
-
-        Returns
-        -------
-        float
-        """
-        return float(np.interp(np.log(m), np.log(self.sizes), self.expected_l1[s]))
-
-    def needed(self, s: int, target: float) -> float:
-        """The size at which the true expected L1 of scheme ``s`` falls to ``target`` (nan beyond the grid).
-
-        Parameters
-        ----------
-        s : int
-        target : float
-
-        Returns
-        -------
-        float
-        """
-        from robustness.statistics.uncertainty import crossing
-
-        return crossing(self.sizes, self.expected_l1[s], target)[0]
-
-
-def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1000, margin: float = 0.0,
-                     rng: np.random.Generator | int | None = None) -> PopulationTruth:
-    """The population's scores and its true expected L1 at every size (sampling the population itself).
-
-    Parameters
-    ----------
-    counts : OverlapCounts
-        The population.
-    sizes : array of int
-        Test-set sizes in encounters.
-    draws : int
-        Samples per size (with replacement: the population is the distribution).
-    margin : float
-        Runs within it in the population count as tied.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    PopulationTruth
-    """
-    from robustness import _kernels
-
-    rng = np.random.default_rng(rng)
-    sch = _test_schemes(counts)
-    theta = sch.scores()
-    sizes = np.asarray(sizes, dtype=np.int64)
-    e = np.empty((len(sch.names), sizes.size))
-    se = np.empty_like(e)
-    batch = 100
-    for k, m in enumerate(sizes):
-        per = []
-        for start in range(0, draws, batch):
-            n = min(batch, draws - start)
-            scores = sch.resample_scores(rng.integers(0, sch.n_units, (n, int(m))))  # (S, n, R)
-            per.append(np.stack([_kernels.margin_l1(theta[s][None], scores[s] - theta[s][None], 1.0, margin)[0]
-                                 for s in range(len(sch.names))]))
-        l1 = np.concatenate(per, axis=1)
-        e[:, k], se[:, k] = l1.mean(axis=1), l1.std(axis=1, ddof=1) / np.sqrt(l1.shape[1])
-    return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se)
 
 
 def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
@@ -440,8 +205,8 @@ def _test_set_batch(counts: OverlapCounts, draws: list, truth: PopulationTruth, 
     out = []
     for images, g_test, g_gold in draws:
         sub = counts.select(images)
-        result = _one_test_set(_test_schemes(sub), truth, options, g_test, margin)
-        result["golds"] = _gold_statements(_gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
+        result = _one_test_set(encounter_schemes(sub), truth, options, g_test, margin)
+        result["golds"] = _gold_statements(gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
         out.append(result)
     return out
 

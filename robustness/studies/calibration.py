@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from robustness.results.study_result import StudyResult, Verdicts
-from robustness.simulation.calibration import CalibrationOptions, PopulationSpec, calibrate
+from robustness.simulation.calibration import CalibrationOptions, calibrate
+from robustness.simulation.populations import PopulationSpec
 
 __all__ = ["STUDY", "TARGETS", "Target", "run"]
 
