@@ -19,7 +19,7 @@ def make(results_dir, out_path):
     from figures.fig_13_design_tau import base_rows
     from robustness.reporting import design_plots, plotting
     from robustness.reporting.sections.design import unit_of
-    from robustness.simulation.design import needed_by_agreement
+    from robustness.simulation.recommendation import needed_by_agreement
     from robustness.statistics.ranks import format_target
 
     summary = design_plots.one_random(read(results_dir, "design_summary.csv"))

@@ -203,7 +203,7 @@ def test_like_names_a_raters_challenge_for_the_layout_checks(tmp_path, capsys):
 
 
 def test_needed_sizes_interpolate_log_linearly_with_their_interval():
-    from robustness.simulation.design import needed_by_agreement
+    from robustness.simulation.recommendation import needed_by_agreement
 
     summary = pd.DataFrame(dict(strategy="majority", average="micro", agreement=0.6, encounters=[50, 100, 200],
                                 l1_population=[80.0, 40.0, 20.0], l1_population_low=[60.0, 30.0, 10.0],
@@ -316,7 +316,7 @@ BASE = Setting(annotators=3, agreement=0.6, spread=0.5, runs=10, correlation=0.5
 
 
 def test_the_simplest_of_the_tied_schemes_is_chosen_and_random_golds_are_one():
-    from robustness.simulation.design import choose_scheme
+    from robustness.simulation.recommendation import choose_scheme
 
     design = _design_rows({("staple", "macro"): 10.0, ("majority", "macro"): 10.4, ("majority", "micro"): 10.1,
                            ("union", "micro"): 30.0, ("rand1", "micro"): 5.0, ("rand2", "micro"): 20.0,
@@ -331,7 +331,7 @@ def test_the_simplest_of_the_tied_schemes_is_chosen_and_random_golds_are_one():
 
 
 def test_a_scheme_better_than_every_other_is_chosen_even_if_not_the_simplest():
-    from robustness.simulation.design import choose_scheme
+    from robustness.simulation.recommendation import choose_scheme
 
     c = choose_scheme(_design_rows({("intersection", "macro"): 2.0, ("majority", "micro"): 20.0,
                                     ("staple", "micro"): 21.0}), base=BASE, size=100)
@@ -389,7 +389,7 @@ def test_intervals_are_about_runs_like_these_when_populations_repeat():
     gives the plain t interval."""
     from scipy import stats
 
-    from robustness.simulation.design import summarise
+    from robustness.simulation.recommendation import summarise
 
     rng = np.random.default_rng(0)
     rows = []

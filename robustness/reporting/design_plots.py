@@ -64,7 +64,7 @@ def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_popul
         ``design_summary.csv`` of one setting.
     average : str
     measure : str
-        A measure of :data:`robustness.simulation.design.MEASURES`.
+        A measure of :data:`robustness.simulation.recommendation.MEASURES`.
     highlight : str, optional
         The strategy whose 95% band over replicates is drawn.
     ax : matplotlib.axes.Axes, optional
@@ -134,7 +134,7 @@ def design_size(sizes: pd.DataFrame, *, average: str, grid: Iterable[int], ax: A
     Parameters
     ----------
     sizes : DataFrame
-        :func:`robustness.simulation.design.needed_by_agreement`: strategy, agreement, needed, needed_low,
+        :func:`robustness.simulation.recommendation.needed_by_agreement`: strategy, agreement, needed, needed_low,
         needed_high.
     average : str
     grid : iterable of int

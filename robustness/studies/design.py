@@ -21,8 +21,9 @@ import numpy as np
 
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
-from robustness.simulation.design import DesignOptions, Setting, recommend, summarise
+from robustness.simulation.design import DesignOptions, Setting
 from robustness.simulation.grid import Grid, run_grid
+from robustness.simulation.recommendation import recommend, summarise
 from robustness.statistics.population import ESTIMATOR
 from robustness.statistics.ranks import size_target, target_record, target_text
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
@@ -296,7 +297,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     """The design study around the generator parameters ``base``.
 
     The grid is simulated first (:func:`robustness.simulation.grid.run_grid`); the scheme is chosen at the
-    challenge's own setting and size (:func:`robustness.simulation.design.choose_scheme`); then the size search
+    challenge's own setting and size (:func:`robustness.simulation.recommendation.choose_scheme`); then the size search
     simulates test sets twice as large, at that setting, until the chosen scheme's expected L1 to the population
     ranking meets the target at 95% confidence (the upper end of its interval over replicates), its own distance
     to the truth alone exceeds the target (no size can reach it), or ``options.max_encounters`` is reached.
@@ -327,8 +328,8 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     import pandas as pd
 
     from robustness.overlap.gold import is_random, resolve
-    from robustness.simulation.design import at_setting, choose_scheme
     from robustness.simulation.grid import run_size
+    from robustness.simulation.recommendation import at_setting, choose_scheme
 
     say = say or (lambda *a: None)
     grid = make_grid(base, options)
@@ -524,7 +525,7 @@ def _number(value) -> float:
 
 
 def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> Verdicts:
-    """What the recommendation states (see :func:`robustness.simulation.design.recommend`), one row per number."""
+    """What the recommendation states (:func:`robustness.simulation.recommendation.recommend`), one row per number."""
     v = Verdicts()
     verdict, size = rec["scheme"], rec["size"]
     v.add("closest_scheme", statement="best" if verdict.best else "tied", subject=verdict.tied,

@@ -48,7 +48,7 @@ register_study(STUDY, "Design study: which gold, and how large a test set?",
 
 
 def _size(value, largest) -> str:
-    """A size from :func:`robustness.simulation.design.recommend`: nan beyond the search, negative at its first size."""
+    """A size of :func:`robustness.simulation.recommendation.recommend`: nan beyond the search, negative at first."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"more than {largest}"
     if value < 0:
@@ -120,7 +120,7 @@ def _grid(r: Report, res: StudyResult) -> None:
         f"(cap {res.meta.get('cap', '?')}); "
         f"{sim['n_orders']} orders and {sim['n_resamples']} bootstrap resamples per test set; {_simulated(res)}; "
         f"seed {res.options['seed']}. Intervals are 95% t intervals over replicates, or over the run populations' "
-        "means where populations hold several replicates (robustness.simulation.design.summarise).")
+        "means where populations hold several replicates (robustness.simulation.recommendation.summarise).")
 
 
 def _simulated(res: StudyResult) -> str:
