@@ -97,7 +97,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
                        help="tie rule of every ranking [challengeR: ties.method] (default average)")
         g.add_argument("--adjust", choices=ADJUSTMENTS, default="holm", dest="adjustment",
                        help="adjustment of the test-based ranking's p-values [p.adjust.method] (default holm)")
-        g.add_argument("--alpha", type=number(1e-9, 0.999999), default=0.05, metavar="A",
+        g.add_argument("--alpha", type=number(1e-9, 0.499999), default=0.05, metavar="A",
                        help="level of the test-based ranking (default 0.05)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
@@ -164,7 +164,7 @@ def add_ranking_options(p: Parser) -> None:
                         "challenger: on)")
     g.add_argument("--adjust", choices=ADJUSTMENTS, dest="adjustment",
                    help="adjustment of the test-based ranking's p-values [p.adjust.method] (package: holm)")
-    g.add_argument("--alpha", type=number(1e-9, 0.999999), metavar="A",
+    g.add_argument("--alpha", type=number(1e-9, 0.499999), metavar="A",
                    help="level of the test-based ranking [alpha] (0.05)")
 
 

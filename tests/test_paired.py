@@ -86,3 +86,29 @@ def test_pairwise_tests_are_the_one_wilcoxon():
         i, j = "ABC".index(row.system), "ABC".index(row.other)
         want = wilcoxon(values[i] - values[j], alternative="greater", method="asymptotic").pvalue
         assert row.p == pytest.approx(want, rel=1e-12)
+
+
+def test_alpha_is_below_one_half_in_every_path():
+    """At alpha >= 0.5 each run of a tied pair would "beat" the other (both one-sided p-values are 0.5): refused by
+    the options, the engines' tests and the command line alike."""
+    from robustness.statistics.ranking_options import RankingOptions
+
+    for bad in (0.5, 0.6):
+        with pytest.raises(ValueError, match=r"alpha must lie in \(0, 0.5\)"):
+            RankingOptions(alpha=bad)
+    assert RankingOptions(alpha=0.49).alpha == 0.49
+
+
+@pytest.mark.parametrize("adjustment", ["none", "fdr_bh", "hommel"])
+def test_a_tied_pair_beats_nobody_in_either_path(adjustment):
+    """The leaderboard (runs_beaten) and the engines (PairedTests) agree on a pair whose differences cancel."""
+    import pandas as pd
+
+    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.test_based import PairedTests
+
+    values = np.array([[0.1, 0.2], [0.2, 0.1]])
+    table = pd.DataFrame({"case": [0, 1, 0, 1], "algorithm": ["a", "a", "b", "b"], "value": values.ravel()})
+    for alpha in (0.05, 0.4999):
+        engine = PairedTests.from_schemes(schemes_from_table(table), alpha=alpha, adjustment=adjustment).scores()[0]
+        assert engine.tolist() == runs_beaten(values, adjustment=adjustment, alpha=alpha).tolist() == [0.0, 0.0]

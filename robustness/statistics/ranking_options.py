@@ -15,7 +15,7 @@ option         values                            this package's default      cha
 ``test``       wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
 ``continuity`` True / False                      False                       True (R's ``wilcox.test``)
 ``adjustment`` any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
-``alpha``      (0, 1)                            0.05                        0.05
+``alpha``      (0, 0.5)                          0.05                        0.05
 ============== ================================= =========================== ===============================
 
 ``missing``:
@@ -205,8 +205,9 @@ class RankingOptions:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, got {self.test!r}")
         if self.adjustment not in ADJUSTMENTS:
             raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {self.adjustment!r}")
-        if not 0.0 < float(self.alpha) < 1.0:
-            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha!r}")
+        if not 0.0 < float(self.alpha) < 0.5:
+            raise ValueError(f"alpha must lie in (0, 0.5), got {self.alpha!r}: at 0.5 or more a one-sided test "
+                             "finds each run of a tied pair better than the other")
         if self.lower_better not in (None, True, False):
             raise ValueError(f"lower_better must be True, False or None, got {self.lower_better!r}")
 

@@ -114,8 +114,9 @@ class PairedTests(SchemesView):
         >>> PairedTests.from_schemes(schemes_from_table(t)).scores().tolist()  # a beats b on 10 cases of 10
         [[1.0, 0.0]]
         """
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+        if not 0 < alpha < 0.5:
+            raise ValueError(f"alpha must lie in (0, 0.5), got {alpha}: at 0.5 or more a one-sided test finds "
+                             "each run of a tied pair better than the other")
         if adjustment not in ADJUSTMENTS:
             raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {adjustment!r}")
         macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
@@ -156,7 +157,7 @@ class PairedTests(SchemesView):
         out = np.zeros((z.shape[0], len(self.runs)))
         for s in range(z.shape[0]):
             adjusted = adjust(ndtr(-np.concatenate([z[s], -z[s]])), self.adjustment, alpha=self.alpha)
-            out[s] = np.bincount(winner[adjusted < self.alpha], minlength=len(self.runs))
+            out[s] = np.bincount(winner[adjusted <= self.alpha], minlength=len(self.runs))  # as the leaderboard
         return out
 
     def z(self, weights: ArrayLike | None = None) -> np.ndarray:
