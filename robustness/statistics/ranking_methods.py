@@ -106,8 +106,9 @@ class RankingMethod:
     number_format : str
         How reports print the statistic (``str.format``).
     prose : str
-        How the report describes the method, with ``{label}``, ``{case}``, ``{test_unit}`` and
-        ``{n_pairs}`` (ordered pairs of runs) filled in.
+        How the report describes the method, with ``{label}``, ``{case}``, ``{test_unit}``, ``{n_pairs}``
+        (ordered pairs of runs), ``{ties}``, ``{adjusted}``, ``{aggregate}`` (mean, median, a quantile) and
+        ``{test}`` (the paired test) filled in.
     short_label : str
         A label that fits a figure's tick (may hold line breaks).
     """
@@ -129,7 +130,8 @@ class RankingMethod:
     short_label: str | None = None
 
     def describe(self, *, case: str, test_unit: str, n_runs: int, ties: str = "average", adjustment: str = "holm",
-                 alpha: float = 0.05) -> str:
+                 alpha: float = 0.05, aggregate: str | float = "mean", test: str = "wilcoxon",
+                 continuity: bool = False) -> str:
         """The method in one clause of prose, for the report.
 
         Parameters
@@ -141,6 +143,8 @@ class RankingMethod:
         n_runs : int
         ties, adjustment, alpha : str, str, float
             The study's tie rule and the test-based ranking's adjustment and level.
+        aggregate, test, continuity : str or float, str, bool
+            How scores and ranks are aggregated (mean, median, a quantile level) and the paired test.
 
         Returns
         -------
@@ -149,8 +153,12 @@ class RankingMethod:
         adjusted = {"holm": f"together with Holm's step-down method (family-wise error {alpha:.0%})",
                     "none": f"not adjusted (each test at {alpha:.0%}, challengeR's default)"}.get(
             adjustment, f"together ({adjustment}, {alpha:.0%})")
+        how = aggregate if isinstance(aggregate, str) else f"{aggregate:g}-quantile"
+        paired = ("paired t-test" if test == "t" else "paired Wilcoxon signed-rank test (normal approximation with "
+                  f"tie correction{', continuity correction' if continuity else ''}; zero differences dropped)")
         return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
-                                 n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted)
+                                 n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted, aggregate=how,
+                                 test=paired)
 
 
     def value(self, statistic: Any, lower_better: bool) -> Any:
@@ -234,20 +242,20 @@ def register_ranking(method: RankingMethod) -> RankingMethod:
 register_ranking(RankingMethod(
     "aggregate", "aggregate-then-rank", "score", 1, False,
     "one score per run (micro or macro mean), then rank", _aggregate, _aggregate_kernel, metric_units=True,
-    prose="**{label}** orders the runs by their mean score"))
+    prose="**{label}** orders the runs by their {aggregate} score"))
 register_ranking(RankingMethod(
     "rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
     "rank the runs on every case (ties: average rank), then order by mean rank; macro only", _rank_then_aggregate,
     _rank_then_aggregate_kernel, ranks_missing=True, number_format="{:.2f}", short_label="rank-then-\naggregate",
     prose="**rank-then-aggregate** ranks the runs on every {case} (ties: {ties} rank; a run without a score "
-          "there is left out of that {case}'s ranking) and orders them by their mean rank, lower first"))
+          "there is left out of that {case}'s ranking) and orders them by their {aggregate} rank, lower first"))
 register_ranking(RankingMethod(
     "test-based", "test-based", "runs beaten", 1, True,
     "one-sided paired Wilcoxon signed-rank test for every ordered pair on per-unit scores, Holm over the pairs, 5%; "
     "rank by the number of runs beaten significantly; macro only", _test_based, _test_based_kernel,
     unit_level=True, additive=False, number_format="{:.1f}",
-    prose="**test-based** runs a one-sided paired Wilcoxon signed-rank test for every ordered pair of runs on "
-          "per-{test_unit} scores (normal approximation with tie correction; zero differences dropped), adjusts "
+    prose="**test-based** runs a one-sided {test} for every ordered pair of runs on "
+          "per-{test_unit} scores, adjusts "
           "the {n_pairs} p-values of a scheme {adjusted}, and "
           "ranks the runs by the number of runs they beat significantly (ties: {ties} rank)"))
 

@@ -26,7 +26,7 @@ def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, tes
     order = list(RANKING_METHODS)  # the registry's order, whatever the order of --ranking
     methods = sorted(methods, key=lambda m: order.index(m) if m in order else len(order))
     o = options or {}
-    chosen = {k: o[k] for k in ("ties", "adjustment", "alpha") if k in o}
+    chosen = {k: o[k] for k in ("ties", "adjustment", "alpha", "aggregate", "test", "continuity") if k in o}
     parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs, **chosen) for m in methods]
     r.paragraph("The same per-case scores, three ways to a leaderboard (challengeR's families): " + "; ".join(parts)
                 + ". Rank-then-aggregate and test-based need per-case scores: they exist for macro schemes only, "
