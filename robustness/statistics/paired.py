@@ -22,7 +22,7 @@ import numpy as np
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranks import TIE_TOL
 
-__all__ = ["signed_rank_p", "t_p", "paired_p_values", "runs_beaten"]
+__all__ = ["signed_rank_p", "t_p", "paired_p_values", "wins", "runs_beaten"]
 
 
 def _signed_rank(d: np.ndarray, w: np.ndarray, *, continuity: bool, tol: float) -> tuple[np.ndarray, np.ndarray]:
@@ -155,6 +155,27 @@ def paired_p_values(values: np.ndarray, weights: np.ndarray | None = None, *, te
     return p if weights is not None and np.ndim(weights) == 2 else p[0]
 
 
+def wins(p: np.ndarray, adjustment: str = "holm", alpha: float = 0.05) -> np.ndarray:
+    """Runs each run beats: ``p[i, j]`` ("i is better than j") adjusted together, a win where it is ``<= alpha``.
+
+    The one rule of the test-based ranking outside its numba kernel (which counts ``< alpha``; the two differ only
+    where an adjusted p-value equals alpha exactly).
+
+    Parameters
+    ----------
+    p : ndarray (R, R)
+        One-sided p-values, nan on the diagonal (left out of the family: never a win).
+    adjustment : str
+        :func:`robustness.statistics.multiplicity.adjust`'s method.
+    alpha : float
+
+    Returns
+    -------
+    ndarray of int (R,)
+    """
+    return (adjust(p, adjustment, alpha=alpha) <= alpha).sum(axis=1)
+
+
 def runs_beaten(values: np.ndarray, weights: np.ndarray | None = None, *, test: str = "wilcoxon",
                 continuity: bool = False, adjustment: str = "holm", alpha: float = 0.05,
                 lower_better: bool = False) -> np.ndarray:
@@ -184,6 +205,5 @@ def runs_beaten(values: np.ndarray, weights: np.ndarray | None = None, *, test: 
     out = np.full(scored.shape, np.nan)
     for b in range(w.shape[0]):
         s = np.flatnonzero(scored[b])
-        beats = adjust(p[b][np.ix_(s, s)], adjustment, alpha=alpha) <= alpha  # nan diagonal: never a win
-        out[b, s] = beats.sum(axis=1)
+        out[b, s] = wins(p[b][np.ix_(s, s)], adjustment, alpha)
     return out[0] if weights is None else out

@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike
 from robustness import _kernels
 from robustness.statistics.case_statistic import recomputed_jackknife, recomputed_l1_curves, recomputed_resamples
 from robustness.statistics.multiplicity import adjust
+from robustness.statistics.paired import wins
 from robustness.statistics.ranking_options import ADJUSTMENTS
 from robustness.statistics.ranks import TIE_TOL
 from robustness.statistics.schemes import Schemes, SchemesView
@@ -153,11 +154,12 @@ class PairedTests(SchemesView):
         from scipy.special import ndtr
 
         z = self.z(w)
-        winner = np.concatenate([self.pair_i, self.pair_j])
-        out = np.zeros((z.shape[0], len(self.runs)))
+        n_r = len(self.runs)
+        out = np.zeros((z.shape[0], n_r))
         for s in range(z.shape[0]):
-            adjusted = adjust(ndtr(-np.concatenate([z[s], -z[s]])), self.adjustment, alpha=self.alpha)
-            out[s] = np.bincount(winner[adjusted <= self.alpha], minlength=len(self.runs))  # as the leaderboard
+            p = np.full((n_r, n_r), np.nan)
+            p[self.pair_i, self.pair_j], p[self.pair_j, self.pair_i] = ndtr(-z[s]), ndtr(z[s])
+            out[s] = wins(p, self.adjustment, self.alpha)  # the leaderboard's rule
         return out
 
     def z(self, weights: ArrayLike | None = None) -> np.ndarray:
