@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from robustness.io.challenge import Challenge
-    from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.gold import GoldStrategy
     from robustness.scheme import Scheme
 
@@ -503,20 +502,6 @@ def say(notes: Iterable[str]) -> None:
 
     for note in notes:
         print(f"warning: {one_line(note)}", file=sys.stderr)
-
-
-def input_warnings(args: argparse.Namespace, challenge: Challenge, counts: OverlapCounts) -> list[str]:
-    """Everything the loader and the pixel pass noted about the input, plus the checks on the counts.
-
-    Returns the list for ``summary.md`` and ``meta.json``; prints the checks' findings (the loader's and
-    decoder's notes were printed when they happened).
-    """
-    from robustness.errors import summarise_notes
-    from robustness.overlap.checks import input_checks
-
-    found = input_checks(challenge, counts)
-    say(found)
-    return list(challenge.notes) + summarise_notes(counts.notes) + found
 
 
 def source(args: argparse.Namespace) -> str:

@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
 
         from robustness.results.folder import ResultsDir
         from robustness.simulation.calibration import CalibrationOptions
-        from robustness.simulation.populations import PopulationSpec, default_populations
+        from robustness.simulation.populations import default_populations
         from robustness.studies import calibration
 
         say = _study.say(args)
@@ -130,22 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         notes: list[str] = []
         test_size = args.test_size or 100
         if args.like is not None:
-            from robustness.seeds import stream
-            from robustness.studies.design import DesignStudyOptions, base_from_challenge
-            from robustness.synthetic.challenge import draw_population
-
             challenge = _cli.load(args)
             if args.test_size is None:  # test sets of the challenge's own size
                 test_size = max(20, len(set(challenge.encounters)))
-            from robustness.overlap.pixel_pass import compute_overlap
-
-            counts = compute_overlap(challenge, strategies=["majority"], rng=0)
-            notes = _cli.input_warnings(args, challenge, counts)  # the main job's checks, a covering foreground refused
-            say(f"fitting the generator to {args.like} ({challenge.n_images} images, {challenge.n_runs} runs)")
-            config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=args.quick), counts=counts)
-            populations.append(PopulationSpec("like", config, draw_population(config, stream(args.seed, "population", 0,
-                                                                                              design=True)),
-                                              index=100))
+            like, notes = calibration.like_population(challenge, seed=args.seed, quick=args.quick, name=args.like,
+                                                      say=say, warn=_cli.say)
+            populations.append(like)
         options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=test_size,
                                      truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
                                      seed=args.seed)

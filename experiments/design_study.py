@@ -23,12 +23,7 @@ from typing import TYPE_CHECKING
 from experiments import _cli, _study
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    import pandas as pd
-
-    from robustness.studies.design import DesignStudyOptions
-    from robustness.synthetic.challenge import SyntheticConfig
+    from robustness.studies.design_base import DesignBase, DesignStudyOptions
 
 
 def _listed(convert):
@@ -137,7 +132,7 @@ def _like_is_the_data(args) -> None:
 
 def options_from(args: argparse.Namespace) -> DesignStudyOptions:
     """The study's options from the parsed command line."""
-    from robustness.studies.design import DesignStudyOptions
+    from robustness.studies.design_base import DesignStudyOptions
 
     def listed(values):
         return None if values is None else tuple(values)
@@ -151,54 +146,21 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
         quick=args.quick, seed=args.seed, boundary=tuple(args.boundary))
 
 
-def base_challenge(args: argparse.Namespace, options: DesignStudyOptions,
-                   say: Callable[..., None]) -> tuple[SyntheticConfig, pd.DataFrame | None, list[str],
-                                                      pd.DataFrame | None, str | None]:
-    """The base generator, the fit table, the warnings, the main job's answer and the input's fingerprint.
+def base(args: argparse.Namespace, options: DesignStudyOptions) -> DesignBase:
+    """The study's base from the command line: the generator's defaults, or the challenge --like (--data) names.
 
-    The fingerprint is :meth:`robustness.io.challenge.Challenge.fingerprint` of the input as read. The fit
-    table, the main job's own size answer (:func:`robustness.studies.design.main_job_answer`) and the fingerprint
-    exist when --like (or --data) names a challenge.
-
-    The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
-    fit is checked statistic by statistic (:data:`robustness.simulation.twin.FIT_TOLERANCES`): a twin that
-    is not like the challenge is refused, naming the statistics, unless ``--force``.
+    Reading the challenge is the command's (its data options); the checks, the fit and the main job's own answer
+    are the study's (:func:`robustness.studies.design_base.prepare`).
     """
-    from robustness.simulation.twin import fit_failures
-    from robustness.statistics.ranks import check_target, format_target, size_target
-    from robustness.studies.design import base_from_challenge, main_job_answer, main_job_counts
-    from robustness.synthetic.challenge import SyntheticConfig
+    from robustness.studies.design_base import prepare
+    from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
-    if args.like is None and args.data is None:
-        config = SyntheticConfig(**_cli.synthetic_shape(args))
-        check_target(options.target_l1, config.n_runs)
-        return config, None, [], None, None
-    if args.like == "synthetic" or (args.like is None and args.data == "synthetic"):
-        from robustness.synthetic.challenge import make_challenge
-
-        challenge = make_challenge(rng=args.synthetic_seed, **_cli.synthetic_shape(args))
-    else:
-        args.data = args.like or args.data
-        challenge = _cli.load(args)
-    check_target(options.target_l1, challenge.n_runs)  # before the pixel pass and the fit
-    counts = main_job_counts(challenge, seed=options.seed)  # the main job's golds: its own size answer below
-    warnings = _cli.input_warnings(args, challenge, counts)
-    say(f"fitting the generator to {args.like or args.data} ({challenge.n_images} images, {challenge.n_runs} runs)")
-    base, table = base_from_challenge(challenge, options, counts=counts)
-    failed = fit_failures(table)
-    if failed and not args.force:
-        from robustness.errors import InputError
-
-        raise InputError(f"{args.like or args.data}: the generator cannot be fitted to this challenge: "
-                         f"{'; '.join(failed)} (fit.csv's tolerances; a misread input, such as a swapped "
-                         "foreground, fails here; --force plans with the twin anyway)")
-    if failed:
-        note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
-        _cli.say([note])
-        warnings.append(note)
-    target = size_target(challenge.n_runs, options.target_l1)
-    say(f"the main job's own size answer on {args.like or args.data} (target L1 <= {format_target(target)})")
-    return base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed), challenge.fingerprint()
+    like = args.like or args.data
+    if like is None:
+        return prepare(None, options, config=SyntheticConfig(**_cli.synthetic_shape(args)))
+    challenge = make_challenge(rng=args.synthetic_seed, **_cli.synthetic_shape(args)) if like == "synthetic" \
+        else _cli.load(args)
+    return prepare(challenge, options, name=like, force=args.force, say=_study.say(args), warn=_cli.say)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,21 +187,21 @@ def main(argv: list[str] | None = None) -> int:
 
         say = _study.say(args)
         options = options_from(args)
-        base, fit_table, warnings, main_answer, read = base_challenge(args, options, say)
-        grid = design.make_grid(base, options)
-        key = design.fingerprint(base, grid, options.simulation(base), options.seed)
+        prepared = base(args, options)
+        grid = design.make_grid(prepared.config, options)
+        key = design.fingerprint(prepared.config, grid, options.simulation(prepared.config), options.seed)
         out = ResultsDir(args.out, fingerprint=key, force=args.force)
         say(f"{len(grid.settings())} setting(s) x {len(grid.agreement)} agreement level(s) x {len(grid.sizes)} "
             f"size(s) x {grid.replicates} replicates -> {out.path}")
         with _study.execution(args) as n_jobs:
-            result = design.run(base, options, fit_table=fit_table, cache_dir=out.path / "cache" / "design",
-                                n_jobs=n_jobs, progress=_study.progress(args), say=say, warnings=warnings,
-                                main_answer=main_answer)
-        _cli.say(result.warnings[len(warnings):])
+            result = design.run(prepared.config, options, fit_table=prepared.fit_table,
+                                cache_dir=out.path / "cache" / "design", n_jobs=n_jobs, progress=_study.progress(args),
+                                say=say, warnings=prepared.warnings, main_answer=prepared.main_answer)
+        _cli.say(result.warnings[len(prepared.warnings):])
         like = args.like or args.data
         # the challenge as read (its files, raters and foreground values): what `rank_convergence --design` checks
         result.meta["input"].update(like=like if like in (None, "synthetic") else os.path.abspath(like),
-                                    challenge=read)
+                                    challenge=prepared.fingerprint)
         _study.finish(out, result, args, argv=argv, started=started, meta={"grid": grid.as_dict(),
                                                                           "options": asdict(options)})
         if not args.quiet:

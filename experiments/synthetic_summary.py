@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = parser().parse_args(argv)
     from robustness.overlap import compute_overlap
+    from robustness.overlap.checks import input_warnings
     from robustness.statistics.spread import agreement
 
     ch = _cli.load(args)
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
           f"worst {a['run_micro_jaccard_vs_majority_worst']:.3f}")
     print(f"within-encounter ICC   {a['run_jaccard_icc_median']:.3f} (per-image Jaccard of each run vs majority; "
           "one-way ANOVA ICC(1) over encounters, median over runs)")
-    _cli.input_warnings(args, ch, oc)  # the loader's notes were printed as it read; these are the checks'
+    input_warnings(ch, oc, warn=_cli.say)  # the loader's notes were printed as it read; these are the checks'
     return 0
 
 

@@ -17,7 +17,6 @@ One-task tables also get the main job's curves, intervals and significance.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 
@@ -96,67 +95,23 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     with _study.feedback(args):
         started = time.time()
-        import numpy as np
-
-        from robustness.errors import InputError
-        from robustness.io.case_table import SCHEME_COLUMNS, read_case_table
+        from robustness.io.case_table import read_case_table
         from robustness.results.folder import ResultsDir
-        from robustness.statistics.case_rankings import check_missing, direction, task_scores
-        from robustness.statistics.ranks import check_target
-        from robustness.statistics.schemes import schemes_from_table
-        from robustness.studies.table import TableOptions, engine_limits, fingerprint, run
+        from robustness.studies.table import TableOptions, engine_ranking, fingerprint, prepare, run
 
         ranking = _study.ranking_options(args)
-        engine = {"ties": ranking.ties if not args.rankings_only else "average", "alpha": ranking.alpha,
-                  "adjustment": ranking.adjustment, "aggregate": ranking.aggregate, "test": ranking.test,
-                  "continuity": ranking.continuity}  # the engines rank under the same options (--rankings-only: none)
         options = _study.resampling_options(args, TableOptions, consensus=args.consensus,
-                                            task_weights=args.task_weights, **engine)
+                                            task_weights=args.task_weights,
+                                            **engine_ranking(ranking, rankings_only=args.rankings_only))
         table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
                                        value_column=args.value, unit_column=args.unit, task_column=args.task,
                                        allow_missing=ranking.missing != "refuse")
-        task = args.task or ("task" if "task" in table.columns else None)
-        if args.only_task is not None:
-            if task is None:
-                raise InputError(f"{args.table}: --only-task {args.only_task}: the table has no task column")
-            known = list(dict.fromkeys(table[task]))
-            if args.only_task not in known:
-                raise InputError(f"{args.table}: no task {args.only_task!r} (tasks: {', '.join(known)})")
-            table = table[table[task] == args.only_task]
-        by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
-        tasks = task_scores(table, case_column=args.case, run_column=args.algorithm, value_column=args.value,
-                            by=by, unit_column=args.unit)
-        check_target(options.target, len({r for t in tasks for r in t.runs}))
         methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
-        check_missing(tasks, methods, ranking)
-        known = {t.task for t in tasks}
-        unknown = [name for name, _ in args.task_weights if name not in known]
-        if unknown:
-            raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
-        obstacles = ["--rankings-only"] if args.rankings_only else engine_limits(
-            tasks, n_tasks=table[task].nunique() if task else 1)
-        if not obstacles and args.step >= max(int(t.units.max()) + 1 for t in tasks):
-            obstacles.append(f"--step {args.step} leaves fewer than 2 recorded prefixes of the "
-                             f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
-        schemes = None
-        if obstacles and not args.rankings_only:
-            notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
-                         + " (the rankings, consensus and bootstrap rank distributions are)")
-        if not obstacles:
-            lower = {t.metric: direction(t, ranking) for t in tasks}
-            flip = table["metric"].astype(str).map(lower).to_numpy(dtype=bool) if "metric" in table.columns else \
-                np.full(len(table), lower[None])
-            engine_table = table.assign(**{args.value: np.where(flip, -table[args.value], table[args.value])})
-            schemes = schemes_from_table(engine_table, case_column=args.case, run_column=args.algorithm,
-                                         value_column=args.value, unit_column=args.unit)
-            if flip.any():  # stored negated, with sign -1: intervals and differences are shown in the metric's sign
-                signs = [-1.0 if lower[metric if "metric" in table.columns else None] else 1.0
-                         for _, metric, _ in schemes.names]
-                schemes = dataclasses.replace(schemes, signs=np.array(signs))
-                notes.append("lower is better for " + (", ".join(sorted(str(m) for m, v in lower.items() if v))
-                                                       if "metric" in table.columns else "these scores")
-                             + ": the engines rank the negated scores (higher is better there); every table shows "
-                             "the scores as given")
+        prepared = prepare(table, options, ranking, source=args.table, case_column=args.case,
+                           run_column=args.algorithm, value_column=args.value, unit_column=args.unit,
+                           task_column=args.task, only_task=args.only_task, methods=methods,
+                           rankings_only=args.rankings_only, notes=notes)
+        tasks, schemes, notes = prepared.tasks, prepared.schemes, prepared.notes
         _cli.say(notes)
         out = ResultsDir(args.out, fingerprint=fingerprint(tasks), force=args.force)
         with _study.execution(args) as n_jobs:

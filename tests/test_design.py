@@ -126,9 +126,10 @@ def test_image_unit_intervals_are_narrower_under_correlation():
 def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, monkeypatch):
     from experiments import design_study as job
 
+    # --max-encounters 20: the size search (tested on its own below) would simulate up to 2,560 encounters here
     args = ["--encounters", "5,10", "--annotators", "3", "--agreement", "0.5,1.0", "--runs", "5", "--replicates", "2",
             "--populations", "1", "--pool", "20", "--orders", "5", "--bootstrap", "20", "--image-mp", "0.001",
-            "--quiet", "--no-figures"]
+            "--max-encounters", "20", "--quiet", "--no-figures"]
     a, b = tmp_path / "a", tmp_path / "b"
     assert job.main(args + ["--out", str(a)]) == 0
     assert job.main(args + ["--out", str(b), "--n-jobs", "2"]) == 0

@@ -288,3 +288,31 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     assert run(calibration.main, ["--population", "300", "--test-size", "300", "--out", str(tmp_path / "x")]) == 2
     assert "must be smaller than the population" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_a_population_like_a_challenge_is_its_fitted_twin(monkeypatch):
+    """The calibration study's ``like`` population: the design study's twin of the challenge (the fit itself is
+    tested in test_design), its runs drawn from the study's ``population`` stream, and the main job's checks on the
+    input among its warnings."""
+    from dataclasses import replace
+
+    from robustness.seeds import stream
+    from robustness.studies import calibration
+    from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
+
+    challenge = make_challenge(rng=5, n_encounters=12, n_images=20, n_runs=4, n_teams=2)
+    challenge = replace(challenge, notes=("a note of the loader",))
+    twin = SyntheticConfig(n_encounters=30, n_images=40, n_runs=6, n_teams=3)
+    fitted: list = []
+    monkeypatch.setattr(calibration, "base_from_challenge",
+                        lambda ch, options, counts: fitted.append((ch, options, counts)) or (twin, None))
+    said: list = []
+    warned: list = []
+    spec, notes = calibration.like_population(challenge, seed=7, quick=True, say=said.append, warn=warned.extend)
+    (ch, options, counts), = fitted
+    assert ch is challenge and options.quick and tuple(counts.strategies) == ("majority",)
+    drawn = draw_population(twin, stream(7, "population", 0, design=True))
+    assert spec.name == "like" and spec.config == twin
+    assert spec.runs.runs == drawn.runs and np.array_equal(spec.runs.run_skill, drawn.run_skill)
+    assert notes[0] == "a note of the loader" and set(warned) <= set(notes)
+    assert said == ["fitting the generator to the challenge (20 images, 4 runs)"]

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness.errors import InputError
+from robustness.errors import InputError, summarise_notes
 from robustness.overlap.counts import OverlapCounts
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from robustness.io.challenge import Challenge
 
 __all__ = ["duplicate_raters", "foreground_coverage", "empty_annotators", "outlier_annotators", "unconverged_fits",
-           "absent_labels", "covering_foreground", "input_checks", "OUTLIER_JACCARD", "OTHERS_AGREE"]
+           "absent_labels", "covering_foreground", "input_checks", "input_warnings", "OUTLIER_JACCARD", "OTHERS_AGREE"]
 
 #: An annotation with Jaccard below this against every other annotator of its image is an outlier ...
 OUTLIER_JACCARD = 0.1
@@ -420,3 +420,27 @@ def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
                              "score the masks as read)")
         found += said
     return found
+
+
+def input_warnings(challenge: Challenge, counts: OverlapCounts, *,
+                   warn: Callable[[list[str]], None] | None = None) -> list[str]:
+    """Everything reading and counting ``challenge`` noted, plus :func:`input_checks`' findings: a study's warnings.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    counts : OverlapCounts
+        The counts of the pixel pass on ``challenge``.
+    warn : callable, optional
+        Called with the checks' findings as soon as they are known (the loader's and decoder's notes were said
+        when they happened).
+
+    Returns
+    -------
+    list of str
+        The loader's notes, the pixel pass's (summarised) and the checks', in that order.
+    """
+    found = input_checks(challenge, counts)
+    if warn is not None:
+        warn(found)
+    return list(challenge.notes) + summarise_notes(counts.notes) + found

@@ -5,6 +5,8 @@
 - :mod:`.qa`: closed-ended QA (official scores, Table 5, the same study per encounter);
 - :mod:`.scoring`: the official scores of a segmentation challenge;
 - :mod:`.design`: the design study (which gold and how many encounters, by simulation with a known truth);
+- :mod:`.design_base`: what it plans for (its options, and the generator fitted to a named challenge);
+- :mod:`.calibration`: the package's claims held against populations of known truth;
 - :mod:`.common`: what the resampling studies share (options, the resampling step, tables, verdicts).
 
 A study returns a :class:`~robustness.results.study_result.StudyResult`; the
@@ -16,5 +18,5 @@ from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "ResamplingOptions": "common", "RankConvergenceOptions": "rank_convergence", "TableOptions": "table",
-    "QAOptions": "qa", "DesignStudyOptions": "design",
-}, modules=("common", "rank_convergence", "table", "qa", "scoring", "design"))
+    "QAOptions": "qa", "DesignStudyOptions": "design_base",
+}, modules=("common", "rank_convergence", "table", "qa", "scoring", "design", "design_base", "calibration"))

@@ -12,13 +12,53 @@ from pathlib import Path
 
 import numpy as np
 
+from robustness.io.challenge import Challenge
+from robustness.overlap.checks import input_warnings
+from robustness.overlap.pixel_pass import compute_overlap
 from robustness.results.study_result import StudyResult, Verdicts
+from robustness.seeds import stream
 from robustness.simulation.calibration import CalibrationOptions, calibrate
 from robustness.simulation.populations import PopulationSpec
+from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
+from robustness.synthetic.challenge import draw_population
 
-__all__ = ["STUDY", "TARGETS", "Target", "run"]
+__all__ = ["STUDY", "TARGETS", "Target", "like_population", "run"]
 
 STUDY = "calibration"
+
+
+def _quiet(*_) -> None:
+    return None
+
+
+def like_population(challenge: Challenge, *, seed: int = 0, quick: bool = False, name: str = "the challenge",
+                    say: Callable[..., None] = _quiet,
+                    warn: Callable[[list[str]], None] = _quiet) -> tuple[PopulationSpec, list[str]]:
+    """A population like a real challenge: its fitted twin (:func:`robustness.studies.design_base.base_from_challenge`).
+
+    Parameters
+    ----------
+    challenge : Challenge
+    seed : int
+        The study's seed (the population's runs are drawn from its ``population`` stream).
+    quick : bool
+        The twin's quick image size.
+    name : str
+        The challenge as the user named it (in messages).
+    say, warn : callable
+        Progress lines; warning lines as they are found (the main job's checks on the input).
+
+    Returns
+    -------
+    (PopulationSpec, list of str)
+        The population (``like``) and the input's warnings.
+    """
+    counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+    notes = input_warnings(challenge, counts, warn=warn)  # the main job's checks: a covering foreground is refused
+    say(f"fitting the generator to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
+    config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=quick), counts=counts)
+    runs = draw_population(config, stream(seed, "population", 0, design=True))
+    return PopulationSpec("like", config, runs, index=100), notes
 
 
 @dataclass(frozen=True)

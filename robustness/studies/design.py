@@ -1,7 +1,7 @@
 """The design study: which gold strategy and averaging, and how many test encounters, for a challenge like mine.
 
 Simulates challenges whose truth is known (the synthetic generator, fitted to a
-real challenge with :func:`base_from_challenge`) over a grid of settings
+real challenge by :func:`robustness.studies.design_base.prepare`) over a grid of settings
 (:class:`~robustness.simulation.grid.Grid`) in seeded replicates, measures how
 far every scheme's ranking is from the truth (on the same images and against the
 runs' population ranking), and states what follows (:func:`run`).
@@ -13,17 +13,19 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
+from robustness.overlap.gold import is_random, resolve
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions, Setting
-from robustness.simulation.grid import Grid, run_grid
-from robustness.simulation.recommendation import recommend, summarise
+from robustness.simulation.grid import Grid, run_grid, run_size
+from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
+from robustness.simulation.twin import STAT_LABELS
 from robustness.statistics.population import ESTIMATOR
 from robustness.statistics.ranks import size_target, target_record, target_text
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
@@ -35,211 +37,12 @@ from robustness.statistics.size_answers import (  # noqa: F401 (the design study
     size_range,
     unit_name,
 )
+from robustness.studies.design_base import DesignStudyOptions, max_encounters
+from robustness.synthetic.challenge import SyntheticConfig
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from robustness.io.challenge import Challenge
-    from robustness.overlap.counts import OverlapCounts
-    from robustness.synthetic.challenge import SyntheticConfig
-
-__all__ = ["DesignStudyOptions", "base_from_challenge", "image_megapixels", "make_grid", "run"]
+__all__ = ["DesignStudyOptions", "make_grid", "run"]
 
 STUDY = "design_study"
-
-
-@dataclass(frozen=True)
-class DesignStudyOptions:
-    """The design study's options (None: the default around the base challenge; see :func:`make_grid`).
-
-    Attributes
-    ----------
-    encounters, annotators, agreement, spread, runs, correlation : tuple or None
-        The grid's values.
-    replicates, populations, pool, orders, bootstrap : int or None
-        Replicates per setting, run populations, images of each population's pool (its first batch: it doubles
-        until sharp, :func:`robustness.simulation.design.population_scores`), random orders and bootstrap
-        resamples per test set.
-    image_mp : float or None
-        Simulated image size in megapixels.
-    boundary : tuple of str
-        Boundary metrics (:mod:`robustness.overlap.boundary`) whose ranking is compared with macro Jaccard's on
-        every simulated test set (``tau_jaccard_<metric>`` in design.csv).
-    target_l1 : float or None
-        Target expected L1 to the population ranking (default: :func:`robustness.statistics.ranks.size_target`,
-        one place per run or a tenth of a random order's distance, whichever is smaller).
-    target_top1 : float
-        Target share of replicates with the true best run first.
-    max_encounters : int or None
-        The size search's cap (default :func:`max_encounters`).
-    quick : bool
-        A small grid (4 replicates, each its own run population, pools from 12,000 images, 40 orders, 150 resamples).
-    seed : int
-    """
-
-    encounters: tuple | None = None
-    annotators: tuple | None = None
-    agreement: tuple | None = None
-    spread: tuple | None = None
-    runs: tuple | None = None
-    correlation: tuple | None = None
-    replicates: int | None = None
-    populations: int | None = None
-    pool: int | None = None
-    orders: int | None = None
-    bootstrap: int | None = None
-    image_mp: float | None = None
-    target_l1: float | None = None
-    target_top1: float = 0.9
-    max_encounters: int | None = None
-    quick: bool = False
-    boundary: tuple = ()
-    seed: int = 0
-
-    def simulation(self, base: SyntheticConfig) -> DesignOptions:
-        """How hard each replicate works.
-
-        Parameters
-        ----------
-        base : SyntheticConfig
-            The challenge planned for (its lesion sizes set the default image size).
-
-        Returns
-        -------
-        DesignOptions
-        """
-        return DesignOptions(pool_images=self.pool or (12_000 if self.quick else 25_000),
-                             n_orders=self.orders or (40 if self.quick else 100),
-                             n_resamples=self.bootstrap or (150 if self.quick else 300),
-                             megapixels=image_megapixels(self, float(np.sqrt(base.coverage_range[0]
-                                                                             * base.coverage_range[1]))
-                                                         * (base.depth or 1)),
-                             boundary=tuple(self.boundary))
-
-
-def image_megapixels(options: DesignStudyOptions, median_coverage: float) -> float:
-    """The simulated images' size: ``image_mp``, else enough for median lesions of 150 pixels (75 quick).
-
-    For volumes, ``median_coverage`` times the slices: the size is then per slice.
-
-    Parameters
-    ----------
-    options : DesignStudyOptions
-    median_coverage : float
-        The median share of an image the gold covers.
-
-    Returns
-    -------
-    float
-        Megapixels.
-    """
-    return options.image_mp or float(np.clip((75 if options.quick else 150) / (median_coverage * 1e6), 0.0006, 0.004))
-
-
-#: The most slices a 3D challenge's synthetic twin simulates per volume (time; the fit table says so).
-TWIN_SLICES = 24
-
-
-def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
-                        counts: OverlapCounts | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
-    """The generator fitted to a challenge (:func:`robustness.simulation.twin.fit`) and the fit table.
-
-    Parameters
-    ----------
-    challenge : Challenge
-    options : DesignStudyOptions
-    counts : OverlapCounts, optional
-        The challenge's counts with the majority gold (default: counted here).
-
-    Returns
-    -------
-    (SyntheticConfig, pandas.DataFrame)
-        The fit table has each statistic's tolerance and whether the twin meets it
-        (:func:`robustness.simulation.twin.fit_failures`).
-    """
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.simulation.twin import challenge_stats, fit
-
-    if counts is None:
-        counts = compute_overlap(challenge, strategies=["majority"], rng=0)
-    target = challenge_stats(counts)
-    volumes = [shape for shape in challenge.shapes if len(shape) == 3]
-    if not volumes:
-        return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
-    # a 3D challenge's twin simulates volumes: the median number of slices (at most TWIN_SLICES) and spacing
-    slices = float(np.median([shape[0] for shape in volumes]))
-    spacing = tuple(float(v) for v in np.median([challenge.spacing(i) for i in range(challenge.n_images)
-                                                 if len(challenge.shapes[i]) == 3], axis=0))
-    depth = int(min(max(round(slices), 1), TWIN_SLICES))
-    megapixels = image_megapixels(options, target["coverage_median"] * depth)
-    # the twin's voxels are fewer than the input's: larger voxels keep its physical size (boundary metrics' mm)
-    plane = float(np.median([shape[1] * shape[2] for shape in volumes]))
-    grow = np.sqrt(plane / (megapixels * 1e6))
-    spacing = (spacing[0] * slices / depth, spacing[1] * grow, spacing[2] * grow)
-    return fit(target | {"slices": slices}, seed=options.seed, depth=depth, spacing=spacing, megapixels=megapixels)
-
-
-#: Outer resamples behind the main job's interval when the design study computes it on the real challenge.
-def main_job_counts(challenge: Challenge, *, seed: int = 0, **kwargs: Any) -> OverlapCounts:
-    """The challenge's overlap counts as the main job computes them with its default golds and this seed.
-
-    Every gold of the registry's default set (the random single-annotator golds drawn from the main job's stream),
-    so that :func:`main_job_answer` sees the schemes the main job ranks.
-
-    Parameters
-    ----------
-    challenge : Challenge
-    seed : int
-        The main job's ``--seed``.
-    **kwargs
-        Passed to :func:`robustness.overlap.pixel_pass.compute_overlap` (``n_jobs``, ``progress``...).
-
-    Returns
-    -------
-    OverlapCounts
-    """
-    from robustness.overlap.gold import resolve
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.studies.rank_convergence import RankConvergenceOptions
-
-    counted = [s.name for s in resolve(None) if not s.macro_only]
-    return compute_overlap(challenge, strategies=counted, rng=RankConvergenceOptions(seed=seed).rng("random_golds"),
-                           **kwargs)
-
-
-def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0) -> pd.DataFrame:
-    """The main job's own answer on the real challenge: the test-set size at which its expected L1 meets the target.
-
-    Computed as the main job computes its test_set_size.csv with its default options and this seed (the same
-    schemes on the bootstrap's unit, the same random stream, :func:`robustness.studies.common.uncertainty_tables`):
-    on counts from :func:`main_job_counts` the numbers are the main job's own, so the two reports state one
-    answer. The estimate (``units_needed_point``) and the sizes where its one-sided 95% bounds meet the target
-    (a 90% two-sided interval), for :data:`robustness.scheme.DEFAULT`'s gold and metric, micro and macro.
-
-    Parameters
-    ----------
-    counts : OverlapCounts
-        The real challenge's counts (:func:`main_job_counts`).
-    target_l1 : float
-    seed : int
-        The main job's ``--seed``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``test_set_size.csv``'s columns, one row per averaging.
-    """
-    from robustness.overlap.gold import resolve
-    from robustness.statistics.schemes import schemes_from_counts
-    from robustness.studies.common import uncertainty_tables
-    from robustness.studies.rank_convergence import RankConvergenceOptions
-
-    o = RankConvergenceOptions(seed=seed)
-    over = [s.name for s in resolve(None) if s.macro_only]
-    schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
-    table = uncertainty_tables(schemes, o, tolerance=target_l1)["test_set_size.csv"]
-    keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
-    return table[keep].reset_index(drop=True)
 
 
 def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
@@ -327,9 +130,6 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     """
     import pandas as pd
 
-    from robustness.overlap.gold import is_random, resolve
-    from robustness.simulation.grid import run_size
-    from robustness.simulation.recommendation import at_setting, choose_scheme
 
     say = say or (lambda *a: None)
     grid = make_grid(base, options)
@@ -405,23 +205,6 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
                              "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
 
 
-def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
-    """The size search's cap: 32 times the challenge's encounters, 400 to 6,400 (``--quick``: 4 times, 200 to 400).
-
-    Parameters
-    ----------
-    base : SyntheticConfig
-    quick : bool
-
-    Returns
-    -------
-    int
-    """
-    if quick:  # a number in minutes: the point where the mean crosses the target, its interval open above
-        return int(np.clip(4 * base.n_encounters, 200, 400))
-    return int(np.clip(32 * base.n_encounters, 400, 6400))
-
-
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
                     simulation: DesignOptions, unit: str = "encounter") -> list[str]:
     """What the reader must know before trusting the recommendation: a blunt pool, an unreachable target."""
@@ -487,7 +270,6 @@ def differing_assumptions(fit_table: pd.DataFrame | None) -> str:
         return ""
     rows = fit_table.set_index("statistic")
     parts = []
-    from robustness.simulation.twin import STAT_LABELS
 
     for key in ("run_separability", "distance_at_n", "object_pixels_median", "annotator_pairwise_jaccard_median"):
         label = STAT_LABELS[key]

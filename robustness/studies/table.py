@@ -24,12 +24,28 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from robustness import _kernels
+from robustness.errors import InputError
+from robustness.io.case_table import SCHEME_COLUMNS
 from robustness.results.study_result import StudyResult, Verdicts
+from robustness.statistics.case_rankings import (
+    TaskScores,
+    bootstrap_task_ranks,
+    check_missing,
+    direction,
+    rank_tasks,
+    task_scores,
+)
+from robustness.statistics.consensus import consensus, consensus_values
+from robustness.statistics.ranking_options import RankingOptions
+from robustness.statistics.ranks import check_target, rank
+from robustness.statistics.schemes import Schemes, schemes_from_table
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
@@ -41,14 +57,8 @@ from robustness.studies.common import (
     uncertainty_tables,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from robustness.statistics.case_rankings import TaskScores
-    from robustness.statistics.ranking_options import RankingOptions
-    from robustness.statistics.schemes import Schemes
-
-__all__ = ["TableOptions", "run", "fingerprint", "engine_limits", "rank_tables"]
+__all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
+           "rank_tables"]
 
 STUDY = "table_rank_convergence"
 #: The report and its figure show at most this many schemes of a table.
@@ -101,14 +111,148 @@ def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
     return why
 
 
+def engine_ranking(ranking: RankingOptions, *, rankings_only: bool = False) -> dict:
+    """The ranking options the resampling engines take from the leaderboards' (as :class:`TableOptions` fields).
+
+    The engines rank under the same options; with ``rankings_only`` they do not run, and their tie rule stays the
+    fixed default (random ties hold for the leaderboards alone).
+
+    Parameters
+    ----------
+    ranking : RankingOptions
+    rankings_only : bool
+
+    Returns
+    -------
+    dict
+    """
+    return {"ties": "average" if rankings_only else ranking.ties, "alpha": ranking.alpha,
+            "adjustment": ranking.adjustment, "aggregate": ranking.aggregate, "test": ranking.test,
+            "continuity": ranking.continuity}
+
+
+@dataclass
+class PreparedTable:
+    """A per-case table made ready for :func:`run`.
+
+    Attributes
+    ----------
+    tasks : list of TaskScores
+        The leaderboards.
+    schemes : Schemes or None
+        The engines' form (None: they do not run, and ``notes`` says why).
+    notes : list of str
+        What reading and preparing the table noted (the results' warnings).
+    """
+
+    tasks: list
+    schemes: Schemes | None
+    notes: list
+
+
+def _only_task(table: pd.DataFrame, task: str | None, only: str | None, source: str) -> pd.DataFrame:
+    if only is None:
+        return table
+    if task is None:
+        raise InputError(f"{source}: --only-task {only}: the table has no task column")
+    known = list(dict.fromkeys(table[task]))
+    if only not in known:
+        raise InputError(f"{source}: no task {only!r} (tasks: {', '.join(known)})")
+    return table[table[task] == only]
+
+
+def _engine_schemes(table: pd.DataFrame, tasks: Sequence[TaskScores], ranking: RankingOptions, notes: list, *,
+                    case_column: str, run_column: str, value_column: str, unit_column: str | None) -> Schemes:
+    """The engines' schemes: a lower-better metric's scores negated (the engines rank higher first), sign -1."""
+    lower = {t.metric: direction(t, ranking) for t in tasks}
+    by_metric = "metric" in table.columns
+    flip = table["metric"].astype(str).map(lower).to_numpy(dtype=bool) if by_metric else \
+        np.full(len(table), lower[None])
+    engine_table = table.assign(**{value_column: np.where(flip, -table[value_column], table[value_column])})
+    schemes = schemes_from_table(engine_table, case_column=case_column, run_column=run_column,
+                                 value_column=value_column, unit_column=unit_column)
+    if flip.any():  # stored negated, with sign -1: intervals and differences are shown in the metric's sign
+        signs = [-1.0 if lower[metric if by_metric else None] else 1.0 for _, metric, _ in schemes.names]
+        schemes = replace(schemes, signs=np.array(signs))
+        notes.append("lower is better for " + (", ".join(sorted(str(m) for m, v in lower.items() if v))
+                                               if by_metric else "these scores")
+                     + ": the engines rank the negated scores (higher is better there); every table shows "
+                     "the scores as given")
+    return schemes
+
+
+def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions, *, source: str,
+            case_column: str = "case", run_column: str = "algorithm", value_column: str = "value",
+            unit_column: str | None = None, task_column: str | None = None, only_task: str | None = None,
+            methods: Sequence[str] = (), rankings_only: bool = False,
+            notes: Iterable[str] = ()) -> PreparedTable:
+    """The table's leaderboards and, where the data allow, the engines' schemes; every check before any work.
+
+    Parameters
+    ----------
+    table : DataFrame
+        As read by :func:`robustness.io.case_table.read_case_table`.
+    options : TableOptions
+    ranking : RankingOptions
+        The leaderboards' ranking options.
+    source : str
+        The table's path (named in every error).
+    case_column, run_column, value_column : str
+    unit_column : str, optional
+        Groups cases into resampling units (default: the cases).
+    task_column : str, optional
+        Default: ``task`` when the table has it.
+    only_task : str, optional
+        Rank this task only.
+    methods : sequence of str
+        The leaderboards' ranking methods.
+    rankings_only : bool
+        No curves, intervals or significance.
+    notes : iterable of str
+        What reading the table noted.
+
+    Returns
+    -------
+    PreparedTable
+
+    Raises
+    ------
+    InputError
+        An unknown task, a missing score a method cannot rank, weights of unknown tasks, a size target the runs
+        cannot meet.
+    """
+    notes = list(notes)
+    task = task_column or ("task" if "task" in table.columns else None)
+    table = _only_task(table, task, only_task, source)
+    by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
+    tasks = task_scores(table, case_column=case_column, run_column=run_column, value_column=value_column,
+                        by=by, unit_column=unit_column)
+    check_target(options.target, len({r for t in tasks for r in t.runs}))
+    check_missing(tasks, methods, ranking)
+    known = {t.task for t in tasks}
+    unknown = [name for name, _ in options.task_weights if name not in known]
+    if unknown:
+        raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
+    obstacles = ["--rankings-only"] if rankings_only else engine_limits(
+        tasks, n_tasks=table[task].nunique() if task else 1)
+    n_units = max(int(t.units.max()) + 1 for t in tasks)
+    if not obstacles and options.step >= n_units:
+        obstacles.append(f"--step {options.step} leaves fewer than 2 recorded prefixes of the "
+                         f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
+    if obstacles and not rankings_only:
+        notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
+                     + " (the rankings, consensus and bootstrap rank distributions are)")
+    schemes = None if obstacles else _engine_schemes(
+        table, tasks, ranking, notes, case_column=case_column, run_column=run_column, value_column=value_column,
+        unit_column=unit_column)
+    return PreparedTable(tasks, schemes, notes)
+
+
 def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_options):
     """The consensus of one method with each run's 95% interval of its consensus rank over the resamples.
 
     The tasks' cases are resampled independently; resample ``b`` of every task is combined into one consensus.
     """
-    from robustness.statistics.consensus import consensus, consensus_values
-    from robustness.statistics.ranks import rank
-
     weights = dict(options.task_weights) or None
     ties = ranking_options.ties if ranking_options.ties != "random" else "min"
     frame = consensus(ranking[ranking.ranking == method], method=options.consensus, weights=weights, ties=ties)
@@ -148,12 +292,6 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     -------
     (tables, notes)
     """
-    import pandas as pd
-
-    from robustness import _kernels
-    from robustness.statistics.case_rankings import bootstrap_task_ranks, direction, rank_tasks
-    from robustness.statistics.ranks import rank
-
     gen = options.rng("ranks")
     ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
     tables = {"ranking.csv": ranking}
@@ -253,8 +391,6 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     -------
     StudyResult
     """
-    from robustness.statistics.ranking_options import RankingOptions
-
     ranking_options = ranking_options or RankingOptions()
     tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs)
     inputs = {"table": source, "fingerprint": fingerprint(tasks), "tasks": [t.task for t in tasks],
