@@ -113,3 +113,4 @@ def test_nan_is_left_out_and_shapes_are_kept():
 def test_an_unknown_method_is_refused():
     with pytest.raises(ValueError, match="adjustment must be one of"):
         adjust([0.1], "BH")
+

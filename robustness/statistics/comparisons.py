@@ -25,7 +25,7 @@ import numpy as np
 
 from robustness import _kernels
 from robustness.statistics.bootstrap import BootstrapResult
-from robustness.statistics.inference import percentile_interval, tails
+from robustness.statistics.inference import nanquantile_columns, percentile_interval, tails
 from robustness.statistics.multiplicity import ADJUSTMENTS, adjust
 from robustness.statistics.paired import paired_p_values
 from robustness.statistics.ranks import TIE_TOL, rank
@@ -141,8 +141,8 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
         pdn = np.full(i.size, np.nan)
         if cov is not None and neighbours.any():
             pdn[neighbours] = adjust(p_d[neighbours], "holm")
-        d_low = np.nanquantile(d, lo, axis=0) if d.size else np.nan
-        d_high = np.nanquantile(d, hi, axis=0) if d.size else np.nan
+        d_low = nanquantile_columns(d, lo) if d.size else np.nan
+        d_high = nanquantile_columns(d, hi) if d.size else np.nan
         if signs[s] < 0:  # stored negated (smaller is better): the difference in the metric's own sign
             diff, d_low, d_high = -diff, -d_high, -d_low
         frames.append(pd.DataFrame({

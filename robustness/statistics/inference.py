@@ -1,6 +1,7 @@
 """What every analysis shares to turn draws into intervals and p-values into decisions.
 
 - :func:`tails`: the two quantile levels of a central interval (one place for ``(1 - confidence) / 2``);
+- :func:`nanquantile_columns`: numpy's NaN-aware quantiles of every column, bit for bit, without its loop;
 - :func:`draw_indices`, :func:`draw_counts`: resamples of units drawn with replacement, as index rows (the
   bootstrap engine) or as draw counts per unit (weighted sums: m-out-of-n resamples, Table 4, Table 5);
 - :func:`bootstrap_interval` (percentile and BCa, as ``scipy.stats.bootstrap``), :func:`percentile_interval`,
@@ -12,13 +13,57 @@ Adjusting p-values: :func:`robustness.statistics.multiplicity.adjust`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from robustness.seeds import SeedLike
 
-__all__ = ["tails", "draw_indices", "draw_counts", "bootstrap_interval", "studentized_interval", "percentile_interval",
-           "mean_interval", "t_interval", "quantile_interval"]
+__all__ = ["tails", "nanquantile_columns", "draw_indices", "draw_counts", "bootstrap_interval",
+           "studentized_interval", "percentile_interval", "mean_interval", "t_interval", "quantile_interval"]
+
+
+def nanquantile_columns(a: np.ndarray, q: float | Sequence[float] | np.ndarray, *,
+                        method: str = "linear") -> np.ndarray:
+    """``numpy.nanquantile(a, q, axis=0, method=method)``, equal bit for bit, without its per-column loop.
+
+    numpy computes a NaN-aware quantile along an axis one column at a time (``apply_along_axis``: about 50 us a
+    column). A column without NaN has the same quantile as ``numpy.quantile`` computes for all such columns at
+    once (the same sort, virtual index and interpolation), so only the columns holding a NaN go through
+    ``nanquantile``.
+
+    Parameters
+    ----------
+    a : ndarray
+        Quantiles over the first axis (of each column of a matrix).
+    q : float or array_like of float
+        Quantile levels in [0, 1].
+    method : str
+        numpy's quantile method.
+
+    Returns
+    -------
+    ndarray
+        Shape ``np.shape(q) + a.shape[1:]`` (float64 input: the fast path; any other: numpy's own).
+
+    Examples
+    --------
+    >>> a = np.array([[1.0, np.nan], [2.0, 4.0], [3.0, 6.0]])
+    >>> nanquantile_columns(a, [0.5, 1.0]).tolist()
+    [[2.0, 5.0], [3.0, 6.0]]
+    """
+    a = np.asarray(a)
+    if a.ndim < 2 or a.shape[0] == 0 or a.dtype != np.float64:
+        return np.asarray(np.nanquantile(a, q, axis=0, method=method))
+    flat = a.reshape(a.shape[0], -1)
+    has_nan = np.isnan(flat).any(axis=0)
+    out = np.empty(np.shape(q) + flat.shape[1:], dtype=a.dtype)
+    if not has_nan.all():
+        out[..., ~has_nan] = np.quantile(flat[:, ~has_nan], q, axis=0, method=method)
+    if has_nan.any():
+        out[..., has_nan] = np.nanquantile(flat[:, has_nan], q, axis=0, method=method)
+    return out.reshape(np.shape(q) + a.shape[1:])
 
 
 def tails(confidence: float) -> tuple[float, float]:

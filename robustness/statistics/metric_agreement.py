@@ -30,6 +30,7 @@ from robustness import _kernels
 from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.metrics import per_image
+from robustness.statistics.inference import nanquantile_columns
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
@@ -167,9 +168,9 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        value_lo, value_hi = np.nanquantile(boot_means, [alpha, 1 - alpha], axis=0)
+        value_lo, value_hi = nanquantile_columns(boot_means, [alpha, 1 - alpha])
         # ranks: observed ranks (the empirical quantile), not a blend of two neighbouring places
-        rank_lo, rank_hi = np.nanquantile(boot_ranks, [alpha, 1 - alpha], axis=0, method="inverted_cdf")
+        rank_lo, rank_hi = nanquantile_columns(boot_ranks, [alpha, 1 - alpha], method="inverted_cdf")
     boards = pd.DataFrame([
         {"metric": metrics[m], "lower_better": bool(lower_better[m]), "run": runs[r], "value": full_means[m, r],
          "value_low": value_lo[m, r], "value_high": value_hi[m, r], "rank": full_ranks[m, r],
