@@ -14,6 +14,7 @@ Adjusting p-values: :func:`robustness.statistics.multiplicity.adjust`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,15 +55,16 @@ def nanquantile_columns(a: np.ndarray, q: float | Sequence[float] | np.ndarray, 
     [[2.0, 5.0], [3.0, 6.0]]
     """
     a = np.asarray(a)
+    how: dict[str, Any] = {"axis": 0, "method": method}  # numpy's stubs type the method as a literal
     if a.ndim < 2 or a.shape[0] == 0 or a.dtype != np.float64:
-        return np.asarray(np.nanquantile(a, q, axis=0, method=method))
+        return np.asarray(np.nanquantile(a, q, **how))
     flat = a.reshape(a.shape[0], -1)
     has_nan = np.isnan(flat).any(axis=0)
     out = np.empty(np.shape(q) + flat.shape[1:], dtype=a.dtype)
     if not has_nan.all():
-        out[..., ~has_nan] = np.quantile(flat[:, ~has_nan], q, axis=0, method=method)
+        out[..., ~has_nan] = np.quantile(flat[:, ~has_nan], q, **how)
     if has_nan.any():
-        out[..., has_nan] = np.nanquantile(flat[:, has_nan], q, axis=0, method=method)
+        out[..., has_nan] = np.nanquantile(flat[:, has_nan], q, **how)
     return out.reshape(np.shape(q) + a.shape[1:])
 
 
