@@ -9,7 +9,7 @@ DEFINITIONS = "closedquestions_definitions_imageclef2025.json"
 
 
 def add_qa_options(p: argparse.ArgumentParser, *, required: bool) -> None:
-    from experiments._cli import existing_file
+    from experiments._types import existing_file
 
     g = p.add_argument_group("input" + ("" if required else " (default: a synthetic QA challenge)"))
     g.add_argument("--gold", required=required, type=existing_file, metavar="GOLD.json", help="gold answers")

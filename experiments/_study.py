@@ -47,7 +47,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     ``engine_ranking``: also the ranking options the resampling engines implement (``--ties``, ``--adjust``,
     ``--alpha``); the per-case table command has the full set instead (:func:`add_ranking_options`).
     """
-    from experiments._cli import (
+    from experiments._types import (
         integer,
         jobs,
         number,
@@ -125,7 +125,7 @@ def _check_figure_formats(args: argparse.Namespace) -> None:
 
 def add_ranking_options(p: Parser) -> None:
     """The ranking options (:mod:`robustness.statistics.ranking_options`), each beside its challengeR name."""
-    from experiments._cli import number
+    from experiments._types import number
     from robustness.statistics.ranking_options import (
         ADJUSTMENTS,
         PRESETS,

@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _study
+from experiments import _cli, _study, _types
 
 #: The full study's settings, and --quick's.
 FULL = {"population": 10_000, "test_sets": 100, "outer": 200, "bootstrap": 1000, "truth_draws": 1000,
@@ -33,7 +33,7 @@ def parser() -> _cli.Parser:
     experiments._cli.Parser
         The data options (for ``--like``), the study's sizes and the execution options.
     """
-    integer = _cli.integer
+    integer = _types.integer
     p = _cli.Parser(prog="python -m experiments.calibration", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     g = p.add_argument_group("populations")
@@ -50,23 +50,23 @@ def parser() -> _cli.Parser:
     g.add_argument("--test-size", type=integer(2, 10_000), metavar="N",
                    help="encounters per test set (default 100; with --like, the challenge's own number of encounters, "
                         "at least 20)")
-    g.add_argument("--outer", type=_cli.outer_resamples, metavar="B",
+    g.add_argument("--outer", type=_types.outer_resamples, metavar="B",
                    help="outer resamples behind each interval of the distance to unlimited data (default 200; "
                         "--quick 40)")
-    g.add_argument("--bootstrap", type=integer(2, _cli.MAX_RESAMPLES), metavar="B",
+    g.add_argument("--bootstrap", type=integer(2, _types.MAX_RESAMPLES), metavar="B",
                    help="bootstrap resamples behind the score intervals and pairwise tests (default 1000; --quick 400)")
     g.add_argument("--truth-draws", type=integer(2, 100_000), metavar="D",
                    help="samples of the population per size behind the true expected L1 (default 1000; --quick 300)")
-    g.add_argument("--margin", type=_cli.number(0, 1), default=0.0, metavar="D",
+    g.add_argument("--margin", type=_types.number(0, 1), default=0.0, metavar="D",
                    help="equivalence margin of the distance to unlimited data (default 0)")
     g.add_argument("--quick", action="store_true", help="a population of 2,000 encounters and smaller resampling: "
                    "under 10 minutes on 2 cores")
     g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
-    g.add_argument("--out", type=_cli.output_folder, default="results/calibration", metavar="DIR",
+    g.add_argument("--out", type=_types.output_folder, default="results/calibration", metavar="DIR",
                    help="output folder (default results/calibration)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another study's results")
-    g.add_argument("--n-jobs", type=_cli.jobs, default=1,
+    g.add_argument("--n-jobs", type=_types.jobs, default=1,
                    help="parallel workers for the pixel passes and the test sets (default 1)")
     g.add_argument("--quiet", action="store_true", help="no progress lines, no report on the terminal")
     p.checks.append(_sizes_fit)

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from experiments import _cli, _study
+from experiments import _cli, _study, _types
 
 if TYPE_CHECKING:
     from robustness.studies.design_base import DesignBase, DesignStudyOptions
@@ -44,7 +44,7 @@ def _fraction(text):
     """An ``argparse`` type: a number in [0, 1]."""
     import argparse
 
-    value = _cli.number(0.0)(text)
+    value = _types.number(0.0)(text)
     if value > 1:
         raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
     return value
@@ -59,7 +59,7 @@ def parser() -> _cli.Parser:
         The parser of ``python -m experiments.design_study``: the data options, the grid, the targets and the
         execution options.
     """
-    integer, number = _cli.integer, _cli.number
+    integer, number = _types.integer, _types.number
     p = _cli.Parser(prog="python -m experiments.design_study", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
     g = p.add_argument_group("the challenge to plan for")
@@ -91,13 +91,13 @@ def parser() -> _cli.Parser:
                    help="the size search's cap: test sets twice as large are simulated until the recommended scheme "
                         "meets the target at 95%% confidence, or this size (default 32 N, 400 to 6400; --quick "
                         "4 N, 200 to 400)")
-    g.add_argument("--orders", type=_cli.orders, help="random orders per test set (default 100; --quick 40)")
-    g.add_argument("--bootstrap", type=integer(2, _cli.MAX_RESAMPLES),
+    g.add_argument("--orders", type=_types.orders, help="random orders per test set (default 100; --quick 40)")
+    g.add_argument("--bootstrap", type=integer(2, _types.MAX_RESAMPLES),
                    help="bootstrap resamples per test set (default 300; --quick 150)")
     g.add_argument("--image-mp", type=number(0.0001, 12), metavar="MP",
                    help="simulated image size in megapixels (default: enough for median objects of 150 pixels; "
                         "75 with --quick)")
-    g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
+    g.add_argument("--boundary", metavar="M1,M2,..", type=_types.boundary_list, default=(),
                    help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) ranked beside macro Jaccard on every "
                         "simulated test set: how far the metric moves the ranking (default none)")
     g.add_argument("--target", "--target-l1", type=number(0), dest="target_l1", metavar="L1",
@@ -109,14 +109,14 @@ def parser() -> _cli.Parser:
                                                            "under 3 minutes on 2 cores")
     g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
-    g.add_argument("--out", type=_cli.output_folder, default="results/design_study", metavar="DIR",
+    g.add_argument("--out", type=_types.output_folder, default="results/design_study", metavar="DIR",
                    help="output folder (default results/design_study)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results, "
                                                            "and plan with a fitted twin outside fit.csv's tolerances")
-    g.add_argument("--n-jobs", type=_cli.jobs, default=os.cpu_count() or 1,
+    g.add_argument("--n-jobs", type=_types.jobs, default=os.cpu_count() or 1,
                    help=f"parallel workers (default: every core, {os.cpu_count() or 1} here; the numbers do not "
                         "depend on it)")
-    g.add_argument("--scheduler", type=_cli.scheduler_address, metavar="ADDRESS",
+    g.add_argument("--scheduler", type=_types.scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")
     g.add_argument("--quiet", action="store_true", help="no progress bars, no report on the terminal")

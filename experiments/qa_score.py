@@ -13,14 +13,14 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _qa, _study
+from experiments import _cli, _qa, _study, _types
 
 
 def parser() -> argparse.ArgumentParser:
     """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
     p = _cli.Parser(prog="python -m experiments.qa_score", description=__doc__.split("\n\n")[0])
     _qa.add_qa_options(p, required=True)
-    p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
+    p.add_argument("--out", required=True, type=_types.output_folder, metavar="DIR", help="output folder (required)")
     p.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
     p.add_argument("--quiet", action="store_true", help="no table on the terminal")
     return p

@@ -17,7 +17,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _study
+from experiments import _cli, _study, _types
 
 
 def parser() -> argparse.ArgumentParser:
@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
                    help="unit added one by one in the random orders (default image, as in the paper)")
     g.add_argument("--bootstrap-unit", choices=("image", "encounter"), default="encounter",
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
-    g.add_argument("--boundary", metavar="M1,M2,..", type=_cli.boundary_list, default=(),
+    g.add_argument("--boundary", metavar="M1,M2,..", type=_types.boundary_list, default=(),
                    help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd), "
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")

@@ -14,7 +14,7 @@ import argparse
 import sys
 import time
 
-from experiments import _cli, _study
+from experiments import _cli, _study, _types
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,11 +28,11 @@ def parser() -> argparse.ArgumentParser:
     """
     p = _cli.Parser(prog="python -m experiments.score", description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
-    p.add_argument("--out", required=True, type=_cli.output_folder, metavar="DIR", help="output folder (required)")
+    p.add_argument("--out", required=True, type=_types.output_folder, metavar="DIR", help="output folder (required)")
     _cli.add_scoring_options(p)
-    p.add_argument("--seed", type=_cli.integer(0), default=0, metavar="N", help="seed for the randN strategies")
+    p.add_argument("--seed", type=_types.integer(0), default=0, metavar="N", help="seed for the randN strategies")
     _cli.add_primary_option(p)
-    p.add_argument("--n-jobs", type=_cli.jobs, default=1, metavar="N",
+    p.add_argument("--n-jobs", type=_types.jobs, default=1, metavar="N",
                    help="worker processes for the pixel pass")
     p.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no table on the terminal")

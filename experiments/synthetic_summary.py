@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments import _cli
+from experiments import _cli, _types
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p = _cli.Parser(prog="python -m experiments.synthetic_summary",
                     description=__doc__.split("\n\n")[0])
     _cli.add_data_options(p)
-    p.add_argument("--n-jobs", type=_cli.jobs, default=1, metavar="N",
+    p.add_argument("--n-jobs", type=_types.jobs, default=1, metavar="N",
                    help="worker processes for the pixel pass")
     return p
 

@@ -207,7 +207,7 @@ def test_other_transports_are_refused_in_one_line(capsys, address):
 def test_a_real_scheduler_is_accepted():
     from dask.distributed import LocalCluster
 
-    from experiments._cli import scheduler_address
+    from experiments._types import scheduler_address
 
     with LocalCluster(n_workers=0, processes=False, scheduler_kwargs={"protocol": "tcp"}, host="127.0.0.1",
                       dashboard_address=None) as cluster:

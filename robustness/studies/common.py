@@ -5,8 +5,8 @@ The main job, the per-case table study and the QA study rank the same kind of
 :attr:`ResamplingOptions.ranking`: convergence curves over random orders, a
 bootstrap of the units (the same resamples for every method: paired), the
 distance to unlimited data, the significance analysis and the agreement between
-rankings, each written as a registered table (:mod:`robustness.results.study_result`)
-with the verdicts the reports state.
+rankings, each written as a registered table (:mod:`robustness.results.study_result`);
+the verdicts the reports state on them are :mod:`robustness.studies.resampling_verdicts`'.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robustness import seeds
-from robustness.results.study_result import Verdicts
 from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare, recomputed
 from robustness.statistics.ranking_options import RankingOptions
@@ -26,12 +25,10 @@ from robustness.statistics.ranking_options import RankingOptions
 if TYPE_CHECKING:
     import pandas as pd
 
-    from robustness.statistics.convergence import Convergence
     from robustness.statistics.schemes import Schemes
 
 __all__ = ["methods_meta", "ResamplingOptions", "Resampled", "resample", "convergence_tables", "bootstrap_tables",
-           "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP", "significance_verdicts",
-           "resampling_verdicts", "unlimited_verdicts", "fastest_verdicts", "ranking_verdicts"]
+           "uncertainty_tables", "method_columns", "only", "CURVE_ROWS", "TEST_STEP"]
 
 #: curves.parquet holds every order's curve up to this many rows (more: the first orders that fit, or all_curves).
 CURVE_ROWS = 5_000_000
@@ -424,215 +421,3 @@ def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{r
             columns[name.format(strategy=strat, metric=metric, average=average, ranking=method)] = \
                 d.set_index("system").score
     return pd.DataFrame(columns)
-
-
-# -- verdicts ---------------------------------------------------------------------------------------------------
-
-def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: Iterable[tuple]) -> None:
-    """How many pairs (and neighbouring pairs) of runs differ: the analytic paired test, and the Wilcoxon check.
-
-    Claims ``pairs_differ``, ``neighbours_differ`` (Holm over all pairs), ``neighbours_only_differ`` (Holm over the
-    neighbouring pairs alone, the other family), ``pairs_differ_wilcoxon``, ``neighbours_differ_wilcoxon``; the
-    neighbouring pairs without evidence of a difference are the subject of ``neighbours_differ``.
-
-    Parameters
-    ----------
-    verdicts : Verdicts
-        Where the claims are added.
-    pairwise : pandas.DataFrame
-        ``pairwise.parquet``.
-    schemes : iterable of (strategy, metric, average)
-    """
-    for strat, metric, average in schemes:
-        d = pairwise[(pairwise.strategy == strat) & (pairwise.metric == metric) & (pairwise.average == average)]
-        if d.empty:
-            continue
-        n = d[d.neighbours]
-        key = dict(strategy=strat, metric=metric, average=average, table="pairwise.parquet")
-        for suffix, column in (("", "significant"), ("_wilcoxon", "significant_wilcoxon")):
-            k = int(d[column].sum())
-            verdicts.add(f"pairs_differ{suffix}", statement="none" if k == 0 else "some", count=k, total=len(d),
-                         **key)
-            k = int(n[column].sum())
-            same = [f"{x.system} ~ {x.other}" for x in n[~n[column]].itertuples()]
-            verdicts.add(f"neighbours_differ{suffix}", statement="none" if k == 0 else "some", count=k,
-                         total=len(n), subject=same, **key)
-        if "significant_delta_neighbours" in n:
-            k = int(n.significant_delta_neighbours.sum())
-            verdicts.add("neighbours_only_differ", statement="none" if k == 0 else "some", count=k, total=len(n),
-                         **key)
-
-
-def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame, *, lenient: float,
-                     test_sets: tuple[np.ndarray, list] | None = None, metric: str = "jaccard") -> None:
-    """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging.
-
-    With ``test_sets`` (:func:`robustness.statistics.convergence.auc_over_test_sets` and its schemes' names), a
-    strategy is named only if its paired differences with every other strategy over resampled test sets lie below
-    zero (Bonferroni-adjusted percentile intervals): a claim about the gold, which holds for a new test set. Without,
-    the differences over this test set's orders (Monte Carlo intervals: a claim about this test set only). Otherwise
-    the tied ones (claim ``fastest_convergence``; ``statement`` ``fastest`` or ``tied``; ``count``: the number of
-    resampled test sets, 0 when the orders were used).
-
-    Parameters
-    ----------
-    verdicts : Verdicts
-        Where the claims are added.
-    conv : Convergence
-    points : pandas.DataFrame
-        ``convergence.csv``.
-    lenient : float
-        The tolerance whose AUC row is quoted (the AUC is the same for every tolerance).
-    test_sets : (ndarray (S', B), list of (strategy, metric, average)), optional
-    metric : str
-    """
-    from robustness.overlap.gold import is_random
-    from robustness.statistics.verdicts import best_with_ties
-
-    auc = conv.order_auc()  # (S, K)
-    for average in dict.fromkeys(n[2] for n in conv.schemes.names):
-        scheme = [s for s, n in enumerate(conv.schemes.names) if n[1] == metric and n[2] == average]
-        drawn = [s for s in scheme if is_random(conv.schemes.names[s][0])]
-        idx = [s for s in scheme if s not in drawn]  # a random annotator is a draw, not a candidate
-        here = points[(points.metric == metric) & (points.average == average) & (points.tolerance == lenient)
-                      & (points.ranking == conv.ranking)].set_index("strategy")
-        if len(drawn) > 1:
-            a = here.loc[[conv.schemes.names[s][0] for s in drawn], "auc"]
-            verdicts.add("random_gold_spread", ranking=conv.ranking, metric=metric, average=average,
-                         statement="auc", value=float(a.mean()), low=float(a.min()), high=float(a.max()),
-                         count=len(drawn), table="convergence.csv")
-        if len(idx) < 2:
-            continue
-        names = [conv.schemes.names[s][0] for s in idx]
-        count = 0
-        if test_sets is not None:
-            outer, outer_names = test_sets
-            rows = [outer_names.index(conv.schemes.names[s]) for s in idx]
-            v = best_with_ties(outer[rows], names, higher_is_better=False, interval="percentile")
-            count = outer.shape[1]
-        else:
-            v = best_with_ties(auc[idx], names, higher_is_better=False, interval="normal")
-        p = here.loc[v.tied[0]]
-        verdicts.add("fastest_convergence", ranking=conv.ranking, metric=metric, average=average,
-                     statement="fastest" if v.best else "tied", subject=v.tied, value=p.auc, se=p.auc_se,
-                     low=p.auc_low, high=p.auc_high, level=v.level, count=count, table="strategy_comparison.csv")
-
-
-def resampling_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple], *, lenient: float,
-                        tolerance: float) -> None:
-    """What the QA and per-case table reports state per scheme (of the default ranking method).
-
-    The convergence points (``convergence_point``, one per tolerance; ``statement`` reached or only_at_n), the
-    area under the curve (``curve_auc``), the distance to unlimited data at the test set's size
-    (``unlimited_distance``, with its interval; ``best_stays_first``, the plug-in stability of the observed best;
-    ``best_is_best``, the posterior probability that it is the population's best), the size needed for one place
-    per run (``units_needed``: the estimate, and where the interval's ends reach the target; statement
-    ``at_least`` with the upper end as the conservative claim) and the significance analysis
-    (:func:`significance_verdicts`).
-
-    Parameters
-    ----------
-    verdicts : Verdicts
-        Where the claims are added.
-    tables : dict
-        The study's tables.
-    schemes : iterable of (strategy, metric, average)
-    lenient, tolerance : float
-    """
-    points = only(tables["convergence.csv"])
-    for strat, metric, average in schemes:
-        key = dict(strategy=strat, metric=metric, average=average)
-        p = points[(points.strategy == strat) & (points.metric == metric) & (points.average == average)]
-        for x in p.itertuples():
-            verdicts.add("convergence_point", statement="reached" if x.reached else "only_at_n",
-                         value=x.convergence_n, low=x.convergence_n_low, high=x.convergence_n_high, level=0.95,
-                         count=int(x.n_units), total=None, subject=[f"{x.tolerance:g}"], table="convergence.csv",
-                         **key)
-        if len(p):
-            verdicts.add("curve_auc", value=p.auc.iloc[0], se=p.auc_se.iloc[0], low=p.auc_low.iloc[0],
-                         high=p.auc_high.iloc[0], level=0.95, table="convergence.csv", **key)
-    unlimited_verdicts(verdicts, tables, schemes, lenient=lenient)
-    significance_verdicts(verdicts, tables["pairwise.parquet"], schemes)
-
-
-def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple], *, lenient: float) -> None:
-    """What a report states about the distance to unlimited data, per scheme.
-
-    ``unlimited_distance`` (the estimate at the test set's size with its interval), ``best_stays_first`` (the
-    plug-in stability of the observed best), ``best_is_best`` (the posterior probability that it is the
-    population's best) and ``units_needed`` (the estimate, and where the interval's ends reach ``lenient``;
-    statement ``at_least`` with the upper end as the conservative claim, ``beyond`` or ``already``).
-
-    Parameters
-    ----------
-    verdicts : Verdicts
-    tables : dict
-        With ranking_uncertainty.csv, rank_keep.csv and test_set_size.csv.
-    schemes : iterable of (strategy, metric, average)
-    lenient : float
-        The target expected L1 (:func:`robustness.statistics.ranks.size_target`).
-    """
-    per_size, needed, runs = tables["ranking_uncertainty.csv"], tables["test_set_size.csv"], tables["rank_keep.csv"]
-    for strat, metric, average in schemes:
-        key = dict(strategy=strat, metric=metric, average=average)
-        at = per_size[(per_size.strategy == strat) & (per_size.metric == metric) & (per_size.average == average)]
-        row = at[at.observed_size].iloc[0]
-        verdicts.add("unlimited_distance", value=row.expected_l1, se=row.expected_l1_se, low=row.low, high=row.high,
-                     level=row.confidence, count=int(row.m), table="ranking_uncertainty.csv", **key)
-        verdicts.add("best_stays_first", value=row.p_best_stays, count=int(row.m), table="ranking_uncertainty.csv",
-                     **key)
-        best = runs[(runs.strategy == strat) & (runs.metric == metric) & (runs.average == average)]
-        if len(best):
-            top = best.sort_values("rank").iloc[0]
-            verdicts.add("best_is_best", value=top.p_best, subject=[top.system], table="rank_keep.csv", **key)
-        nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
-        verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "at_least",
-                     value=nd.units_needed_point, low=nd.units_needed_low, high=nd.units_needed,
-                     level=nd.confidence, count=int(nd.largest_size), subject=[f"{lenient:g}"],
-                     table="test_set_size.csv", **key)
-
-
-def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,
-                     agreement_file: str = "kendall_tau.csv") -> None:
-    """What the comparison of ranking methods states, per scheme.
-
-    Who is first under each method (``first_place``), Kendall's tau between every two methods' leaderboards
-    (``method_agreement``) and, over the golds, the range of tau between two methods
-    (``method_agreement_range``). Nothing with one method only.
-
-    Parameters
-    ----------
-    v : Verdicts
-    tables : dict
-    schemes : list of (strategy, metric, average)
-    agreement_file : str
-    """
-    ci = tables["bootstrap_ci.csv"]
-    ci = ci[ci.reported]
-    methods = list(dict.fromkeys(ci.ranking))
-    if len(methods) < 2:
-        return
-    agreement = tables[agreement_file]
-    for strat, metric, average in schemes:
-        key = dict(strategy=strat, metric=metric, average=average)
-        for method in methods:
-            board = ci[(ci.ranking == method) & (ci.strategy == strat) & (ci.metric == metric)
-                       & (ci.average == average)]
-            top = board[board["rank"] == board["rank"].min()].system.tolist()
-            v.add("first_place", ranking=method, statement="alone" if len(top) == 1 else "tied", subject=top,
-                  count=len(top), table="bootstrap_ci.csv", **key)
-        tau = agreement[(agreement.strategy == strat) & (agreement.other == strat) & (agreement.metric == metric)
-                        & (agreement.average == average)]
-        for i, a in enumerate(methods):
-            for b in methods[i + 1:]:
-                row = tau[(tau.ranking == a) & (tau.other_ranking == b)]
-                if len(row):
-                    row = row.iloc[0]
-                    v.add("method_agreement", ranking=a, subject=[a, b], value=row.tau, low=row.tau_low,
-                          high=row.tau_high, level=0.95, table=agreement_file, **key)
-    strat, metric, average = schemes[0]
-    span = agreement[(agreement.strategy == agreement.other) & (agreement.metric == metric)
-                     & (agreement.average == average) & (agreement.ranking != agreement.other_ranking)]
-    if span.strategy.nunique() > 1:
-        v.add("method_agreement_range", metric=metric, average=average, count=int(span.strategy.nunique()),
-              low=span.tau.min(), high=span.tau.max(), table=agreement_file)

@@ -19,11 +19,10 @@ from robustness.studies.common import (
     convergence_tables,
     method_columns,
     methods_meta,
-    ranking_verdicts,
     resample,
-    resampling_verdicts,
     uncertainty_tables,
 )
+from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd

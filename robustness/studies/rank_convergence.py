@@ -23,19 +23,23 @@ from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.metrics import AVERAGES, METRICS
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
+from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.convergence import GOLD_ORDERS
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
+    convergence_points,
     convergence_tables,
-    fastest_verdicts,
     method_columns,
     methods_meta,
     only,
-    ranking_verdicts,
     resample,
-    significance_verdicts,
     uncertainty_tables,
+)
+from robustness.studies.resampling_verdicts import (
+    fastest_verdicts,
+    ranking_verdicts,
+    significance_verdicts,
     unlimited_verdicts,
 )
 
@@ -368,8 +372,6 @@ def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
     """
     from robustness.statistics.metric_agreement import metric_agreement
     from robustness.statistics.schemes import schemes_from_values
-    from robustness.studies.common import convergence_points
-
     p = per_image
     boards, agreement = metric_agreement(p.values, p.lower, p.metrics, counts.runs, p.clusters, empty=p.empty,
                                          n_resamples=options.bootstrap, ties=options.ties,
@@ -398,8 +400,6 @@ def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) 
 
     from robustness.statistics.metric_agreement import metric_agreement
     from robustness.statistics.schemes import schemes_from_counts
-    from robustness.studies.common import SCORE_INTERVAL, convergence_points
-
     p = per_image
     found = list(dict.fromkeys(labels.tolist()))
     scores, points = [], []

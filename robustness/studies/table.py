@@ -51,11 +51,10 @@ from robustness.studies.common import (
     bootstrap_tables,
     convergence_tables,
     methods_meta,
-    ranking_verdicts,
     resample,
-    resampling_verdicts,
     uncertainty_tables,
 )
+from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
 
 __all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
            "rank_tables"]
