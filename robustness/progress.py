@@ -60,15 +60,15 @@ def _beat(stop: threading.Event, every: float, stream, terminal: bool) -> None:
 
 
 @contextlib.contextmanager
-def feedback(enabled: bool, *, every: float = EVERY, stream: TextIO | None = None) -> Iterator[None]:
+def feedback(enabled: bool, *, every: float | None = None, stream: TextIO | None = None) -> Iterator[None]:
     """Status lines on ``stream`` (stderr) every ``every`` seconds without output, while the block runs.
 
     Parameters
     ----------
     enabled : bool
         False (``--quiet``): nothing is printed, the bars are off too.
-    every : float
-        Seconds without a line before the status line is printed.
+    every : float, optional
+        Seconds without a line before the status line is printed (default :data:`EVERY`, read when called).
     stream : file, optional
         Where the lines go (default ``sys.stderr``).
 
@@ -77,6 +77,7 @@ def feedback(enabled: bool, *, every: float = EVERY, stream: TextIO | None = Non
     None
     """
     stream = sys.stderr if stream is None else stream
+    every = EVERY if every is None else every
     if not enabled:
         yield
         return
