@@ -1,13 +1,20 @@
 """Lazy exports for the package and its subpackages: a name is imported from its module on first use.
 
 ``import robustness.overlap.gold`` must not load numba, and ``--help`` must not load pandas: a subpackage's
-``__init__`` names what it offers without importing it.
+``__init__`` names what it offers without importing it. Static tools (type checkers, IDEs) read the same names
+from each lazy package's ``__init__.pyi``, written from the lazy maps by :func:`write_stubs`
+(``python -m robustness._lazy``); ``tests/test_conventions.py`` fails when a stub and its map differ.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
+from pathlib import Path
+
+#: Every lazy package's map: package -> (public name -> module relative to the package, submodules offered).
+EXPORTS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {}
 
 
 def lazy_exports(package: str, names: dict[str, str],
@@ -29,6 +36,7 @@ def lazy_exports(package: str, names: dict[str, str],
         The module-level ``__getattr__`` and ``__dir__`` functions and the ``__all__`` list.
     """
     exported = sorted(set(names) | set(modules))
+    EXPORTS[package] = (dict(names), tuple(modules))
 
     def __getattr__(name: str):
         if name in names:
@@ -41,3 +49,77 @@ def lazy_exports(package: str, names: dict[str, str],
         return exported
 
     return __getattr__, __dir__, exported
+
+
+def stub_text(package: str, names: dict[str, str], modules: tuple[str, ...] = (),
+              extra: tuple[str, ...] = ()) -> str:
+    """The ``__init__.pyi`` of a lazy package: every public name imported from its module, for static tools.
+
+    Parameters
+    ----------
+    package : str
+    names : dict
+        Public name -> the module (relative to ``package``) that defines it.
+    modules : tuple of str
+        Submodules offered as attributes.
+    extra : tuple of str
+        Further stub lines (``__version__: str``).
+
+    Returns
+    -------
+    str
+    """
+    lines = [f"# The lazy names of {package} for static tools: written by `python -m robustness._lazy` from its",
+             "# __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.", ""]
+    def kind(name: str) -> int:  # isort's order by type: constants, classes, then functions and variables
+        return 0 if name.isupper() else 1 if name[0].isupper() else 2
+
+    # a submodule named like a public name is shadowed by it (the lazy ``__getattr__`` looks names up first)
+    lines += [f"from {package} import {module} as {module}" for module in sorted(modules) if module not in names]
+    lines += [f"from {package}.{module} import {name} as {name}"
+              for name, module in sorted(names.items(), key=lambda x: (x[1], kind(x[0]), x[0]))]
+    lines += [*extra, "", "__all__ = [", *(f'    "{n}",' for n in sorted(set(names) | set(modules))), "]", ""]
+    return "\n".join(lines)
+
+
+def stubs() -> dict[Path, str]:
+    """Every lazy package's stub: its ``__init__.pyi`` path and text (the packages are imported to read the maps).
+
+    Returns
+    -------
+    dict
+    """
+    import robustness
+
+    root = Path(robustness.__file__).parent
+    top = importlib.import_module("robustness")  # its lazy map, which the package's own stub does not declare
+    out = {root / "__init__.pyi": stub_text("robustness", top._PUBLIC, top._SUBPACKAGES,
+                                           extra=("", "__version__: str"))}
+    for init in sorted(root.glob("*/__init__.py")):
+        package = f"robustness.{init.parent.name}"
+        importlib.import_module(package)
+        if package in EXPORTS:
+            out[init.with_suffix(".pyi")] = stub_text(package, *EXPORTS[package])
+    return out
+
+
+def write_stubs() -> list[Path]:
+    """Write every lazy package's ``__init__.pyi`` (:func:`stubs`).
+
+    Returns
+    -------
+    list of Path
+        The stubs written.
+    """
+    written = []
+    for path, text in stubs().items():
+        path.write_text(text)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    from robustness._lazy import write_stubs as write  # this module as the packages import it (their maps)
+
+    for stub in write():
+        print(stub, file=sys.stderr)

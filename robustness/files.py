@@ -18,8 +18,10 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
+
+from robustness.errors import InputError, OutputError
 
 __all__ = ["atomic_write", "file_mode", "remove_stale_temporaries", "open_regular", "kind_of", "NO_SPACE",
            "read_inside", "exists_inside", "MAX_TABLE_BYTES", "MAX_FIGURE_BYTES", "MAX_META_BYTES"]
@@ -110,8 +112,6 @@ def open_regular(path: str | os.PathLike, *, what: str = "file") -> BinaryIO:
         One line naming ``path``: ``file not found``, ``is a broken symbolic link``, ``is a folder, not a file``,
         ``is not a regular file (a FIFO)``...
     """
-    from robustness.errors import InputError
-
     path = Path(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -137,8 +137,6 @@ def open_regular(path: str | os.PathLike, *, what: str = "file") -> BinaryIO:
 
 def _open_inside(root: Path, name: str) -> int:
     """A descriptor of ``root/name`` reached through no symbolic link below ``root`` (the caller closes it)."""
-    from pathlib import PurePosixPath
-
     parts = PurePosixPath(name).parts
     if not parts or PurePosixPath(name).is_absolute() or any(p in ("", ".", "..") for p in parts):
         raise FileNotFoundError(name)
@@ -184,8 +182,6 @@ def read_inside(root: str | os.PathLike, name: str, *, limit: int, what: str = "
         ``ROOT/NAME: <what> is a symbolic link`` (or ``not found``, ``is not a regular file (a FIFO)``,
         ``holds N bytes, more than the limit of L``).
     """
-    from robustness.errors import InputError
-
     path = Path(root) / name
     try:
         fd = _open_inside(Path(root), name)
@@ -277,8 +273,6 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         if isinstance(exc, OSError):
             _no_space(exc, path)
         if isinstance(exc, IsADirectoryError):
-            from robustness.errors import OutputError
-
             raise OutputError(f"{path}: is a folder where a result file goes; remove it or choose another folder") \
                 from None
         raise
@@ -287,7 +281,6 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
 def _no_space(exc: OSError, path) -> None:
     """Raise the one-line :class:`~robustness.errors.OutputError` when ``exc`` means a full disk or quota."""
     if exc.errno in NO_SPACE:
-        from robustness.errors import OutputError
 
         raise OutputError(f"{path}: cannot write the file: {os.strerror(exc.errno).lower()}") from None
 

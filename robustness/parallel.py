@@ -12,11 +12,26 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing
 import os
+import signal
+import socket
+import struct
 import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+import joblib
 import numpy as np
+from joblib import Parallel, delayed
+from joblib._parallel_backends import LokyBackend
+from joblib.parallel import get_active_backend
+
+from robustness.errors import InputError
+from robustness.progress import Progress
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -109,7 +124,6 @@ def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> P
     """
     if not enabled:
         return None
-    from robustness.progress import Progress
 
     return Progress(total, desc, unit)
 
@@ -155,7 +169,6 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     elif prefer != "threads" and _default_backend():
         results = _in_processes(fn, batches, n_jobs)
     else:
-        from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(fn)(*b) for b in batches)
     try:
@@ -170,9 +183,6 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
 
 def _default_backend() -> bool:
     """True when no joblib backend (Dask, threading...) was chosen with ``joblib.parallel_config``."""
-    from joblib._parallel_backends import LokyBackend
-    from joblib.parallel import get_active_backend
-
     return type(get_active_backend()[0]) is LokyBackend
 
 
@@ -184,9 +194,6 @@ def _in_processes(fn, batches, n_jobs):
     next batch itself, so no core waits. Results in batch order; at most ``4 * n_jobs``
     batches in flight.
     """
-    from collections import deque
-    from concurrent.futures import Future
-
     workers = n_jobs - 1
     batches = iter(batches)
     first = next(batches, None)
@@ -239,7 +246,6 @@ def _executor(workers: int):
         if pid == os.getpid():
             ex.shutdown(wait=False)
     if sys.platform.startswith("linux"):
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
@@ -278,10 +284,6 @@ def _watch_parent(parent: int) -> None:
     Workers ignore Ctrl-C (SIGINT, which the terminal sends to every process of the job): the parent alone
     handles it, says ``interrupted`` and stops them, so no worker prints a traceback.
     """
-    import signal
-    import threading
-    import time
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
@@ -335,12 +337,6 @@ def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None
     InputError
         Nothing answers, nothing is said within ``timeout``, or what is said is not a Dask greeting.
     """
-    import socket
-    import struct
-    import time
-
-    from robustness.errors import InputError
-
     host, port = _address(address)
     deadline = time.monotonic() + timeout
     try:
@@ -413,7 +409,6 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2) -> Ite
     if scheduler is None:
         yield None
         return
-    from robustness.errors import InputError
 
     if scheduler != "local":
         try:
@@ -422,7 +417,6 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2) -> Ite
             if isinstance(exc, InputError):
                 raise
             raise InputError(f"--scheduler {exc}") from None
-    import joblib
     from dask.distributed import Client, LocalCluster
 
     cluster = None

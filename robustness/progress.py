@@ -11,11 +11,15 @@ count, so a fit that takes minutes still says it is alive. Nothing is printed wi
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from typing import TextIO
+
+from tqdm.auto import tqdm
 
 __all__ = ["EVERY", "Progress", "feedback", "stage"]
 
@@ -123,8 +127,6 @@ def terminal() -> bool:
 
 def _columns() -> int:
     """The terminal's width as stderr sees it (0 when it has none)."""
-    import os
-
     try:
         return os.get_terminal_size(sys.stderr.fileno()).columns
     except (OSError, ValueError, AttributeError):
@@ -147,9 +149,7 @@ class Progress:
     def __init__(self, total: int, desc: str, unit: str = "batch") -> None:
         self._bar = None
         if terminal():
-            import shutil
 
-            from tqdm.auto import tqdm
 
             # a pseudo-terminal without a size (script, some CI runners) reports 0 columns: tqdm then draws nothing
             sized = _columns() > 0  # tqdm hides a bar below a height of 0 rows and draws it 0 columns wide

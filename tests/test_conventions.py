@@ -190,3 +190,48 @@ def test_no_module_over_500_lines_beyond_the_shrinking_list():
     assert not grown, f"modules over their ceiling (500 lines, or LONG_MODULES'): {grown}"
     stale = sorted(name for name in LONG_MODULES if sizes.get(name, 0) <= 500)
     assert not stale, f"now at or under 500 lines: drop them from LONG_MODULES: {stale}"
+
+
+# -- imports a reader and a type checker can follow ----------------------------------------------------------------
+
+#: The library's modules that import inside functions, and why; every other module imports at its top.
+LAZY_IMPORTS = {
+    "robustness/__init__.py": "the package's lazy public names (static tools read __init__.pyi)",
+    "robustness/_lazy.py": "the lazy-export machinery",
+    "robustness/overlap/gold.py": "loaded by the commands' parsers: --help imports no numpy",
+    "robustness/overlap/patterns.py": "loaded by the commands' parsers: --help imports no numpy",
+    "robustness/statistics/ranking_methods.py": "loaded by the commands' parsers: --help imports no numpy",
+    "robustness/statistics/ranking_options.py": "loaded by the commands' parsers: --help imports no numpy",
+    "robustness/parallel.py": "Dask is optional; each backend's own process pool",
+}
+
+
+def _function_level_imports(path: Path) -> list[int]:
+    tree = ast.parse(path.read_text())
+    top = {id(m) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.If, ast.Try))
+           for m in ast.walk(n)}
+    return sorted(n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top)
+
+
+def test_the_library_imports_at_the_top_of_its_modules():
+    found = {str(p.relative_to(REPO)): _function_level_imports(p) for p in (REPO / "robustness").rglob("*.py")}
+    inside = {name: lines for name, lines in found.items() if lines and name not in LAZY_IMPORTS}
+    assert not inside, f"imports inside functions (move them to the module's top, or list the module in " \
+                       f"LAZY_IMPORTS with the reason): {inside}"
+    stale = [name for name in LAZY_IMPORTS if not found.get(name)]
+    assert not stale, f"no import inside a function any more: drop them from LAZY_IMPORTS: {stale}"
+
+
+def test_lazy_names_have_stubs_static_tools_read():
+    """Each lazy package's names are in its __init__.pyi, as its lazy map has them (python -m robustness._lazy)."""
+    from robustness._lazy import stubs
+
+    written = stubs()
+    assert len(written) >= 9
+    differ = [str(p.relative_to(REPO)) for p, text in written.items() if not p.is_file() or p.read_text() != text]
+    assert not differ, f"stale or missing stubs (python -m robustness._lazy writes them): {differ}"
+    for path in written:  # a stub names nothing its package cannot give
+        package = ".".join(path.parent.relative_to(REPO).parts)
+        module = __import__(package, fromlist=["_"])
+        names = re.findall(r"^from \S+ import (\w+) as \1$", path.read_text(), flags=re.M)
+        assert names and all(hasattr(module, n) for n in names), package

@@ -199,10 +199,10 @@ def test_meta_json_that_is_a_fifo_or_a_device_is_refused_without_blocking(hostil
 
 
 def test_a_figure_over_the_size_bound_is_refused(hostile_results, tmp_path, capsys, monkeypatch):
-    from robustness import files
+    from robustness.reporting import document  # where the report reads the bound
 
     folder = _copy(hostile_results, tmp_path)
-    monkeypatch.setattr(files, "MAX_FIGURE_BYTES", 1000)
+    monkeypatch.setattr(document, "MAX_FIGURE_BYTES", 1000)
     code = run(report.main, [str(folder), "--quiet"])
     one_line_error(capsys, code, r"\.png: figure holds \d+ bytes, more than the limit of 1000")
 

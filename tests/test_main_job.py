@@ -106,12 +106,12 @@ def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch)
 def test_interrupted_run_leaves_nothing_trusted(tiny, tmp_path, monkeypatch):
     data, _ = tiny
     out = tmp_path / "out"
-    import robustness.statistics.bootstrap as rs
+    import robustness.studies.common as resampling  # where the study calls the bootstrap
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(rs, "bootstrap", boom)
+    monkeypatch.setattr(resampling, "run_bootstrap", boom)
     with pytest.raises(KeyboardInterrupt):
         job.main(["--data", str(data), "--out", str(out)] + ARGS)
     with pytest.raises(InputError, match="no complete results here"):

@@ -22,3 +22,21 @@ def test_mypy_finds_no_error_in_the_library():
     done = subprocess.run([mypy, "--no-pretty", "--show-error-codes"], cwd=REPO, capture_output=True, text=True)
     errors = [line for line in done.stdout.splitlines() if ": error: " in line]
     assert done.returncode == 0 and not errors, "\n".join(errors) or done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def test_a_type_checker_resolves_the_lazy_public_names(tmp_path):
+    """``robustness.compute_overlap`` (a lazy name) is the function for mypy, through robustness/__init__.pyi."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if mypy is None:
+        pytest.skip("mypy is not installed (pip install -e '.[test]' installs it)")
+    user = tmp_path / "user.py"
+    user.write_text("import robustness\nfrom robustness.overlap import resolve\n"
+                    "reveal_type(robustness.compute_overlap)\nreveal_type(resolve)\n"
+                    "reveal_type(robustness.statistics.bootstrap.BootstrapResult)\n")
+    done = subprocess.run([mypy, "--no-pretty", "--no-error-summary", str(user)], cwd=REPO, capture_output=True,
+                          text=True)
+    revealed = [line.split("Revealed type is ", 1)[1] for line in done.stdout.splitlines() if "Revealed type" in line]
+    assert len(revealed) == 3, done.stdout + done.stderr
+    assert revealed[0].startswith('"def (challenge: robustness.io.challenge.Challenge')
+    assert revealed[1].startswith('"def (') and "Any" != revealed[1].strip('"')
+    assert "robustness.statistics.bootstrap.BootstrapResult" in revealed[2]  # a submodule through the stubs

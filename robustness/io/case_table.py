@@ -20,7 +20,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
 from robustness.errors import InputError, shown
+from robustness.files import open_regular
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,9 +50,7 @@ def _shown(value, limit: int = 60) -> str:
 
 
 def _read(path: Path):
-    import pandas as pd
 
-    from robustness.files import open_regular
 
     try:
         f = open_regular(path)  # a FIFO or a device (/dev/zero) is refused before pandas blocks or reads forever
@@ -101,9 +103,6 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     InputError
         One line naming the file, the row (1-based, header not counted) and what is wrong.
     """
-    import numpy as np
-    import pandas as pd
-
     case, algorithm, value, unit = case_column, run_column, value_column, unit_column
     path = Path(path)
     table = _read(path)

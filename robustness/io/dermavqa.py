@@ -33,13 +33,17 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tifffile
+from tqdm.auto import tqdm
 
 from robustness.errors import InputError
+from robustness.files import file_mode, remove_stale_temporaries
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
     attach_runs,
@@ -53,7 +57,7 @@ from robustness.io.folders import (
     ignored_folders,
     not_a_file,
 )
-from robustness.io.masks import MaskFormat
+from robustness.io.masks import MASK_SUFFIXES, MaskFormat
 from robustness.io.raters import load_raters
 
 __all__ = ["load_dermavqa", "load_challenge", "write_dermavqa"]
@@ -97,8 +101,6 @@ def _scan_dermavqa(folder: Path, what: str, notes: list | None = None) -> tuple[
 
 def _raters_hint(root: Path, reference: Path) -> None:
     """No ``reference/`` in a folder whose sub-folders hold masks: say that it looks like one folder per rater."""
-    from robustness.io.masks import MASK_SUFFIXES
-
     raters = [name for name, kind in entries(root) if kind == "dir" and name != "submissions"
               and any(Path(n).suffix.lower() in MASK_SUFFIXES for n, k in entries(root / name) if k == "file")]
     if raters:
@@ -305,12 +307,6 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
     InputError
         When ``folder`` already exists.
     """
-    import shutil
-
-    import tifffile
-
-    from robustness.files import file_mode, remove_stale_temporaries
-
     folder = Path(folder)
     if folder.exists():
         raise InputError(f"{folder}: already exists; choose a new folder")
@@ -327,8 +323,6 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
             (tmp / "truth").mkdir()
         images = range(challenge.n_images)
         if progress:
-            from tqdm.auto import tqdm
-
             images = tqdm(images, desc="writing masks", unit="image", leave=False)
         for i in images:
             image = challenge.images[i]

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from robustness.errors import InputError
+from robustness.files import kind_of
 from robustness.io.challenge import Challenge
 from robustness.io.masks import MaskFormat, read_mask, read_shape
 from robustness.io.volumes import read_volume
@@ -238,8 +239,6 @@ def entries(path: Path) -> list[tuple[str, str]]:
     InputError
         The folder cannot be listed.
     """
-    from robustness.files import kind_of
-
     out = []
     try:
         with os.scandir(path) as it:

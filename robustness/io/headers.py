@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 
 from robustness.errors import InputError
+from robustness.files import kind_of
 
 __all__ = ["MAX_VOXELS", "check_header", "check_voxels"]
 
@@ -50,7 +51,6 @@ _NIFTI_TYPES = {2: "u1", 4: "i2", 8: "i4", 16: "f4", 64: "f8", 256: "i1", 512: "
 
 
 def _kind(mode: int) -> str:
-    from robustness.files import kind_of
 
     return kind_of(mode)
 

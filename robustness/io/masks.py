@@ -36,6 +36,7 @@ mask file.
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
 import warnings
@@ -43,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import tifffile
+from PIL import Image
 
 from robustness import _kernels
 from robustness.errors import InputError
@@ -159,7 +162,6 @@ def _decoder_messages(notes: list):
     finally:
         logger.removeHandler(handler)
         logger.propagate = propagate
-    from PIL import Image
 
     for w in caught:
         if not issubclass(w.category, Image.DecompressionBombWarning):  # MAX_PIXELS decides
@@ -217,8 +219,6 @@ def read_shape(path: str | os.PathLike, notes: list | None = None) -> tuple[int,
             if path.suffix.lower() in _TIFF:
                 header = tiff_header(f, path, max_pixels=MAX_PIXELS)
                 return header.rows, header.columns
-            from PIL import Image
-
             with Image.open(f) as im:
                 _png_limit(path, im.size)
                 w, h = im.size
@@ -276,8 +276,6 @@ def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:
                 if fast is not None:
                     return fast
                 return _tifffile_pixels(buf, header, path)
-            from PIL import Image
-
             with Image.open(f) as im:
                 _png_limit(path, im.size)
                 if im.mode in ("P", "PA"):  # the palette's colours, as the mask is displayed; never the indices
@@ -295,9 +293,7 @@ def _read_pixels(path: Path, out=None, notes: list | None = None) -> np.ndarray:
 
 
 def _tifffile_pixels(buf: bytes, header, path: Path) -> np.ndarray:
-    import io
 
-    import tifffile
 
     with tifffile.TiffFile(io.BytesIO(buf)) as tif:
         page = tif.pages[0]

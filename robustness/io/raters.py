@@ -37,7 +37,7 @@ from robustness.io.folders import (
     not_a_file,
 )
 from robustness.io.folders import folder as _folder
-from robustness.io.masks import MaskFormat, mask_suffix
+from robustness.io.masks import MaskFormat, mask_suffix, read_grey
 from robustness.io.volumes import check_grids, labels_in, read_volume
 
 __all__ = ["detect_scale", "load_raters"]
@@ -273,8 +273,6 @@ def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, in
     tuple of int
         ``(1, 0)`` or ``(255, 0)``.
     """
-    from robustness.io.masks import read_grey
-
     label_maps = others = 0
     for p in paths[:SCALE_SCAN]:
         top = int(read_grey(p).max(initial=0))

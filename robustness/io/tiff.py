@@ -41,14 +41,17 @@ compare them).
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 from dataclasses import dataclass
 from typing import BinaryIO, overload
 
+import imagecodecs
 import numpy as np
 
 from robustness.errors import InputError
+from robustness.files import open_regular
 
 __all__ = ["TiffHeader", "tiff_header", "read_tiff", "tiff_shape"]
 
@@ -336,7 +339,6 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
 
 
 def _inflater():
-    import imagecodecs
 
     return imagecodecs.zlibng_decode if imagecodecs.ZLIBNG.available else imagecodecs.deflate_decode
 
@@ -360,8 +362,6 @@ def tiff_shape(path: str | os.PathLike, *, max_pixels: int | None = None) -> tup
     InputError
         One line naming ``path``: not a regular file, or a header that fails a check (module notes).
     """
-    from robustness.files import open_regular
-
     with open_regular(path) as f:
         h = tiff_header(f, path, max_pixels=max_pixels)
     return h.rows, h.columns
@@ -387,7 +387,6 @@ def lean(header: TiffHeader) -> bool:
             or one(339, 1) != 1 or 273 not in tags):
         return False
     if 270 in tags and tags[270][0].startswith(b'{"shape"'):
-        import json
 
         try:
             described = json.loads(tags[270][0].rstrip(b"\0").decode())["shape"]
@@ -429,7 +428,6 @@ def read_tiff(path: str | os.PathLike, out: np.ndarray | None = None, *, buffer:
         The header fails a check (:func:`tiff_header`).
     """
     if buffer is None:
-        from robustness.files import open_regular
 
         with open_regular(path) as f:
             buffer = f.read()

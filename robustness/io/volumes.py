@@ -22,13 +22,16 @@ import math
 import os
 import re
 import sys
+import tempfile
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import SimpleITK as sitk
 
-from robustness.errors import InputError
+from robustness.errors import InputError, NoteWarning
 from robustness.io.headers import MAX_VOXELS, check_header, check_voxels
 
 __all__ = ["VOLUME_SUFFIXES", "Geometry", "read_volume", "read_grid", "check_same_grid", "check_grids",
@@ -139,11 +142,6 @@ def _itk_output(path: Path, notes: list | None) -> Iterator[list[str]]:
     note (``FILE: SimpleITK: ...``): added to ``notes``, else issued as a
     :class:`~robustness.errors.NoteWarning`; never raw output.
     """
-    import tempfile
-    import warnings
-
-    from robustness.errors import NoteWarning
-
     said: list[str] = []
     sys.stderr.flush()
     with tempfile.TemporaryFile() as sink:
@@ -180,8 +178,6 @@ def _sitk():
     What they warn about (a spacing of 0, a file cut short) is checked here first and refused in one line
     (:mod:`robustness.io.headers`), never left as a raw line on stderr.
     """
-    import SimpleITK as sitk
-
     sitk.ProcessObject.SetGlobalWarningDisplay(False)
     return sitk
 

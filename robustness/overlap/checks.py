@@ -24,6 +24,7 @@ import numpy as np
 
 from robustness.errors import InputError, summarise_notes
 from robustness.overlap.counts import OverlapCounts
+from robustness.overlap.pixel_pass import TWIN_JACCARD
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -76,8 +77,6 @@ def duplicate_raters(counts: OverlapCounts, *, threshold: float | None = None) -
     >>> duplicate_raters(compute_overlap(ch, rng=0))  # doctest: +ELLIPSIS
     ["run 'copy' is identical to annotator 'ann0' on all 1 image(s) ...]
     """
-    from robustness.overlap.pixel_pass import TWIN_JACCARD
-
     t = TWIN_JACCARD if threshold is None else threshold
     out = []
     valid = counts.annotator_valid

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from robustness.files import atomic_write
 
@@ -129,8 +130,6 @@ class OverlapCounts:
         OverlapCounts
             The same counts restricted to those images; ``run_twins`` is dropped (None): it counts over all images.
         """
-        from dataclasses import replace
-
         idx = np.asarray(images, dtype=np.intp)
         take: dict[str, Any] = dict(
                     images=tuple(self.images[i] for i in idx), encounters=tuple(self.encounters[i] for i in idx),
@@ -189,8 +188,6 @@ class OverlapCounts:
         pandas.DataFrame
             One row per image (indexed by position) and three columns per fit of :attr:`fits`.
         """
-        import pandas as pd
-
         cols = {}
         for f, name in enumerate(self.fits):
             cols[f"{name}_rule"] = [str(x) for x in self.fit_rule[f]]
@@ -209,8 +206,6 @@ class OverlapCounts:
             One row per strategy (gold or annotator), run and image, with columns ``strategy, system, image,
             encounter, tp, fp, fn``.
         """
-        import pandas as pd
-
         parts = []
         for names, arr, valid in (
             (self.strategies, self.counts, None),

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from robustness.errors import InputError
+from robustness.files import open_regular
 
 __all__ = ["Question", "QuestionSet", "Answers", "load_definitions", "load_answers"]
 
@@ -115,8 +116,6 @@ def _read_json(path: Path):
     The error says what is wrong: missing, a folder, a FIFO or a device, not UTF-8, invalid, too deep, an
     integer of more digits than Python converts.
     """
-    from robustness.files import open_regular
-
     path = Path(path)
     try:
         with open_regular(path) as f:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness.errors import InputError
 from robustness.qa.answers import Answers
@@ -141,8 +142,6 @@ def qa_table(gold: Answers, runs: list[Answers]) -> pd.DataFrame:
         ``case`` (encounter), ``algorithm`` (run), ``value``, ``strategy`` ("gold"), ``metric`` (``all`` = mean
         over parents, or a parent id). The mean of ``all`` over encounters is ``accuracy_all``.
     """
-    import pandas as pd
-
     frames = []
     for run in runs:
         c = credit(gold, run)

@@ -10,9 +10,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+import pandas as pd
+from matplotlib.ticker import NullLocator, ScalarFormatter
 
-from robustness.reporting.plotting import axes, strategy_style
+from robustness.overlap.gold import is_random
+from robustness.reporting.plotting import ONE_RANDOM, axes, strategy_style
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,11 +37,6 @@ def one_random(summary: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
     """
-    import pandas as pd
-
-    from robustness.overlap.gold import is_random
-    from robustness.reporting.plotting import ONE_RANDOM
-
     drawn = summary.strategy.map(is_random).astype(bool)
     if not drawn.any():
         return summary
@@ -87,7 +84,6 @@ def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_popul
             ax.fill_between(g.encounters, g[f"{measure}_low"], g[f"{measure}_high"], color=st["color"], alpha=0.18,
                             linewidth=0, label=f"95% interval over replicates ({label})")
     ax.set_xscale("log", base=2)
-    from matplotlib.ticker import ScalarFormatter
 
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel(f"test {unit}s (log scale)")

@@ -23,6 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
+from robustness.results.escape import markdown as md
+from robustness.results.escape import markdown_cell
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -37,8 +43,6 @@ def _cell(v, floatfmt):
 
 def _column_formats(df: pd.DataFrame, floatfmt: str) -> list[str]:
     """Each column's float format: whole numbers (counts, sizes) as integers, other floats by ``floatfmt``."""
-    import numpy as np
-
     out = []
     for c in df.columns:
         v = df[c]
@@ -67,8 +71,6 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     -------
     str
     """
-    from robustness.results.escape import markdown_cell
-
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(markdown_cell, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _cells(df, floatfmt)]
@@ -94,7 +96,6 @@ _WRITTEN_LAST = ("meta.json", "summary.md", "report.html")
 
 def _linked(text_html: str, root: Path) -> str:
     """File names of the results folder in (escaped) text, as links to the files."""
-    from robustness.files import exists_inside
 
     def link(m):
         name = m.group(1)
@@ -251,8 +252,6 @@ class Report:
         -------
         str
         """
-        from robustness.results.escape import markdown as md
-
         lines = [f"# {md(self.title)}", ""]
         for block in self.blocks:
             kind = block[0]
@@ -321,7 +320,6 @@ class Report:
                 if max_rows is not None and len(frame) > max_rows:
                     body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
             elif kind == "figure":
-                from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
 
                 png = read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure")
                 data = base64.b64encode(png).decode()

@@ -15,10 +15,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import matplotlib as mpl
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap, to_rgba
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
 from robustness.overlap.gold import get_strategy
 from robustness.scheme import lower_is_better, metric_label
+from robustness.statistics.ranking_methods import RANKING_METHODS
+from robustness.statistics.ranks import format_target, random_l1, target_rule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,8 +76,6 @@ def style() -> Iterator[None]:
     ------
     None
     """
-    import matplotlib.pyplot as plt
-
     with plt.style.context(str(STYLE_FILE)):
         yield
 
@@ -87,8 +93,6 @@ def axes(ax: Axes | None = None, **kw: Any) -> Axes:
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
-
     if ax is None:
         _, ax = plt.subplots(**kw)
     return ax
@@ -168,7 +172,6 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
             st["linestyle"] = (0, (2, 2))
         ax.plot(d[x], d["mean"], label=label, **st)
         if band is True or band == name:
-            from matplotlib.colors import to_rgba
 
             ax.fill_between(d[x], d["low"], d["high"], facecolor=to_rgba(st["color"], 0.16),
                             edgecolor=to_rgba(st["color"], 0.7), linewidth=0.5)
@@ -177,7 +180,6 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
             if not e.empty:
                 e = e.sort_values("n")
                 ax.plot(e[x], e["l1"], color=st["color"], linewidth=0.4, alpha=0.35, linestyle="-")
-    from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("test images (n)" if x == "n_images" else "test units (n)")
@@ -217,10 +219,6 @@ def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataF
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     # micro Dice = 2J / (1 + J) of the pooled counts: it ranks the runs exactly as micro Jaccard, one panel says all
     metrics = ("jaccard",) if average == "micro" else ("jaccard", "dice")
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 if len(metrics) == 1 else 7.0, 2.8), sharey=True,
@@ -435,7 +433,6 @@ def qa_convergence(summary: pd.DataFrame, *, ax: Axes | None = None, band: bool 
         if band:
             ax.fill_between(d["n"], d["low"], d["high"], color="black", alpha=0.12, linewidth=0,
                             label="all questions: 90% of orders")
-    from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("test encounters (n)")
@@ -469,8 +466,6 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
     -------
     matplotlib.axes.Axes
     """
-    from matplotlib.colors import ListedColormap
-
     lower = lower_is_better(metric)  # the differences are in the metric's own sign
     d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
     ranks = dict(zip(d.system, d["rank"])) | dict(zip(d.other, d.other_rank))
@@ -508,8 +503,6 @@ def significance_legend(color: str) -> list:
     -------
     list of matplotlib.patches.Patch
     """
-    from matplotlib.patches import Patch
-
     return [Patch(color=color, label="row run significantly better"),
             Patch(color="#f2f2f2", label="no evidence of a difference")]
 
@@ -555,14 +548,12 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
     if tolerance is not None:
-        from robustness.statistics.ranks import format_target, random_l1, target_rule
 
         runs = int(tolerance) if n_runs is None else int(n_runs)
         ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
                    label=f"L1 = {format_target(tolerance)} ({target_rule(tolerance, runs)};\na random order: "
                          f"{random_l1(runs):.1f})")
     ax.set_xscale("log", base=2)
-    from matplotlib.ticker import ScalarFormatter
 
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel(f"test-set size ({unit}s, log scale)")
@@ -574,8 +565,6 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
 
 def _short(ranking: str) -> str:
     """A ranking method's label for a figure's tick (the registry's short label, else its name)."""
-    from robustness.statistics.ranking_methods import RANKING_METHODS
-
     method = RANKING_METHODS.get(ranking)
     return (method.short_label or method.name) if method else ranking
 
@@ -621,7 +610,6 @@ def ranking_agreement_heatmap(agreement: pd.DataFrame, *, average: str = "macro"
             m[i, j] = row.tau
             if row.tau == row.tau:
                 text[i, j] = f"{row.tau:.2f}\n[{row.tau_low:.2f}, {row.tau_high:.2f}]"
-    import matplotlib as mpl
 
     cmap = mpl.colormaps["viridis"].with_extremes(bad="#d9d9d9")
     low = np.nanmin(m) if np.isfinite(m).any() else 0.0

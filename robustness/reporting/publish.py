@@ -13,10 +13,12 @@ import os
 import time
 from typing import Any
 
+from figures import make_all
 from robustness.progress import stage
 from robustness.reporting.report import build, outputs
 from robustness.results.folder import ResultsDir, versions
 from robustness.results.study_result import StudyResult
+from robustness.scheme import from_meta
 
 __all__ = ["publish"]
 
@@ -67,8 +69,6 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
     result.save(out)
     if figures:
         stage("drawing the figures", printed=False)
-        from figures import make_all
-        from robustness.scheme import from_meta
 
         primary = from_meta(result.meta) if "primary" in result.meta else None
         out.written.extend(str(p.relative_to(out.staging))

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import LineCollection, PolyCollection
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -100,8 +103,6 @@ def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.6) -> 
     (figure, dict)
         The figure and its axes by (task, method); unused cells are hidden.
     """
-    import matplotlib.pyplot as plt
-
     tasks = list(dict.fromkeys(t for t, _ in keys))
     methods = list(dict.fromkeys(m for _, m in keys))
     fig, axes = plt.subplots(len(tasks), len(methods), figsize=(width * len(methods) + 0.8, height * len(tasks)),
@@ -115,8 +116,6 @@ def task_method_grid(keys: list, *, width: float = 3.2, height: float = 3.6) -> 
 
 def _boxes(ax: Axes, boxes: list, colours: list, *, edge: bool = False) -> None:
     """Rectangles (bars) as one collection: thousands of bars draw as fast as one."""
-    from matplotlib.collections import PolyCollection
-
     ax.add_collection(PolyCollection(boxes, facecolors=colours, edgecolors="white" if edge else "none",
                                      linewidths=0.3 if edge else 0.0))
 
@@ -162,8 +161,6 @@ def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, tas
     value : str
         The y label.
     """
-    from matplotlib.collections import LineCollection
-
     wide = _cases(per_case, task).reindex(columns=order)
     x = np.arange(1, len(order) + 1)
     y = wide.to_numpy(dtype=float)
@@ -313,8 +310,6 @@ def rank_frequency_bars(freq: pd.DataFrame, order: list, *, task: str, method: s
     task, method : str
     ax : matplotlib.axes.Axes
     """
-    import matplotlib
-
     f = freq[(freq.task == task) & (freq.ranking == method)]
     wide = f.pivot_table(index="rank", columns="run", values="share", aggfunc="sum", fill_value=0.0)
     wide = wide.reindex(columns=order, fill_value=0.0)

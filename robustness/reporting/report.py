@@ -13,10 +13,19 @@ section (what to conclude, or the recommendation), and the list of its tables
 
 from __future__ import annotations
 
+import io
+import os
 from functools import partial
 from pathlib import Path
 
+import pandas as pd
+import pyarrow.parquet as pq
+
+from robustness.errors import InputError, shown
+from robustness.files import MAX_TABLE_BYTES, atomic_write, read_inside
 from robustness.reporting.document import Report
+from robustness.reporting.sections.registry import EXTRA_OUTPUTS, TITLES, sections
+from robustness.results.folder import hold, open_results
 from robustness.results.study_result import TABLES, StudyResult
 
 __all__ = ["build", "outputs", "write"]
@@ -24,13 +33,6 @@ __all__ = ["build", "outputs", "write"]
 
 def _files_section(r: Report, res: StudyResult) -> None:
     """Every table of the folder: what it holds, rows and columns."""
-    import io
-
-    import pandas as pd
-    import pyarrow.parquet as pq
-
-    from robustness.files import MAX_TABLE_BYTES, read_inside
-
     r.heading("Files")
     r.paragraph("Every table of this results folder (meta.json lists every file, figures included).")
     rows = []
@@ -62,8 +64,6 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     -------
     Report
     """
-    from robustness.reporting.sections.registry import TITLES, sections
-
     res = StudyResult.load(results_dir, meta=meta)
     listed = sections(res.study)
     r = Report(TITLES[res.study])
@@ -75,7 +75,6 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     # may change the reading of
     warned = Report(r.title).warnings(res.warnings).blocks
     r.blocks[first or 0:first or 0] = warned
-    import os
 
     # a figure the folder does not hold is left out; one that is there but a link (or a FIFO...) is refused when read
     r.blocks = [b for b in r.blocks if b[0] != "figure" or os.path.lexists(res.folder / b[1])]
@@ -98,8 +97,6 @@ def outputs(report: Report, results_dir: Path | str, study: str) -> dict[str, st
     dict
         File name -> text.
     """
-    from robustness.reporting.sections.registry import EXTRA_OUTPUTS
-
     out = {"summary.md": report.to_markdown(), "report.html": report.to_html(Path(results_dir))}
     if study in EXTRA_OUTPUTS:
         out.update(EXTRA_OUTPUTS[study](report))
@@ -121,10 +118,6 @@ def write(results_dir: Path | str) -> list[Path]:
     list of Path
         The files written.
     """
-    from robustness.errors import InputError, shown
-    from robustness.files import atomic_write
-    from robustness.results.folder import hold, open_results
-
     folder, meta = open_results(results_dir)
     with hold(folder):
         try:

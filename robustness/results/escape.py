@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -110,7 +112,6 @@ def _recode(frame: pd.DataFrame, starts: tuple, change) -> pd.DataFrame:
 
     Returns ``frame`` itself when nothing begins so (no copy of a large table for nothing).
     """
-    import pandas as pd
 
     def hits(values: pd.Series):
         if not _is_text(values):

@@ -34,9 +34,12 @@ processes. A user's ``.commit-2024/`` or ``.staging-drafts/`` is never touched.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import importlib.metadata as md
 import io
 import json
 import os
+import platform
 import re
 import shutil
 import stat
@@ -45,8 +48,13 @@ import weakref
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from robustness.errors import InputError, NoteWarning
-from robustness.files import atomic_write, file_mode, remove_stale_temporaries
+from robustness.files import MAX_META_BYTES, atomic_write, file_mode, kind_of, read_inside, remove_stale_temporaries
+from robustness.results.escape import csv_frame
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -121,8 +129,6 @@ def _read_meta(path: Path) -> dict:
     Read as the package wrote it (:func:`robustness.files.read_inside`): a link, a FIFO, a device or a file over
     :data:`~robustness.files.MAX_META_BYTES` is refused unread.
     """
-    from robustness.files import MAX_META_BYTES, read_inside
-
     if not os.path.lexists(path):
         raise FileNotFoundError(path)
     if path.is_dir() and not path.is_symlink():
@@ -186,8 +192,6 @@ def _lock(root: Path) -> tuple[int, bool]:
 
     Returns the descriptor and whether this call created the lock file (a refused job then removes it).
     """
-    import fcntl
-
     path = root / LOCK
     flags = os.O_RDWR | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(5):
@@ -207,7 +211,6 @@ def _lock(root: Path) -> tuple[int, bool]:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             os.close(fd)
-            from robustness.files import kind_of
 
             raise InputError(f"{path}: the lock file is not a regular file ({kind_of(mode)}); remove it")
         try:
@@ -240,7 +243,6 @@ def _undo(created: list[Path]) -> None:
 
 
 def _release(fd: int, staging: Path) -> None:
-    import fcntl
 
     _remove(staging)
     try:
@@ -520,8 +522,6 @@ class ResultsDir:
         **kw
             Passed on to :meth:`pandas.DataFrame.to_csv`, e.g. ``index=False``.
         """
-        from robustness.results.escape import csv_frame
-
         self.write_text(name, csv_frame(integral_counts(frame)).to_csv(**kw))
 
     def write_parquet(self, name: str, frame: pd.DataFrame) -> None:
@@ -551,8 +551,6 @@ class ResultsDir:
             The row groups, in order (consumed lazily; their indexes are left out). No frame at all leaves an empty
             file.
         """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
 
         def write(f):
             writer = None
@@ -611,8 +609,6 @@ def integral_counts(frame: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``frame`` itself when no column changes, else a copy with those columns as ``Int64``.
     """
-    import numpy as np
-
     out = frame
     for column in frame.columns:
         values = frame[column]
@@ -677,9 +673,6 @@ def versions() -> dict:
     dict
         ``{"python": version, <distribution>: version or None (not installed)..., "cpu_count": int}``.
     """
-    import importlib.metadata as md
-    import platform
-
     out: dict[str, str | int | None] = {"python": platform.python_version()}
     try:  # this package under its distribution name (another project's distribution is named "robustness")
         out["robustness"] = md.version(DISTRIBUTION)
@@ -714,8 +707,6 @@ def hold(path: str | os.PathLike) -> Iterator[Path]:
     InputError
         Another job is writing results there.
     """
-    import fcntl
-
     fd, _ = _lock(Path(path))
     try:
         yield Path(path)

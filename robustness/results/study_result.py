@@ -17,6 +17,7 @@ named ``1`` or ``NA`` is not a number or a missing value).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
@@ -24,7 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+import pyarrow.parquet as pq
+
+from robustness.errors import InputError, shown
+from robustness.files import MAX_TABLE_BYTES, read_inside
 from robustness.results.claims import known_claim
+from robustness.results.escape import csv_unquote
+from robustness.results.folder import open_results
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,7 +181,6 @@ MAX_TABLE_COLUMNS = 4096
 
 def _check_columns(path: Path, n: int) -> None:
     if n > MAX_TABLE_COLUMNS:
-        from robustness.errors import InputError
 
         raise InputError(f"{path}: damaged table ({n} columns, more than the {MAX_TABLE_COLUMNS} a study writes)")
 
@@ -194,17 +201,10 @@ def read_table(path: Path | str, *, index: bool = False, data: bytes | None = No
     -------
     pandas.DataFrame
     """
-    import io
-
-    import pandas as pd
-
-    from robustness.results.escape import csv_unquote
-
     path = Path(path)
     source = (lambda: io.BytesIO(data)) if data is not None else (lambda: path)
     if path.suffix == ".parquet":
         if data is not None:
-            import pyarrow.parquet as pq
 
             _check_columns(path, pq.ParquetFile(source()).metadata.num_columns)
         return pd.read_parquet(source())
@@ -271,8 +271,6 @@ class Verdicts:
         pandas.DataFrame
             :data:`VERDICT_COLUMNS` (``count`` and ``total`` as nullable integers).
         """
-        import pandas as pd
-
         frame = pd.DataFrame(self.rows, columns=list(VERDICT_COLUMNS))
         for column in ("count", "total"):
             frame[column] = frame[column].astype("Int64")
@@ -291,8 +289,6 @@ class _Tables(Mapping):
         if name not in self.names:
             raise KeyError(f"{self.folder}: the results hold no table {name!r}")
         if name not in self.cache:
-            from robustness.errors import InputError, shown
-            from robustness.files import MAX_TABLE_BYTES, read_inside
 
             spec = TABLES.get(Path(name).name)
             data = read_inside(self.folder, name, limit=MAX_TABLE_BYTES, what="table")
@@ -448,8 +444,6 @@ class StudyResult:
         -------
         StudyResult
         """
-        from robustness.results.folder import open_results
-
         folder = Path(folder)
         if meta is None:
             folder, meta = open_results(folder)

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from robustness.parallel import run_batches
 from robustness.seeds import stream
@@ -54,8 +55,12 @@ from robustness.simulation.populations import (
     population_counts,
     population_truth,
 )
-from robustness.statistics.convergence import GOLD_ORDERS
+from robustness.statistics.bootstrap import bootstrap
+from robustness.statistics.comparisons import pairwise_comparisons
+from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
 from robustness.statistics.ranks import size_target, target_text
+from robustness.statistics.uncertainty import default_sizes, expected_l1, ranking_uncertainty, units_needed
+from robustness.statistics.verdicts import best_with_ties
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -182,9 +187,6 @@ def _relative(estimates: list, truths: list) -> tuple[float, float]:
 def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, options: CalibrationOptions,
                      rng: np.random.Generator) -> list[dict]:
     """The main job's gold statement (the fastest gold, or the tied ones) on one test set, beside the truth."""
-    from robustness.statistics.convergence import auc_over_test_sets
-    from robustness.statistics.verdicts import best_with_ties
-
     names, mean, _ = truth
     outer = auc_over_test_sets(golds, clusters=encounters, n_resamples=options.outer, n_orders=GOLD_ORDERS, rng=rng)
     out = []
@@ -214,10 +216,6 @@ def _test_set_batch(counts: OverlapCounts, draws: list, truth: PopulationTruth, 
 def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOptions, rng: np.random.Generator,
                   margin: float) -> dict:
     """Every claim of one test set beside its truth."""
-    from robustness.statistics.bootstrap import bootstrap
-    from robustness.statistics.comparisons import pairwise_comparisons
-    from robustness.statistics.uncertainty import default_sizes, expected_l1, ranking_uncertainty, units_needed
-
     n = test.n_units
     n_runs = len(test.runs)
     g_unc, g_boot, g_known = rng.spawn(3)
@@ -308,8 +306,6 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         (``population, test_set, scheme, m, estimate, plugin, known_prior, low, high, se, posterior_se, sampling_se,
         truth``; ``se`` is the two parts added in quadrature), from which other summaries can be drawn.
     """
-    import pandas as pd
-
     say = say or (lambda *a: None)
     rows, truth_rows, raw = [], [], []
     n = options.test_size
@@ -358,8 +354,6 @@ def _averaged(rows: list[dict], names: list[str]) -> list[dict]:
     populations are the sample (what an estimator does on average over challenges drawn like them, where one
     population's value owes much to its own runs).
     """
-    import pandas as pd
-
     if len(names) < 2:
         return []
     table = pd.DataFrame(rows)

@@ -51,8 +51,20 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
+from robustness._kernels import kendall_tau_b
+from robustness.overlap.metrics import macro, micro
+from robustness.overlap.pixel_pass import compute_overlap
 from robustness.seeds import stream
+from robustness.statistics.bootstrap import bootstrap
+from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.metric_agreement import metric_values
+from robustness.statistics.ranks import rank
+from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.truth import truth_schemes
+from robustness.statistics.uncertainty import ranking_uncertainty
+from robustness.synthetic.challenge import draw_population, make_challenge, pool_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,15 +157,11 @@ def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *
 
 def _scores_of(counts, metric, average):
     """Scores of every run from per-image counts (R, N, 3) by one metric and averaging."""
-    from robustness.overlap.metrics import macro, micro
-
     return micro(counts, metric) if average == "micro" else macro(counts, metric)
 
 
 def _rank_measures(ranks, truth_ranks, scores, population):
     """tau, L1, top-1 and top-3 agreement of one scheme with a truth ranking."""
-    from robustness._kernels import kendall_tau_b
-
     best = int(np.argmax(population))
     first = np.flatnonzero(ranks == ranks.min())
     top = np.argsort(-scores, kind="stable")[:3]
@@ -211,9 +219,6 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
         ``(metric, average)`` -> every run's score on the pool; ``(metric, average, "pool_l1")`` -> the pool's
         own distance to unlimited data; ``("pool_images",)`` -> the pool's images.
     """
-    from robustness.statistics.ranks import rank
-    from robustness.synthetic.challenge import draw_population, pool_counts
-
     config = population_config(base, setting, sizes, options)
     population = draw_population(config, stream(seed, "population", population_index, design=True))
     batches: list[np.ndarray] = []
@@ -266,16 +271,6 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     (design_rows, coverage_rows) : pandas.DataFrame
         See the module notes.
     """
-    import pandas as pd
-
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.statistics.bootstrap import bootstrap
-    from robustness.statistics.convergence import rank_convergence
-    from robustness.statistics.schemes import schemes_from_counts
-    from robustness.statistics.truth import truth_schemes
-    from robustness.statistics.uncertainty import ranking_uncertainty
-    from robustness.synthetic.challenge import draw_population, make_challenge
-
     sizes = sorted(int(n) for n in sizes)
     config = population_config(base, setting, sizes, options)
     runs = draw_population(config, stream(seed, "population", population_index, design=True))
@@ -329,10 +324,6 @@ def _scheme_rows(sub, population: dict) -> tuple:
 
     Returns the schemes (encounter unit), the truth's schemes, and one row of measures per scheme.
     """
-    from robustness.statistics.ranks import rank
-    from robustness.statistics.schemes import schemes_from_counts
-    from robustness.statistics.truth import truth_schemes
-
     by_enc = schemes_from_counts(sub, unit="encounter", metrics=["jaccard"])
     truth_enc = truth_schemes(sub, unit="encounter", metrics=["jaccard"])
     scores = by_enc.scores()
@@ -379,11 +370,6 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     -------
     pandas.DataFrame
     """
-    import pandas as pd
-
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.synthetic.challenge import draw_population, make_challenge
-
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
     runs = draw_population(config, stream(seed, "population", population_index, design=True))
     challenge = make_challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
@@ -406,9 +392,6 @@ def _metric_taus(counts, boundary) -> tuple[list, dict]:
     """
     if not boundary:
         return [], {}
-    from robustness._kernels import kendall_tau_b
-    from robustness.statistics.metric_agreement import metric_values
-    from robustness.statistics.ranks import rank
 
     columns = [f"tau_jaccard_{m}" for m in boundary]
     out = {}

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.parallel import progress_bar, run_batches
-from robustness.simulation.design import DesignOptions, Setting
+from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate, simulate_size
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,8 +95,6 @@ def _read_pool(path: Path, notes: list):
 
 def _read_parts(paths: list, notes: list):
     """The parquet tables of one cached part, or None when one is missing or cannot be read (noted: not trusted)."""
-    import pandas as pd
-
     if not all(p.exists() for p in paths):
         return None
     try:
@@ -111,20 +110,17 @@ def _read_replicate(path: Path, notes: list):
 
 
 def _pool(base, setting, sizes, population, seed, options):
-    from robustness.simulation.design import population_scores
 
     return population_scores(base, setting, sizes, population, seed=seed, options=options)
 
 
 def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
-    from robustness.simulation.design import simulate
 
     return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
                     population=population, seed=seed, options=options)
 
 
 def _size_replicate(base, setting, size, replicate, population_index, population, seed, options, strategies):
-    from robustness.simulation.design import simulate_size
 
     return simulate_size(base, setting, size, replicate, population_index=population_index, population=population,
                          seed=seed, options=options, strategies=strategies)
@@ -155,8 +151,6 @@ def run_size(base: SyntheticConfig, setting: Setting, size: int, *, replicates: 
     -------
     (rows, notes) : DataFrame, list of str
     """
-    import pandas as pd
-
     parts = Path(cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
@@ -209,7 +203,6 @@ def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed:
         ``simulate``'s rows of every replicate, what happened to the cache (parts computed again), and the
         population scores by ``(spread, runs, correlation)`` and population (:func:`run_size` takes them).
     """
-    import pandas as pd
 
     def quiet(*lines: str) -> None:
         return None

@@ -16,12 +16,15 @@ difficulty and noise, and every resample draws both labels of a unit together.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from robustness import _kernels
 from robustness.seeds import SeedLike
+from robustness.statistics.metric_agreement import metric_agreement
 
 __all__ = ["TauSetting", "SETTINGS", "tau_interval_coverage"]
 
@@ -65,9 +68,6 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
     dict
         ``population_tau``, ``coverage`` and its Monte Carlo ``coverage_se``, ``mean_tau``, ``mean_width``.
     """
-    from robustness import _kernels
-    from robustness.statistics.metric_agreement import metric_agreement
-
     rng = np.random.default_rng(rng)
     mu_a, mu_b = np.asarray(setting.overlap, float), np.asarray(setting.distance, float)
     n_runs = mu_a.size
@@ -106,8 +106,6 @@ def main(argv: list[str] | None = None) -> None:
     argv : list of str, optional
         The command-line arguments (None: ``sys.argv[1:]``).
     """
-    import argparse
-
     p = argparse.ArgumentParser(prog="python -m robustness.simulation.metric_tau", description=__doc__.split("\n")[0])
     p.add_argument("--labels", action="store_true", help="two labels' rankings instead of two metrics'")
     args = p.parse_args(argv)

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robustness import _kernels
+from robustness.overlap import compute_overlap
+from robustness.overlap.counts import load_counts, save_counts
 from robustness.seeds import stream
+from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.uncertainty import crossing
+from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
 
 if TYPE_CHECKING:
     from robustness.overlap.counts import OverlapCounts
@@ -65,8 +72,6 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
     -------
     list of PopulationSpec
     """
-    from robustness.synthetic.challenge import SyntheticConfig, draw_population
-
     config = SyntheticConfig()
     out = [PopulationSpec("default", config, draw_population(config, np.random.default_rng(0).spawn(2)[0]), 0)]
     for p in range(n_design):
@@ -106,12 +111,6 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
     -------
     OverlapCounts
     """
-    from dataclasses import replace
-
-    from robustness.overlap import compute_overlap
-    from robustness.overlap.counts import load_counts, save_counts
-    from robustness.synthetic.challenge import make_challenge
-
     path = None
     if cache_dir is not None:
         path = Path(cache_dir) / f"population-{_key(spec, n_encounters, seed)}.npz"
@@ -142,8 +141,6 @@ def gold_schemes(counts: OverlapCounts) -> Schemes:
     -------
     Schemes
     """
-    from robustness.statistics.schemes import schemes_from_counts
-
     return schemes_from_counts(counts, unit="image", strategies=list(GOLDS), metrics=["jaccard"], annotators=[])
 
 
@@ -169,8 +166,6 @@ def gold_truth(counts: OverlapCounts, images_of: list[np.ndarray], n: int, *, dr
     -------
     (names, mean, se) : list of (strategy, metric, average), ndarray (S,), ndarray (S,)
     """
-    from robustness.statistics.convergence import rank_convergence
-
     found = []
     for _ in range(draws):
         chosen = rng.choice(len(images_of), n, replace=False)
@@ -191,8 +186,6 @@ def encounter_schemes(counts: OverlapCounts) -> Schemes:
     -------
     Schemes
     """
-    from robustness.statistics.schemes import schemes_from_counts
-
     return schemes_from_counts(counts, unit="encounter", strategies=["majority"], metrics=["jaccard"],
                                annotators=[])
 
@@ -243,8 +236,6 @@ class PopulationTruth:
         -------
         float
         """
-        from robustness.statistics.uncertainty import crossing
-
         return crossing(self.sizes, self.expected_l1[s], target)[0]
 
 
@@ -268,8 +259,6 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
     -------
     PopulationTruth
     """
-    from robustness import _kernels
-
     rng = np.random.default_rng(rng)
     sch = encounter_schemes(counts)
     theta = sch.scores()

@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
+import pandas as pd
 
+from robustness.overlap.gold import STRATEGIES, is_random
 from robustness.simulation.design import SETTING_COLUMNS, Setting
 from robustness.statistics.inference import t_interval
 from robustness.statistics.ranks import size_target
+from robustness.statistics.verdicts import best_with_ties
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,8 +59,6 @@ def summarise(design: pd.DataFrame,
         ``design_summary`` (per setting and scheme) and, with ``coverage``, ``coverage_summary`` (per setting,
         metric, averaging, unit and interval method).
     """
-    import pandas as pd
-
     keys = list(SETTING_COLUMNS) + ["strategy", "metric", "average"]
     rows = []
     bounded = {"top1_correct": (0, 1), "top3_agreement": (0, 1), "tau_same_images": (-1, 1), "tau_population": (-1, 1)}
@@ -132,8 +133,6 @@ def simplicity(strategy: str, average: str, mean_l1: float = 0.0) -> tuple:
     -------
     tuple
     """
-    from robustness.overlap.gold import STRATEGIES
-
     order = list(SIMPLICITY) + [n for n in STRATEGIES if n not in SIMPLICITY]
     return (order.index(strategy) if strategy in order else len(order), mean_l1, average != "micro")
 
@@ -178,11 +177,6 @@ def choose_scheme(design: pd.DataFrame, *, base: Setting, size: int) -> dict:
         average), ``random`` (DataFrame: average, l1_population and its 95% t interval over replicates of the
         draws' mean, spread_low, spread_high, draws).
     """
-    import pandas as pd
-
-    from robustness.overlap.gold import is_random
-    from robustness.statistics.verdicts import best_with_ties
-
     here = design[at_setting(design, base) & (design.encounters == size)]
     random = here.strategy.map(is_random)
     cand = here[~random]
@@ -246,10 +240,6 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
       while the test set's ranking was still farther than the tolerance from the population's;
     - ``coverage``: bootstrap interval coverage by unit and method at ``size``.
     """
-    import pandas as pd
-
-    from robustness.overlap.gold import is_random
-
     choice = choose_scheme(design, base=base, size=size)
     n_runs = base.runs
     target = size_target(n_runs, target_l1)
@@ -350,8 +340,6 @@ def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame
         replicates do (``needed_low``, ``needed_high``); nan beyond the sizes simulated for it (``largest``: the
         grid's, or the size search's for the schemes it simulated).
     """
-    import pandas as pd
-
     rows = []
     for (strat, average, agreement), d in summary.groupby(["strategy", "average", "agreement"], sort=False):
         d = d.sort_values("encounters")

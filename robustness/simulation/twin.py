@@ -22,6 +22,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
+
+from robustness.overlap.pixel_pass import compute_overlap
+from robustness.statistics.population import delta_covariance
+from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.spread import agreement
+from robustness.statistics.uncertainty import expected_l1
+from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,8 +114,6 @@ def challenge_stats(counts: OverlapCounts) -> dict:
     dict
         Statistic name (:data:`STAT_LABELS`) -> value.
     """
-    from robustness.statistics.spread import agreement
-
     a = agreement(counts)
     k = counts.annotator_valid.sum(axis=0)
     n_enc = len(set(counts.encounters))
@@ -139,10 +145,6 @@ def _separability(counts: OverlapCounts) -> tuple[float, float]:
     the ranking on unlimited data at the challenge's number of encounters (its seed fixed: a twin and the
     challenge are measured alike). nan with fewer than two runs.
     """
-    from robustness.statistics.population import delta_covariance
-    from robustness.statistics.schemes import schemes_from_counts
-    from robustness.statistics.uncertainty import expected_l1
-
     if len(counts.runs) < 2:
         return float("nan"), float("nan")
     schemes = schemes_from_counts(counts, unit="encounter", strategies=["majority"], metrics=["jaccard"],
@@ -160,8 +162,6 @@ def _separability(counts: OverlapCounts) -> tuple[float, float]:
 
 
 def _simulate(config, seed):
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.synthetic.challenge import make_challenge
 
     return challenge_stats(compute_overlap(make_challenge(config, rng=seed), strategies=["majority"], rng=0))
 
@@ -217,10 +217,6 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
         The fitted parameters and a table ``statistic, target, fitted`` (the fitted challenge's statistics at
         ``seed``).
     """
-    import pandas as pd
-
-    from robustness.synthetic.challenge import SyntheticConfig
-
     base = base or SyntheticConfig()
     n_enc, n_img = int(target["encounters"]), int(target["images"])
     per_enc = max(1, int(np.ceil(n_img / n_enc)))

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness import _kernels
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
 from robustness.statistics.inference import bootstrap_interval, draw_indices, studentized_interval, tails
 from robustness.statistics.rankable import Rankable
+from robustness.statistics.ranking_methods import get_ranking
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 
 if TYPE_CHECKING:
@@ -104,10 +106,6 @@ class BootstrapResult:
             ``strategy, metric, average, ranking, system, score, low, high, rank, statistic, method,
             confidence_level, unit, n_resamples`` (what was resampled, and how often; ``method`` the one used).
         """
-        import pandas as pd
-
-        from robustness.statistics.ranking_methods import get_ranking
-
         kind = get_ranking(self.ranking)
         dist = np.moveaxis(self.distribution, 1, -1)  # (S, R, B)
         if method == "studentized" and self.standard_errors is None:
@@ -146,8 +144,6 @@ class BootstrapResult:
         pandas.DataFrame
             ``strategy, metric, average, ranking, system, rank, share, full_rank``.
         """
-        import pandas as pd
-
         s_n, b_n, r_n = self.ranks.shape
         runs = np.asarray(self.schemes.runs, dtype=object)
         frames = []
@@ -173,8 +169,6 @@ class BootstrapResult:
         pandas.DataFrame
             ``strategy, metric, average, ranking, tau_median, tau_low, tau_high``.
         """
-        import pandas as pd
-
         lo, hi = tails(confidence)
         rows = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):

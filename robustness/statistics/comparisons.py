@@ -22,12 +22,17 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+from scipy.stats import t as student
+from scipy.stats import wilcoxon
 
 from robustness import _kernels
 from robustness.statistics.bootstrap import BootstrapResult
 from robustness.statistics.inference import nanquantile_columns, percentile_interval, tails
 from robustness.statistics.multiplicity import ADJUSTMENTS, adjust
 from robustness.statistics.paired import paired_p_values
+from robustness.statistics.population import delta_covariance
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
 
@@ -87,16 +92,10 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     A pair that is not significant has *no evidence of a difference* at this
     level; that is not evidence that the runs are equivalent.
     """
-    import pandas as pd
-    from scipy.special import ndtr
-    from scipy.stats import t as student
-    from scipy.stats import wilcoxon
-
     schemes = boot.schemes
     per_unit = schemes.unit_scores()
     cov = None
     if hasattr(schemes, "ratio_parts"):
-        from robustness.statistics.population import delta_covariance
 
         cov = delta_covariance(*schemes.ratio_parts())[1]  # (S, R, R)
     runs = np.asarray(schemes.runs, dtype=object)
@@ -185,8 +184,6 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
     pandas.DataFrame
         ``strategy, metric, average, system, other, p, p_adjusted, better``.
     """
-    import pandas as pd
-
     if adjustment not in ADJUSTMENTS:
         raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {adjustment!r}")
     if schemes.per_case is None:
@@ -228,8 +225,6 @@ def strategy_agreement(schemes: Schemes, *, ties: str = "average", tol: float = 
     pandas.DataFrame
         ``metric, average, strategy, other, tau`` (within each metric and averaging; the diagonal is 1).
     """
-    import pandas as pd
-
     ranks = rank(schemes.scores(), ties=ties, tol=tol)
     rows = []
     for s, (strat, metric, average) in enumerate(schemes.names):
@@ -290,8 +285,6 @@ def ranking_agreement(boots: Iterable[BootstrapResult], *, confidence: float = 0
     between the two rankings recomputed on every resample. tau is nan where a
     ranking ties every run (test-based ranking with no significant difference).
     """
-    import pandas as pd
-
     boots = list(boots)
     shapes = {(b.ranks.shape[1], b.schemes.units) for b in boots}
     if len(shapes) != 1:
@@ -335,8 +328,6 @@ def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jac
     pandas.DataFrame
         ``system, next, score, next_score, win_share, distinguishable``.
     """
-    import pandas as pd
-
     s = result.schemes.index(strategy, metric, average)
     order = np.argsort(-np.nan_to_num(result.estimate[s], nan=-np.inf), kind="stable")
     runs = result.schemes.runs

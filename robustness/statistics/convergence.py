@@ -19,11 +19,13 @@ any ``n_jobs`` and on a Dask cluster.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.special import ndtri
 
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
@@ -103,8 +105,6 @@ class Convergence:
         pandas.DataFrame
             ``strategy, metric, average, ranking, order, n, n_images, l1``.
         """
-        import pandas as pd
-
         return pd.concat(list(self.iter_frames(orders=orders)), ignore_index=True)
 
     def iter_frames(self, *, orders: ArrayLike | None = None) -> Iterator[pd.DataFrame]:
@@ -120,8 +120,6 @@ class Convergence:
         pandas.DataFrame
             One scheme's rows of :meth:`to_frame`.
         """
-        import pandas as pd
-
         orders = np.arange(self.n_orders) if orders is None else np.asarray(orders)
         k_n, p_n = orders.size, self.positions.size
         for s, (strat, metric, average) in enumerate(self.schemes.names):
@@ -144,8 +142,6 @@ class Convergence:
         pandas.DataFrame
             ``order, position, unit`` (position 1 = first unit added).
         """
-        import pandas as pd
-
         k, u = self.orders.shape
         units = np.asarray(self.schemes.units, dtype=object)
         return pd.DataFrame({"order": np.repeat(np.arange(k), u), "position": np.tile(np.arange(1, u + 1), k),
@@ -164,8 +160,6 @@ class Convergence:
         pandas.DataFrame
             ``strategy, metric, average, ranking, n, n_images, mean, low, median, high``.
         """
-        import pandas as pd
-
         lo, hi = tails(confidence)
         frames = []
         n_images = self.n_images.mean(axis=0)
@@ -238,9 +232,6 @@ class Convergence:
         orders, in rank units) with ``auc_se`` (its Monte Carlo standard error
         over orders) and the normal ``confidence`` interval ``auc_low``/``auc_high``.
         """
-        import pandas as pd
-        from scipy.special import ndtri
-
         per_order = self.order_convergence(tolerance=tolerance)  # (S, K)
         auc = self.order_auc()
         z = float(ndtri(tails(confidence)[1]))
@@ -282,9 +273,6 @@ class Convergence:
             ``metric, average, ranking, strategy_a, strategy_b, auc_diff, auc_diff_se, auc_diff_low, auc_diff_high``
             (every ordered pair).
         """
-        import pandas as pd
-        from scipy.special import ndtri
-
         auc = self.order_auc()
         z = float(ndtri(tails(confidence)[1]))
         k = self.n_orders
@@ -315,8 +303,6 @@ def _prefix_positions(n_units: int, step: int) -> np.ndarray:
 
 def _test_set_batch(schemes, members, n_orders, step, tol, ties, size, child):
     """``size`` outer resamples: each a test set of clusters drawn with replacement; its curves' AUC (S, size)."""
-    from dataclasses import replace
-
     out = np.empty((len(schemes.names), size))
     for b in range(size):
         drawn = child.integers(0, len(members), len(members))
@@ -392,8 +378,6 @@ def compare_over_test_sets(auc: np.ndarray, names: list[tuple], *, confidence: f
         ``metric, average, strategy_a, strategy_b, auc_diff_test_sets`` (mean over resamples),
         ``auc_diff_test_sets_low``, ``auc_diff_test_sets_high`` (percentile interval), ``n_test_sets``.
     """
-    import pandas as pd
-
     lo, hi = tails(confidence)
     rows = []
     for a, (sa, ma, aa) in enumerate(names):

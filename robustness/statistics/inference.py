@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import ndtr, ndtri
+from scipy.stats import binom
+from scipy.stats import t as student
 
 from robustness.seeds import SeedLike
 
@@ -196,8 +199,6 @@ def bootstrap_interval(estimate: ArrayLike, distribution: ArrayLike, jackknife: 
     (low, high) : ndarray
         nan where the distribution holds nan or BCa's corrections are undefined.
     """
-    from scipy.special import ndtr, ndtri
-
     distribution = np.asarray(distribution, dtype=np.float64)
     alpha, _ = tails(confidence)
     if method == "percentile":
@@ -300,8 +301,6 @@ def t_interval(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, f
     (mean, low, high) : float
         The interval is nan with fewer than two values.
     """
-    from scipy.stats import t as student
-
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     if v.size < 2:
@@ -335,8 +334,6 @@ def quantile_interval(values: ArrayLike, q: float, *, confidence: float = 0.95) 
     >>> quantile_interval(np.arange(1, 101), 0.5)
     (np.int64(40), np.int64(61))
     """
-    from scipy.stats import binom
-
     x = np.sort(np.asarray(values))
     k = x.size
     lo_level, hi_level = tails(confidence)

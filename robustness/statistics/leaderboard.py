@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, mean_over_images, micro
 from robustness.scheme import DEFAULT, Scheme, lower_is_better
+from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
@@ -42,8 +45,6 @@ def boundary_means(overlap: OverlapCounts, metric: str, *, empty: str | EmptyPol
     -------
     list of (strategy, ndarray (n_runs,))
     """
-    from robustness.statistics.metric_agreement import boundary_values
-
     return [(name, mean_over_images(boundary_values(overlap, name, metric, empty=empty), empty))
             for name in overlap.strategies]
 
@@ -72,8 +73,6 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
     pandas.DataFrame
         ``strategy, metric, average, system, score`` (and ``rank``).
     """
-    import pandas as pd
-
     over = annotator_strategies(annotators)
     rows = []
     for metric in METRICS:

@@ -25,11 +25,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness import _kernels
 from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.metrics import per_image
+from robustness.scheme import lower_is_better
 from robustness.statistics.inference import nanquantile_columns
 from robustness.statistics.ranks import rank
 
@@ -89,8 +91,6 @@ def metric_values(counts: OverlapCounts, strategy: str, metrics: Sequence[str], 
     -------
     (values, lower_better) : ndarray (n_metrics, n_runs, n_images), ndarray of bool (n_metrics,)
     """
-    from robustness.scheme import lower_is_better
-
     out = [boundary_values(counts, strategy, name, empty=empty) if is_boundary_metric(name) else
            per_image(counts.strategy_counts(strategy), name, empty=empty) for name in metrics]
     return np.stack(out), np.array([lower_is_better(name) for name in metrics])
@@ -145,8 +145,6 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
         value_high; ``agreement``: metric_a, metric_b, tau (on the test set), tau_low, tau_high, tau_median,
         n_resamples, unit_count.
     """
-    import pandas as pd
-
     rng = np.random.default_rng(rng)
     skip = empty_policy(empty).skip
     codes, clusters = np.unique(np.asarray(clusters), return_inverse=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
+from statsmodels.stats.multitest import multipletests
 
 from robustness.statistics.ranking_options import ADJUSTMENTS, R_ADJUSTMENTS
 
@@ -122,7 +123,6 @@ def adjust(p: ArrayLike, method: str = "holm", *, alpha: float = 0.05) -> np.nda
         with np.errstate(divide="ignore"):
             adjusted = -np.expm1(m * np.log1p(-q))
     elif method in ("fdr_tsbh", "fdr_tsbky"):
-        from statsmodels.stats.multitest import multipletests
 
         adjusted = multipletests(q, alpha=alpha, method=method)[1]
     else:

@@ -18,6 +18,8 @@ kernel (:mod:`robustness._kernels.signed_rank`); ``tests/test_paired.py`` holds 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import ndtr
+from scipy.stats import t as student
 
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranks import TIE_TOL
@@ -27,8 +29,6 @@ __all__ = ["signed_rank_p", "t_p", "paired_p_values", "wins", "runs_beaten"]
 
 def _signed_rank(d: np.ndarray, w: np.ndarray, *, continuity: bool, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """One-sided p-values that ``d`` > 0 and that ``d`` < 0, for every weighting ``w`` (B, n) of ``d`` (n,)."""
-    from scipy.special import ndtr
-
     keep = np.abs(d) > tol
     d, w = d[keep], w[:, keep]
     order = np.argsort(np.abs(d), kind="stable")
@@ -58,8 +58,6 @@ def _t(d: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     1 where the test is undefined (fewer than 2 cases); constant differences (standard deviation within
     :data:`TIE_TOL`) are certain in their direction.
     """
-    from scipy.stats import t as student
-
     n = w.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = (w * d).sum(axis=1) / n

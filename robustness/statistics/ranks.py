@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.stats import kendalltau
 
 from robustness import _kernels
+from robustness.errors import InputError
 
 __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES",
            "TIE_RULES", "size_target", "target_rule", "format_target", "target_text", "target_record", "same_target",
@@ -334,8 +336,6 @@ def check_target(target: float | None, n: int) -> None:
     robustness.errors.InputError
         One line naming ``--target`` and the range (a ``ValueError``; the commands print it as ``error: ...``).
     """
-    from robustness.errors import InputError
-
     if target is None:
         return
     if not 0 < float(target) <= max_l1(n):
@@ -393,8 +393,6 @@ def kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     ndarray
         tau-b per pair of rankings (1 for identical rankings, nan where a ranking ties every run).
     """
-    from scipy.stats import kendalltau
-
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     a, b = np.broadcast_arrays(a, b)

@@ -18,12 +18,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.errors import InputError
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
+from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,8 +154,6 @@ class Schemes:
         pandas.DataFrame
             ``strategy, metric, average``, one row per scheme.
         """
-        import pandas as pd
-
         return pd.DataFrame(self.names, columns=["strategy", "metric", "average"])
 
     def select(self, indices: Iterable[int]) -> Schemes:
@@ -512,8 +512,6 @@ def per_case_frames(schemes: Schemes, overlap: OverlapCounts) -> Iterator[pd.Dat
     pandas.DataFrame
         ``case, algorithm, value, strategy, metric, encounter``.
     """
-    import pandas as pd
-
     n_img = overlap.n_images
     cases = np.tile(np.asarray(overlap.images, dtype=object), len(schemes.runs))
     algorithms = np.repeat(np.asarray(schemes.runs, dtype=object), n_img)
@@ -544,8 +542,6 @@ def per_case_table(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one",
         ``case, algorithm, value, strategy, metric, encounter``; one row per image, run, strategy (plus
         ``mean``/``max`` over annotators) and metric.
     """
-    import pandas as pd
-
     s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
     return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
 
@@ -647,8 +643,6 @@ def rank_then_aggregate(schemes: Schemes, *, ties: str = "average") -> Schemes:
     >>> (-rank_then_aggregate(schemes_from_table(t)).scores()).tolist()  # mean ranks of a and b
     [[1.5, 1.5]]
     """
-    from robustness.statistics.ranks import rank
-
     macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
     if not macro:
         raise ValueError("rank-then-aggregate ranks per-case scores: it exists for macro schemes only")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 from robustness.overlap.metrics import micro, pair_score
@@ -181,8 +182,6 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
     per-image ratios is dominated by a few images. ``z_pooled`` is the version
     that does not depend on them.
     """
-    import pandas as pd
-
     if variant == "staple":
         if "staple" not in overlap.strategies:
             raise ValueError("gold_spread needs the 'staple' strategy")

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.special import ndtr
 
 from robustness import _kernels
 from robustness.statistics.case_statistic import recomputed_jackknife, recomputed_l1_curves, recomputed_resamples
@@ -151,7 +153,6 @@ class PairedTests(SchemesView):
         w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         if self.adjustment in KERNEL_ADJUSTMENTS:
             return _kernels.runs_beaten(w, *self._args())
-        from scipy.special import ndtr
 
         z = self.z(w)
         n_r = len(self.runs)
@@ -206,9 +207,6 @@ class PairedTests(SchemesView):
             ``strategy, metric, average, system, other, z, p, p_adjusted, beats, unit, adjustment`` (``p``:
             one-sided, unadjusted; ``beats``: significant after the adjustment).
         """
-        import pandas as pd
-        from scipy.special import ndtr
-
         z = self.z()
         runs = np.asarray(self.runs, dtype=object)
         frames = []

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness import _kernels
 from robustness.seeds import SeedLike
@@ -85,8 +86,6 @@ def truth_agreement(schemes: Schemes, overlap: OverlapCounts, *, n_resamples: in
         metric and averaging); ``taus``: (S, B) resampled taus, for paired
         comparisons (:func:`robustness.statistics.verdicts.best_with_ties`).
     """
-    import pandas as pd
-
     truth = truth_schemes(overlap, unit=schemes.unit, empty=schemes.empty,
                           metrics=list(dict.fromkeys(n[1] for n in schemes.names)))
     if truth.units != schemes.units:

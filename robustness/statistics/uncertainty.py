@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.special import ndtri
 
 from robustness.parallel import batch_generators, batch_sizes, run_batches
 from robustness.seeds import SeedLike
@@ -202,9 +204,6 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     >>> sorted(set(per_size.m))
     [2, 4, 8, 16, 32, 64, 128]
     """
-    import pandas as pd
-    from scipy.special import ndtri
-
     if n_resamples != 0 and n_resamples < 2:
         raise ValueError(f"n_resamples must be 0 (the estimate only, no interval) or >= 2, got {n_resamples}")
     if not (margin >= 0 and np.isfinite(margin)):
@@ -333,9 +332,6 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float 
         ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already, units_needed_point,
         beyond_point, units_needed_low, largest_size, confidence``.
     """
-    import pandas as pd
-    from scipy.special import ndtri
-
     z = float(ndtri(confidence))
     rows = []
     for key, d in per_size.groupby(["strategy", "metric", "average"], sort=False):

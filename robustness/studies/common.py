@@ -16,11 +16,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from robustness import seeds
 from robustness.statistics.bootstrap import SCORE_INTERVAL
+from robustness.statistics.bootstrap import bootstrap as run_bootstrap
+from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
+from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.population import ESTIMATOR, GROUP_RULES
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare, recomputed
 from robustness.statistics.ranking_options import RankingOptions
+from robustness.statistics.ranks import size_target, target_record
+from robustness.statistics.uncertainty import CLAIM_CONFIDENCE, ranking_uncertainty, units_needed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,8 +105,6 @@ class ResamplingOptions:
 
     def __post_init__(self) -> None:
         """Check the values; put the default ranking method first."""
-        from robustness.statistics.population import GROUP_RULES
-
         for name in ("orders", "step", "bootstrap", "test_step"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
@@ -140,8 +145,6 @@ class ResamplingOptions:
         -------
         float
         """
-        from robustness.statistics.ranks import size_target
-
         return size_target(n_runs, self.target)
 
     def target_meta(self, n_runs: int) -> dict:
@@ -155,8 +158,6 @@ class ResamplingOptions:
         -------
         dict
         """
-        from robustness.statistics.ranks import target_record
-
         return target_record(n_runs, self.target)
 
     def rng(self, stream: str) -> np.random.Generator:
@@ -204,9 +205,6 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
     -------
     Resampled
     """
-    from robustness.statistics.bootstrap import bootstrap as run_bootstrap
-    from robustness.statistics.convergence import rank_convergence
-
     boot_schemes = schemes if boot_schemes is None else boot_schemes
     convs, boots = {}, {}
     chosen = options.ranking_options()
@@ -255,8 +253,6 @@ def convergence_tables(convs: dict, *, tolerance: float, lenient: float,
         orders.csv, curves.parquet (written as it comes), curves_summary.csv, convergence.csv,
         strategy_comparison.csv; a note when curves.parquet holds only the first orders.
     """
-    import pandas as pd
-
     found = list(convs.values())
     notes: list[str] = []
     chosen: list = []
@@ -288,8 +284,6 @@ def convergence_points(convs: Iterable, *, tolerance: float, lenient: float) -> 
     -------
     pandas.DataFrame
     """
-    import pandas as pd
-
     return pd.concat([c.convergence_points(tolerance=t).assign(tolerance=t)
                       for c in convs for t in dict.fromkeys((tolerance, lenient))], ignore_index=True)
 
@@ -311,10 +305,6 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
         rank_distribution.csv, stability.csv, pairwise.parquet (the significance analysis, of
         the default method's scores) and the agreement between methods and golds.
     """
-    import pandas as pd
-
-    from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
-
     frames = []
     for b in boots.values():
         shown = b.intervals(method=SCORE_INTERVAL)  # the reports' interval (percentile where it falls back)
@@ -352,8 +342,6 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     dict
         ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
     """
-    from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
-
     per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
                                             groups=options.run_groups, n_jobs=n_jobs,
                                             rng=options.rng("uncertainty") if rng is None else rng)
@@ -370,9 +358,6 @@ def methods_meta() -> dict:
         ``score_interval`` (the reported interval), ``pairwise_test``, ``distance_to_unlimited_data`` (the
         estimator and its version) and ``size_claim_confidence``.
     """
-    from robustness.statistics.population import ESTIMATOR
-    from robustness.statistics.uncertainty import CLAIM_CONFIDENCE
-
     return {"score_interval": SCORE_INTERVAL,
             "pairwise_test": "paired t-test with delta-method standard errors, Holm over all pairs",
             "distance_to_unlimited_data": ESTIMATOR, "size_claim_confidence": CLAIM_CONFIDENCE}
@@ -410,8 +395,6 @@ def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{r
     pandas.DataFrame
         Indexed by run.
     """
-    import pandas as pd
-
     columns = {}
     for method, b in boots.items():
         if method == DEFAULT_RANKING[0]:

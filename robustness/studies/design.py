@@ -128,9 +128,6 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     -------
     StudyResult
     """
-    import pandas as pd
-
-
     say = say or (lambda *a: None)
     grid = make_grid(base, options)
     simulation = options.simulation(base)

@@ -11,8 +11,13 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from robustness import seeds
+from robustness.qa import answer_count_difference, official_results, qa_table
 from robustness.results.study_result import StudyResult, Verdicts
+from robustness.statistics.inference import mean_interval
+from robustness.statistics.schemes import schemes_from_table
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
@@ -87,10 +92,6 @@ def leaderboard(gold: Answers, runs: list[Answers]) -> tuple[pd.DataFrame, dict]
     (board, results) : pandas.DataFrame, dict
         One row per run, best ``accuracy_all`` first; the official JSON of every run.
     """
-    import pandas as pd
-
-    from robustness.qa import official_results
-
     res = {r.name: official_results(gold, r) for r in runs}
     board = pd.DataFrame(res).T.drop(columns="number_cvqa_instances")
     board.index.name = "run"
@@ -113,11 +114,6 @@ def answer_counts(gold: Answers, runs: list[Answers], *, n_resamples: int = 1000
     pandas.DataFrame
         One row per run and ``include_not_mentioned``; per parent, the mean and its ``_low``/``_high``.
     """
-    import pandas as pd
-
-    from robustness.qa import answer_count_difference
-    from robustness.statistics.inference import mean_interval
-
     rows = []
     for r in runs:
         for include in (False, True):
@@ -175,9 +171,6 @@ def run(gold: Answers, runs: list[Answers], options: QAOptions = QAOptions(), *,
     -------
     StudyResult
     """
-    from robustness.qa import qa_table
-    from robustness.statistics.schemes import schemes_from_table
-
     board, res = leaderboard(gold, runs)
     lenient = options.size_target(len(runs))
     tables = {"answer_counts.csv": answer_counts(gold, runs, n_resamples=options.bootstrap, seed=options.seed)}

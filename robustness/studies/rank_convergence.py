@@ -18,13 +18,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
-from robustness.overlap.boundary import is_boundary_metric
+from robustness import seeds
+from robustness.errors import summarise_notes
+from robustness.overlap.boundary import boundary_metric, is_boundary_metric
+from robustness.overlap.checks import input_checks
+from robustness.overlap.empty import empty_policy
+from robustness.overlap.gold import get_strategy, is_random, resolve
 from robustness.overlap.metrics import AVERAGES, METRICS
+from robustness.overlap.pixel_pass import compute_overlap
+from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
+from robustness.statistics import leaderboard as score_tables
+from robustness.statistics import spread
 from robustness.statistics.bootstrap import SCORE_INTERVAL
-from robustness.statistics.convergence import GOLD_ORDERS
+from robustness.statistics.case_rankings import task_scores
+from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, compare_over_test_sets
+from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
+from robustness.statistics.ranking_options import RankingOptions
+from robustness.statistics.schemes import per_case_frames, schemes_from_counts, schemes_from_values
+from robustness.statistics.truth import truth_agreement
+from robustness.statistics.verdicts import best_with_ties
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
@@ -42,6 +58,7 @@ from robustness.studies.resampling_verdicts import (
     significance_verdicts,
     unlimited_verdicts,
 )
+from robustness.studies.table import rank_tables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,9 +103,6 @@ class RankConvergenceOptions(ResamplingOptions):
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""
         super().__post_init__()
-        from robustness.overlap.boundary import boundary_metric
-        from robustness.overlap.empty import empty_policy
-        from robustness.overlap.gold import resolve
 
         empty_policy(self.empty)
         chosen = [g.name for g in resolve(None if self.strategies is None else list(self.strategies))]
@@ -111,10 +125,6 @@ def _uncertainty(schemes, n_extra: int, options, *, n_jobs: int, tolerance: floa
     A boundary headline's schemes (the last ``n_extra``) draw from a stream of their own (``uncertainty``, index
     1), so that choosing the headline changes no other scheme's numbers.
     """
-    import pandas as pd
-
-    from robustness import seeds
-
     if not n_extra:
         return uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=tolerance)
     k = len(schemes.names) - n_extra
@@ -131,13 +141,6 @@ def _headline_rank_tables(schemes, counts, primary: Scheme, options):
     :func:`robustness.studies.table.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
     the both-empty policy are left out of a run's mean, as in the leaderboard.
     """
-    import pandas as pd
-
-    from robustness.statistics.case_rankings import task_scores
-    from robustness.statistics.ranking_options import RankingOptions
-    from robustness.statistics.schemes import per_case_frames
-    from robustness.studies.table import rank_tables
-
     frames = [f for f in per_case_frames(schemes, counts) if f.strategy.iloc[0] == primary.gold and
               f.metric.iloc[0] == primary.metric]
     unit = "encounter" if options.bootstrap_unit == "encounter" else None
@@ -187,20 +190,6 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     >>> res.verdict("pairs_differ", average="micro")[0]["total"]  # pairs of 3 runs
     3
     """
-    import pandas as pd
-
-    from robustness.overlap.checks import input_checks
-    from robustness.overlap.empty import empty_policy
-    from robustness.overlap.gold import resolve
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.progress import stage
-    from robustness.statistics import leaderboard as score_tables
-    from robustness.statistics import spread
-    from robustness.statistics.convergence import auc_over_test_sets, compare_over_test_sets
-    from robustness.statistics.metric_agreement import boundary_values
-    from robustness.statistics.schemes import per_case_frames, schemes_from_counts
-    from robustness.statistics.truth import truth_agreement
-
     empty = empty_policy(options.empty)
     chosen = resolve(None if options.strategies is None else list(options.strategies))
     counted = [s.name for s in chosen if not s.macro_only]
@@ -353,7 +342,6 @@ class _PerImage:
 
     @classmethod
     def of(cls, counts, primary: Scheme, empty, unit):
-        from robustness.statistics.metric_agreement import metric_values
 
         metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics() + tuple(counts.boundary_metrics)))
         values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
@@ -370,8 +358,6 @@ def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
 
     And how fast each metric's ranking settles on its own full-set ranking (random orders, every ranking method).
     """
-    from robustness.statistics.metric_agreement import metric_agreement
-    from robustness.statistics.schemes import schemes_from_values
     p = per_image
     boards, agreement = metric_agreement(p.values, p.lower, p.metrics, counts.runs, p.clusters, empty=p.empty,
                                          n_resamples=options.bootstrap, ties=options.ties,
@@ -396,10 +382,6 @@ def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) 
     per-label leaderboards under every per-image metric are compared with Kendall's tau, resampling units with
     all their labels (label_leaderboard.csv, label_agreement.csv).
     """
-    import pandas as pd
-
-    from robustness.statistics.metric_agreement import metric_agreement
-    from robustness.statistics.schemes import schemes_from_counts
     p = per_image
     found = list(dict.fromkeys(labels.tolist()))
     scores, points = [], []
@@ -475,8 +457,6 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
     scheme in fewer than :data:`FIRST_PLACE_TAIL` of resamples (its 95% rank interval there excludes first place),
     ``may move`` when the observed winners differ but that is not established (tied), ``same`` otherwise.
     """
-    from robustness.overlap.gold import get_strategy, is_random
-
     dist = dist[dist.ranking == "aggregate"]
     first = dist[dist["rank"] == 1]
 
@@ -509,16 +489,12 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
 
 
 def _summarised(notes) -> list:
-    from robustness.errors import summarise_notes
 
     return summarise_notes(notes)
 
 
 def _verdicts(counts, tables, res, truth, *, primary: Scheme, lenient: float, test_sets=None) -> Verdicts:
     """Every finding the main job's report states (see :data:`robustness.results.study_result.VERDICT_COLUMNS`)."""
-    from robustness.overlap.gold import is_random
-    from robustness.statistics.verdicts import best_with_ties
-
     v = Verdicts()
     headline = [primary.with_average(a) for a in primary.averages]
     significance_verdicts(v, tables["pairwise.parquet"], headline)

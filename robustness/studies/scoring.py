@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robustness import seeds
+from robustness.errors import summarise_notes
+from robustness.overlap.checks import input_checks
+from robustness.overlap.gold import resolve
+from robustness.overlap.pixel_pass import compute_overlap
 from robustness.results.study_result import StudyResult, Verdicts
+from robustness.scheme import default_scheme
+from robustness.statistics import leaderboard as score_tables
 
 if TYPE_CHECKING:
     from robustness.io.challenge import Challenge
@@ -47,13 +53,6 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     StudyResult
         ``leaderboard.csv`` and ``official/<run>.json`` (when the majority gold is scored).
     """
-    from robustness.errors import summarise_notes
-    from robustness.overlap.checks import input_checks
-    from robustness.overlap.gold import resolve
-    from robustness.overlap.pixel_pass import compute_overlap
-    from robustness.scheme import default_scheme
-    from robustness.statistics import leaderboard as score_tables
-
     chosen = resolve(None if strategies is None else list(strategies))
     primary = primary or default_scheme([s.name for s in chosen])
     if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass

@@ -360,8 +360,6 @@ class SyntheticSource:
         -------
         SyntheticSource
         """
-        from dataclasses import replace
-
         idx = np.asarray(list(images), dtype=np.int64)
         return replace(self, shapes=tuple(self.shapes[i] for i in idx), annotated=self.annotated[idx],
                        encounter_of=self.encounter_of[idx], image_keys=self.image_key(idx))

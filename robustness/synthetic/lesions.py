@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import numpy as np
+from scipy.ndimage import gaussian_filter
+from scipy.special import ndtr, ndtri
 
 from robustness._kernels import blob_fields, rater_counts, upsample_positive
 
@@ -97,9 +99,6 @@ def _raters(image_rng, encounter_rng, n, rho, grid):
     rater (on the coarse grid ``grid``: 2D, or 3D for a volume), and the parameters of up to ``_MAX_EXTRA``
     false blobs each (two more for a volume: the blob's slice and height).
     """
-    from scipy.ndimage import gaussian_filter
-    from scipy.special import ndtr
-
     m = _mixed_normal(encounter_rng, image_rng, rho, (n, 3 + _MAX_BLOBS))
     axes = tuple(range(1, len(grid) + 1))
     z = gaussian_filter(image_rng.standard_normal((n, *grid)), sigma=(0,) + (2.0,) * len(grid), mode="wrap")
@@ -163,8 +162,6 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     dict
         ``{(kind, name): bool array}``, kind in truth/annotator/run.
     """
-    from scipy.special import ndtr, ndtri
-
     c, pop = src.config, src.population
     e = int(src.encounter_of[i])
     shape, annotated = src.shapes[i], src.annotated[i]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import SimpleITK as sitk
 
 from robustness.seeds import SeedLike
 
@@ -95,8 +96,6 @@ def write_volume_challenge(folder: str | os.PathLike, config: VolumeConfig = Vol
         ``annotators``, ``runs`` (names), ``volumes`` (file stems), ``spacing``, ``skill`` (every run's skill on
         each label, higher is better).
     """
-    import SimpleITK as sitk
-
     c = config
     rng = np.random.default_rng(rng)
     root = Path(folder)

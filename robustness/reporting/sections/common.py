@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robustness.results.study_result import StudyResult
+from robustness.statistics.ranks import random_l1, target_rule, target_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -151,8 +152,6 @@ def target_words(target: float, n_runs: int) -> str:
     -------
     str
     """
-    from robustness.statistics.ranks import target_text
-
     return f"an expected L1 of at most {target_text(target, n_runs)}"
 
 
@@ -169,8 +168,6 @@ def target_note(target: float, n_runs: int) -> str:
     str
         A sentence with a leading space, or empty.
     """
-    from robustness.statistics.ranks import random_l1, target_rule
-
     base = random_l1(n_runs)
     if base <= 0:
         return ""
@@ -196,8 +193,6 @@ def random_baseline(n_runs: int, distance: float | None = None) -> str:
     str
         E.g. ``a random order of the 6 runs lies 11.7 away: 25% of that``.
     """
-    from robustness.statistics.ranks import random_l1
-
     base = random_l1(n_runs)
     share = f": {distance / base:.0%} of that" if distance is not None and base > 0 else ""
     return f"a random order of the {n_runs} runs lies {base:.1f} away{share}"

@@ -10,12 +10,15 @@ import math
 
 import pandas as pd
 
+from robustness.reporting.design_plots import one_random
 from robustness.reporting.document import Report
+from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.statistics.ranks import format_target, target_rule, target_text
+from robustness.statistics.size_answers import MIN_COVERAGE, short_coverage, unit_name
 
 STUDY = "design_study"
 
@@ -94,8 +97,6 @@ def unit_of(base: dict) -> str:
         ``encounter`` when encounters hold several images, else ``volume`` (3D) or ``image``
         (:func:`robustness.statistics.size_answers.unit_name`).
     """
-    from robustness.statistics.size_answers import unit_name
-
     return unit_name(base)
 
 
@@ -270,8 +271,6 @@ def _indicative(res: StudyResult) -> str:
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
     """A warning that opens the recommendation where the twin's intervals cover less than 90% (nominal 95%)."""
-    from robustness.statistics.size_answers import MIN_COVERAGE, short_coverage
-
     low, said, unsure = short_coverage([
         {"method": x["subject"][1], "unit": x["subject"][0], "coverage": x["value"], "low": x["low"],
          "high": x["high"], "n": x["count"]} for x in res.verdict("interval_coverage")], unit)
@@ -398,8 +397,6 @@ def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> 
 def _at_size(r: Report, res: StudyResult) -> None:
     """Every scheme at the challenge's size, and the figures."""
     base, size = _base(res), res.meta["size"]
-    from robustness.reporting.design_plots import one_random
-    from robustness.reporting.plotting import strategy_style
 
     summary = one_random(res.table("design_summary.csv"))  # the random golds as one scheme, as everywhere
     top = summary[(summary.annotators == base["annotators"]) & (abs(summary.agreement - base["agreement"]) < 1e-9)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from robustness.overlap.gold import STRATEGIES
+from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     at_tolerance,
@@ -15,6 +17,7 @@ from robustness.reporting.sections.common import (
     target_words,
     unlimited_sentence,
 )
+from robustness.reporting.sections.design import size_comparison
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
@@ -25,8 +28,9 @@ from robustness.reporting.sections.registry import (
     strategy_label,
 )
 from robustness.results.study_result import StudyResult
-from robustness.scheme import Scheme, from_meta, metric_label
+from robustness.scheme import DEFAULT, Scheme, from_meta, metric_label
 from robustness.statistics.ranks import format_target, same_target, target_rule, target_text
+from robustness.statistics.size_answers import compare_answers, comparison_fields
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
@@ -152,9 +156,6 @@ def _design_sentence(res: StudyResult) -> str:
     d = res.meta.get("design_answer")
     if not d:
         return ""
-    from robustness.reporting.sections.design import size_comparison
-    from robustness.scheme import DEFAULT
-    from robustness.statistics.size_answers import compare_answers, comparison_fields
 
     own = res.table("test_set_size.csv")
     own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
@@ -360,8 +361,6 @@ def _leaderboard_columns(p: Scheme, columns) -> list[str]:
     The other metrics under the same averaging, then the headline metric's macro scores over annotators (the golds
     that score a run against each annotator).
     """
-    from robustness.overlap.metrics import METRICS
-
     out = ["_".join(p.key)] + [f"{p.gold}_{m}_{p.average}" for m in METRICS]
     for c in columns:
         gold, _, rest = str(c).partition("_")
@@ -371,7 +370,6 @@ def _leaderboard_columns(p: Scheme, columns) -> list[str]:
 
 
 def _annotator_golds() -> set:
-    from robustness.overlap.gold import STRATEGIES
 
     return {name for name, g in STRATEGIES.items() if g.macro_only}
 

@@ -13,9 +13,12 @@ files. A new report table is one section function plus one
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from robustness.overlap.gold import get_strategy, is_random
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,8 +127,6 @@ def strategy_label(name: str) -> str:
     str
         The registry's label (an unknown name as it is).
     """
-    from robustness.overlap.gold import get_strategy
-
     try:
         return get_strategy(name).label or name
     except ValueError:
@@ -168,7 +169,6 @@ def ci(value: float, low: float, high: float, fmt: str = "{:.3f}") -> str:
         E.g. ``0.620 (95% CI 0.601 to 0.640)``; ``not estimable`` for a missing value, the value alone when its
         interval is missing (``0.620 (no interval)``), one number when the interval is a point.
     """
-    import math
 
     def missing(x) -> bool:
         return x is None or (isinstance(x, float) and math.isnan(x))
@@ -195,8 +195,6 @@ def names(items: Iterable[str]) -> str:
     str
         ``a``, ``a and b``, ``a, b and c`` (their labels; the random single-annotator golds as one item).
     """
-    from robustness.overlap.gold import is_random
-
     items = list(items)
     drawn = [i for i in items if is_random(i)]
     items = [strategy_label(i) for i in items if not is_random(i)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import register_section, register_study
 from robustness.results.study_result import StudyResult
+from robustness.scheme import from_meta
 
 register_study("score", "Scores")
 register_study("qa_score", "Closed-QA scores")
@@ -17,7 +18,6 @@ def _score_input(r: Report, res: StudyResult) -> None:
                 f"{res.meta['empty_policy']}. Tables: leaderboard.csv, official/<run>.json (the MEDIQA-MAGIC "
                 "scorer's JSON format, majority gold).")
     if "primary" in res.meta:  # folders written before the headline scheme existed have none
-        from robustness.scheme import from_meta
 
         p = from_meta(res.meta)
         set_by = (res.meta["primary"] or {}).get("set_by")
