@@ -281,7 +281,6 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
 def _no_space(exc: OSError, path) -> None:
     """Raise the one-line :class:`~robustness.errors.OutputError` when ``exc`` means a full disk or quota."""
     if exc.errno in NO_SPACE:
-
         raise OutputError(f"{path}: cannot write the file: {os.strerror(exc.errno).lower()}") from None
 
 

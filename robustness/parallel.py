@@ -169,7 +169,6 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     elif prefer != "threads" and _default_backend():
         results = _in_processes(fn, batches, n_jobs)
     else:
-
         results = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(fn)(*b) for b in batches)
     try:
         for b, r in enumerate(results):

@@ -387,7 +387,6 @@ def lean(header: TiffHeader) -> bool:
             or one(339, 1) != 1 or 273 not in tags):
         return False
     if 270 in tags and tags[270][0].startswith(b'{"shape"'):
-
         try:
             described = json.loads(tags[270][0].rstrip(b"\0").decode())["shape"]
         except (ValueError, KeyError, UnicodeDecodeError, TypeError):
@@ -428,7 +427,6 @@ def read_tiff(path: str | os.PathLike, out: np.ndarray | None = None, *, buffer:
         The header fails a check (:func:`tiff_header`).
     """
     if buffer is None:
-
         with open_regular(path) as f:
             buffer = f.read()
     if header is None:

@@ -320,7 +320,6 @@ class Report:
                 if max_rows is not None and len(frame) > max_rows:
                     body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
             elif kind == "figure":
-
                 png = read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure")
                 data = base64.b64encode(png).decode()
                 files = [block[1]] + [f for f in (str(Path(block[1]).with_suffix(".pdf")),) if exists_inside(root, f)]

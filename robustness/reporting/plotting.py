@@ -172,7 +172,6 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
             st["linestyle"] = (0, (2, 2))
         ax.plot(d[x], d["mean"], label=label, **st)
         if band is True or band == name:
-
             ax.fill_between(d[x], d["low"], d["high"], facecolor=to_rgba(st["color"], 0.16),
                             edgecolor=to_rgba(st["color"], 0.7), linewidth=0.5)
         if example is not None:
@@ -548,7 +547,6 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccar
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
     if tolerance is not None:
-
         runs = int(tolerance) if n_runs is None else int(n_runs)
         ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
                    label=f"L1 = {format_target(tolerance)} ({target_rule(tolerance, runs)};\na random order: "

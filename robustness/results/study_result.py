@@ -181,7 +181,6 @@ MAX_TABLE_COLUMNS = 4096
 
 def _check_columns(path: Path, n: int) -> None:
     if n > MAX_TABLE_COLUMNS:
-
         raise InputError(f"{path}: damaged table ({n} columns, more than the {MAX_TABLE_COLUMNS} a study writes)")
 
 
@@ -205,7 +204,6 @@ def read_table(path: Path | str, *, index: bool = False, data: bytes | None = No
     source = (lambda: io.BytesIO(data)) if data is not None else (lambda: path)
     if path.suffix == ".parquet":
         if data is not None:
-
             _check_columns(path, pq.ParquetFile(source()).metadata.num_columns)
         return pd.read_parquet(source())
     if data is not None:
@@ -289,7 +287,6 @@ class _Tables(Mapping):
         if name not in self.names:
             raise KeyError(f"{self.folder}: the results hold no table {name!r}")
         if name not in self.cache:
-
             spec = TABLES.get(Path(name).name)
             data = read_inside(self.folder, name, limit=MAX_TABLE_BYTES, what="table")
             try:

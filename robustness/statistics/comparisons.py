@@ -96,7 +96,6 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     per_unit = schemes.unit_scores()
     cov = None
     if hasattr(schemes, "ratio_parts"):
-
         cov = delta_covariance(*schemes.ratio_parts())[1]  # (S, R, R)
     runs = np.asarray(schemes.runs, dtype=object)
     signs = schemes.sign_of

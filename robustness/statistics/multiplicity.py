@@ -123,7 +123,6 @@ def adjust(p: ArrayLike, method: str = "holm", *, alpha: float = 0.05) -> np.nda
         with np.errstate(divide="ignore"):
             adjusted = -np.expm1(m * np.log1p(-q))
     elif method in ("fdr_tsbh", "fdr_tsbky"):
-
         adjusted = multipletests(q, alpha=alpha, method=method)[1]
     else:
         order = np.argsort(q, kind="stable")

@@ -96,7 +96,6 @@ def best_with_ties(draws: ArrayLike, names: list[str], *, higher_is_better: bool
         if interval == "percentile":
             apart = d.size and np.quantile(sign * d, low_tail) > 0
         else:
-
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
             q = float(ndtri(high_tail)) if interval == "normal" or d.size < 2 else float(student.ppf(high_tail,
                                                                                                    d.size - 1))
