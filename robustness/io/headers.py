@@ -51,7 +51,6 @@ _NIFTI_TYPES = {2: "u1", 4: "i2", 8: "i4", 16: "f4", 64: "f8", 256: "i1", 512: "
 
 
 def _kind(mode: int) -> str:
-
     return kind_of(mode)
 
 

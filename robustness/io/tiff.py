@@ -339,7 +339,6 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
 
 
 def _inflater():
-
     return imagecodecs.zlibng_decode if imagecodecs.ZLIBNG.available else imagecodecs.deflate_decode
 
 

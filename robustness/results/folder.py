@@ -243,7 +243,6 @@ def _undo(created: list[Path]) -> None:
 
 
 def _release(fd: int, staging: Path) -> None:
-
     _remove(staging)
     try:
         fcntl.flock(fd, fcntl.LOCK_UN)  # for every copy of the descriptor too (forked workers hold one)

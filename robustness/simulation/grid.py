@@ -110,18 +110,15 @@ def _read_replicate(path: Path, notes: list):
 
 
 def _pool(base, setting, sizes, population, seed, options):
-
     return population_scores(base, setting, sizes, population, seed=seed, options=options)
 
 
 def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
-
     return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
                     population=population, seed=seed, options=options)
 
 
 def _size_replicate(base, setting, size, replicate, population_index, population, seed, options, strategies):
-
     return simulate_size(base, setting, size, replicate, population_index=population_index, population=population,
                          seed=seed, options=options, strategies=strategies)
 

@@ -162,7 +162,6 @@ def _separability(counts: OverlapCounts) -> tuple[float, float]:
 
 
 def _simulate(config, seed):
-
     return challenge_stats(compute_overlap(make_challenge(config, rng=seed), strategies=["majority"], rng=0))
 
 

@@ -342,7 +342,6 @@ class _PerImage:
 
     @classmethod
     def of(cls, counts, primary: Scheme, empty, unit):
-
         metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics() + tuple(counts.boundary_metrics)))
         values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
         clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
@@ -489,7 +488,6 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
 
 
 def _summarised(notes) -> list:
-
     return summarise_notes(notes)
 
 

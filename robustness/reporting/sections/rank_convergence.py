@@ -370,7 +370,6 @@ def _leaderboard_columns(p: Scheme, columns) -> list[str]:
 
 
 def _annotator_golds() -> set:
-
     return {name for name, g in STRATEGIES.items() if g.macro_only}
 
 
