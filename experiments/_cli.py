@@ -58,6 +58,35 @@ class _Help(argparse.HelpFormatter):
         return f"{text} (default {action.default})".strip()
 
 
+class _Renamed(argparse.Action):
+    """An option's earlier name: it does what the new name does, and says so on stderr when given."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, new: str, **kw: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"warning: {option_string} is deprecated: use {self.new} (it takes the same values)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def renamed(group: Any, old: str, new: str, dest: str, **kw: Any) -> None:
+    """Keep ``old`` as a deprecated name of the option ``new`` (same ``dest``, type and choices; a warning when used).
+
+    Parameters
+    ----------
+    group : argparse parser or argument group
+    old, new : str
+        The option strings (``--systems``, ``--runs``).
+    dest : str
+        The new option's destination.
+    **kw
+        The new option's ``type``, ``choices`` and ``metavar``.
+    """
+    group.add_argument(old, dest=dest, action=_Renamed, new=new, default=argparse.SUPPRESS,
+                       help=f"deprecated name of {new}", **kw)
+
+
 class Parser(argparse.ArgumentParser):
     """``argparse`` with the package's convention: one line ``error: ...``, exit status 2.
 
@@ -98,7 +127,7 @@ class Parser(argparse.ArgumentParser):
             return
         files = {a.dest for a in self._actions if a.type is existing_file} | {"table"}
         where = os.path.realpath(out)
-        for dest in ("data", "like", "reference", "submissions", "runs", *sorted(files)):
+        for dest in ("data", "like", "reference", "submissions", *sorted(files)):
             value = getattr(ns, dest, None)
             if not isinstance(value, str) or value == "synthetic" or dest == "gold" and hasattr(ns, "layout"):
                 continue  # --gold names raters in the segmentation commands
@@ -130,7 +159,8 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--reference", metavar="DIR", help="dermavqa: reference masks folder (instead of --data)")
     g.add_argument("--submissions", metavar="DIR", help="dermavqa: submissions folder (instead of --data)")
     g.add_argument("--gold", metavar="R1,R2,..", help="raters: the gold annotators' folder names")
-    g.add_argument("--systems", metavar="R1,R2,..", help="raters: the runs' folder names (default: all others)")
+    g.add_argument("--runs", metavar="R1,R2,..", help="raters: the runs' folder names (default: all others)")
+    renamed(g, "--systems", "--runs", "runs", metavar="R1,R2,..")
     g.add_argument("--foreground", type=integer(0, 255), metavar="V",
                    help="raters: foreground pixel value (default: 1 where the gold's masks hold only 0 and 1, "
                         "else 255)")
@@ -144,8 +174,9 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--labels", metavar="L1,L2,..|all", type=label_list,
                    help="raters: multi-label masks (NIfTI, NRRD, MetaImage): score each label as its own mask, one "
                         "image per file and label, resampled together (all: every label the gold masks hold)")
-    g.add_argument("--missing", choices=("error", "empty"), default="error",
+    g.add_argument("--missing-masks", dest="missing", choices=("error", "empty"), default="error",
                    help="a run without a mask for some image: error (default) or score it empty")
+    renamed(g, "--missing", "--missing-masks", "missing", choices=("error", "empty"))
     g.add_argument("--skip-mismatched", action="store_true",
                    help="drop images where a run's mask has another shape (default: error)")
     g.add_argument("--skip-empty-folders", action="store_true",
@@ -284,7 +315,7 @@ def load(args: argparse.Namespace) -> Challenge:
                   empty_folders="skip" if args.skip_empty_folders else "error")
     if args.layout == "raters":
         challenge = load_raters(args.data, gold=args.gold.split(","),
-                                runs=args.systems.split(",") if args.systems else None, foreground=args.foreground,
+                                runs=args.runs.split(",") if args.runs else None, foreground=args.foreground,
                                 background=args.background, threshold=args.threshold, strict=args.strict,
                                 labels=getattr(args, "labels", None), **common)
     elif args.data is None and args.reference is None:
@@ -317,7 +348,7 @@ def source(args: argparse.Namespace) -> str:
 
 
 #: The data options that read a challenge as a command read it (the design study's ``--like`` takes the same).
-DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "systems", "foreground", "background", "threshold",
+DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "runs", "foreground", "background", "threshold",
                 "labels", "binarize")
 
 

@@ -9,20 +9,30 @@ DEFINITIONS = "closedquestions_definitions_imageclef2025.json"
 
 
 def add_qa_options(p: argparse.ArgumentParser, *, required: bool) -> None:
+    from experiments._cli import renamed
     from experiments._types import existing_file
 
     g = p.add_argument_group("input" + ("" if required else " (default: a synthetic QA challenge)"))
     g.add_argument("--gold", required=required, type=existing_file, metavar="GOLD.json", help="gold answers")
-    g.add_argument("--runs", required=required, metavar="DIR",
-                   help="folder of run answer files, one <run>.json per run")
+    g.add_argument("--submissions", metavar="DIR",
+                   help="folder of run answer files, one <run>.json per run" + (" (required)" if required else ""))
+    renamed(g, "--runs", "--submissions", "submissions", metavar="DIR")
+    if required:  # checked after parsing: its earlier name --runs gives it too
+        p.checks.append(_submissions_given)
     g.add_argument("--definitions", type=existing_file, metavar="DEFS.json",
                    help=f"question definitions (default: {DEFINITIONS} next to the gold file)")
-    g.add_argument("--missing", choices=("error", "not_mentioned"), default="error",
+    g.add_argument("--missing-answers", dest="missing", choices=("error", "not_mentioned"), default="error",
                    help="a run missing encounters or slots: error (default) or answer 'Not mentioned' there")
+    renamed(g, "--missing", "--missing-answers", "missing", choices=("error", "not_mentioned"))
     if not required:
         g.add_argument("--baselines", type=existing_file, metavar="TRAIN.json",
                        help="add baseline runs built from this (training) gold: train-majority, not-mentioned, "
                             "random, train-prior, perturbed gold at 10/25/50%% error")
+
+
+def _submissions_given(args: argparse.Namespace) -> None:
+    if not args.submissions:
+        raise ValueError("the following arguments are required: --submissions")
 
 
 def load(args, *, rng=0):
@@ -52,8 +62,8 @@ def _load(args, *, rng=0):
     qs = load_definitions(defs)
     gold = load_answers(gold_path, qs, name="gold")
     runs = []
-    if args.runs:
-        folder = Path(args.runs)
+    if args.submissions:
+        folder = Path(args.submissions)
         if not folder.is_dir():
             raise InputError(f"{folder}: runs folder not found")
         files = sorted(folder.glob("*.json"))
@@ -65,7 +75,7 @@ def _load(args, *, rng=0):
         runs += baselines(train, gold, rng=rng)
     if not runs:
         hint = " or --baselines TRAIN.json" if hasattr(args, "baselines") else ""
-        raise InputError(f"no runs to score: pass --runs DIR{hint}")
+        raise InputError(f"no runs to score: pass --submissions DIR{hint}")
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         raise InputError(f"duplicate run names: {sorted({n for n in names if names.count(n) > 1})}")

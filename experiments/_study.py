@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from robustness.statistics.ranking_methods import TEST_STEP
-from robustness.statistics.ranking_options import ADJUSTMENTS
+from robustness.statistics.ranking_options import ADJUSTMENTS, TIE_RULES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -93,8 +93,10 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
                         "names (team3-run2 is in team3), 'none' takes every run alone (default auto)")
     g.add_argument("--seed", type=integer(0), default=0, metavar="N", help="seed of everything random (default 0)")
     if engine_ranking:
-        g.add_argument("--ties", choices=("average", "min", "max", "first"), default="average",
-                       help="tie rule of every ranking [challengeR: ties.method] (default average)")
+        g.add_argument("--ties", choices=TIE_RULES, default="average",
+                       help="tie rule of every ranking [challengeR: ties.method] (default average; random only "
+                            "for the per-case table's leaderboards alone)")
+        p.checks.append(fixed_ties)
         g.add_argument("--adjust", choices=ADJUSTMENTS, default="holm", dest="adjustment",
                        help="adjustment of the test-based ranking's p-values [p.adjust.method] (default holm)")
         g.add_argument("--alpha", type=number(1e-9, 0.499999), default=0.05, metavar="A",
@@ -123,8 +125,19 @@ def _check_figure_formats(args: argparse.Namespace) -> None:
         formats()
 
 
+def fixed_ties(args: argparse.Namespace) -> None:
+    """Random ties hold for a per-case table's leaderboards alone: curves and intervals need one final ranking."""
+    if getattr(args, "ties", None) == "random" and not getattr(args, "rankings_only", False):
+        only = " (the per-case table command ranks with them under --rankings-only)" \
+            if not hasattr(args, "rankings_only") else \
+            "; add --rankings-only for the leaderboards, consensus and bootstrap rank distributions alone"
+        raise ValueError("--ties random: the curves and intervals compare thousands of prefixes and resamples with "
+                         f"one final ranking and need a fixed tie rule (average, min, max or first){only}")
+
+
 def add_ranking_options(p: Parser) -> None:
     """The ranking options (:mod:`robustness.statistics.ranking_options`), each beside its challengeR name."""
+    from experiments._cli import renamed
     from experiments._types import number
     from robustness.statistics.ranking_options import (
         ADJUSTMENTS,
@@ -154,8 +167,9 @@ def add_ranking_options(p: Parser) -> None:
                    help="smaller scores are better, e.g. distances [smallBetter = TRUE] (default: higher is better)")
     d.add_argument("--higher-better", dest="lower_better", action="store_const", const=False,
                    help="larger scores are better [smallBetter = FALSE]")
-    g.add_argument("--missing", type=checked(parse_missing), metavar="HOW",
+    g.add_argument("--missing-scores", dest="missing", type=checked(parse_missing), metavar="HOW",
                    help="missing scores: refuse, worst, drop, rank-last or a number [na.treat] (package: refuse)")
+    renamed(g, "--missing", "--missing-scores", "missing", type=checked(parse_missing), metavar="HOW")
     g.add_argument("--aggregate", type=checked(parse_aggregate), metavar="HOW",
                    help="mean, median or a quantile level in (0, 1) [FUN] (package: mean)")
     g.add_argument("--test", choices=TESTS, help="the test-based ranking's paired test [test.fun] (wilcoxon)")

@@ -76,7 +76,8 @@ def parser() -> _cli.Parser:
                    help="annotator agreement, 1.0 = annotators equal the truth (default a-0.2, a, 1.0; --quick a, 1.0)")
     g.add_argument("--spread", type=_listed(_fraction), metavar="S1,..",
                    help="spread of the runs' true skill (default the base's)")
-    g.add_argument("--runs", type=_listed(integer(2, 100)), metavar="R1,..", help="number of runs (default the base's)")
+    g.add_argument("--n-runs", type=_listed(integer(2, 100)), metavar="R1,..",
+                   help="numbers of runs (default the base's; --runs names the runs to read, as in every command)")
     g.add_argument("--correlation", type=_listed(_fraction), metavar="C1,..",
                    help="within-encounter correlation (default the base's)")
     g.add_argument("--replicates", type=integer(2, 1_000), help="seeded replicates per setting (default 20; --quick 4)")
@@ -139,7 +140,7 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
 
     return DesignStudyOptions(
         encounters=listed(args.encounters), annotators=listed(args.annotators), agreement=listed(args.agreement),
-        spread=listed(args.spread), runs=listed(args.runs), correlation=listed(args.correlation),
+        spread=listed(args.spread), runs=listed(args.n_runs), correlation=listed(args.correlation),
         replicates=args.replicates, populations=args.populations, pool=args.pool, orders=args.orders,
         bootstrap=args.bootstrap, image_mp=args.image_mp, target_l1=args.target_l1, target_top1=args.target_top1,
         max_encounters=args.max_encounters,

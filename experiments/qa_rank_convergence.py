@@ -1,6 +1,6 @@
 """How robust is a closed-QA leaderboard to the test-set size? Rank convergence, bootstrap, Table 5.
 
-    python -m experiments.qa_rank_convergence [--gold GOLD.json --runs DIR | --baselines TRAIN.json]
+    python -m experiments.qa_rank_convergence [--gold GOLD.json --submissions DIR | --baselines TRAIN.json]
 
 Per-encounter partial-credit scores feed the same ranking, rank-convergence
 and bootstrap engine as segmentation (unit: encounter), under one or more

@@ -1,6 +1,6 @@
 """Score closed-QA runs exactly as the official MEDIQA-MAGIC 2025 scorer, plus Table 5.
 
-    python -m experiments.qa_score --gold GOLD.json --runs RUNS_DIR --out OUT
+    python -m experiments.qa_score --gold GOLD.json --submissions RUNS_DIR --out OUT
 
 Writes ``OUT/leaderboard.csv``, ``OUT/official/<run>.json`` (``accuracy_CQID010`` ...
 ``accuracy_all``, ``number_cvqa_instances``), ``OUT/answer_counts.csv`` (Table 5),

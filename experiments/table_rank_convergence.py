@@ -63,16 +63,8 @@ def parser() -> argparse.ArgumentParser:
     _study.add_ranking_options(p)
     _study.add_study_options(p, out="results/table_rank_convergence", engine_ranking=False)
     p.checks.append(_distinct_columns)
-    p.checks.append(_fixed_ties)
+    p.checks.append(_study.fixed_ties)
     return p
-
-
-def _fixed_ties(args: argparse.Namespace) -> None:
-    """Random ties hold for the leaderboards alone: the curves and intervals need one final ranking."""
-    if args.ties == "random" and not args.rankings_only:
-        raise ValueError("--ties random: the curves and intervals compare thousands of prefixes and resamples with "
-                         "one final ranking and need a fixed tie rule (average, min, max or first); add "
-                         "--rankings-only for the leaderboards, consensus and bootstrap rank distributions alone")
 
 
 def _distinct_columns(args: argparse.Namespace) -> None:

@@ -18,7 +18,7 @@ def make(results_dir, out_path, *, primary=None, method=None):
     ci = read(results_dir, "bootstrap_ci.csv")
     ci = for_ranking(ci[ci.reported] if method is None else ci[ci.method == method])
     p = headline(results_dir, primary, ci.strategy)
-    n = ci.system.nunique()
+    n = ci.run.nunique()
     with plotting.style():
         fig, axes = plt.subplots(1, len(p.averages), figsize=(3.5 * len(p.averages), max(2.2, 0.11 * n + 0.8)),
                                  layout="constrained", squeeze=False)

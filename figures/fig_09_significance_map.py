@@ -20,7 +20,7 @@ def make(results_dir, out_path, *, primary=None):
     strategy, metric = p.gold, p.metric
     averages = [a for a in p.averages if ((pairwise.strategy == strategy) & (pairwise.metric == metric)
                                           & (pairwise.average == a)).any()]
-    runs = pd.concat([pairwise.system, pairwise.other]).unique()
+    runs = pd.concat([pairwise.run, pairwise.other]).unique()
     n = len(runs)
     # sized to the runs: a cell per run, room for the longest name below and beside each map
     font = 6.0 if n <= 25 else 4.5

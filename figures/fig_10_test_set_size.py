@@ -18,8 +18,8 @@ def make(results_dir, out_path, *, primary=None):
     p = headline(results_dir, primary, per_size.strategy)
     official, metric = p.gold, p.metric
     tolerance = float(needed.tolerance.iloc[0])
-    boot = read(results_dir, "bootstrap_ci.csv")[["system", "unit"]]
-    unit, n_runs = boot.unit.iloc[0], boot.system.nunique()
+    boot = read(results_dir, "bootstrap_ci.csv")[["run", "unit"]]
+    unit, n_runs = boot.unit.iloc[0], boot.run.nunique()
     averages = [a for a in p.averages if ((per_size.metric == metric) & (per_size.average == a)).any()]
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.6, 2.8), sharey=True,

@@ -343,7 +343,7 @@ def test_a_new_ranking_method_is_one_registration(median_job):
     counts = compute_overlap(ch, rng=0)
     sc = schemes_from_counts(counts, unit="encounter")
     per_case = sc.per_case[sc.index("majority", "jaccard", "macro")]
-    got = rows[(rows.strategy == "majority") & (rows.metric == "jaccard")].set_index("system").score
+    got = rows[(rows.strategy == "majority") & (rows.metric == "jaccard")].set_index("run").score
     np.testing.assert_array_equal(got.loc[list(sc.runs)].to_numpy(), np.median(per_case, axis=1))
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     assert "majority_jaccard_macro_median-then-rank" in board

@@ -99,11 +99,11 @@ def test_a_missing_score_is_refused_before_anything_is_written(tmp_path, capsys)
     assert code == 2 and not (tmp_path / "out").exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "choose a treatment with --missing" in err[0]
-    out, code = command(tmp_path, t, "--missing", "worst")
+    out, code = command(tmp_path, t, "--missing-scores", "worst")
     assert code == 0
     r = read_table(out / "ranking.csv").set_index("run")
     assert r.value.to_dict() == pytest.approx({"a": 0.55, "b": 0.55, "c": 0.35})  # b's c1: c1's worst, 0.3
-    out, code = command(tmp_path, t, "--missing", "drop", "--force")
+    out, code = command(tmp_path, t, "--missing-scores", "drop", "--force")
     assert read_table(out / "ranking.csv").set_index("run").value.to_dict() == pytest.approx(
         {"a": 0.55, "b": 0.8, "c": 0.35})
 
@@ -118,7 +118,7 @@ def test_engines_take_the_tie_rule():
     sc = schemes_from_table(t)
     for ties, first in (("min", 1), ("max", 3), ("average", 2)):
         dist = bootstrap(sc, n_resamples=20, ties=ties, rng=0).rank_distribution()
-        assert set(dist[dist.system != "d"]["rank"]) == {first}, ties
+        assert set(dist[dist.run != "d"]["rank"]) == {first}, ties
     rta = rank_then_aggregate(sc, ties="min")
     assert (-rta.scores()).tolist() == [[1.0, 1.0, 1.0, 4.0]]
 
@@ -153,7 +153,7 @@ def test_three_task_example_figures_and_report(tmp_path):
     path = tmp_path / "three.csv"
     table.to_csv(path, index=False)
     out = tmp_path / "out"
-    assert run(main, ["--table", str(path), "--out", str(out), "--quiet", "--bootstrap", "10", "--missing", "worst",
+    assert run(main, ["--table", str(path), "--out", str(out), "--quiet", "--bootstrap", "10", "--missing-scores", "worst",
                       "--ranking", "aggregate,test-based"]) == 0
     for name in ("fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
                  "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks", "fig_23_rank_blobs_across_tasks"):

@@ -47,7 +47,7 @@ def test_unknown_unit_column(table, tmp_path, capsys):
 @pytest.mark.parametrize("value,shown,what", [("abc", "abc", "is not a finite number"),
                                                ("inf", "inf", "is not a finite number"),
                                                ("", "nan", r"is empty \(a missing score: choose a treatment with "
-                                                           "--missing\\)")])
+                                                           "--missing-scores\\)")])
 def test_non_numeric_or_infinite_value(table, tmp_path, capsys, value, shown, what):
     edit(table, 4, "value", value)
     refused(["--table", str(table), "--out", str(tmp_path / "o")], capsys,
@@ -57,7 +57,7 @@ def test_non_numeric_or_infinite_value(table, tmp_path, capsys, value, shown, wh
 @pytest.mark.parametrize("value", ["abc", "inf"])
 def test_text_or_infinite_refused_even_with_a_missing_treatment(table, tmp_path, capsys, value):
     edit(table, 4, "value", value)
-    refused(["--table", str(table), "--missing", "drop", "--out", str(tmp_path / "o")], capsys,
+    refused(["--table", str(table), "--missing-scores", "drop", "--out", str(tmp_path / "o")], capsys,
             rf"t\.csv: row 5: value {value} for algorithm 2, case 1 is not a finite number")
 
 

@@ -127,7 +127,7 @@ def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, mo
     from experiments import design_study as job
 
     # --max-encounters 20: the size search (tested on its own below) would simulate up to 2,560 encounters here
-    args = ["--encounters", "5,10", "--annotators", "3", "--agreement", "0.5,1.0", "--runs", "5", "--replicates", "2",
+    args = ["--encounters", "5,10", "--annotators", "3", "--agreement", "0.5,1.0", "--n-runs", "5", "--replicates", "2",
             "--populations", "1", "--pool", "20", "--orders", "5", "--bootstrap", "20", "--image-mp", "0.001",
             "--max-encounters", "20", "--quiet", "--no-figures"]
     a, b = tmp_path / "a", tmp_path / "b"
@@ -155,7 +155,7 @@ def test_a_damaged_design_cache_is_computed_again_with_a_warning(tmp_path, capsy
     from experiments import _cli
     from experiments import design_study as job
 
-    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--runs", "4", "--replicates", "2",
+    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--n-runs", "4", "--replicates", "2",
             "--populations", "1", "--pool", "15", "--orders", "4", "--bootstrap", "10", "--image-mp", "0.001",
             "--quiet", "--no-figures", "--out", str(tmp_path / "a")]
     assert job.main(args) == 0
@@ -179,7 +179,7 @@ def test_design_study_is_identical_on_a_dask_local_cluster(tmp_path):
     pytest.importorskip("dask.distributed")
     from experiments import design_study as job
 
-    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--runs", "4", "--replicates", "2",
+    args = ["--encounters", "5", "--annotators", "3", "--agreement", "1.0", "--n-runs", "4", "--replicates", "2",
             "--populations", "1", "--pool", "15", "--orders", "4", "--bootstrap", "10", "--image-mp", "0.001",
             "--quiet", "--no-figures"]
     assert job.main(args + ["--out", str(tmp_path / "a")]) == 0

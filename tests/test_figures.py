@@ -68,7 +68,7 @@ def test_gold_colours_are_distinct_and_majority_is_not_hidden_by_staple():
 
 
 def test_forest_blobs_heatmap_artists():
-    ci = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "b", "c"],
+    ci = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", run=["a", "b", "c"],
                            score=[0.5, 0.7, 0.6], low=[0.4, 0.6, 0.5], high=[0.6, 0.8, 0.7], confidence_level=0.95,
                            method="percentile", unit="encounter", n_resamples=1000))
     ax = plotting.forest(ci, strategy="majority")
@@ -76,7 +76,7 @@ def test_forest_blobs_heatmap_artists():
     # the axis says which interval it shows
     assert ax.get_xlabel() == "micro Jaccard\n(95% CI: percentile bootstrap, 1000 resamples of encounters)"
     plt.close("all")
-    dist = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", system=["a", "a", "b"],
+    dist = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", run=["a", "a", "b"],
                              rank=[1, 2, 2], share=[0.7, 0.3, 1.0], full_rank=[1.0, 1.0, 2.0]))
     ax = plotting.rank_blobs(dist, strategy="majority")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]

@@ -260,7 +260,7 @@ def qa(tmp_path):
 
 def test_fifo_among_the_qa_runs_is_refused(qa, fifo, capsys):
     f = fifo(qa / "runs" / "team9.json")
-    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--runs", str(qa / "runs"), "--out",
+    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--submissions", str(qa / "runs"), "--out",
                                   str(qa / "o")], capsys, r".")
     assert err == f"error: {f}: is not a regular file (a FIFO)"
     assert not (qa / "o").exists()
@@ -270,7 +270,7 @@ def test_fifo_among_the_qa_runs_is_refused(qa, fifo, capsys):
 def test_fifo_as_gold_or_definitions_is_not_a_regular_file(qa, fifo, capsys, option):
     path = qa / ("gold.json" if option == "--gold" else "closedquestions_definitions_imageclef2025.json")
     fifo(path)
-    argv = ["--gold", str(qa / "gold.json"), "--runs", str(qa / "runs"), "--out", str(qa / "o")]
+    argv = ["--gold", str(qa / "gold.json"), "--submissions", str(qa / "runs"), "--out", str(qa / "o")]
     if option == "--definitions":
         argv += ["--definitions", str(path)]
     err = refused(qa_score.main, argv, capsys, r".")
@@ -287,7 +287,7 @@ def test_fifo_as_table_is_refused(tmp_path, fifo, capsys):
 def test_link_to_dev_zero_as_qa_file_or_table_is_refused_unread(qa, tmp_path, capsys):
     run_file = qa / "runs" / "zero.json"
     run_file.symlink_to("/dev/zero")
-    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--runs", str(qa / "runs"), "--out",
+    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--submissions", str(qa / "runs"), "--out",
                                   str(qa / "o")], capsys, r".")
     assert err == f"error: {run_file}: is not a regular file (a character device)"
     table = tmp_path / "t.csv"
@@ -320,7 +320,7 @@ def test_size_options_are_bounded_when_parsed(tmp_path, capsys, option, value, b
     ("--pool", "1000000000", r"--pool: must be an integer in 4\.\.1000000"),
     ("--max-encounters", "0", r"--max-encounters: must be an integer in 4\.\.100000"),
     ("--replicates", "100000", r"--replicates: must be an integer in 2\.\.1000"),
-    ("--runs", "5000", r"--runs: must be an integer in 2\.\.100"),
+    ("--n-runs", "5000", r"--n-runs: must be an integer in 2\.\.100"),
     ("--populations", "1000", r"--populations: must be an integer in 1\.\.100"),
     ("--orders", "100000", r"--orders: must be an integer in 1\.\.10000"),
     ("--bootstrap", "100000", r"--bootstrap: must be an integer in 2\.\.20000"),
@@ -490,7 +490,7 @@ def test_qa_answer_with_a_5000_digit_integer_is_one_line(qa, capsys):
     records = json.loads(path.read_text())
     key = next(k for k in records[0] if k != "encounter_id")
     path.write_text(json.dumps(records).replace(f'"{key}": {records[0][key]}', f'"{key}": {"9" * 5000}', 1))
-    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--runs", str(qa / "runs"), "--out",
+    err = refused(qa_score.main, ["--gold", str(qa / "gold.json"), "--submissions", str(qa / "runs"), "--out",
                                   str(qa / "o")], capsys, r".")
     assert err.startswith(f"error: {path}: not a usable JSON file (Exceeds the limit (4300 digits) for integer "
                           "string conversion"), err

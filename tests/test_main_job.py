@@ -44,7 +44,7 @@ def test_tables_match_library(tiny):
     for column in ("majority_jaccard_micro", "staple_dice_macro", "max_jaccard_macro"):
         strat, metric, average = column.split("_")
         sel = scores[(scores.strategy == strat) & (scores.metric == metric) & (scores.average == average)]
-        np.testing.assert_array_equal(sel.set_index("system").loc[board.index, "score"].to_numpy(), board[column].to_numpy())
+        np.testing.assert_array_equal(sel.set_index("run").loc[board.index, "score"].to_numpy(), board[column].to_numpy())
     assert sorted(scores[(scores.strategy == "majority") & (scores.metric == "jaccard")
                          & (scores.average == "micro")]["rank"]) == [1.0, 2.0, 3.0, 4.0, 5.0]
 

@@ -143,7 +143,7 @@ def test_help_shows_every_default():
     flat = " ".join(text[text.index("options:"):].split())
     for option, default in (("--layout", "dermavqa"), ("--out DIR", "results/rank_convergence"),
                             ("--synthetic-size", "small"), ("--orders N", "200"), ("--n-jobs N", "1"),
-                            ("--missing", "error"), ("--unit", "image")):
+                            ("--missing-masks", "error"), ("--unit", "image")):
         i = flat.index(option + " ") if option + " " in flat else flat.index(option)
         assert "default" in flat[i:i + 260] and default in flat[i:i + 260], (option, flat[i:i + 260])
     score_help = score.parser().format_help()
@@ -161,3 +161,37 @@ def test_help_shows_every_default():
 def test_distance_options_are_refused_when_parsed(tmp_path, capsys, option, value, match):
     refused(rank_convergence.main, ["--out", str(tmp_path / "o"), option, value], capsys, match)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("module,old,new,value", [
+    ("rank_convergence", "--systems", "--runs", "a,b"),
+    ("score", "--systems", "--runs", "a,b"),
+    ("design_study", "--systems", "--runs", "a,b"),
+    ("rank_convergence", "--missing", "--missing-masks", "empty"),
+    ("qa_score", "--runs", "--submissions", "answers"),
+    ("qa_rank_convergence", "--missing", "--missing-answers", "not_mentioned"),
+    ("table_rank_convergence", "--missing", "--missing-scores", "worst"),
+])
+def test_an_earlier_option_name_still_works_and_says_its_new_name(module, old, new, value, tmp_path, capsys):
+    """One word per thing and one meaning per option name (run, not system; --missing-masks, -answers, -scores):
+    the earlier names parse to the same value, with one warning line naming the new option."""
+    import importlib
+
+    (tmp_path / "gold.json").write_text("[]")
+    (tmp_path / "t.csv").write_text("case,algorithm,value\n")
+    needed = {"qa_score": ["--gold", str(tmp_path / "gold.json"), "--out", str(tmp_path / "o")],
+              "score": ["--out", str(tmp_path / "o")],
+              "table_rank_convergence": ["--table", str(tmp_path / "t.csv")]}.get(module, [])
+    parser = importlib.import_module(f"experiments.{module}").parser()
+    given_new = vars(parser.parse_known_args(needed + [new, value])[0])
+    assert capsys.readouterr().err == ""
+    given_old = vars(parser.parse_known_args(needed + [old, value])[0])
+    assert given_old == given_new
+    assert capsys.readouterr().err == f"warning: {old} is deprecated: use {new} (it takes the same values)\n"
+
+
+def test_the_design_studys_grid_of_run_counts_is_n_runs():
+    from experiments import design_study
+
+    text = design_study.parser().format_help()
+    assert "--n-runs R1,.." in text and "--runs R1,R2,.." in text  # counts, and the data option: the runs' names

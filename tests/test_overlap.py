@@ -149,10 +149,10 @@ def test_to_frame_and_save_load(tmp_path):
     ch = make_challenge(n_encounters=3, n_images=4, n_runs=2, n_teams=1, rng=3)
     oc = compute_overlap(ch, rng=0)
     df = oc.to_frame()
-    assert list(df.columns) == ["strategy", "system", "image", "encounter", "tp", "fp", "fn"]
+    assert list(df.columns) == ["strategy", "run", "image", "encounter", "tp", "fp", "fn"]
     n_valid = int(oc.annotator_valid.sum())
     assert len(df) == 7 * 2 * 4 + n_valid * 2
-    row = df[(df.strategy == "union") & (df.system == ch.runs[1]) & (df.image == ch.images[2])]
+    row = df[(df.strategy == "union") & (df.run == ch.runs[1]) & (df.image == ch.images[2])]
     assert row[["tp", "fp", "fn"]].values.tolist() == [oc.strategy_counts("union")[1, 2].tolist()]
     save_counts(oc, tmp_path / "c.npz")
     back = load_counts(tmp_path / "c.npz")

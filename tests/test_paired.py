@@ -83,7 +83,7 @@ def test_pairwise_tests_are_the_one_wilcoxon():
                           "value": values.ravel()})
     got = pairwise_tests(schemes_from_table(table), adjustment="none")
     for row in got.itertuples():
-        i, j = "ABC".index(row.system), "ABC".index(row.other)
+        i, j = "ABC".index(row.run), "ABC".index(row.other)
         want = wilcoxon(values[i] - values[j], alternative="greater", method="asymptotic").pvalue
         assert row.p == pytest.approx(want, rel=1e-12)
 

@@ -207,7 +207,7 @@ def test_pairwise_delta_test_equals_a_hand_computation(schemes):
     pairs = pairwise_comparisons(bootstrap(schemes, n_resamples=50, rng=0))
     row = pairs.iloc[5]
     s = [k for k, n in enumerate(schemes.names) if n[0] == row.strategy and n[2] == row.average][0]
-    i, j = schemes.runs.index(row.system), schemes.runs.index(row.other)
+    i, j = schemes.runs.index(row.run), schemes.runs.index(row.other)
     est, cov = delta_covariance(*schemes.ratio_parts())
     z = (est[s, i] - est[s, j]) / np.sqrt(cov[s, i, i] + cov[s, j, j] - 2 * cov[s, i, j])
     assert row.p_delta == pytest.approx(2 * student.sf(abs(z), schemes.n_units - 1))

@@ -187,7 +187,7 @@ def _dist(rows):
     """A rank_distribution.csv from (strategy, metric, average, run, full_rank, {rank: share})."""
     out = []
     for strategy, metric, average, run, full, shares in rows:
-        out += [dict(strategy=strategy, metric=metric, average=average, ranking="aggregate", system=run, rank=k,
+        out += [dict(strategy=strategy, metric=metric, average=average, ranking="aggregate", run=run, rank=k,
                      share=p, full_rank=full) for k, p in shares.items()]
     return pd.DataFrame(out)
 
@@ -379,7 +379,7 @@ def test_a_boundary_headline_ranks_smallest_first_everywhere(organiser, tmp_path
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
     assert board.majority_hd95_macro.is_monotonic_increasing  # the smallest distance first
     ci = pd.read_csv(out / "bootstrap_ci.csv")
-    ci = ci[(ci.strategy == "majority") & (ci.metric == "hd95")].set_index("system")
+    ci = ci[(ci.strategy == "majority") & (ci.metric == "hd95")].set_index("run")
     assert np.allclose(ci.score, board.majority_hd95_macro.reindex(ci.index), rtol=1e-12)
     assert (ci.low <= ci.score).all() and (ci.score <= ci.high).all() and (ci.score > 0).all()
     assert ci["rank"].idxmin() == board.index[0]

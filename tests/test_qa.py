@@ -203,7 +203,7 @@ def test_qa_score_command(qa_files):
 
     folder, qs = qa_files
     out = folder / "out"
-    assert qa_score.main(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(out),
+    assert qa_score.main(["--gold", str(folder / "gold.json"), "--submissions", str(folder / "runs"), "--out", str(out),
                           "--quiet"]) == 0
     gold = load_answers(folder / "gold.json", qs)
     for name in ("run01", "run02"):
@@ -221,10 +221,10 @@ def test_qa_score_missing_run_encounter_is_one_line(qa_files, capsys):
     folder, qs = qa_files
     rec = json.loads((folder / "runs" / "run01.json").read_text())
     write(folder / "runs" / "run01.json", rec[1:])
-    assert run(qa_score.main, ["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"),
+    assert run(qa_score.main, ["--gold", str(folder / "gold.json"), "--submissions", str(folder / "runs"),
                                "--out", str(folder / "o")]) == 2
     assert capsys.readouterr().err.strip().endswith("run01.json: encounter ENC00001 is missing "
-                                                    "(--missing not_mentioned answers it 'Not mentioned' everywhere)")
+                                                    "(--missing-answers not_mentioned answers it 'Not mentioned' everywhere)")
 
 
 def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
@@ -288,7 +288,7 @@ def test_bad_gold_files(qa_files, capsys, case, match):
         gold.write_text("[" * 100000 + "]" * 100000)
     elif case == "empty":
         gold.write_text("[]")
-    _qa_refused(["--gold", str(gold), "--runs", str(folder / "runs"), "--out", str(folder / "o")], capsys, match)
+    _qa_refused(["--gold", str(gold), "--submissions", str(folder / "runs"), "--out", str(folder / "o")], capsys, match)
 
 
 def test_integer_question_id_in_definitions(qa_files, capsys):
@@ -296,14 +296,14 @@ def test_integer_question_id_in_definitions(qa_files, capsys):
     defs = json.loads((folder / DEFS).read_text())
     defs[0]["qid"] = 11
     (folder / DEFS).write_text(json.dumps(defs))
-    _qa_refused(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(folder / "o")],
+    _qa_refused(["--gold", str(folder / "gold.json"), "--submissions", str(folder / "runs"), "--out", str(folder / "o")],
                 capsys, rf"{DEFS}: question id 11 is not of the form CQIDnnn-mmm")
 
 
 def test_run_file_that_is_a_folder(qa_files, capsys):
     folder, _ = qa_files
     (folder / "runs" / "run03.json").mkdir()
-    _qa_refused(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(folder / "o")],
+    _qa_refused(["--gold", str(folder / "gold.json"), "--submissions", str(folder / "runs"), "--out", str(folder / "o")],
                 capsys, r"run03\.json: is a folder, not a JSON file")
 
 
@@ -316,7 +316,7 @@ def test_qa_notes_are_warnings_everywhere(qa_files, capsys):
     rec[0]["encounter_id"] += "-v2"
     write(folder / "runs" / "run01.json", rec)
     out = folder / "o"
-    assert qa_score.main(["--gold", str(folder / "gold.json"), "--runs", str(folder / "runs"), "--out", str(out),
+    assert qa_score.main(["--gold", str(folder / "gold.json"), "--submissions", str(folder / "runs"), "--out", str(out),
                           "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "warning: run01.json: 1 encounter id(s) cut at the first '-'" in err

@@ -82,7 +82,7 @@ def test_three_rankings_worked_out_by_hand():
     assert tests.scores()[0].tolist() == [2.0, 0.0, 0.0, 0.0]
     assert ranks["test-based"] == [1.0, 3.0, 3.0, 3.0]
     frame = tests.tests_frame()
-    assert sorted(map(tuple, frame[frame.beats][["system", "other"]].to_numpy())) == [("A", "C"), ("A", "D")]
+    assert sorted(map(tuple, frame[frame.beats][["run", "other"]].to_numpy())) == [("A", "C"), ("A", "D")]
     # without the adjustment (challengeR's default), the same two wins: the other p-values are above 5% anyway
     assert tests.scores().tolist() == type(tests).from_schemes(schemes, adjustment="none").scores().tolist()
 
@@ -297,7 +297,7 @@ def test_main_job_with_three_methods(all_methods_job):
         stats = prepare(enc, method)
         s = stats.index("staple", "dice", "macro")
         got = scores[(scores.ranking == method) & (scores.strategy == "staple") & (scores.metric == "dice")]
-        got = got.set_index("system").loc[list(enc.runs)]
+        got = got.set_index("run").loc[list(enc.runs)]
         np.testing.assert_allclose(got.score, sign * stats.scores()[s], rtol=1e-12)
         np.testing.assert_array_equal(got["rank"], rank(stats.scores())[s])
         np.testing.assert_allclose(board.loc[list(enc.runs), f"staple_dice_macro_{method}"], got.score)
@@ -435,7 +435,7 @@ def test_the_engines_run_a_median_aggregate_on_a_table(tmp_path):
     assert len(curves) and curves.groupby("order").l1.last().eq(0).all()
     ci = pd.read_csv(out / "bootstrap_ci.csv")
     medians = {a: float(np.median(g.value)) for a, g in pd.read_csv(tmp_path / "t.csv").groupby("algorithm")}
-    shown = ci[ci.method == ci.method.iloc[0]].set_index("system").score
+    shown = ci[ci.method == ci.method.iloc[0]].set_index("run").score
     assert shown.to_dict() == pytest.approx(medians, abs=1e-12)
 
 
@@ -448,3 +448,12 @@ def test_random_ties_are_refused_before_any_work_unless_rankings_only(tmp_path, 
     assert e.value.code == 2 and "fixed tie rule" in capsys.readouterr().err and not (tmp_path / "o").exists()
     assert job.main(["--table", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"), "--ties", "random",
                      "--rankings-only", "--bootstrap", "20", "--quiet"]) == 0
+    # the commands with one --ties take the same rules and refuse random with the same reason, before any work
+    from experiments import qa_rank_convergence, rank_convergence
+
+    for other in (rank_convergence, qa_rank_convergence):
+        with pytest.raises(SystemExit) as e:
+            other.main(["--out", str(tmp_path / "m"), "--ties", "random"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and "--ties random:" in err and "fixed tie rule" in err and "--rankings-only" in err
+        assert not (tmp_path / "m").exists()

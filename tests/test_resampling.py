@@ -194,7 +194,7 @@ def test_bootstrap_resums_counts(small_counts):
     ci = res.intervals(method="bca")
     assert (ci.low <= ci.high).all()
     dist = res.rank_distribution()
-    np.testing.assert_allclose(dist.groupby(["strategy", "metric", "average", "system"]).share.sum(), 1.0)
+    np.testing.assert_allclose(dist.groupby(["strategy", "metric", "average", "run"]).share.sum(), 1.0)
 
 
 def test_challenger_table_roundtrip(small_counts):
@@ -228,7 +228,7 @@ def test_pairwise_tests_find_a_clear_winner():
         rows += [{"case": f"c{i}", "algorithm": alg, "value": x} for i, x in enumerate(v)]
     sc = schemes_from_table(pd.DataFrame(rows))
     pt = pairwise_tests(sc)
-    better = {(r.system, r.other) for r in pt.itertuples() if r.better}
+    better = {(r.run, r.other) for r in pt.itertuples() if r.better}
     assert better == {("strong", "weak"), ("strong", "weak_twin")}
     assert (pt.p_adjusted >= pt.p - 1e-15).all()
 

@@ -162,9 +162,9 @@ def test_out_beside_qa_and_table_inputs_is_refused(tmp_path, capsys):
     runs.mkdir()
     gold = tmp_path / "gold.json"
     gold.write_text("[]")
-    refused(qa_score.main, ["--gold", str(gold), "--runs", str(runs), "--out", str(runs / "out")], capsys,
-            r"lies inside the input folder --runs")
-    refused(qa_score.main, ["--gold", str(gold), "--runs", str(runs), "--out", str(tmp_path)], capsys,
+    refused(qa_score.main, ["--gold", str(gold), "--submissions", str(runs), "--out", str(runs / "out")], capsys,
+            r"lies inside the input folder --submissions")
+    refused(qa_score.main, ["--gold", str(gold), "--submissions", str(runs), "--out", str(tmp_path)], capsys,
             rf"--out {tmp_path} is the folder holding --gold {gold}: results go to a folder of their own")
     table = tmp_path / "scores.csv"
     table.write_text("case,algorithm,value\n")

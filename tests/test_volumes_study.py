@@ -115,7 +115,7 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
     labels = verdicts[verdicts.claim == "label_tau"]
     differ = int((labels.statement == "differ").sum())
     assert f"Between labels: {differ} of {len(labels)} pairs of labels order the runs differently" in conclude
-    leader = pd.read_csv(out / "leaderboard.csv").system.iloc[0]
+    leader = pd.read_csv(out / "leaderboard.csv").run.iloc[0]
     assert f"{leader} stays first" in conclude or f"{leader}'s 95% rank interval" in conclude \
         or f"{leader} not excluded" in conclude
     # every metric's ranking through the convergence engine; macro Jaccard's equals the main curves' (same orders)
@@ -161,7 +161,7 @@ def _check_label_tables(root, out, summary):
         assert jac.loc[key, "value"] == pytest.approx(value, rel=1e-12)
         assert jac.loc[key, "value_low"] <= value <= jac.loc[key, "value_high"]
     scores = pd.read_csv(out / "label_scores.csv")
-    macro = scores[(scores.strategy == "majority") & (scores.average == "macro")].set_index(["label", "system"])
+    macro = scores[(scores.strategy == "majority") & (scores.average == "macro")].set_index(["label", "run"])
     for key, value in want.items():
         assert macro.loc[key, "score"] == pytest.approx(value, rel=1e-12)
     assert set(scores.strategy) >= {"majority", "staple", "intersection", "union", "mean", "max"}

@@ -180,8 +180,8 @@ def test_a_design_study_of_another_reading_or_a_damaged_one_is_refused(walked, t
         assert code == 2 and err[-1].startswith("error: ") and message in err[-1], err
         assert "Traceback" not in "\n".join(err) and not (out / "meta.json").exists()
 
-    runs = base[base.index("--systems") + 1]
-    refused(["--systems", runs.replace("Person1_ImageJ", "Person2_ImageJ")], "read this folder otherwise")
+    runs = base[base.index("--runs") + 1]
+    refused(["--runs", runs.replace("Person1_ImageJ", "Person2_ImageJ")], "read this folder otherwise")
     refused(["--strategies", "staple,union"], "keep majority in --strategies")
     code = _cli.run(main_job.main, base + ["--out", str(design / "inside"), "--quiet", "--design", str(design)])
     assert code == 2 and "overlap" in capsys.readouterr().err

@@ -33,7 +33,7 @@ def test_loader_notes_are_printed_listed_and_kept(tiny_dermavqa, tmp_path, capsy
     main = {"rank_convergence": job.main, "score": score.main}[command]
     out = tmp_path / "out"
     extra = ARGS if command == "rank_convergence" else ["--quiet"]
-    assert run(main, ["--data", str(tiny_dermavqa), "--out", str(out), "--missing", "empty"] + extra) == 0
+    assert run(main, ["--data", str(tiny_dermavqa), "--out", str(out), "--missing-masks", "empty"] + extra) == 0
     everywhere(out, capsys.readouterr().err, "run 'runB' misses 1 of 3 images: scored as empty masks")
 
 

@@ -141,7 +141,7 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     bad = (~np.isfinite(numbers.to_numpy()) & ~(empty & allow_missing)) | huge
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        what = "is empty (a missing score: choose a treatment with --missing)" if empty[row] else \
+        what = "is empty (a missing score: choose a treatment with --missing-scores)" if empty[row] else \
             f"is beyond +-{MAX_VALUE:g} (sums over the cases would overflow)" if huge[row] else \
             "is not a finite number"
         cell = _shown(raw.iloc[row]) if str(raw.iloc[row]).strip() else "nan"

@@ -444,7 +444,7 @@ def attach_runs(images: Sequence[str], shapes: Sequence[tuple[int, int]],
             if p is None:
                 if missing == "error":
                     raise InputError(f"run {run!r} has no mask for image {image} "
-                                     "(--missing empty scores missing masks as empty)")
+                                     "(--missing-masks empty scores missing masks as empty)")
                 n_missing += 1
             else:
                 s = read_shape(p, notes)

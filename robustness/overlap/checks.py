@@ -379,7 +379,7 @@ def shared_authors(annotators: Sequence[str], runs: Sequence[str]) -> list[str]:
                        + ", ".join(f"'{a}'" for a in same)
                        + f" of the gold share the name part '{_NAME_PARTS.split(str(run).strip(), 1)[0]}': if one "
                        "person or team made both, the run is scored against a gold it helped draw (its agreement is "
-                       "not independent evidence); --systems can leave it out")
+                       "not independent evidence); --runs can leave it out")
     return out
 
 

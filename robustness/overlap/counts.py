@@ -216,7 +216,7 @@ class OverlapCounts:
             keep = np.ones(s.shape, bool) if valid is None else np.broadcast_to(valid[:, None, :], s.shape)
             parts.append(pd.DataFrame({
                 "strategy": np.asarray(names, dtype=object)[s[keep]],
-                "system": np.asarray(self.runs, dtype=object)[r[keep]],
+                "run": np.asarray(self.runs, dtype=object)[r[keep]],
                 "image": np.asarray(self.images, dtype=object)[i[keep]],
                 "encounter": np.asarray(self.encounters, dtype=object)[i[keep]],
                 "tp": arr[..., 0][keep], "fp": arr[..., 1][keep], "fn": arr[..., 2][keep],

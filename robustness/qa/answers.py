@@ -237,7 +237,7 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         row = rows.get(enc)
         if row is None:
             if missing == "error":
-                raise InputError(f"{path}: encounter {enc} is missing (--missing not_mentioned answers it "
+                raise InputError(f"{path}: encounter {enc} is missing (--missing-answers not_mentioned answers it "
                                  "'Not mentioned' everywhere)")
             n_missing_enc += 1
             row = {}
@@ -246,7 +246,7 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
                 values[e, s] = row[q]
             else:
                 if missing == "error":
-                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer (--missing not_mentioned "
+                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer (--missing-answers not_mentioned "
                                      "answers 'Not mentioned' there)")
                 if enc in rows:
                     n_missing_slot += 1

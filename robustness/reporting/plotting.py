@@ -301,7 +301,7 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = "jaccard", a
     color = strategy_style(strategy)["color"]
     ax.errorbar(d["score"], y, xerr=[d["score"] - d["low"], d["high"] - d["score"]], fmt="o", markersize=2.5,
                 color=color, ecolor=color, elinewidth=0.8, capsize=0)
-    ax.set_yticks(y, d["system"])
+    ax.set_yticks(y, d["run"])
     ax.tick_params(axis="y", labelsize=5.5)
     first = d.iloc[0]
     how = f"{first['method']} bootstrap"
@@ -334,16 +334,16 @@ def rank_blobs(rank_distribution: pd.DataFrame, *, strategy: str, metric: str = 
     """
     d = rank_distribution[(rank_distribution.strategy == strategy) & (rank_distribution.metric == metric)
                           & (rank_distribution.average == average)]
-    order = d.drop_duplicates("system").sort_values("full_rank")["system"].tolist()
+    order = d.drop_duplicates("run").sort_values("full_rank")["run"].tolist()
     pos = {s: i + 1 for i, s in enumerate(order)}
     ax = axes(ax, figsize=(3.5, 3.2))
-    xs = d["system"].map(pos)
+    xs = d["run"].map(pos)
     color = strategy_style(strategy)["color"]
     ax.scatter(xs, d["rank"], s=40 * d["share"], color=color, alpha=0.8, linewidths=0)
     n = len(order)
     ax.plot([1, n], [1, n], color="black", linewidth=0.5, alpha=0.5)
-    full = d.drop_duplicates("system")
-    ax.scatter(full["system"].map(pos), full["full_rank"], marker="x", s=6, color="black", linewidths=0.5,
+    full = d.drop_duplicates("run")
+    ax.scatter(full["run"].map(pos), full["full_rank"], marker="x", s=6, color="black", linewidths=0.5,
                label="rank on the full test set")
     for share in (0.1, 0.5, 1.0):  # size legend: dot area is the share of resamples
         ax.scatter([], [], s=40 * share, color=color, alpha=0.8, linewidths=0, label=f"{share:.0%} of resamples")
@@ -467,7 +467,7 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
     """
     lower = lower_is_better(metric)  # the differences are in the metric's own sign
     d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
-    ranks = dict(zip(d.system, d["rank"])) | dict(zip(d.other, d.other_rank))
+    ranks = dict(zip(d.run, d["rank"])) | dict(zip(d.other, d.other_rank))
     order = sorted(ranks, key=lambda s: (ranks[s], s))
     pos = {s: i for i, s in enumerate(order)}
     n = len(order)
@@ -475,7 +475,7 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "ja
     np.fill_diagonal(m, 2)
     for row in d.itertuples():
         if row.significant:
-            better, worse = (row.system, row.other) if (row.diff > 0) != lower else (row.other, row.system)
+            better, worse = (row.run, row.other) if (row.diff > 0) != lower else (row.other, row.run)
             m[pos[better], pos[worse]] = 1
     ax = axes(ax, figsize=(3.6, 3.6))
     color = strategy_style(strategy)["color"]

@@ -168,11 +168,14 @@ VERDICT_COLUMNS = ("claim", "ranking", "strategy", "metric", "average", "stateme
                    "high", "level", "count", "total", "table")
 
 #: Columns that hold names, whatever they look like (a run called ``1`` or ``NA`` stays that text).
-_TEXT = {"system", "other", "next", "run", "task", "absent",
+_TEXT = {"run", "system", "other", "next", "task", "absent",
          "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
          "average", "ranking", "other_ranking", "unit", "statistic", "method", "image", "encounter", "case",
          "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}
 
+
+#: Columns renamed since earlier versions wrote them: a folder they wrote reads with today's names.
+RENAMED_COLUMNS = {"system": "run"}
 
 #: The most columns a table of a results folder may have: the widest a study writes is the leaderboard (a column per
 #: gold, metric and averaging: tens); a planted header of 300,000 columns took 76 s and 1.1 GB to refuse.
@@ -205,7 +208,7 @@ def read_table(path: Path | str, *, index: bool = False, data: bytes | None = No
     if path.suffix == ".parquet":
         if data is not None:
             _check_columns(path, pq.ParquetFile(source()).metadata.num_columns)
-        return pd.read_parquet(source())
+        return _current_names(pd.read_parquet(source()))
     if data is not None:
         _check_columns(path, data[:data.find(b"\n") if b"\n" in data else len(data)].count(b",") + 1)
     header = pd.read_csv(source(), nrows=0).columns
@@ -213,7 +216,17 @@ def read_table(path: Path | str, *, index: bool = False, data: bytes | None = No
                         index_col=0 if index else None)
     if index:
         frame.index = frame.index.astype(str)
-    return csv_unquote(frame)
+    return _current_names(csv_unquote(frame))
+
+
+def _current_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table with today's column names (:data:`RENAMED_COLUMNS`), also as the index's name."""
+    old = {a: b for a, b in RENAMED_COLUMNS.items() if a in frame.columns and b not in frame.columns}
+    if old:
+        frame = frame.rename(columns=old)
+    if frame.index.name in RENAMED_COLUMNS and RENAMED_COLUMNS[frame.index.name] not in frame.columns:
+        frame.index.name = RENAMED_COLUMNS[frame.index.name]
+    return frame
 
 
 class Verdicts:

@@ -252,12 +252,12 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         theta = truth.scores[s]
         for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
-            true = theta[[test.runs.index(r) for r in c.system]]
+            true = theta[[test.runs.index(r) for r in c.run]]
             out["scores"].append({"scheme": s, "method": method,
                                   "covered": int(((c.low <= true) & (true <= c.high)).sum()), "n": len(c)})
         p = pairs[(pairs.strategy == key["strategy"]) & (pairs.average == key["average"])]
         index = {r: k for k, r in enumerate(test.runs)}
-        i = p.system.map(index).to_numpy()
+        i = p.run.map(index).to_numpy()
         j = p.other.map(index).to_numpy()
         wrong = theta[i] <= theta[j]  # "system scores higher than other" is wrong in the population
         for test_name, column, family in (("bootstrap", "significant_bootstrap", "all pairs"),
@@ -271,7 +271,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                                  "claims": int(sig.sum()), "wrong": int((sig & wrong).sum())})
         r = per_run[(per_run.strategy == key["strategy"]) & (per_run.average == key["average"])]
         top = r.sort_values("rank").iloc[0]
-        observed_best = test.runs.index(top.system)
+        observed_best = test.runs.index(top.run)
         row = ps.loc[n]
         out["best"].append({"scheme": s, "p_best": float(top.p_best), "stays": float(row.p_best_stays),
                             "is_best": float(observed_best == int(np.argmax(theta)))})

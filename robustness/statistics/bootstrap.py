@@ -129,7 +129,7 @@ class BootstrapResult:
         for s, (strat, metric, average) in enumerate(self.schemes.names):
             frames.append(pd.DataFrame({
                 "strategy": strat, "metric": metric, "average": average, "ranking": kind.name,
-                "system": list(self.schemes.runs), "score": est[s], "low": low[s], "high": high[s],
+                "run": list(self.schemes.runs), "score": est[s], "low": low[s], "high": high[s],
                 "rank": self.final_ranks[s], "statistic": kind.statistic, "method": method,
                 "confidence_level": confidence, "unit": self.schemes.unit,
                 "n_resamples": self.distribution.shape[1],
@@ -152,7 +152,7 @@ class BootstrapResult:
             counts = np.bincount((np.arange(r_n) * r_n + rk).ravel(), minlength=r_n * r_n).reshape(r_n, r_n)
             r, k = np.nonzero(counts)  # run r took rank k + 1 (row-major: runs in order, ranks ascending)
             frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                        "ranking": self.ranking, "system": runs[r], "rank": k + 1,
+                                        "ranking": self.ranking, "run": runs[r], "rank": k + 1,
                                         "share": counts[r, k] / b_n, "full_rank": self.final_ranks[s, r]}))
         return pd.concat(frames, ignore_index=True)
 

@@ -170,7 +170,7 @@ def _missing(ts: TaskScores, values: np.ndarray, method: RankingMethod, options:
     if how == "refuse" or (how == "rank-last" and not method.ranks_missing):
         last = [m.name for m in RANKING_METHODS.values() if m.ranks_missing]
         raise InputError(f"per-case table: no score for run {ts.runs[r]}, case {ts.cases[c]} (task {ts.task}): "
-                         "choose a treatment with --missing worst|drop|rank-last|<value>"
+                         "choose a treatment with --missing-scores worst|drop|rank-last|<value>"
                          + (f" (rank-last applies to {', '.join(last)} only)" if how == "rank-last" else ""))
     if how in ("worst", "rank-last"):
         if method.ranks_missing:

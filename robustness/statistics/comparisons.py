@@ -144,7 +144,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
         if signs[s] < 0:  # stored negated (smaller is better): the difference in the metric's own sign
             diff, d_low, d_high = -diff, -d_high, -d_low
         frames.append(pd.DataFrame({
-            "strategy": strat, "metric": metric, "average": average, "system": runs[i], "other": runs[j],
+            "strategy": strat, "metric": metric, "average": average, "run": runs[i], "other": runs[j],
             "rank": r[i], "other_rank": r[j], "neighbours": neighbours,
             "diff": diff, "diff_low": d_low, "diff_high": d_high,
             "win_share": (d > 0).mean(axis=0), "significant": (pdh if cov is not None else ph) < alpha,
@@ -198,7 +198,7 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
         p_adj = adjust(p, adjustment, alpha=alpha)
         frames.append(pd.DataFrame({
             "strategy": strat, "metric": metric, "average": average,
-            "system": np.asarray(schemes.runs, dtype=object)[ii],
+            "run": np.asarray(schemes.runs, dtype=object)[ii],
             "other": np.asarray(schemes.runs, dtype=object)[jj],
             "p": p, "p_adjusted": p_adj, "better": p_adj < alpha,
         }))
@@ -333,6 +333,6 @@ def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jac
     rows = []
     for a, b in zip(order[:-1], order[1:]):
         share = float(result.wins[s, a, b])
-        rows.append({"system": runs[a], "next": runs[b], "score": result.estimate[s, a],
+        rows.append({"run": runs[a], "next": runs[b], "score": result.estimate[s, a],
                      "next_score": result.estimate[s, b], "win_share": share, "distinguishable": share >= confidence})
     return pd.DataFrame(rows)

@@ -89,7 +89,7 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
     for metric in boundary:
         rows += [(name, metric, "macro", vals) for name, vals in boundary_means(overlap, metric, empty=empty)]
     frames = [
-        pd.DataFrame({"strategy": st, "metric": me, "average": av, "system": list(overlap.runs), "score": v}
+        pd.DataFrame({"strategy": st, "metric": me, "average": av, "run": list(overlap.runs), "score": v}
                      | ({"rank": rank(v, lower_better=lower_is_better(me))} if ranks else {}))
         for st, me, av, v in rows
     ]
@@ -118,7 +118,7 @@ def leaderboard(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", pri
     """
     df = scores_frame(overlap, empty=empty, annotators=annotators, boundary=boundary)
     df["column"] = df["strategy"] + "_" + df["metric"] + "_" + df["average"]
-    wide = df.pivot(index="system", columns="column", values="score")
+    wide = df.pivot(index="run", columns="column", values="score")
     order = list(dict.fromkeys(df["column"]))
     wide = wide[order]
     key = "_".join(primary.key)

@@ -96,7 +96,7 @@ class RankingMethod:
         The statistic is a score in the metric's units (shown with the metric's own sign where smaller is
         better).
     ranks_missing : bool
-        The statistic ranks missing scores itself (per-case ranks: ``--missing worst`` and ``rank-last`` rank
+        The statistic ranks missing scores itself (per-case ranks: ``--missing-scores worst`` and ``rank-last`` rank
         them last on their case); other methods get the worst score of the case or refuse ``rank-last``.
     additive : bool
         Its kernel's statistic adds up over units, so a prefix of a random order is a running sum and curves

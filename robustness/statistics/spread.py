@@ -242,7 +242,7 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
     with np.errstate(invalid="ignore", divide="ignore"):
         small_share = z[:, order].sum(axis=1) / z.sum(axis=1) if use.any() else np.nan
     return pd.DataFrame({
-        "system": list(overlap.runs),
+        "run": list(overlap.runs),
         "z_mean": z.mean(axis=1) if use.any() else np.nan,
         "z_mean_low": z_mean_low,
         "z_mean_high": z_mean_high,

@@ -217,7 +217,7 @@ class PairedTests(SchemesView):
             p = ndtr(-zz)
             adjusted = adjust(p, self.adjustment, alpha=self.alpha)
             frames.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                        "system": runs[winner], "other": runs[loser], "z": zz, "p": p,
+                                        "run": runs[winner], "other": runs[loser], "z": zz, "p": p,
                                         "p_adjusted": adjusted, "beats": adjusted < self.alpha,
                                         "unit": self.unit, "adjustment": self.adjustment}))
         return pd.concat(frames, ignore_index=True)

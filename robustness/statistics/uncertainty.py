@@ -247,7 +247,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         p_best = (score_posterior(theta[s], cov[s], labels).p_best(4000, post) if np.all(np.isfinite(theta[s]))
                   else np.full(len(schemes.runs), np.nan))
         runs.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
-                                  "system": list(schemes.runs), "rank": final[s], "p_best": p_best,
+                                  "run": list(schemes.runs), "rank": final[s], "p_best": p_best,
                                   "p_keep_rank": keep[s]}))
     return pd.DataFrame(rows), pd.concat(runs, ignore_index=True)
 

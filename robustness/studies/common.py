@@ -402,5 +402,5 @@ def method_columns(boots: dict, *, name: str = "{strategy}_{metric}_{average}_{r
         ci = b.intervals()
         for (strat, metric, average), d in ci.groupby(["strategy", "metric", "average"], sort=False):
             columns[name.format(strategy=strat, metric=metric, average=average, ranking=method)] = \
-                d.set_index("system").score
+                d.set_index("run").score
     return pd.DataFrame(columns)

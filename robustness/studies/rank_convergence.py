@@ -461,11 +461,11 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
 
     def winner(key):
         rows = dist[(dist.strategy == key[0]) & (dist.metric == key[1]) & (dist.average == key[2])]
-        return None if rows.empty else rows.sort_values("full_rank", kind="stable").system.iloc[0]
+        return None if rows.empty else rows.sort_values("full_rank", kind="stable").run.iloc[0]
 
     def share_first(key, run):
         rows = first[(first.strategy == key[0]) & (first.metric == key[1]) & (first.average == key[2])
-                     & (first.system == run)]
+                     & (first.run == run)]
         return float(rows.share.sum())
 
     lead = winner(primary.key)
@@ -478,12 +478,12 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
     for key in others:
         other = winner(key)
         mine = dist[(dist.strategy == key[0]) & (dist.metric == key[1]) & (dist.average == key[2])
-                    & (dist.system == lead)]
+                    & (dist.run == lead)]
         p_lead = share_first(key, lead)
         statement = "same" if other == lead else ("moves" if p_lead < FIRST_PLACE_TAIL else "may move")
         v.add("winner_by_scheme", strategy=key[0], metric=key[1], average=key[2], statement=statement,
               subject=[other, lead], value=share_first(key, other), low=p_lead,
-              count=int(mine.full_rank.iloc[0]) if len(mine) else -1, total=int(dist.system.nunique()),
+              count=int(mine.full_rank.iloc[0]) if len(mine) else -1, total=int(dist.run.nunique()),
               table="rank_distribution.csv")
 
 

@@ -50,7 +50,7 @@ def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: I
             verdicts.add(f"pairs_differ{suffix}", statement="none" if k == 0 else "some", count=k, total=len(d),
                          **key)
             k = int(n[column].sum())
-            same = [f"{x.system} ~ {x.other}" for x in n[~n[column]].itertuples()]
+            same = [f"{x.run} ~ {x.other}" for x in n[~n[column]].itertuples()]
             verdicts.add(f"neighbours_differ{suffix}", statement="none" if k == 0 else "some", count=k,
                          total=len(n), subject=same, **key)
         if "significant_delta_neighbours" in n:
@@ -177,7 +177,7 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
         best = runs[(runs.strategy == strat) & (runs.metric == metric) & (runs.average == average)]
         if len(best):
             top = best.sort_values("rank").iloc[0]
-            verdicts.add("best_is_best", value=top.p_best, subject=[top.system], table="rank_keep.csv", **key)
+            verdicts.add("best_is_best", value=top.p_best, subject=[top.run], table="rank_keep.csv", **key)
         nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
         verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "at_least",
                      value=nd.units_needed_point, low=nd.units_needed_low, high=nd.units_needed,
@@ -211,7 +211,7 @@ def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,
         for method in methods:
             board = ci[(ci.ranking == method) & (ci.strategy == strat) & (ci.metric == metric)
                        & (ci.average == average)]
-            top = board[board["rank"] == board["rank"].min()].system.tolist()
+            top = board[board["rank"] == board["rank"].min()].run.tolist()
             v.add("first_place", ranking=method, statement="alone" if len(top) == 1 else "tied", subject=top,
                   count=len(top), table="bootstrap_ci.csv", **key)
         tau = agreement[(agreement.strategy == strat) & (agreement.other == strat) & (agreement.metric == metric)

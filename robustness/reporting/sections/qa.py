@@ -28,7 +28,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     r.heading("Leaderboard (official partial-credit accuracy)")
     ci_table = default_rows(res.table("bootstrap_ci.csv"))
     ci_table = ci_table[ci_table.reported]
-    sel = ci_table[ci_table.metric == "all"].set_index("system")
+    sel = ci_table[ci_table.metric == "all"].set_index("run")
     tab = res.table("leaderboard.csv")[["accuracy_all"]].copy()
     tab["95% CI"] = [f"[{sel.loc[x, 'low']:.4f}, {sel.loc[x, 'high']:.4f}]" for x in tab.index]
     r.table(tab.reset_index(), caption=f"95% CI: {interval_name(sel)} over the {inp['encounters']} encounters.")

@@ -18,6 +18,19 @@ from robustness.reporting.sections.common import (
     unlimited_sentence,
 )
 from robustness.reporting.sections.design import size_comparison
+from robustness.reporting.sections.rank_convergence_agreement import (
+    aggregate_rows,
+    bootstrap_units,
+    fits_section,
+    gold_agreement_section,
+    headline,
+    labels_section,
+    metrics_section,
+    paper_data,
+    size_target_caption,
+    table4_section,
+    truth_section,
+)
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import (
     ci,
@@ -28,23 +41,12 @@ from robustness.reporting.sections.registry import (
     strategy_label,
 )
 from robustness.results.study_result import StudyResult
-from robustness.scheme import DEFAULT, Scheme, from_meta, metric_label
-from robustness.statistics.ranks import format_target, same_target, target_rule, target_text
+from robustness.scheme import DEFAULT, Scheme, metric_label
+from robustness.statistics.ranks import format_target, same_target, target_rule
 from robustness.statistics.size_answers import compare_answers, comparison_fields
 
 STUDY = "rank_convergence"
 register_study(STUDY, "Leaderboard robustness report")
-
-
-def _aggregate(table):
-    """The default ranking method's rows (and, in agreement tables, compared with the same method)."""
-    if "other_ranking" in table:
-        table = table[table.other_ranking == "aggregate"]
-    return table[table.ranking == "aggregate"].reset_index(drop=True)
-
-
-def _units(res: StudyResult) -> tuple[str, int]:
-    return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
 
 
 def _resampled(res: StudyResult) -> str:
@@ -53,17 +55,12 @@ def _resampled(res: StudyResult) -> str:
     "encounters drawn with replacement, each with all its images"; "images drawn with replacement" where each
     encounter holds one image or the bootstrap resamples images.
     """
-    boot = _units(res)[0]
+    boot = bootstrap_units(res)[0]
     inp = res.meta["input"]
     item = "volume" if inp.get("volumes") else "image"
     if boot != "encounter" or inp.get("encounters") == inp.get("images"):
         return f"{item}s drawn with replacement"
     return f"{boot}s drawn with replacement, each with all its {item}s"
-
-
-def _primary(res: StudyResult) -> Scheme:
-    """The headline scheme the results were ranked by (meta.json)."""
-    return from_meta(res.meta)
 
 
 def design_command(res: StudyResult) -> str:
@@ -86,14 +83,19 @@ def design_command(res: StudyResult) -> str:
     parts = ["python -m experiments.design_study --quick --like", str(reading["folder"]), "--layout",
              str(reading["layout"])]
     for name, value in (reading.get("options") or {}).items():
+        name = RENAMED_OPTIONS.get(name, name)  # a folder of an earlier version records the option's old name
         parts.append(f"--{name}" if value is True else f"--{name} {value}")
     return " ".join(parts) + target
 
 
+#: Data options renamed since earlier versions recorded them in meta.json (their old names still work, with a warning).
+RENAMED_OPTIONS = {"systems": "runs"}
+
+
 def _conclusions(r: Report, res: StudyResult) -> None:
     """What to conclude: at most six bullets, each read from a verdicts row (the sections below hold the rest)."""
-    p = _primary(res)
-    unit, _ = _units(res)
+    p = headline(res)
+    unit, _ = bootstrap_units(res)
     n_runs = res.meta["input"]["runs"]
     target = size_target_of(res)
     key = dict(strategy=p.gold, metric=p.metric, average=p.average)
@@ -193,7 +195,7 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
                 f"{top} is first, {lead} not excluded (tied)")
 
     board = res.table("leaderboard.csv")  # sorted by the headline: its first row is the headline's winner
-    runs = board["system"] if "system" in board.columns else board.index.to_series()  # a column once read back
+    runs = board["run"] if "run" in board.columns else board.index.to_series()  # a column once read back
     lead = str(runs.iloc[0]) if len(runs) else None
     metrics = [v for v in res.verdict("metric_tau") if v["metric"] != p.metric]
     if metrics:
@@ -254,7 +256,7 @@ def _overview(r: Report, res: StudyResult) -> None:
     o, inp = res.options, res.meta["input"]
     images = res.table("images.csv")
     per_image = images.annotators.value_counts().sort_index()
-    boot_unit, _ = _units(res)
+    boot_unit, _ = bootstrap_units(res)
     grouped = f" in {inp['encounters']} encounters" if inp["encounters"] != inp["images"] else ""
     if inp.get("labels"):  # multi-label volumes: an image is one label of one file, its encounter the file
         kind = "volumes" if inp.get("volumes") else "images"
@@ -278,10 +280,10 @@ def _overview(r: Report, res: StudyResult) -> None:
     r.paragraph("\"The paper\" below is the MEDIQA-MAGIC 2025 task overview (ImageCLEF 2025, CLEF 2025 Working "
                 "Notes, CEUR-WS): its Figures 2 and 3 (the convergence curves) and Table 4 (the distance from the "
                 "annotators' spread) are the analyses some sections repeat on this data"
-                + (", its data." if _paper_data(res) else ", not on its data: its numbers are not quoted here."))
+                + (", its data." if paper_data(res) else ", not on its data: its numbers are not quoted here."))
     same = _coinciding(res)
     if same:
-        r.paragraph(f"Golds that coincide on this input (identical micro {_primary(res).metric_label} for every "
+        r.paragraph(f"Golds that coincide on this input (identical micro {headline(res).metric_label} for every "
                     "run, as with two "
                     "annotators, where majority equals union or intersection and STAPLE follows one of them): "
                     + "; ".join(" = ".join(strategy_label(g) for g in group) for group in same)
@@ -290,7 +292,7 @@ def _overview(r: Report, res: StudyResult) -> None:
 
 def _headline_sentence(res: StudyResult) -> str:
     """Which scheme the leaderboard and the conclusions are about, and who chose it."""
-    p = _primary(res)
+    p = headline(res)
     set_by = (res.meta.get("primary") or {}).get("set_by")
     if set_by == "--primary":
         why = "the organiser's choice (--primary)"
@@ -307,7 +309,7 @@ def _headline_sentence(res: StudyResult) -> str:
 
 def _unit_reason(res: StudyResult) -> str:
     """Why the unit is the encounter, in the data's words."""
-    if _paper_data(res):
+    if paper_data(res):
         return "an encounter's photos show one lesion"
     return "images of one encounter show the same case"
 
@@ -315,7 +317,7 @@ def _unit_reason(res: StudyResult) -> str:
 def _coinciding(res: StudyResult) -> list[list[str]]:
     """Groups of golds whose micro score is identical for every run (e.g. majority and union with 2 annotators)."""
     board = res.table("leaderboard.csv")
-    suffix = f"_{_primary(res).metric}_micro"
+    suffix = f"_{headline(res).metric}_micro"
     columns = {c.removesuffix(suffix): board[c].to_numpy() for c in board.columns if c.endswith(suffix)}
     groups, seen = [], set()
     for a, va in columns.items():
@@ -330,18 +332,18 @@ def _coinciding(res: StudyResult) -> list[list[str]]:
 
 def _leaderboard(r: Report, res: StudyResult) -> None:
     """The headline scheme's leaderboard with bootstrap intervals."""
-    p, o = _primary(res), res.options
-    boot_unit, n_units = _units(res)
-    ci_table = _aggregate(res.table("bootstrap_ci.csv"))
+    p, o = headline(res), res.options
+    boot_unit, n_units = bootstrap_units(res)
+    ci_table = aggregate_rows(res.table("bootstrap_ci.csv"))
     ci_table = ci_table[ci_table.reported]
     board = res.table("leaderboard.csv")
     r.heading(f"Leaderboard under {p.title} ({p.label})")
     sel = ci_table[(ci_table.strategy == p.gold) & (ci_table.metric == p.metric)
-                   & (ci_table.average == p.average)].set_index("system")
+                   & (ci_table.average == p.average)].set_index("run")
     tab = board[[c for c in dict.fromkeys(_leaderboard_columns(p, board.columns)) if c in board]].copy()
     tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
     tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
-    tab = tab.reset_index().rename(columns={"index": "run", "system": "run"})
+    tab = tab.reset_index().rename(columns={"index": "run"})
     tab.columns = [str(c).replace("_", " ") for c in tab.columns]  # readable headers that can wrap
     r.table(tab, max_rows=15, caption=(
         f"95% CI: {interval_name(sel)} over {n_units} {boot_unit}s ({o['bootstrap']} resamples, paired across "
@@ -375,8 +377,8 @@ def _annotator_golds() -> set:
 
 def _significance(r: Report, res: StudyResult) -> None:
     """Which runs differ (verdicts ``pairs_differ``, ``neighbours_differ`` and their Wilcoxon checks)."""
-    p = _primary(res)
-    boot_unit, _ = _units(res)
+    p = headline(res)
+    boot_unit, _ = bootstrap_units(res)
     r.heading("Which runs differ? (one significance analysis)")
     for average in p.averages:
         key = dict(strategy=p.gold, metric=p.metric, average=average)
@@ -425,10 +427,10 @@ def _unlimited(r: Report, res: StudyResult) -> None:
     The verdicts ``unlimited_distance``, ``best_is_best`` and ``units_needed`` of the headline gold and metric; the
     table of every gold.
     """
-    boot_unit, n_units = _units(res)
+    boot_unit, n_units = bootstrap_units(res)
     n_runs = res.meta["input"]["runs"]
     per_size, needed = res.table("ranking_uncertainty.csv"), res.table("test_set_size.csv")
-    p = _primary(res)
+    p = headline(res)
     first = per_size.iloc[0]
     r.heading("How far is this test set's ranking from the ranking on unlimited data?")
     r.paragraph(
@@ -467,13 +469,13 @@ def _unlimited(r: Report, res: StudyResult) -> None:
         "unlimited data "
         f"with its {first.confidence:.0%} interval, the same per run (places), the plug-in bootstrap's estimate "
         f"(biased low, for comparison), and the number of {boot_unit}s at which the interval's upper end falls "
-        f"to {_target_text(res)} (a conservative claim; log-linear interpolation between the sizes "
+        f"to {size_target_caption(res)} (a conservative claim; log-linear interpolation between the sizes "
         "tried). All sizes, the posterior probability that each run is the population's best and the plug-in "
         "stability indices: ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv."))
     r.figure("figures/fig_10_test_set_size.png",
              f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (empirical-Bayes "
              f"estimate), against m; the band is {p.gold_title}'s {first.confidence:.0%} interval; the dotted "
-             f"line is the size target, L1 = {_target_text(res)}; the vertical line is this test "
+             f"line is the size target, L1 = {size_target_caption(res)}; the vertical line is this test "
              "set's size.")
 
 
@@ -485,9 +487,9 @@ def _within(per_size: pd.DataFrame, p: Scheme) -> float:
 
 def _convergence(r: Report, res: StudyResult) -> None:
     """The paper's curves (verdicts ``fastest_convergence``) and the convergence points."""
-    o, p = res.options, _primary(res)
+    o, p = res.options, headline(res)
     unit, tolerance = o["unit"], o["tolerance"]
-    points = _aggregate(res.table("convergence.csv"))
+    points = aggregate_rows(res.table("convergence.csv"))
     r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
     lenient = size_target_of(res)
     k = int(points.n_orders.iloc[0])
@@ -537,7 +539,7 @@ def _convergence(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(rows), caption=(
         f"{p.metric_label}. n: the number of {unit}s after which L1 stays within the tolerance in 95% of orders, with "
         "its distribution-free 95% interval over orders; 'only at N': the tolerance is reached only by the whole "
-        f"test set, where L1 = 0 by construction. L1 <= {_target_text(res)} is the size target."
+        f"test set, where L1 = 0 by construction. L1 <= {size_target_caption(res)} is the size target."
         + ("" if p.boundary else " Micro Jaccard and Dice curves are identical (Dice = 2J/(1+J)).")))
     r.figure("figures/fig_02_micro_convergence.png",
              "Micro Jaccard (micro Dice ranks the runs identically, so one panel): mean L1 over orders per gold "
@@ -550,283 +552,30 @@ def _convergence(r: Report, res: StudyResult) -> None:
              "over orders.")
 
 
-def _gold_agreement(r: Report, res: StudyResult) -> None:
-    """How much the rankings under different golds disagree (verdict ``least_gold_agreement``)."""
-    boot_unit, _ = _units(res)
-    p = _primary(res)
-    agreement = _aggregate(res.table("kendall_tau.csv"))
-    r.heading("How much do the rankings under different golds disagree?")
-    m = agreement[(agreement.metric == p.metric) & (agreement.average == p.average)]
-    order = list(dict.fromkeys(m.strategy))
-    mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
-    for v in res.verdict("least_gold_agreement", metric=p.metric, average=p.average):
-        a, b = v["subject"]
-        overlapping, others = v["count"], v["total"]
-        tied = (f"; its interval overlaps those of {overlapping} of the other {others} pairs, so these are not "
-                "told apart from it" if overlapping else "; its interval lies below those of every other pair")
-        r.paragraph(f"Kendall's tau between the rankings under two golds ({p.average} {p.metric_label}); the lowest "
-                    "is between "
-                    f"{strategy_label(a)} and {strategy_label(b)}, tau "
-                    f"{ci(v['value'], v['low'], v['high'], '{:.2f}')} (both rankings recomputed on {boot_unit} "
-                    f"resamples, percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.")
-    r.table(mat.reset_index().rename(columns={"strategy": ""}), floatfmt="{:.2f}")
-    r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds; "
-             "above the diagonal tau, below it its 95% bootstrap interval.")
-
-
-def _paper_data(res: StudyResult) -> bool:
-    """Whether the input is the MEDIQA-MAGIC data (its layout) or the synthetic challenge that stands in for it."""
-    reading = res.meta["input"].get("reading")
-    if not reading:  # a folder written before meta.json recorded how its input was read
-        return _primary(res).official
-    return reading.get("layout") == "dermavqa" or not reading.get("folder")
-
-
-def _table4(r: Report, res: StudyResult) -> None:
-    """Distance from the annotators' spread (the paper's Table 4, and the variants that do not mislead)."""
-    boot_unit, _ = _units(res)
-    spread = res.table("gold_spread.csv")
-    p = _primary(res)
-    s = spread[spread.metric == p.metric]
-    if s.empty:
-        return
-    k = res.table("images.csv").annotators
-    k_lo, k_hi = int(k.min()), int(k.max())
-    panel = f"{k_lo}" if k_lo == k_hi else f"{k_lo} to {k_hi}"
-    dof = f"{k_lo - 1}" if k_lo == k_hi else f"{k_lo - 1} to {k_hi - 1}"
-    r.heading("Distance from the annotators' spread (the paper's Table 4)")
-    two = k_lo < 3
-    rows = []
-    for variant, label in (("staple", "vs STAPLE of all (paper)"), ("leave_one_out", "leave one annotator out")):
-        v = s[s.variant == variant].sort_values("z_mean")
-        if v.empty or (two and variant == "leave_one_out"):
-            continue
-        picked = [(f"{which}: ", row) for which, row in (("best", v.iloc[0]), ("worst", v.iloc[-1]))] if not two \
-            else [("", row) for _, row in v.iterrows()]
-        for which, row in picked:
-            rows.append({"consensus": label, "run": f"{which}{row.system}",
-                         "mean z (paper)": ci(row.z_mean, row.z_mean_low, row.z_mean_high, "{:.2f}"),
-                         "median z": f"{row.z_median:.2f}",
-                         "pooled-SD z": ci(row.z_pooled, row.z_pooled_low, row.z_pooled_high, "{:.2f}"),
-                         "share from 10% smallest SD": f"{row.small_sd_share:.0%}"})
-    paper = (" The paper reports 3.6 (best) and 9 to 19 (worst) on the MEDIQA-MAGIC data."
-             if _paper_data(res) else "")
-    r.table(pd.DataFrame(rows), caption=(
-        "Standard deviations between a run's agreement with the consensus and the annotators' own agreement with it "
-        f"({p.metric_label}), 95% intervals over {boot_unit}s. The intervals treat the annotators as fixed: they "
-        "hold for new "
-        f"{boot_unit}s drawn by the same annotators, not for another panel (with {panel} annotators per image, a "
-        f"different panel would move the SD by more than these intervals show).{paper}"))
-    share = res.verdict("small_sd_share", metric=p.metric)[0]["value"]
-    if two:
-        r.paragraph(
-            f"With {panel} annotators per image, leaving one out leaves a single annotator, whose spread is undefined: "
-            "the leave-one-annotator-out variant is not computed, and no run is labelled best or worst (with two "
-            "annotators the spread is one difference, with one degree of freedom). All variants: gold_spread.csv.")
-        return
-    r.paragraph(
-        "Trust the pooled-SD z of the leave-one-annotator-out rows. The paper's mean of per-image z is dominated by "
-        f"images where the annotators happen to agree almost exactly: the 10% of images with the smallest SD supply "
-        f"{share:.0%} of the sum (median over runs), and an SD over {panel} annotators has {dof} degrees of freedom. "
-        "Scoring annotators against a STAPLE consensus that contains them shrinks their own spread, so the paper's "
-        "variant overstates how far runs are from human agreement. All variants: gold_spread.csv.")
-
-
-def _fits(r: Report, res: StudyResult) -> None:
-    """Golds whose fit (STAPLE's EM) stopped at its iteration cap (verdict ``fit_not_converged``)."""
-    for v in res.verdict("fit_not_converged"):
-        if v["count"]:
-            r.paragraph(f"{strategy_label(v['strategy'])} did not converge within its iteration cap on {v['count']} "
-                        "image(s): see images.csv.")
-
-
-def _truth(r: Report, res: StudyResult) -> None:
-    """Which gold recovers the true ranking (synthetic data only; verdicts ``truth_best``)."""
-    if not res.has("truth.csv"):
-        return
-    table = res.table("truth.csv")
-    p = _primary(res)
-    r.heading("Which gold recovers the true ranking? (synthetic data only)")
-    r.paragraph("Kendall's tau between each scheme's ranking and the runs' ranking against the latent true masks by "
-                "the same metric and averaging on the same images, with its 95% bootstrap interval (both rankings "
-                "recomputed on every resample); p_best: the share of resamples in which the scheme agrees best. The "
-                "resampled taus run lower than the observed one (a resample holds about 63% distinct "
-                "encounters, so it is a noisier test set), which can put the observed tau near or above the "
-                "interval's upper end; schemes are compared by paired differences on the same resamples.")
-    for average in p.averages:
-        for v in res.verdict("truth_best", metric=p.metric, average=average):
-            text = ci(v["value"], v["low"], v["high"])
-            drawn = res.verdict("random_gold_spread", metric=p.metric, average=average, statement="tau_to_truth")
-            spread = (f" One random annotator (a draw, not a candidate): tau {drawn[0]['low']:.3f} to "
-                      f"{drawn[0]['high']:.3f} over its {drawn[0]['count']} draws." if drawn else "")
-            if v["statement"] == "best":
-                r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** agrees best with the truth, tau "
-                            f"{text}; its paired differences with every other strategy exclude zero.{spread}")
-            else:
-                r.paragraph(f"**{average}**: no single best: {names(v['subject'])} are tied (paired bootstrap "
-                            f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include "
-                            f"zero).{spread}")
-    t = table[table.metric == p.metric].copy()
-    t["strategy"] = t.strategy.map(strategy_label)
-    r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
-
-
 def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
-    boot_unit, _ = _units(res)
-    ranking_methods_section(r, res, schemes=[_primary(res).with_average("macro")], case="image",
+    boot_unit, _ = bootstrap_units(res)
+    ranking_methods_section(r, res, schemes=[headline(res).with_average("macro")], case="image",
                             unit=res.options["unit"], test_unit=boot_unit,
                             convergence_figure="figures/fig_03_macro_convergence")
 
 
 def _per_case(r: Report, res: StudyResult) -> None:
     """The headline gold and metric's macro leaderboard seen case by case: rank intervals and the per-case figures."""
-    p = _primary(res)
+    p = headline(res)
     head = "The official" if p.official else "The headline"
     case_leaderboards_section(
-        r, res, heading=f"{head} leaderboard case by case", max_rows=15, unit=_units(res)[0],
+        r, res, heading=f"{head} leaderboard case by case", max_rows=15, unit=bootstrap_units(res)[0],
         intro=f"{p.gold_title[:1].upper() + p.gold_title[1:]}'s macro {p.metric_label} leaderboard ({p.gold}; one "
               "score per image), ranked "
               "as a per-case table would be (challengeR's views; aggregate-then-rank and rank-then-aggregate where "
               "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")
 
 
-def _metrics(r: Report, res: StudyResult) -> None:
-    """Does the metric change the ranking? (only with --boundary; verdicts ``metric_tau``)."""
-    if not res.has("metric_agreement.csv"):
-        return
-    boards, agree = res.table("metric_leaderboard.csv"), res.table("metric_agreement.csv")
-    unit, n_units = str(agree.unit.iloc[0]), int(agree.units.iloc[0])
-    n_boot = int(agree.n_resamples.iloc[0])
-    p = _primary(res)
-    r.heading("Does the metric change the ranking?")
-    r.paragraph(
-        f"{p.gold_title[:1].upper() + p.gold_title[1:]} ({p.gold_label}) ranks the runs by the mean over images of "
-        "each per-image "
-        "metric, each in its own direction: the overlap metrics per image (their macro averages) and the boundary "
-        "metrics, computed with the images' voxel spacing (NSD at a tolerance in the images' physical units, "
-        "higher is better; HD95 and ASSD, lower is better). Boundary metrics are not ratios of overlap counts, so "
-        "they exist only per image (macro). A pair where run and gold are both empty follows the both-empty policy "
-        f"({res.meta['empty_policy']}); a pair where one of them is empty scores the worst value (NSD 0, distances "
-        "the image's diagonal). Kendall's tau-b compares two metrics' rankings; its 95% interval is the percentile "
-        f"interval over {n_boot} bootstrap test sets ({n_units} {unit}s resampled with all their images), so it "
-        "says how the agreement would vary on a new test set like this one; with few units it is wide and "
-        "coarse."
-        + _few_units(n_units, unit, boards.run.nunique()))
-    for v in res.verdict("metric_tau"):
-        metric = v["metric"]
-        direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
-        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro {p.metric_label}'s ranking "
-                    f"{_tau_text(v, f'under {p.metric_label}')}.")
-    ranks = _rank_cells(boards, "metric")
-    order = boards[boards.metric == p.metric].sort_values("rank").run
-    r.paragraph(f"Each run's rank under each metric, with its 95% bootstrap rank interval ({unit}s resampled); "
-                "values and their intervals: metric_leaderboard.csv; every pair of metrics: metric_agreement.csv.")
-    r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
-    pairs = agree[["metric_a", "metric_b", "tau", "tau_low", "tau_high"]]
-    r.table(pairs, floatfmt="{:.2f}")
-    if res.has("metric_convergence.csv"):
-        unit = res.options["unit"]
-        _settling(r, res.table("metric_convergence.csv"), "metric", size_target_of(res),
-                  f"How fast each metric's ranking settles on its own full-set ranking ({p.gold_title}; random orders "
-                  f"of the {unit}s, as in the convergence section): n is the number of {unit}s after which L1 stays "
-                  f"{_within_target(res)} in 95% of orders, with its interval over orders (self-consistency on "
-                  "this test set, not a claim about a new one).")
-
-
-def _target_text(res: StudyResult) -> str:
-    """``40 (one place per run)``: the size target in a caption."""
-    return target_text(size_target_of(res), res.meta["input"]["runs"])
-
-
-def _within_target(res: StudyResult) -> str:
-    """``within 40 (one place per run)``."""
-    return f"within {_target_text(res)}"
-
-
-def _settling(r: Report, points: pd.DataFrame, column: str, lenient: float, caption: str) -> None:
-    """The convergence points of the default ranking method at the lenient tolerance, one row per ``column``."""
-    points = at_tolerance(points[points.ranking == "aggregate"], lenient)
-    rows = [{column: str(getattr(p, column)), "average": p.average, "AUC": ci(p.auc, p.auc_low, p.auc_high, "{:.1f}"),
-             f"n for L1 <= {format_target(lenient)}": convergence_cell(p)}
-            for p in points.itertuples()]
-    if rows:
-        r.table(pd.DataFrame(rows), caption=caption + " 'only at N': only the whole test set reaches it.")
-
-
-#: The simulated coverage of the tau interval with 10 runs on 10, 30 and 100 units (docs/volumes.md), between two
-#: metrics' rankings and between two labels'.
-_TAU_COVERAGE = {False: ("36%", "91%", "99%"), True: ("36%", "89%", "100%")}
-
-
-def _few_units(n_units: int, unit: str, n_runs: int, labels: bool = False) -> str:
-    """The warning of a tau interval with fewer than three units per run (its simulated coverage), or nothing."""
-    if n_units >= 3 * n_runs:
-        return ""
-    c10, c30, c100 = _TAU_COVERAGE[labels]
-    return (f" With {n_units} {unit}s for {n_runs} runs it can also miss: noise scrambles both rankings, so the "
-            "observed tau and its resamples run below the population's (simulated with 10 runs on 10 units: the "
-            f"interval covered the population tau in {c10} of test sets, against {c30} on 30 units and {c100} on "
-            f"100; python -m robustness.simulation.metric_tau{' --labels' if labels else ''}).")
-
-
-def _tau_text(v: dict, what: str = "under Jaccard") -> str:
-    """A ``metric_tau``/``label_tau`` verdict in words: tau with its interval, runs that move, and what it means."""
-    moved = f"{v['count']} of {v['total']} runs take another rank than {what} on this test set"
-    if v["statement"] == "agree":
-        tail = "the two rankings are the same on every resampled test set"
-    elif v["statement"] == "differ":
-        tail = "the two rankings differ on at least 97.5% of resampled test sets"
-    else:
-        tail = "its interval reaches 1, so full agreement on a new test set is not excluded (tied)"
-    return f"{ci(v['value'], v['low'], v['high'])}; {moved}; {tail}"
-
-
-def _rank_cells(boards: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Each run's rank with its bootstrap interval, one column per value of ``column`` (metric or label)."""
-    t = boards.copy()
-    t["cell"] = [f"{int(k) if float(k).is_integer() else k:g} ({lo:g}-{hi:g})"
-                 for k, lo, hi in zip(t["rank"], t.rank_low, t.rank_high)]
-    return t.pivot(index="run", columns=column, values="cell")[list(dict.fromkeys(t[column]))]
-
-
-def _labels(r: Report, res: StudyResult) -> None:
-    """Does the label change the ranking? (only with several labels; verdicts ``label_tau``)."""
-    if not res.has("label_agreement.csv"):
-        return
-    boards, agree = res.table("label_leaderboard.csv"), res.table("label_agreement.csv")
-    p, lenient = _primary(res), size_target_of(res)
-    boards = boards[boards.metric == p.metric]
-    unit, n_units, n_boot = str(agree.unit.iloc[0]), int(agree.units.iloc[0]), int(agree.n_resamples.iloc[0])
-    labels = [str(x) for x in dict.fromkeys(boards.label)]
-    r.heading("Does the label change the ranking?")
-    r.paragraph(
-        f"Each of the labels {', '.join(labels)} is scored as its own mask, so every label has its own leaderboard: "
-        f"{p.gold_title} ({p.gold_label}) ranks the runs by their mean {p.metric_label} over that label's "
-        "masks alone (macro; micro and the other golds are in label_scores.csv). Kendall's tau-b compares two "
-        f"labels' rankings; its 95% interval is the percentile interval over {n_boot} bootstrap test sets "
-        f"({n_units} {unit}s resampled with all their labels), so it says how the agreement would vary on a new "
-        "test set like this one." + _few_units(n_units, unit, boards.run.nunique(), labels=True))
-    for v in res.verdict("label_tau"):
-        a, b = v["subject"]
-        r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro {p.metric_label} rankings "
-                    f"{_tau_text(v, f'on label {a}')}.")
-    order = boards[boards.label.astype(str) == labels[0]].sort_values("rank").run
-    ranks = _rank_cells(boards.assign(label=[f"label {x}" for x in boards.label]), "label")
-    r.paragraph(f"Each run's rank on each label ({p.gold_title}, macro {p.metric_label}), with its 95% bootstrap "
-                "rank interval "
-                f"({unit}s resampled); other per-image metrics: label_leaderboard.csv and label_agreement.csv.")
-    r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
-    points = res.table("label_convergence.csv")
-    points = points[points.strategy == p.gold]
-    _settling(r, points, "label", lenient, (
-        f"How fast each label's ranking settles on its own full-set ranking ({p.gold_title}, {p.metric_label}; "
-        "random orders "
-        f"of its {int(points.n_units.iloc[0])} masks): as in the convergence section, n is the number of masks after "
-        f"which L1 stays {_within_target(res)} in 95% of orders, with its interval over orders (self-consistency "
-        "on this test set, not a claim about a new one)."))
-
-
-for _name in ("conclusions", "overview", "leaderboard", "significance", "unlimited", "convergence", "gold_agreement",
-              "table4", "fits", "truth", "ranking_methods", "per_case", "metrics", "labels"):
-    register_section(STUDY, globals()[f"_{_name}"], name=_name)
+_SECTIONS = {"conclusions": _conclusions, "overview": _overview, "leaderboard": _leaderboard,
+             "significance": _significance, "unlimited": _unlimited, "convergence": _convergence,
+             "gold_agreement": gold_agreement_section, "table4": table4_section, "fits": fits_section,
+             "truth": truth_section, "ranking_methods": _ranking_methods, "per_case": _per_case,
+             "metrics": metrics_section, "labels": labels_section}
+for _name, _section in _SECTIONS.items():  # the report's order
+    register_section(STUDY, _section, name=_name)

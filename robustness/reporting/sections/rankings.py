@@ -86,15 +86,15 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
         strat, metric, average = scheme
         key = dict(strategy=strat, metric=metric, average=average)
         label = f"{strategy_label(strat)}, {average} {metric}"
-        board = sel(ci_table, methods[0], scheme).set_index("system")
+        board = sel(ci_table, methods[0], scheme).set_index("run")
         table = pd.DataFrame(index=board.sort_values(["rank", "score"], ascending=[True, False]).index)
         for method in methods:
             kind = get_ranking(method)
-            c = sel(ci_table, method, scheme).set_index("system").loc[table.index]
+            c = sel(ci_table, method, scheme).set_index("run").loc[table.index]
             table[f"{kind.statistic} ({kind.label})"] = [ci(v, lo, hi, kind.number_format)
                                                          for v, lo, hi in zip(c.score, c.low, c.high)]
             table[f"rank ({kind.name})"] = [f"{x:g}" for x in c["rank"]]
-        r.table(table.reset_index().rename(columns={"system": "run"}), max_rows=15, caption=(
+        r.table(table.reset_index(), max_rows=15, caption=(
             f"{label}: each run's statistic under each method with its 95% {interval_name(ci_table)} interval "
             f"({n_resamples} resamples of {test_unit}s, the same for every method), and its rank on the whole test "
             f"set (ties: {res.options.get('ties', 'average')} rank)."))

@@ -44,7 +44,7 @@ def _schemes(r: Report, res: StudyResult) -> None:
         auc = res.verdict("curve_auc", **key)[0]
         pairs, n = res.verdict("pairs_differ", **key)[0], res.verdict("neighbours_differ", **key)[0]
         r.heading(f"{strat} / {metric}")
-        r.table(c[["system", "score", "low", "high", "rank"]],
+        r.table(c[["run", "score", "low", "high", "rank"]],
                 caption=f"95% {interval_name(c)} intervals over {unit}s.")
         r.paragraph("Convergence points (95% of orders, with their 95% intervals over orders): "
                     + ", ".join(f"L1 <= {_tolerance(res, x, n_runs)} at n = {x['value']:.0f} "
