@@ -10,6 +10,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     at_tolerance,
     convergence_cell,
+    default_rows,
     needed_text,
     random_baseline,
     size_target_of,
@@ -19,7 +20,6 @@ from robustness.reporting.sections.common import (
 )
 from robustness.reporting.sections.design import size_comparison
 from robustness.reporting.sections.rank_convergence_agreement import (
-    aggregate_rows,
     bootstrap_units,
     fits_section,
     gold_agreement_section,
@@ -334,7 +334,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     """The headline scheme's leaderboard with bootstrap intervals."""
     p, o = headline(res), res.options
     boot_unit, n_units = bootstrap_units(res)
-    ci_table = aggregate_rows(res.table("bootstrap_ci.csv"))
+    ci_table = default_rows(res.table("bootstrap_ci.csv"))
     ci_table = ci_table[ci_table.reported]
     board = res.table("leaderboard.csv")
     r.heading(f"Leaderboard under {p.title} ({p.label})")
@@ -489,7 +489,7 @@ def _convergence(r: Report, res: StudyResult) -> None:
     """The paper's curves (verdicts ``fastest_convergence``) and the convergence points."""
     o, p = res.options, headline(res)
     unit, tolerance = o["unit"], o["tolerance"]
-    points = aggregate_rows(res.table("convergence.csv"))
+    points = default_rows(res.table("convergence.csv"))
     r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
     lenient = size_target_of(res)
     k = int(points.n_orders.iloc[0])

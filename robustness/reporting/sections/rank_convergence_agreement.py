@@ -14,6 +14,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     at_tolerance,
     convergence_cell,
+    default_rows,
     size_target_of,
 )
 from robustness.reporting.sections.registry import (
@@ -25,26 +26,9 @@ from robustness.results.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta
 from robustness.statistics.ranks import format_target, target_text
 
-__all__ = ["aggregate_rows", "headline", "size_target_caption", "bootstrap_units", "paper_data",
+__all__ = ["headline", "size_target_caption", "bootstrap_units", "paper_data",
            "gold_agreement_section", "table4_section", "fits_section", "truth_section", "metrics_section",
            "labels_section"]
-
-
-def aggregate_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The default ranking method's rows (and, in agreement tables, compared with the same method).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        A table with a ``ranking`` column (and, in agreement tables, ``other_ranking``).
-
-    Returns
-    -------
-    pandas.DataFrame
-    """
-    if "other_ranking" in table:
-        table = table[table.other_ranking == "aggregate"]
-    return table[table.ranking == "aggregate"].reset_index(drop=True)
 
 
 def bootstrap_units(res: StudyResult) -> tuple[str, int]:
@@ -87,7 +71,7 @@ def gold_agreement_section(r: Report, res: StudyResult) -> None:
     """
     boot_unit, _ = bootstrap_units(res)
     p = headline(res)
-    agreement = aggregate_rows(res.table("kendall_tau.csv"))
+    agreement = default_rows(res.table("kendall_tau.csv"))
     r.heading("How much do the rankings under different golds disagree?")
     m = agreement[(agreement.metric == p.metric) & (agreement.average == p.average)]
     order = list(dict.fromkeys(m.strategy))
