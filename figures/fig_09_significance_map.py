@@ -13,7 +13,7 @@ def make(results_dir, out_path, *, primary=None):
     import pandas as pd
 
     from figures import headline, read, save
-    from robustness.reporting import plotting
+    from robustness.reporting import inference_plots, plotting
 
     pairwise = read(results_dir, "pairwise.parquet")
     p = headline(results_dir, primary, pairwise.strategy)
@@ -31,10 +31,10 @@ def make(results_dir, out_path, *, primary=None):
                                                             cells + names + 0.75), squeeze=False,
                                  layout="constrained")
         for ax, average in zip(axes[0], averages):
-            plotting.significance_map(pairwise, strategy=strategy, metric=metric, average=average, ax=ax,
+            inference_plots.significance_map(pairwise, strategy=strategy, metric=metric, average=average, ax=ax,
                                       legend=False, fontsize=font)
         unit = pairwise.unit.iloc[0]
-        fig.legend(handles=plotting.significance_legend(plotting.strategy_style(strategy)["color"]),
+        fig.legend(handles=inference_plots.significance_legend(plotting.strategy_style(strategy)["color"]),
                    loc="outside lower center", ncols=2, fontsize=6)
         fig.suptitle(f"Paired t-test with delta-method standard errors over {unit}s, two-sided, Holm over all "
                      "pairs, 5%", fontsize=7)

@@ -10,7 +10,7 @@ def make(results_dir, out_path, *, primary=None):
     import matplotlib.pyplot as plt
 
     from figures import headline, read, save
-    from robustness.reporting import plotting
+    from robustness.reporting import inference_plots, plotting
 
     results_dir = Path(results_dir)
     per_size = read(results_dir, "ranking_uncertainty.csv")
@@ -25,8 +25,8 @@ def make(results_dir, out_path, *, primary=None):
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.6, 2.8), sharey=True,
                                  squeeze=False, layout="constrained")
         for ax, average in zip(axes[0], averages):
-            plotting.test_set_size(per_size, average=average, metric=metric, official=official, tolerance=tolerance,
-                                   n_runs=n_runs, unit=unit, ax=ax)
+            inference_plots.test_set_size(per_size, average=average, metric=metric, official=official,
+                                          tolerance=tolerance, n_runs=n_runs, unit=unit, ax=ax)
         if len(averages) > 1:  # the panels share the first one's label
             axes[0][-1].set_ylabel("")
         handles, labels = axes[0][-1].get_legend_handles_labels()

@@ -15,7 +15,7 @@ def make(results_dir, out_path):
     import matplotlib.pyplot as plt
 
     from figures import rankings, read, save
-    from robustness.reporting import plotting
+    from robustness.reporting import inference_plots, plotting
 
     results_dir = Path(results_dir)
     name = "kendall_tau.csv" if (results_dir / "kendall_tau.csv").exists() else "agreement.csv"
@@ -33,7 +33,8 @@ def make(results_dir, out_path):
         fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels) + 0.6, 0.3 * n_rows + 1.5),
                                  squeeze=False, layout="constrained")
         for ax, metric in zip(axes[0], panels):
-            plotting.ranking_agreement_heatmap(tau, metric=metric, rows="strategy" if by_metric else "metric", ax=ax)
+            inference_plots.ranking_agreement_heatmap(tau, metric=metric, rows="strategy" if by_metric else "metric",
+                                                      ax=ax)
         fig.suptitle("Kendall's tau between ranking methods (full test set; 95% bootstrap interval)", fontsize=7)
         return save(fig, out_path)
 

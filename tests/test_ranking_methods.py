@@ -249,7 +249,7 @@ def test_agreement_heatmap_artists():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robustness.reporting import plotting
+    from robustness.reporting import inference_plots
 
     rows = []
     for strat, taus in (("majority", (0.9, 0.5, np.nan)), ("staple", (0.8, 0.6, 0.7))):
@@ -257,7 +257,7 @@ def test_agreement_heatmap_artists():
                               ("rank-then-aggregate", "test-based")), taus):
             rows.append(dict(metric="jaccard", average="macro", ranking=a, strategy=strat, other_ranking=b,
                              other=strat, tau=t, tau_low=t - 0.1, tau_high=t + 0.05))
-    ax = plotting.ranking_agreement_heatmap(pd.DataFrame(rows), metric="jaccard")
+    ax = inference_plots.ranking_agreement_heatmap(pd.DataFrame(rows), metric="jaccard")
     texts = [t.get_text() for t in ax.texts]
     assert texts == ["0.90\n[0.80, 0.95]", "0.50\n[0.40, 0.55]", "n/a",
                      "0.80\n[0.70, 0.85]", "0.60\n[0.50, 0.65]", "0.70\n[0.60, 0.75]"]

@@ -14,4 +14,4 @@ from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "Report": "document", "build": "report", "write": "report", "publish": "publish",
-}, modules=("plotting", "design_plots", "document", "report", "sections", "publish"))
+}, modules=("plotting", "inference_plots", "design_plots", "document", "report", "sections", "publish"))

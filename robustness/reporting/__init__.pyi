@@ -3,6 +3,7 @@
 
 from robustness.reporting import design_plots as design_plots
 from robustness.reporting import document as document
+from robustness.reporting import inference_plots as inference_plots
 from robustness.reporting import plotting as plotting
 from robustness.reporting import report as report
 from robustness.reporting import sections as sections
@@ -16,6 +17,7 @@ __all__ = [
     "build",
     "design_plots",
     "document",
+    "inference_plots",
     "plotting",
     "publish",
     "report",

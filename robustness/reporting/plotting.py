@@ -15,18 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap, to_rgba
+from matplotlib.colors import to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator, ScalarFormatter
+from matplotlib.ticker import MaxNLocator
 
 from robustness.overlap.gold import get_strategy
 from robustness.scheme import lower_is_better, metric_label
-from robustness.statistics.ranking_methods import RANKING_METHODS
-from robustness.statistics.ranks import format_target, random_l1, target_rule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,8 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["axes", "style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
-           "rank_blobs", "tau_heatmap", "qa_convergence", "significance_map", "test_set_size",
-           "ranking_agreement_heatmap"]
+           "rank_blobs", "tau_heatmap", "qa_convergence", "ONE_RANDOM"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -439,188 +435,4 @@ def qa_convergence(summary: pd.DataFrame, *, ax: Axes | None = None, band: bool 
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper right", ncols=2, fontsize=5.5, title="accuracy of", title_fontsize=6)
-    return ax
-
-
-def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
-                     ax: Axes | None = None, legend: bool = True, fontsize: float | None = None) -> Axes:
-    """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
-
-    Runs are ordered by their rank on the whole test set, best first.
-
-    Parameters
-    ----------
-    pairwise : DataFrame
-        The significance analysis table (``pairwise.parquet``).
-    strategy, metric, average : str
-        The scheme.
-    ax : matplotlib.axes.Axes, optional
-        Draw into it (default: a new figure).
-    legend : bool
-        Draw the legend below the map (a figure of several maps draws one for all: :func:`significance_legend`).
-    fontsize : float, optional
-        Of the run names (default 6, 4.5 beyond 25 runs).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    lower = lower_is_better(metric)  # the differences are in the metric's own sign
-    d = pairwise[(pairwise.strategy == strategy) & (pairwise.metric == metric) & (pairwise.average == average)]
-    ranks = dict(zip(d.run, d["rank"])) | dict(zip(d.other, d.other_rank))
-    order = sorted(ranks, key=lambda s: (ranks[s], s))
-    pos = {s: i for i, s in enumerate(order)}
-    n = len(order)
-    m = np.zeros((n, n))
-    np.fill_diagonal(m, 2)
-    for row in d.itertuples():
-        if row.significant:
-            better, worse = (row.run, row.other) if (row.diff > 0) != lower else (row.other, row.run)
-            m[pos[better], pos[worse]] = 1
-    ax = axes(ax, figsize=(3.6, 3.6))
-    color = strategy_style(strategy)["color"]
-    ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
-    size = fontsize or (4.5 if n > 25 else 6)
-    ax.set_xticks(range(n), order, rotation=90, fontsize=size)
-    ax.set_yticks(range(n), order, fontsize=size)
-    ax.grid(False)
-    ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
-    if legend:
-        ax.legend(handles=significance_legend(color), loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else
-                                                                                           -0.2), ncols=2, fontsize=6)
-    return ax
-
-
-def significance_legend(color: str) -> list:
-    """The significance map's legend entries (a significant cell in ``color``, the others grey).
-
-    Parameters
-    ----------
-    color : str
-
-    Returns
-    -------
-    list of matplotlib.patches.Patch
-    """
-    return [Patch(color=color, label="row run significantly better"),
-            Patch(color="#f2f2f2", label="no evidence of a difference")]
-
-
-def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccard", official: str | None = None,
-                  tolerance: float | None = None, n_runs: int | None = None, unit: str = "encounter",
-                  ax: Axes | None = None) -> Axes:
-    """Expected L1 to the ranking on unlimited data vs test-set size, per strategy.
-
-    Parameters
-    ----------
-    per_size : DataFrame
-        ``ranking_uncertainty.csv``.
-    average, metric : str
-    official : str, optional
-        The strategy whose interval is drawn as a band.
-    tolerance : float, optional
-        A dotted line at this L1 (the size target, :func:`robustness.statistics.ranks.size_target`).
-    n_runs : int, optional
-        The number of runs, for the target's rule and a random order's L1 in the legend (default: the tolerance,
-        one place per run).
-    unit : str
-        What a unit is, for the x axis.
-    ax : matplotlib.axes.Axes, optional
-        Draw into it (default: a new figure).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    ax = axes(ax)
-    d = per_size[(per_size.metric == metric) & (per_size.average == average)]
-    for name in dict.fromkeys(d.strategy):
-        g = d[d.strategy == name].sort_values("m")
-        st = strategy_style(name)
-        label = st.pop("label")
-        ax.plot(g.m, g.expected_l1, marker="o", markersize=2, label=label, **st)
-        if name == official:
-            level = float(g.confidence.iloc[0]) if "confidence" in g else 0.95
-            ax.fill_between(g.m, g.low, g.high, color=st["color"], alpha=0.15, linewidth=0,
-                            label=f"{level:.0%} interval ({label})")
-    observed = d[d.observed_size].m
-    if len(observed):
-        ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")
-    if tolerance is not None:
-        runs = int(tolerance) if n_runs is None else int(n_runs)
-        ax.axhline(tolerance, color="black", linewidth=0.6, linestyle=":",
-                   label=f"L1 = {format_target(tolerance)} ({target_rule(tolerance, runs)};\na random order: "
-                         f"{random_l1(runs):.1f})")
-    ax.set_xscale("log", base=2)
-
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.set_xlabel(f"test-set size ({unit}s, log scale)")
-    ax.set_ylabel("expected L1 to the ranking on\nunlimited data (estimate)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(f"{metric_label(metric)}, {average}")
-    return ax
-
-
-def _short(ranking: str) -> str:
-    """A ranking method's label for a figure's tick (the registry's short label, else its name)."""
-    method = RANKING_METHODS.get(ranking)
-    return (method.short_label or method.name) if method else ranking
-
-
-def ranking_agreement_heatmap(agreement: pd.DataFrame, *, average: str = "macro", metric: str | None = None,
-                              rows: str = "strategy", ax: Axes | None = None) -> Axes:
-    """Kendall's tau between the rankings of two ranking methods (columns) under each gold strategy (rows).
-
-    ``agreement`` is the ``kendall_tau.csv`` table (``metric, average, ranking,
-    strategy, other_ranking, other, tau, tau_low, tau_high``); each cell shows
-    tau on the whole test set and its 95% bootstrap interval; a grey cell is
-    undefined (a ranking that ties every run).
-
-    Parameters
-    ----------
-    agreement : DataFrame
-    average : str
-    metric : str, optional
-        Only this metric.
-    rows : {'strategy', 'metric'}
-        ``metric`` puts the metrics in the rows instead (one strategy, several metrics, as in QA).
-    ax : matplotlib.axes.Axes, optional
-        Draw into it (default: a new figure).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    ax = axes(ax, figsize=(3.6, 3.0))
-    d = agreement[(agreement.average == average) & (agreement.strategy == agreement.other)
-                  & (agreement.ranking != agreement.other_ranking)]
-    if metric is not None:
-        d = d[d.metric == metric]
-    methods = list(dict.fromkeys(list(agreement.ranking) + list(agreement.other_ranking)))
-    pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1:]
-             if ((d.ranking == a) & (d.other_ranking == b)).any()]
-    names = list(dict.fromkeys(d[rows]))
-    m = np.full((len(names), len(pairs)), np.nan)
-    text = np.full(m.shape, "n/a", dtype=object)
-    for row in d.itertuples():
-        if (row.ranking, row.other_ranking) in pairs:
-            i, j = names.index(getattr(row, rows)), pairs.index((row.ranking, row.other_ranking))
-            m[i, j] = row.tau
-            if row.tau == row.tau:
-                text[i, j] = f"{row.tau:.2f}\n[{row.tau_low:.2f}, {row.tau_high:.2f}]"
-
-    cmap = mpl.colormaps["viridis"].with_extremes(bad="#d9d9d9")
-    low = np.nanmin(m) if np.isfinite(m).any() else 0.0
-    vmin = max(-1.0, np.floor(low * 20) / 20 - 0.05)  # spread the colours over the values present
-    im = ax.imshow(np.ma.masked_invalid(m), vmin=vmin, vmax=1.0, cmap=cmap, aspect="auto")
-    for i in range(m.shape[0]):
-        for j in range(m.shape[1]):
-            light = m[i, j] != m[i, j] or m[i, j] > vmin + 0.6 * (1.0 - vmin)
-            ax.text(j, i, text[i, j], ha="center", va="center", fontsize=4.8, color="black" if light else "white")
-    ax.set_xticks(range(len(pairs)), [f"{_short(a)}\nvs\n{_short(b)}" for a, b in pairs], fontsize=5.5)
-    label = (lambda n: strategy_style(n)["label"].replace(" over annotators", "")) if rows == "strategy" else str
-    ax.set_yticks(range(len(names)), [label(n) for n in names])
-    ax.grid(False)
-    ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
-    ax.set_title(f"{metric_label(metric) + ', ' if metric else ''}{average}")
     return ax
