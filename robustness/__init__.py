@@ -46,7 +46,7 @@ _PUBLIC = {
     "staple": "overlap.staple",
     # statistics
     "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.schemes",
-    "schemes_from_table": "statistics.schemes", "rank": "statistics.ranks",
+    "schemes_from_table": "statistics.table_schemes", "rank": "statistics.ranks",
     "rank_convergence": "statistics.convergence", "bootstrap": "statistics.bootstrap",
     "pairwise_comparisons": "statistics.comparisons", "ranking_uncertainty": "statistics.uncertainty",
     "gold_spread": "statistics.spread", "RankingMethod": "statistics.ranking_methods",

@@ -42,8 +42,8 @@ from robustness.statistics.ranking_methods import register_ranking as register_r
 from robustness.statistics.ranks import rank as rank
 from robustness.statistics.schemes import Schemes as Schemes
 from robustness.statistics.schemes import schemes_from_counts as schemes_from_counts
-from robustness.statistics.schemes import schemes_from_table as schemes_from_table
 from robustness.statistics.spread import gold_spread as gold_spread
+from robustness.statistics.table_schemes import schemes_from_table as schemes_from_table
 from robustness.statistics.uncertainty import ranking_uncertainty as ranking_uncertainty
 from robustness.synthetic.challenge import SyntheticConfig as SyntheticConfig
 from robustness.synthetic.challenge import make_challenge as make_challenge

@@ -16,7 +16,7 @@ from robustness.results.study_result import read_table
 from robustness.statistics.case_rankings import rank_task, task_scores, top
 from robustness.statistics.consensus import consensus
 from robustness.statistics.ranking_options import RankingOptions, with_preset
-from robustness.statistics.schemes import schemes_from_table
+from robustness.statistics.table_schemes import schemes_from_table
 
 
 def command(tmp_path, table, *options):
@@ -111,7 +111,7 @@ def test_a_missing_score_is_refused_before_anything_is_written(tmp_path, capsys)
 def test_engines_take_the_tie_rule():
     """Item 4 of the issue: three runs tied on every case are all first under 'min' in every bootstrap resample."""
     from robustness.statistics.bootstrap import bootstrap
-    from robustness.statistics.schemes import rank_then_aggregate
+    from robustness.statistics.table_schemes import rank_then_aggregate
 
     t = pd.DataFrame({"case": np.repeat([f"c{k}" for k in range(6)], 4), "algorithm": ["a", "b", "c", "d"] * 6,
                       "value": np.tile([0.7, 0.7, 0.7, 0.2], 6)})

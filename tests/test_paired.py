@@ -54,7 +54,7 @@ def test_the_engines_kernel_equals_the_numpy_tests(seed, adjustment):
     """PairedTests (numba, per-unit scores) and runs_beaten (numpy) count the same wins on every weighting."""
     import pandas as pd
 
-    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.table_schemes import schemes_from_table
     from robustness.statistics.test_based import PairedTests
 
     rng = np.random.default_rng(seed)
@@ -75,7 +75,7 @@ def test_pairwise_tests_are_the_one_wilcoxon():
     from scipy.stats import wilcoxon
 
     from robustness.statistics.comparisons import pairwise_tests
-    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.table_schemes import schemes_from_table
 
     rng = np.random.default_rng(4)
     values = np.round(rng.random((3, 30)), 2)
@@ -104,7 +104,7 @@ def test_a_tied_pair_beats_nobody_in_either_path(adjustment):
     """The leaderboard (runs_beaten) and the engines (PairedTests) agree on a pair whose differences cancel."""
     import pandas as pd
 
-    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.table_schemes import schemes_from_table
     from robustness.statistics.test_based import PairedTests
 
     values = np.array([[0.1, 0.2], [0.2, 0.1]])

@@ -152,7 +152,7 @@ def test_the_estimate_beats_the_plugin_where_runs_are_close():
     values = true[None, :] + rng.normal(0, 0.08, (n_units, 8))
     import pandas as pd
 
-    from robustness.statistics.schemes import schemes_from_table
+    from robustness.statistics.table_schemes import schemes_from_table
 
     table = pd.DataFrame([{"case": f"c{u}", "algorithm": f"team{1 + r // 4}-run{r % 4}", "value": values[u, r]}
                           for u in range(n_units) for r in range(8)])

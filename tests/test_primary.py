@@ -332,7 +332,8 @@ def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.comparisons import pairwise_comparisons
     from robustness.statistics.ranks import rank
-    from robustness.statistics.schemes import per_case_frames, schemes_from_counts
+    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.statistics.table_schemes import per_case_frames
     from robustness.synthetic.challenge import make_challenge
 
     monkeypatch.setitem(metrics.METRICS, "fdr", metrics.Metric("fdr", (0, 1, 0), (1, 1, 0), lower_better=True))

@@ -21,7 +21,8 @@ from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
 from robustness.statistics.ranks import kendall_tau, rank
-from robustness.statistics.schemes import per_case_table, schemes_from_counts, schemes_from_table
+from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.table_schemes import per_case_table, schemes_from_table
 from robustness.synthetic.challenge import make_challenge
 
 METHODS = tuple(RANKING_METHODS)
@@ -103,13 +104,13 @@ def test_holm_changes_the_test_based_ranking():
 
 def test_runs_without_a_score_are_left_out_of_a_case():
     from robustness.overlap.empty import empty_policy
-    from robustness.statistics.schemes import _Builder
+    from robustness.statistics.schemes import SchemeBuilder
 
     values = np.array([[0.9, np.nan, 0.2],  # r0 has no score on case 1 (both empty under 'ignore')
                        [0.5, 0.4, 0.6],
                        [0.3, 0.8, 0.1]])
     for policy, expected in (("ignore", [1.5, 5 / 3, 7 / 3]), ("official", [np.nan, 5 / 3, 7 / 3])):
-        b = _Builder(np.arange(3), 3)
+        b = SchemeBuilder(np.arange(3), 3)
         b.macro(("s", "m", "macro"), values, empty_policy(policy))
         schemes = b.build(("r0", "r1", "r2"), ("c0", "c1", "c2"), empty_policy(policy), "case")
         rta = prepare(schemes, "rank-then-aggregate")

@@ -16,6 +16,7 @@ from robustness.statistics import ranking_methods as ranking_methods
 from robustness.statistics import ranks as ranks
 from robustness.statistics import schemes as schemes
 from robustness.statistics import spread as spread
+from robustness.statistics import table_schemes as table_schemes
 from robustness.statistics import task_statistics as task_statistics
 from robustness.statistics import test_based as test_based
 from robustness.statistics import truth as truth
@@ -44,12 +45,12 @@ from robustness.statistics.ranks import kendall_tau as kendall_tau
 from robustness.statistics.ranks import l1 as l1
 from robustness.statistics.ranks import rank as rank
 from robustness.statistics.schemes import Schemes as Schemes
-from robustness.statistics.schemes import per_case_table as per_case_table
-from robustness.statistics.schemes import rank_then_aggregate as rank_then_aggregate
 from robustness.statistics.schemes import schemes_from_counts as schemes_from_counts
-from robustness.statistics.schemes import schemes_from_table as schemes_from_table
 from robustness.statistics.spread import agreement as agreement
 from robustness.statistics.spread import gold_spread as gold_spread
+from robustness.statistics.table_schemes import per_case_table as per_case_table
+from robustness.statistics.table_schemes import rank_then_aggregate as rank_then_aggregate
+from robustness.statistics.table_schemes import schemes_from_table as schemes_from_table
 from robustness.statistics.test_based import PairedTests as PairedTests
 from robustness.statistics.truth import truth_agreement as truth_agreement
 from robustness.statistics.uncertainty import ranking_uncertainty as ranking_uncertainty
@@ -101,6 +102,7 @@ __all__ = [
     "scores_frame",
     "spread",
     "strategy_agreement",
+    "table_schemes",
     "tails",
     "task_statistics",
     "test_based",

@@ -147,7 +147,7 @@ class CaseStatistic(SchemesView):
         Examples
         --------
         >>> import pandas as pd
-        >>> from robustness.statistics.schemes import schemes_from_table
+        >>> from robustness.statistics.table_schemes import schemes_from_table
         >>> t = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "algorithm": list("ababab"),
         ...                   "value": [0.9, 0.1, 0.2, 0.5, 0.8, 0.6]})
         >>> best_case = lambda v, w, **options: np.where(w > 0, v, -np.inf).max(axis=1)

@@ -7,7 +7,7 @@ whole test set is recorded: the MEDIQA-MAGIC 2025 overview's Figures 2 and 3,
 over many orders instead of one. All prefixes of an order cost one pass of a
 numba kernel that never holds more than one order's scores. The ranking
 method travels with the statistics (:mod:`robustness.statistics.ranking_methods`): per-case
-ranks (:func:`~robustness.statistics.schemes.rank_then_aggregate`) run through the same
+ranks (:func:`~robustness.statistics.table_schemes.rank_then_aggregate`) run through the same
 running sums, paired tests (:class:`~robustness.statistics.test_based.PairedTests`) rerun
 on every recorded prefix.
 

@@ -15,7 +15,7 @@ Rep. 2021):
     (lower is better). It needs per-case scores, so it exists for **macro**
     schemes only: a micro score pools counts over images and has no per-case
     value. Per-case ranks add up, so prefixes and resamples are running sums
-    exactly as for the aggregate (:func:`robustness.statistics.schemes.rank_then_aggregate`).
+    exactly as for the aggregate (:func:`robustness.statistics.table_schemes.rank_then_aggregate`).
 ``test-based`` (test-then-rank)
     For every ordered pair of runs, a one-sided paired Wilcoxon signed-rank
     test on per-unit scores (the resampling unit: encounters by default, so
@@ -204,7 +204,7 @@ def _aggregate_kernel(schemes, options):
 def _rank_then_aggregate_kernel(schemes, options):
     if options.aggregate != "mean" or options.ties == "random":
         return None
-    from robustness.statistics.schemes import rank_then_aggregate
+    from robustness.statistics.table_schemes import rank_then_aggregate
 
     return rank_then_aggregate(schemes, ties=options.ties)
 

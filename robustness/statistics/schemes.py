@@ -7,13 +7,13 @@ divide by the number of images. :class:`Schemes` holds those per-unit additive
 statistics for every scoring scheme (gold strategy x metric x averaging), so
 that a prefix of a random order is a running sum (:mod:`robustness.statistics.convergence`)
 and a bootstrap resample is a sum over drawn units (:mod:`robustness.statistics.bootstrap`).
-:func:`rank_then_aggregate` turns the per-case scores of macro schemes into
-per-case ranks, which add up the same way (:mod:`robustness.statistics.ranking_methods`).
+Per-case tables, schemes from any pipeline's table and rank-then-aggregate are
+:mod:`robustness.statistics.table_schemes`'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -22,18 +22,16 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from robustness import _kernels
-from robustness.errors import InputError
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, EmptyPolicy, empty_policy, get_metric, over_annotators, per_image
-from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
 
-__all__ = ["Schemes", "SchemesView", "schemes_from_counts", "schemes_from_table", "schemes_from_values",
-           "per_case_table", "per_case_frames", "rank_then_aggregate", "MEAN_WEIGHTS"]
+__all__ = ["Schemes", "SchemesView", "SchemeBuilder", "schemes_from_counts", "schemes_from_values", "unit_codes",
+           "MEAN_WEIGHTS"]
 
 #: A macro mean as a ratio: (sum of per-image scores) / (number of images scored).
 MEAN_WEIGHTS = (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
@@ -318,22 +316,57 @@ class SchemesView:
         return self.schemes.index(strategy, metric, average)
 
 
-class _Builder:
-    """Collects unit columns and scheme rows (shared count columns are stored once)."""
+class SchemeBuilder:
+    """Collects unit columns and scheme rows (shared count columns are stored once) into :class:`Schemes`.
 
-    def __init__(self, codes, n_units):
+    Parameters
+    ----------
+    codes : ndarray of int
+        The unit of every case (:func:`unit_codes`).
+    n_units : int
+    """
+
+    def __init__(self, codes: np.ndarray, n_units: int) -> None:
         self.codes, self.n_units = codes, n_units
-        self.columns, self.names, self.cols, self.num, self.den, self.empty, self.per_case = [], [], [], [], [], [], []
-        self.signs = []
-        self._shared = {}
+        self.columns: list[np.ndarray] = []
+        self.names: list[tuple] = []
+        self.cols: list[list] = []
+        self.num: list[np.ndarray] = []
+        self.den: list[np.ndarray] = []
+        self.empty: list[float] = []
+        self.per_case: list[np.ndarray] = []
+        self.signs: list[float] = []
+        self._shared: dict[bytes, int] = {}
 
-    def group(self, values):
-        """Sum the rows of ``values`` (N, ...) into the units."""
+    def group(self, values: np.ndarray) -> np.ndarray:
+        """Sum the rows of ``values`` into the units.
+
+        Parameters
+        ----------
+        values : ndarray (N, ...)
+            One row per case.
+
+        Returns
+        -------
+        ndarray (n_units, ...)
+        """
         out = np.zeros((self.n_units,) + values.shape[1:], dtype=np.float64)
         np.add.at(out, self.codes, values)
         return out
 
-    def add(self, col, *, shared=False):
+    def add(self, col: np.ndarray, *, shared: bool = False) -> int:
+        """Store a unit column; return its position.
+
+        Parameters
+        ----------
+        col : ndarray (n_units,)
+        shared : bool
+            Store an identical column once (the counts every run of a macro scheme shares).
+
+        Returns
+        -------
+        int
+        """
         if shared:
             key = col.tobytes()
             if key not in self._shared:
@@ -342,7 +375,24 @@ class _Builder:
         self.columns.append(col)
         return len(self.columns) - 1
 
-    def scheme(self, name, cols, weights, empty_value, per_case, sign=1.0):
+    def scheme(self, name: tuple, cols: list, weights: tuple, empty_value: float, per_case: np.ndarray,
+               sign: float = 1.0) -> None:
+        """Add a scheme: its name, each run's column positions, the metric's weights, and its per-case scores.
+
+        Parameters
+        ----------
+        name : tuple
+            (strategy, metric, average).
+        cols : list
+            Per run, the positions of its unit columns (:meth:`add`).
+        weights : (ndarray, ndarray)
+            The numerator's and denominator's weights over the columns.
+        empty_value : float
+            The score of a run whose denominator is zero.
+        per_case : ndarray (R, N)
+        sign : float
+            -1 where the stored scores are negated (smaller is better).
+        """
         self.signs.append(float(sign))
         self.names.append(name)
         self.cols.append(cols)
@@ -351,8 +401,16 @@ class _Builder:
         self.empty.append(empty_value)
         self.per_case.append(per_case)
 
-    def macro(self, name, values, policy, sign=1.0):
-        """A macro scheme from per-case scores ``values`` (R, N), stored times ``sign`` (nan: left out or kept)."""
+    def macro(self, name: tuple, values: np.ndarray, policy: EmptyPolicy, sign: float = 1.0) -> None:
+        """A macro scheme from per-case scores, stored times ``sign`` (nan: left out or kept, by ``policy``).
+
+        Parameters
+        ----------
+        name : tuple
+        values : ndarray (R, N)
+        policy : EmptyPolicy
+        sign : float
+        """
         values = values if sign > 0 else -values
         ok = ~np.isnan(values)
         if policy.propagates:
@@ -367,7 +425,21 @@ class _Builder:
             rows.append([self.add(gs[:, r]), c, c])
         self.scheme(name, rows, MEAN_WEIGHTS, np.nan, values, sign)
 
-    def build(self, runs, units, empty, unit, ranking="aggregate"):
+    def build(self, runs: Iterable[str], units: Iterable[str], empty: EmptyPolicy, unit: str,
+              ranking: str = "aggregate") -> Schemes:
+        """The :class:`Schemes` collected.
+
+        Parameters
+        ----------
+        runs, units : iterable of str
+        empty : EmptyPolicy
+        unit : str
+        ranking : str
+
+        Returns
+        -------
+        Schemes
+        """
         return Schemes(
             names=self.names, runs=tuple(runs), units=tuple(units),
             unit_images=np.bincount(self.codes, minlength=self.n_units),
@@ -379,8 +451,20 @@ class _Builder:
         )
 
 
-def _unit_codes(ids, unit_of=None):
-    """Integer unit of every case (first-seen order) and the unit names."""
+def unit_codes(ids: Iterable, unit_of: Iterable | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer unit of every case (first-seen order) and the unit names.
+
+    Parameters
+    ----------
+    ids : iterable
+        The cases.
+    unit_of : iterable, optional
+        Each case's unit (default: the case is its unit).
+
+    Returns
+    -------
+    (ndarray of int, tuple of str)
+    """
     keys = ids if unit_of is None else unit_of
     first: dict = {}
     codes = np.array([first.setdefault(u, len(first)) for u in keys], dtype=np.intp)
@@ -388,7 +472,7 @@ def _unit_codes(ids, unit_of=None):
 
 
 def _unit_builder(overlap, unit):
-    """A :class:`_Builder` over the resampling units of ``overlap``'s images, the units, and the unit's name.
+    """A :class:`SchemeBuilder` over the resampling units of ``overlap``'s images, the units, and the unit's name.
 
     With 'encounter' an encounter's images stay together; where every encounter is one image (the per-rater
     layout), the unit is the image, and says so.
@@ -397,9 +481,9 @@ def _unit_builder(overlap, unit):
         raise ValueError(f"unit must be 'image' or 'encounter', got {unit!r}")
     if unit == "encounter" and len(set(overlap.encounters)) == len(overlap.images):
         unit = "image"
-    codes, units = (_unit_codes(overlap.images) if unit == "image" else
-                    _unit_codes(overlap.images, overlap.encounters))
-    return _Builder(codes, len(units)), units, unit
+    codes, units = (unit_codes(overlap.images) if unit == "image" else
+                    unit_codes(overlap.images, overlap.encounters))
+    return SchemeBuilder(codes, len(units)), units, unit
 
 
 def schemes_from_counts(overlap: OverlapCounts, *, unit: str = "image", empty: str | EmptyPolicy = "one",
@@ -495,168 +579,3 @@ def schemes_from_values(values: np.ndarray, names: list, overlap: OverlapCounts,
     for name, v in zip(names, values):
         b.macro(tuple(name), np.asarray(v, dtype=np.float64), policy)
     return b.build(overlap.runs, units, policy, unit)
-
-
-def per_case_frames(schemes: Schemes, overlap: OverlapCounts) -> Iterator[pd.DataFrame]:
-    """The per-image scores of every macro scheme as challengeR-style long frames, one scheme at a time.
-
-    Parameters
-    ----------
-    schemes : Schemes
-        Built from ``overlap``.
-    overlap : OverlapCounts
-        For the image and encounter ids.
-
-    Yields
-    ------
-    pandas.DataFrame
-        ``case, algorithm, value, strategy, metric, encounter``.
-    """
-    n_img = overlap.n_images
-    cases = np.tile(np.asarray(overlap.images, dtype=object), len(schemes.runs))
-    algorithms = np.repeat(np.asarray(schemes.runs, dtype=object), n_img)
-    encounters = np.tile(np.asarray(overlap.encounters, dtype=object), len(schemes.runs))
-    signs = schemes.sign_of
-    per_case = schemes.per_case
-    assert per_case is not None  # schemes from counts hold every macro scheme's per-image scores
-    for k, (strat, metric, average) in enumerate(schemes.names):
-        if average == "macro":  # a metric stored negated is given with its own sign
-            values = per_case[k].reshape(-1) * signs[k] if signs[k] < 0 else per_case[k].reshape(-1)
-            yield pd.DataFrame({"case": cases, "algorithm": algorithms, "value": values,
-                                "strategy": strat, "metric": metric, "encounter": encounters})
-
-
-def per_case_table(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one",
-                   metrics: list | None = None) -> pd.DataFrame:
-    """Per-image scores as a challengeR-style long table (:func:`per_case_frames` of every macro scheme).
-
-    Parameters
-    ----------
-    overlap : OverlapCounts
-    empty : str or EmptyPolicy
-    metrics : list of str, optional
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``case, algorithm, value, strategy, metric, encounter``; one row per image, run, strategy (plus
-        ``mean``/``max`` over annotators) and metric.
-    """
-    s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
-    return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
-
-
-def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_column: str = "algorithm",
-                       value_column: str = "value", by: tuple = ("strategy", "metric"), unit_column: str | None = None,
-                       unit_name: str | None = None) -> Schemes:
-    """Build macro :class:`Schemes` from a long per-case table (e.g. challengeR's input).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        One row per case and run (and ``by`` columns) with a score (higher is better), in challengeR's long
-        format. Every run must have a value for every case.
-    case_column, run_column, value_column : str
-        The columns holding the case, the run (challengeR's ``algorithm``) and the score.
-    by : tuple of str
-        Columns that name a scheme (missing columns are ignored). A ``task`` column among them names the scheme's
-        strategy (``task`` or ``task/strategy``); tasks must then share their cases (otherwise rank them apart:
-        :mod:`robustness.statistics.case_rankings`).
-    unit_column : str, optional
-        A column grouping cases into resampling units (e.g. ``encounter``);
-        default: every case is a unit.
-    unit_name : str, optional
-        What a unit is, for reports (default: ``unit_column``, or ``case``).
-
-    Returns
-    -------
-    Schemes
-        One macro scheme per value of the ``by`` columns.
-    """
-    case, run, value = case_column, run_column, value_column
-    for c in (case, run, value):
-        if c not in table:
-            raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
-    columns = [b for b in by if b in table]
-    keys = [case, run, *columns]
-    repeated = table.duplicated(keys, keep=False)
-    if repeated.any():
-        r = table[repeated].iloc[0]
-        other = [c for c in ("task", "strategy", "metric") if c in table and c not in columns]
-        hint = f": is {other[0]!r} a column that names schemes? pass it in by" if other else ""
-        n_rows = int(((table[keys] == r[keys]).all(axis=1)).sum())
-        raise InputError(f"per-case table: algorithm {r[run]!r}, case {r[case]!r} has {n_rows} rows"
-                         f"{' for one ' + '/'.join(columns) if columns else ''}{hint}")
-    groups = table.groupby(columns, sort=False) if columns else [((), table)]
-    runs = tuple(sorted(table[run].unique()))
-    cases = tuple(sorted(table[case].unique()))
-    unit_of = None if unit_column is None else \
-        table.drop_duplicates(case).set_index(case)[unit_column].reindex(cases)
-    codes, units = _unit_codes(cases, unit_of)
-    b = _Builder(codes, len(units))
-    policy = empty_policy("one")
-    for key, df in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        wide = df.pivot_table(index=run, columns=case, values=value, aggfunc="first")
-        wide = wide.reindex(index=runs, columns=cases)
-        if wide.isna().any().any():
-            r, c = np.argwhere(wide.isna().to_numpy())[0]
-            raise InputError(f"per-case table: no value for algorithm {runs[r]!r}, case {cases[c]!r} "
-                             f"(scheme {key})")
-        label = dict(zip(columns, key))
-        strategy = "/".join(str(label[c]) for c in ("task", "strategy") if c in label) or "table"
-        name = (strategy, str(label.get("metric", value)), "macro")
-        b.macro(name, wide.to_numpy(dtype=np.float64), policy)
-    return b.build(runs, units, policy, unit_name or unit_column or "case")
-
-
-def rank_then_aggregate(schemes: Schemes, *, ties: str = "average") -> Schemes:
-    """The macro schemes of ``schemes`` with per-case ranks in place of per-case scores.
-
-    On every case (image, or the case of a per-case table) the runs are ranked
-    by their score (1 = best; scores within 1e-12 tie and get the rank of the
-    tie rule ``ties``, average by default, :func:`robustness.statistics.ranks.rank`);
-    a run without a score on a case (nan) is left out of that case's ranking and its rank there is nan, which the
-    empty-pair policy then treats as it treats a nan score (left out of the
-    mean, or propagated under ``official``). Each per-case value is **minus**
-    the rank, so that the scheme's mean is minus the mean rank and every engine
-    ranks it "higher is better": ranking these schemes is ranking the runs by
-    mean rank, lower first. Ranks add up, so prefixes and resamples stay
-    running sums. Micro schemes have no per-case scores and are dropped.
-
-    Parameters
-    ----------
-    schemes : Schemes
-    ties : {'average', 'min', 'max', 'first'}
-        The per-case tie rule.
-
-    Returns
-    -------
-    Schemes
-        The macro schemes, ``ranking="rank-then-aggregate"``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"case": ["c1", "c1", "c2", "c2"], "algorithm": ["a", "b", "a", "b"],
-    ...                   "value": [0.9, 0.1, 0.4, 0.5]})
-    >>> (-rank_then_aggregate(schemes_from_table(t)).scores()).tolist()  # mean ranks of a and b
-    [[1.5, 1.5]]
-    """
-    macro = [s for s in range(len(schemes.names)) if schemes.is_macro(s)]
-    if not macro:
-        raise ValueError("rank-then-aggregate ranks per-case scores: it exists for macro schemes only")
-    codes = schemes.codes
-    per_case = schemes.per_case
-    if per_case is None:
-        raise ValueError("these schemes carry no per-case scores")
-    if codes is None:
-        codes = np.arange(schemes.n_units) if per_case.shape[2] == schemes.n_units else None
-    if codes is None:
-        raise ValueError("these schemes do not say which unit each case belongs to (Schemes.codes)")
-    b = _Builder(codes, schemes.n_units)
-    for s in macro:
-        v = per_case[s]  # (R, N)
-        ranks = rank(v.T, ties=ties).T  # nan scores rank last: the others' ranks are their ranks among the scored runs
-        b.macro(schemes.names[s], np.where(np.isnan(v), np.nan, -ranks), schemes.empty)
-    return b.build(schemes.runs, schemes.units, schemes.empty, schemes.unit, ranking="rank-then-aggregate")

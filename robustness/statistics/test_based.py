@@ -111,7 +111,7 @@ class PairedTests(SchemesView):
         Examples
         --------
         >>> import pandas as pd
-        >>> from robustness.statistics.schemes import schemes_from_table
+        >>> from robustness.statistics.table_schemes import schemes_from_table
         >>> v = {"a": [0.9, 0.8, 0.7, 0.9, 0.6, 0.8, 0.9, 0.7, 0.8, 0.9], "b": [0.5] * 10}
         >>> t = pd.DataFrame([{"case": k, "algorithm": a, "value": x} for a in v for k, x in enumerate(v[a])])
         >>> PairedTests.from_schemes(schemes_from_table(t)).scores().tolist()  # a beats b on 10 cases of 10

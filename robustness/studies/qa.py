@@ -17,7 +17,7 @@ from robustness import seeds
 from robustness.qa import answer_count_difference, official_results, qa_table
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.inference import mean_interval
-from robustness.statistics.schemes import schemes_from_table
+from robustness.statistics.table_schemes import schemes_from_table
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,

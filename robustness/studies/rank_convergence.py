@@ -38,7 +38,8 @@ from robustness.statistics.case_rankings import task_scores
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, compare_over_test_sets
 from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
 from robustness.statistics.ranking_options import RankingOptions
-from robustness.statistics.schemes import per_case_frames, schemes_from_counts, schemes_from_values
+from robustness.statistics.schemes import schemes_from_counts, schemes_from_values
+from robustness.statistics.table_schemes import per_case_frames
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.verdicts import best_with_ties
 from robustness.studies.common import (

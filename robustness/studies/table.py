@@ -45,7 +45,8 @@ from robustness.statistics.case_rankings import (
 from robustness.statistics.consensus import consensus, consensus_values
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import check_target, rank
-from robustness.statistics.schemes import Schemes, schemes_from_table
+from robustness.statistics.schemes import Schemes
+from robustness.statistics.table_schemes import schemes_from_table
 from robustness.studies.common import (
     ResamplingOptions,
     bootstrap_tables,
