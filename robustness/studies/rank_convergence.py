@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,30 +22,27 @@ import pandas as pd
 
 from robustness import seeds
 from robustness.errors import summarise_notes
-from robustness.overlap.boundary import boundary_metric, is_boundary_metric
+from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.checks import input_checks
 from robustness.overlap.empty import empty_policy
 from robustness.overlap.gold import get_strategy, is_random, resolve
-from robustness.overlap.metrics import AVERAGES, METRICS
+from robustness.overlap.metrics import AVERAGES
 from robustness.overlap.pixel_pass import compute_overlap
 from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import Scheme, default_scheme
 from robustness.statistics import leaderboard as score_tables
 from robustness.statistics import spread
-from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.case_rankings import task_scores
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, compare_over_test_sets
-from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
+from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranking_options import RankingOptions
-from robustness.statistics.schemes import schemes_from_counts, schemes_from_values
+from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.table_schemes import per_case_frames
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.verdicts import best_with_ties
 from robustness.studies.common import (
-    ResamplingOptions,
     bootstrap_tables,
-    convergence_points,
     convergence_tables,
     method_columns,
     methods_meta,
@@ -53,6 +50,15 @@ from robustness.studies.common import (
     resample,
     uncertainty_tables,
 )
+from robustness.studies.rank_convergence_metrics import (
+    PerImage,
+    label_tables,
+    label_verdicts,
+    metric_tables,
+    metric_verdicts,
+    overlap_metrics,
+)
+from robustness.studies.rank_convergence_options import RankConvergenceOptions
 from robustness.studies.resampling_verdicts import (
     fastest_verdicts,
     ranking_verdicts,
@@ -69,55 +75,6 @@ if TYPE_CHECKING:
 __all__ = ["RankConvergenceOptions", "run"]
 
 STUDY = "rank_convergence"
-
-
-@dataclass(frozen=True)
-class RankConvergenceOptions(ResamplingOptions):
-    """The main job's options (besides :class:`~robustness.studies.common.ResamplingOptions`).
-
-    Attributes
-    ----------
-    strategies : tuple of str or None
-        Gold strategies (None: the registry's defaults).
-    empty : str
-        The both-empty policy (:data:`robustness.overlap.empty.EMPTY_POLICIES`).
-    unit : {'image', 'encounter'}
-        The unit added one by one in the random orders.
-    bootstrap_unit : {'image', 'encounter'}
-        The unit the bootstrap resamples.
-    boundary : tuple of str
-        Boundary metrics (:mod:`robustness.overlap.boundary`) computed per image and ranked beside the overlap
-        metrics under the headline gold (metric_leaderboard.csv, metric_agreement.csv).
-    primary : Scheme or None
-        The headline scheme (:class:`robustness.scheme.Scheme`): the leaderboard, the verdicts and the report's
-        conclusions are about it. None: :func:`robustness.scheme.default_scheme` of the strategies (never called
-        official).
-    """
-
-    strategies: tuple | None = None
-    empty: str = "one"
-    unit: str = "image"
-    bootstrap_unit: str = "encounter"
-    boundary: tuple = ()
-    primary: Scheme | None = None
-
-    def __post_init__(self) -> None:
-        """Check the values (the strategies and the empty policy against their registries)."""
-        super().__post_init__()
-
-        empty_policy(self.empty)
-        chosen = [g.name for g in resolve(None if self.strategies is None else list(self.strategies))]
-        if self.primary is not None:
-            if not isinstance(self.primary, Scheme):
-                raise TypeError(f"primary must be a Scheme, got {type(self.primary).__name__}")
-            if self.primary.gold not in chosen:
-                raise ValueError(f"the headline scheme's gold {self.primary.gold!r} is not among the gold strategies "
-                                 f"({', '.join(chosen)}): add it to them")
-        for name in self.boundary:
-            boundary_metric(name)
-        for name in ("unit", "bootstrap_unit"):
-            if getattr(self, name) not in ("image", "encounter"):
-                raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
 
 
 def _uncertainty(schemes, n_extra: int, options, *, n_jobs: int, tolerance: float) -> dict:
@@ -260,7 +217,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
                            n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
                                                                                            variant=variant)
-        for metric in dict.fromkeys(_overlap_metrics() + ((primary.metric,) if not primary.boundary else ()))
+        for metric in dict.fromkeys(overlap_metrics() + ((primary.metric,) if not primary.boundary else ()))
         for variant in ("staple", "leave_one_out")
         if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
     tables["images.csv"] = pd.concat([pd.DataFrame({
@@ -272,11 +229,11 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     labels = getattr(challenge.source, "labels", None)
     several_labels = labels is not None and len(set(labels)) > 1
     if counts.boundary is not None or several_labels:
-        per_image = _PerImage.of(counts, primary, empty, boot_schemes.unit)
+        per_image = PerImage.of(counts, primary, empty, boot_schemes.unit)
         if counts.boundary is not None:
-            tables.update(_metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
+            tables.update(metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
         if several_labels:
-            tables.update(_label_tables(counts, np.asarray(labels), per_image, over, options, n_jobs=n_jobs,
+            tables.update(label_tables(counts, np.asarray(labels), per_image, over, options, n_jobs=n_jobs,
                                         lenient=lenient))
     # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
     order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
@@ -315,132 +272,6 @@ def _layout(challenge) -> dict:
     if labels is not None:
         out["labels"] = sorted(set(labels))
     return out
-
-
-def _overlap_metrics() -> tuple:
-    """The overlap metrics of the metric table (every registered one).
-
-    Ranked per image beside the boundary metrics after the headline metric, and the metrics of the paper's Table 4
-    (gold_spread.csv).
-    """
-    return tuple(METRICS)
-
-
-@dataclass(frozen=True)
-class _PerImage:
-    """The headline gold's per-image values under every per-image metric, ranked by the metric and label tables.
-
-    The headline metric comes first (the others are compared with it).
-    """
-
-    primary: Scheme
-    empty: object
-    metrics: list
-    values: np.ndarray  # (metric, run, image)
-    lower: np.ndarray  # lower is better, per metric
-    unit: str  # the bootstrap's unit
-    clusters: np.ndarray  # every image's unit
-
-    @classmethod
-    def of(cls, counts, primary: Scheme, empty, unit):
-        metrics = list(dict.fromkeys((primary.metric,) + _overlap_metrics() + tuple(counts.boundary_metrics)))
-        values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
-        clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
-        return cls(primary, empty, metrics, values, lower, unit, clusters)
-
-    @property
-    def gold(self) -> str:
-        return self.primary.gold
-
-
-def _metric_tables(counts, per_image, options, *, n_jobs, lenient) -> dict:
-    """Leaderboards of the headline gold under every per-image metric and their agreement (bootstrap over units).
-
-    And how fast each metric's ranking settles on its own full-set ranking (random orders, every ranking method).
-    """
-    p = per_image
-    boards, agreement = metric_agreement(p.values, p.lower, p.metrics, counts.runs, p.clusters, empty=p.empty,
-                                         n_resamples=options.bootstrap, ties=options.ties,
-                                         rng=options.rng("metric_agreement"))
-    # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
-    signed = np.where(p.lower, -1.0, 1.0)[:, None, None] * p.values  # higher is better for the engines
-    names = [(p.gold, m, "macro") for m in p.metrics]
-    conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=p.empty)
-    boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=p.empty)
-    res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot, bootstrap=False)
-    return {"metric_leaderboard.csv": boards.assign(strategy=p.gold, unit=p.unit),
-            "metric_agreement.csv": agreement.assign(strategy=p.gold, unit=p.unit),
-            "metric_convergence.csv": convergence_points(res.convergence.values(), tolerance=options.tolerance,
-                                                         lenient=lenient)}
-
-
-def _label_tables(counts, labels, per_image, over, options, *, n_jobs, lenient) -> dict:
-    """The label as one more dimension of the schemes: each gold's scheme of the headline metric on one label.
-
-    Each label's schemes (micro and macro, every gold) go through the same convergence and bootstrap engines and
-    every ranking method as the main schemes (label_scores.csv, label_convergence.csv); the headline gold's
-    per-label leaderboards under every per-image metric are compared with Kendall's tau, resampling units with
-    all their labels (label_leaderboard.csv, label_agreement.csv).
-    """
-    p = per_image
-    found = list(dict.fromkeys(labels.tolist()))
-    scores, points = [], []
-    for label in found:
-        part = counts.select(np.flatnonzero(labels == label))
-
-        def schemes(unit, part=part):
-            return schemes_from_counts(part, unit=unit, empty=p.empty, metrics=[p.primary.metric], annotators=over)
-
-        conv = schemes(options.unit)
-        boot = conv if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
-        res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot)
-        scores += [b.intervals(method=SCORE_INTERVAL).assign(label=label) for b in res.bootstrap.values()]
-        points.append(convergence_points(res.convergence.values(), tolerance=options.tolerance,
-                                         lenient=lenient).assign(label=label))
-    masks = np.stack([labels == label for label in found])
-    boards, agree = [], []
-    for m, metric in enumerate(p.metrics):
-        b, a = metric_agreement(np.repeat(p.values[m][None], len(found), axis=0), np.repeat(p.lower[m], len(found)),
-                                [str(label) for label in found], counts.runs, p.clusters, empty=p.empty,
-                                n_resamples=options.bootstrap, ties=options.ties, masks=masks,
-                                rng=options.rng("label_agreement"))
-        boards.append(b.rename(columns={"metric": "label"}).assign(metric=metric))
-        agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))
-    return {"label_scores.csv": pd.concat(scores, ignore_index=True),
-            "label_convergence.csv": pd.concat(points, ignore_index=True),
-            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.gold, unit=p.unit),
-            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.gold, unit=p.unit)}
-
-
-def _tau_statement(row) -> str:
-    """Two rankings 'agree' (every resample: tau 1), 'differ' (tau's interval below 1) or 'may differ'."""
-    return "agree" if row.tau_low > 0.999 else ("differ" if row.tau_high < 0.999 else "may differ")
-
-
-def _label_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
-    """Kendall's tau between every two labels' rankings (headline gold and metric, macro), and how many runs move."""
-    agree, boards = tables["label_agreement.csv"], tables["label_leaderboard.csv"]
-    agree, boards = agree[agree.metric == primary.metric], boards[boards.metric == primary.metric]
-    for row in agree.itertuples():
-        a = boards[boards.label == row.label_a].set_index("run")["rank"]
-        b = boards[boards.label == row.label_b].set_index("run")["rank"].reindex(a.index)
-        v.add("label_tau", strategy=primary.gold, metric=primary.metric, average="macro",
-              statement=_tau_statement(row),
-              subject=(str(row.label_a), str(row.label_b)), value=row.tau, low=row.tau_low, high=row.tau_high,
-              level=0.95, count=int((a != b).sum()), total=len(a), table="label_agreement.csv")
-
-
-def _metric_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
-    """Kendall's tau between the headline metric's ranking and every other metric's, and how many runs move."""
-    agree, boards = tables["metric_agreement.csv"], tables["metric_leaderboard.csv"]
-    base = boards[boards.metric == primary.metric].set_index("run")["rank"]
-    for row in agree[agree.metric_a == primary.metric].itertuples():
-        other = boards[boards.metric == row.metric_b].set_index("run")["rank"]
-        moved = int((other.reindex(base.index) != base).sum())
-        v.add("metric_tau", strategy=primary.gold, metric=row.metric_b, average="macro",
-              statement=_tau_statement(row), subject=(primary.metric, row.metric_b), value=row.tau, low=row.tau_low,
-              high=row.tau_high, level=0.95,
-              count=moved, total=len(base), table="metric_agreement.csv")
 
 
 #: The share of resamples below which a run is "not first" with confidence (two-sided 95%: 2.5% per side).
@@ -498,9 +329,9 @@ def _verdicts(counts, tables, res, truth, *, primary: Scheme, lenient: float, te
     headline = [primary.with_average(a) for a in primary.averages]
     significance_verdicts(v, tables["pairwise.parquet"], headline)
     if "metric_agreement.csv" in tables:
-        _metric_verdicts(v, tables, primary)
+        metric_verdicts(v, tables, primary)
     if "label_agreement.csv" in tables:
-        _label_verdicts(v, tables, primary)
+        label_verdicts(v, tables, primary)
     unlimited_verdicts(v, tables, headline, lenient=lenient)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
                      test_sets=test_sets, metric=primary.metric)

@@ -1,0 +1,69 @@
+"""The main job's options: those of every resampling study, plus a segmentation challenge's golds and units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from robustness.overlap.boundary import boundary_metric
+from robustness.overlap.empty import empty_policy
+from robustness.overlap.gold import resolve
+from robustness.scheme import Scheme
+from robustness.studies.common import (
+    ResamplingOptions,
+)
+
+if TYPE_CHECKING:
+
+    pass
+
+__all__ = ["RankConvergenceOptions"]
+
+
+@dataclass(frozen=True)
+class RankConvergenceOptions(ResamplingOptions):
+    """The main job's options (besides :class:`~robustness.studies.common.ResamplingOptions`).
+
+    Attributes
+    ----------
+    strategies : tuple of str or None
+        Gold strategies (None: the registry's defaults).
+    empty : str
+        The both-empty policy (:data:`robustness.overlap.empty.EMPTY_POLICIES`).
+    unit : {'image', 'encounter'}
+        The unit added one by one in the random orders.
+    bootstrap_unit : {'image', 'encounter'}
+        The unit the bootstrap resamples.
+    boundary : tuple of str
+        Boundary metrics (:mod:`robustness.overlap.boundary`) computed per image and ranked beside the overlap
+        metrics under the headline gold (metric_leaderboard.csv, metric_agreement.csv).
+    primary : Scheme or None
+        The headline scheme (:class:`robustness.scheme.Scheme`): the leaderboard, the verdicts and the report's
+        conclusions are about it. None: :func:`robustness.scheme.default_scheme` of the strategies (never called
+        official).
+    """
+
+    strategies: tuple | None = None
+    empty: str = "one"
+    unit: str = "image"
+    bootstrap_unit: str = "encounter"
+    boundary: tuple = ()
+    primary: Scheme | None = None
+
+    def __post_init__(self) -> None:
+        """Check the values (the strategies and the empty policy against their registries)."""
+        super().__post_init__()
+
+        empty_policy(self.empty)
+        chosen = [g.name for g in resolve(None if self.strategies is None else list(self.strategies))]
+        if self.primary is not None:
+            if not isinstance(self.primary, Scheme):
+                raise TypeError(f"primary must be a Scheme, got {type(self.primary).__name__}")
+            if self.primary.gold not in chosen:
+                raise ValueError(f"the headline scheme's gold {self.primary.gold!r} is not among the gold strategies "
+                                 f"({', '.join(chosen)}): add it to them")
+        for name in self.boundary:
+            boundary_metric(name)
+        for name in ("unit", "bootstrap_unit"):
+            if getattr(self, name) not in ("image", "encounter"):
+                raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")
