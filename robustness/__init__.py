@@ -42,7 +42,8 @@ _PUBLIC = {
     "publish": "reporting.publish",
     # overlap
     "compute_overlap": "overlap.pixel_pass", "OverlapCounts": "overlap.counts", "GoldStrategy": "overlap.gold",
-    "register": "overlap.gold", "Metric": "overlap.metrics", "register_metric": "overlap.metrics",
+    "register_strategy": "overlap.gold", "register": "overlap.gold", "Metric": "overlap.metrics",
+    "register_metric": "overlap.metrics",
     "staple": "overlap.staple",
     # statistics
     "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.schemes",

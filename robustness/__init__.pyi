@@ -24,6 +24,7 @@ from robustness.io.raters import load_raters as load_raters
 from robustness.overlap.counts import OverlapCounts as OverlapCounts
 from robustness.overlap.gold import GoldStrategy as GoldStrategy
 from robustness.overlap.gold import register as register
+from robustness.overlap.gold import register_strategy as register_strategy
 from robustness.overlap.metrics import Metric as Metric
 from robustness.overlap.metrics import register_metric as register_metric
 from robustness.overlap.pixel_pass import compute_overlap as compute_overlap
@@ -86,6 +87,7 @@ __all__ = [
     "register",
     "register_metric",
     "register_ranking",
+    "register_strategy",
     "reporting",
     "results",
     "schemes_from_counts",

@@ -235,3 +235,46 @@ def test_lazy_names_have_stubs_static_tools_read():
         module = __import__(package, fromlist=["_"])
         names = re.findall(r"^from \S+ import (\w+) as \1$", path.read_text(), flags=re.M)
         assert names and all(hasattr(module, n) for n in names), package
+
+
+# -- one name pattern for registries -----------------------------------------------------------------------------
+
+#: Every registry: a module-level dict NAME, and ``register_<kind>`` in the same module adds to it.
+REGISTRIES = {
+    "robustness.overlap.metrics": ("METRICS", "register_metric"),
+    "robustness.overlap.gold": ("STRATEGIES", "register_strategy"),
+    "robustness.overlap.empty": ("EMPTY_POLICIES", "register_empty_policy"),
+    "robustness.overlap.boundary": ("BOUNDARY_METRICS", "register_boundary_metric"),
+    "robustness.statistics.ranking_methods": ("RANKING_METHODS", "register_ranking"),
+    "robustness.results.study_result": ("TABLES", "register_table"),
+    "robustness.results.claims": ("CLAIMS", "register_claim"),
+    "robustness.reporting.sections.registry": ("SECTIONS", "register_section"),
+}
+
+
+def test_every_registry_is_a_dict_its_register_function_fills():
+    import importlib
+
+    from robustness.reporting.sections.registry import sections
+
+    sections("rank_convergence")  # the built-in report sections register when their module is first asked for
+    for module_name, (table, register) in REGISTRIES.items():
+        module = importlib.import_module(module_name)
+        registry, add = getattr(module, table), getattr(module, register)
+        assert isinstance(registry, dict) and registry and callable(add), module_name
+    for module_name in ("robustness.overlap.metrics", "robustness.overlap.gold", "robustness.overlap.empty",
+                        "robustness.overlap.boundary", "robustness.statistics.ranking_methods"):
+        module = importlib.import_module(module_name)
+        table, register = REGISTRIES[module_name]
+        registry = getattr(module, table)
+        name, entry = next(iter(registry.items()))
+        assert getattr(module, register)(entry) is entry and registry[name] is entry  # registering again: the same
+        with pytest.raises(TypeError):
+            getattr(module, register)("not an entry")
+
+
+def test_the_earlier_gold_registration_name_warns():
+    from robustness.overlap.gold import STRATEGIES, register
+
+    with pytest.deprecated_call(match="register_strategy"):
+        assert register(STRATEGIES["union"]) is STRATEGIES["union"]

@@ -17,11 +17,13 @@ from robustness.overlap.counts import save_counts as save_counts
 from robustness.overlap.empty import EMPTY_POLICIES as EMPTY_POLICIES
 from robustness.overlap.empty import EmptyPolicy as EmptyPolicy
 from robustness.overlap.empty import empty_policy as empty_policy
+from robustness.overlap.empty import register_empty_policy as register_empty_policy
 from robustness.overlap.gold import STRATEGIES as STRATEGIES
 from robustness.overlap.gold import GoldStrategy as GoldStrategy
 from robustness.overlap.gold import get_strategy as get_strategy
 from robustness.overlap.gold import official_strategy as official_strategy
 from robustness.overlap.gold import register as register
+from robustness.overlap.gold import register_strategy as register_strategy
 from robustness.overlap.gold import resolve as resolve
 from robustness.overlap.metrics import METRICS as METRICS
 from robustness.overlap.metrics import Metric as Metric
@@ -61,7 +63,9 @@ __all__ = [
     "patterns",
     "pixel_pass",
     "register",
+    "register_empty_policy",
     "register_metric",
+    "register_strategy",
     "resolve",
     "save_counts",
     "staple",

@@ -43,8 +43,8 @@ from numpy.typing import ArrayLike
 from robustness import _kernels
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 
-__all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "boundary_metric", "is_boundary_metric", "boundary_scores",
-           "surface_distances", "boundary_matrix", "crop", "SLACK"]
+__all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
+           "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK"]
 
 #: Relative slack on squared distances when comparing a distance with the NSD's tolerance.
 SLACK = 1e-9
@@ -134,11 +134,33 @@ class BoundaryMetric:
 
 
 #: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
-BOUNDARY_METRICS: dict[str, BoundaryMetric] = {
-    "hd95": BoundaryMetric("hd95", "hd95", description="95th percentile Hausdorff distance (max of both directions)"),
-    "assd": BoundaryMetric("assd", "assd", description="average symmetric surface distance"),
-    "hd": BoundaryMetric("hd", "hd", description="Hausdorff distance (maximum of both directions)"),
-}
+BOUNDARY_METRICS: dict[str, BoundaryMetric] = {}
+
+
+def register_boundary_metric(metric: BoundaryMetric) -> BoundaryMetric:
+    """Add (or replace) a fixed boundary metric in :data:`BOUNDARY_METRICS`.
+
+    Parameters
+    ----------
+    metric : BoundaryMetric
+
+    Returns
+    -------
+    BoundaryMetric
+        ``metric``, registered.
+    """
+    if not isinstance(metric, BoundaryMetric):
+        raise TypeError(f"expected a BoundaryMetric, got {type(metric).__name__}")
+    BOUNDARY_METRICS[metric.name] = metric
+    return metric
+
+
+for _metric in (
+    BoundaryMetric("hd95", "hd95", description="95th percentile Hausdorff distance (max of both directions)"),
+    BoundaryMetric("assd", "assd", description="average symmetric surface distance"),
+    BoundaryMetric("hd", "hd", description="Hausdorff distance (maximum of both directions)"),
+):
+    register_boundary_metric(_metric)
 
 
 def is_boundary_metric(name: str) -> bool:

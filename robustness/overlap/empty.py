@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["EmptyPolicy", "EMPTY_POLICIES", "empty_policy"]
+__all__ = ["EmptyPolicy", "EMPTY_POLICIES", "register_empty_policy", "empty_policy"]
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,34 @@ class EmptyPolicy:
 
 
 #: The both-empty policies, by name (the command-line ``--empty`` choices).
-EMPTY_POLICIES: dict[str, EmptyPolicy] = {p.name: p for p in (
+EMPTY_POLICIES: dict[str, EmptyPolicy] = {}
+
+
+def register_empty_policy(policy: EmptyPolicy) -> EmptyPolicy:
+    """Add (or replace) a both-empty policy in :data:`EMPTY_POLICIES`.
+
+    Parameters
+    ----------
+    policy : EmptyPolicy
+
+    Returns
+    -------
+    EmptyPolicy
+        ``policy``, registered.
+    """
+    if not isinstance(policy, EmptyPolicy):
+        raise TypeError(f"expected an EmptyPolicy, got {type(policy).__name__}")
+    EMPTY_POLICIES[policy.name] = policy
+    return policy
+
+
+for _policy in (
     EmptyPolicy("one", 1.0, False, "both-empty pairs score 1"),
     EmptyPolicy("zero", 0.0, False, "both-empty pairs score 0"),
     EmptyPolicy("ignore", math.nan, True, "both-empty pairs are left out of the averages"),
     EmptyPolicy("official", math.nan, False, "both-empty pairs are 0/0 = nan, propagating as in the official scorer"),
-)}
+):
+    register_empty_policy(_policy)
 
 
 def empty_policy(empty: str | EmptyPolicy) -> EmptyPolicy:

@@ -33,7 +33,7 @@ plots all read it. Kinds:
 
 Adding a look-up-table strategy is one call::
 
-    register(GoldStrategy("atleast2", "lut", build=lambda k: pattern_bits(k).sum(axis=1) >= 2))
+    register_strategy(GoldStrategy("atleast2", "lut", build=lambda k: pattern_bits(k).sum(axis=1) >= 2))
 
 The registry imports nothing heavy (numpy is loaded on first use), so command
 lines can read their defaults from it without slowing ``--help``.
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,7 @@ __all__ = [
     "GoldStrategy",
     "STRATEGIES",
     "is_random",
+    "register_strategy",
     "register",
     "get_strategy",
     "resolve",
@@ -203,7 +205,7 @@ _RANDOM_STYLES: dict[int, dict[str, object]] = {
 }
 
 
-def register(strategy: GoldStrategy) -> GoldStrategy:
+def register_strategy(strategy: GoldStrategy) -> GoldStrategy:
     """Add (or replace) a gold strategy in :data:`STRATEGIES`.
 
     Parameters
@@ -223,6 +225,22 @@ def register(strategy: GoldStrategy) -> GoldStrategy:
     return strategy
 
 
+def register(strategy: GoldStrategy) -> GoldStrategy:
+    """The earlier name of :func:`register_strategy` (every registry is ``register_<kind>``): deprecated.
+
+    Parameters
+    ----------
+    strategy : GoldStrategy
+
+    Returns
+    -------
+    GoldStrategy
+    """
+    warnings.warn("robustness.overlap.gold.register is deprecated: use register_strategy", DeprecationWarning,
+                  stacklevel=2)
+    return register_strategy(strategy)
+
+
 def _random(n: int, default: bool = False) -> GoldStrategy:
     style: dict = dict(_RANDOM_STYLES.get(n, dict(color="#888888", linestyle=(0, (2, 2)))))
     return GoldStrategy(f"rand{n}", "random", style=style, default=default, index=n,
@@ -230,28 +248,30 @@ def _random(n: int, default: bool = False) -> GoldStrategy:
 
 
 for _n in (1, 2, 3):
-    register(_random(_n, default=True))
-register(GoldStrategy("majority", "lut", build=majority_lut, style=dict(color="#0072B2", linestyle="-"),
-                      description="at least ceil(k/2) of the k annotators present (official)"))
-register(GoldStrategy("intersection", "lut", build=intersection_lut, style=dict(color="#E69F00", linestyle="-"),
-                      description="all annotators present"))
-register(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#009E73", linestyle="-"),
-                      description="any annotator present"))
+    register_strategy(_random(_n, default=True))
+register_strategy(GoldStrategy("majority", "lut", build=majority_lut, style=dict(color="#0072B2", linestyle="-"),
+                               description="at least ceil(k/2) of the k annotators present (official)"))
+register_strategy(GoldStrategy("intersection", "lut", build=intersection_lut,
+                               style=dict(color="#E69F00", linestyle="-"), description="all annotators present"))
+register_strategy(GoldStrategy("union", "lut", build=union_lut, style=dict(color="#009E73", linestyle="-"),
+                               description="any annotator present"))
+
+
 def _staple(hist, **options):
     from robustness.overlap.staple import staple
 
     return staple(hist, **options)
 
 
-register(GoldStrategy("staple", "histogram", build=_staple, label="STAPLE",
-                      style=dict(color="#000000", linestyle=(0, (4, 2)), linewidth=1.4),
-                      description="STAPLE (Warfield et al. 2004) as SimpleITK, posterior > 0.5"))
-register(GoldStrategy("mean", "annotators", how="mean", label="mean over annotators",
-                      style=dict(color="#CC79A7", linestyle="-"),
-                      description="per image, the mean over annotators of the run's score (macro only)"))
-register(GoldStrategy("max", "annotators", how="max", label="max over annotators",
-                      style=dict(color="#56B4E9", linestyle=(0, (5, 1, 1, 1))),
-                      description="per image, the max over annotators of the run's score (macro only)"))
+register_strategy(GoldStrategy("staple", "histogram", build=_staple, label="STAPLE",
+                               style=dict(color="#000000", linestyle=(0, (4, 2)), linewidth=1.4),
+                               description="STAPLE (Warfield et al. 2004) as SimpleITK, posterior > 0.5"))
+register_strategy(GoldStrategy("mean", "annotators", how="mean", label="mean over annotators",
+                               style=dict(color="#CC79A7", linestyle="-"),
+                               description="per image, the mean over annotators of the run's score (macro only)"))
+register_strategy(GoldStrategy("max", "annotators", how="max", label="max over annotators",
+                               style=dict(color="#56B4E9", linestyle=(0, (5, 1, 1, 1))),
+                               description="per image, the max over annotators of the run's score (macro only)"))
 
 
 def get_strategy(name: str | GoldStrategy) -> GoldStrategy:
