@@ -14,7 +14,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import ScalarFormatter
 
 from robustness.reporting.plotting import axes, strategy_style
-from robustness.scheme import lower_is_better, metric_label
+from robustness.scheme import DEFAULT, lower_is_better, metric_label
 from robustness.statistics.ranking_methods import RANKING_METHODS
 from robustness.statistics.ranks import format_target, random_l1, target_rule
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["significance_map", "significance_legend", "test_set_size", "ranking_agreement_heatmap"]
 
-def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
                      ax: Axes | None = None, legend: bool = True, fontsize: float | None = None) -> Axes:
     """challengeR-style significance map: cell (row, column) dark when the row's run scores significantly higher.
 
@@ -88,7 +88,7 @@ def significance_legend(color: str) -> list:
             Patch(color="#f2f2f2", label="no evidence of a difference")]
 
 
-def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = "jaccard", official: str | None = None,
+def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = DEFAULT.metric, official: str | None = None,
                   tolerance: float | None = None, n_runs: int | None = None, unit: str = "encounter",
                   ax: Axes | None = None) -> Axes:
     """Expected L1 to the ranking on unlimited data vs test-set size, per strategy.

@@ -23,7 +23,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from robustness.overlap.gold import get_strategy
-from robustness.scheme import lower_is_better, metric_label
+from robustness.scheme import DEFAULT, lower_is_better, metric_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -239,7 +239,7 @@ def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataF
     return fig
 
 
-def auc_intervals(points: pd.DataFrame, *, metric: str = "jaccard", average: str, ax: Axes | None = None) -> Axes:
+def auc_intervals(points: pd.DataFrame, *, metric: str = DEFAULT.metric, average: str, ax: Axes | None = None) -> Axes:
     """Area under the mean L1 curve per strategy with its interval.
 
     Parameters
@@ -269,7 +269,7 @@ def auc_intervals(points: pd.DataFrame, *, metric: str = "jaccard", average: str
     return ax
 
 
-def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
            ax: Axes | None = None, top: int | None = None) -> Axes:
     """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval.
 
@@ -311,7 +311,7 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = "jaccard", a
     return ax
 
 
-def rank_blobs(rank_distribution: pd.DataFrame, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+def rank_blobs(rank_distribution: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
                ax: Axes | None = None) -> Axes:
     """challengeR-style blob plot: for each run (ordered by full-set rank), how often it takes each rank.
 

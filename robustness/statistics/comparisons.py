@@ -28,6 +28,7 @@ from scipy.stats import t as student
 from scipy.stats import wilcoxon
 
 from robustness import _kernels
+from robustness.scheme import DEFAULT
 from robustness.statistics.bootstrap import BootstrapResult
 from robustness.statistics.inference import nanquantile_columns, percentile_interval, tails
 from robustness.statistics.multiplicity import ADJUSTMENTS, adjust
@@ -306,7 +307,7 @@ def ranking_agreement(boots: Iterable[BootstrapResult], *, confidence: float = 0
                                        "tau_low", "tau_high"])
 
 
-def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = "jaccard", average: str = "micro",
+def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
                    confidence: float = 0.95) -> pd.DataFrame:
     """Neighbours on a leaderboard and whether the bootstrap tells them apart.
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from robustness.overlap.gold import is_random
 from robustness.results.study_result import Verdicts
+from robustness.scheme import DEFAULT
 from robustness.statistics.convergence import Convergence
 from robustness.statistics.verdicts import best_with_ties
 from robustness.studies.common import only
@@ -60,7 +61,7 @@ def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: I
 
 
 def fastest_verdicts(verdicts: Verdicts, conv: Convergence, points: pd.DataFrame, *, lenient: float,
-                     test_sets: tuple[np.ndarray, list] | None = None, metric: str = "jaccard") -> None:
+                     test_sets: tuple[np.ndarray, list] | None = None, metric: str = DEFAULT.metric) -> None:
     """Which strategy's curve is lowest (smallest area under the mean L1 curve), per averaging.
 
     With ``test_sets`` (:func:`robustness.statistics.convergence.auc_over_test_sets` and its schemes' names), a
