@@ -64,7 +64,8 @@ from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.truth import truth_schemes
 from robustness.statistics.uncertainty import ranking_uncertainty
-from robustness.synthetic.challenge import draw_population, make_challenge, pool_counts
+from robustness.synthetic.challenge import draw_population, make_challenge
+from robustness.synthetic.pools import pool_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -195,7 +196,7 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
 
     The pool is sharp by construction: independent images (one per encounter: an image's distribution does not
     depend on its encounter's other images, and independent images carry more information than correlated
-    ones) whose runs draw with common random numbers (:func:`robustness.synthetic.challenge.pool_counts`).
+    ones) whose runs draw with common random numbers (:func:`robustness.synthetic.pools.pool_counts`).
     Its own distance to unlimited data, ``pool_l1``, is the L1 between the rankings on its two halves, halved
     (each half has twice the whole pool's variance, and the two differ by both). The pool starts at
     ``options.pool_images`` and doubles (each new batch from its own stream) while ``pool_l1`` exceeds

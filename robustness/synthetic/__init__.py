@@ -11,6 +11,6 @@ from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "SyntheticConfig": "challenge", "Population": "challenge", "draw_population": "challenge",
-    "make_challenge": "challenge", "true_mask": "challenge", "pool_counts": "challenge",
+    "make_challenge": "challenge", "true_mask": "challenge", "pool_counts": "pools",
     "example_table": "case_tables",
-}, modules=("challenge", "lesions", "volumes", "case_tables"))
+}, modules=("challenge", "pools", "lesions", "volumes", "case_tables"))

@@ -4,14 +4,15 @@
 from robustness.synthetic import case_tables as case_tables
 from robustness.synthetic import challenge as challenge
 from robustness.synthetic import lesions as lesions
+from robustness.synthetic import pools as pools
 from robustness.synthetic import volumes as volumes
 from robustness.synthetic.case_tables import example_table as example_table
 from robustness.synthetic.challenge import Population as Population
 from robustness.synthetic.challenge import SyntheticConfig as SyntheticConfig
 from robustness.synthetic.challenge import draw_population as draw_population
 from robustness.synthetic.challenge import make_challenge as make_challenge
-from robustness.synthetic.challenge import pool_counts as pool_counts
 from robustness.synthetic.challenge import true_mask as true_mask
+from robustness.synthetic.pools import pool_counts as pool_counts
 
 __all__ = [
     "Population",
@@ -23,6 +24,7 @@ __all__ = [
     "lesions",
     "make_challenge",
     "pool_counts",
+    "pools",
     "true_mask",
     "volumes",
 ]

@@ -58,7 +58,7 @@ exactly as before.
 
 Who takes part (:class:`Population`: annotators' biases, runs' skills and
 biases) is drawn before the images, so the same runs can be scored on a test
-set and on a large independent pool of images (:func:`pool_counts`), and
+set and on a large independent pool of images (:func:`robustness.synthetic.pools.pool_counts`), and
 settings that differ only in their annotators share the same images and runs.
 Every image draws from its own seeded streams (lesion, each annotator, each
 run), so annotators present or absent never shift another rater's draws.
@@ -80,9 +80,7 @@ from robustness.io.headers import MAX_VOXELS
 from robustness.seeds import SeedLike
 from robustness.synthetic.lesions import generate_image
 
-__all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask",
-           "pool_counts"]
-
+__all__ = ["SyntheticConfig", "Population", "SyntheticSource", "draw_population", "make_challenge", "true_mask"]
 
 
 @dataclass(frozen=True)
@@ -472,42 +470,6 @@ def make_challenge(
         notes=(),
         spacings=None if config.depth is None else (tuple(float(v) for v in config.spacing),) * len(images),
     )
-
-
-def pool_counts(config: SyntheticConfig, population: Population, *, n_encounters: int,
-                rng: SeedLike = None) -> tuple[np.ndarray, tuple]:
-    """The runs' TP/FP/FN against the latent truth on a fresh pool of images (no annotators drawn).
-
-    The pool has ``n_encounters`` encounters with the config's images per
-    encounter. Scores on it estimate the runs' population scores. The runs
-    draw with common random numbers (``generate_image(common_runs=True)``):
-    each run's expected score is its population score as on any test set, and
-    the ranking between runs is estimated far more sharply than from
-    independent draws (measured: the default challenge's pool of 300
-    encounters ranks within L1 3-6 of its other half's ranking, against 34-46
-    with independent draws).
-
-    Parameters
-    ----------
-    config : SyntheticConfig
-    population : Population
-    n_encounters : int
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    (counts, encounters) : int64 (n_runs, n_images, 3), tuple of str
-    """
-    per_image = config.n_images / config.n_encounters
-    n_images = min(int(round(n_encounters * per_image)), n_encounters * config.max_images_per_encounter)
-    c = replace(config, n_encounters=n_encounters, n_images=max(n_images, n_encounters))
-    ch = make_challenge(c, rng=rng, population=population)
-    src = ch.source
-    assert isinstance(src, SyntheticSource)  # make_challenge's source
-    counts = np.empty((len(population.runs), ch.n_images, 3), dtype=np.int64)
-    for i in range(ch.n_images):
-        counts[:, i] = generate_image(src, i, annotators=False, common_runs=True, run_counts=True)[("run", "counts")]
-    return counts, ch.encounters
 
 
 def true_mask(challenge: Challenge, image: int | str) -> np.ndarray:

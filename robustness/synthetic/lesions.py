@@ -151,7 +151,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
         boundary noise from the same uniforms and normals (each through its own parameters). Each run's masks keep
         their distribution, so its expected score is unchanged, while the differences between runs lose the
         noise of independent draws: a pool of images estimates the runs' population *ranking* far more sharply
-        (:func:`robustness.synthetic.challenge.pool_counts`). A test set never uses it.
+        (:func:`robustness.synthetic.pools.pool_counts`). A test set never uses it.
     run_counts : bool
         Instead of the runs' masks, their TP, FP, FN against the truth under ``("run", "counts")`` (int64, one row
         per run; 2D images: counted by :func:`robustness._kernels.rater_counts` without making the masks, equal to
