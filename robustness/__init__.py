@@ -35,7 +35,7 @@ __version__ = "0.1.0"
 #: Where each public name lives (the subpackage, then its module).
 _PUBLIC = {
     # input
-    "Challenge": "io.challenge", "from_arrays": "io.challenge", "load_dermavqa": "io.dermavqa",
+    "Challenge": "io.challenge", "from_arrays": "io.arrays", "load_dermavqa": "io.dermavqa",
     "load_raters": "io.raters", "load_challenge": "io.dermavqa", "write_dermavqa": "io.dermavqa",
     "read_mask": "io.masks", "read_case_table": "io.case_table",
     # results folders

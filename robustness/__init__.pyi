@@ -13,9 +13,9 @@ from robustness import seeds as seeds
 from robustness import simulation as simulation
 from robustness import statistics as statistics
 from robustness import synthetic as synthetic
+from robustness.io.arrays import from_arrays as from_arrays
 from robustness.io.case_table import read_case_table as read_case_table
 from robustness.io.challenge import Challenge as Challenge
-from robustness.io.challenge import from_arrays as from_arrays
 from robustness.io.dermavqa import load_challenge as load_challenge
 from robustness.io.dermavqa import load_dermavqa as load_dermavqa
 from robustness.io.dermavqa import write_dermavqa as write_dermavqa

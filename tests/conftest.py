@@ -165,7 +165,7 @@ def spread_challenge():
     lesion. STAPLE of i1 is the 2x2 lesion, so the annotators' Jaccard with it is [1, 1, 4/9] and the
     run's 1/4; i2 has no annotator spread.
     """
-    from robustness.io.challenge import from_arrays
+    from robustness.io.arrays import from_arrays
 
     z = np.zeros((4, 4), int)
     lesion = z.copy()

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy.stats import wilcoxon
 
-from robustness.io.challenge import from_arrays
+from robustness.io.arrays import from_arrays
 from robustness.overlap import compute_overlap
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons

@@ -93,7 +93,7 @@ def test_official_mode_propagates_nan_and_default_does_not():
     e = np.zeros((3, 3))
     m = np.eye(3)
     ann = {"i1": {"ann0": m, "ann1": m, "ann2": e}, "i2": {"ann0": e, "ann1": e, "ann2": e}}
-    from robustness.io.challenge import from_arrays
+    from robustness.io.arrays import from_arrays
 
     ch = from_arrays(ann, {"r": {"i1": m, "i2": e}})
     oc = compute_overlap(ch, rng=0)

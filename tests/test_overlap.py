@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from robustness.errors import NoteWarning
-from robustness.io.challenge import from_arrays
+from robustness.io.arrays import from_arrays
 from robustness.overlap import compute_overlap, load_counts, save_counts
 from robustness.overlap import pixel_pass as ov
 from robustness.overlap.gold import staple

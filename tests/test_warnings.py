@@ -77,7 +77,7 @@ def test_duplicate_runs_and_copied_annotator(tiny_dermavqa, tmp_path, capsys):
 
 
 def test_near_copies_count_as_copies_and_far_ones_do_not():
-    from robustness.io.challenge import from_arrays
+    from robustness.io.arrays import from_arrays
 
     rng = np.random.default_rng(2)
     a = rng.random((100, 100)) < 0.5

@@ -1,6 +1,7 @@
 # The lazy names of robustness.io for static tools: written by `python -m robustness._lazy` from its
 # __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.
 
+from robustness.io import arrays as arrays
 from robustness.io import case_table as case_table
 from robustness.io import challenge as challenge
 from robustness.io import dermavqa as dermavqa
@@ -8,11 +9,11 @@ from robustness.io import folders as folders
 from robustness.io import masks as masks
 from robustness.io import raters as raters
 from robustness.io import tiff as tiff
+from robustness.io.arrays import ArraySource as ArraySource
+from robustness.io.arrays import from_arrays as from_arrays
 from robustness.io.case_table import read_case_table as read_case_table
-from robustness.io.challenge import ArraySource as ArraySource
 from robustness.io.challenge import Challenge as Challenge
 from robustness.io.challenge import MaskSource as MaskSource
-from robustness.io.challenge import from_arrays as from_arrays
 from robustness.io.dermavqa import load_challenge as load_challenge
 from robustness.io.dermavqa import load_dermavqa as load_dermavqa
 from robustness.io.dermavqa import write_dermavqa as write_dermavqa
@@ -30,6 +31,7 @@ __all__ = [
     "MASK_SUFFIXES",
     "MaskFormat",
     "MaskSource",
+    "arrays",
     "case_table",
     "challenge",
     "dermavqa",

@@ -70,7 +70,7 @@ def duplicate_raters(counts: OverlapCounts, *, threshold: float | None = None) -
     Examples
     --------
     >>> import numpy as np
-    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.io.arrays import from_arrays
     >>> from robustness.overlap import compute_overlap
     >>> a, b = np.eye(3, dtype=bool), np.ones((3, 3), dtype=bool)
     >>> ch = from_arrays({"x": {"ann0": a, "ann1": b}}, {"copy": {"x": a}, "other": {"x": ~a}})
@@ -182,7 +182,7 @@ def empty_annotators(counts: OverlapCounts) -> list[str]:
     Examples
     --------
     >>> import numpy as np
-    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.io.arrays import from_arrays
     >>> from robustness.overlap import compute_overlap
     >>> z, m = np.zeros((3, 3), bool), np.eye(3, dtype=bool)
     >>> ch = from_arrays({"x": {"a": m, "b": z}, "y": {"a": m, "b": z}}, {"r": {"x": m, "y": m}})
@@ -238,7 +238,7 @@ def outlier_annotators(counts: OverlapCounts, *, level: float = OUTLIER_JACCARD,
     Examples
     --------
     >>> import numpy as np
-    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.io.arrays import from_arrays
     >>> from robustness.overlap import compute_overlap
     >>> cell, other = np.zeros((8, 8), bool), np.zeros((8, 8), bool)
     >>> cell[:3, :3], other[5:, 5:] = True, True
@@ -313,7 +313,7 @@ def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
     Examples
     --------
     >>> import numpy as np
-    >>> from robustness.io.challenge import from_arrays
+    >>> from robustness.io.arrays import from_arrays
     >>> from robustness.overlap import compute_overlap
     >>> z, m = np.zeros((3, 3), bool), np.eye(3, dtype=bool)
     >>> ch = from_arrays({"x.label1": {"a": m, "b": m}, "x.label9": {"a": z, "b": z}}, {"r": {"x.label1": m,
