@@ -178,7 +178,6 @@ LONG_MODULES = {
     "robustness/reporting/sections/rank_convergence.py": 581, "robustness/results/folder.py": 727,
     "robustness/statistics/schemes.py": 581,
     "robustness/overlap/pixel_pass.py": 569,
-    "robustness/io/folders.py": 559,
 }
 
 

@@ -14,6 +14,6 @@ from robustness._lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "Challenge": "challenge", "MaskSource": "challenge", "ArraySource": "arrays", "from_arrays": "arrays",
     "MaskFormat": "masks", "read_mask": "masks", "read_shape": "masks", "MASK_SUFFIXES": "masks",
-    "FileSource": "folders", "load_dermavqa": "dermavqa", "load_challenge": "dermavqa", "write_dermavqa": "dermavqa",
-    "load_raters": "raters", "read_case_table": "case_table",
-}, modules=("challenge", "arrays", "tiff", "masks", "folders", "dermavqa", "raters", "case_table"))
+    "FileSource": "file_source", "load_dermavqa": "dermavqa", "load_challenge": "dermavqa",
+    "write_dermavqa": "dermavqa", "load_raters": "raters", "read_case_table": "case_table",
+}, modules=("challenge", "arrays", "file_source", "tiff", "masks", "folders", "dermavqa", "raters", "case_table"))

@@ -5,6 +5,7 @@ from robustness.io import arrays as arrays
 from robustness.io import case_table as case_table
 from robustness.io import challenge as challenge
 from robustness.io import dermavqa as dermavqa
+from robustness.io import file_source as file_source
 from robustness.io import folders as folders
 from robustness.io import masks as masks
 from robustness.io import raters as raters
@@ -17,7 +18,7 @@ from robustness.io.challenge import MaskSource as MaskSource
 from robustness.io.dermavqa import load_challenge as load_challenge
 from robustness.io.dermavqa import load_dermavqa as load_dermavqa
 from robustness.io.dermavqa import write_dermavqa as write_dermavqa
-from robustness.io.folders import FileSource as FileSource
+from robustness.io.file_source import FileSource as FileSource
 from robustness.io.masks import MASK_SUFFIXES as MASK_SUFFIXES
 from robustness.io.masks import MaskFormat as MaskFormat
 from robustness.io.masks import read_mask as read_mask
@@ -35,6 +36,7 @@ __all__ = [
     "case_table",
     "challenge",
     "dermavqa",
+    "file_source",
     "folders",
     "from_arrays",
     "load_challenge",
