@@ -177,7 +177,6 @@ def test_no_function_over_complexity_20():
 LONG_MODULES = {
     "robustness/reporting/sections/rank_convergence.py": 581, "robustness/results/folder.py": 727,
     "robustness/statistics/schemes.py": 581,
-    "robustness/overlap/pixel_pass.py": 569,
 }
 
 

@@ -5,6 +5,7 @@ from robustness.overlap import checks as checks
 from robustness.overlap import counts as counts
 from robustness.overlap import empty as empty
 from robustness.overlap import gold as gold
+from robustness.overlap import image_counts as image_counts
 from robustness.overlap import metrics as metrics
 from robustness.overlap import patterns as patterns
 from robustness.overlap import pixel_pass as pixel_pass
@@ -25,14 +26,14 @@ from robustness.overlap.gold import official_strategy as official_strategy
 from robustness.overlap.gold import register as register
 from robustness.overlap.gold import register_strategy as register_strategy
 from robustness.overlap.gold import resolve as resolve
+from robustness.overlap.image_counts import TWIN_JACCARD as TWIN_JACCARD
+from robustness.overlap.image_counts import ImageCounts as ImageCounts
+from robustness.overlap.image_counts import count_image as count_image
 from robustness.overlap.metrics import METRICS as METRICS
 from robustness.overlap.metrics import Metric as Metric
 from robustness.overlap.metrics import get_metric as get_metric
 from robustness.overlap.metrics import register_metric as register_metric
-from robustness.overlap.pixel_pass import TWIN_JACCARD as TWIN_JACCARD
-from robustness.overlap.pixel_pass import ImageCounts as ImageCounts
 from robustness.overlap.pixel_pass import compute_overlap as compute_overlap
-from robustness.overlap.pixel_pass import count_image as count_image
 from robustness.overlap.staple import StapleResult as StapleResult
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "get_metric",
     "get_strategy",
     "gold",
+    "image_counts",
     "load_counts",
     "metrics",
     "official_strategy",

@@ -24,7 +24,7 @@ import numpy as np
 
 from robustness.errors import InputError, summarise_notes
 from robustness.overlap.counts import OverlapCounts
-from robustness.overlap.pixel_pass import TWIN_JACCARD
+from robustness.overlap.image_counts import TWIN_JACCARD
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
