@@ -175,7 +175,7 @@ def test_no_function_over_complexity_20():
 #: Modules still over 500 lines, each with the ceiling it may not pass (Architecture III, item 5: the list may only
 #: shrink; a module split below 500 lines leaves it, and a new module over 500 lines fails).
 LONG_MODULES = {
-    "robustness/reporting/sections/rank_convergence.py": 581, "robustness/results/folder.py": 727,
+    "robustness/results/folder.py": 727,
     "robustness/statistics/schemes.py": 581,
 }
 
