@@ -33,9 +33,9 @@ def main(argv=None):
     from robustness.overlap import compute_overlap
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
+    from robustness.statistics.count_schemes import schemes_from_counts
     from robustness.statistics.multiplicity import adjust
     from robustness.statistics.ranking_methods import prepare
-    from robustness.statistics.schemes import schemes_from_counts
     from robustness.synthetic.challenge import make_challenge
 
     oc = compute_overlap(make_challenge(rng=0), rng=0)

@@ -46,7 +46,7 @@ _PUBLIC = {
     "register_metric": "overlap.metrics",
     "staple": "overlap.staple",
     # statistics
-    "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.schemes",
+    "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.count_schemes",
     "schemes_from_table": "statistics.table_schemes", "rank": "statistics.ranks",
     "rank_convergence": "statistics.convergence", "bootstrap": "statistics.bootstrap",
     "pairwise_comparisons": "statistics.comparisons", "ranking_uncertainty": "statistics.uncertainty",

@@ -36,13 +36,13 @@ from robustness.results.folder import open_results as open_results
 from robustness.statistics.bootstrap import bootstrap as bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons as pairwise_comparisons
 from robustness.statistics.convergence import rank_convergence as rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts as schemes_from_counts
 from robustness.statistics.leaderboard import leaderboard as leaderboard
 from robustness.statistics.leaderboard import scores_frame as scores_frame
 from robustness.statistics.ranking_methods import RankingMethod as RankingMethod
 from robustness.statistics.ranking_methods import register_ranking as register_ranking
 from robustness.statistics.ranks import rank as rank
 from robustness.statistics.schemes import Schemes as Schemes
-from robustness.statistics.schemes import schemes_from_counts as schemes_from_counts
 from robustness.statistics.spread import gold_spread as gold_spread
 from robustness.statistics.table_schemes import schemes_from_table as schemes_from_table
 from robustness.statistics.uncertainty import ranking_uncertainty as ranking_uncertainty

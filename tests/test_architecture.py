@@ -15,8 +15,8 @@ from robustness.overlap import compute_overlap, gold, metrics
 from robustness.parallel import batch_generators
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.leaderboard import scores_frame
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.synthetic.challenge import make_challenge
 
 
@@ -333,7 +333,7 @@ def median_job(tmp_path_factory):
 
 def test_a_new_ranking_method_is_one_registration(median_job):
     """The toy method goes through every engine, table, figure and the report; its numbers equal numpy's."""
-    from robustness.statistics.schemes import schemes_from_counts
+    from robustness.statistics.count_schemes import schemes_from_counts
 
     ch, out, method = median_job
     ci = pd.read_csv(out / "bootstrap_ci.csv")

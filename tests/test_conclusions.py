@@ -22,8 +22,8 @@ from robustness.overlap import compute_overlap
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.inference import quantile_interval
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.table_schemes import schemes_from_table
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed

@@ -121,7 +121,7 @@ def test_schemes_from_values_score_the_mean_over_images():
     """Macro schemes of per-image values: the mean over images, nan pairs left out under 'ignore', and the
     resampling unit grouping an encounter's images."""
     from robustness.overlap import compute_overlap
-    from robustness.statistics.schemes import schemes_from_values
+    from robustness.statistics.count_schemes import schemes_from_values
 
     ch = make_challenge(n_encounters=3, n_images=6, n_runs=3, n_teams=1, rng=1)
     counts = compute_overlap(ch, strategies=["majority"], rng=0)

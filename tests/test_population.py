@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from robustness.overlap import compute_overlap
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.population import delta_covariance, noisy_l1, run_groups, score_posterior
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
 from robustness.synthetic.challenge import make_challenge
 

@@ -331,8 +331,8 @@ def test_a_lower_is_better_scheme_is_stored_negated_and_shown_with_its_own_sign(
     from robustness.overlap.pixel_pass import compute_overlap
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.comparisons import pairwise_comparisons
+    from robustness.statistics.count_schemes import schemes_from_counts
     from robustness.statistics.ranks import rank
-    from robustness.statistics.schemes import schemes_from_counts
     from robustness.statistics.table_schemes import per_case_frames
     from robustness.synthetic.challenge import make_challenge
 

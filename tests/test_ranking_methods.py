@@ -18,10 +18,10 @@ from robustness.overlap import compute_overlap
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import ranking_agreement
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
 from robustness.statistics.ranks import kendall_tau, rank
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.table_schemes import per_case_table, schemes_from_table
 from robustness.synthetic.challenge import make_challenge
 

@@ -59,9 +59,9 @@ from robustness.overlap.pixel_pass import compute_overlap
 from robustness.seeds import stream
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.metric_agreement import metric_values
 from robustness.statistics.ranks import rank
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.truth import truth_schemes
 from robustness.statistics.uncertainty import ranking_uncertainty
 from robustness.synthetic.challenge import draw_population, make_challenge

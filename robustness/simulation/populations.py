@@ -22,7 +22,7 @@ from robustness.overlap import compute_overlap
 from robustness.overlap.counts import load_counts, save_counts
 from robustness.seeds import stream
 from robustness.statistics.convergence import rank_convergence
-from robustness.statistics.schemes import schemes_from_counts
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.uncertainty import crossing
 from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
 

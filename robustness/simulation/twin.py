@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from robustness.overlap.pixel_pass import compute_overlap
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.population import delta_covariance
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.spread import agreement
 from robustness.statistics.uncertainty import expected_l1
 from robustness.synthetic.challenge import SyntheticConfig, make_challenge

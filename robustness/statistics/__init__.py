@@ -15,7 +15,7 @@
 from robustness._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "Schemes": "schemes", "schemes_from_counts": "schemes", "schemes_from_table": "table_schemes",
+    "Schemes": "schemes", "schemes_from_counts": "count_schemes", "schemes_from_table": "table_schemes",
     "per_case_table": "table_schemes", "rank_then_aggregate": "table_schemes",
     "rank": "ranks", "l1": "ranks", "kendall_tau": "ranks",
     "Convergence": "convergence", "rank_convergence": "convergence",
@@ -29,5 +29,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "gold_spread": "spread", "agreement": "spread", "truth_agreement": "truth",
     "scores_frame": "leaderboard", "official_results": "leaderboard",
 }, modules=("inference", "multiplicity", "paired", "task_statistics", "case_rankings", "consensus", "rankable",
-            "schemes", "table_schemes", "ranks", "ranking_methods", "test_based", "case_statistic", "convergence",
-            "bootstrap", "comparisons", "uncertainty", "spread", "truth", "leaderboard", "verdicts"))
+            "schemes", "count_schemes", "table_schemes", "ranks", "ranking_methods", "test_based", "case_statistic",
+            "convergence", "bootstrap", "comparisons", "uncertainty", "spread", "truth", "leaderboard", "verdicts"))

@@ -7,6 +7,7 @@ from robustness.statistics import case_statistic as case_statistic
 from robustness.statistics import comparisons as comparisons
 from robustness.statistics import consensus as consensus
 from robustness.statistics import convergence as convergence
+from robustness.statistics import count_schemes as count_schemes
 from robustness.statistics import inference as inference
 from robustness.statistics import leaderboard as leaderboard
 from robustness.statistics import multiplicity as multiplicity
@@ -30,6 +31,7 @@ from robustness.statistics.comparisons import ranking_agreement as ranking_agree
 from robustness.statistics.comparisons import strategy_agreement as strategy_agreement
 from robustness.statistics.convergence import Convergence as Convergence
 from robustness.statistics.convergence import rank_convergence as rank_convergence
+from robustness.statistics.count_schemes import schemes_from_counts as schemes_from_counts
 from robustness.statistics.inference import bootstrap_interval as bootstrap_interval
 from robustness.statistics.inference import mean_interval as mean_interval
 from robustness.statistics.inference import tails as tails
@@ -45,7 +47,6 @@ from robustness.statistics.ranks import kendall_tau as kendall_tau
 from robustness.statistics.ranks import l1 as l1
 from robustness.statistics.ranks import rank as rank
 from robustness.statistics.schemes import Schemes as Schemes
-from robustness.statistics.schemes import schemes_from_counts as schemes_from_counts
 from robustness.statistics.spread import agreement as agreement
 from robustness.statistics.spread import gold_spread as gold_spread
 from robustness.statistics.table_schemes import per_case_table as per_case_table
@@ -74,6 +75,7 @@ __all__ = [
     "comparisons",
     "consensus",
     "convergence",
+    "count_schemes",
     "get_ranking",
     "gold_spread",
     "inference",

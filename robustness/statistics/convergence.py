@@ -439,7 +439,7 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, p
     --------
     >>> from robustness.synthetic.challenge import make_challenge
     >>> from robustness.overlap import compute_overlap
-    >>> from robustness.statistics.schemes import schemes_from_counts
+    >>> from robustness.statistics.count_schemes import schemes_from_counts
     >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
     >>> conv = rank_convergence(schemes_from_counts(oc), n_orders=10, rng=0)
     >>> conv.l1.shape[1:], float(conv.l1[:, :, -1].max())

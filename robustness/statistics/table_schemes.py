@@ -18,8 +18,9 @@ import pandas as pd
 
 from robustness.errors import InputError
 from robustness.overlap.metrics import EmptyPolicy, empty_policy
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import rank
-from robustness.statistics.schemes import SchemeBuilder, Schemes, schemes_from_counts, unit_codes
+from robustness.statistics.schemes import SchemeBuilder, Schemes, unit_codes
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,9 +22,10 @@ from robustness import _kernels
 from robustness.seeds import SeedLike
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import resampled_taus
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.inference import tails
 from robustness.statistics.ranks import TIE_TOL, rank
-from robustness.statistics.schemes import Schemes, schemes_from_counts
+from robustness.statistics.schemes import Schemes
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -198,7 +198,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     --------
     >>> from robustness.synthetic.challenge import make_challenge
     >>> from robustness.overlap import compute_overlap
-    >>> from robustness.statistics.schemes import schemes_from_counts
+    >>> from robustness.statistics.count_schemes import schemes_from_counts
     >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
     >>> per_size, per_run = ranking_uncertainty(schemes_from_counts(oc, unit="encounter"), n_resamples=20, rng=0)
     >>> sorted(set(per_size.m))

@@ -25,8 +25,8 @@ from robustness.overlap.pixel_pass import compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions
 from robustness.simulation.twin import challenge_stats, fit, fit_failures
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import check_target, format_target, size_target
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.studies.common import uncertainty_tables
 from robustness.studies.rank_convergence import RankConvergenceOptions
 from robustness.synthetic.challenge import SyntheticConfig

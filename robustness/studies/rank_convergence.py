@@ -35,9 +35,9 @@ from robustness.statistics import leaderboard as score_tables
 from robustness.statistics import spread
 from robustness.statistics.case_rankings import task_scores
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, compare_over_test_sets
+from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranking_options import RankingOptions
-from robustness.statistics.schemes import schemes_from_counts
 from robustness.statistics.table_schemes import per_case_frames
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.verdicts import best_with_ties

@@ -19,8 +19,8 @@ from robustness.overlap.metrics import METRICS, EmptyPolicy
 from robustness.results.study_result import Verdicts
 from robustness.scheme import Scheme
 from robustness.statistics.bootstrap import SCORE_INTERVAL
+from robustness.statistics.count_schemes import schemes_from_counts, schemes_from_values
 from robustness.statistics.metric_agreement import metric_agreement, metric_values
-from robustness.statistics.schemes import schemes_from_counts, schemes_from_values
 from robustness.studies.common import (
     convergence_points,
     resample,
