@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
     from dask.distributed import Client
 
-    from robustness.progress import Progress
     from robustness.seeds import SeedLike
 
     T = TypeVar("T")

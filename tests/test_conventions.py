@@ -291,7 +291,6 @@ LITERAL_NAMES = {
     "robustness/reporting/sections/rank_convergence_agreement.py": 3, "robustness/simulation/recommendation.py": 3,
     "robustness/studies/rank_convergence.py": 3, "robustness/reporting/sections/design.py": 2,
     "robustness/synthetic/case_tables.py": 2, "robustness/overlap/staple.py": 1,
-    "robustness/studies/calibration.py": 1, "robustness/studies/design_base.py": 1,
     "robustness/studies/scoring.py": 1,
 }
 _NAMES = {"majority", "intersection", "union", "staple", "rand1", "rand2", "rand3", "jaccard", "dice", "hd95", "assd",

@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError, shown
 from robustness.files import open_regular
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["read_case_table"]
 

@@ -6,15 +6,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from robustness.files import atomic_write
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["OverlapCounts", "save_counts", "load_counts"]
 

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
 from robustness.qa.answers import Answers
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["credit", "official_results", "answer_count_difference", "qa_table", "MULTI_SLOT_PARENTS"]
 

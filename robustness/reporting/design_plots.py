@@ -17,7 +17,6 @@ from robustness.overlap.gold import is_random
 from robustness.reporting.plotting import ONE_RANDOM, axes, strategy_style
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["design_tau", "design_by_agreement", "design_size", "one_random"]

@@ -22,12 +22,8 @@ written, so no report section and no table has to remember it:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import pandas as pd
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["markdown", "markdown_cell", "csv_frame", "csv_unquote", "FORMULA_STARTS"]
 

@@ -35,7 +35,6 @@ from robustness.results.escape import csv_unquote
 from robustness.results.folder import open_results
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.results.folder import ResultsDir
 

@@ -63,7 +63,6 @@ from robustness.statistics.uncertainty import default_sizes, expected_l1, rankin
 from robustness.statistics.verdicts import best_with_ties
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.statistics.schemes import Schemes

@@ -68,7 +68,6 @@ from robustness.synthetic.challenge import draw_population, make_challenge
 from robustness.synthetic.pools import pool_counts
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.synthetic.challenge import SyntheticConfig
 

@@ -28,7 +28,6 @@ from robustness.parallel import progress_bar, run_batches
 from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate, simulate_size
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.synthetic.challenge import SyntheticConfig
 

@@ -7,7 +7,7 @@ chosen by the rule (:data:`SIMPLICITY` breaks ties), and the sizes that reach th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -17,9 +17,6 @@ from robustness.simulation.design import SETTING_COLUMNS, Setting
 from robustness.statistics.inference import t_interval
 from robustness.statistics.ranks import size_target
 from robustness.statistics.verdicts import best_with_ties
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["MEASURES", "summarise", "recommend", "needed_by_agreement", "choose_scheme", "simplicity", "SIMPLICITY",
            "at_setting"]

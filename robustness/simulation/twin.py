@@ -32,12 +32,12 @@ from robustness.statistics.uncertainty import expected_l1
 from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
 if TYPE_CHECKING:
-    import pandas as pd
 
+    from robustness.io.challenge import Challenge
     from robustness.overlap.counts import OverlapCounts
-    from robustness.synthetic.challenge import SyntheticConfig
 
-__all__ = ["challenge_stats", "check_statistic", "fit", "fit_failures", "STAT_LABELS", "FIT_TOLERANCES", "FIT_SEEDS"]
+__all__ = ["challenge_stats", "fit_counts", "check_statistic", "fit", "fit_failures", "STAT_LABELS", "FIT_TOLERANCES",
+           "FIT_SEEDS"]
 
 STAT_LABELS = {
     "images": "images",
@@ -101,6 +101,21 @@ _RUN_SHAPES = ((0.0, 1.0), (0.03, 1.0), (0.06, 1.0), (0.1, 1.0), (0.15, 1.0), (0
                (0.03, 0.0))
 
 
+def fit_counts(challenge: Challenge) -> OverlapCounts:
+    """The counts a challenge's statistics are measured on, for itself and its twin alike: the majority gold.
+
+    Parameters
+    ----------
+    challenge : Challenge
+
+    Returns
+    -------
+    OverlapCounts
+        Read by :func:`challenge_stats`.
+    """
+    return compute_overlap(challenge, strategies=["majority"], rng=0)
+
+
 def challenge_stats(counts: OverlapCounts) -> dict:
     """The statistics of a challenge's counts that the generator is fitted to (see the module notes).
 
@@ -162,7 +177,7 @@ def _separability(counts: OverlapCounts) -> tuple[float, float]:
 
 
 def _simulate(config, seed):
-    return challenge_stats(compute_overlap(make_challenge(config, rng=seed), strategies=["majority"], rng=0))
+    return challenge_stats(fit_counts(make_challenge(config, rng=seed)))
 
 
 def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing=True, steps=6):

@@ -13,7 +13,6 @@ any ``n_jobs`` and on a Dask cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,9 +24,6 @@ from robustness.statistics.inference import bootstrap_interval, draw_indices, st
 from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranking_methods import get_ranking
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["BootstrapResult", "bootstrap", "SCORE_INTERVAL"]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,9 +35,6 @@ from robustness.statistics.paired import paired_p_values
 from robustness.statistics.population import delta_covariance
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["pairwise_comparisons", "pairwise_tests", "adjacent_pairs", "strategy_agreement",
            "ranking_agreement"]

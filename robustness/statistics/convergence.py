@@ -34,7 +34,6 @@ from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.statistics.schemes import Schemes
 

@@ -20,7 +20,6 @@ from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.empty import EmptyPolicy

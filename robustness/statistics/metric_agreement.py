@@ -36,7 +36,6 @@ from robustness.statistics.inference import nanquantile_columns
 from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.seeds import SeedLike

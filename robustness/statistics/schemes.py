@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,10 +22,6 @@ from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.overlap.metrics import EmptyPolicy, empty_policy
-
-if TYPE_CHECKING:
-    import pandas as pd
-
 
 __all__ = ["Schemes", "SchemesView", "SchemeBuilder", "unit_codes", "MEAN_WEIGHTS"]
 

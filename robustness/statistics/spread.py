@@ -22,7 +22,6 @@ from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.empty import EmptyPolicy

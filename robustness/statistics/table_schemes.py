@@ -23,7 +23,6 @@ from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import SchemeBuilder, Schemes, unit_codes
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
 

@@ -30,7 +30,7 @@ why the studies record every ``--test-step``-th prefix only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,6 @@ from robustness.statistics.paired import wins
 from robustness.statistics.ranking_options import ADJUSTMENTS
 from robustness.statistics.ranks import TIE_TOL
 from robustness.statistics.schemes import Schemes, SchemesView
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["PairedTests", "KERNEL_ADJUSTMENTS"]
 

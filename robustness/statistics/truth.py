@@ -28,7 +28,6 @@ from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.empty import EmptyPolicy

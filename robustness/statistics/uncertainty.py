@@ -22,7 +22,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,9 +34,6 @@ from robustness.statistics.inference import draw_counts, tails
 from robustness.statistics.population import delta_covariance, matrix_root, noisy_l1, run_groups, score_posterior
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.schemes import Schemes
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["ranking_uncertainty", "expected_l1", "units_needed", "default_sizes", "crossing", "UncertaintyDraws",
            "CLAIM_CONFIDENCE"]

@@ -14,11 +14,11 @@ import numpy as np
 
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
-from robustness.overlap.pixel_pass import compute_overlap
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.seeds import stream
 from robustness.simulation.calibration import CalibrationOptions, calibrate
 from robustness.simulation.populations import PopulationSpec
+from robustness.simulation.twin import fit_counts
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
 from robustness.synthetic.challenge import draw_population
 
@@ -53,7 +53,7 @@ def like_population(challenge: Challenge, *, seed: int = 0, quick: bool = False,
     (PopulationSpec, list of str)
         The population (``like``) and the input's warnings.
     """
-    counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+    counts = fit_counts(challenge)
     notes = input_warnings(challenge, counts, warn=warn)  # the main job's checks: a covering foreground is refused
     say(f"fitting the generator to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
     config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=quick), counts=counts)

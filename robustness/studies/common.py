@@ -30,7 +30,6 @@ from robustness.statistics.ranks import size_target, target_record
 from robustness.statistics.uncertainty import CLAIM_CONFIDENCE, ranking_uncertainty, units_needed
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.statistics.schemes import Schemes
 

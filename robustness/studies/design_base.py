@@ -24,7 +24,7 @@ from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions
-from robustness.simulation.twin import challenge_stats, fit, fit_failures
+from robustness.simulation.twin import challenge_stats, fit, fit_counts, fit_failures
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import check_target, format_target, size_target
 from robustness.studies.common import uncertainty_tables
@@ -145,7 +145,7 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
         (:func:`robustness.simulation.twin.fit_failures`).
     """
     if counts is None:
-        counts = compute_overlap(challenge, strategies=["majority"], rng=0)
+        counts = fit_counts(challenge)
     target = challenge_stats(counts)
     volumes = [shape for shape in challenge.shapes if len(shape) == 3]
     if not volumes:

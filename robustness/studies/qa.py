@@ -30,7 +30,6 @@ from robustness.studies.common import (
 from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.qa.answers import Answers
 

@@ -68,7 +68,6 @@ from robustness.studies.resampling_verdicts import (
 from robustness.studies.table import rank_tables
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from robustness.io.challenge import Challenge
 

@@ -9,7 +9,6 @@ report says of them (:func:`metric_verdicts`, :func:`label_verdicts`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,10 +25,6 @@ from robustness.studies.common import (
     resample,
 )
 from robustness.studies.rank_convergence_options import RankConvergenceOptions
-
-if TYPE_CHECKING:
-    import pandas as pd
-
 
 __all__ = ["PerImage", "overlap_metrics", "metric_tables", "label_tables", "metric_verdicts", "label_verdicts"]
 

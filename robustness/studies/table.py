@@ -237,8 +237,8 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         tasks, n_tasks=table[task].nunique() if task else 1)
     n_units = max(int(t.units.max()) + 1 for t in tasks)
     if not obstacles and options.step >= n_units:
-        obstacles.append(f"--step {options.step} leaves fewer than 2 recorded prefixes of the "
-                         f"{int(tasks[0].units.max()) + 1} units (use a step below that)")
+        obstacles.append(f"--step {options.step} leaves fewer than 2 recorded prefixes of the {n_units} units "
+                         "(use a step below that)")
     if obstacles and not rankings_only:
         notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
                      + " (the rankings, consensus and bootstrap rank distributions are)")
