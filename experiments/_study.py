@@ -118,11 +118,12 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
 
 
 def _check_figure_formats(args: argparse.Namespace) -> None:
-    """ROBUSTNESS_FIGURE_FORMATS, checked before any work."""
+    """ROBUSTNESS_FIGURE_FORMATS and ROBUSTNESS_FIGURE_DPI, checked before any work."""
     if not args.no_figures:
-        from figures import formats
+        from figures import dpi, formats
 
         formats()
+        dpi()
 
 
 def fixed_ties(args: argparse.Namespace) -> None:

@@ -14,6 +14,9 @@ REPO = Path(__file__).resolve().parents[1]
 # The suite draws every figure as PNG only: the PDFs' font embedding doubles a figure's cost, and the two tests
 # that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf, the commands' default).
 os.environ.setdefault("ROBUSTNESS_FIGURE_FORMATS", "png")
+# ... at 50 dpi (figures.dpi): every figure is drawn, laid out and encoded, without rasterising it at 300 dpi (a
+# third of a small main job's time); tests/test_figures.py draws one at the default resolution.
+os.environ.setdefault("ROBUSTNESS_FIGURE_DPI", "50")
 
 # Property tests draw the same examples on every run (a red CI must be reproducible, not a draw of the day):
 # HYPOTHESIS_PROFILE=explore draws new ones, to look for cases the fixed draws miss (docs/development.md).

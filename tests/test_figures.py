@@ -165,3 +165,35 @@ def test_figure_formats_from_the_environment(monkeypatch, tmp_path):
     out = tmp_path / "out"
     assert _cli.run(job.main, ["--out", str(out), "--quiet"]) == 2  # refused before any work
     assert not out.exists()
+
+
+def test_figure_resolution_from_the_environment(monkeypatch, tmp_path):
+    """The house style's 300 dpi unless ROBUSTNESS_FIGURE_DPI says otherwise (the suite's 50); a bad value is
+    refused before any work."""
+    from PIL import Image
+
+    from experiments import _cli
+    from experiments import rank_convergence as job
+    from figures import dpi, save
+
+    sizes = {}
+    for value in (None, "100"):
+        if value is None:
+            monkeypatch.delenv("ROBUSTNESS_FIGURE_DPI", raising=False)
+        else:
+            monkeypatch.setenv("ROBUSTNESS_FIGURE_DPI", value)
+        with plotting.style():
+            fig, ax = plt.subplots(figsize=(2.0, 1.0))
+            ax.plot([0, 1], [0, 1])
+            (path,) = save(fig, tmp_path / f"fig_{value}")
+        with Image.open(path) as im:
+            sizes[value] = im.size
+    assert dpi() == 100.0
+    assert 2.9 < sizes[None][0] / sizes["100"][0] < 3.1 and 2.8 < sizes[None][1] / sizes["100"][1] < 3.2
+    for bad in ("fast", "0", "5000", "nan"):
+        monkeypatch.setenv("ROBUSTNESS_FIGURE_DPI", bad)
+        with pytest.raises(ValueError, match="ROBUSTNESS_FIGURE_DPI"):
+            dpi()
+    out = tmp_path / "out"
+    assert _cli.run(job.main, ["--out", str(out), "--quiet"]) == 2  # refused before any work
+    assert not out.exists()

@@ -19,6 +19,7 @@ from experiments import score
 from experiments._cli import run
 from robustness.errors import InputError
 from robustness.results import folder as rs
+from robustness.results import transaction
 from robustness.results.folder import ResultsDir, open_results
 from tests.conftest import REPO, tree_digest
 
@@ -122,7 +123,7 @@ def test_stale_temporaries_are_cleaned(tmp_path, data):
     (out / "cache" / f".overlap-x.npz.{dead}.abcd.tmp").write_bytes(b"half")
     (out / f".leaderboard.csv.{dead}.efgh.tmp").write_bytes(b"half")
     (out / f".staging-{dead}").mkdir()
-    (out / f".staging-{dead}" / rs.MARKER).write_text(f"{dead}\n")  # what a killed job's staging folder holds
+    (out / f".staging-{dead}" / transaction.MARKER).write_text(f"{dead}\n")  # what a killed job's staging folder holds
     (out / f".staging-{dead}" / "stale.csv").write_text("never trusted")
     complete(data, out)
     assert not [p.name for p in out.rglob("*") if p.name.endswith(".tmp") or ".staging-" in str(p)]

@@ -21,12 +21,12 @@ def burn(seconds):
 
 
 def test_unmarked():
-    burn(1.2)
+    burn(0.4)
 
 
 @pytest.mark.slow
 def test_marked():
-    burn(1.2)
+    burn(0.4)
 
 
 def test_quick():
@@ -38,7 +38,7 @@ def test_quick():
 def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester, monkeypatch):
     pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
     pytester.makepyfile(test_burn=BURN)
-    monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0.6")
+    monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0.2")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning")
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()

@@ -56,6 +56,7 @@ import pandas as pd
 from robustness._kernels import kendall_tau_b
 from robustness.overlap.metrics import macro, micro
 from robustness.overlap.pixel_pass import compute_overlap
+from robustness.scheme import DEFAULT
 from robustness.seeds import stream
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
@@ -72,7 +73,13 @@ if TYPE_CHECKING:
     from robustness.synthetic.challenge import SyntheticConfig
 
 __all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "SETTING_COLUMNS",
-           "simulate_size"]
+           "simulate_size", "METRIC"]
+
+#: The metric every scheme of the design study ranks by. A scheme means one thing in the package, a gold, a metric
+#: and an averaging (:class:`~robustness.scheme.Scheme`): the design study's schemes are those with this metric,
+#: the default scheme's, so its tables name the gold and the averaging (``strategy``, ``average``) and its verdicts
+#: all three.
+METRIC = DEFAULT.metric
 
 SETTING_COLUMNS = ("encounters", "annotators", "agreement", "spread", "runs", "correlation")
 
@@ -234,7 +241,7 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
         pool = np.concatenate(batches, axis=1)
         first = np.arange(pool.shape[1]) < pool.shape[1] // 2
         out: dict[tuple, np.ndarray] = {}
-        for m in ("jaccard",):
+        for m in (METRIC,):
             for a in ("micro", "macro"):
                 out[(m, a)] = _scores_of(pool, m, a)
                 halves = rank(_scores_of(pool[:, first], m, a)), rank(_scores_of(pool[:, ~first], m, a))
@@ -289,7 +296,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                          spread=setting.spread, runs=setting.runs, correlation=setting.correlation,
                          replicate=replicate, population=population_index, images=sub.n_images)
             by_enc, truth_enc, measured = _scheme_rows(sub, population)
-            by_img = schemes_from_counts(sub, unit="image", metrics=["jaccard"])
+            by_img = schemes_from_counts(sub, unit="image", metrics=[METRIC])
             n_runs = len(sub.runs)
             conv = rank_convergence(by_img, n_orders=options.n_orders,
                                     rng=stream(seed, "orders", replicate, design=True))
@@ -305,7 +312,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
                 } | metric_taus.get((row["strategy"], row["average"]), dict.fromkeys(tau_columns, np.nan)))
             # coverage of the runs' scores against the truth, by interval method and resampling unit
             for unit in ("encounter", "image"):
-                ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=["jaccard"])
+                ts = truth_enc if unit == "encounter" else truth_schemes(sub, unit="image", metrics=[METRIC])
                 boot = bootstrap(ts, n_resamples=options.n_resamples,
                                  rng=stream(seed, "coverage", replicate, design=True))
                 for method in ("percentile", "bca"):
@@ -324,8 +331,8 @@ def _scheme_rows(sub, population: dict) -> tuple:
 
     Returns the schemes (encounter unit), the truth's schemes, and one row of measures per scheme.
     """
-    by_enc = schemes_from_counts(sub, unit="encounter", metrics=["jaccard"])
-    truth_enc = truth_schemes(sub, unit="encounter", metrics=["jaccard"])
+    by_enc = schemes_from_counts(sub, unit="encounter", metrics=[METRIC])
+    truth_enc = truth_schemes(sub, unit="encounter", metrics=[METRIC])
     scores = by_enc.scores()
     ranks = rank(scores)
     truth_scores = truth_enc.scores()
@@ -396,7 +403,7 @@ def _metric_taus(counts, boundary) -> tuple[list, dict]:
     columns = [f"tau_jaccard_{m}" for m in boundary]
     out = {}
     for strat in counts.strategies:
-        values, lower = metric_values(counts, strat, ["jaccard", *boundary])  # both-empty 'one': no nan
+        values, lower = metric_values(counts, strat, [METRIC, *boundary])  # both-empty 'one': no nan
         ranks = rank(np.where(lower, -1.0, 1.0)[:, None] * values.mean(axis=-1))
         out[(strat, "macro")] = {c: float(kendall_tau_b(ranks[0], ranks[k + 1])) for k, c in enumerate(columns)}
     return columns, out

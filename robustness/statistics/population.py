@@ -29,6 +29,7 @@ the model's hyperparameters and covariance owe to this test set) are added in qu
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -221,22 +222,17 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     theta = np.asarray(scores, dtype=np.float64)
     n_r = theta.size
     sigma = (covariance + covariance.T) / 2 + np.eye(n_r) * _FLOOR
-    same = (groups[:, None] == groups[None, :]).astype(np.float64)
+    blocks, same, centre = _group_structure(np.asarray(groups).tobytes(), np.asarray(groups).dtype.str, n_r)
     if known is not None:
         tau_w2, tau_g2 = _known_prior(np.asarray(known, dtype=np.float64), groups)
         return _posterior(theta, sigma, tau_g2 * same + np.diag(tau_w2), float(np.sqrt(tau_g2)),
                           float(np.sqrt(tau_w2.mean())))
     within_ss, within_noise, within_df = 0.0, 0.0, 0
-    for g in np.unique(groups):
-        idx = np.flatnonzero(groups == g)
-        if idx.size < 2:
-            continue
-        centre = np.eye(idx.size) - 1.0 / idx.size
-        dev = centre @ theta[idx]
+    for idx, block, group_centre in blocks:
+        dev = group_centre @ theta[idx]
         within_ss += float(dev @ dev)
-        within_noise += float(np.trace(centre @ sigma[np.ix_(idx, idx)]))
+        within_noise += float(np.trace(group_centre @ sigma[block]))
         within_df += idx.size - 1
-    centre = np.eye(n_r) - 1.0 / n_r
     total = (float(theta @ centre @ theta) - float(np.trace(centre @ sigma))) / max(n_r - 1, 1)
     if within_df:
         w2 = max(float(within_ss - within_noise) / within_df, _FLOOR)
@@ -244,6 +240,23 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     else:
         w2, g2 = max(total, _FLOOR), 0.0
     return _posterior(theta, sigma, g2 * same + w2 * np.eye(n_r), float(np.sqrt(g2)), float(np.sqrt(w2)))
+
+
+@functools.lru_cache(maxsize=64)
+def _group_structure(key: bytes, dtype: str, n_r: int) -> tuple[list, np.ndarray, np.ndarray]:
+    """What :func:`score_posterior` needs of the runs' groups, built once per grouping.
+
+    It is called per scheme and resample with the same groups. Returns, per group of two or more runs, its
+    indices, its block's index and its centring matrix; the same-group indicator; the centring matrix of all runs.
+    """
+    groups = np.frombuffer(key, dtype=dtype)
+    blocks = []
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        if idx.size >= 2:
+            blocks.append((idx, np.ix_(idx, idx), np.eye(idx.size) - 1.0 / idx.size))
+    same = (groups[:, None] == groups[None, :]).astype(np.float64)
+    return blocks, same, np.eye(n_r) - 1.0 / n_r
 
 
 def _known_prior(known: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:

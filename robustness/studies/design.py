@@ -22,7 +22,7 @@ import pandas as pd
 from robustness.overlap.gold import is_random, resolve
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
-from robustness.simulation.design import DesignOptions, Setting
+from robustness.simulation.design import METRIC, DesignOptions, Setting
 from robustness.simulation.grid import Grid, run_grid, run_size
 from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
 from robustness.simulation.twin import STAT_LABELS
@@ -312,35 +312,35 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
     strat, average = rec["chosen"]
     sizes = rec["sizes"].set_index(["strategy", "average"])
     chosen = sizes.loc[(strat, average)]
-    v.add("recommended_scheme", strategy=strat, average=average, metric="jaccard",
+    v.add("recommended_scheme", strategy=strat, average=average, metric=METRIC,
           statement="best" if verdict.best else "simplest_of_tied", subject=[f"{strat} ({average})"],
           value=_number(chosen.encounters_for_l1), low=_number(chosen.encounters_for_l1_optimistic),
           high=_number(chosen.encounters_for_l1_conservative), level=0.95, count=int(chosen.largest_size),
           table="recommendation_sizes.csv")
     for row in rec["random"].itertuples():
-        v.add("one_random_annotator", strategy="random", average=row.average, metric="jaccard",
+        v.add("one_random_annotator", strategy="random", average=row.average, metric=METRIC,
               value=row.l1_population, low=row.l1_population_low, high=row.l1_population_high, level=0.95,
               subject=[f"{row.spread_low:.6g}", f"{row.spread_high:.6g}"], count=int(row.draws), total=size,
               table="recommendation_random.csv")
     per = rec["per_population"]
     if len(per):
         found = per.encounters_for_l1.abs()
-        v.add("encounters_needed_by_population", strategy=strat, average=average, metric="jaccard",
+        v.add("encounters_needed_by_population", strategy=strat, average=average, metric=METRIC,
               value=_number(found.median()), low=_number(found.min()), high=_number(found.max()),
               count=int(found.notna().sum()), total=len(per), table="recommendation_populations.csv",
               statement="all_found" if found.notna().all() else "some_beyond_search",
               subject=[str(int(per.replicates.min())), str(int(per.replicates.max()))])
     reach = rec["reach"]
-    v.add("own_distance_to_truth", strategy=strat, average=average, metric="jaccard",
+    v.add("own_distance_to_truth", strategy=strat, average=average, metric=METRIC,
           statement="unreachable" if reach["unreachable"] else "reachable", value=reach["own_distance"],
           low=reach["own_distance_low"], high=reach["own_distance_high"], level=0.95, count=reach["encounters"],
           subject=[f"{rec['target_l1']:g}"], table="design_summary.csv")
     for alt in reach["alternatives"]:
-        v.add("own_distance_alternative", strategy=strat, average=average, metric="jaccard",
+        v.add("own_distance_alternative", strategy=strat, average=average, metric=METRIC,
               value=alt["own_distance"], count=alt["annotators"], total=alt["encounters"],
               subject=[f"{alt['agreement']:g}"], table="design_summary.csv")
     for row in rec["sizes"].itertuples():
-        key = dict(strategy=row.strategy, average=row.average, metric="jaccard", table="recommendation_sizes.csv")
+        key = dict(strategy=row.strategy, average=row.average, metric=METRIC, table="recommendation_sizes.csv")
         v.add("encounters_needed", value=_number(row.encounters_for_l1),
               low=_number(row.encounters_for_l1_optimistic), high=_number(row.encounters_for_l1_conservative),
               level=0.95, count=int(row.largest_size), subject=[f"{rec['target_l1']:g}"], **key)
@@ -353,12 +353,12 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
             e = e.sort_values("annotators")
             tied = len(e) > 1 and not (e.l1_population_high.min() < e.l1_population_low.max())
             for x in e.itertuples():
-                v.add("annotation_effort", strategy=strat, average=average, metric="jaccard",
+                v.add("annotation_effort", strategy=strat, average=average, metric=METRIC,
                       statement="tied" if tied else "apart", value=x.l1_population, low=x.l1_population_low,
                       high=x.l1_population_high, level=0.95, count=int(x.annotators), subject=[f"{x.encounters:.0f}"],
                       table="design_summary.csv")
     for c in rec["calibration"].itertuples():
-        key = dict(strategy="majority", average="micro", metric="jaccard", subject=[f"{c.agreement:g}"],
+        key = dict(strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, subject=[f"{c.agreement:g}"],
                    count=int(c.encounters), table="design.csv")
         for claim, value in (("estimate", c.expected_l1_estimate), ("actual_distance", c.l1_population),
                              ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
