@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast bench browser-check clean
+.PHONY: run test test-fast bench browser-check kernel-coverage clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ browser-check: $(STAMP)
 	node tests/browser/check.js results/browser-check/table/results/summary.md \
 		results/browser-check/table/results/report.html results/browser-check/raters/results/summary.md \
 		results/browser-check/raters/results/report.html
+
+# the numba kernels' line coverage by their twin tests, with the JIT off (needs the coverage package)
+kernel-coverage: $(STAMP)
+	$(PY) -m pip install --quiet coverage
+	$(PY) -m tests.kernel_coverage
 
 clean:
 	rm -rf $(VENV) results .pytest_cache

@@ -42,6 +42,9 @@ def parser() -> _cli.Parser:
     p.checks.insert(0, _like_is_the_data)
     g.add_argument("--design-populations", type=integer(0, 20), metavar="P",
                    help="the default design study's first P run populations (default 8; --quick 0)")
+    g.add_argument("--no-held-out", action="store_true",
+                   help="leave out the two populations the estimators were not tuned on: 'tight' (one team's runs "
+                        "nearly tied beside loose teams) and 'few' (six runs, no teams)")
     g.add_argument("--population", type=integer(200, 100_000), metavar="N",
                    help="encounters per population (default 10000; --quick 2000)")
     g = p.add_argument_group("test sets")
@@ -121,12 +124,14 @@ def main(argv: list[str] | None = None) -> int:
 
         from robustness.results.folder import ResultsDir
         from robustness.simulation.calibration import CalibrationOptions
-        from robustness.simulation.populations import default_populations
+        from robustness.simulation.populations import default_populations, held_out_populations
         from robustness.studies import calibration
 
         say = _study.say(args)
         s = _settings(args)
         populations = default_populations(s["design_populations"], seed=args.seed)
+        if not args.no_held_out:
+            populations += held_out_populations(seed=args.seed)
         notes: list[str] = []
         test_size = args.test_size or 100
         if args.like is not None:

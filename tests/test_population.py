@@ -263,7 +263,7 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
 
     out = tmp_path / "cal"
     args = ["--quick", "--population", "240", "--test-sets", "3", "--test-size", "20", "--outer", "4",
-            "--bootstrap", "20", "--truth-draws", "20", "--out", str(out), "--quiet"]
+            "--bootstrap", "20", "--truth-draws", "20", "--out", str(out), "--quiet", "--no-held-out"]
     assert run(calibration.main, args) == 0
     import pandas as pd
 
@@ -280,6 +280,15 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     assert np.allclose(raw.se, np.hypot(raw.posterior_se, raw.sampling_se))  # the interval's two parts
     known = table[(table.estimator == "expected_l1_known_prior") & table.setting.str.startswith("m = 1 N")].iloc[0]
     assert known.relative_bias == pytest.approx((first.known_prior / first.truth - 1).mean())
+    # the band's upper end: the share of test sets whose truth lies above it; the flag's two shares; claim / need
+    upper = table[(table.estimator == "expected_l1_upper") & table.setting.str.startswith("m = 1 N")
+                  & (table.scheme == "majority jaccard micro")].iloc[0]
+    assert upper.share_wrong == pytest.approx((first.truth > first.band_high).mean())
+    assert (first.band_high >= first.high).all() and (first.band_low <= first.low).all()
+    flags = table[table.estimator.isin(["prior_flag_bad", "prior_flag_other"])]
+    assert len(flags) == 2 * 2 and (flags.groupby("scheme").n_claims.sum() == 3).all()  # every test set, once
+    needed = table[table.estimator == "units_needed"]
+    assert np.allclose(needed.claim_to_need.dropna(), needed.relative_bias.dropna() + 1)
     truth = pd.read_csv(out / "calibration_truth.csv")
     assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
     report = (out / "summary.md").read_text()
@@ -316,3 +325,96 @@ def test_a_population_like_a_challenge_is_its_fitted_twin(monkeypatch):
     assert spec.runs.runs == drawn.runs and np.array_equal(spec.runs.run_skill, drawn.run_skill)
     assert notes[0] == "a note of the loader" and set(warned) <= set(notes)
     assert said == ["fitting the generator to the challenge (20 images, 4 runs)"]
+
+
+def _per_team_by_hand(theta, sigma, groups):
+    """The per-team prior's posterior the slow way: each team of two or more runs its own moment estimate of the
+    within-team variance, singletons the shared one, the between-team variance as in the shared prior."""
+    sigma = (sigma + sigma.T) / 2 + np.eye(theta.size) * 1e-12
+    ss = noise = 0.0
+    df = 0
+    own = {}
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        if idx.size < 2:
+            continue
+        c = np.eye(idx.size) - 1.0 / idx.size
+        d = c @ theta[idx]
+        t = float(np.trace(c @ sigma[np.ix_(idx, idx)]))
+        ss, noise, df = ss + d @ d, noise + t, df + idx.size - 1
+        own[g] = max((d @ d - t) / (idx.size - 1), 1e-12)
+    c = np.eye(theta.size) - 1.0 / theta.size
+    total = (theta @ c @ theta - np.trace(c @ sigma)) / (theta.size - 1)
+    w2 = max((ss - noise) / df, 1e-12)
+    g2 = max(total - w2, 1e-12)
+    tau_w2 = np.array([own.get(g, w2) for g in groups])
+    prior = g2 * (groups[:, None] == groups[None, :]) + np.diag(tau_w2)
+    v = np.linalg.inv(sigma + prior)
+    mu = v.sum(axis=0) @ theta / v.sum()
+    cov = np.linalg.inv(np.linalg.inv(sigma) + np.linalg.inv(prior))
+    mean = cov @ (np.linalg.solve(sigma, theta) + np.linalg.solve(prior, np.full(theta.size, mu)))
+    return mean, cov, tau_w2
+
+
+def test_per_team_prior_gives_each_team_its_own_spread():
+    theta = np.array([0.500, 0.502, 0.504, 0.62, 0.70, 0.78, 0.60])  # team 0 tight, team 1 loose, one run alone
+    sigma = np.eye(7) * 0.02**2 + 0.0001
+    groups = np.array([0, 0, 0, 1, 1, 1, 2])
+    post = score_posterior(theta, sigma, groups, prior="per_team")
+    mean, cov, tau_w2 = _per_team_by_hand(theta, sigma, groups)
+    np.testing.assert_allclose(post.covariance, cov, rtol=1e-7)
+    np.testing.assert_allclose(post.mean, mean, rtol=1e-7)  # a prior variance of 1e-12: ill-conditioned inverses
+    assert tau_w2[0] == 1e-12 and tau_w2[3] > 1e-3  # the tight team's spread is all noise, the loose one's is not
+    assert post.tau_within == pytest.approx(np.sqrt(tau_w2.mean()))
+    shared = score_posterior(theta, sigma, groups)
+    spread = lambda p, g: np.ptp(p.mean[groups == g])  # noqa: E731
+    assert spread(post, 0) < spread(shared, 0) and spread(post, 1) > spread(shared, 1)
+    # without a team of two or more runs the two priors are one: the one-level prior
+    for alone in (np.arange(7), np.array([0, 1, 2, 3, 4, 5, 6])):
+        a, b = score_posterior(theta, sigma, alone), score_posterior(theta, sigma, alone, prior="per_team")
+        assert np.array_equal(a.mean, b.mean) and np.array_equal(a.covariance, b.covariance)
+    with pytest.raises(ValueError, match="prior must be one of shared, per_team"):
+        score_posterior(theta, sigma, groups, prior="hierarchical")
+
+
+def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
+    from robustness.parallel import batch_generators
+    from robustness.statistics.uncertainty import _distances
+
+    sizes = np.array([15, 30, 240])
+    per_size, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, rng=7)
+    assert (per_size.band_other == "per_team").all()  # make_challenge names runs by team
+    est, other = per_size.expected_l1.to_numpy(), per_size.expected_l1_per_team.to_numpy()
+    z = 1.959963984540054  # the interval's (95% by default)
+    se = per_size.sampling_se.to_numpy()
+    np.testing.assert_allclose(per_size.band_low, np.maximum(np.minimum(per_size.low, other - z * se), 0))
+    np.testing.assert_allclose(per_size.band_high, np.maximum(per_size.high, other + z * se))
+    assert (per_size.band_low <= per_size.low).all() and (per_size.band_high >= per_size.high).all()
+    np.testing.assert_allclose(per_size.prior_gap, (other - est) / est)
+    # the per-team end is the estimate under that prior, on the band's own stream (the last one spawned)
+    labels, _ = run_groups(schemes.runs)
+    band_stream = batch_generators(7, 4 + 2)[-1]  # 20 resamples: two batches of ten
+    want = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, band_stream, full=False,
+                      prior="per_team")[0]
+    for s, (strategy, metric, average) in enumerate(schemes.names):
+        got = per_size[(per_size.strategy == strategy) & (per_size.average == average)].sort_values("m")
+        np.testing.assert_array_equal(got.expected_l1_per_team, want[s])
+    # without an outer bootstrap there is no sampling SE and no band; without teams the other end is the plug-in
+    bare, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=0, rng=7)
+    assert bare.band_low.isna().all() and bare.band_high.isna().all()
+    alone, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, groups="none", rng=7)
+    assert (alone.band_other == "plugin").all() and alone.expected_l1_per_team.isna().all()
+    np.testing.assert_allclose(alone.prior_gap, (alone.plugin_l1 - alone.expected_l1) / alone.expected_l1)
+    assert (alone.band_low <= alone.plugin_l1 + 1e-12).all() and (alone.band_high >= alone.expected_l1).all()
+
+
+def test_held_out_populations_have_a_tight_team_and_few_runs_alone():
+    from robustness.simulation.populations import held_out_populations
+
+    tight, few = held_out_populations()
+    assert (tight.name, few.name) == ("tight", "few") and tight.index != few.index
+    teams = np.asarray(tight.runs.team_of)
+    spread = {t: np.std(tight.runs.run_skill[teams == t]) for t in set(teams) if (teams == t).sum() > 1}
+    tightest = min(spread, key=spread.get)
+    assert spread[tightest] < 0.2 * min(v for t, v in spread.items() if t != tightest)
+    assert len(few.runs.runs) == 6 and run_groups(few.runs.runs)[1].startswith("no groups")

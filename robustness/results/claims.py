@@ -20,6 +20,7 @@ CLAIMS: dict[str, str] = {
     "closest_scheme": "the gold scheme whose ranking is closest to the truth's (or the tied ones)",
     "convergence_point": "the test-set size where the mean L1 curve reaches the size target",
     "curve_auc": "the area under a scheme's mean L1 curve",
+    "distance_band": "the expected L1 over the priors a test set can estimate, and whether the answer depends on them",
     "encounters_needed": "the design study's size that reaches the target, per gold scheme",
     "encounters_needed_by_population": "that size per run population",
     "estimate": "design calibration: the main job's estimate of the expected L1 at a size",

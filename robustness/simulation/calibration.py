@@ -59,7 +59,7 @@ from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
 from robustness.statistics.ranks import size_target, target_text
-from robustness.statistics.uncertainty import default_sizes, expected_l1, ranking_uncertainty, units_needed
+from robustness.statistics.uncertainty import FLAG_GAP, default_sizes, expected_l1, ranking_uncertainty, units_needed
 from robustness.statistics.verdicts import best_with_ties
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ __all__ = ["CalibrationOptions", "calibrate", "size_claim_holds", "CALIBRATION_C
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
-                       "share_holding", "share_holding_se", "n_claims")
+                       "share_holding", "share_holding_se", "n_claims", "claim_to_need")
 
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
@@ -124,7 +124,8 @@ class CalibrationOptions:
 
 #: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
 #: scheme and size).
-DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth")
+DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth",
+                    "per_team", "band_low", "band_high", "prior_gap")
 
 
 def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
@@ -242,7 +243,9 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                                     "known_prior": known[s, factor // 8],
                                     "low": row.low, "high": row.high,
                                     "se": row.expected_l1_se, "posterior_se": row.posterior_se,
-                                    "sampling_se": row.sampling_se, "truth": true})
+                                    "sampling_se": row.sampling_se, "truth": true,
+                                    "per_team": row.expected_l1_per_team, "band_low": row.band_low,
+                                    "band_high": row.band_high, "prior_gap": row.prior_gap})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
@@ -346,6 +349,21 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
             pd.DataFrame(raw))
 
 
+def _flag_rows(row, s, d: list[dict], setting: str) -> None:
+    """The prior-sensitivity flag (``prior_gap`` at 8N above the report's threshold) against the 8N estimate's error.
+
+    ``prior_flag_bad``: the share of test sets whose estimate at 8N is more than 10% below the truth that the flag
+    fires on (target: at least 60%); ``prior_flag_other``: the share of the others it fires on (at most 15%).
+    """
+    flagged = [bool(np.isfinite(x["prior_gap"]) and x["prior_gap"] > FLAG_GAP) for x in d]
+    bad = [x["estimate"] < 0.9 * x["truth"] for x in d]
+    for name, group, nominal in (("prior_flag_bad", True, 0.60), ("prior_flag_other", False, 0.15)):
+        hits = [float(f) for f, b in zip(flagged, bad) if b == group]
+        share, share_se = _share(hits) if hits else (np.nan, np.nan)
+        row(name, f"{setting}; prior gap > {FLAG_GAP:g}", s, share_holding=share, share_holding_se=share_se,
+            n_claims=len(hits), nominal=nominal)
+
+
 def _averaged(rows: list[dict], names: list[str]) -> list[dict]:
     """Rows averaged over several populations (the design study's run populations), named ``design (P populations)``.
 
@@ -410,11 +428,18 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
             covered90 = [float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d]
             cov, cov_se = _share(covered90)
             row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
+            above, above_se = _share([float(x["truth"] > x["band_high"]) for x in d])
+            inside, inside_se = _share([float(x["band_low"] <= x["truth"] <= x["band_high"]) for x in d])
+            row("expected_l1_upper", setting, s, estimate=float(np.mean([x["band_high"] for x in d])),
+                truth=float(np.mean(tr)), share_wrong=above, share_wrong_se=above_se, coverage=inside,
+                coverage_se=inside_se, nominal=nominal)
             for name, key in (("expected_l1_plugin", "plugin"), ("expected_l1_known_prior", "known_prior")):
                 values = [x[key] for x in d]
                 bias, bias_se = _relative(values, tr)
                 row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
                     relative_bias_se=bias_se)
+        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 8],
+                   f"m = 8 N ({8 * options.test_size} encounters)")
         d = [x for r in results for x in r["needed"] if x["scheme"] == s]
         reach = [float(size_claim_holds(x["beyond"], x["truth_at_claim"], size_target(n_runs))) for x in d]
         share, share_se = _share(reach)
@@ -424,7 +449,7 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
         row("units_needed", f"expected L1 <= {target_text(size_target(n_runs), n_runs)}", s,
             estimate=float(np.median(claims)),
             truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
-            nominal=nominal, n_claims=len(d))
+            nominal=nominal, n_claims=len(d), claim_to_need=ratio + 1)
         for method in ("percentile", "bca", "studentized"):
             d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]
             cov, cov_se = _share([x["covered"] for x in d], [x["n"] for x in d])

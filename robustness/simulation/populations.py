@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from robustness.synthetic.challenge import Population, SyntheticConfig
 
 __all__ = ["PopulationSpec", "PopulationTruth", "default_populations", "population_counts", "population_truth",
-           "gold_truth", "gold_schemes", "encounter_schemes", "GOLDS"]
+           "gold_truth", "gold_schemes", "encounter_schemes", "GOLDS", "held_out_populations"]
 
 #: The golds whose curves the calibration compares (the gold statements of the main job's report).
 GOLDS = ("majority", "intersection", "union", "staple")
@@ -80,6 +80,40 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
     return out
 
 
+
+
+def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
+    """Two populations unlike those the estimator was tuned on: a tight team beside loose ones, and few runs alone.
+
+    ``tight``: a draw of the default design study's generator (its own stream) whose largest team keeps a tenth of
+    its runs' spread in skill and bias around the team's mean while the other teams' spread is doubled: near-ties
+    inside one team that no test set of 100 encounters resolves. ``few``: six runs, each its own team (no team of
+    two or more runs: the one-level prior, where the prior-sensitivity band's other end is the plug-in). Both from
+    streams the tuning never used (issue "Honest where one test set cannot tell").
+
+    Parameters
+    ----------
+    seed : int
+
+    Returns
+    -------
+    list of PopulationSpec
+    """
+    config = SyntheticConfig()
+    runs = draw_population(config, stream(seed, "population", 1000, design=True))
+    teams = np.asarray(runs.team_of)
+    names, sizes = np.unique(teams, return_counts=True)
+    skill, bias = runs.run_skill.copy(), runs.run_bias.copy()
+    for team in names:
+        at = teams == team
+        keep = 0.1 if team == names[np.argmax(sizes)] else 2.0
+        skill[at] = np.clip(skill[at].mean() + keep * (skill[at] - skill[at].mean()), 0.02, 0.98)
+        bias[at] = bias[at].mean() + keep * (bias[at] - bias[at].mean())
+    tight = PopulationSpec("tight", config, replace(runs, run_skill=skill, run_bias=bias), index=200)
+    few_config = replace(config, n_runs=6, n_teams=6)
+    few = PopulationSpec("few", few_config, draw_population(few_config, stream(seed, "population", 1001, design=True)),
+                         index=201)
+    return [tight, few]
 
 
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:

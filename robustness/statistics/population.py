@@ -39,7 +39,7 @@ import numpy as np
 from robustness import _kernels
 
 __all__ = ["ScorePosterior", "delta_covariance", "run_groups", "score_posterior", "noisy_l1", "matrix_root",
-           "GROUP_RULES", "ESTIMATOR"]
+           "GROUP_RULES", "ESTIMATOR", "PRIORS"]
 
 #: The estimator's version: a design study's cached replicates made with another are not reused.
 ESTIMATOR = "empirical-bayes-2026-12"
@@ -197,8 +197,13 @@ def matrix_root(cov: np.ndarray) -> np.ndarray:
 _FLOOR = 1e-12  # variances are floored here: a prior or a covariance of exactly 0 is not invertible
 
 
+#: The within-group variances a prior may take from the test set: one shared by every group (the estimate's), or
+#: each group of two or more runs its own (the other end of the prior-sensitivity band, :mod:`.uncertainty`).
+PRIORS = ("shared", "per_team")
+
+
 def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarray, *,
-                    known: np.ndarray | None = None) -> ScorePosterior:
+                    known: np.ndarray | None = None, prior: str = "shared") -> ScorePosterior:
     """The posterior of the population scores given a test set's scores and their covariance (module notes).
 
     Parameters
@@ -214,6 +219,13 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
         then theirs instead of estimated: ``tau_g^2`` the variance of the groups' mean scores, and each group its
         own ``tau_w^2``, the variance of its runs' scores (what the prior's normal form costs when nothing about it
         has to be estimated). ``tau_within`` reports the runs' mean of ``tau_w^2``, as a standard deviation.
+    prior : {'shared', 'per_team'}
+        The within-group variance: ``'shared'`` (default) one ``tau_w^2`` pooled over the groups (moments);
+        ``'per_team'`` each group of two or more runs its own, by the same moments on its runs alone (floored; a
+        run alone in its group keeps the shared value). The two coincide without a group of two or more runs.
+        A team whose runs are closer together than the others' is shrunk too little by the shared variance and
+        too much by its own (estimated from a handful of runs); the distance to unlimited data errs low under the
+        first and high under the second (docs/calibration.md).
 
     Returns
     -------
@@ -227,18 +239,29 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
         tau_w2, tau_g2 = _known_prior(np.asarray(known, dtype=np.float64), groups)
         return _posterior(theta, sigma, tau_g2 * same + np.diag(tau_w2), float(np.sqrt(tau_g2)),
                           float(np.sqrt(tau_w2.mean())))
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
     within_ss, within_noise, within_df = 0.0, 0.0, 0
+    own = []  # per group of two or more runs: its runs and its own moment estimate of tau_w^2
     for idx, block, group_centre in blocks:
         dev = group_centre @ theta[idx]
-        within_ss += float(dev @ dev)
-        within_noise += float(np.trace(group_centre @ sigma[block]))
+        ss, noise = float(dev @ dev), float(np.trace(group_centre @ sigma[block]))
+        within_ss += ss
+        within_noise += noise
         within_df += idx.size - 1
+        own.append((idx, max((ss - noise) / (idx.size - 1), _FLOOR)))
     total = (float(theta @ centre @ theta) - float(np.trace(centre @ sigma))) / max(n_r - 1, 1)
     if within_df:
         w2 = max(float(within_ss - within_noise) / within_df, _FLOOR)
         g2 = max(total - w2, _FLOOR)
     else:
         w2, g2 = max(total, _FLOOR), 0.0
+    if prior == "per_team" and own:
+        tau_w2 = np.full(n_r, w2)
+        for idx, value in own:
+            tau_w2[idx] = value
+        return _posterior(theta, sigma, g2 * same + np.diag(tau_w2), float(np.sqrt(g2)),
+                          float(np.sqrt(tau_w2.mean())))
     return _posterior(theta, sigma, g2 * same + w2 * np.eye(n_r), float(np.sqrt(g2)), float(np.sqrt(w2)))
 
 

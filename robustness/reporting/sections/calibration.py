@@ -22,6 +22,13 @@ MEANINGS = {
     "expected_l1_known_prior": "the same estimate with the prior's variances taken from the population (each "
                                "team its own spread): what the prior's normal form costs when nothing about it "
                                "has to be estimated (a diagnostic; no target)",
+    "expected_l1_upper": "the reported upper bound of the distance (the prior-sensitivity band's: the interval, "
+                         "extended to the estimate with each team its own within-team spread, or to the plug-in "
+                         "without teams): share of test sets whose truth lies above it (share_wrong), and share "
+                         "inside the band (coverage)",
+    "prior_flag_bad": "the flag 'this depends on what the test set cannot resolve' (prior gap at 8N above the "
+                      "threshold): share of the test sets whose 8N estimate is more than 10% low that it fires on",
+    "prior_flag_other": "the same flag: share of the other test sets it fires on",
     "units_needed": "the conservative size claim (where the interval's upper end reaches the size target, one "
                     "place per run with 31 runs or more, else a tenth of a random order's distance): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",

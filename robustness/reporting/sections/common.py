@@ -12,7 +12,7 @@ from robustness.statistics.ranks import random_l1, target_rule, target_text
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["unlimited_sentence", "default_rows", "size_target_of", "target_words", "target_note",
+__all__ = ["unlimited_sentence", "band_sentence", "default_rows", "size_target_of", "target_words", "target_note",
            "at_tolerance", "convergence_cell"]
 
 
@@ -86,7 +86,42 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
             f"L1 {d['value']:.1f} ({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}; "
             f"{d['value'] / n_runs:.2f} places per run; {random_baseline(n_runs, d['value'])}) at the test set's "
             f"{d['count']} {unit}s{who}; {target_words(target, n_runs)} needs {needed_text(nd, unit)} "
-            f"(ranking_uncertainty.csv, test_set_size.csv).{target_note(target, n_runs)}")
+            f"(ranking_uncertainty.csv, test_set_size.csv).{target_note(target, n_runs)}"
+            + band_sentence(res, key, unit))
+
+
+def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
+    """The prior-sensitivity band at N and at 8N, and, where it is flagged, that the answer depends on it.
+
+    Parameters
+    ----------
+    res : StudyResult
+        With the verdicts ``distance_band`` (none in folders written before the band: the sentence is empty).
+    key : dict
+        ``strategy``, ``metric`` and ``average``.
+    unit : str
+        What a unit is.
+
+    Returns
+    -------
+    str
+        Starts with a space; empty without the verdicts.
+    """
+    rows = sorted(res.verdict("distance_band", **key), key=lambda v: v["count"])
+    if not rows:
+        return ""
+    other = ("each team its own" if rows[0]["subject"][0] == "per_team" else
+             "the plug-in, which takes the observed scores for the population's (no team of two or more runs)")
+    spans = " and ".join(f"{v['low']:.1f} to {v['high']:.1f} at {v['count']} {unit}s" for v in rows)
+    text = (f" Allowing for the prior, which the test set estimates (one within-team spread shared by the teams, or "
+            f"{other}), the interval is {spans} (distance_band).")
+    if rows[0]["statement"] == "prior_sensitive":
+        far = rows[-1]
+        text += (f" **The answer at {far['count']} {unit}s depends on the prior**: the two priors' estimates differ "
+                 f"by {float(far['subject'][1]):.0%} there, because how close a team's runs lie to each other is "
+                 f"below the noise of {far['total']} {unit}s; read the range rather than the estimate (more {unit}s "
+                 "narrow it). How often this signals an estimate that is too low: docs/calibration.md.")
+    return text
 
 
 def size_target_of(res: StudyResult) -> float:

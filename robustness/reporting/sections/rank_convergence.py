@@ -8,6 +8,7 @@ from robustness.overlap.gold import STRATEGIES
 from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
+    band_sentence,
     default_rows,
     needed_text,
     random_baseline,
@@ -113,8 +114,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
                      f"run ({random_baseline(n_runs, d['value'])}); {target_words(target, n_runs)} needs "
-                     f"{needed_text(nd[0], unit)}.{target_note(target, n_runs)} The interval's calibration on "
-                     "simulated populations: docs/calibration.md." + _design_sentence(res))
+                     f"{needed_text(nd[0], unit)}.{target_note(target, n_runs)}" + band_sentence(res, key, unit)
+                     + " The interval's calibration on simulated populations: docs/calibration.md."
+                     + _design_sentence(res))
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
         t = truth[0]
