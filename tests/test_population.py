@@ -289,6 +289,11 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     assert len(flags) == 2 * 2 and (flags.groupby("scheme").n_claims.sum() == 3).all()  # every test set, once
     needed = table[table.estimator == "units_needed"]
     assert np.allclose(needed.claim_to_need.dropna(), needed.relative_bias.dropna() + 1)
+    # the rules measured beside it: the band's upper end lies above its midpoint and above the one-sided bound
+    claim = table[table.estimator.str.startswith("units_needed")].pivot(index="scheme", columns="estimator",
+                                                                        values="estimate")
+    assert (claim.units_needed_band_high >= claim.units_needed_band_mid).all()
+    assert (claim.units_needed_band_high >= claim.units_needed).all()
     truth = pd.read_csv(out / "calibration_truth.csv")
     assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
     report = (out / "summary.md").read_text()

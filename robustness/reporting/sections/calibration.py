@@ -32,6 +32,9 @@ MEANINGS = {
     "units_needed": "the conservative size claim (where the interval's upper end reaches the size target, one "
                     "place per run with 31 runs or more, else a tenth of a random order's distance): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
+    "units_needed_band_mid": "another size-claim rule, measured beside the reported one: where the "
+                             "prior-sensitivity band's midpoint falls to the size target",
+    "units_needed_band_high": "another: where the band's upper end falls to it",
     "score_interval_percentile": "every run's 95% percentile interval: coverage of its population score",
     "score_interval_bca": "the same, BCa",
     "score_interval_studentized": "the same, studentized (bootstrap-t with delta-method standard errors)",
