@@ -294,6 +294,9 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
                                                                         values="estimate")
     assert (claim.units_needed_band_high >= claim.units_needed_band_mid).all()
     assert (claim.units_needed_band_high >= claim.units_needed).all()
+    reliability = table[table.estimator == "p_best_reliability"]  # every test set in one bin of claimed p_best
+    assert (reliability.groupby("scheme").n_claims.sum() == 3).all()
+    assert reliability.estimate.between(0, 1).all() and reliability.share_holding.between(0, 1).all()
     truth = pd.read_csv(out / "calibration_truth.csv")
     assert (truth.groupby(["strategy", "average"]).expected_l1.apply(lambda e: e.iloc[0] > e.iloc[-1])).all()
     report = (out / "summary.md").read_text()

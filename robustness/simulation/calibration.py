@@ -501,4 +501,25 @@ def _summarise(results: list[dict], truth: PopulationTruth, population: str, opt
             row(name, "the observed best is the population's best", s, estimate=float(np.mean(claimed)),
                 truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
                 relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
+        _reliability_rows(row, s, d)
     return out
+
+
+#: The bins of claimed p_best whose actual share calibration.csv reports (``p_best_reliability`` rows).
+P_BEST_BINS = (0.0, 0.5, 0.8, 0.95, 1.0)
+
+
+def _reliability_rows(row, s, d: list[dict]) -> None:
+    """p_best's reliability: per bin of the claimed probability, how often the observed best is the population's.
+
+    A calibrated probability has the actual share (``share_holding``) near the bin's mean claim (``estimate``).
+    """
+    claimed = np.array([x["p_best"] for x in d])
+    is_best = np.array([float(x["is_best"]) for x in d])
+    for lo, hi in zip(P_BEST_BINS[:-1], P_BEST_BINS[1:]):
+        inside = (claimed >= lo) & ((claimed < hi) | (hi == P_BEST_BINS[-1]))
+        if inside.any():
+            share, share_se = _share(is_best[inside].tolist())
+            row("p_best_reliability", f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == 1 else ')'}", s,
+                estimate=float(claimed[inside].mean()), truth=share, share_holding=share, share_holding_se=share_se,
+                n_claims=int(inside.sum()))

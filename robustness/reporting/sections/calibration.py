@@ -47,6 +47,8 @@ MEANINGS = {
                       "over resampled test sets): share of test sets where it holds, i.e. the gold with the lowest "
                       "expected area under the curve on a new test set is the one named or among the tied",
     "p_best": "the posterior probability that the observed best is the population's best, against how often it is",
+    "p_best_reliability": "p_best's reliability: per bin of the claimed probability, its mean (estimate) and how "
+                          "often the observed best is the population's best (share_holding)",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
 }

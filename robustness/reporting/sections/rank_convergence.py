@@ -103,7 +103,8 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     if best:
         b = best[0]
         items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited data "
-                     f"with posterior probability {b['value']:.2f} (rank_keep.csv).")
+                     f"with posterior probability {b['value']:.2f} (rank_keep.csv; a model-based probability, its "
+                     "calibration over simulated populations in docs/calibration.md).")
     moved, order = _winner_bullet(res, p), _order_sentence(res, p)
     if moved or order:
         items.append(" ".join(x for x in (moved, order) if x))
