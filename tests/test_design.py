@@ -412,3 +412,9 @@ def test_intervals_are_about_runs_like_these_when_populations_repeat():
     assert half > 10 * naive
     alone = summarise(design.assign(population=design.replicate)).iloc[0]
     assert alone.l1_population_high - alone.l1_population == pytest.approx(naive)
+    # a new run population: the upper end of the prediction interval over the populations' means, by hand
+    assert row.l1_population_new_high == pytest.approx(
+        means.mean() + stats.t.ppf(0.975, 1) * means.std(ddof=1) * np.sqrt(1 + 1 / 2))
+    assert row.l1_population_new_high > row.l1_population_high  # wider than the mean's interval
+    one = summarise(design.assign(population=0)).iloc[0]
+    assert np.isnan(one.l1_population_new_high)  # one population says nothing about another

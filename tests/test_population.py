@@ -238,7 +238,8 @@ def test_auc_over_test_sets_is_reproducible_and_paired():
 
 
 def test_rows_averaged_over_design_populations():
-    from robustness.simulation.calibration import CALIBRATION_COLUMNS, _averaged
+    from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS
+    from robustness.simulation.calibration_summary import averaged as _averaged
 
     def row(population, bias, coverage, n):
         r = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)

@@ -22,6 +22,8 @@ CLAIMS: dict[str, str] = {
     "curve_auc": "the area under a scheme's mean L1 curve",
     "distance_band": "the expected L1 over the priors a test set can estimate, and whether the answer depends on them",
     "encounters_needed": "the design study's size that reaches the target, per gold scheme",
+    "encounters_needed_new_population": "the design study's size for a new run population drawn with the "
+                                        "settings (the upper end of a prediction interval over run populations)",
     "encounters_needed_by_population": "that size per run population",
     "estimate": "design calibration: the main job's estimate of the expected L1 at a size",
     "estimate_ratio": "design calibration: the median ratio of that estimate to the truth",

@@ -11,10 +11,11 @@ from typing import Any, overload
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student
 
 from robustness.overlap.gold import STRATEGIES, is_random
 from robustness.simulation.design import SETTING_COLUMNS, Setting
-from robustness.statistics.inference import t_interval
+from robustness.statistics.inference import t_interval, tails
 from robustness.statistics.ranks import size_target
 from robustness.statistics.verdicts import best_with_ties
 
@@ -69,6 +70,7 @@ def summarise(design: pd.DataFrame,
             mean, low, high = _clustered(d, m)
             lo, hi = bounded.get(m, (0, np.inf))  # an interval never leaves the measure's range
             row[m], row[f"{m}_low"], row[f"{m}_high"] = mean, max(low, lo), min(high, hi)
+        row["l1_population_new_high"] = _new_population_high(d, "l1_population")
         rows.append(row)
     summary = pd.DataFrame(rows)
     if coverage is None:
@@ -92,6 +94,22 @@ def _clustered(rows: pd.DataFrame, column: str) -> tuple[float, float, float]:
     centre = float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
     shift = centre - float(means.mean())  # unequal replicates per population: the interval moves with the mean
     return centre, low + shift, high + shift
+
+
+def _new_population_high(rows: pd.DataFrame, column: str, confidence: float = 0.95) -> float:
+    """The upper end of a ``confidence`` two-sided prediction interval of ``column`` for a new run population.
+
+    The populations' means (each over its replicates; with one replicate per population, one test set each, whose
+    noise the bound then includes) are taken as a sample of run populations drawn with the setting; a new one's
+    mean lies below ``mean + t(P - 1) * sd * sqrt(1 + 1/P)`` with that confidence (normal populations). nan with
+    fewer than two populations: one population says nothing about another.
+    """
+    values = rows[column].to_numpy(dtype=float)
+    means = rows.assign(_v=values).groupby("population")._v.mean().dropna().to_numpy()
+    if means.size < 2:
+        return np.nan
+    t = student.ppf(tails(confidence)[1], means.size - 1)
+    return float(means.mean() + t * means.std(ddof=1) * np.sqrt(1 + 1 / means.size))
 
 
 def _interpolate_size(sizes, values, target):
@@ -250,6 +268,8 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
                       "encounters_for_l1": _interpolate_size(d.encounters, d.l1_population, target),
                       "encounters_for_l1_optimistic": _interpolate_size(d.encounters, d.l1_population_low, target),
                       "encounters_for_l1_conservative": _interpolate_size(d.encounters, d.l1_population_high, target),
+                      "encounters_for_l1_new_population": _interpolate_size(d.encounters, d.l1_population_new_high,
+                                                                            target),
                       "encounters_for_top1": _interpolate_size(d.encounters, -d.top1_correct, -target_top1),
                       "encounters_for_top1_optimistic": _interpolate_size(d.encounters, -d.top1_correct_high,
                                                                           -target_top1),

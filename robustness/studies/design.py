@@ -317,6 +317,12 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
           value=_number(chosen.encounters_for_l1), low=_number(chosen.encounters_for_l1_optimistic),
           high=_number(chosen.encounters_for_l1_conservative), level=0.95, count=int(chosen.largest_size),
           table="recommendation_sizes.csv")
+    if "encounters_for_l1_new_population" in chosen.index:
+        new = _number(chosen.encounters_for_l1_new_population)
+        populations = int(rec["per_population"].population.nunique()) if len(rec["per_population"]) else 0
+        v.add("encounters_needed_new_population", strategy=strat, average=average, metric=METRIC,
+              statement="undefined" if populations < 2 else "beyond" if np.isnan(new) else "found", value=new,
+              level=0.95, count=int(chosen.largest_size), total=populations, table="recommendation_sizes.csv")
     for row in rec["random"].itertuples():
         v.add("one_random_annotator", strategy="random", average=row.average, metric=METRIC,
               value=row.l1_population, low=row.l1_population_low, high=row.l1_population_high, level=0.95,

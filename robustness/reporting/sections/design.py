@@ -212,7 +212,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
             f"{_size(rec['low'], largest)} to {conservative}); "
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence.")
-            + target_note(target, n_runs) + _indicative(res))
+            + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
     main = _main_job_bullet(res, unit, target)
     if main:
         items.append(main)
@@ -252,6 +252,16 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
     r.bullets(items)
     _how_far(r, res, size, unit, n_runs)
+
+
+def _new_population(res: StudyResult, unit: str, largest: int) -> str:
+    """The size for a new run population drawn with the settings (the prediction bound), where there is one."""
+    found = res.verdict("encounters_needed_new_population")
+    if not found or found[0]["statement"] == "undefined":
+        return ""
+    x = found[0]
+    return (f" For a new run population drawn with these settings (the upper end of a 95% prediction interval "
+            f"over the {x['total']} run populations simulated): {_size(x['value'], largest)} {unit}s.")
 
 
 def _indicative(res: StudyResult) -> str:

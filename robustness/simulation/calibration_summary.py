@@ -1,0 +1,306 @@
+"""calibration.csv's rows: every claim of the test sets of one population, summarised against its truth.
+
+:func:`summarise_population` turns the claims :mod:`robustness.simulation.calibration` collects per test set
+into one row per estimator, setting and scheme (shares with their Monte Carlo standard errors over test sets,
+relative biases); :func:`averaged` averages them over the design study's run populations.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from robustness.simulation.populations import GOLDS
+from robustness.statistics.ranks import size_target, target_text
+from robustness.statistics.uncertainty import FLAG_GAP
+
+if TYPE_CHECKING:
+    from robustness.simulation.populations import PopulationTruth
+
+__all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "P_BEST_BINS", "Z90", "averaged", "relative_error", "cluster_share",
+           "size_claim_holds", "summarise_population"]
+
+#: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
+CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
+                       "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
+                       "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
+                       "share_holding", "share_holding_se", "n_claims", "claim_to_need")
+
+#: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
+Z90 = 1.6448536269514722
+
+
+def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
+    """Whether a size claim holds in truth.
+
+    A claim "n units reach the target" holds where the true expected L1 at n is at most the target; a claim
+    "more than the largest size tried" (``beyond``, whose ``truth_at_claim`` is the truth at that largest size)
+    holds where the target is not reached there either.
+
+    Parameters
+    ----------
+    beyond : bool
+        The claim is "more than the largest size tried".
+    truth_at_claim : float
+        The true expected L1 at the claimed (or the largest) size.
+    target : float
+        The target expected L1.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> size_claim_holds(False, 38.0, 40.0), size_claim_holds(True, 52.0, 40.0), size_claim_holds(True, 31.0, 40.0)
+    (True, True, False)
+    """
+    return truth_at_claim > target if beyond else truth_at_claim <= target
+
+
+def cluster_share(hits: list, weights: list | None = None) -> tuple[float, float]:
+    """A share over test sets (clusters): the ratio estimate and its standard error.
+
+    Parameters
+    ----------
+    hits : list
+        Per test set, its hits (a 0/1 outcome, or a count of hits among ``weights`` claims).
+    weights : list, optional
+        Per test set, its number of claims (None: one each).
+
+    Returns
+    -------
+    (share, se) : tuple of float
+        nan where there is nothing to share (the SE also with a single test set).
+    """
+    h = np.asarray(hits, dtype=float)
+    if weights is None:
+        ok = np.isfinite(h)
+        h = h[ok]
+        if h.size == 0:
+            return np.nan, np.nan
+        return float(h.mean()), float(h.std(ddof=1) / np.sqrt(h.size)) if h.size > 1 else np.nan
+    w = np.asarray(weights, dtype=float)
+    if w.sum() == 0:
+        return np.nan, np.nan
+    p = h.sum() / w.sum()
+    k = h.size
+    resid = h - p * w
+    se = np.sqrt(k / max(k - 1, 1) * (resid**2).sum()) / w.sum()
+    return float(p), float(se)
+
+
+def relative_error(estimates: list, truths: list) -> tuple[float, float]:
+    """Mean relative error over test sets and its standard error.
+
+    Parameters
+    ----------
+    estimates, truths : list
+        Per test set.
+
+    Returns
+    -------
+    (mean, se) : tuple of float
+        Of ``estimate / truth - 1`` over the test sets where it is finite; nan with fewer than two.
+    """
+    rel = np.asarray(estimates, dtype=float) / np.asarray(truths, dtype=float) - 1
+    rel = rel[np.isfinite(rel)]
+    if rel.size < 2:
+        return np.nan, np.nan
+    return float(rel.mean()), float(rel.std(ddof=1) / np.sqrt(rel.size))
+
+
+#: Size-claim rules measured beside the reported one (``units_needed``, the estimate's one-sided bound): where the
+#: prior-sensitivity band's midpoint or its upper end falls to the target (rows ``units_needed_band_mid``,
+#: ``units_needed_band_high``).
+CLAIM_RULES = ("band_mid", "band_high")
+
+
+def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> None:
+    """The size claims' rows of one scheme: the reported rule and each of :data:`CLAIM_RULES`."""
+    target = size_target(n_runs)
+    sets = [("units_needed", [x for r in results for x in r["needed"] if x["scheme"] == s])]
+    sets += [(f"units_needed_{rule}", [x for r in results for x in r.get("needed_rules", [])
+                                       if x["scheme"] == s and x["rule"] == rule]) for rule in CLAIM_RULES]
+    for name, d in sets:
+        if not d:
+            continue
+        share, share_se = cluster_share([float(size_claim_holds(x["beyond"], x["truth_at_claim"], target)) for x in d])
+        need = d[0]["true_need"]
+        claims = np.array([x["claim"] for x in d])
+        ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
+        row(name, f"expected L1 <= {target_text(target, n_runs)}", s, estimate=float(np.median(claims)),
+            truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
+            nominal=nominal, n_claims=len(d), claim_to_need=ratio + 1)
+
+
+def _flag_rows(row, s, d: list[dict], setting: str) -> None:
+    """The prior-sensitivity flag (``prior_gap`` at 8N above the report's threshold) against the 8N estimate's error.
+
+    ``prior_flag_bad``: the share of test sets whose estimate at 8N is more than 10% below the truth that the flag
+    fires on (target: at least 60%); ``prior_flag_other``: the share of the others it fires on (at most 15%).
+    """
+    flagged = [bool(np.isfinite(x["prior_gap"]) and x["prior_gap"] > FLAG_GAP) for x in d]
+    bad = [x["estimate"] < 0.9 * x["truth"] for x in d]
+    for name, group, nominal in (("prior_flag_bad", True, 0.60), ("prior_flag_other", False, 0.15)):
+        hits = [float(f) for f, b in zip(flagged, bad) if b == group]
+        share, share_se = cluster_share(hits) if hits else (np.nan, np.nan)
+        row(name, f"{setting}; prior gap > {FLAG_GAP:g}", s, share_holding=share, share_holding_se=share_se,
+            n_claims=len(hits), nominal=nominal)
+
+
+def averaged(rows: list[dict], names: list[str]) -> list[dict]:
+    """Rows averaged over several populations (the design study's run populations), named ``design (P populations)``.
+
+    Each value is the mean of the populations' values, its ``_se`` their standard deviation over ``sqrt(P)``: the
+    populations are the sample (what an estimator does on average over challenges drawn like them, where one
+    population's value owes much to its own runs).
+
+    Parameters
+    ----------
+    rows : list of dict
+        calibration.csv's rows of every population.
+    names : list of str
+        The populations averaged (fewer than two: nothing).
+
+    Returns
+    -------
+    list of dict
+        The averaged rows.
+    """
+    if len(names) < 2:
+        return []
+    table = pd.DataFrame(rows)
+    table = table[table.population.isin(names)]
+    out = []
+    for (estimator, setting, scheme), g in table.groupby(["estimator", "setting", "scheme"], sort=False):
+        r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        r.update(estimator=estimator, setting=setting, scheme=scheme, population=f"design ({len(g)} populations)",
+                 n_test_sets=int(g.n_test_sets.sum()), nominal=g.nominal.iloc[0])
+        if g.n_claims.notna().all():
+            r["n_claims"] = float(g.n_claims.sum())
+        for column in ("estimate", "truth", "relative_bias", "coverage", "share_reaching_target", "share_wrong",
+                       "share_holding"):
+            values = g[column].to_numpy(np.float64)
+            if np.all(np.isfinite(values)):
+                r[column] = float(values.mean())
+                if f"{column}_se" in r:
+                    r[f"{column}_se"] = float(values.std(ddof=1) / np.sqrt(values.size))
+        out.append(r)
+    return out
+
+
+def summarise_population(results: list[dict], truth: PopulationTruth, population: str, *, confidence: float,
+                         test_size: int, n_runs: int) -> list[dict]:
+    """calibration.csv's rows of one population.
+
+    Parameters
+    ----------
+    results : list of dict
+        Every test set's claims (:func:`robustness.simulation.calibration.calibrate` collects them).
+    truth : PopulationTruth
+    population : str
+        Its name in the rows.
+    confidence : float
+        The nominal level of the intervals.
+    test_size : int
+        Encounters per test set (N).
+    n_runs : int
+
+    Returns
+    -------
+    list of dict
+        One row per estimator, setting and scheme (:data:`CALIBRATION_COLUMNS`).
+    """
+    k = len(results)
+    nominal = confidence
+    out = []
+
+    def row(estimator, setting, s, **values):
+        """One row; ``s`` a scheme's index in the truth, or the scheme's name."""
+        base = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+        base.update(estimator=estimator, setting=setting, population=population, n_test_sets=k,
+                    scheme=s if isinstance(s, str) else " ".join(truth.schemes[s]))
+        base.update(values)
+        out.append(base)
+
+    for average in ("micro", "macro"):
+        d = [x for r in results for x in r.get("golds", []) if x["average"] == average]
+        if d:
+            share, share_se = cluster_share([float(x["holds"]) for x in d])
+            row("gold_statement", "the fastest gold, or the golds tied with it",
+                f"{', '.join(GOLDS)} jaccard {average}", estimate=float(np.mean([x["claims_best"] for x in d])),
+                share_holding=share, share_holding_se=share_se, n_claims=len(d))
+    for s in range(len(truth.schemes)):
+        for factor in (1, 8):
+            d = [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == factor]
+            est, plug, tr = ([x[key] for x in d] for key in ("estimate", "plugin", "truth"))
+            covered = [float(x["low"] <= x["truth"] <= x["high"]) for x in d]
+            bias, bias_se = relative_error(est, tr)
+            cov, cov_se = cluster_share(covered)
+            setting = f"m = {factor} N ({factor * test_size} encounters)"
+            row("expected_l1", setting, s, estimate=float(np.mean(est)), truth=float(np.mean(tr)),
+                relative_bias=bias, relative_bias_se=bias_se, coverage=cov, coverage_se=cov_se, nominal=nominal)
+            covered90 = [float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d]
+            cov, cov_se = cluster_share(covered90)
+            row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
+            above, above_se = cluster_share([float(x["truth"] > x["band_high"]) for x in d])
+            inside, inside_se = cluster_share([float(x["band_low"] <= x["truth"] <= x["band_high"]) for x in d])
+            row("expected_l1_upper", setting, s, estimate=float(np.mean([x["band_high"] for x in d])),
+                truth=float(np.mean(tr)), share_wrong=above, share_wrong_se=above_se, coverage=inside,
+                coverage_se=inside_se, nominal=nominal)
+            for name, key in (("expected_l1_plugin", "plugin"), ("expected_l1_known_prior", "known_prior")):
+                values = [x[key] for x in d]
+                bias, bias_se = relative_error(values, tr)
+                row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
+                    relative_bias_se=bias_se)
+        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 8],
+                   f"m = 8 N ({8 * test_size} encounters)")
+        _needed_rows(row, s, results, n_runs, nominal)
+        for method in ("percentile", "bca", "studentized"):
+            d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]
+            cov, cov_se = cluster_share([x["covered"] for x in d], [x["n"] for x in d])
+            row(f"score_interval_{method}", "every run's score", s, coverage=cov, coverage_se=cov_se, nominal=nominal,
+                n_claims=int(sum(x["n"] for x in d)))
+        for test in ("bootstrap", "delta", "wilcoxon"):
+            for family in ("all pairs", "neighbours"):
+                d = [x for r in results for x in r["pairs"] if x["scheme"] == s and x["test"] == test
+                     and x["family"] == family]
+                if not d:
+                    continue
+                wrong, wrong_se = cluster_share([x["wrong"] for x in d], [x["claims"] for x in d])
+                name = f"pairs_differ_{test}" + ("_neighbours" if family == "neighbours" else "")
+                row(name, f"Holm over {family}", s, share_wrong=wrong, share_wrong_se=wrong_se,
+                    n_claims=int(sum(x["claims"] for x in d)), estimate=float(np.mean([x["claims"] for x in d])))
+        d = [x for r in results for x in r["best"] if x["scheme"] == s]
+        actual = float(np.mean([x["is_best"] for x in d]))
+        for name, key in (("p_best", "p_best"), ("best_stays_first", "stays")):
+            claimed = [x[key] for x in d]
+            diff = np.asarray(claimed) - np.asarray([x["is_best"] for x in d])
+            row(name, "the observed best is the population's best", s, estimate=float(np.mean(claimed)),
+                truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
+                relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
+        _reliability_rows(row, s, d)
+    return out
+
+
+#: The bins of claimed p_best whose actual share calibration.csv reports (``p_best_reliability`` rows).
+P_BEST_BINS = (0.0, 0.5, 0.8, 0.95, 1.0)
+
+
+def _reliability_rows(row, s, d: list[dict]) -> None:
+    """p_best's reliability: per bin of the claimed probability, how often the observed best is the population's.
+
+    A calibrated probability has the actual share (``share_holding``) near the bin's mean claim (``estimate``).
+    """
+    claimed = np.array([x["p_best"] for x in d])
+    is_best = np.array([float(x["is_best"]) for x in d])
+    for lo, hi in zip(P_BEST_BINS[:-1], P_BEST_BINS[1:]):
+        inside = (claimed >= lo) & ((claimed < hi) | (hi == P_BEST_BINS[-1]))
+        if inside.any():
+            share, share_se = cluster_share(is_best[inside].tolist())
+            row("p_best_reliability", f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == 1 else ')'}", s,
+                estimate=float(claimed[inside].mean()), truth=share, share_holding=share, share_holding_se=share_se,
+                n_claims=int(inside.sum()))
