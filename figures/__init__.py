@@ -143,9 +143,10 @@ def save(fig, out_path) -> list[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     resolution = dpi()
+    options = {} if resolution is None else {"dpi": resolution}  # none: the house style's savefig.dpi
     for suffix in (f".{f}" for f in formats()):
         p = out.with_suffix(suffix)
-        fig.savefig(p) if resolution is None else fig.savefig(p, dpi=resolution)
+        fig.savefig(p, **options)
         paths.append(p)
     plt.close(fig)
     return paths

@@ -197,15 +197,16 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                                     "band_high": row.band_high, "prior_gap": row.prior_gap})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
+        need = truth.needed(s, target)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
-                              "truth_at_claim": truth.at(s, claim), "true_need": truth.needed(s, target),
+                              "truth_at_claim": truth.at(s, claim), "true_need": need,
                               "point": float(nd.units_needed_point)})
         grid = ps.index.to_numpy(dtype=np.float64)
         for rule, curve in zip(CLAIM_RULES, ((ps.band_low + ps.band_high) / 2, ps.band_high)):
             size, beyond, _ = crossing(grid, curve.to_numpy(dtype=np.float64), target)
             at = float(grid[-1]) if beyond else size
             out["needed_rules"].append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(beyond),
-                                        "truth_at_claim": truth.at(s, at), "true_need": truth.needed(s, target)})
+                                        "truth_at_claim": truth.at(s, at), "true_need": need})
         theta = truth.scores[s]
         for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
@@ -261,7 +262,8 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         every population's true expected L1 by size (``population, strategy, metric, average, m,
         expected_l1, expected_l1_se``). ``distances``: every test set's distance estimate beside its truth
         (``population, test_set, scheme, m, estimate, plugin, known_prior, low, high, se, posterior_se, sampling_se,
-        truth``; ``se`` is the two parts added in quadrature), from which other summaries can be drawn.
+        truth, per_team, band_low, band_high, prior_gap``; ``se`` is the two parts added in quadrature), from which
+        other summaries can be drawn.
     """
     say = say or (lambda *a: None)
     rows, truth_rows, raw = [], [], []

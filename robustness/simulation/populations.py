@@ -103,10 +103,11 @@ def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
     runs = draw_population(config, stream(seed, "population", 1000, design=True))
     teams = np.asarray(runs.team_of)
     names, sizes = np.unique(teams, return_counts=True)
+    largest = names[np.argmax(sizes)]
     skill, bias = runs.run_skill.copy(), runs.run_bias.copy()
     for team in names:
         at = teams == team
-        keep = 0.1 if team == names[np.argmax(sizes)] else 2.0
+        keep = 0.1 if team == largest else 2.0
         skill[at] = np.clip(skill[at].mean() + keep * (skill[at] - skill[at].mean()), 0.02, 0.98)
         bias[at] = bias[at].mean() + keep * (bias[at] - bias[at].mean())
     tight = PopulationSpec("tight", config, replace(runs, run_skill=skill, run_bias=bias), index=200)

@@ -89,11 +89,16 @@ def _clustered(rows: pd.DataFrame, column: str) -> tuple[float, float, float]:
     values = rows[column].to_numpy(dtype=float)
     if rows.population.nunique() < 2 or rows.groupby("population").size().max() == 1:
         return t_interval(values)
-    means = rows.assign(_v=values).groupby("population")._v.mean()
+    means = _population_means(rows, column)
     _, low, high = t_interval(means)
     centre = float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
     shift = centre - float(means.mean())  # unequal replicates per population: the interval moves with the mean
     return centre, low + shift, high + shift
+
+
+def _population_means(rows: pd.DataFrame, column: str) -> pd.Series:
+    """Each run population's mean of ``column`` over its replicates."""
+    return rows.assign(_v=rows[column].to_numpy(dtype=float)).groupby("population")._v.mean()
 
 
 def _new_population_high(rows: pd.DataFrame, column: str, confidence: float = 0.95) -> float:
@@ -104,8 +109,7 @@ def _new_population_high(rows: pd.DataFrame, column: str, confidence: float = 0.
     mean lies below ``mean + t(P - 1) * sd * sqrt(1 + 1/P)`` with that confidence (normal populations). nan with
     fewer than two populations: one population says nothing about another.
     """
-    values = rows[column].to_numpy(dtype=float)
-    means = rows.assign(_v=values).groupby("population")._v.mean().dropna().to_numpy()
+    means = _population_means(rows, column).dropna().to_numpy()
     if means.size < 2:
         return np.nan
     t = student.ppf(tails(confidence)[1], means.size - 1)

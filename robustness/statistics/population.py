@@ -234,7 +234,7 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     theta = np.asarray(scores, dtype=np.float64)
     n_r = theta.size
     sigma = (covariance + covariance.T) / 2 + np.eye(n_r) * _FLOOR
-    blocks, same, centre = _group_structure(np.asarray(groups).tobytes(), np.asarray(groups).dtype.str, n_r)
+    blocks, same, centre = _group_structure(np.asarray(groups).tobytes(), np.asarray(groups).dtype.str)
     if known is not None:
         tau_w2, tau_g2 = _known_prior(np.asarray(known, dtype=np.float64), groups)
         return _posterior(theta, sigma, tau_g2 * same + np.diag(tau_w2), float(np.sqrt(tau_g2)),
@@ -266,7 +266,7 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
 
 
 @functools.lru_cache(maxsize=64)
-def _group_structure(key: bytes, dtype: str, n_r: int) -> tuple[list, np.ndarray, np.ndarray]:
+def _group_structure(key: bytes, dtype: str) -> tuple[list, np.ndarray, np.ndarray]:
     """What :func:`score_posterior` needs of the runs' groups, built once per grouping.
 
     It is called per scheme and resample with the same groups. Returns, per group of two or more runs, its
@@ -279,7 +279,7 @@ def _group_structure(key: bytes, dtype: str, n_r: int) -> tuple[list, np.ndarray
         if idx.size >= 2:
             blocks.append((idx, np.ix_(idx, idx), np.eye(idx.size) - 1.0 / idx.size))
     same = (groups[:, None] == groups[None, :]).astype(np.float64)
-    return blocks, same, np.eye(n_r) - 1.0 / n_r
+    return blocks, same, np.eye(groups.size) - 1.0 / groups.size
 
 
 def _known_prior(known: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:

@@ -156,18 +156,19 @@ def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, tot
     ``gap``: the other end relative to the estimate, ``(other - est) / est``, large where the answer depends on how
     tight the teams are, which the test set cannot resolve.
     """
-    teams = bool(np.any(np.bincount(np.unique(labels, return_inverse=True)[1]) >= 2))
+    teams = bool((np.unique(labels, return_counts=True)[1] >= 2).any())
+    resampled = bool(np.isfinite(sampling_se).any())
     per_team = np.full_like(est, np.nan)
-    if teams and np.isfinite(sampling_se).any():
+    if teams and resampled:
         per_team = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, rng, full=False,
                               prior="per_team")[0]
     other = per_team if teams else plugin
+    low, high = np.full_like(est, np.nan), np.full_like(est, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.maximum(np.fmin(est - z * total_se, other - z * sampling_se), 0.0)
-        high = np.fmax(est + z * total_se, other + z * sampling_se)
+        if resampled:
+            low = np.maximum(np.fmin(est - z * total_se, other - z * sampling_se), 0.0)
+            high = np.fmax(est + z * total_se, other + z * sampling_se)
         gap = (other - est) / est
-    if not np.isfinite(sampling_se).any():
-        low, high = np.full_like(est, np.nan), np.full_like(est, np.nan)
     return {"per_team": per_team, "other": "per_team" if teams else "plugin", "low": low, "high": high,
             "gap": gap}
 

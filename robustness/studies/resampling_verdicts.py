@@ -180,7 +180,7 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
         if len(best):
             top = best.sort_values("rank").iloc[0]
             verdicts.add("best_is_best", value=top.p_best, subject=[top.run], table="rank_keep.csv", **key)
-        _band_verdicts(verdicts, at, key)
+        _band_verdicts(verdicts, at, row, key)
         nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
         verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "at_least",
                      value=nd.units_needed_point, low=nd.units_needed_low, high=nd.units_needed,
@@ -188,14 +188,17 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
                      table="test_set_size.csv", **key)
 
 
-def _band_verdicts(verdicts: Verdicts, at: pd.DataFrame, key: dict) -> None:
-    """``distance_band`` at the test set's size and at eight times it (or the largest size below), one scheme."""
-    if "band_low" not in at.columns or not len(at):  # folders written before the band
+def _band_verdicts(verdicts: Verdicts, at: pd.DataFrame, observed: pd.Series, key: dict) -> None:
+    """``distance_band`` of one scheme at the test set's size and at eight times it (or the largest size below).
+
+    ``observed`` is the row of ``at`` at the test set's size.
+    """
+    if "band_low" not in at.columns:  # folders written before the band
         return
-    n = int(at[at.observed_size].m.iloc[0])
+    n = int(observed.m)
     far = at[at.m <= 8 * n].sort_values("m").iloc[-1]
     flagged = bool(np.isfinite(far.prior_gap) and far.prior_gap > FLAG_GAP)
-    for row in (at[at.observed_size].iloc[0], far):
+    for row in (observed, far):
         if not np.isfinite(row.band_low):
             continue
         verdicts.add("distance_band", statement="prior_sensitive" if flagged else "settled", value=row.expected_l1,
