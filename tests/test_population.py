@@ -255,6 +255,9 @@ def test_rows_averaged_over_design_populations():
     assert avg["relative_bias_se"] == pytest.approx(np.std([-0.02, 0.04, 0.07], ddof=1) / np.sqrt(3))
     assert avg["coverage"] == pytest.approx(0.93) and avg["nominal"] == 0.95
     assert _averaged(rows, ["design-0"]) == []  # one population is not averaged
+    # nor a row that only one of the populations has
+    only = dict(row("design-1", 0.1, 0.9, 10), estimator="p_best_reliability", setting="claimed p_best in [0.95, 1]")
+    assert [r["estimator"] for r in _averaged(rows + [only], ["design-0", "design-1", "design-2"])] == ["expected_l1"]
 
 
 @pytest.mark.slow
@@ -427,3 +430,92 @@ def test_held_out_populations_have_a_tight_team_and_few_runs_alone():
     tightest = min(spread, key=spread.get)
     assert spread[tightest] < 0.2 * min(v for t, v in spread.items() if t != tightest)
     assert len(few.runs.runs) == 6 and run_groups(few.runs.runs)[1].startswith("no groups")
+
+
+def _shared_spread_scores(rng, groups, sigma, within=(0.01,)):
+    """Scores of runs drawn from the two-level prior (each team its own within-team SD) plus the test set's noise."""
+    n_teams = groups.max() + 1
+    sd = np.resize(np.asarray(within, dtype=float), n_teams)[groups]
+    theta = 0.6 + rng.normal(0, 0.03, n_teams)[groups] + rng.normal(0, 1, groups.size) * sd
+    return theta + np.linalg.cholesky(sigma) @ rng.standard_normal(groups.size)
+
+
+def test_the_spread_test_by_hand():
+    from robustness.statistics.population import spread_test
+
+    # three teams of 2, 3 and 2 runs, independent noise of variance v: S_t and noise_t by hand
+    groups = np.array([0, 0, 1, 1, 1, 2, 2])
+    theta = np.array([0.50, 0.54, 0.60, 0.61, 0.65, 0.70, 0.71])
+    v = 1e-4
+    sigma = np.eye(7) * v
+    teams = [theta[:2], theta[2:5], theta[5:]]
+    ss = np.array([((t - t.mean()) ** 2).sum() for t in teams])
+    df = np.array([1.0, 2.0, 1.0])
+    noise = df * (v + 1e-12)  # tr of the centring matrix times v (plus the floor score_posterior adds)
+    w2 = (ss.sum() - noise.sum()) / df.sum()
+    r = ss / (df * w2 + noise)
+    statistic, p = spread_test(theta, sigma, groups, rng=0)
+    assert statistic == pytest.approx(float((df * (r - 1 - np.log(r))).sum()), rel=1e-12)
+    assert 0 < p <= 1 and (p * 401) == pytest.approx(round(p * 401))  # (1 + hits) / (1 + 400)
+    assert spread_test(theta, sigma, groups, rng=0) == (statistic, p)  # the same generator, the same p
+    # fewer than two teams of two or more runs: nothing to compare
+    for alone in (np.arange(7), np.array([0, 0, 1, 2, 3, 4, 5])):
+        assert all(np.isnan(spread_test(theta, sigma, alone, rng=0)))
+
+
+def test_the_spread_test_holds_its_level_and_finds_a_tight_team():
+    from robustness.statistics.population import spread_test
+
+    rng = np.random.default_rng(11)
+    groups = np.repeat(np.arange(6), 4)
+    a = rng.standard_normal((24, 24)) * 0.3 + np.eye(24)
+    sigma = a @ a.T * 1e-5  # correlated noise, as on shared test cases (SD about 0.006)
+    # one within-team spread shared by the teams (the null): rejections at 5% near 5% (SE 1.5% over 200)
+    null = [spread_test(_shared_spread_scores(rng, groups, sigma), sigma, groups, n_sims=200, rng=rng)[1]
+            for _ in range(200)]
+    assert 0.01 <= np.mean(np.array(null) < 0.05) <= 0.10
+    # the first team a tenth as spread as the others, which are twice as spread: rejected nearly always
+    tight = [spread_test(_shared_spread_scores(rng, groups, sigma, within=(0.002, 0.04)), sigma, groups,
+                         n_sims=200, rng=rng)[1] for _ in range(50)]
+    assert np.mean(np.array(tight) < 0.05) >= 0.8
+
+
+def test_ranking_uncertainty_reports_the_spread_test_on_its_own_stream(schemes):
+    from robustness.parallel import batch_generators
+    from robustness.statistics.population import spread_test
+
+    sizes = np.array([15, 30])
+    per_size, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, rng=7)
+    labels, _ = run_groups(schemes.runs)
+    stream = batch_generators(7, 5 + 2)[-1]  # spawned after the band's: the earlier columns are unchanged
+    theta, cov = delta_covariance(*schemes.ratio_parts())
+    for s, (strategy, metric, average) in enumerate(schemes.names):
+        got = per_size[(per_size.strategy == strategy) & (per_size.average == average)]
+        want = spread_test(theta[s], cov[s], labels, rng=stream)[1]
+        assert (got.spread_p == want).all()
+    bare, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=0, rng=7)
+    assert bare.spread_p.isna().all()
+
+
+def test_the_flag_and_its_sentence_follow_the_spread_test():
+    import pandas as pd
+
+    from robustness.reporting.sections.common import band_sentence
+    from robustness.results.study_result import StudyResult, Verdicts
+    from robustness.statistics.uncertainty import FLAG_ALPHA
+    from robustness.studies.resampling_verdicts import _band_verdicts
+
+    key = {"strategy": "majority", "metric": "jaccard", "average": "micro"}
+    for p, flagged in ((FLAG_ALPHA / 2, True), (FLAG_ALPHA, False), (np.nan, False)):
+        at = pd.DataFrame({"m": [10, 80], "expected_l1": [20.0, 8.0], "band_low": [15.0, 5.0],
+                           "band_high": [26.0, 12.5], "band_other": "per_team", "prior_gap": [0.1, 0.42],
+                           "spread_p": p, "confidence": 0.95})
+        v = Verdicts()
+        _band_verdicts(v, at, at.iloc[0], key)
+        rows = StudyResult("rank_convergence", verdicts=v.frame()).verdict("distance_band", **key)
+        assert {r["statement"] for r in rows} == {"prior_sensitive" if flagged else "settled"}
+        text = band_sentence(StudyResult("rank_convergence", verdicts=v.frame()), key, "case")
+        assert "15.0 to 26.0 at 10 cases and 5.0 to 12.5 at 80 cases" in text
+        assert ("spreads differ" in text) == flagged
+        if flagged:
+            assert f"p = {FLAG_ALPHA / 2:.3f}" in text and "42%" in text and "12.5 there" in text

@@ -21,6 +21,8 @@ CLAIMS: dict[str, str] = {
     "convergence_point": "the test-set size where the mean L1 curve reaches the size target",
     "curve_auc": "the area under a scheme's mean L1 curve",
     "distance_band": "the expected L1 over the priors a test set can estimate, and whether the answer depends on them",
+    "units_needed_range": "the size for the target over the priors a test set can estimate (where the "
+                          "prior-sensitivity band's ends reach it)",
     "encounters_needed": "the design study's size that reaches the target, per gold scheme",
     "encounters_needed_new_population": "the design study's size for a new run population drawn with the "
                                         "settings (the upper end of a prediction interval over run populations)",

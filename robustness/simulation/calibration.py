@@ -66,6 +66,7 @@ from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
 from robustness.statistics.ranks import size_target
 from robustness.statistics.uncertainty import (
+    FLAG_ALPHA,
     crossing,
     default_sizes,
     expected_l1,
@@ -130,7 +131,7 @@ class CalibrationOptions:
 #: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
 #: scheme and size).
 DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth",
-                    "per_team", "band_low", "band_high", "prior_gap")
+                    "per_team", "band_low", "band_high", "prior_gap", "spread_p")
 
 
 def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, options: CalibrationOptions,
@@ -194,7 +195,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                                     "se": row.expected_l1_se, "posterior_se": row.posterior_se,
                                     "sampling_se": row.sampling_se, "truth": true,
                                     "per_team": row.expected_l1_per_team, "band_low": row.band_low,
-                                    "band_high": row.band_high, "prior_gap": row.prior_gap})
+                                    "band_high": row.band_high, "prior_gap": row.prior_gap,
+                                    "spread_p": row.spread_p})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         need = truth.needed(s, target)
@@ -202,9 +204,16 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                               "truth_at_claim": truth.at(s, claim), "true_need": need,
                               "point": float(nd.units_needed_point)})
         grid = ps.index.to_numpy(dtype=np.float64)
-        for rule, curve in zip(CLAIM_RULES, ((ps.band_low + ps.band_high) / 2, ps.band_high)):
-            size, beyond, _ = crossing(grid, curve.to_numpy(dtype=np.float64), target)
-            at = float(grid[-1]) if beyond else size
+        band = {"band_mid": (ps.band_low + ps.band_high) / 2, "band_high": ps.band_high}
+        flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
+        band["flagged"] = band["band_high"] if flagged else None
+        band["adaptive"] = band["flagged"] if ps.band_other.iloc[0] == "per_team" else band["band_mid"]
+        for rule in CLAIM_RULES:
+            if band[rule] is None:  # the reported claim
+                at, beyond = claim, bool(nd.beyond)
+            else:
+                size, beyond, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
+                at = float(grid[-1]) if beyond else size
             out["needed_rules"].append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(beyond),
                                         "truth_at_claim": truth.at(s, at), "true_need": need})
         theta = truth.scores[s]

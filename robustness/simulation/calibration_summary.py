@@ -14,13 +14,13 @@ import pandas as pd
 
 from robustness.simulation.populations import GOLDS
 from robustness.statistics.ranks import size_target, target_text
-from robustness.statistics.uncertainty import FLAG_GAP
+from robustness.statistics.uncertainty import FLAG_ALPHA
 
 if TYPE_CHECKING:
     from robustness.simulation.populations import PopulationTruth
 
-__all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "P_BEST_BINS", "Z90", "averaged", "relative_error", "cluster_share",
-           "size_claim_holds", "summarise_population"]
+__all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "MIN_RELATIVE_TRUTH", "P_BEST_BINS", "Z90", "averaged",
+           "relative_error", "cluster_share", "size_claim_holds", "summarise_population"]
 
 #: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
@@ -112,10 +112,17 @@ def relative_error(estimates: list, truths: list) -> tuple[float, float]:
     return float(rel.mean()), float(rel.std(ddof=1) / np.sqrt(rel.size))
 
 
+#: Relative errors are judged only where the true expected L1 is at least this many places (a relative error of a
+#: distance near 0, a ranking that is nearly certain, says nothing; the absolute one is in calibration.csv).
+MIN_RELATIVE_TRUTH = 5.0
+
+
 #: Size-claim rules measured beside the reported one (``units_needed``, the estimate's one-sided bound): where the
 #: prior-sensitivity band's midpoint or its upper end falls to the target (rows ``units_needed_band_mid``,
-#: ``units_needed_band_high``).
-CLAIM_RULES = ("band_mid", "band_high")
+#: ``units_needed_band_high``); ``flagged``: the band's upper end where the flag fires (the teams' spreads differ,
+#: ``spread_p`` below :data:`~robustness.statistics.uncertainty.FLAG_ALPHA`), the reported claim elsewhere;
+#: ``adaptive``: the same, and the band's midpoint without a team of two or more runs.
+CLAIM_RULES = ("band_mid", "band_high", "flagged", "adaptive")
 
 
 def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> None:
@@ -137,18 +144,21 @@ def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> No
 
 
 def _flag_rows(row, s, d: list[dict], setting: str) -> None:
-    """The prior-sensitivity flag (``prior_gap`` at 8N above the report's threshold) against the 8N estimate's error.
+    """The prior-sensitivity flag (``spread_p`` below the report's level) against the 8N estimate's error.
 
     ``prior_flag_bad``: the share of test sets whose estimate at 8N is more than 10% below the truth that the flag
     fires on (target: at least 60%); ``prior_flag_other``: the share of the others it fires on (at most 15%).
+    Test sets whose true distance at 8N is below :data:`MIN_RELATIVE_TRUTH` places count in neither (a relative
+    error there says nothing).
     """
-    flagged = [bool(np.isfinite(x["prior_gap"]) and x["prior_gap"] > FLAG_GAP) for x in d]
+    flagged = [bool(np.isfinite(x["spread_p"]) and x["spread_p"] < FLAG_ALPHA) for x in d]
     bad = [x["estimate"] < 0.9 * x["truth"] for x in d]
+    judged = [x["truth"] >= MIN_RELATIVE_TRUTH for x in d]
     for name, group, nominal in (("prior_flag_bad", True, 0.60), ("prior_flag_other", False, 0.15)):
-        hits = [float(f) for f, b in zip(flagged, bad) if b == group]
+        hits = [float(f) for f, b, j in zip(flagged, bad, judged) if j and b == group]
         share, share_se = cluster_share(hits) if hits else (np.nan, np.nan)
-        row(name, f"{setting}; prior gap > {FLAG_GAP:g}", s, share_holding=share, share_holding_se=share_se,
-            n_claims=len(hits), nominal=nominal)
+        row(name, f"{setting}; teams' spreads differ, p < {FLAG_ALPHA:g}", s, share_holding=share,
+            share_holding_se=share_se, n_claims=len(hits), nominal=nominal)
 
 
 def averaged(rows: list[dict], names: list[str]) -> list[dict]:
@@ -168,7 +178,7 @@ def averaged(rows: list[dict], names: list[str]) -> list[dict]:
     Returns
     -------
     list of dict
-        The averaged rows.
+        The averaged rows; a row that fewer than two of the populations have is not averaged.
     """
     if len(names) < 2:
         return []
@@ -176,6 +186,8 @@ def averaged(rows: list[dict], names: list[str]) -> list[dict]:
     table = table[table.population.isin(names)]
     out = []
     for (estimator, setting, scheme), g in table.groupby(["estimator", "setting", "scheme"], sort=False):
+        if len(g) < 2:  # a row only one population has (a p_best bin no other population's claims fall in)
+            continue
         r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
         r.update(estimator=estimator, setting=setting, scheme=scheme, population=f"design ({len(g)} populations)",
                  n_test_sets=int(g.n_test_sets.sum()), nominal=g.nominal.iloc[0])

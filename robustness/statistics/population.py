@@ -39,7 +39,7 @@ import numpy as np
 from robustness import _kernels
 
 __all__ = ["ScorePosterior", "delta_covariance", "run_groups", "score_posterior", "noisy_l1", "matrix_root",
-           "GROUP_RULES", "ESTIMATOR", "PRIORS"]
+           "GROUP_RULES", "ESTIMATOR", "PRIORS", "spread_test"]
 
 #: The estimator's version: a design study's cached replicates made with another are not reused.
 ESTIMATOR = "empirical-bayes-2026-12"
@@ -241,21 +241,8 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
                           float(np.sqrt(tau_w2.mean())))
     if prior not in PRIORS:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
-    within_ss, within_noise, within_df = 0.0, 0.0, 0
-    own = []  # per group of two or more runs: its runs and its own moment estimate of tau_w^2
-    for idx, block, group_centre in blocks:
-        dev = group_centre @ theta[idx]
-        ss, noise = float(dev @ dev), float(np.trace(group_centre @ sigma[block]))
-        within_ss += ss
-        within_noise += noise
-        within_df += idx.size - 1
-        own.append((idx, max((ss - noise) / (idx.size - 1), _FLOOR)))
-    total = (float(theta @ centre @ theta) - float(np.trace(centre @ sigma))) / max(n_r - 1, 1)
-    if within_df:
-        w2 = max(float(within_ss - within_noise) / within_df, _FLOOR)
-        g2 = max(total - w2, _FLOOR)
-    else:
-        w2, g2 = max(total, _FLOOR), 0.0
+    per_group, w2, g2 = _moments(theta, sigma, blocks, centre)
+    own = [(idx, max((ss - noise) / (idx.size - 1), _FLOOR)) for idx, ss, noise in per_group]
     if prior == "per_team" and own:
         tau_w2 = np.full(n_r, w2)
         for idx, value in own:
@@ -263,6 +250,93 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
         return _posterior(theta, sigma, g2 * same + np.diag(tau_w2), float(np.sqrt(g2)),
                           float(np.sqrt(tau_w2.mean())))
     return _posterior(theta, sigma, g2 * same + w2 * np.eye(n_r), float(np.sqrt(g2)), float(np.sqrt(w2)))
+
+
+def _moments(theta: np.ndarray, sigma: np.ndarray, blocks: list, centre: np.ndarray) -> tuple[list, float, float]:
+    """The prior's variances by moments: per group ``(indices, S_t, noise_t)``, ``tau_w^2``, ``tau_g^2``.
+
+    Per group of two or more runs, ``S_t`` is its centred sum of squares of the scores, ``noise_t`` the noise's
+    expected share of it (``tr(C Sigma C)``); ``tau_w^2`` pools ``S_t - noise_t`` over the groups, ``tau_g^2`` is
+    the rest of the total spread (both floored). Without a group of two or more runs: ``tau_w^2`` the total
+    spread, ``tau_g^2 = 0``.
+    """
+    within_ss, within_noise, within_df = 0.0, 0.0, 0
+    per_group = []
+    for idx, block, group_centre in blocks:
+        dev = group_centre @ theta[idx]
+        ss, noise = float(dev @ dev), float(np.trace(group_centre @ sigma[block]))
+        within_ss += ss
+        within_noise += noise
+        within_df += idx.size - 1
+        per_group.append((idx, ss, noise))
+    total = (float(theta @ centre @ theta) - float(np.trace(centre @ sigma))) / max(theta.size - 1, 1)
+    if within_df:
+        w2 = max(float(within_ss - within_noise) / within_df, _FLOOR)
+        return per_group, w2, max(total - w2, _FLOOR)
+    return per_group, max(total, _FLOOR), 0.0
+
+
+def spread_test(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarray, *, n_sims: int = 400,
+                rng: np.random.Generator | int | None = None) -> tuple[float, float]:
+    """Whether the teams' within-team spreads differ more than the test set's noise explains.
+
+    The estimate's prior gives every team of two or more runs one shared within-team variance ``tau_w^2``
+    (:func:`score_posterior`). Under it, team ``t``'s centred sum of squares ``S_t`` (its ``n_t`` runs' scores
+    about their mean) has expectation ``E_t = (n_t - 1) tau_w^2 + noise_t``, the noise's share included. The
+    statistic is the gamma deviance ``D = sum_t (n_t - 1) (r_t - 1 - log r_t)`` with ``r_t = S_t / E_t``: 0 when
+    every team spreads as the shared variance says, large when a team is tighter (or looser) than the others. A
+    tight team beside loose ones is where the estimate errs low (docs/calibration.md). The p-value is a parametric
+    bootstrap's: scores drawn from the fitted prior's marginal ``N(mu, Sigma + tau_g^2 [same team] + tau_w^2 I)``,
+    the variances estimated again on each draw and ``D`` recomputed; ``(1 + #{D* >= D}) / (1 + n_sims)``.
+
+    Parameters
+    ----------
+    scores : ndarray (R,)
+        A test set's scores of one scheme (finite).
+    covariance : ndarray (R, R)
+        Their covariance (:func:`delta_covariance`).
+    groups : ndarray of int (R,)
+        The runs' groups (:func:`run_groups`).
+    n_sims : int
+        Parametric bootstrap draws.
+    rng : numpy.random.Generator or int, optional
+
+    Returns
+    -------
+    (statistic, p_value) : (float, float)
+        Both nan with fewer than two groups of two or more runs (nothing to compare).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = np.repeat([0, 1, 2], 4)
+    >>> scores = np.r_[0.5 + 0.001 * rng.standard_normal(4), 0.6 + 0.05 * rng.standard_normal(8)]
+    >>> statistic, p = spread_test(scores, np.eye(12) * 1e-5, groups, rng=1)
+    >>> bool(p < 0.05)
+    True
+    """
+    theta = np.asarray(scores, dtype=np.float64)
+    sigma = (covariance + covariance.T) / 2 + np.eye(theta.size) * _FLOOR
+    blocks, same, centre = _group_structure(np.asarray(groups).tobytes(), np.asarray(groups).dtype.str)
+    if len(blocks) < 2:
+        return np.nan, np.nan
+    per_group, w2, g2 = _moments(theta, sigma, blocks, centre)
+    df = np.array([idx.size - 1 for idx, _, _ in blocks], dtype=np.float64)
+    noise = np.array([noise for _, _, noise in per_group])
+    observed = _deviance(np.array([[ss for _, ss, _ in per_group]]), noise, df)[0]
+    draws = np.random.default_rng(rng).standard_normal((n_sims, theta.size)) @ matrix_root(
+        sigma + g2 * same + w2 * np.eye(theta.size)).T
+    ss = np.stack([((draws[:, idx] - draws[:, idx].mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+                   for idx, _, _ in blocks], axis=1)  # (n_sims, T)
+    simulated = _deviance(ss, noise, df)
+    return float(observed), float((1 + np.count_nonzero(simulated >= observed)) / (1 + n_sims))
+
+
+def _deviance(ss: np.ndarray, noise: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """:func:`spread_test`'s statistic for rows of groups' sums of squares (K, T), ``tau_w^2`` pooled per row."""
+    w2 = np.maximum((ss.sum(axis=1) - noise.sum()) / df.sum(), _FLOOR)
+    r = np.maximum(ss / (df * w2[:, None] + noise), _FLOOR)
+    return (df * (r - 1 - np.log(r))).sum(axis=1)
 
 
 @functools.lru_cache(maxsize=64)

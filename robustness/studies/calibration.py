@@ -17,6 +17,7 @@ from robustness.overlap.checks import input_warnings
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.seeds import stream
 from robustness.simulation.calibration import CalibrationOptions, calibrate
+from robustness.simulation.calibration_summary import MIN_RELATIVE_TRUTH
 from robustness.simulation.populations import PopulationSpec
 from robustness.simulation.twin import fit_counts
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
@@ -87,9 +88,6 @@ class Target:
     says: str
 
 
-#: Relative errors are judged only where the true expected L1 is at least this many places (a relative error of a
-#: distance near 0, a ranking that is nearly certain, says nothing; the absolute one is in calibration.csv).
-MIN_RELATIVE_TRUTH = 5.0
 
 #: The targets every population and official scheme is judged against.
 TARGETS = (

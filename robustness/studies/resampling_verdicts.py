@@ -18,7 +18,7 @@ from robustness.overlap.gold import is_random
 from robustness.results.study_result import Verdicts
 from robustness.scheme import DEFAULT
 from robustness.statistics.convergence import Convergence
-from robustness.statistics.uncertainty import FLAG_GAP
+from robustness.statistics.uncertainty import FLAG_ALPHA
 from robustness.statistics.verdicts import best_with_ties
 from robustness.studies.common import only
 
@@ -186,24 +186,33 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
                      value=nd.units_needed_point, low=nd.units_needed_low, high=nd.units_needed,
                      level=nd.confidence, count=int(nd.largest_size), subject=[f"{lenient:g}"],
                      table="test_set_size.csv", **key)
+        low, beyond = nd.get("units_needed_range_low", np.nan), bool(nd.get("beyond_range_high", False))
+        if np.isfinite(low) or beyond:  # the band is there (folders written before it have no range)
+            verdicts.add("units_needed_range", statement="beyond" if beyond else "within", low=low,
+                         high=nd.units_needed_range_high, count=int(nd.largest_size), subject=[f"{lenient:g}"],
+                         table="test_set_size.csv", **key)
 
 
 def _band_verdicts(verdicts: Verdicts, at: pd.DataFrame, observed: pd.Series, key: dict) -> None:
     """``distance_band`` of one scheme at the test set's size and at eight times it (or the largest size below).
 
-    ``observed`` is the row of ``at`` at the test set's size.
+    ``observed`` is the row of ``at`` at the test set's size. The statement is ``prior_sensitive`` where the test
+    that the teams share one within-team spread rejects it at :data:`FLAG_ALPHA` (``spread_p``), ``settled``
+    otherwise; ``subject``: the band's other end, the prior gap at the far size, ``spread_p``.
     """
     if "band_low" not in at.columns:  # folders written before the band
         return
     n = int(observed.m)
     far = at[at.m <= 8 * n].sort_values("m").iloc[-1]
-    flagged = bool(np.isfinite(far.prior_gap) and far.prior_gap > FLAG_GAP)
+    spread_p = float(observed.get("spread_p", np.nan))  # folders written before the test have no spread_p
+    flagged = bool(np.isfinite(spread_p) and spread_p < FLAG_ALPHA)
     for row in (observed, far):
         if not np.isfinite(row.band_low):
             continue
         verdicts.add("distance_band", statement="prior_sensitive" if flagged else "settled", value=row.expected_l1,
                      low=row.band_low, high=row.band_high, level=row.confidence, count=int(row.m), total=n,
-                     subject=[str(row.band_other), f"{far.prior_gap:.6g}"], table="ranking_uncertainty.csv", **key)
+                     subject=[str(row.band_other), f"{far.prior_gap:.6g}", f"{spread_p:.6g}"],
+                     table="ranking_uncertainty.csv", **key)
 
 
 def ranking_verdicts(v: Verdicts, tables: dict, schemes: list[tuple], *,
