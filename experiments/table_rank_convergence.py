@@ -54,8 +54,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--task", metavar="COLUMN",
                    help="task column: each task is its own leaderboard (default: task, when the table has it)")
     p.add_argument("--only-task", metavar="NAME", help="rank this task only")
-    p.add_argument("--consensus", choices=CONSENSUS, default="mean-rank",
-                   help="consensus across tasks: mean rank (challengeR's euclidean; BraTS) or median rank")
+    p.add_argument("--consensus", choices=CONSENSUS, default=None,
+                   help="consensus across tasks: mean rank (BraTS; the default), median rank, or challengeR's "
+                        "euclidean (each task's ranks re-ranked with average ties, then averaged; the default "
+                        "under --preset challenger)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
                    help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
     p.add_argument("--rankings-only", action="store_true",
@@ -92,7 +94,8 @@ def main(argv=None) -> int:
         from robustness.studies.table import TableOptions, engine_ranking, fingerprint, prepare, run
 
         ranking = _study.ranking_options(args)
-        options = _study.resampling_options(args, TableOptions, consensus=args.consensus,
+        consensus = args.consensus or ("euclidean" if ranking.semantics == "challenger" else "mean-rank")
+        options = _study.resampling_options(args, TableOptions, consensus=consensus,
                                             task_weights=args.task_weights,
                                             **engine_ranking(ranking, rankings_only=args.rankings_only))
         table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,

@@ -1,7 +1,7 @@
 """An independent port of challengeR's ranking code (R/rankNA2.R, Aggregate.R, Rank.aggregated.list.R,
 rankingMethods.R, testBased.R; challengeR at commit beb3b67), written from its R source for the tests only.
 
-It follows R step by step on plain Python lists, with no code from the package: R's ``rank`` with its five
+It follows R step by step on plain Python lists, with no code from the package: R's ``rank`` with its six
 ``ties.method`` rules, ``rankNA2`` (missing values after the others, and left missing under ``max`` and
 ``first``), ``Aggregate`` with ``na.treat`` (``"na.rm"``, a number, a function), ``wilcox.test(paired=TRUE,
 exact=FALSE, correct=TRUE)`` as R computes it, and ``p.adjust`` ("none", "holm", "bonferroni", "BH").
@@ -31,6 +31,8 @@ def r_rank(x, ties, rnd=None):
             out[i] = float(less + len(equal))
         elif ties == "first":
             out[i] = float(less + 1 + sum(1 for j in equal if j < i))
+        elif ties == "last":
+            out[i] = float(less + len(equal) - sum(1 for j in equal if j < i))
     if ties == "random":
         done = set()
         for i in idx:
@@ -200,9 +202,9 @@ def test_then_rank(rows, small_better, ties="min", treat=NA, alpha=0.05, p_adjus
         if treat is NA:
             raise ValueError('argument "na.treat" is missing, with no default')
         rows = na_treat(rows, treat)
-    algos = algorithms_of(rows)
-    if len(algos) <= 1:
-        return {a: (None, 1.0) for a in algos}
+    algos = sorted(algorithms_of(rows))  # reshape2::acast orders the decision matrix by the sorted levels
+    if len(algos) <= 1:  # decision(): NA; rankNA2 ranks a lone NA 1 under min, average, random, NA otherwise
+        return {a: (None, rank_na2([None], ties, False, rnd)[0]) for a in algos}
     alternative = "less" if small_better else "greater"
     pairs = [(a, b) for b in algos for a in algos if a != b]
     pvals = []
@@ -210,6 +212,8 @@ def test_then_rank(rows, small_better, ties="min", treat=NA, alpha=0.05, p_adjus
         da = {c: v for a2, c, v in rows if a2 == a}
         db = {c: v for a2, c, v in rows if a2 == b}
         common = [c for c in db if c in da]
+        if not common:
+            raise ValueError("not enough (non-missing) 'x' observations")  # R's wilcox.test on no pair
         pvals.append(wilcox_p([da[c] for c in common], [db[c] for c in common], alternative, correct))
     adj = p_adjust(pvals, p_adjust_method)
     wins = {a: 0 for a in algos}

@@ -113,7 +113,8 @@ def twin_blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
 def twin_rank_rows(scores, tol, method):
     """Ranks per row: 1 = highest; neighbours within ``tol`` in sorted order tie; nan last.
 
-    ``method``: 0 average, 1 min, 2 max, 3 first (tied runs in the order of their index).
+    ``method``: 0 average, 1 min, 2 max, 3 first (tied runs in the order of their index), 4 last (in the
+    reverse order, but nan scores in the order of their index).
     """
     scores = np.asarray(scores, dtype=float)
     out = np.empty(scores.shape)
@@ -130,8 +131,11 @@ def twin_rank_rows(scores, tol, method):
         groups.append(current)
         start = 1
         for g in groups:
-            if method == 3:
+            if method == 3 or (method == 4 and g[0][0] == -np.inf):
                 for pos, k in enumerate(sorted(k for _, k in g)):
+                    out[i, k] = start + pos
+            elif method == 4:
+                for pos, k in enumerate(sorted((k for _, k in g), reverse=True)):
                     out[i, k] = start + pos
             else:
                 r = {0: start + (len(g) - 1) / 2, 1: start, 2: start + len(g) - 1}[method]

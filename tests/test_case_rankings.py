@@ -184,3 +184,72 @@ def test_rank_intervals_cover_the_true_rank_by_simulation():
     row = cov.iloc[0]
     assert 0.88 <= row.coverage <= 1.0, cov
     assert row.all_runs <= row.coverage and 0 < row.width < 6
+
+
+def _one_task(rows):
+    return task_scores(pd.DataFrame(rows, columns=["algorithm", "case", "value"]))[0]
+
+
+def test_challenger_semantics_break_first_and_last_ties_alphabetically():
+    from robustness.statistics.ranking_options import with_preset
+
+    ts = _one_task([("B", "c1", 0.5), ("A", "c1", 0.5), ("C", "c1", 0.4)])  # B appears before A
+    for preset, ties, want in (("challenger", "first", [2, 1, 3]), ("package", "first", [1, 2, 3]),
+                               ("challenger", "last", [1, 2, 3]), ("package", "last", [2, 1, 3])):
+        got = rank_task(ts, "aggregate", with_preset(preset, ties=ties))
+        assert got.runs == ("B", "A", "C") and got.ranks.tolist() == want, (preset, ties)
+
+
+def test_values_within_the_tolerance_tie_with_a_note():
+    from robustness.statistics.ranking_options import with_preset
+
+    ts = _one_task([("A1", "c1", 0.1), ("A1", "c2", 0.2), ("A2", "c1", 0.15), ("A2", "c2", 0.15)])
+    for preset in ("package", "challenger"):
+        got = rank_task(ts, "aggregate", with_preset(preset, ties="min"))
+        assert got.statistic[0] != got.statistic[1] and got.ranks.tolist() == [1, 1]
+        assert any("runs A2 and A1 differ by 2.78e-17" in n and "tied" in n for n in got.notes), got.notes
+
+
+def test_a_test_based_task_with_one_run_as_challenger_gives_it():
+    from robustness.statistics.ranking_options import with_preset
+
+    ts = _one_task([("A", "c1", 0.5), ("A", "c2", 0.4)])
+    package = rank_task(ts, "test-based", with_preset("package"))
+    assert package.statistic.tolist() == [0.0] and package.ranks.tolist() == [1.0]
+    for ties, want in (("min", 1.0), ("average", 1.0), ("random", 1.0), ("max", None), ("first", None),
+                       ("last", None)):
+        got = rank_task(ts, "test-based", with_preset("challenger", ties=ties), rng=0)
+        assert np.isnan(got.statistic[0])
+        assert (np.isnan(got.ranks[0]) if want is None else got.ranks[0] == want), ties
+    # a second run without any score left is no run to test against
+    ts = _one_task([("A", "c1", 0.5), ("A", "c2", 0.4), ("B", "c1", np.nan), ("B", "c2", np.nan)])
+    got = rank_task(ts, "test-based", with_preset("challenger", missing="drop"))
+    assert np.isnan(got.statistic).all() and got.ranks[0] == 1 and np.isnan(got.ranks[1])
+
+
+def test_a_test_based_pair_without_a_shared_case():
+    from robustness.statistics.ranking_options import with_preset
+
+    ts = _one_task([("A", "c1", 0.5), ("A", "c2", np.nan), ("B", "c1", np.nan), ("B", "c2", 0.4),
+                    ("C", "c1", 0.3), ("C", "c2", 0.2)])
+    with pytest.raises(InputError, match="task all: runs A and B share no scored case.*not enough observations"):
+        rank_task(ts, "test-based", with_preset("challenger", missing="drop"))
+    got = rank_task(ts, "test-based", with_preset("package", missing="drop"))
+    assert any("runs A and B share no scored case: they are not tested" in n for n in got.notes)
+
+
+def test_euclidean_consensus_re_ranks_each_task_with_average_ties():
+    from robustness.statistics.case_rankings import rank_tasks
+    from robustness.statistics.consensus import consensus
+    from robustness.statistics.ranking_options import with_preset
+
+    table = pd.DataFrame([("T1", "A", 0.9), ("T1", "B", 0.9), ("T1", "C", 0.1),
+                          ("T2", "C", 0.9), ("T2", "A", 0.5), ("T2", "B", 0.1)], columns=["task", "algorithm", "value"])
+    table["case"] = "c1"
+    ranking, _ = rank_tasks(task_scores(table, by=["task"]), ["aggregate"], with_preset("challenger"))
+    # by hand: T1 min ranks A 1, B 1, C 3 (average: 1.5, 1.5, 3); T2: C 1, A 2, B 3
+    euclid = consensus(ranking, method="euclidean").set_index("run")
+    assert euclid.value.to_dict() == {"A": 1.75, "B": 2.25, "C": 2.0}
+    assert euclid["rank"].to_dict() == {"A": 1.0, "C": 2.0, "B": 3.0}
+    mean = consensus(ranking, method="mean-rank").set_index("run")
+    assert mean.value.to_dict() == {"A": 1.5, "B": 2.0, "C": 2.0} and mean.loc["B", "rank"] == mean.loc["C", "rank"]

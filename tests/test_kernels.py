@@ -160,7 +160,7 @@ def test_rater_counts_hand_made():
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 12)),
               elements=st.one_of(st.integers(0, 5).map(lambda v: v / 5), st.just(np.nan))),
-       st.sampled_from([0.0, 1e-12, 0.25]), st.sampled_from([0, 1, 2, 3]))
+       st.sampled_from([0.0, 1e-12, 0.25]), st.sampled_from([0, 1, 2, 3, 4]))
 def test_rank_rows_matches_twin(scores, tol, method):
     np.testing.assert_array_equal(_kernels.rank_rows(scores, tol, method), twin_rank_rows(scores, tol, method))
 
@@ -168,12 +168,16 @@ def test_rank_rows_matches_twin(scores, tol, method):
 def test_rank_rows_tie_rules_hand_made():
     # 0.9 ties with the other 0.9 (runs 0 and 2); nan ranks last
     scores = np.array([[0.9, 0.5, 0.9, np.nan, 0.1]])
-    expected = {0: [1.5, 3, 1.5, 5, 4], 1: [1, 3, 1, 5, 4], 2: [2, 3, 2, 5, 4], 3: [1, 3, 2, 5, 4]}
+    expected = {0: [1.5, 3, 1.5, 5, 4], 1: [1, 3, 1, 5, 4], 2: [2, 3, 2, 5, 4], 3: [1, 3, 2, 5, 4], 4: [2, 3, 1, 5, 4]}
     for code, ranks in expected.items():
         assert _kernels.rank_rows(scores, 1e-12, code)[0].tolist() == ranks
         assert twin_rank_rows(scores, 1e-12, code)[0].tolist() == ranks
     # 'first' follows the index even where the sort put the later run first (0.9 + 1e-13 ties 0.9)
     assert _kernels.rank_rows(np.array([[0.9, 0.9 + 1e-13]]), 1e-12, 3)[0].tolist() == [1, 2]
+    # 'last' reverses the tied runs' order, but nan scores keep theirs (R's rank puts missing values last in order)
+    nan_pair = np.array([[np.nan, 0.4, np.nan, 0.4]])
+    assert _kernels.rank_rows(nan_pair, 1e-12, 4)[0].tolist() == [3, 2, 4, 1]
+    assert twin_rank_rows(nan_pair, 1e-12, 4)[0].tolist() == [3, 2, 4, 1]
 
 
 def statistics(data, n_units, n_runs, n_schemes):

@@ -14,7 +14,9 @@ Zero weights are skipped, so a nan in an unused column never leaks in.
 Ranks: 1 = best (highest score). Scores within ``tol`` of their neighbour in
 sorted order are tied (summation-order noise is not a difference); nan scores
 rank last, tied among themselves. ``ties``: 0 = average ranks for ties,
-1 = min ranks, 2 = max ranks, 3 = first (tied runs ranked in the order of their index).
+1 = min ranks, 2 = max ranks, 3 = first (tied runs ranked in the order of their index),
+4 = last (in the reverse order; nan scores, -inf here, keep the order of their index, as R's ``rank`` puts
+missing values last in the order they appear).
 """
 
 from __future__ import annotations
@@ -46,13 +48,14 @@ def _ranks_from_sorted(scores, perm, ranks, tol, ties):
         j = i
         while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
             j += 1  # (== catches -inf ties, whose difference is nan)
-        if ties == 3:
+        if ties == 3 or ties == 4:
+            reverse = ties == 4 and scores[perm[i]] != -np.inf
             for t in range(i, j + 1):
                 before = 0
                 for u in range(i, j + 1):
                     if perm[u] < perm[t]:
                         before += 1
-                ranks[perm[t]] = i + 1.0 + before
+                ranks[perm[t]] = j + 1.0 - before if reverse else i + 1.0 + before
         else:
             r = (i + j) / 2.0 + 1.0 if ties == 0 else (i + 1.0 if ties == 1 else j + 1.0)
             for t in range(i, j + 1):

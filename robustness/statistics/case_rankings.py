@@ -24,8 +24,13 @@ task is ranked on its own runs and cases (tasks may have different case sets), b
     statistic is the number of runs it beats at ``p <= alpha``; runs are ranked by it. (challengeR prints that
     number divided by ``R - 1``; the ranks are the same.) The tests: :mod:`robustness.statistics.paired`.
 
-Scores within 1e-12 of each other tie (:data:`~robustness.statistics.ranks.TIE_TOL`; challengeR compares
-exactly, so the two differ only where means tie within floating-point error). Missing scores in per-case ranks:
+Scores within 1e-12 of each other tie (:data:`~robustness.statistics.ranks.TIE_TOL`; each such merge of two
+different values is a note). challengeR compares exactly, in R's arithmetic (a mean accumulated in long double,
+with a second pass), which numpy's summation does not reproduce to the last bit, so both semantics keep the
+tolerance. ``semantics="challenger"`` (``--preset challenger``) breaks ties ``first`` and ``last`` in the runs'
+alphabetical order as challengeR's aggregated table does, gives a one-run test-based task value nan, and
+refuses a test-based pair that shares no case (:mod:`~robustness.statistics.ranking_options`).
+Missing scores in per-case ranks:
 ``missing="rank-last"`` is challengeR's ``rankNA2`` exactly (:mod:`~robustness.statistics.ranking_options`);
 ``missing="worst"`` ranks them in the places after the scored runs under every tie rule (``average``: the mean
 of those places; ``max``: the last place; ``first``: the runs' order), which differs from ``rankNA2`` where the
@@ -43,7 +48,7 @@ import pandas as pd
 from robustness.errors import InputError
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
-from robustness.statistics.ranks import rank
+from robustness.statistics.ranks import TIE_TOL, rank
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "top",
            "bootstrap_task_ranks", "RankedTask"]
@@ -241,9 +246,48 @@ class RankedTask:
         return df.sort_values(["rank", "run"], kind="stable").reset_index(drop=True)
 
 
-def _final_ranks(statistic: np.ndarray, options: RankingOptions, rng: np.random.Generator) -> np.ndarray:
-    """Ranks of a higher-is-better statistic under the tie rule; nan for a run without one."""
-    return np.where(np.isnan(statistic), np.nan, rank(statistic, ties=options.ties, rng=rng))
+def _final_ranks(statistic: np.ndarray, options: RankingOptions, rng: np.random.Generator,
+                 runs: Sequence[str]) -> np.ndarray:
+    """Ranks of a higher-is-better statistic under the tie rule; nan for a run without one.
+
+    Under challengeR's semantics ties ``first`` and ``last`` follow the runs' alphabetical order (challengeR ranks
+    its aggregated table, whose rows are the algorithm factor's levels).
+    """
+    if options.semantics != "challenger" or options.ties not in ("first", "last"):
+        return np.where(np.isnan(statistic), np.nan, rank(statistic, ties=options.ties, rng=rng))
+    order = sorted(range(len(runs)), key=lambda i: str(runs[i]))
+    ranked = np.empty_like(statistic)
+    ranked[order] = rank(statistic[order], ties=options.ties)
+    return np.where(np.isnan(statistic), np.nan, ranked)
+
+
+def _near_ties(ts: TaskScores, statistic: np.ndarray, label: str) -> list[str]:
+    """Notes on different values the default tolerance ties (:data:`~robustness.statistics.ranks.TIE_TOL`)."""
+    finite = np.flatnonzero(np.isfinite(statistic))
+    order = finite[np.argsort(statistic[finite], kind="stable")]
+    notes = []
+    for a, b in zip(order[:-1], order[1:]):
+        gap = statistic[b] - statistic[a]
+        if 0 < gap <= TIE_TOL:
+            notes.append(f"task {ts.task}: runs {ts.runs[a]} and {ts.runs[b]} differ by {gap:.3g} in their {label}, "
+                         f"within {TIE_TOL:g} (summation-order noise), and are tied; challengeR compares exactly, "
+                         "in R's arithmetic, and may order them")
+    return notes
+
+
+def _untestable_pairs(ts: TaskScores, values: np.ndarray, options: RankingOptions) -> list[str]:
+    """Test-based pairs of runs that share no scored case: refused under challengeR's semantics, else a note."""
+    scored = (~np.isnan(values)).astype(np.int64)
+    shared = scored @ scored.T
+    notes = []
+    for i, j in zip(*np.triu_indices(len(ts.runs), 1)):
+        if shared[i, j] == 0 and shared[i, i] and shared[j, j]:  # a run without any score is not ranked at all
+            what = f"task {ts.task}: runs {ts.runs[i]} and {ts.runs[j]} share no scored case"
+            if options.semantics == "challenger":
+                raise InputError(f"{what}, so they cannot be tested against each other (challengeR stops here: "
+                                 "'not enough observations'); choose another --missing treatment")
+            notes.append(f"{what}: they are not tested against each other (neither beats the other)")
+    return notes
 
 
 def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions = RankingOptions(), *,
@@ -285,13 +329,23 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
         notes.append(f"task {ts.task}: only one run, ranked first")
     if len(ts.cases) == 1 and method != "aggregate":
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
+    if method == "test-based" and len(ts.runs) > 1:
+        notes += _untestable_pairs(ts, values, options)
     statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
+    scored = (~np.isnan(values)).any(axis=1)
+    if method == "test-based" and scored.sum() == 1 and options.semantics == "challenger":
+        # challengeR: no pair to test, value NA; rankNA2 ranks it 1 under min, average and random ties
+        notes.append(f"task {ts.task}: only one run with scores, no test: value nan (challengeR's NA)")
+        lone = 1.0 if options.ties in ("min", "average", "random") else np.nan
+        return RankedTask(ts.task, method, ts.runs, np.full(len(ts.runs), np.nan), np.where(scored, lone, np.nan),
+                          notes)
     unscored = np.isnan(statistic)
     if unscored.any():
         notes.append(f"task {ts.task}: run(s) {', '.join(np.array(ts.runs)[unscored])} have no score left and "
                      "are not ranked")
-    return RankedTask(ts.task, method, ts.runs, kind.value(statistic, lower), _final_ranks(statistic, options, gen),
-                      notes)
+    notes += _near_ties(ts, statistic, kind.statistic)
+    return RankedTask(ts.task, method, ts.runs, kind.value(statistic, lower),
+                      _final_ranks(statistic, options, gen, ts.runs), notes)
 
 
 def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate",),
@@ -376,4 +430,4 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     unit_counts = np.stack([np.bincount(d, minlength=n_units) for d in draws])
     case_weights = unit_counts[:, ts.units]  # (B, N)
     stat = kind.case_statistic(values, case_weights, options=options, lower_better=lower, rng=gen)
-    return np.stack([_final_ranks(s, options, gen) for s in stat])
+    return np.stack([_final_ranks(s, options, gen, ts.runs) for s in stat])

@@ -1,5 +1,11 @@
 """A consensus ranking across tasks: the runs ordered by their (weighted) mean or median rank over the tasks.
 
+``mean-rank`` averages each task's ranks as the task ranked them (under its tie rule); ``euclidean`` is
+challengeR's ``consensus(method = "euclidean")``: each task's ranks are first re-ranked with average ties (R's
+``relation_scores``), then averaged. The two differ wherever a task has ties under another rule than average:
+T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties give mean ranks A 1.5, B 2, C 2 (B and C
+tied), and challengeR's A 1.75, C 2, B 2.25.
+
 The consensus of :func:`robustness.statistics.case_rankings.rank_tasks`' leaderboards (``consensus.csv``) and
 of their bootstrap resamples (:func:`consensus_values`: every resample's ranks at once).
 """
@@ -22,14 +28,15 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
               ties: str = "min") -> pd.DataFrame:
     """A consensus ranking across tasks: runs ordered by their (weighted) mean or median rank over the tasks.
 
-    ``mean-rank`` is challengeR's ``consensus(method="euclidean")`` and the BraTS ranking across regions. A run
-    absent from a task gets that task's number of ranked runs plus one there (listed in the ``absent`` column).
+    ``mean-rank`` is the BraTS ranking across regions; ``euclidean`` is challengeR's ``consensus(method =
+    "euclidean")`` (module notes). A run absent from a task gets that task's number of ranked runs plus one there
+    (listed in the ``absent`` column).
 
     Parameters
     ----------
     ranking : pandas.DataFrame
         :func:`~robustness.statistics.case_rankings.rank_tasks`' frame for one ranking method.
-    method : {'mean-rank', 'median-rank'}
+    method : {'mean-rank', 'median-rank', 'euclidean'}
     weights : mapping, optional
         Task -> weight (default 1 each; with ``median-rank``, a weighted median).
     ties : str
@@ -71,7 +78,7 @@ def _median_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 #: The consensus statistics: ranks (..., T) over the tasks and task weights (T,) -> (...).
-CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank}
+CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank, "euclidean": _mean_rank}
 
 
 def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean-rank") -> np.ndarray:
@@ -84,7 +91,7 @@ def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean
     ranks : ndarray (..., R, T)
         Ranks of R runs in T tasks (leading axes: resamples); nan where a run is not ranked.
     weights : ndarray (T,)
-    method : {'mean-rank', 'median-rank'}
+    method : {'mean-rank', 'median-rank', 'euclidean'}
 
     Returns
     -------
@@ -93,6 +100,8 @@ def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean
     with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         last = np.nanmax(ranks, axis=-2, keepdims=True)  # a task where no run is ranked: 0
     filled = np.where(np.isnan(ranks), np.nan_to_num(last, nan=0.0) + 1.0, ranks)
+    if method == "euclidean":  # each task's ranks re-ranked with average ties, as challengeR's relation_scores
+        filled = np.swapaxes(rank(np.swapaxes(filled, -1, -2), ties="average", tol=0.0, lower_better=True), -1, -2)
     return CONSENSUS_WEIGHTED[method](filled, weights)
 
 

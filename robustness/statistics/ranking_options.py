@@ -7,7 +7,8 @@ challengeR names (Wiesenfarth et al., Sci. Rep. 2021; challengeR's ``as.challeng
 ============== ================================= =========================== ===============================
 option         values                            this package's default      challengeR (``--preset challenger``)
 ============== ================================= =========================== ===============================
-``ties``       average, min, max, first, random  average                     min (``ties.method``)
+``ties``       average, min, max, first, last,   average                     min (``ties.method``)
+               random
 ``lower_better`` True / False                    False (or the metric's)     ``smallBetter``, no default
 ``missing``    refuse, worst, drop, rank-last,   refuse                      rank-last (``na.treat``: no
                a number                                                      default; NA ranks last per case)
@@ -16,7 +17,22 @@ option         values                            this package's default      cha
 ``continuity`` True / False                      False                       True (R's ``wilcox.test``)
 ``adjustment`` any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
 ``alpha``      (0, 0.5)                          0.05                        0.05
+``semantics``  package, challenger               package                     challenger
 ============== ================================= =========================== ===============================
+
+``semantics``: where the package and challengeR 1.0.5 give different answers to the same options, which one.
+
+- ``package``: ties ``first`` and ``last`` follow the runs' order of appearance; a test-based task with one run
+  ranks it first with value 0; under ``missing="drop"`` a test-based pair that shares no scored case is not
+  tested (a note).
+- ``challenger``: ties ``first`` and ``last`` in the runs' alphabetical order (challengeR's aggregated table is
+  ordered by the algorithm factor's levels; here by code point, R's C locale); a test-based task with one run has
+  value nan and rank 1 under min, average and random ties, nan under the others (R's ``rankNA2``); a test-based
+  pair that shares no scored case is refused (R's ``wilcox.test``: "not enough observations").
+
+Both tie aggregated values within 1e-12 of each other and say so in a note: challengeR compares exactly, but in
+R's arithmetic (its mean accumulates in long double, with a second pass), which numpy's does not reproduce to the
+last bit; comparing numpy's values exactly would order runs R ties, and the reverse.
 
 ``missing``:
 
@@ -51,12 +67,14 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 __all__ = ["CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES", "MISSING",
-           "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "parse_aggregate", "parse_missing", "with_preset",
+           "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "SEMANTICS", "parse_aggregate", "parse_missing", "with_preset",
            "CHALLENGER_NAMES"]
 
-TIE_RULES = ("average", "min", "max", "first", "random")
+TIE_RULES = ("average", "min", "max", "first", "last", "random")
+#: Whose answers where the package and challengeR differ (module notes).
+SEMANTICS = ("package", "challenger")
 #: How a consensus across tasks orders the runs (:func:`robustness.statistics.consensus.consensus`).
-CONSENSUS = ("mean-rank", "median-rank")
+CONSENSUS = ("mean-rank", "median-rank", "euclidean")
 MISSING = ("refuse", "worst", "drop", "rank-last")
 TESTS = ("wilcoxon", "t")
 #: Every p-value adjustment, by statsmodels' name (:mod:`robustness.statistics.multiplicity`).
@@ -69,7 +87,7 @@ R_ADJUSTMENTS = {"none": "none", "holm": "holm", "bonferroni": "bonferroni", "si
 #: The options' names in challengeR, for documents and ``--help``.
 CHALLENGER_NAMES = {"ties": "ties.method", "lower_better": "smallBetter", "missing": "na.treat",
                     "aggregate": "FUN", "test": "test.fun", "continuity": "wilcox.test(correct=)",
-                    "adjustment": "p.adjust.method", "alpha": "alpha"}
+                    "adjustment": "p.adjust.method", "alpha": "alpha", "semantics": "(challengeR's own)"}
 
 
 #: The direction of metrics that per-case tables often hold and that are not overlap ratios of the metric table
@@ -184,6 +202,8 @@ class RankingOptions:
     continuity : bool
     adjustment : str
     alpha : float
+    semantics : str
+        ``package`` or ``challenger`` (module notes).
     """
 
     ties: str = "average"
@@ -194,6 +214,7 @@ class RankingOptions:
     continuity: bool = False
     adjustment: str = "holm"
     alpha: float = 0.05
+    semantics: str = "package"
 
     def __post_init__(self):
         """Check every option (one line naming the option and its allowed values)."""
@@ -208,6 +229,8 @@ class RankingOptions:
         if not 0.0 < float(self.alpha) < 0.5:
             raise ValueError(f"alpha must lie in (0, 0.5), got {self.alpha!r}: at 0.5 or more a one-sided test "
                              "finds each run of a tied pair better than the other")
+        if self.semantics not in SEMANTICS:
+            raise ValueError(f"semantics must be one of {', '.join(SEMANTICS)}, got {self.semantics!r}")
         if self.lower_better not in (None, True, False):
             raise ValueError(f"lower_better must be True, False or None, got {self.lower_better!r}")
 
@@ -222,13 +245,16 @@ class RankingOptions:
         agg = self.aggregate if isinstance(self.aggregate, str) else f"{self.aggregate:g}-quantile"
         return (f"ties {self.ties}; {direction[self.lower_better]}; missing scores: {self.missing}; aggregate: "
                 f"{agg}; test: {self.test}{' with continuity correction' if self.continuity else ''}, "
-                f"adjustment {self.adjustment}, alpha {self.alpha:g}")
+                f"adjustment {self.adjustment}, alpha {self.alpha:g}"
+                + ("; challengeR's semantics (alphabetical first/last ties, NA and refusals as R)"
+                   if self.semantics == "challenger" else ""))
 
 
 #: The presets: the package's own defaults, and challengeR's.
 PRESETS = {
     "package": RankingOptions(),
-    "challenger": RankingOptions(ties="min", missing="rank-last", continuity=True, adjustment="none"),
+    "challenger": RankingOptions(ties="min", missing="rank-last", continuity=True, adjustment="none",
+                                 semantics="challenger"),
 }
 
 

@@ -8,12 +8,12 @@ summed in another order can differ in its last bits, and that is not a
 difference between runs. Ties get the average of the ranks they span
 (``ties="average"``, default), the smallest (``"min"``, as in competition
 rankings "1, 2, 2, 4"), the largest (``"max"``), consecutive ranks in the
-runs' order (``"first"``) or in a random order (``"random"``, drawn from
-``rng``). These are R's ``rank(ties.method=)`` rules, which challengeR uses.
+runs' order (``"first"``), in the reverse order (``"last"``) or in a random
+order (``"random"``, drawn from ``rng``). These are R's ``rank(ties.method=)`` rules, which challengeR uses.
 A nan score ranks last; nan scores tie among themselves under ``average``,
 ``min``, ``max`` and ``random`` (all at the rank after the scored runs under
 ``random``, as challengeR's ``rankNA2``) and follow the runs' order under
-``first``.
+``first`` and ``last`` (R's ``rank`` puts them last in the order they appear).
 
 Distances
 ---------
@@ -38,7 +38,7 @@ __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "t
            "max_l1", "check_target", "TARGET_SHARE"]
 
 TIE_TOL = 1e-12
-TIES = {"average": 0, "min": 1, "max": 2, "first": 3}
+TIES = {"average": 0, "min": 1, "max": 2, "first": 3, "last": 4}
 #: Every tie rule :func:`rank` knows (``random`` is ``first`` on a random order of the runs).
 TIE_RULES = (*TIES, "random")
 
@@ -48,12 +48,12 @@ def ties_code(ties: str) -> int:
 
     Parameters
     ----------
-    ties : {'average', 'min', 'max', 'first'}
+    ties : {'average', 'min', 'max', 'first', 'last'}
 
     Returns
     -------
     int
-        0 for ``average``, 1 for ``min``, 2 for ``max``, 3 for ``first``.
+        0 for ``average``, 1 for ``min``, 2 for ``max``, 3 for ``first``, 4 for ``last``.
     """
     try:
         return TIES[ties]
@@ -71,7 +71,7 @@ def rank(scores: ArrayLike, *, ties: str = "average", tol: float = TIE_TOL, lowe
     ----------
     scores : array_like
         Scores along the last axis (nan ranks last).
-    ties : {'average', 'min', 'max', 'first', 'random'}
+    ties : {'average', 'min', 'max', 'first', 'last', 'random'}
         The tie rule (module notes).
     tol : float
         Scores within ``tol`` of their neighbour in sorted order are tied.

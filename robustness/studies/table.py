@@ -72,7 +72,8 @@ class TableOptions(ResamplingOptions):
     Attributes
     ----------
     consensus : str
-        ``mean-rank`` or ``median-rank`` (:func:`robustness.statistics.consensus.consensus`).
+        ``mean-rank``, ``median-rank`` or ``euclidean`` (challengeR's;
+        :func:`robustness.statistics.consensus.consensus`).
     task_weights : tuple of (str, float)
         Weights of the tasks in the consensus (default 1 each).
     """

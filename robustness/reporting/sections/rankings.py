@@ -186,8 +186,11 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
     if res.has("consensus.csv"):
         c = res.table("consensus.csv")
         r.heading("Consensus across tasks", level=3)
-        r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by their mean (or median) rank over the "
-                    f"{ranking.task.nunique()} tasks (challengeR's euclidean consensus; the BraTS ranking). A run "
+        how = {"mean-rank": "their mean rank over the tasks (the BraTS ranking)",
+               "median-rank": "their median rank over the tasks",
+               "euclidean": "their mean over the tasks of each task's ranks re-ranked with average ties (challengeR's "
+                            "euclidean consensus)"}.get(c.consensus.iloc[0], "their consensus statistic")
+        r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by {how}, over {ranking.task.nunique()} tasks. A run "
                     "absent from a task counts there as one place below that task's last.")
         for method, g in c.groupby("ranking", sort=False):
             top = g[g.low <= 1]
@@ -199,7 +202,8 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                 lead = (f"tied at the top: {', '.join(top.run)} (their 95% intervals of the consensus rank include "
                         "first place)")
             shown = g[["run", "value", "rank", "median_rank", "low", "high", "absent"]].rename(
-                columns={"value": "mean rank" if c.consensus.iloc[0] == "mean-rank" else "median rank over tasks",
+                columns={"value": {"mean-rank": "mean rank", "euclidean": "mean rank (average ties)"}.get(
+                    c.consensus.iloc[0], "median rank over tasks"),
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
             r.table(shown, floatfmt="{:.3g}", caption=f"{method}: {lead}. Intervals: every task's cases resampled "
                     f"independently, {int(g.resamples.iloc[0])} times.")
