@@ -1,7 +1,8 @@
 """An independent port of challengeR's ranking code (R/rankNA2.R, Aggregate.R, Rank.aggregated.list.R,
 rankingMethods.R, testBased.R; challengeR at commit beb3b67), written from its R source for the tests only.
 
-It follows R step by step on plain Python lists, with no code from the package: R's ``rank`` with its six
+It follows R step by step on plain Python lists (numpy only for R's long double), with no code from the
+package: R's ``rank`` with its six
 ``ties.method`` rules, ``rankNA2`` (missing values after the others, and left missing under ``max`` and
 ``first``), ``Aggregate`` with ``na.treat`` (``"na.rm"``, a number, a function), ``wilcox.test(paired=TRUE,
 exact=FALSE, correct=TRUE)`` as R computes it, and ``p.adjust`` ("none", "holm", "bonferroni", "BH").
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import math
 import random
+
+import numpy as np
 
 NA = None
 
@@ -65,24 +68,45 @@ def rank_na2(x, ties, small_better, rnd=None):
     return r
 
 
+def r_mean(v):
+    """R's ``mean`` of doubles (summary.c): a long-double sum in order, divided by n, plus the mean of the
+    residuals summed the same way, rounded once to double."""
+    ld = np.longdouble
+    s = ld(0.0)
+    for x in v:
+        s += ld(x)
+    s /= ld(len(v))
+    if math.isfinite(float(s)):
+        t = ld(0.0)
+        for x in v:
+            t += ld(x) - s
+        s += t / ld(len(v))
+    return float(s)
+
+
 def r_median(v):
+    """R's ``median.default``: the middle value, or ``mean`` of the two middle ones."""
     s = sorted(v)
     n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    half = (n + 1) // 2
+    return s[half - 1] if n % 2 else r_mean(s[half - 1:half + 1])
 
 
 def r_quantile(v, q):
-    """R's type-7 quantile."""
+    """R's type-7 ``quantile.default``: ``(1 - h) * x[lo] + h * x[hi]`` unless ``h`` is 0 or they are equal."""
     s = sorted(v)
-    h = (len(s) - 1) * q
-    lo = math.floor(h)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (h - lo) * (s[hi] - s[lo])
+    index = 1 + (len(s) - 1) * q
+    lo, hi = math.floor(index), math.ceil(index)
+    qs = s[lo - 1]
+    if index > lo and s[hi - 1] != qs:
+        h = index - lo
+        qs = (1 - h) * qs + h * s[hi - 1]
+    return qs
 
 
 def apply_fun(fun, v):
     if fun == "mean":
-        return sum(v) / len(v)
+        return r_mean(v)
     if fun == "median":
         return r_median(v)
     return r_quantile(v, fun)

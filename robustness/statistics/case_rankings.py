@@ -25,11 +25,14 @@ task is ranked on its own runs and cases (tasks may have different case sets), b
     number divided by ``R - 1``; the ranks are the same.) The tests: :mod:`robustness.statistics.paired`.
 
 Scores within 1e-12 of each other tie (:data:`~robustness.statistics.ranks.TIE_TOL`; each such merge of two
-different values is a note). challengeR compares exactly, in R's arithmetic (a mean accumulated in long double,
-with a second pass), which numpy's summation does not reproduce to the last bit, so both semantics keep the
-tolerance. ``semantics="challenger"`` (``--preset challenger``) breaks ties ``first`` and ``last`` in the runs'
-alphabetical order as challengeR's aggregated table does, gives a one-run test-based task value nan, and
-refuses a test-based pair that shares no case (:mod:`~robustness.statistics.ranking_options`).
+different values is a note). challengeR compares exactly, in R's arithmetic (a mean accumulated in long double
+in the table's row order, with a second pass), which numpy's summation does not reproduce to the last bit; so
+``semantics="challenger"`` (``--preset challenger``) computes the aggregate and rank-then-aggregate values as R
+does (:func:`~robustness.statistics.task_statistics.in_r`) and compares them exactly, breaks per-case ties
+``first`` and ``last`` in the case's row order and the final ones in the runs' alphabetical order as challengeR's
+aggregated table does, gives a one-run test-based task value nan, and refuses a test-based pair that shares no
+case (:mod:`~robustness.statistics.ranking_options`). Bootstrap resamples are weighted cases and keep the
+tolerance.
 Missing scores in per-case ranks:
 ``missing="rank-last"`` is challengeR's ``rankNA2`` exactly (:mod:`~robustness.statistics.ranking_options`);
 ``missing="worst"`` ranks them in the places after the scored runs under every tie rule (``average``: the mean
@@ -49,6 +52,7 @@ from robustness.errors import InputError
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
 from robustness.statistics.ranks import TIE_TOL, rank
+from robustness.statistics.task_statistics import in_r
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "top",
            "bootstrap_task_ranks", "RankedTask"]
@@ -71,6 +75,8 @@ class TaskScores:
     metric : str or None
         The metric's name when the table has a metric column (its default direction:
         :func:`~robustness.statistics.ranking_options.lower_is_better`).
+    rows : ndarray of int (R, N), optional
+        Each score's row in the table (-1 where it has none): the order challengeR aggregates and ranks in.
     """
 
     task: str
@@ -80,6 +86,7 @@ class TaskScores:
     units: np.ndarray
     notes: list = field(default_factory=list)
     metric: str | None = None
+    rows: np.ndarray | None = None
 
 
 def direction(ts: TaskScores, options: RankingOptions) -> bool:
@@ -97,6 +104,9 @@ def direction(ts: TaskScores, options: RankingOptions) -> bool:
     if options.lower_better is not None:
         return bool(options.lower_better)
     return lower_is_better(ts.metric)[0]
+
+
+_ROW = "\x00row"  # the table's row of each score (a column name no table has)
 
 
 def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: str = "algorithm",
@@ -127,6 +137,7 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
     """
     keys = list(by)
     out = []
+    table = table.assign(**{_ROW: np.arange(len(table))})
     groups = table.groupby(keys, sort=False) if keys else [((), table)]
     for key, df in groups:
         key = key if isinstance(key, tuple) else (key,)
@@ -141,6 +152,9 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
         wide = df.assign(**{run_column: df[run_column].astype(str), case_column: df[case_column].astype(str)}) \
             .pivot(index=run_column, columns=case_column, values=value_column).reindex(index=runs, columns=cases)
         values = wide.to_numpy(dtype=np.float64)
+        rows = df.assign(**{run_column: df[run_column].astype(str), case_column: df[case_column].astype(str)}) \
+            .pivot(index=run_column, columns=case_column, values=_ROW).reindex(index=runs, columns=cases) \
+            .fillna(-1).to_numpy(dtype=np.int64)
         notes = []
         absent = len(runs) * len(cases) - len(df)
         if absent:
@@ -157,7 +171,7 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
             notes.append(f"task {name}: metric {metric} ranked {'lower' if lower else 'higher'} first ("
                          + ("its default; --higher-better or --lower-better overrides)" if known else
                             "not a metric this package knows: higher is better unless --lower-better)"))
-        out.append(TaskScores(name, runs, cases, values, units, notes, metric))
+        out.append(TaskScores(name, runs, cases, values, units, notes, metric, rows))
     return out
 
 
@@ -247,17 +261,20 @@ class RankedTask:
 
 
 def _final_ranks(statistic: np.ndarray, options: RankingOptions, rng: np.random.Generator,
-                 runs: Sequence[str]) -> np.ndarray:
+                 runs: Sequence[str], *, exact: bool = False) -> np.ndarray:
     """Ranks of a higher-is-better statistic under the tie rule; nan for a run without one.
 
     Under challengeR's semantics ties ``first`` and ``last`` follow the runs' alphabetical order (challengeR ranks
-    its aggregated table, whose rows are the algorithm factor's levels).
+    its aggregated table, whose rows are the algorithm factor's levels). ``exact``: values computed as R computes
+    them (:func:`~robustness.statistics.task_statistics.in_r`) are compared exactly, as challengeR does; others
+    tie within :data:`~robustness.statistics.ranks.TIE_TOL`.
     """
+    tol = 0.0 if exact else TIE_TOL
     if options.semantics != "challenger" or options.ties not in ("first", "last"):
-        return np.where(np.isnan(statistic), np.nan, rank(statistic, ties=options.ties, rng=rng))
+        return np.where(np.isnan(statistic), np.nan, rank(statistic, ties=options.ties, tol=tol, rng=rng))
     order = sorted(range(len(runs)), key=lambda i: str(runs[i]))
     ranked = np.empty_like(statistic)
-    ranked[order] = rank(statistic[order], ties=options.ties)
+    ranked[order] = rank(statistic[order], ties=options.ties, tol=tol)
     return np.where(np.isnan(statistic), np.nan, ranked)
 
 
@@ -331,7 +348,12 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
     if method == "test-based" and len(ts.runs) > 1:
         notes += _untestable_pairs(ts, values, options)
-    statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
+    exact = options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") \
+        and ts.rows is not None
+    if exact and ts.rows is not None:
+        statistic = in_r(values, ts.rows, method, options=options, lower_better=lower, rng=gen)
+    else:
+        statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
     scored = (~np.isnan(values)).any(axis=1)
     if method == "test-based" and scored.sum() == 1 and options.semantics == "challenger":
         # challengeR: no pair to test, value NA; rankNA2 ranks it 1 under min, average and random ties
@@ -343,9 +365,10 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     if unscored.any():
         notes.append(f"task {ts.task}: run(s) {', '.join(np.array(ts.runs)[unscored])} have no score left and "
                      "are not ranked")
-    notes += _near_ties(ts, statistic, kind.statistic)
+    if not exact:
+        notes += _near_ties(ts, statistic, kind.statistic)
     return RankedTask(ts.task, method, ts.runs, kind.value(statistic, lower),
-                      _final_ranks(statistic, options, gen, ts.runs), notes)
+                      _final_ranks(statistic, options, gen, ts.runs, exact=exact), notes)
 
 
 def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate",),

@@ -30,9 +30,12 @@ option         values                            this package's default      cha
   value nan and rank 1 under min, average and random ties, nan under the others (R's ``rankNA2``); a test-based
   pair that shares no scored case is refused (R's ``wilcox.test``: "not enough observations").
 
-Both tie aggregated values within 1e-12 of each other and say so in a note: challengeR compares exactly, but in
-R's arithmetic (its mean accumulates in long double, with a second pass), which numpy's does not reproduce to the
-last bit; comparing numpy's values exactly would order runs R ties, and the reverse.
+The package ties aggregated values within 1e-12 of each other and says so in a note (a mean summed in another
+order differs in its last bits). challengeR compares exactly, in R's arithmetic (its mean accumulates in long
+double in the table's row order, with a second pass), which numpy's does not reproduce to the last bit; the
+``challenger`` semantics compute the table's values as R does and compare them exactly
+(:mod:`robustness.statistics.r_arithmetic`), and break per-case ties ``first`` and ``last`` in the case's row
+order.
 
 ``missing``:
 

@@ -21,10 +21,11 @@ import warnings
 import numpy as np
 
 from robustness.statistics.paired import runs_beaten
+from robustness.statistics.r_arithmetic import r_aggregate
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import rank
 
-__all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2"]
+__all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2", "in_r"]
 
 
 def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray | None = None) -> np.ndarray:
@@ -149,3 +150,48 @@ def test_based(values: np.ndarray, weights: np.ndarray | None = None, *, options
                       continuity=options.continuity, adjustment=options.adjustment, alpha=options.alpha,
                       lower_better=lower_better)
     return out[0] if one else out
+
+
+def in_r(values: np.ndarray, rows: np.ndarray, method: str, *, options: RankingOptions, lower_better: bool,
+         rng: np.random.Generator | None = None) -> np.ndarray:
+    """``aggregate`` or ``rank-then-aggregate`` as challengeR computes them, from the rows of the per-case table.
+
+    challengeR aggregates each run's values in the order of its rows in R's arithmetic
+    (:mod:`robustness.statistics.r_arithmetic`), and ranks each case's runs in the order of that case's rows (which
+    ties ``first`` and ``last`` follow); the values are then compared exactly. Same signature and result as the
+    two methods' statistics, for one weighting (the table itself).
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+        After the missing-score treatment.
+    rows : ndarray of int (R, N)
+        Each score's row in the table (-1 where the table has no row: placed last).
+    method : {'aggregate', 'rank-then-aggregate'}
+    options, lower_better, rng
+        Module notes.
+
+    Returns
+    -------
+    ndarray (R,)
+    """
+    order = np.where(rows < 0, np.iinfo(np.int64).max, rows)
+    if method == "rank-then-aggregate":
+        per_case = np.full(values.shape, np.nan)
+        for j in range(values.shape[1]):
+            perm = np.argsort(order[:, j], kind="stable")
+            per_case[perm, j] = rank(values[perm, j], ties=options.ties, tol=0.0, lower_better=lower_better, rng=rng)
+        if options.missing == "drop":
+            per_case = np.where(np.isnan(values), np.nan, per_case)
+        elif options.missing == "rank-last":
+            per_case = rank_na2(per_case, np.isnan(values), options.ties)
+        source, sign = per_case, -1.0
+    else:
+        source, sign = values, (-1.0 if lower_better else 1.0)
+    out = np.full(values.shape[0], np.nan)
+    for r in range(values.shape[0]):
+        x = source[r, np.argsort(order[r], kind="stable")]
+        x = x[~np.isnan(x)]
+        if x.size:
+            out[r] = sign * r_aggregate(x, options.aggregate)
+    return out
