@@ -143,6 +143,7 @@ def add_ranking_options(p: Parser) -> None:
     from robustness.statistics.ranking_options import (
         ADJUSTMENTS,
         PRESETS,
+        RESAMPLING,
         TESTS,
         TIE_RULES,
         parse_aggregate,
@@ -161,7 +162,8 @@ def add_ranking_options(p: Parser) -> None:
     g = p.add_argument_group("ranking (docs/ranking-options.md; challengeR's names in brackets)")
     g.add_argument("--preset", choices=tuple(PRESETS), default="package",
                    help="package: this package's defaults; challenger: challengeR's (ties min, missing scores "
-                        "ranked last per case, continuity correction, no adjustment). Options given beside it win")
+                        "ranked last per case, continuity correction, no adjustment, R's arithmetic and tie "
+                        "order, its bootstrap). Options given beside it win")
     g.add_argument("--ties", choices=TIE_RULES, help="tie rule [ties.method] (package: average)")
     d = g.add_mutually_exclusive_group()
     d.add_argument("--lower-better", dest="lower_better", action="store_const", const=True,
@@ -181,6 +183,10 @@ def add_ranking_options(p: Parser) -> None:
                    help="adjustment of the test-based ranking's p-values [p.adjust.method] (package: holm)")
     g.add_argument("--alpha", type=number(1e-9, 0.499999), metavar="A",
                    help="level of the test-based ranking [alpha] (0.05)")
+    g.add_argument("--resampling", choices=RESAMPLING,
+                   help="what a case drawn k times by the leaderboards' bootstrap is: weighted (counts k times; "
+                        "package) or challenger (k copies of one case, as challengeR's bootstrap: "
+                        "docs/ranking-options.md)")
 
 
 def ranking_options(args: argparse.Namespace):
@@ -192,7 +198,7 @@ def ranking_options(args: argparse.Namespace):
 
     return with_preset(args.preset, ties=args.ties, lower_better=args.lower_better, missing=args.missing,
                        aggregate=args.aggregate, test=args.test, continuity=args.continuity,
-                       adjustment=args.adjustment, alpha=args.alpha)
+                       adjustment=args.adjustment, alpha=args.alpha, resampling=args.resampling)
 
 
 def progress(args: argparse.Namespace) -> bool:

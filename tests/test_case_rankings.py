@@ -262,3 +262,75 @@ def test_euclidean_consensus_re_ranks_each_task_with_average_ties():
     assert euclid["rank"].to_dict() == {"A": 1.0, "C": 2.0, "B": 3.0}
     mean = consensus(ranking, method="mean-rank").set_index("run")
     assert mean.value.to_dict() == {"A": 1.5, "B": 2.0, "C": 2.0} and mean.loc["B", "rank"] == mean.loc["C", "rank"]
+
+
+def test_challenger_resampling_ranks_a_case_drawn_k_times_as_one_group():
+    from robustness.statistics.ranking_options import RankingOptions
+    from robustness.statistics.task_statistics import rank_then_aggregate, rank_then_aggregate_grouped
+
+    values = np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]])  # runs A, B, C on two cases
+    counts = np.array([[2, 1]])
+    options = RankingOptions(ties="min")
+    # by hand: case 1 twice is one group of six, A .9 .9, B .5 .5, C .1 .1: ranks A 1 1, B 3 3, C 5 5; case 2 once:
+    # A 3, B 2, C 1; mean ranks A 5/3, B 8/3, C 11/3 (weighted: A 5/3, B 2, C 7/3)
+    got = rank_then_aggregate_grouped(values, counts, options=options, lower_better=False)
+    np.testing.assert_allclose(-got[0], [5 / 3, 8 / 3, 11 / 3])
+    weighted = rank_then_aggregate(values, counts, options=options, lower_better=False)
+    np.testing.assert_allclose(-weighted[0], [5 / 3, 2, 7 / 3])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_challenger_resampling_equals_repeated_rows_ranked_by_case(seed):
+    from robustness.statistics.ranking_options import RankingOptions
+    from robustness.statistics.task_statistics import rank_then_aggregate_grouped
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 4, size=(4, 7)) / 4
+    counts = rng.multinomial(7, np.full(7, 1 / 7), size=3)
+    for ties in ("min", "max", "average"):
+        for how in ("mean", "median"):
+            options = RankingOptions(ties=ties, aggregate=how)
+            got = -rank_then_aggregate_grouped(values, counts, options=options, lower_better=False)
+            for b, row in enumerate(counts):  # the resample as challengeR builds it: each case's rows k times
+                long = pd.DataFrame([(f"c{j}", r, values[r, j]) for j in range(7) for _ in range(row[j])
+                                     for r in range(4)], columns=["case", "run", "value"])
+                long["rank"] = long.groupby("case").value.rank(method=ties, ascending=False)
+                want = long.groupby("run")["rank"].agg(how).to_numpy()
+                np.testing.assert_allclose(got[b], want, rtol=0, atol=1e-12)
+
+
+def test_challenger_resampling_tests_the_distinct_drawn_cases():
+    from robustness.statistics.case_rankings import bootstrap_task_ranks
+    from robustness.statistics.ranking_options import with_preset
+
+    rng = np.random.default_rng(3)
+    rows = [(f"R{r}", f"c{j}", float(rng.integers(0, 8)) / 8 + 0.1 * r) for r in range(3) for j in range(12)]
+    ts = _one_task(rows)
+    options = with_preset("challenger", ties="min")
+    boot = bootstrap_task_ranks(ts, "test-based", options, n_resamples=5, rng=11)
+    draws = np.random.default_rng(11).integers(0, 12, size=(5, 12))  # the same draws
+    for b, d in enumerate(draws):
+        keep = sorted(set(d.tolist()))
+        sub = _one_task([r for r in rows if int(r[1][1:]) in keep])
+        np.testing.assert_array_equal(boot[b], rank_task(sub, "test-based", options).ranks)
+
+
+def test_challenger_resampling_on_challenger_s_worst_case_example():
+    """c_worstcase of challengeR's README: every permutation of five values among five runs, one case each.
+
+    challengeR's own test-based bootstrap (run in R for the issue "Ranking analysis") has every run first in
+    about 95% of resamples; the package's weighted resampling in about 65%.
+    """
+    import itertools
+
+    from robustness.statistics.case_rankings import bootstrap_task_ranks
+    from robustness.statistics.ranking_options import with_preset
+
+    strip = np.linspace(0.8, 1.0, 5)
+    rows = [(f"A{a}", c, strip[k]) for c, perm in enumerate(itertools.permutations(range(1, 6)))
+            for k, a in enumerate(perm)]
+    ts = _one_task(rows)
+    first = {r: (bootstrap_task_ranks(ts, "test-based", with_preset("challenger", resampling=r), n_resamples=600,
+                                      rng=1) == 1).mean(axis=0) for r in ("challenger", "weighted")}
+    assert ((first["challenger"] > 0.92) & (first["challenger"] < 0.98)).all(), first
+    assert ((first["weighted"] > 0.58) & (first["weighted"] < 0.72)).all(), first

@@ -52,7 +52,7 @@ from robustness.errors import InputError
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
 from robustness.statistics.ranks import TIE_TOL, rank
-from robustness.statistics.task_statistics import in_r
+from robustness.statistics.task_statistics import in_r, rank_then_aggregate_grouped
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "top",
            "bootstrap_task_ranks", "RankedTask"]
@@ -429,7 +429,11 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     """Ranks of every run on ``n_resamples`` resamples of the task's units drawn with replacement.
 
     Each resample is ranked exactly as the task itself (:func:`rank_task`: same options, same tie rule; a fresh
-    random order per resample under ``ties="random"``).
+    random order per resample under ``ties="random"``). ``options.resampling``: ``weighted`` (the package's) counts
+    a unit drawn k times k times in every method; ``challenger`` reproduces challengeR's bootstrap, where a case
+    drawn k times is k copies of its rows under one case: rank-then-aggregate ranks the copies together
+    (:func:`~robustness.statistics.task_statistics.rank_then_aggregate_grouped`), the tests pair the distinct
+    drawn cases only, and the aggregate is the weighted one (the same).
 
     Parameters
     ----------
@@ -452,5 +456,10 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     draws = gen.integers(0, n_units, size=(n_resamples, n_units))
     unit_counts = np.stack([np.bincount(d, minlength=n_units) for d in draws])
     case_weights = unit_counts[:, ts.units]  # (B, N)
-    stat = kind.case_statistic(values, case_weights, options=options, lower_better=lower, rng=gen)
+    if options.resampling == "challenger" and method == "rank-then-aggregate":
+        stat = rank_then_aggregate_grouped(values, case_weights, options=options, lower_better=lower, rng=gen)
+    else:
+        if options.resampling == "challenger" and method == "test-based":
+            case_weights = (case_weights > 0).astype(case_weights.dtype)  # R pairs the distinct cases once
+        stat = kind.case_statistic(values, case_weights, options=options, lower_better=lower, rng=gen)
     return np.stack([_final_ranks(s, options, gen, ts.runs) for s in stat])

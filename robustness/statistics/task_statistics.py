@@ -25,7 +25,8 @@ from robustness.statistics.r_arithmetic import r_aggregate
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import rank
 
-__all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2", "in_r"]
+__all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2", "in_r",
+           "rank_then_aggregate_grouped"]
 
 
 def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray | None = None) -> np.ndarray:
@@ -194,4 +195,45 @@ def in_r(values: np.ndarray, rows: np.ndarray, method: str, *, options: RankingO
         x = x[~np.isnan(x)]
         if x.size:
             out[r] = sign * r_aggregate(x, options.aggregate)
+    return out
+
+
+def rank_then_aggregate_grouped(values: np.ndarray, counts: np.ndarray, *, options: RankingOptions,
+                                lower_better: bool, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Rank-then-aggregate on resamples as challengeR's bootstrap computes it: a case drawn k times is one group.
+
+    challengeR's resample repeats a case's rows k times under the same case, and ranks by case: the k copies of
+    the R runs' scores are ranked together, R k entries (a run's copies tie with each other), then every entry is
+    aggregated. So a case drawn twice has ranks up to 2R and counts twice: about four times a case drawn once,
+    where the package's resampling (a case's per-case ranks weighted by its draws) counts it twice. The copies are
+    laid out copy after copy (all runs, then all runs again), which ties ``first`` and ``last`` follow.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+        After the missing-score treatment.
+    counts : ndarray of int (B, N)
+        How many times each case is drawn in each resample.
+    options, lower_better, rng
+        Module notes.
+
+    Returns
+    -------
+    ndarray (B, R)
+        Minus every run's aggregated rank, per resample.
+    """
+    n_runs = values.shape[0]
+    out = np.full((counts.shape[0], n_runs), np.nan)
+    for b, row in enumerate(np.asarray(counts, dtype=np.int64)):
+        entries = []
+        for k in np.unique(row[row > 0]):
+            cases = np.flatnonzero(row == k)
+            tiled = np.tile(values[:, cases].T, (1, k))  # (cases, k R): copy after copy
+            ranks = rank(tiled, ties=options.ties, lower_better=lower_better, rng=rng)
+            if options.missing == "drop":
+                ranks = np.where(np.isnan(tiled), np.nan, ranks)
+            elif options.missing == "rank-last":
+                ranks = rank_na2(ranks.T, np.isnan(tiled).T, options.ties).T
+            entries.append(ranks.reshape(cases.size * k, n_runs).T)  # (R, cases k)
+        out[b] = -aggregate_values(np.concatenate(entries, axis=1), options.aggregate)
     return out
