@@ -23,10 +23,28 @@ def make(results_dir, out_path):
 
         n_runs = int(ranking.groupby(["task", "ranking"]).size().max())
         scale = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(1, n_runs), cmap="viridis")
-        fig.colorbar(scale, ax=list(where.values()), label="rank (tied runs: average rank)", shrink=0.5)
+        fig.colorbar(scale, ax=list(where.values()), label=f"rank ({_tie_words(results_dir)})", shrink=0.5)
         if note:
             fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)
+
+
+def _tie_words(results_dir) -> str:
+    """How tied runs are ranked, from the folder's meta.json (the leaderboards' tie rule; average if unknown)."""
+    from pathlib import Path
+
+    from robustness.results.transaction import read_meta
+
+    meta = Path(results_dir) / "meta.json"
+    options = {}
+    if meta.is_file() and not meta.is_symlink():
+        options = read_meta(meta).get("ranking_options") or {}
+    ties = options.get("ties", "average")
+    order = "by name" if options.get("semantics") == "challenger" else "in the table's order"
+    return {"average": "tied runs: average rank", "min": "tied runs: the best of their places",
+            "max": "tied runs: the worst of their places", "first": f"tied runs: {order}",
+            "last": f"tied runs: {order}, reversed",
+            "random": "tied runs: in a random order"}.get(ties, f"ties: {ties}")
 
 
 if __name__ == "__main__":

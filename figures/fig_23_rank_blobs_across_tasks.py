@@ -15,16 +15,27 @@ def make(results_dir, out_path):
 
     cons, freq, summary = (read(results_dir, n) for n in ("consensus.csv", "rank_frequency.csv",
                                                            "rank_bootstrap.csv"))
-    tasks, note = rank_plots.shown_tasks(freq.task)
-    methods = list(dict.fromkeys(cons.ranking))
+    scheme = cons["scheme"].fillna("").astype(str) if "scheme" in cons else cons.ranking.map(lambda _: "")
+    cons = cons.assign(scheme=scheme)
+    panels = list(dict.fromkeys(zip(cons.scheme, cons.ranking)))  # a consensus per strategy and metric, per method
+    family = {s: [t for t in dict.fromkeys(freq.task) if not s or str(t).endswith(f" / {s}")] for s, _ in panels}
+    tasks, note = rank_plots.shown_tasks(max(family.values(), key=len))
     width = rank_plots.panel_width(cons.assign(task="all"), 4.0) + 0.3 * len(tasks)
     with plotting.style():
-        fig, axes = plt.subplots(len(methods), 1, figsize=(width, 3.6 * len(methods)), layout="constrained",
+        fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.6 * len(panels)), layout="constrained",
                                  squeeze=False)
-        for k, method in enumerate(methods):
-            order = list(cons[cons.ranking == method].sort_values(["rank", "run"], kind="stable").run)
-            rank_plots.rank_blobs_across_tasks(freq, summary, order, tasks, method=method, ax=axes[k, 0])
-        axes[0, 0].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="task")
+        for k, (s, method) in enumerate(panels):
+            c = cons[(cons.scheme == s) & (cons.ranking == method)]
+            order = list(c.sort_values(["rank", "run"], kind="stable").run)
+            shown, _ = rank_plots.shown_tasks(family[s])
+            rank_plots.rank_blobs_across_tasks(freq, summary, order, shown, method=method, ax=axes[k, 0])
+            if s:
+                axes[k, 0].set_title(f"{s}: {method} (runs by consensus rank)", fontsize=9)
+            handles, labels = axes[k, 0].get_legend_handles_labels()
+            labels = [label[: -len(s) - 3] if s and label.endswith(f" / {s}") else label for label in labels]
+            if k == 0 or s != panels[k - 1][0]:  # a legend where the tasks' names change
+                axes[k, 0].legend(handles, labels, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                                  title="task")
         fig.suptitle("Blob area: share of resamples at a rank; line: 95% rank interval; black: median" + note,
                      fontsize=8)
         return save(fig, out_path)

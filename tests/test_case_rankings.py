@@ -13,7 +13,7 @@ from experiments._cli import run
 from experiments.table_rank_convergence import main
 from robustness.errors import InputError
 from robustness.results.study_result import read_table
-from robustness.statistics.case_rankings import rank_task, task_scores, top
+from robustness.statistics.case_rankings import rank_task, rank_tasks, task_scores, top
 from robustness.statistics.consensus import consensus
 from robustness.statistics.ranking_options import RankingOptions, with_preset
 from robustness.statistics.table_schemes import schemes_from_table
@@ -72,9 +72,15 @@ def test_metric_directions_default_from_the_metric_and_can_be_overridden():
                       "algorithm": ["a", "b", "a", "b"], "value": [0.9, 0.5, 2.0, 9.0]})
     tasks = task_scores(t, by=["metric"])
     assert [rank_task(ts).ranks.tolist() for ts in tasks] == [[1.0, 2.0], [1.0, 2.0]]  # hd95: lower first
-    assert "metric hd95 ranked lower first" in tasks[1].notes[-1]
+    assert not any("metric" in n for ts in tasks for n in ts.notes)  # known metrics: no note, no warning
     higher = RankingOptions(lower_better=False)
     assert rank_task(tasks[1], options=higher).ranks.tolist() == [2.0, 1.0]
+    # an unknown metric is one note, whatever the number of its tasks
+    one = t[t.metric == "dice"]
+    t2 = pd.concat([one.assign(task="T1", metric="mystery"), one.assign(task="T2", metric="mystery")])
+    ranking, notes = rank_tasks(task_scores(t2, by=["task", "metric"]))
+    assert [n for n in notes if "mystery" in n] == ["metric mystery is not one this package knows: ranked higher "
+                                                    "first unless --lower-better"]
 
 
 def test_one_case_and_one_run_tables_are_ranked_with_a_reason_for_what_is_not(tmp_path):
@@ -334,3 +340,56 @@ def test_challenger_resampling_on_challenger_s_worst_case_example():
                                       rng=1) == 1).mean(axis=0) for r in ("challenger", "weighted")}
     assert ((first["challenger"] > 0.92) & (first["challenger"] < 0.98)).all(), first
     assert ((first["weighted"] > 0.58) & (first["weighted"] < 0.72)).all(), first
+
+
+def test_a_few_missing_scores_leave_their_cases_out_of_the_engines_only(tmp_path):
+    rng = np.random.default_rng(5)
+    rows = [(f"c{j}", f"r{r}", float(rng.random() + 0.1 * r)) for j in range(30) for r in range(4)]
+    table = pd.DataFrame(rows, columns=["case", "algorithm", "value"])
+    table.loc[[5, 61], "value"] = np.nan  # two missing scores: r1 on c1, r1 on c15
+    out, code = command(tmp_path, table, "--missing-scores", "drop", "--orders", "20")
+    assert code == 0
+    meta = json.loads((out / "meta.json").read_text())
+    said = [w for w in meta["warnings"] if "where every run has a score" in w]
+    assert len(said) == 1 and "28 of 30 cases" in said[0] and "(c1, c15)" in said[0], meta["warnings"]
+    assert not any("not computed" in w for w in meta["warnings"])
+    assert (out / "bootstrap_ci.csv").exists() and (out / "convergence.csv").exists()  # the engines ran
+    ranking = read_table(out / "ranking.csv")
+    assert len(ranking) == 4  # the leaderboard ranks every run on every case it has
+
+
+def test_metrics_are_metrics_not_tasks_in_the_consensus(tmp_path):
+    rng = np.random.default_rng(2)
+    rows = [(task, metric, f"c{j}", f"r{r}", float(rng.random()))
+            for task in ("T1", "T2") for metric in ("dice", "hd95") for j in range(6) for r in range(3)]
+    table = pd.DataFrame(rows, columns=["task", "metric", "case", "algorithm", "value"])
+    out, code = command(tmp_path, table, "--rankings-only")
+    assert code == 0
+    cons = read_table(out / "consensus.csv")
+    # one consensus per metric, each across the two tasks; none across the metrics
+    assert sorted(set(cons.scheme)) == ["dice", "hd95"] and len(cons) == 2 * 3
+    ranking = read_table(out / "ranking.csv")
+    for metric in ("dice", "hd95"):
+        mine = ranking[ranking.task.str.endswith(metric)]
+        by_hand = mine.groupby("run")["rank"].mean()
+        got = cons[cons.scheme == metric].set_index("run").value
+        assert got.to_dict() == pytest.approx(by_hand.to_dict())
+    # without a task column (the main job's per_case.parquet): each metric on its own, no consensus, and a note
+    (tmp_path / "b").mkdir()
+    out2, code = command(tmp_path / "b", table[table.task == "T1"].drop(columns="task"), "--rankings-only")
+    assert code == 0 and not (out2 / "consensus.csv").exists()
+    warnings = json.loads((out2 / "meta.json").read_text())["warnings"]
+    assert any("no task column: each of the 2 strategy and metric leaderboards is ranked on its own" in w
+               for w in warnings)
+    assert not any("ranked lower first" in w or "ranked higher first" in w for w in warnings)
+
+
+def test_the_rank_frequency_colour_bar_names_the_tie_rule(tmp_path):
+    from figures.fig_21_rank_frequency import _tie_words
+
+    assert _tie_words(tmp_path) == "tied runs: average rank"  # no meta.json: the default
+    for options, words in (({"ties": "min"}, "tied runs: the best of their places"),
+                           ({"ties": "first", "semantics": "challenger"}, "tied runs: by name"),
+                           ({"ties": "last"}, "tied runs: in the table's order, reversed")):
+        (tmp_path / "meta.json").write_text(json.dumps({"ranking_options": options}))
+        assert _tie_words(tmp_path) == words

@@ -77,6 +77,9 @@ class TaskScores:
         :func:`~robustness.statistics.ranking_options.lower_is_better`).
     rows : ndarray of int (R, N), optional
         Each score's row in the table (-1 where it has none): the order challengeR aggregates and ranks in.
+    scheme : str
+        The leaderboard's strategy and metric (`` / ``-joined; empty without those columns): a consensus combines
+        the tasks of one scheme, never metrics or strategies as if they were tasks.
     """
 
     task: str
@@ -87,6 +90,7 @@ class TaskScores:
     notes: list = field(default_factory=list)
     metric: str | None = None
     rows: np.ndarray | None = None
+    scheme: str = ""
 
 
 def direction(ts: TaskScores, options: RankingOptions) -> bool:
@@ -110,8 +114,8 @@ _ROW = "\x00row"  # the table's row of each score (a column name no table has)
 
 
 def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: str = "algorithm",
-                value_column: str = "value", by: Sequence[str] = (), unit_column: str | None = None
-                ) -> list[TaskScores]:
+                value_column: str = "value", by: Sequence[str] = (), unit_column: str | None = None,
+                task_column: str | None = None) -> list[TaskScores]:
     """The leaderboards of a long per-case table: one per value of the ``by`` columns (task, strategy, metric).
 
     Parameters
@@ -124,6 +128,9 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
         The columns that name a leaderboard (e.g. ``("task", "metric")``); its name joins their values with
         `` / ``. None: one leaderboard named ``all``.
     unit_column : str, optional
+    task_column : str, optional
+        Which of ``by`` names the challenge's task; the others (strategy, metric) make each leaderboard's
+        ``scheme``. None: every ``by`` column is part of the scheme (no task column).
 
     Returns
     -------
@@ -166,12 +173,12 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
         else:
             units = np.arange(len(cases), dtype=np.int64)
         metric = str(dict(zip(keys, key))["metric"]) if "metric" in keys else None
-        if metric is not None:
-            lower, known = lower_is_better(metric)
-            notes.append(f"task {name}: metric {metric} ranked {'lower' if lower else 'higher'} first ("
-                         + ("its default; --higher-better or --lower-better overrides)" if known else
-                            "not a metric this package knows: higher is better unless --lower-better)"))
-        out.append(TaskScores(name, runs, cases, values, units, notes, metric, rows))
+        if metric is not None and not lower_is_better(metric)[1]:  # a known metric's direction is no news
+            notes.append(f"metric {metric} is not one this package knows: ranked higher first unless "
+                         "--lower-better")
+        parts = dict(zip(keys, key))
+        scheme = " / ".join(str(v) for k, v in parts.items() if k != task_column)
+        out.append(TaskScores(name, runs, cases, values, units, notes, metric, rows, scheme))
     return out
 
 
@@ -186,11 +193,14 @@ def _missing(ts: TaskScores, values: np.ndarray, method: RankingMethod, options:
     r, c = np.argwhere(gaps)[0]
     how = options.missing
     count = f"{int(gaps.sum())} missing score(s) in task {ts.task} (e.g. run {ts.runs[r]}, case {ts.cases[c]})"
-    if how == "refuse" or (how == "rank-last" and not method.ranks_missing):
+    where = f"per-case table: no score for run {ts.runs[r]}, case {ts.cases[c]} (task {ts.task})"
+    if how == "refuse":
+        raise InputError(f"{where}: choose a treatment with --missing-scores worst|drop|rank-last|<value>")
+    if how == "rank-last" and not method.ranks_missing:
         last = [m.name for m in RANKING_METHODS.values() if m.ranks_missing]
-        raise InputError(f"per-case table: no score for run {ts.runs[r]}, case {ts.cases[c]} (task {ts.task}): "
-                         "choose a treatment with --missing-scores worst|drop|rank-last|<value>"
-                         + (f" (rank-last applies to {', '.join(last)} only)" if how == "rank-last" else ""))
+        raise InputError(f"{where}: rank-last ranks missing scores in {', '.join(last)} only, and {method.name} "
+                         "has no per-case ranks; choose its treatment with --missing-scores worst|drop|<value> "
+                         "(challengeR's na.treat)")
     if how in ("worst", "rank-last"):
         if method.ranks_missing:
             return values, [f"{count}: ranked last on their case"]

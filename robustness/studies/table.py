@@ -107,9 +107,30 @@ def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
         why.append("one unit only (curves and resamples need at least 2)")
     if n_tasks > 1:
         why.append("the table has several tasks (the curves are per leaderboard: select one task with --only-task)")
-    if any(np.isnan(t.values).any() for t in tasks):
-        why.append("the table has missing scores (the curves and resamples compare every run on the same units)")
+    if len(_complete_cases(tasks)) < 2:
+        why.append("fewer than 2 cases have a score for every run (the curves and resamples compare every run on "
+                   "the same cases)")
     return why
+
+
+def _complete_cases(tasks: Sequence[TaskScores]) -> list[str]:
+    """The cases every run of every leaderboard has a score on (what the engines can compare the runs on)."""
+    incomplete = {c for t in tasks for c, gap in zip(t.cases, np.isnan(t.values).any(axis=0)) if gap}
+    return [c for c in dict.fromkeys(c for t in tasks for c in t.cases) if c not in incomplete]
+
+
+def _engine_cases(table: pd.DataFrame, tasks: Sequence[TaskScores], case_column: str, notes: list) -> pd.DataFrame:
+    """The rows the engines use: every case where a score is missing is left out of them (and said so)."""
+    every = list(dict.fromkeys(c for t in tasks for c in t.cases))
+    complete = _complete_cases(tasks)
+    if len(complete) == len(every):
+        return table
+    left = [c for c in every if c not in set(complete)]
+    shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+    notes.append(f"curves, score intervals and significance use the {len(complete)} of {len(every)} cases where "
+                 f"every run has a score; {len(left)} case(s) with a missing score are left out of them ({shown}); "
+                 "the leaderboards and their bootstrap use every case, under the missing-score treatment")
+    return table[table[case_column].astype(str).isin(set(complete))]
 
 
 def engine_ranking(ranking: RankingOptions, *, rankings_only: bool = False) -> dict:
@@ -227,13 +248,17 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
     table = _only_task(table, task, only_task, source)
     by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
     tasks = task_scores(table, case_column=case_column, run_column=run_column, value_column=value_column,
-                        by=by, unit_column=unit_column)
+                        by=by, unit_column=unit_column, task_column=task)
     check_target(options.target, len({r for t in tasks for r in t.runs}))
     check_missing(tasks, methods, ranking)
-    known = {t.task for t in tasks}
+    if task is None and len({t.scheme for t in tasks}) > 1:
+        notes.append(f"no task column: each of the {len(tasks)} strategy and metric leaderboards is ranked on its "
+                     "own, and none is combined with another into a consensus (a consensus combines tasks)")
+    known = list(dict.fromkeys(str(v) for v in table[task].unique())) if task else []
     unknown = [name for name, _ in options.task_weights if name not in known]
     if unknown:
-        raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: {', '.join(known)})")
+        raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: "
+                         f"{', '.join(known) or 'none: the table has no task column'})")
     obstacles = ["--rankings-only"] if rankings_only else engine_limits(
         tasks, n_tasks=table[task].nunique() if task else 1)
     n_units = max(int(t.units.max()) + 1 for t in tasks)
@@ -244,17 +269,20 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
                      + " (the rankings, consensus and bootstrap rank distributions are)")
     schemes = None if obstacles else _engine_schemes(
-        table, tasks, ranking, notes, case_column=case_column, run_column=run_column, value_column=value_column,
-        unit_column=unit_column)
+        _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
+        run_column=run_column, value_column=value_column, unit_column=unit_column)
     return PreparedTable(tasks, schemes, notes)
 
 
 def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_options):
     """The consensus of one method with each run's 95% interval of its consensus rank over the resamples.
 
-    The tasks' cases are resampled independently; resample ``b`` of every task is combined into one consensus.
+    ``tasks``: the leaderboards of one scheme. The tasks' cases are resampled independently; resample ``b`` of
+    every task is combined into one consensus. ``--task-weights`` names the tasks by their task column's value.
     """
-    weights = dict(options.task_weights) or None
+    given = dict(options.task_weights)
+    weights = {t.task: given[_task_part(t)] for t in tasks if _task_part(t) in given} or None
+    ranking = ranking[ranking.task.isin([t.task for t in tasks])]
     ties = ranking_options.ties if ranking_options.ties != "random" else "min"
     frame = consensus(ranking[ranking.ranking == method], method=options.consensus, weights=weights, ties=ties)
     runs = list(frame.run)
@@ -269,7 +297,12 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
     stat = consensus_values(np.stack(per_task, axis=2), w, options.consensus)  # ranks (B, R, T)
     ranks = rank(stat, ties=ties, lower_better=True)
     lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
-    return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0])
+    return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0], scheme=tasks[0].scheme)
+
+
+def _task_part(t: TaskScores) -> str:
+    """The value of the task column in a leaderboard's name (its first part: ``task / strategy / metric``)."""
+    return t.task if not t.scheme else t.task[: -len(t.scheme) - 3]
 
 
 def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
@@ -332,10 +365,14 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         for r, run in enumerate(ts.runs):
             values, counts = np.unique(ranks[r], return_counts=True)
             case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for v, c in zip(values, counts)]
-    if len(tasks) > 1 and with_consensus:
-        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, tasks, m, options,
-                                                                       ranking_options) for m in methods],
-                                            ignore_index=True)
+    families: dict[str, list[TaskScores]] = {}
+    for ts in tasks:
+        families.setdefault(ts.scheme, []).append(ts)
+    combined = [family for family in families.values() if len(family) > 1]
+    if combined and with_consensus:
+        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
+                                                                       ranking_options)
+                                             for family in combined for m in methods], ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
     tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
     tables["rank_bootstrap.csv"] = pd.DataFrame(summary)

@@ -190,9 +190,12 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                "median-rank": "their median rank over the tasks",
                "euclidean": "their mean over the tasks of each task's ranks re-ranked with average ties (challengeR's "
                             "euclidean consensus)"}.get(c.consensus.iloc[0], "their consensus statistic")
-        r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by {how}, over {ranking.task.nunique()} tasks. A run "
-                    "absent from a task counts there as one place below that task's last.")
-        for method, g in c.groupby("ranking", sort=False):
+        schemes = c["scheme"].fillna("").astype(str) if "scheme" in c else pd.Series("", index=c.index)
+        r.paragraph(f"{c.consensus.iloc[0]}: runs ordered by {how}"
+                    + (", each strategy and metric on its own (a consensus combines tasks, never metrics)"
+                       if schemes.nunique() > 1 or (schemes != "").any() else "")
+                    + ". A run absent from a task counts there as one place below that task's last.")
+        for (scheme, method), g in c.assign(scheme=schemes).groupby(["scheme", "ranking"], sort=False):
             top = g[g.low <= 1]
             if len(top) == 1:
                 lead = (f"{top.run.iloc[0]} is first in at least 97.5% of resamples" if top.high.iloc[0] <= 1 else
@@ -205,9 +208,10 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                 columns={"value": {"mean-rank": "mean rank", "euclidean": "mean rank (average ties)"}.get(
                     c.consensus.iloc[0], "median rank over tasks"),
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
-            r.table(shown, floatfmt="{:.3g}", caption=f"{method}: {lead}. Intervals: every task's cases resampled "
-                    f"independently, {int(g.resamples.iloc[0])} times.")
-    for name, caption in (("fig_22_rank_blobs_tasks", "Bootstrap rank distributions per task and method (blob "
+            r.table(shown, floatfmt="{:.3g}", caption=f"{scheme + ', ' if scheme else ''}{method}: {lead}. Intervals: "
+                    f"every task's cases resampled independently, {int(g.resamples.iloc[0])} times.")
+    per = "per ranking method" if ranking.task.nunique() == 1 else "per leaderboard and ranking method"
+    for name, caption in (("fig_22_rank_blobs_tasks", f"Bootstrap rank distributions {per} (blob "
                            "area: share of resamples; black: median and 95% interval; red x: the full set's rank)."),
                           ("fig_16_podium", "Podium: per-case scores by place, and per-case rank counts."),
                           ("fig_17_ranking_heatmap", "Ranking heatmap: runs against their rank on each case."),
@@ -215,6 +219,6 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                           ("fig_19_ranking_methods", "Each run's rank under every ranking method."),
                           ("fig_20_dot_box", "Per-case scores by run (dots and box plots)."),
                           ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked)."),
-                          ("fig_23_rank_blobs_across_tasks", "Each run's rank distribution in every task, runs by "
-                           "consensus rank.")):
+                          ("fig_23_rank_blobs_across_tasks", "Each run's rank distribution in every leaderboard, "
+                           "runs by consensus rank.")):
         r.figure(f"figures/{name}.png", caption)
