@@ -143,6 +143,7 @@ def add_ranking_options(p: Parser) -> None:
     from robustness.statistics.ranking_options import (
         ADJUSTMENTS,
         PRESETS,
+        R_NAMES,
         RESAMPLING,
         TESTS,
         TIE_RULES,
@@ -174,13 +175,14 @@ def add_ranking_options(p: Parser) -> None:
                    help="missing scores: refuse, worst, drop, rank-last or a number [na.treat] (package: refuse)")
     renamed(g, "--missing", "--missing-scores", "missing", type=checked(parse_missing), metavar="HOW")
     g.add_argument("--aggregate", type=checked(parse_aggregate), metavar="HOW",
-                   help="mean, median or a quantile level in (0, 1) [FUN] (package: mean)")
+                   help="mean, median, min, max or a quantile level in (0, 1) [FUN] (package: mean)")
     g.add_argument("--test", choices=TESTS, help="the test-based ranking's paired test [test.fun] (wilcoxon)")
     g.add_argument("--continuity", action=argparse.BooleanOptionalAction, default=None,
                    help="Wilcoxon with R's continuity correction [wilcox.test(correct=)] (package: off; "
                         "challenger: on)")
-    g.add_argument("--adjust", choices=ADJUSTMENTS, dest="adjustment",
-                   help="adjustment of the test-based ranking's p-values [p.adjust.method] (package: holm)")
+    g.add_argument("--adjust", choices=(*ADJUSTMENTS, *R_NAMES), dest="adjustment",
+                   help="adjustment of the test-based ranking's p-values [p.adjust.method; R's names hochberg, BH, "
+                        "BY are accepted] (package: holm)")
     g.add_argument("--alpha", type=number(1e-9, 0.499999), metavar="A",
                    help="level of the test-based ranking [alpha] (0.05)")
     g.add_argument("--resampling", choices=RESAMPLING,

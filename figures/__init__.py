@@ -170,6 +170,16 @@ def headline(results_dir, primary=None, strategies=()):
     return default_scheme(list(dict.fromkeys(strategies)))
 
 
+def _has_rows(path: Path) -> bool:
+    """Whether a table a figure needs was written and holds a row (a CSV of its header alone has none)."""
+    if not path.exists():
+        return False
+    if path.suffix != ".csv" or path.is_symlink() or not path.is_file():
+        return True  # parquet and the rest: their figure reads them
+    with path.open("rb") as f:
+        return len(f.read(1 << 16).splitlines()) > 1 or f.read(1) != b""
+
+
 def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> list[Path]:
     """Every figure of a study's results folder, into ``results_dir/figures``; returns the files.
 
@@ -188,7 +198,7 @@ def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> l
     paths = []
     for name in FIGURES[study]:
         module = importlib.import_module(f"figures.{name}")
-        if not all((results_dir / need).exists() for need in getattr(module, "NEEDS", ())):
+        if not all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ())):
             continue
         extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
         paths += module.make(results_dir, results_dir / "figures" / name, **extra)

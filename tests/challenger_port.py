@@ -109,6 +109,10 @@ def apply_fun(fun, v):
         return r_mean(v)
     if fun == "median":
         return r_median(v)
+    if fun == "min":
+        return min(v)
+    if fun == "max":
+        return max(v)
     return r_quantile(v, fun)
 
 

@@ -90,6 +90,11 @@ def test_one_case_and_one_run_tables_are_ranked_with_a_reason_for_what_is_not(tm
     assert read_table(out / "ranking.csv")[["run", "rank"]].values.tolist() == [["a", 1.0], ["b", 2.0]]
     warnings = json.loads((out / "meta.json").read_text())["warnings"]
     assert any("one unit only" in w for w in warnings)
+    # a task of one case is left out of the bootstrap (as challengeR does), with a note, not given certain ranks
+    assert any("task all: one case, left out of the bootstrap" in w for w in warnings)
+    boot = read_table(out / "rank_bootstrap.csv")
+    assert (boot.resamples == 0).all() and boot.low.isna().all() and boot.high.isna().all()
+    assert "no rank intervals: one case, left out of the bootstrap" in (out / "summary.md").read_text()
     one_run = pd.DataFrame({"case": ["c1", "c2"], "algorithm": ["a", "a"], "value": [0.9, 0.1]})
     (tmp_path / "r").mkdir()
     out, code = command(tmp_path / "r", one_run)
@@ -393,3 +398,17 @@ def test_the_rank_frequency_colour_bar_names_the_tie_rule(tmp_path):
                            ({"ties": "last"}, "tied runs: in the table's order, reversed")):
         (tmp_path / "meta.json").write_text(json.dumps({"ranking_options": options}))
         assert _tie_words(tmp_path) == words
+
+
+def test_min_and_max_aggregates_and_r_s_adjustment_names():
+    from robustness.statistics.ranking_options import with_preset
+
+    ts = _one_task([("a", "c1", 0.9), ("a", "c2", 0.1), ("b", "c1", 0.5), ("b", "c2", 0.4)])
+    worst = rank_task(ts, "aggregate", RankingOptions(aggregate="min"))
+    best = rank_task(ts, "aggregate", RankingOptions(aggregate="max"))
+    assert worst.statistic.tolist() == [0.1, 0.4] and worst.ranks.tolist() == [2, 1]  # b's worst case is better
+    assert best.statistic.tolist() == [0.9, 0.5] and best.ranks.tolist() == [1, 2]
+    for r_name, ours in (("hochberg", "simes-hochberg"), ("BH", "fdr_bh"), ("BY", "fdr_by")):
+        assert with_preset("challenger", adjustment=r_name).adjustment == ours
+    with pytest.raises(ValueError, match="aggregate must be mean, median, min, max or a quantile level"):
+        RankingOptions(aggregate="mode")

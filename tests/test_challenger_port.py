@@ -33,7 +33,7 @@ def random_case(rng):
         values[rng.random(values.shape) < 0.15] = np.nan
     method = rng.choice(["aggregate", "rank-then-aggregate", "test-based"])
     ties = rng.choice(["min", "average", "max", "first", "last"])
-    fun = ["mean", "median", 0.25][int(rng.integers(0, 3))]
+    fun = ["mean", "median", 0.25, "min", "max"][int(rng.integers(0, 5))]
     missing = rng.choice(["drop", "value"])
     fill = float(rng.choice([0.0, 1.0, -1.0]))
     order = rng.permutation(values.size)  # the rows of the file, in random order

@@ -114,7 +114,7 @@ def r_aggregate(x: np.ndarray, how: str | float) -> float:
     Parameters
     ----------
     x : ndarray (n,)
-    how : 'mean', 'median' or float
+    how : 'mean', 'median', 'min', 'max' or float
 
     Returns
     -------
@@ -124,4 +124,6 @@ def r_aggregate(x: np.ndarray, how: str | float) -> float:
         return r_mean(x)
     if how == "median":
         return r_median(x)
+    if how in ("min", "max"):
+        return float(np.min(x) if how == "min" else np.max(x))
     return r_quantile(x, float(how))

@@ -12,7 +12,8 @@ option         values                            this package's default      cha
 ``lower_better`` True / False                    False (or the metric's)     ``smallBetter``, no default
 ``missing``    refuse, worst, drop, rank-last,   refuse                      rank-last (``na.treat``: no
                a number                                                      default; NA ranks last per case)
-``aggregate``  mean, median, a quantile in (0,1) mean                        ``FUN``, no default (mean here)
+``aggregate``  mean, median, min, max, a         mean                        ``FUN``, no default (mean here)
+               quantile in (0,1)
 ``test``       wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
 ``continuity`` True / False                      False                       True (R's ``wilcox.test``)
 ``adjustment`` any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
@@ -81,9 +82,9 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES", "MISSING",
-           "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "SEMANTICS", "RESAMPLING", "parse_aggregate", "parse_missing",
-           "with_preset", "CHALLENGER_NAMES"]
+__all__ = ["AGGREGATES", "CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES",
+           "MISSING", "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "R_NAMES", "SEMANTICS", "RESAMPLING", "parse_aggregate",
+           "parse_missing", "with_preset", "CHALLENGER_NAMES"]
 
 TIE_RULES = ("average", "min", "max", "first", "last", "random")
 #: Whose answers where the package and challengeR differ (module notes).
@@ -100,6 +101,9 @@ ADJUSTMENTS = ("none", "holm", "bonferroni", "sidak", "holm-sidak", "simes-hochb
 #: R's ``p.adjust`` names (challengeR's ``p.adjust.method``) of the adjustments R has.
 R_ADJUSTMENTS = {"none": "none", "holm": "holm", "bonferroni": "bonferroni", "simes-hochberg": "hochberg",
                  "hommel": "hommel", "fdr_bh": "BH", "fdr_by": "BY"}
+
+#: R's ``p.adjust`` names accepted for the statsmodels methods they are (``--adjust BY`` is ``fdr_by``).
+R_NAMES = {"hochberg": "simes-hochberg", "BH": "fdr_bh", "fdr": "fdr_bh", "BY": "fdr_by"}
 
 #: The options' names in challengeR, for documents and ``--help``.
 CHALLENGER_NAMES = {"ties": "ties.method", "lower_better": "smallBetter", "missing": "na.treat",
@@ -151,8 +155,13 @@ def lower_is_better(metric: str | None) -> tuple[bool, bool]:
     return False, False
 
 
+#: The named aggregates (besides a quantile level): challengeR's ``FUN`` takes any function; these are the ones
+#: leaderboards use (``min``: a run's worst case when higher is better; ``max``: its best).
+AGGREGATES = ("mean", "median", "min", "max")
+
+
 def parse_aggregate(value: str | float) -> str | float:
-    """``'mean'``, ``'median'`` or a quantile level in (0, 1) (``'0.25'`` -> 0.25).
+    """``'mean'``, ``'median'``, ``'min'``, ``'max'`` or a quantile level in (0, 1) (``'0.25'`` -> 0.25).
 
     Parameters
     ----------
@@ -167,12 +176,13 @@ def parse_aggregate(value: str | float) -> str | float:
     >>> parse_aggregate("median"), parse_aggregate("0.1")
     ('median', 0.1)
     """
-    if isinstance(value, str) and value.strip() in ("mean", "median"):
+    if isinstance(value, str) and value.strip() in AGGREGATES:
         return value.strip()
     try:
         q = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"aggregate must be mean, median or a quantile level in (0, 1), got {value!r}") from None
+        raise ValueError(f"aggregate must be {', '.join(AGGREGATES)} or a quantile level in (0, 1), got {value!r}") \
+            from None
     if not 0.0 < q < 1.0:
         raise ValueError(f"a quantile level must lie in (0, 1), got {value!r}")
     return q
@@ -245,6 +255,7 @@ class RankingOptions:
         object.__setattr__(self, "aggregate", parse_aggregate(self.aggregate))
         if self.test not in TESTS:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, got {self.test!r}")
+        object.__setattr__(self, "adjustment", R_NAMES.get(self.adjustment, self.adjustment))
         if self.adjustment not in ADJUSTMENTS:
             raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {self.adjustment!r}")
         if not 0.0 < float(self.alpha) < 0.5:

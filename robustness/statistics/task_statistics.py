@@ -35,7 +35,7 @@ def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray |
     Parameters
     ----------
     values : ndarray (R, N)
-    how : 'mean', 'median' or a quantile level in (0, 1)
+    how : 'mean', 'median', 'min', 'max' or a quantile level in (0, 1)
         A quantile is R's type 7 (numpy's default, ``linear``).
     weights : ndarray (N,) or (B, N), optional
         Whole-number repeats of each case.
@@ -60,6 +60,8 @@ def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray |
             return np.nanmean(values, axis=-1)
         if how == "median":
             return np.nanmedian(values, axis=-1)
+        if how in ("min", "max"):
+            return (np.nanmin if how == "min" else np.nanmax)(values, axis=-1)
         return np.nanquantile(values, float(how), axis=-1)
 
 

@@ -107,7 +107,7 @@ def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
         why.append("one unit only (curves and resamples need at least 2)")
     if n_tasks > 1:
         why.append("the table has several tasks (the curves are per leaderboard: select one task with --only-task)")
-    if len(_complete_cases(tasks)) < 2:
+    if any(np.isnan(t.values).any() for t in tasks) and len(_complete_cases(tasks)) < 2:
         why.append("fewer than 2 cases have a score for every run (the curves and resamples compare every run on "
                    "the same cases)")
     return why
@@ -332,11 +332,21 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     summary, freq, taus = [], [], []
     boots = {}
     for ts in tasks:
+        one_unit = int(ts.units.max()) + 1 < 2
+        if one_unit:
+            notes.append(f"task {ts.task}: one case, left out of the bootstrap (a resample of one case is that case:"
+                         " it says nothing about a new test set; challengeR leaves it out too); no rank intervals")
         for m in methods:
             full = ranking[(ranking.task == ts.task) & (ranking.ranking == m)].set_index("run")["rank"]
+            final = full.reindex(ts.runs).to_numpy(dtype=np.float64)
+            if one_unit:  # the consensus's resamples hold its ranks fixed
+                boots[ts.task, m] = np.tile(final, (options.bootstrap, 1))
+                summary += [{"task": ts.task, "ranking": m, "run": run, "rank": final[r], "median_rank": final[r],
+                             "low": np.nan, "high": np.nan, "resamples": 0}
+                            for r, run in enumerate(ts.runs) if not np.isnan(final[r])]
+                continue
             boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
             boots[ts.task, m] = boot
-            final = full.reindex(ts.runs).to_numpy(dtype=np.float64)
             ranked = ~np.isnan(final)
             for r, run in enumerate(ts.runs):
                 if not ranked[r]:
@@ -376,7 +386,7 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
     tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
     tables["rank_bootstrap.csv"] = pd.DataFrame(summary)
-    tables["rank_frequency.csv"] = pd.DataFrame(freq)
+    tables["rank_frequency.csv"] = pd.DataFrame(freq, columns=["task", "ranking", "run", "rank", "share"])
     tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
     return tables, notes
 

@@ -172,7 +172,9 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
         top = g[g.low <= 1]
         firsts = freq[(freq.task == task) & (freq.ranking == method) & (freq["rank"] == 1)].set_index("run").share
         share = {run: float(firsts.get(run, 0.0)) for run in top.run}
-        if len(top) == 1 and top.high.iloc[0] <= 1:
+        if g.low.isna().all():
+            lead = "no rank intervals: one case, left out of the bootstrap"
+        elif len(top) == 1 and top.high.iloc[0] <= 1:
             lead = f"{top.run.iloc[0]} is first in at least 97.5% of resamples"
         elif len(top) == 1:
             lead = (f"{top.run.iloc[0]} is the only run whose 95% rank interval includes first place (ranked 1 "
