@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
+from robustness.statistics.friedman import tied_groups
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["SHOWN_TASKS", "shown_tasks", "panel_width", "run_colors", "task_method_grid", "run_order", "podium",
-           "ranking_heatmap", "tau_violins", "method_lines", "dot_box", "rank_frequency_bars", "rank_blobs_by_task"]
+           "ranking_heatmap", "tau_violins", "method_lines", "dot_box", "rank_frequency_bars", "rank_blobs_by_task",
+           "rank_blobs_across_tasks", "critical_difference_diagram"]
 
 
 #: The figures show at most this many leaderboards (tasks, or task / metric); every one is in ranking.csv.
@@ -393,3 +396,40 @@ def rank_blobs_across_tasks(freq: pd.DataFrame, summary: pd.DataFrame, order: li
     ax.set_ylabel("rank in the task")
     ax.invert_yaxis()
     ax.set_title(f"{method} (runs by consensus rank)", fontsize=9)
+
+
+def critical_difference_diagram(mean_ranks: dict, cd: float, *, ax: Axes) -> None:
+    """Demšar's critical-difference diagram: runs on the axis of mean ranks, bars joining those within CD.
+
+    Parameters
+    ----------
+    mean_ranks : dict
+        Run -> mean rank over the cases (1 = best).
+    cd : float
+        Nemenyi's critical difference.
+    ax : matplotlib.axes.Axes
+    """
+    order = sorted(mean_ranks, key=lambda r: (mean_ranks[r], r))
+    m = np.array([mean_ranks[r] for r in order])
+    k = len(order)
+    ax.hlines(0, 1, k, color="black", lw=1)
+    for t in range(1, k + 1):
+        ax.vlines(t, 0, 0.08, color="black", lw=0.8)
+        ax.text(t, 0.12, str(t), ha="center", va="bottom", fontsize=7)
+    ax.hlines(0.45, 1, 1 + cd, color="C3", lw=1.5)
+    ax.vlines([1, 1 + cd], 0.4, 0.5, color="C3", lw=1.5)
+    ax.text(1 + cd / 2, 0.52, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=7, color="C3")
+    half = (k + 1) // 2
+    for i, (run, value) in enumerate(zip(order, m)):
+        left = i < half
+        depth = -0.25 - 0.18 * (i if left else k - 1 - i)
+        x_text = 0.6 if left else k + 0.4
+        ax.plot([value, value, x_text], [0, depth, depth], color="0.35", lw=0.7)
+        ax.text(x_text + (-0.05 if left else 0.05), depth, f"{run} ({value:.2f})", ha="right" if left else "left",
+                va="center", fontsize=7)
+    for j, (a, b) in enumerate(tied_groups(m, cd)):
+        y = -0.1 - 0.07 * j
+        ax.hlines(y, m[a] - 0.03, m[b] + 0.03, color="black", lw=3)
+    ax.set_xlim(0.6 - 0.1 * max(len(r) for r in order), k + 0.4 + 0.1 * max(len(r) for r in order))
+    ax.set_ylim(-0.3 - 0.18 * half, 0.7)
+    ax.axis("off")

@@ -149,7 +149,11 @@ for _name, _holds, _index in (
     ("calibration_distances.csv", "the calibration study: every test set's distance estimate beside its truth",
      False),
     ("ranking.csv", "every task's leaderboard under every ranking method: value and rank of each run", False),
-    ("consensus.csv", "the consensus ranking across tasks (mean or median rank) under every ranking method", False),
+    ("consensus.csv", "the consensus ranking across the tasks of each strategy and metric, under every ranking "
+                      "method", False),
+    ("friedman.csv", "per leaderboard: Friedman's test over the cases every run has and Nemenyi's critical "
+                     "difference of mean ranks", False),
+    ("nemenyi.csv", "per leaderboard and pair of runs: mean ranks, their difference and Nemenyi's p-value", False),
     ("case_ranks.csv", "per task and run: on how many cases the run takes each rank (per-case ranking)", False),
     ("rank_bootstrap.csv", "per task, method and run: bootstrap median rank and 95% rank interval", False),
     ("rank_frequency.csv", "per task, method and run: share of bootstrap resamples at each rank", False),

@@ -212,6 +212,7 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
             r.table(shown, floatfmt="{:.3g}", caption=f"{scheme + ', ' if scheme else ''}{method}: {lead}. Intervals: "
                     f"every task's cases resampled independently, {int(g.resamples.iloc[0])} times.")
+    _critical_difference(r, res)
     per = "per ranking method" if ranking.task.nunique() == 1 else "per leaderboard and ranking method"
     for name, caption in (("fig_22_rank_blobs_tasks", f"Bootstrap rank distributions {per} (blob "
                            "area: share of resamples; black: median and 95% interval; red x: the full set's rank)."),
@@ -222,5 +223,36 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                           ("fig_20_dot_box", "Per-case scores by run (dots and box plots)."),
                           ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked)."),
                           ("fig_23_rank_blobs_across_tasks", "Each run's rank distribution in every leaderboard, "
-                           "runs by consensus rank.")):
+                           "runs by consensus rank."),
+                          ("fig_24_critical_difference", "Critical-difference diagram: each run at its mean rank over "
+                           "the cases (1 = best); runs joined by a bar lie within Nemenyi's critical difference of "
+                           "each other and are tied.")):
         r.figure(f"figures/{name}.png", caption)
+
+
+def _critical_difference(r: Report, res: StudyResult) -> None:
+    """Friedman's test and Nemenyi's critical difference per leaderboard (``friedman.csv``, ``nemenyi.csv``)."""
+    if not (res.has("friedman.csv") and res.has("nemenyi.csv")):
+        return
+    tests, pairs = res.table("friedman.csv"), res.table("nemenyi.csv")
+    if not len(tests):
+        return
+    r.heading("Critical-difference diagram (Friedman, Nemenyi)", level=3)
+    r.paragraph("Demšar's comparison of several runs over many cases: per case the runs are ranked (1 = best, "
+                "average ties), Friedman's test asks whether their mean ranks differ more than chance would make "
+                "them, and Nemenyi's post-hoc test calls two runs different when their mean ranks differ by at least "
+                "the critical difference (CD), all pairs together at the level below. On the cases where every run "
+                "has a score (nemenyi.csv has every pair's p-value).")
+    rows = []
+    for t in tests.itertuples():
+        p = pairs[pairs.task == t.task]
+        differ = p[p.differ]
+        named = [f"{a} and {b}" for a, b in zip(differ.run, differ.other)]
+        said = (f"{len(differ)} of {len(p)} pairs differ: " + "; ".join(named[:6])
+                + (f"; and {len(named) - 6} more (nemenyi.csv)" if len(named) > 6 else "") if len(differ) else
+                f"no pair differs: the {int(t.runs)} runs are tied")
+        rows.append({"leaderboard": t.task, "Friedman chi2": f"{t.chi2:.3g}", "df": int(t.df),
+                     "p": f"{t.p:.3g}" if t.p > 0 else "< 1e-300",
+                     "cases": int(t.cases), "Nemenyi CD": f"{t.cd:.3g}", "level": f"{t.alpha:g}", "pairs": said})
+    r.table(pd.DataFrame(rows), caption="Friedman's statistic and p per leaderboard, Nemenyi's critical difference "
+            "of mean ranks, and the pairs of runs whose mean ranks differ by at least it (friedman.csv).")
