@@ -42,6 +42,7 @@ def _weights(text: str) -> tuple:
 
 def parser() -> argparse.ArgumentParser:
     """The command's options (checked when parsed: one line ``error: ...`` and exit status 2)."""
+    from experiments._types import integer
     from robustness.statistics.ranking_options import CONSENSUS
 
     p = _cli.Parser(prog="python -m experiments.table_rank_convergence",
@@ -60,6 +61,9 @@ def parser() -> argparse.ArgumentParser:
                         "under --preset challenger)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
                    help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
+    p.add_argument("--top", type=integer(1), metavar="K",
+                   help="also list the runs ranked K or better per leaderboard (more where runs tie at the cut; "
+                        "challengeR's subset(top = K)): top.csv and a report section")
     p.add_argument("--rankings-only", action="store_true",
                    help="only the leaderboards, consensus and bootstrap rank distributions (seconds); no curves")
     _study.add_ranking_options(p)
@@ -96,7 +100,7 @@ def main(argv=None) -> int:
         ranking = _study.ranking_options(args)
         consensus = args.consensus or ("euclidean" if ranking.semantics == "challenger" else "mean-rank")
         options = _study.resampling_options(args, TableOptions, consensus=consensus,
-                                            task_weights=args.task_weights,
+                                            task_weights=args.task_weights, top=args.top,
                                             **engine_ranking(ranking, rankings_only=args.rankings_only))
         table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
                                        value_column=args.value, unit_column=args.unit, task_column=args.task,

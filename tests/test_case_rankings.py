@@ -412,3 +412,17 @@ def test_min_and_max_aggregates_and_r_s_adjustment_names():
         assert with_preset("challenger", adjustment=r_name).adjustment == ours
     with pytest.raises(ValueError, match="aggregate must be mean, median, min, max or a quantile level"):
         RankingOptions(aggregate="mode")
+
+
+def test_top_k_in_the_command_and_the_report(tmp_path):
+    rows = [("c1", "a", 0.9), ("c1", "b", 0.8), ("c1", "c", 0.8), ("c1", "d", 0.1),
+            ("c2", "a", 0.9), ("c2", "b", 0.7), ("c2", "c", 0.7), ("c2", "d", 0.2)]
+    out, code = command(tmp_path, pd.DataFrame(rows, columns=["case", "algorithm", "value"]), "--top", "2",
+                        "--ties", "min", "--rankings-only")
+    assert code == 0
+    t = read_table(out / "top.csv")
+    assert t.run.tolist() == ["a", "b", "c"] and t["rank"].tolist() == [1, 2, 2]  # b and c tie at the cut
+    summary = (out / "summary.md").read_text()
+    assert "### Top 2" in summary and "a (1), b (2), c (2)" in summary
+    _, code = command(tmp_path, pd.DataFrame(rows, columns=["case", "algorithm", "value"]), "--top", "0")
+    assert code == 2

@@ -151,6 +151,8 @@ for _name, _holds, _index in (
     ("ranking.csv", "every task's leaderboard under every ranking method: value and rank of each run", False),
     ("consensus.csv", "the consensus ranking across the tasks of each strategy and metric, under every ranking "
                       "method", False),
+    ("top.csv", "per leaderboard and ranking method: the runs ranked --top K or better (more where runs tie at the "
+                "cut)", False),
     ("friedman.csv", "per leaderboard: Friedman's test over the cases every run has and Nemenyi's critical "
                      "difference of mean ranks", False),
     ("nemenyi.csv", "per leaderboard and pair of runs: mean ranks, their difference and Nemenyi's p-value", False),

@@ -41,6 +41,7 @@ from robustness.statistics.case_rankings import (
     direction,
     rank_tasks,
     task_scores,
+    top,
 )
 from robustness.statistics.consensus import consensus, consensus_values
 from robustness.statistics.friedman import friedman
@@ -77,10 +78,14 @@ class TableOptions(ResamplingOptions):
         :func:`robustness.statistics.consensus.consensus`).
     task_weights : tuple of (str, float)
         Weights of the tasks in the consensus (default 1 each).
+    top : int, optional
+        Also the runs ranked ``top`` or better per leaderboard (challengeR's ``subset(top = k)``; more where runs
+        tie at the cut): ``top.csv`` and a report section.
     """
 
     consensus: str = "mean-rank"
     task_weights: tuple = ()
+    top: int | None = None
 
 
 def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
@@ -385,6 +390,10 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                                                                        ranking_options)
                                              for family in combined for m in methods], ignore_index=True)
     tables.update(_friedman_tables(tasks, ranking_options))
+    if options.top is not None:
+        tables["top.csv"] = pd.concat([top(g, options.top) for _, g in ranking.groupby(["task", "ranking"],
+                                                                                        sort=False)],
+                                      ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
     tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
     tables["rank_bootstrap.csv"] = pd.DataFrame(summary)

@@ -212,6 +212,7 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
             r.table(shown, floatfmt="{:.3g}", caption=f"{scheme + ', ' if scheme else ''}{method}: {lead}. Intervals: "
                     f"every task's cases resampled independently, {int(g.resamples.iloc[0])} times.")
+    _top(r, res)
     _critical_difference(r, res)
     per = "per ranking method" if ranking.task.nunique() == 1 else "per leaderboard and ranking method"
     for name, caption in (("fig_22_rank_blobs_tasks", f"Bootstrap rank distributions {per} (blob "
@@ -256,3 +257,18 @@ def _critical_difference(r: Report, res: StudyResult) -> None:
                      "cases": int(t.cases), "Nemenyi CD": f"{t.cd:.3g}", "level": f"{t.alpha:g}", "pairs": said})
     r.table(pd.DataFrame(rows), caption="Friedman's statistic and p per leaderboard, Nemenyi's critical difference "
             "of mean ranks, and the pairs of runs whose mean ranks differ by at least it (friedman.csv).")
+
+
+def _top(r: Report, res: StudyResult) -> None:
+    """The runs ranked ``--top K`` or better per leaderboard and method (``top.csv``)."""
+    if not res.has("top.csv"):
+        return
+    t = res.table("top.csv")
+    k = res.options.get("top")
+    r.heading(f"Top {k}" if k else "Top runs", level=3)
+    rows = [{"leaderboard": task, "ranking": method, "runs": ", ".join(f"{run} ({rk:g})" for run, rk in
+                                                                        zip(g.run, g["rank"])),
+             "count": len(g)} for (task, method), g in t.groupby(["task", "ranking"], sort=False)]
+    r.table(pd.DataFrame(rows), caption=f"The runs ranked {k} or better (their rank in brackets; more than {k} "
+            "where runs tie at the cut), as challengeR's subset(top = k); whether they differ from the runs below "
+            "is in the rank intervals above (top.csv).")
