@@ -153,6 +153,12 @@ for _name, _holds, _index in (
                       "method", False),
     ("top.csv", "per leaderboard and ranking method: the runs ranked --top K or better (more where runs tie at the "
                 "cut)", False),
+    ("iqm.csv", "per leaderboard and run: the interquartile mean over its cases with a 95% bootstrap interval",
+     False),
+    ("improvement.csv", "per leaderboard: the probability that each run beats the next one down on a case, with a "
+                        "95% bootstrap interval", False),
+    ("performance_profile.csv", "per leaderboard, run and threshold: the share of the run's cases better than the "
+                                "threshold", False),
     ("friedman.csv", "per leaderboard: Friedman's test over the cases every run has and Nemenyi's critical "
                      "difference of mean ranks", False),
     ("nemenyi.csv", "per leaderboard and pair of runs: mean ranks, their difference and Nemenyi's p-value", False),

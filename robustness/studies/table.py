@@ -44,7 +44,6 @@ from robustness.statistics.case_rankings import (
     top,
 )
 from robustness.statistics.consensus import consensus, consensus_values
-from robustness.statistics.friedman import friedman
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import check_target, rank
 from robustness.statistics.schemes import Schemes
@@ -58,6 +57,7 @@ from robustness.studies.common import (
     uncertainty_tables,
 )
 from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
+from robustness.studies.table_comparisons import friedman_tables, rliable_tables
 
 __all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
            "rank_tables"]
@@ -389,10 +389,11 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
                                                                        ranking_options)
                                              for family in combined for m in methods], ignore_index=True)
-    tables.update(_friedman_tables(tasks, ranking_options))
-    if options.top is not None:
-        tables["top.csv"] = pd.concat([top(g, options.top) for _, g in ranking.groupby(["task", "ranking"],
-                                                                                        sort=False)],
+    tables.update(friedman_tables(tasks, ranking_options))
+    tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
+    k = getattr(options, "top", None)  # the per-case table command's --top
+    if k is not None:
+        tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
                                       ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
     tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
@@ -400,28 +401,6 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     tables["rank_frequency.csv"] = pd.DataFrame(freq, columns=["task", "ranking", "run", "rank", "share"])
     tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
     return tables, notes
-
-
-def _friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dict[str, pd.DataFrame]:
-    """``friedman.csv`` (Friedman's test and Nemenyi's critical difference per leaderboard) and ``nemenyi.csv``.
-
-    On each leaderboard's cases where every run has a score (:func:`robustness.statistics.friedman.friedman`), at
-    the ranking options' level; leaderboards with fewer than two runs or two such cases have none.
-    """
-    rows, pairs = [], []
-    for ts in tasks:
-        f = friedman(ts.values, ts.runs, lower_better=direction(ts, options), alpha=options.alpha)
-        if len(ts.runs) < 2 or f.n_cases < 2:
-            continue
-        rows.append({"task": ts.task, "runs": len(ts.runs), "cases": f.n_cases,
-                     "cases_left_out": len(ts.cases) - f.n_cases, "chi2": f.statistic, "df": len(ts.runs) - 1,
-                     "p": f.p, "alpha": f.alpha, "cd": f.cd})
-        pairs.append(f.pairs.assign(task=ts.task))
-    if not rows:
-        return {}
-    return {"friedman.csv": pd.DataFrame(rows),
-            "nemenyi.csv": pd.concat(pairs, ignore_index=True)[["task", "run", "other", "mean_rank",
-                                                                 "other_mean_rank", "difference", "p", "differ"]]}
 
 
 def fingerprint(tasks: Sequence[TaskScores]) -> str:

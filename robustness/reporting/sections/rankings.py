@@ -214,6 +214,7 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                     f"every task's cases resampled independently, {int(g.resamples.iloc[0])} times.")
     _top(r, res)
     _critical_difference(r, res)
+    _rliable(r, res)
     per = "per ranking method" if ranking.task.nunique() == 1 else "per leaderboard and ranking method"
     for name, caption in (("fig_22_rank_blobs_tasks", f"Bootstrap rank distributions {per} (blob "
                            "area: share of resamples; black: median and 95% interval; red x: the full set's rank)."),
@@ -227,7 +228,10 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                            "runs by consensus rank."),
                           ("fig_24_critical_difference", "Critical-difference diagram: each run at its mean rank over "
                            "the cases (1 = best); runs joined by a bar lie within Nemenyi's critical difference of "
-                           "each other and are tied.")):
+                           "each other and are tied."),
+                          ("fig_25_performance_profile", "Performance profiles: each run's share of cases better than "
+                           "each threshold (a curve above another is better); the runs with the best "
+                           "interquartile means.")):
         r.figure(f"figures/{name}.png", caption)
 
 
@@ -272,3 +276,29 @@ def _top(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(rows), caption=f"The runs ranked {k} or better (their rank in brackets; more than {k} "
             "where runs tie at the cut), as challengeR's subset(top = k); whether they differ from the runs below "
             "is in the rank intervals above (top.csv).")
+
+
+def _rliable(r: Report, res: StudyResult) -> None:
+    """Interquartile means and the probability of improvement (``iqm.csv``, ``improvement.csv``)."""
+    if not (res.has("iqm.csv") and res.has("improvement.csv")):
+        return
+    iqms, better = res.table("iqm.csv"), res.table("improvement.csv")
+    r.heading("Interquartile mean and probability of improvement", level=3)
+    r.paragraph("As reinforcement-learning and ML benchmarks report them (Agarwal et al. 2021, rliable): a run's "
+                "interquartile mean (IQM) is its mean over the middle half of its cases, robust to a few failed "
+                "cases; the probability of improvement is the chance that a run scores better than the next one "
+                "down the leaderboard on a case drawn from each (ties count a half; 0.5: no better). 95% intervals: "
+                "percentiles over bootstrap resamples of the cases, about a new test set. An interval of the "
+                "probability that holds 0.5 means the two runs are tied on this test set.")
+    rows = []
+    for task, g in iqms.groupby("task", sort=False):
+        g = g.sort_values("iqm", ascending=bool(g.lower_better.iloc[0]) if "lower_better" in g else False)
+        pairs = better[better.task == task].iloc[:4]
+        said = "; ".join(f"{a} over {b}: {p:.2f} [{lo:.2f}, {hi:.2f}]" + (" (tied)" if lo <= 0.5 <= hi else "")
+                         for a, b, p, lo, hi in zip(pairs.run, pairs.other, pairs.p, pairs.low, pairs.high))
+        rows.append({"leaderboard": task, "best IQM": f"{g.run.iloc[0]} {g.iqm.iloc[0]:.3g} "
+                     f"[{g.low.iloc[0]:.3g}, {g.high.iloc[0]:.3g}]",
+                     "probability of improvement (first places)": said or "one run"})
+    r.table(pd.DataFrame(rows), caption="The run with the best interquartile mean per leaderboard (the highest, or "
+            "the lowest where smaller is better; in the metric's units; every run's in iqm.csv), and the probability "
+            "of improvement down the first places (every neighbouring pair in improvement.csv).")

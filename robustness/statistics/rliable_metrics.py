@@ -1,0 +1,132 @@
+"""What reinforcement-learning and ML benchmarks report besides a ranking (Agarwal et al. 2021, NeurIPS; rliable).
+
+Per leaderboard, over its cases:
+
+- **interquartile mean** (IQM): a run's mean score over the middle half of its cases (the lowest and highest
+  quarter, ``floor(N / 4)`` cases each, left out; scipy's ``trim_mean(x, 0.25)``, rliable's ``aggregate_iqm``):
+  robust to a few failed cases, less noisy than the median;
+- **probability of improvement** ``P(X > Y)``: the chance that run X scores above run Y on a case drawn from
+  each, ties counting a half (the Mann-Whitney U over ``N_X N_Y``; rliable's ``probability_of_improvement``);
+  it treats the two runs' cases as independent samples, as rliable does;
+- **performance profile**: the share of a run's cases scoring above each threshold ``tau``.
+
+Intervals are percentile intervals over bootstrap resamples of the cases (rliable's stratified bootstrap with
+one stratum per leaderboard; for ``P(X > Y)`` each run's cases are resampled on their own, as rliable's
+independent bootstrap): about a new test set drawn like this one. A score where smaller is better is negated
+first, so that "above" is "better".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["iqm", "probability_of_improvement", "performance_profile", "bootstrap_iqm",
+           "bootstrap_improvement"]
+
+
+def iqm(values: np.ndarray) -> np.ndarray:
+    """The interquartile mean along the last axis (nan-free input).
+
+    Parameters
+    ----------
+    values : ndarray (..., N)
+
+    Returns
+    -------
+    ndarray (...)
+
+    Examples
+    --------
+    >>> float(iqm(np.array([0.0, 1.0, 2.0, 3.0, 4.0, 100.0, 5.0, 6.0])))
+    3.5
+    """
+    x = np.sort(np.asarray(values, dtype=np.float64), axis=-1)
+    n = x.shape[-1]
+    cut = int(0.25 * n)
+    return x[..., cut:n - cut].mean(axis=-1)
+
+
+def probability_of_improvement(x: np.ndarray, y: np.ndarray) -> float:
+    """``P(X > Y) + P(X = Y) / 2`` for one draw from each sample.
+
+    Parameters
+    ----------
+    x, y : ndarray (N_X,), (N_Y,)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> probability_of_improvement(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    0.875
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    ys = np.sort(y)
+    below = np.searchsorted(ys, x, side="left")
+    equal = np.searchsorted(ys, x, side="right") - below
+    return float((below.sum() + 0.5 * equal.sum()) / (x.size * y.size))
+
+
+def performance_profile(values: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """The share of cases scoring above each threshold, per run.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+    taus : ndarray (T,)
+
+    Returns
+    -------
+    ndarray (R, T)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    return (v[:, :, None] > np.asarray(taus, dtype=np.float64)[None, None, :]).mean(axis=1)
+
+
+def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                  confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run's IQM with a percentile interval over resamples of the cases.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+    n_resamples : int
+    rng : numpy.random.Generator
+    confidence : float
+
+    Returns
+    -------
+    (iqm, low, high) : ndarrays (R,)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    n = v.shape[1]
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    boot = np.stack([iqm(v[:, d]) for d in draws])  # (B, R)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
+    return iqm(v), low, high
+
+
+def bootstrap_improvement(x: np.ndarray, y: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                          confidence: float = 0.95) -> tuple[float, float, float]:
+    """``P(X > Y)`` with a percentile interval, each sample's cases resampled on their own.
+
+    Parameters
+    ----------
+    x, y : ndarray
+    n_resamples : int
+    rng : numpy.random.Generator
+    confidence : float
+
+    Returns
+    -------
+    (p, low, high) : floats
+    """
+    bx = rng.integers(0, x.size, size=(n_resamples, x.size))
+    by = rng.integers(0, y.size, size=(n_resamples, y.size))
+    boot = np.array([probability_of_improvement(x[i], y[j]) for i, j in zip(bx, by)])
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(boot, [tail, 1 - tail])
+    return probability_of_improvement(x, y), float(low), float(high)
