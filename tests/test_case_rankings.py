@@ -175,7 +175,7 @@ def test_three_task_example_figures_and_report(tmp_path):
     for png in (out / "figures").glob("*.png"):
         assert base64.b64encode(png.read_bytes()).decode() in page, png.name
     summary = (out / "summary.md").read_text()
-    assert summary.count("### ") == 3 * 2 + 2  # 3 leaderboards x 2 methods, the consensus, Friedman and Nemenyi
+    assert summary.count("### ") == 3 * 2 + 3  # 3 leaderboards x 2 methods, the consensus, Friedman, rliable
     for line in summary.splitlines():
         if line.startswith("12 runs;") or " runs; " in line:
             assert "97.5%" in line or "rank interval" in line, line
