@@ -154,6 +154,16 @@ def save(fig, out_path) -> list[Path]:
     return paths
 
 
+def meta(results_dir) -> dict | None:
+    """A results folder's meta.json (None where there is none; a symlink is not followed)."""
+    path = Path(results_dir) / "meta.json"
+    if not path.is_file() or path.is_symlink():
+        return None
+    from robustness.results.transaction import read_meta
+
+    return read_meta(path)
+
+
 def headline(results_dir, primary=None, strategies=()):
     """The headline scheme a figure shows (:class:`robustness.scheme.Scheme`).
 
@@ -164,11 +174,9 @@ def headline(results_dir, primary=None, strategies=()):
 
     if primary is not None:
         return primary
-    meta = Path(results_dir) / "meta.json"
-    if meta.is_file() and not meta.is_symlink():
-        from robustness.results.transaction import read_meta
-
-        return from_meta(read_meta(meta))
+    found = meta(results_dir)
+    if found is not None:
+        return from_meta(found)
     return default_scheme(list(dict.fromkeys(strategies)))
 
 

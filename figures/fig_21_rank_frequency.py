@@ -31,14 +31,9 @@ def make(results_dir, out_path):
 
 def _tie_words(results_dir) -> str:
     """How tied runs are ranked, from the folder's meta.json (the leaderboards' tie rule; average if unknown)."""
-    from pathlib import Path
+    from figures import meta
 
-    from robustness.results.transaction import read_meta
-
-    meta = Path(results_dir) / "meta.json"
-    options = {}
-    if meta.is_file() and not meta.is_symlink():
-        options = read_meta(meta).get("ranking_options") or {}
+    options = (meta(results_dir) or {}).get("ranking_options") or {}
     ties = options.get("ties", "average")
     order = "by name" if options.get("semantics") == "challenger" else "in the table's order"
     return {"average": "tied runs: average rank", "min": "tied runs: the best of their places",

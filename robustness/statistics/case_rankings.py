@@ -358,10 +358,10 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
     if method == "test-based" and len(ts.runs) > 1:
         notes += _untestable_pairs(ts, values, options)
-    exact = options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") \
-        and ts.rows is not None
-    if exact and ts.rows is not None:
-        statistic = in_r(values, ts.rows, method, options=options, lower_better=lower, rng=gen)
+    rows = ts.rows if options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") else None
+    exact = rows is not None
+    if rows is not None:
+        statistic = in_r(values, rows, method, options=options, lower_better=lower, rng=gen)
     else:
         statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
     scored = (~np.isnan(values)).any(axis=1)

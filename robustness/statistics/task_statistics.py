@@ -111,6 +111,18 @@ def rank_na2(ranks: np.ndarray, missing: np.ndarray, ties: str) -> np.ndarray:
     return np.where(missing, fill[None, :], out)
 
 
+def _treat_missing(per_case: np.ndarray, values: np.ndarray, options: RankingOptions) -> np.ndarray:
+    """Per-case ranks (R, N) of ``values`` with their missing scores treated as ``options.missing`` says.
+
+    ``drop``: left out (nan); ``rank-last``: :func:`rank_na2`; otherwise the scores were filled before ranking.
+    """
+    if options.missing == "drop":
+        return np.where(np.isnan(values), np.nan, per_case)
+    if options.missing == "rank-last":
+        return rank_na2(per_case, np.isnan(values), options.ties)
+    return per_case
+
+
 def rank_then_aggregate(values: np.ndarray, weights: np.ndarray | None = None, *,
                         options: RankingOptions = RankingOptions(), lower_better: bool = False,
                         rng: np.random.Generator | None = None) -> np.ndarray:
@@ -125,11 +137,8 @@ def rank_then_aggregate(values: np.ndarray, weights: np.ndarray | None = None, *
     -------
     ndarray
     """
-    per_case = rank(values.T, ties=options.ties, lower_better=lower_better, rng=rng).T
-    if options.missing == "drop":
-        per_case = np.where(np.isnan(values), np.nan, per_case)
-    elif options.missing == "rank-last":
-        per_case = rank_na2(per_case, np.isnan(values), options.ties)
+    per_case = _treat_missing(rank(values.T, ties=options.ties, lower_better=lower_better, rng=rng).T, values,
+                              options)
     if weights is not None and np.ndim(weights) == 2:  # one weighting at a time: ranks repeated, as R would
         return -np.stack([aggregate_values(per_case, options.aggregate, w) for w in weights])
     return -aggregate_values(per_case, options.aggregate, weights)
@@ -184,11 +193,7 @@ def in_r(values: np.ndarray, rows: np.ndarray, method: str, *, options: RankingO
         for j in range(values.shape[1]):
             perm = np.argsort(order[:, j], kind="stable")
             per_case[perm, j] = rank(values[perm, j], ties=options.ties, tol=0.0, lower_better=lower_better, rng=rng)
-        if options.missing == "drop":
-            per_case = np.where(np.isnan(values), np.nan, per_case)
-        elif options.missing == "rank-last":
-            per_case = rank_na2(per_case, np.isnan(values), options.ties)
-        source, sign = per_case, -1.0
+        source, sign = _treat_missing(per_case, values, options), -1.0
     else:
         source, sign = values, (-1.0 if lower_better else 1.0)
     out = np.full(values.shape[0], np.nan)
@@ -231,11 +236,8 @@ def rank_then_aggregate_grouped(values: np.ndarray, counts: np.ndarray, *, optio
         for k in np.unique(row[row > 0]):
             cases = np.flatnonzero(row == k)
             tiled = np.tile(values[:, cases].T, (1, k))  # (cases, k R): copy after copy
-            ranks = rank(tiled, ties=options.ties, lower_better=lower_better, rng=rng)
-            if options.missing == "drop":
-                ranks = np.where(np.isnan(tiled), np.nan, ranks)
-            elif options.missing == "rank-last":
-                ranks = rank_na2(ranks.T, np.isnan(tiled).T, options.ties).T
+            ranks = _treat_missing(rank(tiled, ties=options.ties, lower_better=lower_better, rng=rng).T, tiled.T,
+                                   options).T
             entries.append(ranks.reshape(cases.size * k, n_runs).T)  # (R, cases k)
         out[b] = -aggregate_values(np.concatenate(entries, axis=1), options.aggregate)
     return out

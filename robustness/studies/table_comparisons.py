@@ -103,7 +103,8 @@ def rliable_tables(tasks: Sequence[TaskScores], ranking: pd.DataFrame, options: 
         taus = np.linspace(finite.min(), finite.max(), 41)
         for r in scored:
             x = ts.values[r][~np.isnan(ts.values[r])]
-            share = (x[:, None] < taus[None, :]).mean(axis=0) if lower else performance_profile(x[None, :], taus)[0]
+            sign = -1.0 if lower else 1.0  # smaller is better: the share below each threshold
+            share = performance_profile(sign * x[None, :], sign * taus)[0]
             profiles += [{"task": ts.task, "run": ts.runs[r], "tau": t, "share": s} for t, s in zip(taus, share)]
     if not iqms:
         return {}
