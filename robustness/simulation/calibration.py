@@ -15,10 +15,10 @@ estimator                          checked
 ``expected_l1_known_prior``        the same estimate with the prior's variances taken from the
                                    population (each team its own): what the prior's normal form costs
                                    when nothing has to be estimated (a diagnostic): relative bias
-``units_needed``                   the conservative size claim: share of test sets whose claim holds in
-                                   truth (the claimed size reaches the target; a claim "more than the
-                                   largest size tried" holds where the target is not reached there
-                                   either, :func:`size_claim_holds`); the median claim over the true need
+``units_needed``                   the conservative size claim: share of test sets whose claim reaches the
+                                   target in truth (a claim "more than the largest size tried" always does,
+                                   :func:`size_claim_holds`); the median claim over the true need; every claim
+                                   in calibration_claims.csv
 ``score_interval_<method>``        every run's score interval (percentile, BCa, studentized): coverage
 ``pairs_differ_<test>_<family>``   "these two runs differ" claims (Holm over all pairs, or over the
                                    leaderboard's neighbours): the share of claims whose direction is wrong
@@ -134,6 +134,10 @@ DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "p
                     "per_team", "band_low", "band_high", "prior_gap", "spread_p")
 
 
+#: What calibration_claims.csv keeps of every size claim (after its population, test set, scheme and rule).
+CLAIM_COLUMNS = ("claim", "beyond", "truth_at_claim", "true_need")
+
+
 def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, options: CalibrationOptions,
                      rng: np.random.Generator) -> list[dict]:
     """The main job's gold statement (the fastest gold, or the tied ones) on one test set, beside the truth."""
@@ -247,7 +251,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
 
 def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
               margin: float = 0.0, cache_dir: Path | str | None = None, n_jobs: int = 1, progress: bool = False,
-              say: Callable[..., None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+              say: Callable[..., None] | None = None
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Draw test sets from each population, run the estimators on each, and score them against the truth.
 
     Parameters
@@ -266,16 +271,18 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
 
     Returns
     -------
-    (calibration, truth, distances) : DataFrames
+    (calibration, truth, distances, claims) : DataFrames
         ``calibration``: :data:`CALIBRATION_COLUMNS`, one row per estimator, population and scheme. ``truth``:
         every population's true expected L1 by size (``population, strategy, metric, average, m,
         expected_l1, expected_l1_se``). ``distances``: every test set's distance estimate beside its truth
         (``population, test_set, scheme, m, estimate, plugin, known_prior, low, high, se, posterior_se, sampling_se,
-        truth, per_team, band_low, band_high, prior_gap``; ``se`` is the two parts added in quadrature), from which
-        other summaries can be drawn.
+        truth, per_team, band_low, band_high, prior_gap, spread_p``; ``se`` is the two parts added in quadrature),
+        from which other summaries can be drawn. ``claims``: every test set's size claim under the reported rule
+        and each of :data:`CLAIM_RULES` (``population, test_set, scheme, rule, claim, beyond, truth_at_claim,
+        true_need, target, holds``), from which the size rows can be scored again.
     """
     say = say or (lambda *a: None)
-    rows, truth_rows, raw = [], [], []
+    rows, truth_rows, raw, claims = [], [], [], []
     n = options.test_size
     grid = np.unique(np.round(n * 2.0 ** (np.arange(-12, 21) / 4)).astype(np.int64))
     grid = grid[grid >= 2]
@@ -311,6 +318,11 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         for t, r in enumerate(results):
             raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
                      "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
+            target = size_target(len(counts.runs))
+            claims += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
+                        "rule": x.get("rule", "reported"), **{k: x[k] for k in CLAIM_COLUMNS}, "target": target,
+                        "holds": size_claim_holds(x["beyond"], x["truth_at_claim"], target)}
+                       for x in r["needed"] + r["needed_rules"]]
     rows += averaged(rows, [spec.name for spec in populations if spec.name.startswith("design-")])
     return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),
-            pd.DataFrame(raw))
+            pd.DataFrame(raw), pd.DataFrame(claims))

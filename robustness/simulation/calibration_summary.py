@@ -33,11 +33,14 @@ Z90 = 1.6448536269514722
 
 
 def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool:
-    """Whether a size claim holds in truth.
+    """Whether a size claim reaches the target in truth.
 
-    A claim "n units reach the target" holds where the true expected L1 at n is at most the target; a claim
-    "more than the largest size tried" (``beyond``, whose ``truth_at_claim`` is the truth at that largest size)
-    holds where the target is not reached there either.
+    A claim "n units reach the target" holds where the true expected L1 at n is at most the target. A claim "more
+    than the largest size tried" (``beyond``; ``truth_at_claim`` is the truth at that largest size) always holds:
+    where the largest size reaches the target in truth, more units reach it too (the claim is conservative, which
+    the median claim over the need measures); where it does not, the need does lie beyond it. Scoring the first
+    case as failing (2026-12-03 morning to evening) made conservative claims look like misses; scoring the second
+    as failing (before) made right claims look like misses.
 
     Parameters
     ----------
@@ -54,10 +57,12 @@ def size_claim_holds(beyond: bool, truth_at_claim: float, target: float) -> bool
 
     Examples
     --------
-    >>> size_claim_holds(False, 38.0, 40.0), size_claim_holds(True, 52.0, 40.0), size_claim_holds(True, 31.0, 40.0)
-    (True, True, False)
+    >>> size_claim_holds(False, 38.0, 40.0), size_claim_holds(False, 41.0, 40.0)
+    (True, False)
+    >>> size_claim_holds(True, 52.0, 40.0), size_claim_holds(True, 31.0, 40.0)
+    (True, True)
     """
-    return truth_at_claim > target if beyond else truth_at_claim <= target
+    return bool(beyond) or truth_at_claim <= target
 
 
 def cluster_share(hits: list, weights: list | None = None) -> tuple[float, float]:

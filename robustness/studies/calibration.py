@@ -135,12 +135,12 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     Returns
     -------
     StudyResult
-        calibration.csv, calibration_truth.csv, calibration_distances.csv and a ``target`` verdict per check,
-        population and scheme (statement ``met``, ``not_met`` or ``undecided`` where the target lies within two
-        Monte Carlo standard errors of the value; ``not_applicable`` for a relative error of a true distance below
-        :data:`MIN_RELATIVE_TRUTH` places).
+        calibration.csv, calibration_truth.csv, calibration_distances.csv, calibration_claims.csv and a ``target``
+        verdict per check, population and scheme (statement ``met``, ``not_met`` or ``undecided`` where the target
+        lies within two Monte Carlo standard errors of the value; ``not_applicable`` for a relative error of a true
+        distance below :data:`MIN_RELATIVE_TRUTH` places).
     """
-    table, truth, distances = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
+    table, truth, distances, claims = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
                              progress=progress, say=say)
     verdicts = Verdicts()
     for target in TARGETS:
@@ -177,5 +177,5 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
                                       for p in populations]},
             "warnings": list(notes or [])}
     return StudyResult(STUDY, tables={"calibration.csv": table, "calibration_truth.csv": truth,
-                                      "calibration_distances.csv": distances},
+                                      "calibration_distances.csv": distances, "calibration_claims.csv": claims},
                        verdicts=verdicts.frame(), meta=meta)
