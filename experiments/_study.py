@@ -110,11 +110,24 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g.add_argument("--no-figures", action="store_true",
                    help="write tables only (ROBUSTNESS_FIGURE_FORMATS=png keeps the PNGs and skips the PDFs)")
     p.checks.append(_check_figure_formats)
+    g.add_argument("--pdf", action="store_true",
+                   help="also report.pdf: the report as a printable A4 document (figures included)")
     g.add_argument("--all-curves", action="store_true",
                    help="write every order's curve to curves.parquet (default: all up to 5 million rows)")
     g.add_argument("--quiet", action="store_true",
                    help="no progress (bars on a terminal, a status line every 10 s otherwise) and no conclusions on "
                         "the terminal; warnings and errors are still printed")
+
+
+def add_rope_option(g) -> None:
+    """``--rope``: the Bayesian signed-rank test down each per-case leaderboard (its half-width, no default)."""
+    from experiments._types import positive
+
+    g.add_argument("--rope", type=positive(), metavar="R",
+                   help="also the Bayesian signed-rank test with a region of practical equivalence [-R, R] in the "
+                        "score's units, between neighbours down each per-case leaderboard (Benavoli et al. 2017, "
+                        "as baycomp): bayes_signed_rank.csv, a figure and a report section. One R for every "
+                        "leaderboard: where their metrics have other units, rank them apart (--only-task)")
 
 
 def _check_figure_formats(args: argparse.Namespace) -> None:
@@ -262,7 +275,8 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
 
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
     return publish(result, out, figures=not getattr(args, "no_figures", True), command=command,
-                   parameters=vars(args), seed=getattr(args, "seed", None), started=started, meta=meta)
+                   parameters=vars(args), seed=getattr(args, "seed", None), started=started, meta=meta,
+                   pdf=getattr(args, "pdf", False))
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

@@ -107,6 +107,21 @@ def number(minimum: float = 0.0, maximum: float | None = None) -> Callable[[str]
     return _type("number", convert, maximum)
 
 
+def positive() -> Callable[[str], float]:
+    """An ``argparse`` type: a finite number above 0."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+        return value
+
+    return _type("positive", convert)
+
+
 def strategy_list(text: str) -> str:
     """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text).
 

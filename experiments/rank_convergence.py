@@ -36,6 +36,7 @@ def parser() -> argparse.ArgumentParser:
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
     _cli.add_primary_option(g)
+    _study.add_rope_option(g)
     g.add_argument("--design", metavar="DIR",
                    help="a design study's results folder on this challenge (--like the same --data): the summary "
                         "then puts the twin's size answer beside this job's and says whether they agree")
@@ -58,7 +59,8 @@ def main(argv=None) -> int:
         try:
             options = _study.resampling_options(
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
-                bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds))
+                bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
+                rope=args.rope)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))
         say = _study.say(args)

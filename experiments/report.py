@@ -4,7 +4,8 @@
 
 Reads the folder's tables, verdicts and meta.json, applies the study's
 registered report sections, and writes summary.md and report.html (and the
-design study's recommendation.md) in place, atomically, under the folder's lock.
+design study's recommendation.md, and report.pdf where the study wrote one with
+--pdf) in place, atomically, under the folder's lock.
 """
 
 from __future__ import annotations

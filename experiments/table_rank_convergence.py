@@ -56,14 +56,16 @@ def parser() -> argparse.ArgumentParser:
                    help="task column: each task is its own leaderboard (default: task, when the table has it)")
     p.add_argument("--only-task", metavar="NAME", help="rank this task only")
     p.add_argument("--consensus", choices=CONSENSUS, default=None,
-                   help="consensus across tasks: mean rank (BraTS; the default), median rank, or challengeR's "
+                   help="consensus across tasks: mean rank (BraTS; the default), median rank, challengeR's "
                         "euclidean (each task's ranks re-ranked with average ties, then averaged; the default "
-                        "under --preset challenger)")
+                        "under --preset challenger), borda (mean Borda count: runs beaten per task, ties a half) "
+                        "or copeland (pairwise majorities over the tasks: wins minus losses)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
                    help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
     p.add_argument("--top", type=integer(1), metavar="K",
                    help="also list the runs ranked K or better per leaderboard (more where runs tie at the cut; "
                         "challengeR's subset(top = K)): top.csv and a report section")
+    _study.add_rope_option(p)
     p.add_argument("--rankings-only", action="store_true",
                    help="only the leaderboards, consensus and bootstrap rank distributions (seconds); no curves")
     _study.add_ranking_options(p)
@@ -100,7 +102,7 @@ def main(argv=None) -> int:
         ranking = _study.ranking_options(args)
         consensus = args.consensus or ("euclidean" if ranking.semantics == "challenger" else "mean-rank")
         options = _study.resampling_options(args, TableOptions, consensus=consensus,
-                                            task_weights=args.task_weights, top=args.top,
+                                            task_weights=args.task_weights, top=args.top, rope=args.rope,
                                             **engine_ranking(ranking, rankings_only=args.rankings_only))
         table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
                                        value_column=args.value, unit_column=args.unit, task_column=args.task,

@@ -23,13 +23,16 @@ FIGURES = {
                          "fig_10_test_set_size", "fig_11_convergence_auc", "fig_12_ranking_agreement",
                          "fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
                          "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks",
-                         "fig_24_critical_difference", "fig_25_performance_profile"),
+                         "fig_24_critical_difference", "fig_25_performance_profile", "fig_30_bayes_signed_rank",
+                         "fig_31_iqm_improvement"),
     "qa_rank_convergence": ("fig_07_qa_convergence", "fig_12_ranking_agreement"),
     "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement", "fig_16_podium",
                                "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
                                "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks",
                                "fig_23_rank_blobs_across_tasks", "fig_24_critical_difference",
-                               "fig_25_performance_profile"),
+                               "fig_25_performance_profile", "fig_26_significance_map_tasks",
+                               "fig_27_rank_stability_tasks", "fig_28_task_clusters",
+                               "fig_29_bootstrap_tau_density", "fig_30_bayes_signed_rank", "fig_31_iqm_improvement"),
     "design_study": ("fig_13_design_tau", "fig_14_design_size", "fig_15_design_calibration"),
 }
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def base_rows(results_dir, table):
     """Rows of ``table`` at the base setting the study reported (meta.json's recommendation setting)."""
@@ -11,7 +9,9 @@ def base_rows(results_dir, table):
 
     import numpy as np
 
-    base = json.loads((Path(results_dir) / "design_base.json").read_text())
+    from robustness.files import MAX_META_BYTES, read_inside
+
+    base = json.loads(read_inside(results_dir, "design_base.json", limit=MAX_META_BYTES, what="design base"))
     keep = np.ones(len(table), dtype=bool)
     for column, value in base.items():
         if column in table:

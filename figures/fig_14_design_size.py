@@ -6,16 +6,12 @@ for it to fall to a target.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
-    import json
-
     import matplotlib.pyplot as plt
 
-    from figures import read, save
+    from figures import meta, read, save
     from figures.fig_13_design_tau import base_rows
     from robustness.reporting import design_plots, plotting
     from robustness.reporting.sections.design import unit_of
@@ -25,9 +21,8 @@ def make(results_dir, out_path):
     summary = design_plots.one_random(read(results_dir, "design_summary.csv"))
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
     summary = summary.loc[rows.index]
-    meta = json.loads((Path(results_dir) / "meta.json").read_text()) if (Path(results_dir) / "meta.json").exists() \
-        else {}  # drawn before meta.json is written: design_base.json names the unit (older folders: meta.json)
-    unit = base.get("test_unit", unit_of(meta.get("input", {}).get("base", {}))) + "s"
+    found = meta(results_dir) or {}  # drawn before meta.json is written: design_base.json names the unit (older
+    unit = base.get("test_unit", unit_of(found.get("input", {}).get("base", {}))) + "s"  # folders: meta.json)
     target = float(base.get("target_l1", base["runs"]))
     sizes = needed_by_agreement(summary, target=target)
     largest = int(summary.encounters.max())

@@ -15,10 +15,7 @@ def make(results_dir, out_path):
 
     cons, freq, summary = (read(results_dir, n) for n in ("consensus.csv", "rank_frequency.csv",
                                                            "rank_bootstrap.csv"))
-    scheme = cons["scheme"].fillna("").astype(str) if "scheme" in cons else cons.ranking.map(lambda _: "")
-    cons = cons.assign(scheme=scheme)
-    panels = list(dict.fromkeys(zip(cons.scheme, cons.ranking)))  # a consensus per strategy and metric, per method
-    family = {s: [t for t in dict.fromkeys(freq.task) if not s or str(t).endswith(f" / {s}")] for s, _ in panels}
+    cons, panels, family = rank_plots.consensus_panels(cons, freq.task)  # per strategy and metric, per method
     tasks, note = rank_plots.shown_tasks(max(family.values(), key=len))
     width = rank_plots.panel_width(cons.assign(task="all"), 4.0) + 0.3 * len(tasks)
     with plotting.style():

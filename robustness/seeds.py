@@ -57,7 +57,8 @@ SeedLike = int | np.integer | Sequence[int] | np.random.SeedSequence | np.random
 STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "bootstrap": 2, "uncertainty": 3,
                                         "truth": 4, "spread": 5, "answer_counts": 7, "gold_comparison": 8,
                                         "ranks": 9, "metric_agreement": 10,
-                                        "label_agreement": 11, "rliable": 12}
+                                        "label_agreement": 11, "rliable": 12,
+                                        "bayes": 13}
 
 #: The design study's streams.
 DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "random_golds": 3, "orders": 4,

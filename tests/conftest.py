@@ -11,6 +11,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Comparisons with outside libraries that cannot be installed beside the package (each script says how to run it).
+collect_ignore_glob = ["outside/*"]
+
 # The suite draws every figure as PNG only: the PDFs' font embedding doubles a figure's cost, and the two tests
 # that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf, the commands' default).
 os.environ.setdefault("ROBUSTNESS_FIGURE_FORMATS", "png")

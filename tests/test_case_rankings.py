@@ -167,15 +167,18 @@ def test_three_task_example_figures_and_report(tmp_path):
     assert run(main, ["--table", str(path), "--out", str(out), "--quiet", "--bootstrap", "10", "--missing-scores", "worst",
                       "--ranking", "aggregate,test-based"]) == 0
     for name in ("fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
-                 "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks", "fig_23_rank_blobs_across_tasks"):
+                 "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks", "fig_23_rank_blobs_across_tasks",
+                 "fig_26_significance_map_tasks", "fig_27_rank_stability_tasks", "fig_29_bootstrap_tau_density",
+                 "fig_31_iqm_improvement"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 10_000, name
+    assert not (out / "figures" / "fig_28_task_clusters.png").exists()  # two tasks per consensus: one distance
     import base64
 
     page = (out / "report.html").read_text()  # self-contained: every figure embedded
     for png in (out / "figures").glob("*.png"):
         assert base64.b64encode(png.read_bytes()).decode() in page, png.name
     summary = (out / "summary.md").read_text()
-    assert summary.count("### ") == 3 * 2 + 3  # 3 leaderboards x 2 methods, the consensus, Friedman, rliable
+    assert summary.count("### ") == 3 * 2 + 4  # 3 leaderboards x 2 methods, consensus, Friedman, significance, rliable
     for line in summary.splitlines():
         if line.startswith("12 runs;") or " runs; " in line:
             assert "97.5%" in line or "rank interval" in line, line

@@ -185,3 +185,29 @@ def test_distance_to_unlimited_data_is_reported_with_its_interval_and_margin(tin
     ci = pd.read_csv(out / "bootstrap_ci.csv")
     reported = ci[ci.reported]
     assert set(reported.method) == {"studentized"} and {"percentile", "bca"} <= set(ci.method)
+
+
+def test_rope_adds_the_bayesian_signed_rank_test_on_encounter_means(tiny, tmp_path):
+    from robustness.statistics.bayes_signed_rank import bayes_signed_rank
+
+    data, out = tiny
+    assert not (out / "bayes_signed_rank.csv").exists()  # only where asked
+    with_rope = tmp_path / "rope"
+    assert job.main(["--data", str(data), "--out", str(with_rope), "--rope", "0.02"] + ARGS) == 0
+    t = pd.read_csv(with_rope / "bayes_signed_rank.csv")
+    assert len(t) == 4 and (t.tested_on == "unit means").all() and (t.cases == 6).all()  # 5 runs, 6 encounters
+    assert (with_rope / "figures" / "fig_30_bayes_signed_rank.png").is_file()
+    assert "(ROPE)" in (with_rope / "summary.md").read_text()
+    # the first pair recomputed from the per-case scores of the headline: each run's mean over an encounter's images,
+    # on the first draws of the seed's "bayes" stream
+    from robustness.seeds import stream
+
+    meta = open_results(with_rope)[1]
+    gold, metric = meta["primary"]["gold"], meta["primary"]["metric"]
+    per_case = pd.read_parquet(with_rope / "per_case.parquet")
+    scores = per_case[(per_case.strategy == gold) & (per_case.metric == metric)]
+    means = scores.groupby(["algorithm", "encounter"]).value.mean().unstack()
+    first = t.iloc[0]
+    want = bayes_signed_rank(means.loc[first.run].to_numpy(), means.loc[first.other].to_numpy(), 0.02,
+                             rng=stream(3, "bayes"))
+    assert (first.p_better, first.p_rope, first.p_worse) == (want.p_better, want.p_rope, want.p_worse)

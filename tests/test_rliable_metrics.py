@@ -57,3 +57,21 @@ def test_the_table_command_writes_and_reports_them(tmp_path):
     better = read_table(out / "improvement.csv")
     assert better.run.tolist() == ["r2", "r1"] and better.other.tolist() == ["r1", "r0"]  # down the leaderboard
     assert "Interquartile mean and probability of improvement" in (out / "summary.md").read_text()
+
+
+def test_grouped_cases_resample_whole_units():
+    """Five identical cases per unit: resampling cases pretends to five times the information, resampling units
+    does not (the interval about sqrt(5) = 2.2 times wider), and the point value is the same."""
+    from robustness.statistics.rliable_metrics import bootstrap_improvement, bootstrap_iqm
+
+    rng = np.random.default_rng(8)
+    unit_values = rng.normal(0.7, 0.1, 40)
+    x = np.repeat(unit_values, 5)
+    units = np.repeat(np.arange(40), 5)
+    v0, lo0, hi0 = bootstrap_iqm(x[None, :], 2000, np.random.default_rng(1))
+    v1, lo1, hi1 = bootstrap_iqm(x[None, :], 2000, np.random.default_rng(1), units=units)
+    assert v0 == v1 and 1.7 < (hi1 - lo1)[0] / (hi0 - lo0)[0] < 2.8
+    y = np.repeat(rng.normal(0.68, 0.1, 40), 5)
+    p0, a0, b0 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2))
+    p1, a1, b1 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2), units_x=units, units_y=units)
+    assert p0 == p1 and 1.7 < (b1 - a1) / (b0 - a0) < 2.8

@@ -32,7 +32,7 @@ from robustness.results.escape import markdown_cell
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Report", "md_table"]
+__all__ = ["Report", "md_table", "cells_of"]
 
 
 def _cell(v, floatfmt):
@@ -52,8 +52,20 @@ def _column_formats(df: pd.DataFrame, floatfmt: str) -> list[str]:
     return out
 
 
-def _cells(df: pd.DataFrame, floatfmt: str) -> list[list[str]]:
-    """Every cell of ``df`` as text (:func:`_column_formats`)."""
+def cells_of(df: pd.DataFrame, floatfmt: str) -> list[list[str]]:
+    """Every cell of ``df`` as text (whole-number columns as integers, other floats by ``floatfmt``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    floatfmt : str
+        A format such as ``"{:.3g}"``.
+
+    Returns
+    -------
+    list of list of str
+        One list per row.
+    """
     formats = _column_formats(df, floatfmt)
     return [[_cell(v, f) for v, f in zip(row, formats)] for row in df.itertuples(index=False)]
 
@@ -73,7 +85,7 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
     """
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(markdown_cell, cols)) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _cells(df, floatfmt)]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in cells_of(df, floatfmt)]
     return "\n".join(lines)
 
 
@@ -309,7 +321,7 @@ class Report:
                     body.append(f'<p class="caption">{text(caption)}</p>')
                 shown = frame if max_rows is None else frame.head(max_rows)
                 head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-                cells = _cells(shown, floatfmt)
+                cells = cells_of(shown, floatfmt)
                 long = ' class="long"'  # a long cell may wrap in a wide table
                 rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_linked(html.escape(v), root)}"
                                                 "</td>" for v in row) + "</tr>" for row in cells)

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["significance_map", "significance_legend", "test_set_size", "ranking_agreement_heatmap"]
+__all__ = ["significance_map", "significance_cells", "significance_legend", "test_set_size",
+           "ranking_agreement_heatmap"]
+
 
 def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
                      ax: Axes | None = None, legend: bool = True, fontsize: float | None = None) -> Axes:
@@ -52,24 +54,49 @@ def significance_map(pairwise: pd.DataFrame, *, strategy: str, metric: str = DEF
     ranks = dict(zip(d.run, d["rank"])) | dict(zip(d.other, d.other_rank))
     order = sorted(ranks, key=lambda s: (ranks[s], s))
     pos = {s: i for i, s in enumerate(order)}
-    n = len(order)
-    m = np.zeros((n, n))
-    np.fill_diagonal(m, 2)
+    better = np.zeros((len(order), len(order)), dtype=bool)
     for row in d.itertuples():
         if row.significant:
-            better, worse = (row.run, row.other) if (row.diff > 0) != lower else (row.other, row.run)
-            m[pos[better], pos[worse]] = 1
-    ax = axes(ax, figsize=(3.6, 3.6))
+            winner, loser = (row.run, row.other) if (row.diff > 0) != lower else (row.other, row.run)
+            better[pos[winner], pos[loser]] = True
+    ax = significance_cells(better, order, ax=ax, color=strategy_style(strategy)["color"], fontsize=fontsize)
+    n = len(order)
     color = strategy_style(strategy)["color"]
+    ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
+    if legend:
+        ax.legend(handles=significance_legend(color), loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else
+                                                                                           -0.2), ncols=2, fontsize=6)
+    return ax
+
+
+def significance_cells(better: np.ndarray, order: list, *, ax: Axes | None = None, color: str = "#1f77b4",
+                       fontsize: float | None = None) -> Axes:
+    """A significance map's cells: (row, column) in ``color`` where the row's run is significantly better.
+
+    Parameters
+    ----------
+    better : ndarray of bool (R, R)
+        ``better[i, j]``: run ``order[i]`` is significantly better than ``order[j]``.
+    order : list of str
+        The runs, best first (rows top to bottom, columns left to right).
+    ax : matplotlib.axes.Axes, optional
+    color : str
+    fontsize : float, optional
+        Of the run names (default 6, 4.5 beyond 25 runs).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    n = len(order)
+    m = np.where(np.asarray(better, dtype=bool), 1.0, 0.0)
+    np.fill_diagonal(m, 2)
+    ax = axes(ax, figsize=(3.6, 3.6))
     ax.imshow(m, cmap=ListedColormap(["#f2f2f2", color, "#ffffff"]), vmin=0, vmax=2, interpolation="nearest")
     size = fontsize or (4.5 if n > 25 else 6)
     ax.set_xticks(range(n), order, rotation=90, fontsize=size)
     ax.set_yticks(range(n), order, fontsize=size)
     ax.grid(False)
-    ax.set_title(f"{strategy_style(strategy)['label']}, {average} {metric}")
-    if legend:
-        ax.legend(handles=significance_legend(color), loc="upper center", bbox_to_anchor=(0.5, -0.28 if n > 25 else
-                                                                                           -0.2), ncols=2, fontsize=6)
     return ax
 
 

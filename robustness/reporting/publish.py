@@ -26,7 +26,7 @@ __all__ = ["publish"]
 def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures: bool = True,
             fingerprint: str | None = None, force: bool = False, command: str | None = None,
             parameters: dict | None = None, seed: int | None = None, started: float | None = None,
-            meta: dict | None = None) -> str:
+            meta: dict | None = None, pdf: bool = False) -> str:
     """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
 
     Parameters
@@ -52,6 +52,8 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         ``time.time()`` when the work started (``meta.json``'s ``wall_time_s``; default: now).
     meta : dict, optional
         More fields for ``meta.json`` (they win over the study's).
+    pdf : bool
+        Also ``report.pdf``, the report as a printable document (:mod:`robustness.reporting.pdf`).
 
     Returns
     -------
@@ -79,7 +81,10 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
     full["warnings"] = list(full.get("warnings", []))
     stage("writing the report", printed=False)
     report = build(out.staging, meta=full)
-    for name, text in outputs(report, out.staging, result.study).items():
-        out.write_text(name, text)
+    for name, text in outputs(report, out.staging, result.study, pdf=pdf).items():
+        if isinstance(text, bytes):
+            out.write_bytes(name, text)
+        else:
+            out.write_text(name, text)
     out.finish(dict(full, wall_time_s=round(time.time() - started, 2)))
     return report.to_markdown()

@@ -19,14 +19,14 @@ from matplotlib.collections import LineCollection, PolyCollection
 from robustness.statistics.friedman import tied_groups
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["SHOWN_TASKS", "shown_tasks", "panel_width", "run_colors", "task_method_grid", "run_order", "podium",
-           "ranking_heatmap", "tau_violins", "method_lines", "dot_box", "rank_frequency_bars", "rank_blobs_by_task",
-           "rank_blobs_across_tasks", "critical_difference_diagram"]
+__all__ = ["SHOWN_TASKS", "shown_tasks", "consensus_panels", "panel_width", "tick_runs", "run_colors",
+           "task_method_grid", "run_order", "podium", "ranking_heatmap", "tau_violins", "method_lines", "dot_box",
+           "rank_frequency_bars", "rank_blobs_by_task", "rank_blobs_across_tasks", "critical_difference_diagram"]
 
 
 #: The figures show at most this many leaderboards (tasks, or task / metric); every one is in ranking.csv.
@@ -52,6 +52,30 @@ def shown_tasks(tasks: Iterable[str]) -> tuple[list, str]:
     return shown, note
 
 
+def consensus_panels(consensus: pd.DataFrame, tasks: Iterable[str]) -> tuple[pd.DataFrame, list, dict]:
+    """The panels of a figure across tasks: one per consensus (strategy and metric) and ranking method.
+
+    Parameters
+    ----------
+    consensus : pandas.DataFrame
+        ``consensus.csv`` (its ``scheme`` column filled with ``""`` where absent).
+    tasks : iterable of str
+        Every leaderboard, in the results' order.
+
+    Returns
+    -------
+    (consensus, panels, family)
+        The table with ``scheme`` as text; the (scheme, method) pairs in order; scheme -> its tasks.
+    """
+    scheme = (consensus["scheme"].fillna("").astype(str) if "scheme" in consensus
+              else consensus.ranking.map(lambda _: ""))
+    consensus = consensus.assign(scheme=scheme)
+    panels = list(dict.fromkeys(zip(consensus.scheme, consensus.ranking)))
+    every = list(dict.fromkeys(tasks))
+    family = {s: [t for t in every if not s or str(t).endswith(f" / {s}")] for s, _ in panels}
+    return consensus, panels, family
+
+
 def panel_width(ranking: pd.DataFrame, base: float = 3.4) -> float:
     """Inches per panel: ``base``, or wider where a leaderboard has many runs (a quarter inch per run).
 
@@ -69,8 +93,16 @@ def panel_width(ranking: pd.DataFrame, base: float = 3.4) -> float:
     return max(base, 0.24 * n_runs + 1.0)
 
 
-def _tick_runs(ax: Axes, positions, order: list) -> None:
-    """Run names as x tick labels, smaller and upright where there are many."""
+def tick_runs(ax: Axes, positions: Sequence[float] | np.ndarray, order: list) -> None:
+    """Run names as x tick labels, smaller and upright where there are many.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    positions : sequence of float
+    order : list of str
+        The runs at those positions.
+    """
     many = len(order) > 15
     ax.set_xticks(positions, order, rotation=90 if many else 45, ha="center" if many else "right",
                   fontsize=5 if many else 7)
@@ -187,7 +219,7 @@ def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, tas
     _boxes(ax_counts, boxes, colours)
     ax_counts.set_xlim(0.4, len(order) + 0.6)
     ax_counts.set_ylim(0, max(counts.cases.max(), 1) * 1.05 if len(counts) else 1)
-    _tick_runs(ax_counts, x, order)
+    tick_runs(ax_counts, x, order)
     ax_counts.set_ylabel("cases at\nrank 1..R")
 
 
@@ -297,7 +329,7 @@ def dot_box(per_case: pd.DataFrame, order: list, *, task: str, ax: Axes, value: 
     xs = np.concatenate([k + 1 + jitter.uniform(-0.18, 0.18, d.size) for k, d in enumerate(data)])
     ax.scatter(xs, np.concatenate(data), s=6, alpha=0.5, rasterized=True,
                c=np.concatenate([[colors[order[k]]] * d.size for k, d in enumerate(data)]))
-    _tick_runs(ax, np.arange(1, len(order) + 1), order)
+    tick_runs(ax, np.arange(1, len(order) + 1), order)
     ax.set_ylabel(value)
     ax.set_title(task, fontsize=9)
 
@@ -327,7 +359,7 @@ def rank_frequency_bars(freq: pd.DataFrame, order: list, *, task: str, method: s
             colours.append(cmap((rk - 1) / max(len(order) - 1, 1)))
     _boxes(ax, boxes, colours, edge=len(order) <= 12)
     ax.set_xlim(-0.6, len(order) - 0.4)
-    _tick_runs(ax, range(len(order)), order)
+    tick_runs(ax, range(len(order)), order)
     ax.set_ylabel("share of resamples")
     ax.set_ylim(0, 1)
     ax.set_title(f"{task} ({method})", fontsize=9)
@@ -359,7 +391,7 @@ def rank_blobs_by_task(freq: pd.DataFrame, summary: pd.DataFrame, order: list, *
             ax.scatter([k], [s.loc[run, "median_rank"]], marker="_", s=120, color="black")
             ax.scatter([k], [s.loc[run, "rank"]], marker="x", s=25, color="red", zorder=3)
     ax.plot([-0.5, len(order) - 0.5], [0.5, len(order) + 0.5], color="0.8", lw=0.6, zorder=0)
-    _tick_runs(ax, range(len(order)), order)
+    tick_runs(ax, range(len(order)), order)
     ax.set_ylabel("rank")
     ax.invert_yaxis()
     ax.set_title(f"{task} ({method})", fontsize=9)
@@ -392,7 +424,7 @@ def rank_blobs_across_tasks(freq: pd.DataFrame, summary: pd.DataFrame, order: li
                 row = s.loc[(task, run)]
                 ax.vlines(k + offset, row["low"], row["high"], color=f"C{j % 10}", lw=0.8)
                 ax.scatter([k + offset], [row["median_rank"]], marker="_", s=40, color="black", lw=1)
-    _tick_runs(ax, range(len(order)), order)
+    tick_runs(ax, range(len(order)), order)
     ax.set_ylabel("rank in the task")
     ax.invert_yaxis()
     ax.set_title(f"{method} (runs by consensus rank)", fontsize=9)

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from robustness.errors import InputError, shown
 from robustness.files import MAX_TABLE_BYTES, atomic_write, read_inside
 from robustness.reporting.document import Report
+from robustness.reporting.pdf import to_pdf
 from robustness.reporting.sections.registry import EXTRA_OUTPUTS, TITLES, sections
 from robustness.results.folder import hold, open_results
 from robustness.results.study_result import TABLES, StudyResult
@@ -82,8 +83,8 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     return r
 
 
-def outputs(report: Report, results_dir: Path | str, study: str) -> dict[str, str]:
-    """The report's files: ``summary.md``, ``report.html`` (figures embedded) and the study's extras.
+def outputs(report: Report, results_dir: Path | str, study: str, *, pdf: bool = False) -> dict[str, str | bytes]:
+    """The report's files: ``summary.md``, ``report.html`` (figures embedded), the study's extras, a PDF if asked.
 
     Parameters
     ----------
@@ -91,13 +92,18 @@ def outputs(report: Report, results_dir: Path | str, study: str) -> dict[str, st
     results_dir : path
         Where the figures are.
     study : str
+    pdf : bool
+        Also the printable document (:func:`robustness.reporting.pdf.to_pdf`).
 
     Returns
     -------
     dict
-        File name -> text.
+        File name -> text (bytes for the PDF).
     """
-    out = {"summary.md": report.to_markdown(), "report.html": report.to_html(Path(results_dir))}
+    out: dict[str, str | bytes] = {"summary.md": report.to_markdown(),
+                                   "report.html": report.to_html(Path(results_dir))}
+    if pdf:
+        out["report.pdf"] = to_pdf(report, Path(results_dir))
     if study in EXTRA_OUTPUTS:
         out.update(EXTRA_OUTPUTS[study](report))
     return out
@@ -122,7 +128,7 @@ def write(results_dir: Path | str) -> list[Path]:
     with hold(folder):
         try:
             report = build(folder)
-            texts = outputs(report, folder, meta.get("study", ""))
+            texts = outputs(report, folder, meta.get("study", ""), pdf="report.pdf" in meta.get("files", []))
         except (InputError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a table or meta.json the study did not write this way: one line, not a traceback
@@ -137,5 +143,5 @@ def write(results_dir: Path | str) -> list[Path]:
     return written
 
 
-def _write_text(text: str, f) -> None:
-    f.write(text.encode())
+def _write_text(text: str | bytes, f) -> None:
+    f.write(text if isinstance(text, bytes) else text.encode())

@@ -240,6 +240,18 @@ class ResultsDir:
         """
         self._write(name, text.encode())
 
+    def write_bytes(self, name: str, data: bytes) -> None:
+        """Write a binary result (a PDF) and list it in :attr:`written`.
+
+        Parameters
+        ----------
+        name : str
+            The result's relative name (see :meth:`file`).
+        data : bytes
+            The whole content of the file.
+        """
+        self._write(name, data)
+
     def write_json(self, name: str, obj: Any) -> None:
         """Write a JSON result (indented by 2; values JSON does not know are written as their ``str``).
 

@@ -148,9 +148,18 @@ for _name, _holds, _index in (
     ("calibration_truth.csv", "the calibration study: each population's true expected L1 by test-set size", False),
     ("calibration_distances.csv", "the calibration study: every test set's distance estimate beside its truth",
      False),
+    ("calibration_claims.csv", "the calibration study: every test set's size claim under each rule, scored against "
+                               "the truth", False),
     ("ranking.csv", "every task's leaderboard under every ranking method: value and rank of each run", False),
     ("consensus.csv", "the consensus ranking across the tasks of each strategy and metric, under every ranking "
                       "method", False),
+    ("significance.csv", "per leaderboard and ordered pair of runs: the test-based ranking's one-sided paired test, "
+                         "its adjusted p-value and whether the run is significantly better (the significance map)",
+     False),
+    ("task_distances.csv", "per consensus and ranking method, every pair of tasks: the symmetric-difference distance "
+                           "and Kendall's tau between their rankings (the dendrogram and network of tasks)", False),
+    ("bayes_signed_rank.csv", "per leaderboard: the Bayesian signed-rank test with a rope between each run and the "
+                              "next one down (probabilities better, equivalent, worse; the decision)", False),
     ("top.csv", "per leaderboard and ranking method: the runs ranked --top K or better (more where runs tie at the "
                 "cut)", False),
     ("iqm.csv", "per leaderboard and run: the interquartile mean over its cases with a 95% bootstrap interval",

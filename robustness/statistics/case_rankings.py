@@ -54,8 +54,8 @@ from robustness.statistics.ranking_options import RankingOptions, lower_is_bette
 from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.task_statistics import in_r, rank_then_aggregate_grouped
 
-__all__ = ["TaskScores", "task_scores", "direction", "check_missing", "rank_task", "rank_tasks", "top",
-           "bootstrap_task_ranks", "RankedTask"]
+__all__ = ["TaskScores", "task_scores", "direction", "check_missing", "treated_scores", "rank_task", "rank_tasks",
+           "top", "bootstrap_task_ranks", "RankedTask"]
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,29 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
 
 # -- missing scores ----------------------------------------------------------------------------------------------
 
-def _missing(ts: TaskScores, values: np.ndarray, method: RankingMethod, options: RankingOptions,
-             lower_better: bool):
-    """The scores after the missing-score treatment (nan: left out or ranked by the method), and the notes."""
+def treated_scores(ts: TaskScores, values: np.ndarray, method: RankingMethod, options: RankingOptions,
+                   lower_better: bool) -> tuple[np.ndarray, list[str]]:
+    """The scores after the missing-score treatment (nan: left out or ranked by the method), and the notes.
+
+    Parameters
+    ----------
+    ts : TaskScores
+        The leaderboard (for the messages).
+    values : ndarray (R, N)
+    method : RankingMethod
+    options : RankingOptions
+        ``missing``: the treatment.
+    lower_better : bool
+
+    Returns
+    -------
+    (ndarray (R, N), list of str)
+
+    Raises
+    ------
+    InputError
+        A missing score under ``refuse``, or under ``rank-last`` for a method without per-case ranks.
+    """
     gaps = np.isnan(values)
     if not gaps.any():
         return values, []
@@ -229,7 +249,7 @@ def check_missing(tasks: Sequence[TaskScores], methods: Sequence[str], options: 
     """
     for ts in tasks:
         for method in methods:
-            _missing(ts, ts.values, get_ranking(method), options, direction(ts, options))
+            treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
 
 
 # -- one task ----------------------------------------------------------------------------------------------------
@@ -350,7 +370,7 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     kind = get_ranking(method)
     gen = np.random.default_rng(rng)
     lower = direction(ts, options)
-    values, notes = _missing(ts, ts.values, kind, options, lower)
+    values, notes = treated_scores(ts, ts.values, kind, options, lower)
     notes = list(ts.notes) + notes
     if len(ts.runs) == 1:
         notes.append(f"task {ts.task}: only one run, ranked first")
@@ -461,7 +481,7 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     kind = get_ranking(method)
     gen = np.random.default_rng(rng)
     lower = direction(ts, options)
-    values, _ = _missing(ts, ts.values, kind, options, lower)
+    values, _ = treated_scores(ts, ts.values, kind, options, lower)
     n_units = int(ts.units.max()) + 1 if ts.units.size else 0
     draws = gen.integers(0, n_units, size=(n_resamples, n_units))
     unit_counts = np.stack([np.bincount(d, minlength=n_units) for d in draws])

@@ -92,7 +92,7 @@ SEMANTICS = ("package", "challenger")
 #: What a case drawn k times by a leaderboard's bootstrap is (module notes).
 RESAMPLING = ("weighted", "challenger")
 #: How a consensus across tasks orders the runs (:func:`robustness.statistics.consensus.consensus`).
-CONSENSUS = ("mean-rank", "median-rank", "euclidean")
+CONSENSUS = ("mean-rank", "median-rank", "euclidean", "borda", "copeland")
 MISSING = ("refuse", "worst", "drop", "rank-last")
 TESTS = ("wilcoxon", "t")
 #: Every p-value adjustment, by statsmodels' name (:mod:`robustness.statistics.multiplicity`).

@@ -12,8 +12,9 @@ Per leaderboard, over its cases:
 
 Intervals are percentile intervals over bootstrap resamples of the cases (rliable's stratified bootstrap with
 one stratum per leaderboard; for ``P(X > Y)`` each run's cases are resampled on their own, as rliable's
-independent bootstrap): about a new test set drawn like this one. A score where smaller is better is negated
-first, so that "above" is "better".
+independent bootstrap), or of whole resampling units where units group the cases (a patient's, an encounter's
+cases are not independent; rliable has no such grouping): about a new test set drawn like this one. A score
+where smaller is better is negated first, so that "above" is "better".
 """
 
 from __future__ import annotations
@@ -85,9 +86,20 @@ def performance_profile(values: np.ndarray, taus: np.ndarray) -> np.ndarray:
     return (v[:, :, None] > np.asarray(taus, dtype=np.float64)[None, None, :]).mean(axis=1)
 
 
+def _resampled(n: int, units: np.ndarray | None, n_resamples: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Each resample's case indices: ``n`` cases drawn with replacement, or whole units (clusters) where given."""
+    if units is None:
+        return list(rng.integers(0, n, size=(n_resamples, n)))
+    labels, index = np.unique(units, return_inverse=True)
+    members = [np.flatnonzero(index == k) for k in range(labels.size)]
+    draws = rng.integers(0, labels.size, size=(n_resamples, labels.size))
+    return [np.concatenate([members[k] for k in d]) for d in draws]
+
+
 def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                  confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every run's IQM with a percentile interval over resamples of the cases.
+                  confidence: float = 0.95, units: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run's IQM with a percentile interval over resamples of the cases (or of their units).
 
     Parameters
     ----------
@@ -95,23 +107,25 @@ def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator
     n_resamples : int
     rng : numpy.random.Generator
     confidence : float
+    units : ndarray (N,), optional
+        Each case's resampling unit (a patient, an encounter): whole units are resampled, as cases of one unit are
+        not independent (default: the cases themselves).
 
     Returns
     -------
     (iqm, low, high) : ndarrays (R,)
     """
     v = np.asarray(values, dtype=np.float64)
-    n = v.shape[1]
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    boot = np.stack([iqm(v[:, d]) for d in draws])  # (B, R)
+    boot = np.stack([iqm(v[:, d]) for d in _resampled(v.shape[1], units, n_resamples, rng)])  # (B, R)
     tail = (1 - confidence) / 2
     low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
     return iqm(v), low, high
 
 
 def bootstrap_improvement(x: np.ndarray, y: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                          confidence: float = 0.95) -> tuple[float, float, float]:
-    """``P(X > Y)`` with a percentile interval, each sample's cases resampled on their own.
+                          confidence: float = 0.95, units_x: np.ndarray | None = None,
+                          units_y: np.ndarray | None = None) -> tuple[float, float, float]:
+    """``P(X > Y)`` with a percentile interval, each sample's cases (or units) resampled on their own.
 
     Parameters
     ----------
@@ -119,13 +133,15 @@ def bootstrap_improvement(x: np.ndarray, y: np.ndarray, n_resamples: int, rng: n
     n_resamples : int
     rng : numpy.random.Generator
     confidence : float
+    units_x, units_y : ndarray, optional
+        Each case's resampling unit (whole units are resampled; default: the cases).
 
     Returns
     -------
     (p, low, high) : floats
     """
-    bx = rng.integers(0, x.size, size=(n_resamples, x.size))
-    by = rng.integers(0, y.size, size=(n_resamples, y.size))
+    bx = _resampled(x.size, units_x, n_resamples, rng)
+    by = _resampled(y.size, units_y, n_resamples, rng)
     boot = np.array([probability_of_improvement(x[i], y[j]) for i, j in zip(bx, by)])
     tail = (1 - confidence) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])

@@ -112,6 +112,9 @@ class ResamplingOptions:
         for name in ("tolerance", "margin") + (("target",) if self.target is not None else ()):
             if not (getattr(self, name) >= 0 and np.isfinite(getattr(self, name))):
                 raise ValueError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r}")
+        rope = getattr(self, "rope", None)  # the per-case studies' Bayesian signed-rank test
+        if rope is not None and not (np.isfinite(rope) and rope > 0):
+            raise ValueError(f"rope must be a finite number > 0, got {rope!r}")
         if self.ties == "random":
             raise ValueError("ties random: the curves and intervals compare thousands of prefixes and resamples "
                              "with one final ranking and need a fixed tie rule (average, min, max or first)")

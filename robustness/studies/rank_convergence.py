@@ -106,7 +106,7 @@ def _headline_rank_tables(schemes, counts, primary: Scheme, options):
     # the test-based ranking's paired tests on every resample cost ~10 s with 40 runs (1,560 ordered pairs); its
     # bootstrap rank distribution is the engine's (rank_distribution.csv), so the per-case views leave it out
     methods = [m for m in options.ranking if m != "test-based"]
-    out, notes = rank_tables(tasks, methods, chosen, options, with_consensus=False)
+    out, notes = rank_tables(tasks, methods, chosen, options, with_consensus=False, significance=False)
     out.pop("per_case.parquet")  # the job writes every scheme's per-case scores itself
     # the headline's direction is the metric's own, stated with the scheme (no option of this job changes it)
     stated = f"metric {primary.metric} ranked {'lower' if primary.lower_better else 'higher'} first"

@@ -41,6 +41,9 @@ class RankConvergenceOptions(ResamplingOptions):
         The headline scheme (:class:`robustness.scheme.Scheme`): the leaderboard, the verdicts and the report's
         conclusions are about it. None: :func:`robustness.scheme.default_scheme` of the strategies (never called
         official).
+    rope : float, optional
+        Also the Bayesian signed-rank test with this region of practical equivalence down the headline's per-case
+        leaderboard (on encounter means where the bootstrap resamples encounters): ``bayes_signed_rank.csv``.
     """
 
     strategies: tuple | None = None
@@ -49,6 +52,7 @@ class RankConvergenceOptions(ResamplingOptions):
     bootstrap_unit: str = "encounter"
     boundary: tuple = ()
     primary: Scheme | None = None
+    rope: float | None = None
 
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""

@@ -43,7 +43,7 @@ from robustness.statistics.case_rankings import (
     task_scores,
     top,
 )
-from robustness.statistics.consensus import consensus, consensus_values
+from robustness.statistics.consensus import HIGHER_BETTER, consensus, consensus_values
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import check_target, rank
 from robustness.statistics.schemes import Schemes
@@ -57,7 +57,13 @@ from robustness.studies.common import (
     uncertainty_tables,
 )
 from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
-from robustness.studies.table_comparisons import friedman_tables, rliable_tables
+from robustness.studies.table_comparisons import (
+    bayes_tables,
+    friedman_tables,
+    rliable_tables,
+    significance_tables,
+    task_distance_tables,
+)
 
 __all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
            "rank_tables"]
@@ -81,11 +87,15 @@ class TableOptions(ResamplingOptions):
     top : int, optional
         Also the runs ranked ``top`` or better per leaderboard (challengeR's ``subset(top = k)``; more where runs
         tie at the cut): ``top.csv`` and a report section.
+    rope : float, optional
+        Also the Bayesian signed-rank test with this region of practical equivalence between neighbours down each
+        leaderboard: ``bayes_signed_rank.csv`` and a report section.
     """
 
     consensus: str = "mean-rank"
     task_weights: tuple = ()
     top: int | None = None
+    rope: float | None = None
 
 
 def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
@@ -273,7 +283,8 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
                          "(use a step below that)")
     if obstacles and not rankings_only:
         notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
-                     + " (the rankings, consensus and bootstrap rank distributions are)")
+                     + " (the rankings, consensus, bootstrap rank distributions and the per-leaderboard comparisons "
+                       "are)")
     schemes = None if obstacles else _engine_schemes(
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
@@ -301,7 +312,7 @@ def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_op
         full[:, idx] = b[:, [k for k, r in enumerate(t.runs) if r in runs]]
         per_task.append(full)
     stat = consensus_values(np.stack(per_task, axis=2), w, options.consensus)  # ranks (B, R, T)
-    ranks = rank(stat, ties=ties, lower_better=True)
+    ranks = rank(stat, ties=ties, lower_better=options.consensus not in HIGHER_BETTER)
     lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
     return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0], scheme=tasks[0].scheme)
 
@@ -312,8 +323,8 @@ def _task_part(t: TaskScores) -> str:
 
 
 def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
-                options: TableOptions, *, n_jobs: int = 1, with_consensus: bool = True
-                ) -> tuple[dict[str, pd.DataFrame], list[str]]:
+                options: TableOptions, *, n_jobs: int = 1, with_consensus: bool = True,
+                significance: bool = True) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
 
     Parameters
@@ -327,6 +338,8 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         Unused (the rankings of a per-case table take seconds); kept for the studies' common signature.
     with_consensus : bool
         Combine several tasks into ``consensus.csv`` (not for leaderboards of one task under several metrics).
+    significance : bool
+        The significance map's tests (``significance.csv``).
 
     Returns
     -------
@@ -389,8 +402,16 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
                                                                        ranking_options)
                                              for family in combined for m in methods], ignore_index=True)
+        tables.update(task_distance_tables(ranking, combined))
     tables.update(friedman_tables(tasks, ranking_options))
+    if significance:  # the main job has its own, over its resampling units (pairwise.parquet)
+        extra, significance_notes = significance_tables(tasks, ranking, ranking_options)
+        tables.update(extra)
+        notes += significance_notes
     tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
+    rope = getattr(options, "rope", None)  # --rope (the per-case table command and the main job)
+    if rope is not None:
+        tables.update(bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes")))
     k = getattr(options, "top", None)  # the per-case table command's --top
     if k is not None:
         tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],

@@ -190,6 +190,10 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
         r.heading("Consensus across tasks", level=3)
         how = {"mean-rank": "their mean rank over the tasks (the BraTS ranking)",
                "median-rank": "their median rank over the tasks",
+               "borda": "their mean Borda count over the tasks (in each task, the runs ranked below the run plus half "
+                        "those tied with it; higher is better)",
+               "copeland": "their Copeland score: every pair of runs compared by majority over the tasks, +1 for "
+                           "each run beaten, -1 for each run lost to (higher is better)",
                "euclidean": "their mean over the tasks of each task's ranks re-ranked with average ties (challengeR's "
                             "euclidean consensus)"}.get(c.consensus.iloc[0], "their consensus statistic")
         schemes = c["scheme"].fillna("").astype(str) if "scheme" in c else pd.Series("", index=c.index)
@@ -207,13 +211,16 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                 lead = (f"tied at the top: {', '.join(top.run)} (their 95% intervals of the consensus rank include "
                         "first place)")
             shown = g[["run", "value", "rank", "median_rank", "low", "high", "absent"]].rename(
-                columns={"value": {"mean-rank": "mean rank", "euclidean": "mean rank (average ties)"}.get(
+                columns={"value": {"mean-rank": "mean rank", "euclidean": "mean rank (average ties)",
+                                   "borda": "mean Borda count", "copeland": "Copeland score"}.get(
                     c.consensus.iloc[0], "median rank over tasks"),
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
             r.table(shown, floatfmt="{:.3g}", caption=f"{scheme + ', ' if scheme else ''}{method}: {lead}. Intervals: "
                     f"every task's cases resampled independently, {int(g.resamples.iloc[0])} times.")
     _top(r, res)
     _critical_difference(r, res)
+    _significance(r, res)
+    _bayes(r, res)
     _rliable(r, res)
     per = "per ranking method" if ranking.task.nunique() == 1 else "per leaderboard and ranking method"
     for name, caption in (("fig_22_rank_blobs_tasks", f"Bootstrap rank distributions {per} (blob "
@@ -221,17 +228,34 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                           ("fig_16_podium", "Podium: per-case scores by place, and per-case rank counts."),
                           ("fig_17_ranking_heatmap", "Ranking heatmap: runs against their rank on each case."),
                           ("fig_18_bootstrap_tau", "Kendall's tau between each ranking and its resamples'."),
+                          ("fig_29_bootstrap_tau_density", "The same taus as densities, one curve per task "
+                           "(challengeR's density plot): a curve near 1 is a ranking resampling hardly moves."),
                           ("fig_19_ranking_methods", "Each run's rank under every ranking method."),
                           ("fig_20_dot_box", "Per-case scores by run (dots and box plots)."),
                           ("fig_21_rank_frequency", "Shares of resamples at each rank (stacked)."),
                           ("fig_23_rank_blobs_across_tasks", "Each run's rank distribution in every leaderboard, "
                            "runs by consensus rank."),
+                          ("fig_27_rank_stability_tasks", "Each run's rank in every task as ranked (challengeR's "
+                           "stability()): blob area is the share of tasks at that rank, black the median and middle "
+                           "half of the ranks, red x the consensus rank. Spread blobs: the tasks disagree."),
+                          ("fig_28_task_clusters", "Tasks clustered by how alike they rank the runs (challengeR's "
+                           "dendrogram and network; task_distances.csv): the distance is the number of ordered "
+                           "pairs of runs two tasks order differently. Descriptive: no resampling."),
                           ("fig_24_critical_difference", "Critical-difference diagram: each run at its mean rank over "
                            "the cases (1 = best); runs joined by a bar lie within Nemenyi's critical difference of "
                            "each other and are tied."),
                           ("fig_25_performance_profile", "Performance profiles: each run's share of cases better than "
                            "each threshold (a curve above another is better); the runs with the best "
-                           "interquartile means.")):
+                           "interquartile means."),
+                          ("fig_31_iqm_improvement", "rliable's interval estimates: each run's interquartile mean "
+                           "and the probability of improvement down the leaderboard, with 95% bootstrap intervals "
+                           "(an interval of the probability that holds 0.5: tied)."),
+                          ("fig_30_bayes_signed_rank", "Bayesian signed-rank test down each leaderboard: the "
+                           "posterior probabilities that a run is better than the next one by more than the region "
+                           "of practical equivalence (ROPE), within it, or worse; 0.95 decides."),
+                          ("fig_26_significance_map_tasks", "Significance map per leaderboard (challengeR's): a cell "
+                           "is coloured where the row's run is significantly better than the column's; grey: no "
+                           "evidence of a difference.")):
         r.figure(f"figures/{name}.png", caption)
 
 
@@ -263,6 +287,69 @@ def _critical_difference(r: Report, res: StudyResult) -> None:
             "of mean ranks, and the pairs of runs whose mean ranks differ by at least it (friedman.csv).")
 
 
+def _significance(r: Report, res: StudyResult) -> None:
+    """ChallengeR's significance map as sentences (``significance.csv``)."""
+    if not res.has("significance.csv"):
+        return
+    t = res.table("significance.csv")
+    if not len(t):
+        return
+    first = t.iloc[0]
+    test = {"wilcoxon": "Wilcoxon signed-rank", "t": "paired t"}.get(str(first.test), str(first.test))
+    how = "no adjustment" if first.adjustment == "none" else f"adjustment: {first.adjustment}"
+    r.heading("Significance map (paired tests)", level=3)
+    by_case = "tested_on" not in t or (t.tested_on == "cases").all()
+    on = ("the cases both have" if by_case else "the resampling units both have (each run's mean over a unit's "
+          "cases: cases of one unit are not independent)")
+    counts = ("The test-based ranking counts these cells. " if by_case else "The leaderboards' test-based ranking "
+              "tests the cases, as challengeR does; where the two disagree, these tests on the units are the ones "
+              "about a new test set. ")
+    r.paragraph(f"challengeR's significance map: for every ordered pair of runs, the one-sided {test} test that the "
+                f"first is better than the second on {on}, the pairs of a leaderboard adjusted "
+                f"together ({how}), significant at {first.alpha:g}. {counts}"
+                "Runs that no test separates are tied on this test set (significance.csv has every pair).")
+    rows = []
+    for task, g in t.groupby("task", sort=False):
+        runs = list(dict.fromkeys([*g.run, *g.other]))
+        beats = g[g.significant.astype(bool)].groupby("run").size()
+        everyone = [run for run in runs if beats.get(run, 0) == len(runs) - 1]
+        beaten = set(g[g.significant.astype(bool)].other)
+        unbeaten = [run for run in runs if run not in beaten]
+        lead = (f"{everyone[0]} is significantly better than each of the {len(runs) - 1} others" if everyone else
+                "no run is significantly better than every other; tied at the top (no run significantly better "
+                f"than them): {', '.join(map(str, unbeaten))}")
+        rows.append({"leaderboard": task, "runs": len(runs),
+                     "significant pairs": f"{int(g.significant.astype(bool).sum())} of {len(g)}", "top": lead})
+    r.table(pd.DataFrame(rows), caption="Per leaderboard: the ordered pairs where the first run is significantly "
+            "better, and whether one run is better than all others.")
+
+
+def _bayes(r: Report, res: StudyResult) -> None:
+    """The Bayesian signed-rank test with a rope down each leaderboard (``bayes_signed_rank.csv``)."""
+    if not res.has("bayes_signed_rank.csv"):
+        return
+    t = res.table("bayes_signed_rank.csv")
+    if not len(t):
+        return
+    rope = float(t.rope.iloc[0])
+    r.heading("Bayesian signed-rank test with a region of practical equivalence (ROPE)", level=3)
+    r.paragraph(f"Benavoli et al.'s test (2017; baycomp's definition) between each run and the next one down the "
+                f"leaderboard, on the cases both have: the posterior probabilities that the run is better by more "
+                f"than {rope:g} (the region of practical equivalence, in the score's units, chosen by the user; "
+                "the same for every leaderboard), "
+                "that the two are within it, and that it is worse. A probability of at least 0.95 decides; "
+                "otherwise these cases leave the comparison undecided. 50,000 posterior samples (Monte Carlo error "
+                "at most 0.003).")
+    words = {"better": "better", "equivalent": "practically equivalent", "worse": "worse",
+             "undecided": "undecided"}
+    shown = t.assign(decision=t.decision.map(words).fillna(t.decision))[
+        ["task", "run", "other", "p_better", "p_rope", "p_worse", "decision", "cases"]].rename(
+        columns={"task": "leaderboard", "other": "next run down", "p_better": "P(better)",
+                 "p_rope": "P(equivalent)", "p_worse": "P(worse)"})
+    r.table(shown, floatfmt="{:.3f}", caption="Each run against the next one down its leaderboard "
+            "(bayes_signed_rank.csv).")
+
+
 def _top(r: Report, res: StudyResult) -> None:
     """The runs ranked ``--top K`` or better per leaderboard and method (``top.csv``)."""
     if not res.has("top.csv"):
@@ -288,7 +375,8 @@ def _rliable(r: Report, res: StudyResult) -> None:
                 "interquartile mean (IQM) is its mean over the middle half of its cases, robust to a few failed "
                 "cases; the probability of improvement is the chance that a run scores better than the next one "
                 "down the leaderboard on a case drawn from each (ties count a half; 0.5: no better). 95% intervals: "
-                "percentiles over bootstrap resamples of the cases, about a new test set. An interval of the "
+                "percentiles over bootstrap resamples of the cases (of whole resampling units where units group "
+                "them), about a new test set. An interval of the "
                 "probability that holds 0.5 means the two runs are tied on this test set.")
     rows = []
     for task, g in iqms.groupby("task", sort=False):
