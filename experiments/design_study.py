@@ -99,7 +99,10 @@ def parser() -> _cli.Parser:
                    help="simulated image size in megapixels (default: enough for median objects of 150 pixels; "
                         "75 with --quick)")
     g.add_argument("--boundary", metavar="M1,M2,..", type=_types.boundary_list, default=(),
-                   help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) ranked beside macro Jaccard on every "
+                   help="boundary metrics (nsd@<tolerance>, hd95, assd, hd) and lesion-wise ones (lesion_dice, "
+                        "lesion_jaccard, lesion_hd95, lesion_nsd@<tolerance>, lesion_f1, lesion_precision, "
+                        "lesion_recall, pq, sq, fp_lesions, fn_lesions, fp_volume, fn_volume) ranked beside macro "
+                        "Jaccard on every "
                         "simulated test set: how far the metric moves the ranking (default none)")
     g.add_argument("--target", "--target-l1", type=number(0), dest="target_l1", metavar="L1",
                    help="target expected L1 to the population ranking (default: one place per run, or a tenth of a "

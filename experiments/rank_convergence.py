@@ -32,7 +32,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--bootstrap-unit", choices=("image", "encounter"), default="encounter",
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
     g.add_argument("--boundary", metavar="M1,M2,..", type=_types.boundary_list, default=(),
-                   help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd), "
+                   help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd) and "
+                        "lesion-wise ones (lesion_dice, lesion_jaccard, lesion_hd95, lesion_nsd@<tolerance>, "
+                        "lesion_f1, lesion_precision, lesion_recall, pq, sq, fp_lesions, fn_lesions, fp_volume, "
+                        "fn_volume; docs/volumes.md), "
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
     _cli.add_primary_option(g)

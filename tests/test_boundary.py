@@ -119,7 +119,8 @@ def test_surface_distances_and_metrics_match_brute_force(shape, spacing, planar,
     if len(t_ab) and len(t_ba):
         names = ["nsd@1", "nsd@2.5", "hd95", "assd", "hd"]
         arr = (lambda m: m[0]) if planar else (lambda m: m)
-        got = boundary_scores(arr(a), arr(b), names, spacing[1:] if planar else spacing)
+        got = boundary_scores(arr(a), arr(b), names, spacing[1:] if planar else spacing,
+                              one_slice="3d")  # a 3D array of one slice here is the twin's slab
         both = np.concatenate([t_ab, t_ba])
         want = [np.mean(both <= 1 + 1e-9), np.mean(both <= 2.5 + 1e-9),
                 max(np.percentile(t_ab, 95), np.percentile(t_ba, 95)), both.mean(), both.max()]
@@ -178,7 +179,8 @@ def test_empty_masks_follow_the_documented_policy():
 def test_names_directions_and_refusals():
     assert is_boundary_metric("nsd@2") and is_boundary_metric("hd95") and not is_boundary_metric("dice")
     assert boundary_metric("nsd@2").tolerance == 2.0 and not boundary_metric("nsd@2").lower_better
-    assert all(m.lower_better for m in BOUNDARY_METRICS.values())
+    assert all(m.lower_better for m in BOUNDARY_METRICS.values() if m.name != "volume_similarity")
+    assert not boundary_metric("volume_similarity").lower_better and boundary_metric("hd99").tolerance == 99
     with pytest.raises(ValueError, match="unknown boundary metric 'nsd2'"):
         boundary_metric("nsd2")
     with pytest.raises(ValueError, match="positive"):
@@ -254,3 +256,39 @@ def test_boundary_matrix_equals_every_pair(shape, spacing, planar, empty, data):
         for r, run in enumerate(runs):
             np.testing.assert_allclose(got[g, r], boundary_scores(run, ref, names, spacing, empty=empty),
                                        rtol=1e-12, equal_nan=True)
+
+
+def test_one_slice_volumes_are_scored_as_images_unless_asked():
+    """A 1 x H x W volume scores as the H x W image (SimpleITK's, seg-metrics' numbers); one_slice='3d' keeps the
+    slab, every voxel facing the background above and below (MetricsReloaded's, MONAI's)."""
+    rng = np.random.default_rng(3)
+    a = ndimage_blob(rng, (40, 40))
+    b = np.roll(a, 2, axis=1) | np.roll(a, 1, axis=0)
+    names = ["nsd@1", "hd95", "assd", "masd", "hd90", "volume_similarity", "abs_volume_difference", "lesion_dice"]
+    flat = boundary_scores(a, b, names, (0.5, 0.7))
+    np.testing.assert_array_equal(boundary_scores(a[None], b[None], names, (3.0, 0.5, 0.7)), flat)
+    slab = boundary_scores(a[None], b[None], names, (3.0, 0.5, 0.7), one_slice="3d")
+    assert slab[1] < flat[1] and slab[2] < flat[2]  # every voxel is border in the slab: distances shrink
+    d_ab, d_ba = surface_distances(a, b, (0.5, 0.7))
+    assert flat[3] == pytest.approx((d_ab.mean() + d_ba.mean()) / 2)
+    assert flat[4] == pytest.approx(max(np.percentile(d_ab, 90), np.percentile(d_ba, 90)))
+    na, nb = a.sum(), b.sum()
+    assert flat[5] == pytest.approx(1 - abs(na - nb) / (na + nb)) and flat[6] == pytest.approx(abs(na - nb) * 0.35)
+
+
+def test_empty_distance_conventions():
+    a = np.zeros((6, 6), bool)
+    a[2:4, 2:4] = True
+    empty = np.zeros_like(a)
+    assert boundary_scores(a, empty, ["hd95"])[0] == pytest.approx(np.hypot(5, 5))  # the diagonal
+    assert np.isnan(boundary_scores(a, empty, ["hd95"], empty_distance="nan")[0])  # MetricsReloaded
+    assert boundary_scores(a, empty, ["hd95", "lesion_hd95"], empty_distance="inf").tolist() == [np.inf] * 2
+    assert boundary_scores(a, empty, ["assd", "nsd@1"], empty_distance=373.13).tolist() == [373.13, 0.0]  # BraTS
+    with pytest.raises(ValueError, match="empty_distance"):
+        boundary_scores(a, empty, ["hd95"], empty_distance="huge")
+
+
+def ndimage_blob(rng, shape):
+    from scipy import ndimage
+
+    return ndimage.gaussian_filter(rng.random(shape), 3) > 0.5

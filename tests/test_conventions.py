@@ -286,7 +286,7 @@ LITERAL_NAMES = {
     "robustness/statistics/leaderboard.py": 8, "robustness/simulation/populations.py": 7,
     "robustness/statistics/ranking_options.py": 6,
     "robustness/simulation/twin.py": 4, "robustness/overlap/counts.py": 3, "robustness/reporting/plotting.py": 3,
-    "robustness/reporting/sections/rank_convergence_agreement.py": 3, "robustness/simulation/recommendation.py": 3,
+    "robustness/reporting/sections/rank_convergence_agreement.py": 1, "robustness/simulation/recommendation.py": 3,
     "robustness/studies/rank_convergence.py": 3, "robustness/reporting/sections/design.py": 2,
     "robustness/synthetic/case_tables.py": 2, "robustness/overlap/staple.py": 1,
     "robustness/studies/scoring.py": 1,

@@ -133,7 +133,8 @@ def test_main_job_from_another_folder_and_bad_options(volumes, tmp_path):
                            (["--labels", "1,2", "--foreground", "1"], "--labels reads each label's voxels"),
                            (["--labels", "x"], "expected 'all' or labels such as 1,2"),
                            (["--labels", "1,2", "--boundary", "nsd@0"], "the NSD's tolerance must be positive"),
-                           (["--labels", "1,2", "--boundary", "hd99"], "unknown boundary metric 'hd99'")):
+                           (["--labels", "1,2", "--boundary", "hd9x"], "unknown boundary metric 'hd9x'"),
+                           (["--labels", "1,2", "--boundary", "hd101"], "the percentile must lie in (0, 100]")):
         proc = subprocess.run(base + extra + ["--out", str(out)], cwd=tmp_path, env=env, capture_output=True,
                               text=True)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr

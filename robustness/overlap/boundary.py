@@ -15,7 +15,14 @@ name          value                                                             
 ``hd95``      ``max(P95{d(a, dB)}, P95{d(b, dA)})`` (numpy's linear percentile)   lower
 ``assd``      ``(sum d(a, dB) + sum d(b, dA)) / (|dA| + |dB|)``                  lower
 ``hd``        ``max(max d(a, dB), max d(b, dA))`` (the Hausdorff distance)        lower
+``hd<P>``     ``max(P_P{d(a, dB)}, P_P{d(b, dA)})`` at any percentile (``hd90``)  lower
+``masd``      ``(mean d(a, dB) + mean d(b, dA)) / 2`` (mean average surface d.)  lower
+``volume_similarity``      ``1 - ||A| - |B|| / (|A| + |B|)``                     higher
+``abs_volume_difference``  ``||A| - |B||`` times the voxel's volume              lower
 ============ ================================================================== =========
+
+Lesion-wise metrics (``lesion_dice``, ``lesion_f1``, ``pq``...: :mod:`robustness.overlap.lesions`) are named in the
+same list.
 
 ``d <= t`` is decided on squared distances with a relative slack of 1e-9, so that a distance that is exactly the
 tolerance in real numbers (two voxels of 1 mm at ``nsd@2``) counts whatever the rounding of the spacing.
@@ -42,14 +49,14 @@ from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness.overlap.empty import EmptyPolicy, empty_policy
+from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind, lesion_matrix
+from robustness.overlap.surface_stats import SLACK, assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
-           "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK"]
-
-#: Relative slack on squared distances when comparing a distance with the NSD's tolerance.
-SLACK = 1e-9
+           "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES"]
 
 _NSD = re.compile(r"^nsd@(?P<tol>[0-9]*\.?[0-9]+)$")
+_HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
 
 
 @dataclass(frozen=True)
@@ -59,11 +66,13 @@ class BoundaryMetric:
     Attributes
     ----------
     name : str
-    kind : {'nsd', 'hd95', 'assd', 'hd'}
+    kind : {'nsd', 'hd95', 'hdp', 'assd', 'masd', 'hd', 'volume', 'lesion'}
     tolerance : float
-        The NSD's tolerance in physical units (0 for the others).
+        The NSD's tolerance in physical units, ``hd<P>``'s percentile (0 for the others).
     lower_better : bool
     description : str
+    statistic : str
+        A lesion-wise metric's statistic (:mod:`robustness.overlap.lesions`; ``lesion_nsd`` for every tolerance).
     """
 
     name: str
@@ -71,11 +80,12 @@ class BoundaryMetric:
     tolerance: float = 0.0
     lower_better: bool = True
     description: str = ""
+    statistic: str = ""
 
     @property
     def best(self) -> float:
-        """The value of perfect agreement."""
-        return 1.0 if self.kind == "nsd" else 0.0
+        """The value of perfect agreement (a count or volume of missed lesions: 0)."""
+        return 0.0 if self.lower_better else 1.0
 
     def worst(self, worst_distance: ArrayLike) -> ArrayLike:
         """The value of no agreement: NSD 0, a distance the largest one in the image (``worst_distance``).
@@ -90,7 +100,8 @@ class BoundaryMetric:
         float or ndarray
         """
         shape = np.shape(worst_distance)
-        return np.zeros(shape) if self.kind == "nsd" else np.asarray(worst_distance, dtype=np.float64)
+        distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic == "lesion_hd95"
+        return np.asarray(worst_distance, dtype=np.float64) if distance else np.zeros(shape)
 
     def both_empty(self, policy: EmptyPolicy, worst_distance: ArrayLike) -> ArrayLike:
         """What a pair of two empty masks scores under the both-empty policy (module notes).
@@ -123,14 +134,16 @@ class BoundaryMetric:
         float
         """
         if self.kind == "nsd":
-            limit = self.tolerance * self.tolerance * (1.0 + SLACK)
-            hits = np.count_nonzero(d_ab * d_ab <= limit) + np.count_nonzero(d_ba * d_ba <= limit)
-            return hits / (d_ab.size + d_ba.size)
+            return nsd_of(d_ab, d_ba, self.tolerance)
         if self.kind == "hd95":
-            return float(max(np.percentile(d_ab, 95), np.percentile(d_ba, 95)))
+            return hd95_of(d_ab, d_ba)
+        if self.kind == "hdp":
+            return hdp_of(d_ab, d_ba, self.tolerance)
         if self.kind == "assd":
-            return float((d_ab.sum() + d_ba.sum()) / (d_ab.size + d_ba.size))
-        return float(max(d_ab.max(), d_ba.max()))
+            return assd_of(d_ab, d_ba)
+        if self.kind == "masd":
+            return masd_of(d_ab, d_ba)
+        return hd_of(d_ab, d_ba)
 
 
 #: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
@@ -159,6 +172,10 @@ for _metric in (
     BoundaryMetric("hd95", "hd95", description="95th percentile Hausdorff distance (max of both directions)"),
     BoundaryMetric("assd", "assd", description="average symmetric surface distance"),
     BoundaryMetric("hd", "hd", description="Hausdorff distance (maximum of both directions)"),
+    BoundaryMetric("masd", "masd", description="mean average surface distance (mean of both directions' means)"),
+    BoundaryMetric("volume_similarity", "volume", lower_better=False,
+                   description="volume similarity, 1 - |(|A| - |B|)| / (|A| + |B|)"),
+    BoundaryMetric("abs_volume_difference", "volume", description="absolute volume difference (physical units)"),
 ):
     register_boundary_metric(_metric)
 
@@ -179,7 +196,8 @@ def is_boundary_metric(name: str) -> bool:
     >>> is_boundary_metric("nsd@2"), is_boundary_metric("jaccard")
     (True, False)
     """
-    return name in BOUNDARY_METRICS or _NSD.match(name) is not None
+    return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _HDP.match(name) is not None
+            or is_lesion_metric(name))
 
 
 def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
@@ -209,37 +227,86 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
         return name
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
+    hdp = _HDP.match(str(name))
+    if hdp is not None:
+        p = float(hdp.group("p"))
+        if not 0 < p <= 100:
+            raise ValueError(f"{name}: the percentile must lie in (0, 100]")
+        return BoundaryMetric(f"hd{_spelled(p, hdp.group('p'))}", "hdp", p,
+                              description=f"{p:g}th percentile Hausdorff distance (max of both directions)")
+    if is_lesion_metric(str(name)):
+        statistic, tol, lower, text = lesion_kind(str(name))
+        spelled = str(name) if statistic != "lesion_nsd" else f"lesion_nsd@{_spelled(tol, str(name).split('@')[1])}"
+        return BoundaryMetric(spelled, "lesion", tol, lower_better=lower, description=text, statistic=statistic)
     match = _NSD.match(str(name))
     if match is None:
-        known = ", ".join(sorted(BOUNDARY_METRICS)) + ", nsd@<tolerance>"
+        known = (", ".join(sorted(BOUNDARY_METRICS)) + ", nsd@<tolerance>, hd<percentile>, "
+                 + ", ".join(LESION_METRICS) + ", lesion_nsd@<tolerance>")
         raise ValueError(f"unknown boundary metric {name!r} (known: {known})")
     tol = float(match.group("tol"))
     if not tol > 0:
         raise ValueError(f"{name}: the NSD's tolerance must be positive")
-    spelled = f"{tol:.15g}"  # one name per tolerance: nsd@2.0 is nsd@2 (a name the pattern reads back)
-    spelled = spelled if float(spelled) == tol and "e" not in spelled else match.group("tol")
-    return BoundaryMetric(f"nsd@{spelled}", "nsd", tol, lower_better=False,
+    return BoundaryMetric(f"nsd@{_spelled(tol, match.group('tol'))}", "nsd", tol, lower_better=False,
                           description=f"normalised surface distance at a tolerance of {tol:g}")
 
 
-def _as_volume(mask: ArrayLike) -> tuple[np.ndarray, bool]:
-    """A 3D boolean array (a boolean mask is not copied) and whether it was 2D (its first axis then does not count)."""
+def _spelled(tol: float, given: str) -> str:
+    """One name per tolerance: ``nsd@2.0`` is ``nsd@2`` (a name the pattern reads back)."""
+    spelled = f"{tol:.15g}"
+    return spelled if float(spelled) == tol and "e" not in spelled else given
+
+
+#: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
+#: image it is, its border in the plane (SimpleITK's and seg-metrics' numbers); ``3d`` as a slab whose every voxel
+#: faces the background above and below, so that every voxel is border (MetricsReloaded's and MONAI's numbers).
+ONE_SLICE = ("2d", "3d")
+
+#: What a distance between an empty and a non-empty mask is: ``diagonal`` (the default: the array's largest
+#: distance between two voxel centres, so that an empty answer never beats a poor one), ``nan`` (MetricsReloaded:
+#: left out), ``inf`` (DeepMind's surface-distance, MONAI), or a number (BraTS: 373.13).
+EMPTY_DISTANCES = ("diagonal", "nan", "inf")
+
+
+def _as_volume(mask: ArrayLike, one_slice: str = "2d") -> tuple[np.ndarray, bool]:
+    """A 3D boolean array (a boolean mask is not copied) and whether it is planar (its first axis does not count)."""
     arr = np.asarray(mask)
     if arr.ndim not in (2, 3):
         raise ValueError(f"a mask must be 2D or 3D, got {arr.ndim} dimensions")
+    if one_slice not in ONE_SLICE:
+        raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
     arr = arr if arr.dtype == bool else arr != 0
-    return (arr[None], True) if arr.ndim == 2 else (arr, False)
+    return (arr[None], True) if arr.ndim == 2 else (arr, arr.shape[0] == 1 and one_slice == "2d")
 
 
-def _spacing(spacing: ArrayLike | None, ndim: int) -> np.ndarray:
-    """The voxel size along (z, y, x): 1 along a 2D mask's missing axis."""
+def _spacing(spacing: ArrayLike | None, ndim: int, planar: bool = False) -> np.ndarray:
+    """The voxel size along (z, y, x); 1 along a planar mask's first axis.
+
+    That axis is a 2D image's missing one, or a slice's thickness, which no in-plane distance or area involves.
+    """
     sp = np.ones(ndim) if spacing is None else np.asarray(spacing, dtype=np.float64).ravel()
     if sp.size != ndim or not np.all(np.isfinite(sp)) or not np.all(sp > 0):
         raise ValueError(f"spacing must hold {ndim} positive numbers (one per axis), got {spacing!r}")
-    return np.concatenate([[1.0], sp]) if ndim == 2 else sp
+    sp = np.concatenate([[1.0], sp]) if ndim == 2 else sp.copy()
+    if planar:
+        sp[0] = 1.0
+    return sp
 
 
-def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _worst_distance(shape: tuple, sp: np.ndarray, empty_distance: str | float) -> float:
+    """The distance an empty mask scores against a non-empty one (:data:`EMPTY_DISTANCES`)."""
+    if isinstance(empty_distance, str):
+        if empty_distance not in EMPTY_DISTANCES:
+            raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
+                             f"{empty_distance!r}")
+        return {"nan": math.nan, "inf": math.inf}.get(empty_distance) or _diagonal(shape, sp)
+    value = float(empty_distance)
+    if not value >= 0:
+        raise ValueError(f"empty_distance must be >= 0, got {empty_distance!r}")
+    return value
+
+
+def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None, *,
+                      one_slice: str = "2d") -> tuple[np.ndarray, np.ndarray]:
     """Distances from every border voxel of ``a`` to ``b``'s border, and from ``b``'s to ``a``'s.
 
     Parameters
@@ -248,6 +315,8 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
         Masks (non-zero is foreground), in array order (``(y, x)`` or ``(z, y, x)``).
     spacing : array_like, optional
         The voxel size along each axis in array order (default 1).
+    one_slice : {'2d', '3d'}
+        A volume of one slice: scored as 2D (the default) or as a 3D slab (:data:`ONE_SLICE`).
 
     Returns
     -------
@@ -261,11 +330,11 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
     >>> surface_distances(a, b)[0].tolist()
     [1.0, 0.0, 1.0, 0.0]
     """
-    va, planar = _as_volume(a)
-    vb, _ = _as_volume(b)
+    va, planar = _as_volume(a, one_slice)
+    vb, _ = _as_volume(b, one_slice)
     if va.shape != vb.shape:
         raise ValueError(f"masks of different shapes: {np.shape(a)} and {np.shape(b)}")
-    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a)), planar)
+    return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a), planar), planar)
 
 
 def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
@@ -274,7 +343,8 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 
 
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
+                    empty_distance: str | float = "diagonal") -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -286,6 +356,11 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     empty : str or EmptyPolicy
         What a pair of two empty masks scores: ``one`` the best value, ``zero`` the worst, ``ignore`` and
         ``official`` nan.
+    one_slice : {'2d', '3d'}
+        A volume of one slice: scored as 2D (the default) or as a 3D slab (:data:`ONE_SLICE`).
+    empty_distance : {'diagonal', 'nan', 'inf'} or float
+        A distance between an empty and a non-empty mask (:data:`EMPTY_DISTANCES`; also the HD95 of an unmatched
+        lesion).
 
     Returns
     -------
@@ -301,8 +376,12 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m) for m in metrics]
-    d_ab, d_ba = surface_distances(run, reference, spacing)
-    worst_distance = _diagonal(np.shape(_as_volume(run)[0]), _spacing(spacing, np.ndim(run)))
+    if any(m.kind in ("lesion", "volume") for m in table):
+        return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
+                               empty_distance=empty_distance)[0, 0]
+    d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
+    vol, planar = _as_volume(run, one_slice)
+    worst_distance = _worst_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
     return _reduced(table, d_ab, d_ba, worst_distance, empty_policy(empty))
 
 
@@ -315,12 +394,14 @@ def _reduced(table, d_ab, d_ba, worst_distance, policy):
     return np.array([m.both_empty(policy, worst_distance) for m in table], dtype=np.float64)
 
 
-def crop(mask: ArrayLike) -> tuple:
+def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
     """A mask as its foreground's box and the mask inside it (what :func:`boundary_matrix` keeps of a run).
 
     Parameters
     ----------
     mask : array_like, 2D or 3D
+    one_slice : {'2d', '3d'}
+        A volume of one slice: planar (the default) or a 3D slab (:data:`ONE_SLICE`).
 
     Returns
     -------
@@ -328,14 +409,15 @@ def crop(mask: ArrayLike) -> tuple:
         ``box`` the foreground's ``(z0, z1, y0, y1, x0, x1)``, ends exclusive (None: empty); ``inside`` the
         boolean mask within it; ``shape`` the 3D shape; ``planar`` whether the mask was 2D.
     """
-    vol, planar = _as_volume(mask)
+    vol, planar = _as_volume(mask, one_slice)
     box = _kernels.mask_box(vol)
     inside = None if box is None else vol[box[0]:box[1], box[2]:box[3], box[4]:box[5]].copy()
     return box, inside, vol.shape, planar
 
 
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one") -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
+                    empty_distance: str | float = "diagonal") -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -349,23 +431,47 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     metrics : sequence of str or BoundaryMetric
     spacing : array_like, optional
     empty : str or EmptyPolicy
+    one_slice : {'2d', '3d'}
+        For masks given as arrays (:func:`crop`'s results carry their own).
+    empty_distance : {'diagonal', 'nan', 'inf'} or float
 
     Returns
     -------
     ndarray (len(references), len(runs), len(metrics))
     """
-    table = [boundary_metric(m) for m in metrics]
+    every = [boundary_metric(m) for m in metrics]
+    lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
+    volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
+    distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume")]
+    table = [every[k] for k in distance_at]
     policy = empty_policy(empty)
-    items = [m if isinstance(m, tuple) else crop(m) for m in list(runs) + list(references)]
+    items = [m if isinstance(m, tuple) else crop(m, one_slice) for m in list(runs) + list(references)]
     shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
     if any(it[2] != shape for it in items):
         raise ValueError("masks of different shapes")
-    sp = _spacing(spacing, 2 if planar else 3)
-    worst_distance = _diagonal(shape, sp)
-    out = np.empty((len(references), len(runs), len(table)))
+    given = 3 if spacing is None else np.size(spacing)
+    if given == 2 and not planar:
+        raise ValueError(f"spacing must hold 3 positive numbers (one per axis), got {spacing!r}")
+    sp = _spacing(spacing, 2 if given == 2 else 3, planar)
+    worst_distance = _worst_distance(shape, sp, empty_distance)
+    out = np.empty((len(references), len(runs), len(every)))
+    if volume_at:
+        sizes = [0 if inside is None else int(np.count_nonzero(inside)) for _, inside, _, _ in items]
+        voxel = float(np.prod(sp))
+        for g in range(len(references)):
+            for r in range(len(runs)):
+                a, b = sizes[r], sizes[len(runs) + g]
+                for k in volume_at:
+                    m = every[k]
+                    out[g, r, k] = (m.both_empty(policy, worst_distance) if a == b == 0 else
+                                    1 - abs(a - b) / (a + b) if m.name == "volume_similarity" else abs(a - b) * voxel)
+    if lesion_at:
+        both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
+        out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
+                                             worst_distance, both_empty)
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
-        out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
+        out[:, :, distance_at] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
         return out
     lo, hi = box
     borders = []
@@ -381,5 +487,5 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     for r in range(n_r):
         to_run = _kernels.distances_at(borders[r], where[n_r:], sp)  # the references' borders to run r's
         for g in range(len(references)):
-            out[g, r] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy)
+            out[g, r, distance_at] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy)
     return out

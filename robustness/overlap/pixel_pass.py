@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["compute_overlap"]
 
-_CACHE_FORMAT = 6
+_CACHE_FORMAT = 7  # 7: a volume of one slice has the boundary metrics of the image it is
 
 
 # -- one image ----------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from robustness.overlap.lesions import is_lesion_metric
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     at_tolerance,
@@ -23,7 +24,7 @@ from robustness.reporting.sections.registry import (
     strategy_label,
 )
 from robustness.results.study_result import StudyResult
-from robustness.scheme import Scheme, from_meta
+from robustness.scheme import Scheme, from_meta, lower_is_better
 from robustness.statistics.ranks import format_target, target_text
 
 __all__ = ["headline", "size_target_caption", "bootstrap_units", "paper_data",
@@ -250,10 +251,15 @@ def metrics_section(r: Report, res: StudyResult) -> None:
         f"interval over {n_boot} bootstrap test sets ({n_units} {unit}s resampled with all their images), so it "
         "says how the agreement would vary on a new test set like this one; with few units it is wide and "
         "coarse."
-        + _few_units(n_units, unit, boards.run.nunique()))
+        + _few_units(n_units, unit, boards.run.nunique())
+        + (" Lesion-wise metrics (lesion_*, pq, sq, fp_/fn_lesions and their volumes) score each mask's connected "
+           "components (full connectivity), matched one to one where their intersection over union is above 0.5; "
+           "lesion_dice, lesion_jaccard, lesion_hd95 and lesion_nsd average the matched lesions' scores with each "
+           "unmatched lesion counting 0 (HD95: the image's diagonal), as BraTS does; lesion_f1 is the detection F1 "
+           "and pq the panoptic quality." if any(is_lesion_metric(str(m)) for m in boards.metric.unique()) else ""))
     for v in res.verdict("metric_tau"):
         metric = v["metric"]
-        direction = "lower is better" if metric.startswith(("hd", "assd")) else "higher is better"
+        direction = "lower is better" if lower_is_better(metric) else "higher is better"
         r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro {p.metric_label}'s ranking "
                     f"{_tau_text(v, f'under {p.metric_label}')}.")
     ranks = _rank_cells(boards, "metric")
