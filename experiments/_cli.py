@@ -23,6 +23,7 @@ from experiments._types import (
     label_list,
     max_jobs,
     orders,
+    region_item,
     resamples,
     scheme_text,
     shown_number,
@@ -174,6 +175,9 @@ def add_data_options(p: Parser) -> None:
     g.add_argument("--labels", metavar="L1,L2,..|all", type=label_list,
                    help="raters: multi-label masks (NIfTI, NRRD, MetaImage): score each label as its own mask, one "
                         "image per file and label, resampled together (all: every label the gold masks hold)")
+    g.add_argument("--regions", metavar="NAME=L1,L2", nargs="+", type=region_item,
+                   help="raters: label regions of multi-label masks, each the union of label values, scored like "
+                        "labels (BraTS: WT=1,2,4 TC=1,4 ET=4; KiTS: kidney=1,2,3 masses=2,3 tumor=2)")
     g.add_argument("--missing-masks", dest="missing", choices=("error", "empty"), default="error",
                    help="a run without a mask for some image: error (default) or score it empty")
     renamed(g, "--missing", "--missing-masks", "missing", choices=("error", "empty"))
@@ -252,11 +256,20 @@ def _check_data_options(args: argparse.Namespace) -> None:
     if args.layout == "raters" and args.foreground is not None and args.foreground == args.background:
         raise ValueError(f"--foreground and --background are both {args.foreground}")
     labels = getattr(args, "labels", None)
+    regions = getattr(args, "regions", None)
+    if regions is not None:
+        names = [n for n, _ in regions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"--regions: a region is named twice ({', '.join(names)})")
+        if labels is not None:
+            raise ValueError("--labels and --regions both choose what each file's labels score: give one of them")
+        labels = dict(regions)
+    which = "--regions" if regions is not None else "--labels"
     if labels is not None and args.layout != "raters":
-        raise ValueError("--labels applies to --layout raters (one folder per rater of multi-label masks)")
+        raise ValueError(f"{which} applies to --layout raters (one folder per rater of multi-label masks)")
     if labels is not None and (args.foreground is not None or args.background is not None
                                     or args.threshold is not None or args.binarize):
-        raise ValueError("--labels reads each label's voxels as its mask: --foreground, --background, --threshold "
+        raise ValueError(f"{which} reads each label's voxels as its mask: --foreground, --background, --threshold "
                          "and --binarize do not apply")
     if args.layout == "dermavqa" and (args.foreground is not None or args.background is not None
                                       or args.threshold is not None):
@@ -317,7 +330,8 @@ def load(args: argparse.Namespace) -> Challenge:
         challenge = load_raters(args.data, gold=args.gold.split(","),
                                 runs=args.runs.split(",") if args.runs else None, foreground=args.foreground,
                                 background=args.background, threshold=args.threshold, strict=args.strict,
-                                labels=getattr(args, "labels", None), **common)
+                                labels=dict(args.regions) if getattr(args, "regions", None) else
+                                getattr(args, "labels", None), **common)
     elif args.data is None and args.reference is None:
         from robustness.synthetic.challenge import make_challenge
 

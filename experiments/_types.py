@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 #: Upper bounds of the size options, checked when parsed and stated in --help. Memory and time grow with each:
@@ -237,6 +238,21 @@ def label_list(text: str) -> str | tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"labels must be distinct whole numbers >= 1 (0 is the background), "
                                          f"got {text!r}")
     return labels
+
+
+def region_item(text: str) -> tuple[str, tuple[int, ...]]:
+    """``--regions``: one ``NAME=L1,L2,..`` (a name of letters, digits, ``_`` or ``-``; distinct labels >= 1)."""
+    name, sep, values = text.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise argparse.ArgumentTypeError(f"expected NAME=L1,L2,.. such as WT=1,2,4; got {text!r}")
+    try:
+        labels = tuple(int(v) for v in values.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=L1,L2,.. such as WT=1,2,4; got {text!r}") from None
+    if not labels or min(labels) < 1 or len(set(labels)) != len(labels):
+        raise argparse.ArgumentTypeError(f"region {name}: labels must be distinct whole numbers >= 1 (0 is the "
+                                         f"background), got {values!r}")
+    return name, labels
 
 
 def shown_number(value: int) -> str:

@@ -55,6 +55,40 @@ def test_overlap_counts_equal_a_plain_numpy_recount(volumes):
                 assert got.tolist() == want, (image, run)
 
 
+def test_regions_are_unions_of_labels_scored_like_labels(volumes, tmp_path, capsys):
+    """BraTS- and KiTS-style regions: each region's mask is the union of its label values, recounted from the files;
+    a one-label region is that label; bad region options are refused in one line before any work."""
+    from experiments import rank_convergence as job
+    from experiments._cli import run as cli_run
+
+    root, _ = volumes
+    ch = load_raters(root, gold=GOLD, labels={"both": (1, 2), "one": (1,)})
+    assert ch.n_images == 8 and ch.images[:2] == ("case001.both", "case001.one")
+    assert ch.encounters[:2] == ("case001", "case001")
+    counts = compute_overlap(ch, strategies=["majority"], rng=0)
+    single = compute_overlap(load_raters(root, gold=GOLD, labels=[1]), strategies=["majority"], rng=0)
+    maj = counts.strategies.index("majority")
+    for i, image in enumerate(ch.images):
+        volume, region = image.rsplit(".", 1)
+        values = (1, 2) if region == "both" else (1,)
+        annotators = [np.isin(_labels(root / a / f"{volume}.nii.gz"), values) for a in GOLD]
+        majority = np.sum(annotators, axis=0) >= 2
+        for r, run in enumerate(ch.runs):
+            m = np.isin(_labels(root / run / f"{volume}.nii.gz"), values)
+            want = [np.sum(m & majority), np.sum(m & ~majority), np.sum(~m & majority)]
+            assert counts.counts[maj, r, i].tolist() == want, (image, run)
+    np.testing.assert_array_equal(counts.counts[maj][:, 1::2], single.counts[single.strategies.index("majority")])
+    for argv, message in ((["--regions", "WT=1,2", "WT=1"], "a region is named twice"),
+                          (["--regions", "WT=0,1"], "labels must be distinct whole numbers >= 1"),
+                          (["--regions", "W T=1"], "expected NAME=L1,L2"),
+                          (["--regions", "WT=1", "--labels", "1"], "--labels and --regions")):
+        code = cli_run(job.main, ["--data", str(root), "--layout", "raters", "--gold", ",".join(GOLD), "--out",
+                                  str(tmp_path / "o")] + argv)
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and "\n" not in err and message in err, err
+        assert not (tmp_path / "o").exists()
+
+
 def test_labels_all_reads_the_gold_labels_and_says_so(volumes):
     root, _ = volumes
     ch = load_raters(root, gold=GOLD, labels="all")

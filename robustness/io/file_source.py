@@ -35,7 +35,9 @@ class FileSource:
         The latent true masks of a written synthetic challenge (``truth/``), one per image.
     labels : tuple of int, optional
         Multi-label masks: the label each image reads (an image is one label of one file; its mask is the voxels
-        of that value, whatever the formats say).
+        of that value, whatever the formats say), or the region's name where ``regions`` is given.
+    regions : tuple of (str, tuple of int), optional
+        Label regions: each name and the label values whose union it is (BraTS's whole tumour 1, 2, 4).
     """
 
     annotator_paths: dict
@@ -45,6 +47,7 @@ class FileSource:
     shapes: tuple
     truth_paths: tuple | None = None  # the latent true masks of a written synthetic challenge (truth/)
     labels: tuple | None = None
+    regions: tuple | None = None
     reads_into = True  # read(..., out=buffer) decodes into the caller's buffer
 
     @property
@@ -90,7 +93,10 @@ class FileSource:
         if path is None:
             return np.zeros(self.shapes[image], dtype=bool), None
         if self.labels is not None:
-            mask, note = read_volume(path)[0] == self.labels[image], None
+            volume = read_volume(path)[0]
+            mask = (np.isin(volume, dict(self.regions)[self.labels[image]]) if self.regions is not None else
+                    volume == self.labels[image])
+            note = None
         else:
             mask, note = read_mask(path, fmt, out=out)
         if mask.shape != self.shapes[image]:
@@ -117,7 +123,7 @@ class FileSource:
                           {s: pick(v) for s, v in self.run_paths.items()},
                           self.annotator_format, self.run_format, tuple(pick(self.shapes)),
                           None if self.truth_paths is None else tuple(pick(self.truth_paths)),
-                          None if self.labels is None else tuple(pick(self.labels)))
+                          None if self.labels is None else tuple(pick(self.labels)), self.regions)
 
     def _digest(self, fields) -> str:
         h = hashlib.sha256()
@@ -154,7 +160,8 @@ class FileSource:
             "files": self._digest(("st_size", "st_mtime_ns")),
             "annotator_format": repr(self.annotator_format),
             "run_format": repr(self.run_format),
-        } | ({} if self.labels is None else {"labels": list(self.labels)})
+        } | ({} if self.labels is None else {"labels": list(self.labels)}) | (
+            {} if self.regions is None else {"regions": [[n, list(v)] for n, v in self.regions]})
 
     def cache_key(self) -> str:
         """Key of cached counts: adds each file's inode and status-change time, which ``os.utime`` cannot restore.

@@ -337,7 +337,8 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
           annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
           run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
           sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None,
-          labels: Sequence[int] | None = None, spacings: Sequence[tuple] | None = None) -> Challenge:
+          labels: Sequence[int] | None = None, spacings: Sequence[tuple] | None = None,
+          regions: dict | None = None) -> Challenge:
     """The file-backed challenge of the images that are kept.
 
     Parameters
@@ -360,7 +361,9 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
     truth_paths : sequence of Path, optional
         The latent true masks, one per image (a written synthetic challenge).
     labels : sequence of int, optional
-        The label each image reads from its multi-label files (:class:`FileSource`).
+        The label each image reads from its multi-label files (:class:`FileSource`), or its region's name.
+    regions : dict, optional
+        Region name -> the label values whose union it is.
     spacings : sequence of tuple, optional
         Each image's voxel size (medical images).
 
@@ -384,7 +387,8 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
     annotated = np.array([[ann_paths[a][i] is not None for a in annotators] for i in range(idx.size)])
     truth_paths = None if truth_paths is None else tuple(pick(truth_paths))
     source = FileSource(ann_paths, run_paths, ann_fmt, sys_fmt, shapes, truth_paths,
-                        None if labels is None else tuple(pick(labels)))
+                        None if labels is None else tuple(pick(labels)),
+                        None if regions is None else tuple((n, tuple(v)) for n, v in regions.items()))
     return Challenge(
         images=tuple(pick(images)),
         encounters=tuple(pick(encounters)),

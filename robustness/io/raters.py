@@ -89,7 +89,7 @@ def load_raters(
     missing: str = "error",
     mismatched: str = "error",
     empty_folders: str = "error",
-    labels: list[int] | tuple[int, ...] | str | None = None,
+    labels: list[int] | tuple[int, ...] | str | dict | None = None,
 ) -> Challenge:
     """Load a "one sub-folder per rater" challenge (e.g. BU-BIL).
 
@@ -117,7 +117,10 @@ def load_raters(
         Multi-label masks (medical images): score each of these labels as its own mask (``'all'``: every label
         the gold annotators' masks hold, read once at loading). Each file then gives one image per label,
         ``<image>.label<L>``, whose encounter is the file's image: its labels are resampled together. The
-        foreground options do not apply (a label's mask is the voxels of that value).
+        foreground options do not apply (a label's mask is the voxels of that value). A dict names regions,
+        each the union of label values (``{"WT": (1, 2, 4), "TC": (1, 4), "ET": (4,)}``, BraTS's; KiTS's
+        ``{"kidney": (1, 2, 3), "masses": (2, 3), "tumor": (2,)}``): one image per file and region,
+        ``<image>.<region>``, scored, ranked and reported like a label.
 
     Returns
     -------
@@ -286,7 +289,18 @@ def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, in
 
 
 def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:
-    """One image per (file, label): the file's paths repeated, each reading one label."""
+    """One image per (file, label) or (file, region): the file's paths repeated, each reading one label or region."""
+    if isinstance(labels, dict):
+        regions = {str(n): tuple(int(v) for v in values) for n, values in labels.items()}
+        if not regions or any(not v or min(v) < 1 or len(set(v)) != len(v) for v in regions.values()):
+            raise InputError(f"--regions: each region lists distinct labels >= 1 (0 is the background), got "
+                             f"{labels}")
+        rows = [(i, name) for i in range(len(images)) for name in regions]
+        repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
+        return build([f"{images[i]}.{name}" for i, name in rows], repeat(images), repeat(shapes), gold,
+                     {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
+                     np.array(repeat(list(keep))), fmt, fmt, notes, labels=[name for _, name in rows],
+                     spacings=None if spacings is None else repeat(spacings), regions=regions)
     if isinstance(labels, str):
         if labels != "all":
             raise InputError(f"--labels must be a list of labels or 'all', got {labels!r}")

@@ -270,6 +270,9 @@ def _layout(challenge) -> dict:
     labels = getattr(challenge.source, "labels", None)
     if labels is not None:
         out["labels"] = sorted(set(labels))
+    regions = getattr(challenge.source, "regions", None)
+    if regions is not None:
+        out["regions"] = {name: list(values) for name, values in regions}
     return out
 
 

@@ -252,8 +252,11 @@ def _overview(r: Report, res: StudyResult) -> None:
         kind = "volumes" if inp.get("volumes") else "images"
         how = (f"the bootstrap resamples {kind} with all their labels" if boot_unit == "encounter" else
                "the bootstrap resamples label masks one by one")
-        grouped = (f" ({inp['encounters']} {kind} x {len(inp['labels'])} labels "
-                   f"{', '.join(map(str, inp['labels']))}; {how})")
+        regions = inp.get("regions")
+        named = (", ".join(f"{n} (labels {'+'.join(map(str, v))})" for n, v in regions.items()) if regions else
+                 ", ".join(map(str, inp["labels"])))
+        grouped = (f" ({inp['encounters']} {kind} x {len(inp['labels'])} {'regions' if regions else 'labels'} "
+                   f"{named}; {how})")
         r.paragraph(f"Input: {inp['source']} — {inp['images']} label masks per run{grouped}, "
                     f"{inp['runs']} runs, annotators per label mask: "
                     + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
