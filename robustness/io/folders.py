@@ -337,7 +337,7 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
           annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
           run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
           sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None,
-          labels: Sequence[int] | None = None, spacings: Sequence[tuple] | None = None,
+          labels: Sequence[int | str] | None = None, spacings: Sequence[tuple] | None = None,
           regions: dict | None = None) -> Challenge:
     """The file-backed challenge of the images that are kept.
 

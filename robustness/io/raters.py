@@ -295,12 +295,12 @@ def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, no
         if not regions or any(not v or min(v) < 1 or len(set(v)) != len(v) for v in regions.values()):
             raise InputError(f"--regions: each region lists distinct labels >= 1 (0 is the background), got "
                              f"{labels}")
-        rows = [(i, name) for i in range(len(images)) for name in regions]
-        repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
-        return build([f"{images[i]}.{name}" for i, name in rows], repeat(images), repeat(shapes), gold,
-                     {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
-                     np.array(repeat(list(keep))), fmt, fmt, notes, labels=[name for _, name in rows],
-                     spacings=None if spacings is None else repeat(spacings), regions=regions)
+        named = [(i, name) for i in range(len(images)) for name in regions]
+        again = lambda seq: [seq[i] for i, _ in named]  # noqa: E731
+        return build([f"{images[i]}.{name}" for i, name in named], again(images), again(shapes), gold,
+                     {a: again(v) for a, v in ann_paths.items()}, {r: again(v) for r, v in run_paths.items()},
+                     np.array(again(list(keep))), fmt, fmt, notes, labels=[name for _, name in named],
+                     spacings=None if spacings is None else again(spacings), regions=regions)
     if isinstance(labels, str):
         if labels != "all":
             raise InputError(f"--labels must be a list of labels or 'all', got {labels!r}")
