@@ -229,6 +229,42 @@ def primary_scheme(args: argparse.Namespace, strategies) -> Scheme:
     return default_scheme(strategies, official=official)
 
 
+def check_label_tolerances(metrics: Iterable[str], args: argparse.Namespace, found=None) -> None:
+    """Refuse an NSD with a tolerance per label (``nsd@kidney=1.033/..``) whose labels are not the ones scored.
+
+    Before any reading the labels are ``--regions``' names or ``--labels``' values; ``found`` (the loaded
+    challenge's labels) checks ``--labels all``. Every label scored needs a tolerance, and every tolerance a label
+    (a misspelt region would otherwise go unused). Raises ValueError.
+    """
+    from robustness.overlap.boundary import boundary_metric, is_boundary_metric
+
+    regions, labels = getattr(args, "regions", None), getattr(args, "labels", None)
+    for name in metrics:
+        if not is_boundary_metric(name):
+            continue
+        metric = boundary_metric(name)
+        if not metric.tolerances:
+            continue
+        if found is not None:
+            scored = sorted({str(v) for v in found}, key=str)
+        elif regions:
+            scored = [str(n) for n, _ in regions]
+        elif labels is None:
+            raise ValueError(f"{metric.name} gives a tolerance per label: score the labels with --regions or "
+                             "--labels (--layout raters)")
+        elif isinstance(labels, str):
+            continue  # --labels all: checked once the labels are found
+        else:
+            scored = [str(v) for v in labels]
+        given = [n for n, _ in metric.tolerances]
+        missing, unused = [n for n in scored if n not in given], [n for n in given if n not in scored]
+        if missing or unused:
+            raise ValueError(f"{metric.name}: " + "; ".join(
+                ([f"no tolerance for {', '.join(missing)}"] if missing else [])
+                + ([f"{', '.join(unused)} not scored"] if unused else []))
+                + f" (the labels scored: {', '.join(scored)})")
+
+
 def _check_synthetic_volume(args: argparse.Namespace) -> None:
     """``--synthetic-depth`` within the voxel bound for the slice size, ``--synthetic-spacing`` within its range."""
     from robustness.synthetic.challenge import MAX_SPACING, MIN_SPACING, max_depth

@@ -32,7 +32,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--bootstrap-unit", choices=("image", "encounter"), default="encounter",
                    help="unit resampled by the bootstrap (default encounter: its images are not independent)")
     g.add_argument("--boundary", metavar="M1,M2,..", type=_types.boundary_list, default=(),
-                   help="boundary metrics per image with the voxel spacing (nsd@<tolerance>, hd95, assd, hd) and "
+                   help="boundary metrics per image with the voxel spacing (nsd@<tolerance> or one per label "
+                        "nsd@kidney=1.033/tumor=1.15, hd95, hd<P>, assd, masd, hd, volume_similarity, "
+                        "abs_volume_difference) and "
                         "lesion-wise ones (lesion_dice, lesion_jaccard, lesion_hd95, lesion_nsd@<tolerance>, "
                         "lesion_f1, lesion_precision, lesion_recall, pq, sq, fp_lesions, fn_lesions, fp_volume, "
                         "fn_volume; docs/volumes.md), "
@@ -54,6 +56,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     with _study.feedback(args):
         started = time.time()
+        from robustness.errors import InputError
         from robustness.results.folder import ResultsDir
         from robustness.statistics.ranks import check_target
         from robustness.studies.rank_convergence import RankConvergenceOptions, run
@@ -64,6 +67,7 @@ def main(argv=None) -> int:
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
                 rope=args.rope)
+            _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))
         say = _study.say(args)
@@ -71,6 +75,12 @@ def main(argv=None) -> int:
                   _study.design_answer(args.design, data=args.data, out=args.out, strategies=golds))
         challenge = _cli.load(args)
         check_target(options.target, challenge.n_runs)
+        if getattr(challenge.source, "labels", None) is not None:
+            try:
+                _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args,
+                                            found=challenge.source.labels)
+            except ValueError as exc:
+                raise InputError(f"{args.data}: {exc}") from None
         if design is not None:
             _study.check_design_input(design, challenge)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)

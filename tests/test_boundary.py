@@ -193,6 +193,28 @@ def test_names_directions_and_refusals():
         surface_distances(np.zeros(3), np.zeros(3))
 
 
+def test_a_tolerance_per_label_names_its_labels_and_scores_each_at_its_own():
+    per = boundary_metric("nsd@kidney=1.0330/masses=1.133/tumor=1.15")
+    assert per.name == "nsd@kidney=1.033/masses=1.133/tumor=1.15" and is_boundary_metric(per.name)
+    assert per.for_label("masses").tolerance == 1.133 and per.for_label("masses").kind == "nsd"
+    assert boundary_metric("nsd@1=2/2=3").for_label(2).tolerance == 3.0  # label values match by their text
+    a = np.zeros((5, 9, 9), bool)
+    a[1:4, 2:7, 2:7] = True
+    b = np.roll(a, 2, axis=2)  # every border distance is 0 or a multiple of 0.7 (spacing 0.7 along x)
+    for label, tol in (("kidney", 1.033), ("tumor", 1.15)):
+        got = boundary_scores(a, b, [per], (1.0, 1.0, 0.7), label=label)
+        assert got[0] == boundary_scores(a, b, [f"nsd@{tol}"], (1.0, 1.0, 0.7))[0]
+    assert boundary_scores(a, b, [per], (1.0, 1.0, 0.7), label="kidney")[0] != boundary_scores(
+        a, b, ["nsd@1.5"], (1.0, 1.0, 0.7))[0]
+    with pytest.raises(ValueError, match="no tolerance for label 'cyst'"):
+        per.for_label("cyst")
+    with pytest.raises(ValueError, match="no tolerance for label None"):
+        boundary_scores(a, b, [per])
+    for bad in ("nsd@kidney=1/kidney=2", "nsd@kidney=0"):
+        with pytest.raises(ValueError, match="each label once, with a positive tolerance"):
+            boundary_metric(bad)
+
+
 # -- SimpleITK, an independent implementation ---------------------------------------------------------------------
 
 def _sitk_image(mask, spacing):

@@ -239,7 +239,7 @@ REGISTRIES = {
     "robustness.overlap.metrics": ("METRICS", "register_metric"),
     "robustness.overlap.gold": ("STRATEGIES", "register_strategy"),
     "robustness.overlap.empty": ("EMPTY_POLICIES", "register_empty_policy"),
-    "robustness.overlap.boundary": ("BOUNDARY_METRICS", "register_boundary_metric"),
+    "robustness.overlap.boundary_names": ("BOUNDARY_METRICS", "register_boundary_metric"),
     "robustness.statistics.ranking_methods": ("RANKING_METHODS", "register_ranking"),
     "robustness.results.study_result": ("TABLES", "register_table"),
     "robustness.results.claims": ("CLAIMS", "register_claim"),
@@ -258,7 +258,7 @@ def test_every_registry_is_a_dict_its_register_function_fills():
         registry, add = getattr(module, table), getattr(module, register)
         assert isinstance(registry, dict) and registry and callable(add), module_name
     for module_name in ("robustness.overlap.metrics", "robustness.overlap.gold", "robustness.overlap.empty",
-                        "robustness.overlap.boundary", "robustness.statistics.ranking_methods"):
+                        "robustness.overlap.boundary_names", "robustness.statistics.ranking_methods"):
         module = importlib.import_module(module_name)
         table, register = REGISTRIES[module_name]
         registry = getattr(module, table)
@@ -294,6 +294,7 @@ LITERAL_NAMES = {
 _NAMES = {"majority", "intersection", "union", "staple", "rand1", "rand2", "rand3", "jaccard", "dice", "hd95", "assd",
           "hd", "nsd"}
 _HOMES = {"robustness/overlap/gold.py", "robustness/overlap/metrics.py", "robustness/overlap/boundary.py",
+          "robustness/overlap/boundary_names.py",
           "robustness/scheme.py"}
 
 

@@ -89,6 +89,67 @@ def test_regions_are_unions_of_labels_scored_like_labels(volumes, tmp_path, caps
         assert not (tmp_path / "o").exists()
 
 
+def _hand_nsd(a, b, spacing, tol):
+    """NSD by brute force: face-border voxels (outside the array is background), every pairwise distance."""
+    def border(mask):
+        padded = np.pad(mask, 1)
+        inner = np.ones_like(mask)
+        for axis in range(3):
+            for shift in (-1, 1):
+                inner &= np.roll(padded, shift, axis=axis)[1:-1, 1:-1, 1:-1]
+        return np.argwhere(mask & ~inner) * np.asarray(spacing)
+
+    pa, pb = border(a), border(b)
+    d = np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1))
+    return ((d.min(1) <= tol).sum() + (d.min(0) <= tol).sum()) / (len(pa) + len(pb))
+
+
+def test_kits_regions_with_a_tolerance_each_equal_a_hand_computation(volumes, tmp_path, capsys):
+    """KiTS23 style: regions as unions of labels, each scored by the NSD at its own tolerance
+    (nsd@kidney=1.033/tumor=1.15), equal to a brute-force NSD of the region's masks at that tolerance; a label
+    without a tolerance, or a tolerance without a label, is refused in one line before any work."""
+    from experiments import rank_convergence as job
+    from experiments._cli import run as cli_run
+
+    root, _ = volumes
+    ch = load_raters(root, gold=GOLD, labels={"kidney": (1, 2), "tumor": (2,)})
+    metric = "nsd@kidney=1.033/tumor=1.15"
+    counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=(metric,))
+    maj = counts.strategies.index("majority")
+    tolerances = {"kidney": 1.033, "tumor": 1.15}
+    spacing = ch.spacing(0)
+    checked = 0
+    for i, image in enumerate(ch.images):
+        volume, region = image.rsplit(".", 1)
+        values = (1, 2) if region == "kidney" else (2,)
+        annotators = [np.isin(_labels(root / a / f"{volume}.nii.gz"), values) for a in GOLD]
+        majority = np.sum(annotators, axis=0) >= 2
+        for r, run in enumerate(ch.runs):
+            m = np.isin(_labels(root / run / f"{volume}.nii.gz"), values)
+            if m.any() and majority.any():
+                want = _hand_nsd(m, majority, spacing, tolerances[region])
+                assert counts.boundary[maj, r, i, 0] == pytest.approx(want, abs=1e-12), (image, run)
+                checked += 1
+    assert checked >= 30
+    # the two tolerances differ on these volumes' spacing: scoring the tumour at the kidney's tolerance changes it
+    one = compute_overlap(ch, strategies=["majority"], rng=0, boundary=("nsd@1.033",))
+    tumour = [i for i, name in enumerate(ch.images) if name.endswith(".tumor")]
+    kidney = [i for i, name in enumerate(ch.images) if name.endswith(".kidney")]
+    np.testing.assert_array_equal(one.boundary[maj][:, kidney], counts.boundary[maj][:, kidney])
+    assert not np.array_equal(one.boundary[maj][:, tumour], counts.boundary[maj][:, tumour])
+    base = ["--data", str(root), "--layout", "raters", "--gold", ",".join(GOLD), "--out", str(tmp_path / "o")]
+    for argv, message in (
+            (["--regions", "kidney=1,2", "tumor=2", "--boundary", "nsd@kidney=1.033"], "no tolerance for tumor"),
+            (["--regions", "kidney=1,2", "--boundary", metric], "tumor not scored"),
+            (["--boundary", metric], "score the labels with --regions or --labels"),
+            (["--labels", "1,2", "--boundary", metric], "no tolerance for 1, 2"),
+            (["--labels", "all", "--boundary", "nsd@1=1/3=2"], "no tolerance for 2; 3 not scored")):
+        code = cli_run(job.main, base + argv)
+        errors = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("warning: ")]
+        assert code == 2 and len(errors) == 1 and message in errors[0], (argv, errors)
+        assert not (tmp_path / "o").exists()
+
+
 def test_labels_all_reads_the_gold_labels_and_says_so(volumes):
     root, _ = volumes
     ch = load_raters(root, gold=GOLD, labels="all")

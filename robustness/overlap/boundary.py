@@ -40,220 +40,25 @@ Empty masks (:func:`boundary_scores`), in the spirit of the overlap metrics' bot
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from robustness import _kernels
+from robustness.overlap.boundary_names import (
+    BOUNDARY_METRICS,
+    BoundaryMetric,
+    boundary_metric,
+    is_boundary_metric,
+    register_boundary_metric,
+)
 from robustness.overlap.empty import EmptyPolicy, empty_policy
-from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind, lesion_matrix
-from robustness.overlap.surface_stats import SLACK, assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
+from robustness.overlap.lesions import lesion_matrix
+from robustness.overlap.surface_stats import SLACK
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES"]
-
-_NSD = re.compile(r"^nsd@(?P<tol>[0-9]*\.?[0-9]+)$")
-_HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
-
-
-@dataclass(frozen=True)
-class BoundaryMetric:
-    """One boundary metric: its name, what it reduces the two directed distance sets to, its direction.
-
-    Attributes
-    ----------
-    name : str
-    kind : {'nsd', 'hd95', 'hdp', 'assd', 'masd', 'hd', 'volume', 'lesion'}
-    tolerance : float
-        The NSD's tolerance in physical units, ``hd<P>``'s percentile (0 for the others).
-    lower_better : bool
-    description : str
-    statistic : str
-        A lesion-wise metric's statistic (:mod:`robustness.overlap.lesions`; ``lesion_nsd`` for every tolerance).
-    """
-
-    name: str
-    kind: str
-    tolerance: float = 0.0
-    lower_better: bool = True
-    description: str = ""
-    statistic: str = ""
-
-    @property
-    def best(self) -> float:
-        """The value of perfect agreement (a count or volume of missed lesions: 0)."""
-        return 0.0 if self.lower_better else 1.0
-
-    def worst(self, worst_distance: ArrayLike) -> ArrayLike:
-        """The value of no agreement: NSD 0, a distance the largest one in the image (``worst_distance``).
-
-        Parameters
-        ----------
-        worst_distance : float or ndarray
-            The image's diagonal in physical units (one per image for an array).
-
-        Returns
-        -------
-        float or ndarray
-        """
-        shape = np.shape(worst_distance)
-        distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic == "lesion_hd95"
-        return np.asarray(worst_distance, dtype=np.float64) if distance else np.zeros(shape)
-
-    def both_empty(self, policy: EmptyPolicy, worst_distance: ArrayLike) -> ArrayLike:
-        """What a pair of two empty masks scores under the both-empty policy (module notes).
-
-        Parameters
-        ----------
-        policy : EmptyPolicy
-        worst_distance : float or ndarray
-            The image's diagonal (see :meth:`worst`).
-
-        Returns
-        -------
-        float or ndarray
-            The best value under ``one``, the worst under ``zero``, nan otherwise.
-        """
-        if policy.value == 0.0:
-            return self.worst(worst_distance)
-        return np.full(np.shape(worst_distance), self.best if policy.value == 1.0 else np.nan)
-
-    def reduce(self, d_ab: np.ndarray, d_ba: np.ndarray) -> float:
-        """The metric from the two directed distance sets (both non-empty, finite).
-
-        Parameters
-        ----------
-        d_ab, d_ba : ndarray
-            Distances from every border voxel of one mask to the other's border, and back.
-
-        Returns
-        -------
-        float
-        """
-        if self.kind == "nsd":
-            return nsd_of(d_ab, d_ba, self.tolerance)
-        if self.kind == "hd95":
-            return hd95_of(d_ab, d_ba)
-        if self.kind == "hdp":
-            return hdp_of(d_ab, d_ba, self.tolerance)
-        if self.kind == "assd":
-            return assd_of(d_ab, d_ba)
-        if self.kind == "masd":
-            return masd_of(d_ab, d_ba)
-        return hd_of(d_ab, d_ba)
-
-
-#: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
-BOUNDARY_METRICS: dict[str, BoundaryMetric] = {}
-
-
-def register_boundary_metric(metric: BoundaryMetric) -> BoundaryMetric:
-    """Add (or replace) a fixed boundary metric in :data:`BOUNDARY_METRICS`.
-
-    Parameters
-    ----------
-    metric : BoundaryMetric
-
-    Returns
-    -------
-    BoundaryMetric
-        ``metric``, registered.
-    """
-    if not isinstance(metric, BoundaryMetric):
-        raise TypeError(f"expected a BoundaryMetric, got {type(metric).__name__}")
-    BOUNDARY_METRICS[metric.name] = metric
-    return metric
-
-
-for _metric in (
-    BoundaryMetric("hd95", "hd95", description="95th percentile Hausdorff distance (max of both directions)"),
-    BoundaryMetric("assd", "assd", description="average symmetric surface distance"),
-    BoundaryMetric("hd", "hd", description="Hausdorff distance (maximum of both directions)"),
-    BoundaryMetric("masd", "masd", description="mean average surface distance (mean of both directions' means)"),
-    BoundaryMetric("volume_similarity", "volume", lower_better=False,
-                   description="volume similarity, 1 - |(|A| - |B|)| / (|A| + |B|)"),
-    BoundaryMetric("abs_volume_difference", "volume", description="absolute volume difference (physical units)"),
-):
-    register_boundary_metric(_metric)
-
-
-def is_boundary_metric(name: str) -> bool:
-    """Whether ``name`` is a boundary metric (``hd95``, ``assd``, ``hd`` or ``nsd@<tolerance>``).
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> is_boundary_metric("nsd@2"), is_boundary_metric("jaccard")
-    (True, False)
-    """
-    return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _HDP.match(name) is not None
-            or is_lesion_metric(name))
-
-
-def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
-    """The boundary metric of a name.
-
-    Parameters
-    ----------
-    name : str or BoundaryMetric
-        ``hd95``, ``assd``, ``hd``, or ``nsd@<tolerance>`` with the tolerance in the images' physical units
-        (``nsd@2``: 2 mm on volumes whose spacing is in mm).
-
-    Returns
-    -------
-    BoundaryMetric
-
-    Raises
-    ------
-    ValueError
-        For an unknown name or a tolerance that is not a positive number.
-
-    Examples
-    --------
-    >>> boundary_metric("nsd@1.5").tolerance
-    1.5
-    """
-    if isinstance(name, BoundaryMetric):
-        return name
-    if name in BOUNDARY_METRICS:
-        return BOUNDARY_METRICS[name]
-    hdp = _HDP.match(str(name))
-    if hdp is not None:
-        p = float(hdp.group("p"))
-        if not 0 < p <= 100:
-            raise ValueError(f"{name}: the percentile must lie in (0, 100]")
-        return BoundaryMetric(f"hd{_spelled(p, hdp.group('p'))}", "hdp", p,
-                              description=f"{p:g}th percentile Hausdorff distance (max of both directions)")
-    if is_lesion_metric(str(name)):
-        statistic, tol, lower, text = lesion_kind(str(name))
-        spelled = str(name) if statistic != "lesion_nsd" else f"lesion_nsd@{_spelled(tol, str(name).split('@')[1])}"
-        return BoundaryMetric(spelled, "lesion", tol, lower_better=lower, description=text, statistic=statistic)
-    match = _NSD.match(str(name))
-    if match is None:
-        known = (", ".join(sorted(BOUNDARY_METRICS)) + ", nsd@<tolerance>, hd<percentile>, "
-                 + ", ".join(LESION_METRICS) + ", lesion_nsd@<tolerance>")
-        raise ValueError(f"unknown boundary metric {name!r} (known: {known})")
-    tol = float(match.group("tol"))
-    if not tol > 0:
-        raise ValueError(f"{name}: the NSD's tolerance must be positive")
-    return BoundaryMetric(f"nsd@{_spelled(tol, match.group('tol'))}", "nsd", tol, lower_better=False,
-                          description=f"normalised surface distance at a tolerance of {tol:g}")
-
-
-def _spelled(tol: float, given: str) -> str:
-    """One name per tolerance: ``nsd@2.0`` is ``nsd@2`` (a name the pattern reads back)."""
-    spelled = f"{tol:.15g}"
-    return spelled if float(spelled) == tol and "e" not in spelled else given
 
 
 #: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
@@ -344,7 +149,7 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal") -> np.ndarray:
+                    empty_distance: str | float = "diagonal", label: object = None) -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -361,6 +166,8 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     empty_distance : {'diagonal', 'nan', 'inf'} or float
         A distance between an empty and a non-empty mask (:data:`EMPTY_DISTANCES`; also the HD95 of an unmatched
         lesion).
+    label : int or str, optional
+        The masks' label or region, for a metric with a tolerance per label.
 
     Returns
     -------
@@ -375,7 +182,7 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     >>> boundary_scores(a, np.roll(a, 1, axis=2), ["nsd@1", "hd95", "assd"]).round(4).tolist()
     [1.0, 1.0, 0.3333]
     """
-    table = [boundary_metric(m) for m in metrics]
+    table = [boundary_metric(m).for_label(label) for m in metrics]
     if any(m.kind in ("lesion", "volume") for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
                                empty_distance=empty_distance)[0, 0]
@@ -417,7 +224,7 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal") -> np.ndarray:
+                    empty_distance: str | float = "diagonal", label: object = None) -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -434,12 +241,14 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     one_slice : {'2d', '3d'}
         For masks given as arrays (:func:`crop`'s results carry their own).
     empty_distance : {'diagonal', 'nan', 'inf'} or float
+    label : int or str, optional
+        The image's label or region, for a metric with a tolerance per label (:meth:`BoundaryMetric.for_label`).
 
     Returns
     -------
     ndarray (len(references), len(runs), len(metrics))
     """
-    every = [boundary_metric(m) for m in metrics]
+    every = [boundary_metric(m).for_label(label) for m in metrics]
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
     distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume")]

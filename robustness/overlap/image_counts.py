@@ -203,7 +203,9 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     boundary_out = None
     if boundary:  # both-empty pairs nan: the policy applies later
         assert boundary_golds is not None  # cut above when boundary metrics are asked for
+        labels = getattr(challenge.source, "labels", None)
         boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
+                                       label=None if labels is None else labels[image],
                                        empty="official")
         del boundary_runs, boundary_golds
 

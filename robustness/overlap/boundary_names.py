@@ -1,0 +1,256 @@
+"""Boundary metrics by name: :class:`BoundaryMetric`, the registry :data:`BOUNDARY_METRICS` and the parser of names.
+
+Names (their definitions: :mod:`robustness.overlap.boundary`): ``hd95``, ``assd``, ``hd``, ``masd``, ``hd<P>`` (any
+percentile), ``nsd@<tolerance>``, ``nsd@<label>=<tolerance>/<label>=<tolerance>...`` (a tolerance per label or
+region, KiTS23's ``nsd@kidney=1.0330/masses=1.1328/tumor=1.1498``), ``volume_similarity``,
+``abs_volume_difference`` and the lesion-wise metrics of :mod:`robustness.overlap.lesions`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robustness.overlap.empty import EmptyPolicy
+from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind
+from robustness.overlap.surface_stats import assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
+
+__all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric"]
+
+_NSD = re.compile(r"^nsd@(?P<tol>[0-9]*\.?[0-9]+)$")
+_NSD_PER_LABEL = re.compile(r"^nsd@(?P<spec>[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+(/[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+)*)$")
+_HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
+
+
+@dataclass(frozen=True)
+class BoundaryMetric:
+    """One boundary metric: its name, what it reduces the two directed distance sets to, its direction.
+
+    Attributes
+    ----------
+    name : str
+    kind : {'nsd', 'hd95', 'hdp', 'assd', 'masd', 'hd', 'volume', 'lesion'}
+    tolerance : float
+        The NSD's tolerance in physical units, ``hd<P>``'s percentile (0 for the others).
+    lower_better : bool
+    description : str
+    statistic : str
+        A lesion-wise metric's statistic (:mod:`robustness.overlap.lesions`; ``lesion_nsd`` for every tolerance).
+    tolerances : tuple of (str, float)
+        An NSD with a tolerance per label or region (``nsd@kidney=1.033/masses=1.133/tumor=1.15``, KiTS23's):
+        :meth:`for_label` gives the metric of one label.
+    """
+
+    name: str
+    kind: str
+    tolerance: float = 0.0
+    lower_better: bool = True
+    description: str = ""
+    statistic: str = ""
+    tolerances: tuple = ()
+
+    def for_label(self, label: object) -> BoundaryMetric:
+        """The metric as it scores an image of ``label`` (itself unless it has a tolerance per label).
+
+        Parameters
+        ----------
+        label : int or str or None
+            The image's label or region (None: a mask without labels).
+
+        Returns
+        -------
+        BoundaryMetric
+        """
+        if not self.tolerances:
+            return self
+        chosen = dict(self.tolerances).get(str(label))
+        if chosen is None:
+            raise ValueError(f"{self.name}: no tolerance for label {label!r} (given for "
+                             f"{', '.join(n for n, _ in self.tolerances)})")
+        return BoundaryMetric(self.name, "nsd", chosen, lower_better=False, description=self.description)
+
+    @property
+    def best(self) -> float:
+        """The value of perfect agreement (a count or volume of missed lesions: 0)."""
+        return 0.0 if self.lower_better else 1.0
+
+    def worst(self, worst_distance: ArrayLike) -> ArrayLike:
+        """The value of no agreement: NSD 0, a distance the largest one in the image (``worst_distance``).
+
+        Parameters
+        ----------
+        worst_distance : float or ndarray
+            The image's diagonal in physical units (one per image for an array).
+
+        Returns
+        -------
+        float or ndarray
+        """
+        shape = np.shape(worst_distance)
+        distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic == "lesion_hd95"
+        return np.asarray(worst_distance, dtype=np.float64) if distance else np.zeros(shape)
+
+    def both_empty(self, policy: EmptyPolicy, worst_distance: ArrayLike) -> ArrayLike:
+        """What a pair of two empty masks scores under the both-empty policy (module notes).
+
+        Parameters
+        ----------
+        policy : EmptyPolicy
+        worst_distance : float or ndarray
+            The image's diagonal (see :meth:`worst`).
+
+        Returns
+        -------
+        float or ndarray
+            The best value under ``one``, the worst under ``zero``, nan otherwise.
+        """
+        if policy.value == 0.0:
+            return self.worst(worst_distance)
+        return np.full(np.shape(worst_distance), self.best if policy.value == 1.0 else np.nan)
+
+    def reduce(self, d_ab: np.ndarray, d_ba: np.ndarray) -> float:
+        """The metric from the two directed distance sets (both non-empty, finite).
+
+        Parameters
+        ----------
+        d_ab, d_ba : ndarray
+            Distances from every border voxel of one mask to the other's border, and back.
+
+        Returns
+        -------
+        float
+        """
+        if self.kind == "nsd":
+            return nsd_of(d_ab, d_ba, self.tolerance)
+        if self.kind == "hd95":
+            return hd95_of(d_ab, d_ba)
+        if self.kind == "hdp":
+            return hdp_of(d_ab, d_ba, self.tolerance)
+        if self.kind == "assd":
+            return assd_of(d_ab, d_ba)
+        if self.kind == "masd":
+            return masd_of(d_ab, d_ba)
+        return hd_of(d_ab, d_ba)
+
+
+#: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
+BOUNDARY_METRICS: dict[str, BoundaryMetric] = {}
+
+
+def register_boundary_metric(metric: BoundaryMetric) -> BoundaryMetric:
+    """Add (or replace) a fixed boundary metric in :data:`BOUNDARY_METRICS`.
+
+    Parameters
+    ----------
+    metric : BoundaryMetric
+
+    Returns
+    -------
+    BoundaryMetric
+        ``metric``, registered.
+    """
+    if not isinstance(metric, BoundaryMetric):
+        raise TypeError(f"expected a BoundaryMetric, got {type(metric).__name__}")
+    BOUNDARY_METRICS[metric.name] = metric
+    return metric
+
+
+for _metric in (
+    BoundaryMetric("hd95", "hd95", description="95th percentile Hausdorff distance (max of both directions)"),
+    BoundaryMetric("assd", "assd", description="average symmetric surface distance"),
+    BoundaryMetric("hd", "hd", description="Hausdorff distance (maximum of both directions)"),
+    BoundaryMetric("masd", "masd", description="mean average surface distance (mean of both directions' means)"),
+    BoundaryMetric("volume_similarity", "volume", lower_better=False,
+                   description="volume similarity, 1 - |(|A| - |B|)| / (|A| + |B|)"),
+    BoundaryMetric("abs_volume_difference", "volume", description="absolute volume difference (physical units)"),
+):
+    register_boundary_metric(_metric)
+
+
+def is_boundary_metric(name: str) -> bool:
+    """Whether ``name`` is a boundary metric (``hd95``, ``assd``, ``hd`` or ``nsd@<tolerance>``).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_boundary_metric("nsd@2"), is_boundary_metric("jaccard")
+    (True, False)
+    """
+    return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _HDP.match(name) is not None
+            or _NSD_PER_LABEL.match(name) is not None or is_lesion_metric(name))
+
+
+def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
+    """The boundary metric of a name.
+
+    Parameters
+    ----------
+    name : str or BoundaryMetric
+        ``hd95``, ``assd``, ``hd``, or ``nsd@<tolerance>`` with the tolerance in the images' physical units
+        (``nsd@2``: 2 mm on volumes whose spacing is in mm).
+
+    Returns
+    -------
+    BoundaryMetric
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a tolerance that is not a positive number.
+
+    Examples
+    --------
+    >>> boundary_metric("nsd@1.5").tolerance
+    1.5
+    """
+    if isinstance(name, BoundaryMetric):
+        return name
+    if name in BOUNDARY_METRICS:
+        return BOUNDARY_METRICS[name]
+    per_label = _NSD_PER_LABEL.match(str(name))
+    if per_label is not None:
+        pairs = [part.split("=") for part in per_label.group("spec").split("/")]
+        tolerances = tuple((label, float(tol)) for label, tol in pairs)
+        if any(not t > 0 for _, t in tolerances) or len({n for n, _ in tolerances}) != len(tolerances):
+            raise ValueError(f"{name}: each label once, with a positive tolerance")
+        spelled = "/".join(f"{label}={_spelled(t, tol)}" for (label, tol), (_, t) in zip(pairs, tolerances))
+        return BoundaryMetric(f"nsd@{spelled}", "nsd", 0.0, lower_better=False, tolerances=tolerances,
+                              description="normalised surface distance at a tolerance per label: " + ", ".join(
+                                  f"{label} {t:g}" for label, t in tolerances))
+    hdp = _HDP.match(str(name))
+    if hdp is not None:
+        p = float(hdp.group("p"))
+        if not 0 < p <= 100:
+            raise ValueError(f"{name}: the percentile must lie in (0, 100]")
+        return BoundaryMetric(f"hd{_spelled(p, hdp.group('p'))}", "hdp", p,
+                              description=f"{p:g}th percentile Hausdorff distance (max of both directions)")
+    if is_lesion_metric(str(name)):
+        statistic, tol, lower, text = lesion_kind(str(name))
+        spelled = str(name) if statistic != "lesion_nsd" else f"lesion_nsd@{_spelled(tol, str(name).split('@')[1])}"
+        return BoundaryMetric(spelled, "lesion", tol, lower_better=lower, description=text, statistic=statistic)
+    match = _NSD.match(str(name))
+    if match is None:
+        known = (", ".join(sorted(BOUNDARY_METRICS)) + ", nsd@<tolerance>, hd<percentile>, "
+                 + ", ".join(LESION_METRICS) + ", lesion_nsd@<tolerance>")
+        raise ValueError(f"unknown boundary metric {name!r} (known: {known})")
+    tol = float(match.group("tol"))
+    if not tol > 0:
+        raise ValueError(f"{name}: the NSD's tolerance must be positive")
+    return BoundaryMetric(f"nsd@{_spelled(tol, match.group('tol'))}", "nsd", tol, lower_better=False,
+                          description=f"normalised surface distance at a tolerance of {tol:g}")
+
+
+def _spelled(tol: float, given: str) -> str:
+    """One name per tolerance: ``nsd@2.0`` is ``nsd@2`` (a name the pattern reads back)."""
+    spelled = f"{tol:.15g}"
+    return spelled if float(spelled) == tol and "e" not in spelled else given
