@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_population
 	$(PY) -m benchmarks.bench_case_rankings
 	$(PY) -m benchmarks.bench_surface
+	$(PY) -m benchmarks.bench_surfels
 	$(PY) -m benchmarks.bench_pool
 
 # summary.md and report.html with hostile names, opened in headless Chromium (npm's puppeteer-core and

@@ -310,6 +310,36 @@ def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
                 assert abs(counts.boundary[maj, r, i, 3] - hd.GetHausdorffDistance()) <= 1e-6
 
 
+def test_surface_element_metrics_of_the_pixel_pass_equal_deepminds_on_the_volumes(volumes):
+    """KiTS23's surface Dice (NSD on surface elements at 1.1498 mm) and the element HD95 of every run against the
+    majority of the NIfTI volumes' annotators, per label, equal DeepMind's surface-distance on masks built from the
+    files with numpy."""
+    import warnings
+
+    sd = pytest.importorskip("surface_distance", reason="DeepMind's surface-distance (pip install surface-distance)")
+    root, _ = volumes
+    ch = load_raters(root, gold=GOLD, labels=[1, 2])
+    counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=("nsd_surfel@1.1498", "hd95_surfel"))
+    maj = counts.strategies.index("majority")
+    spacing = tuple(float(v) for v in ch.spacing(0))
+    checked = 0
+    for i, image in enumerate(ch.images):
+        volume, label = image.rsplit(".label", 1)
+        annotators = [_labels(root / a / f"{volume}.nii.gz") == int(label) for a in GOLD]
+        majority = np.sum(annotators, axis=0) >= 2
+        for r, run in enumerate(ch.runs):
+            m = _labels(root / run / f"{volume}.nii.gz") == int(label)
+            if not (m.any() and majority.any()):
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                dist = sd.compute_surface_distances(majority, m, spacing)
+            want = [sd.compute_surface_dice_at_tolerance(dist, 1.1498), sd.compute_robust_hausdorff(dist, 95)]
+            np.testing.assert_allclose(counts.boundary[maj, r, i], want, rtol=1e-12, atol=1e-12)
+            checked += 1
+    assert checked >= 30
+
+
 @pytest.mark.slow
 def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the

@@ -56,6 +56,7 @@ from robustness.overlap.boundary_names import (
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.lesions import lesion_matrix
 from robustness.overlap.surface_stats import SLACK
+from robustness.overlap.surfels import elements
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES"]
@@ -183,7 +184,7 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m).for_label(label) for m in metrics]
-    if any(m.kind in ("lesion", "volume") for m in table):
+    if any(m.kind in ("lesion", "volume") or m.surface == "elements" for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
                                empty_distance=empty_distance)[0, 0]
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
@@ -192,9 +193,14 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     return _reduced(table, d_ab, d_ba, worst_distance, empty_policy(empty))
 
 
-def _reduced(table, d_ab, d_ba, worst_distance, policy):
-    """The metrics from the two directed distance sets, empty masks by the module's rules."""
+def _reduced(table, d_ab, d_ba, worst_distance, policy, w_a=None, w_b=None):
+    """The metrics from the two directed distance sets, empty masks by the module's rules.
+
+    With ``w_a`` and ``w_b`` the sets are of surface elements, and these their areas.
+    """
     if d_ab.size and d_ba.size:
+        if w_a is not None:
+            return np.array([m.reduce_weighted(d_ab, w_a, d_ba, w_b) for m in table])
         return np.array([m.reduce(d_ab, d_ba) for m in table])
     if d_ab.size or d_ba.size:  # one mask empty
         return np.array([m.worst(worst_distance) for m in table], dtype=np.float64)
@@ -252,7 +258,6 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
     distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume")]
-    table = [every[k] for k in distance_at]
     policy = empty_policy(empty)
     items = [m if isinstance(m, tuple) else crop(m, one_slice) for m in list(runs) + list(references)]
     shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
@@ -278,23 +283,44 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
         out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
                                              worst_distance, both_empty)
+    for surface in ("voxels", "elements"):
+        at = [k for k in distance_at if every[k].surface == surface]
+        if at:
+            out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
+                                       surface)
+    return out
+
+
+def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface):
+    """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
+
+    One distance transform per mask, on the box that holds every mask's foreground.
+    """
+    out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
-        out[:, :, distance_at] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
+        out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
         return out
     lo, hi = box
-    borders = []
+    borders, weights = [], []
     for box, inside, _, _ in items:
         placed = np.zeros(tuple(hi - lo), dtype=bool)
         if box is not None:
             placed[box[0] - lo[0]:box[1] - lo[0], box[2] - lo[1]:box[3] - lo[1], box[4] - lo[2]:box[5] - lo[2]] = inside
-        borders.append(_kernels.surface_of(placed, planar))
+        if surface == "elements":
+            grid, areas = elements(placed, sp, planar)
+            borders.append(grid)
+            weights.append(areas)
+        else:
+            borders.append(_kernels.surface_of(placed, planar))
+            weights.append(None)
     where = [np.flatnonzero(b) for b in borders]
-    n_r = len(runs)
-    # to_ref[g][r]: run r's border voxels' distances to reference g's border (one transform per reference)
-    to_ref = [_kernels.distances_at(borders[n_r + g], where[:n_r], sp) for g in range(len(references))]
+    n_g = len(items) - n_r
+    # to_ref[g][r]: run r's border's distances to reference g's border (one transform per reference)
+    to_ref = [_kernels.distances_at(borders[n_r + g], where[:n_r], sp) for g in range(n_g)]
     for r in range(n_r):
         to_run = _kernels.distances_at(borders[r], where[n_r:], sp)  # the references' borders to run r's
-        for g in range(len(references)):
-            out[g, r, distance_at] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy)
+        for g in range(n_g):
+            out[g, r] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy, weights[r],
+                                 weights[n_r + g])
     return out

@@ -9,7 +9,7 @@ region, KiTS23's ``nsd@kidney=1.0330/masses=1.1328/tumor=1.1498``), ``volume_sim
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,12 +17,17 @@ from numpy.typing import ArrayLike
 from robustness.overlap.empty import EmptyPolicy
 from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind
 from robustness.overlap.surface_stats import assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
+from robustness.overlap.surfels import assd_weighted, hd_weighted, hdp_weighted, masd_weighted, nsd_weighted
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric"]
 
 _NSD = re.compile(r"^nsd@(?P<tol>[0-9]*\.?[0-9]+)$")
 _NSD_PER_LABEL = re.compile(r"^nsd@(?P<spec>[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+(/[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+)*)$")
 _HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
+#: ``<metric>_surfel`` (``nsd_surfel@<tolerance>``): the distance metric on surface elements
+_SURFEL = re.compile(r"^(?P<base>nsd|hd[0-9.]*|assd|masd)_surfel(?P<rest>@.*)?$")
+#: The kinds a surface model applies to (distances between surfaces)
+_DISTANCE_KINDS = ("nsd", "hd95", "hdp", "assd", "masd", "hd")
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,10 @@ class BoundaryMetric:
     tolerances : tuple of (str, float)
         An NSD with a tolerance per label or region (``nsd@kidney=1.033/masses=1.133/tumor=1.15``, KiTS23's):
         :meth:`for_label` gives the metric of one label.
+    surface : {'voxels', 'elements'}
+        The surface model of a distance metric: border voxels of weight 1 (MetricsReloaded's, the default) or
+        surface elements weighted by their area (DeepMind's, MONAI's ``use_subvoxels``; names ending ``_surfel``,
+        :mod:`robustness.overlap.surfels`).
     """
 
     name: str
@@ -51,6 +60,7 @@ class BoundaryMetric:
     description: str = ""
     statistic: str = ""
     tolerances: tuple = ()
+    surface: str = "voxels"
 
     def for_label(self, label: object) -> BoundaryMetric:
         """The metric as it scores an image of ``label`` (itself unless it has a tolerance per label).
@@ -70,7 +80,7 @@ class BoundaryMetric:
         if chosen is None:
             raise ValueError(f"{self.name}: no tolerance for label {label!r} (given for "
                              f"{', '.join(n for n, _ in self.tolerances)})")
-        return BoundaryMetric(self.name, "nsd", chosen, lower_better=False, description=self.description)
+        return replace(self, tolerance=chosen, tolerances=())
 
     @property
     def best(self) -> float:
@@ -135,6 +145,30 @@ class BoundaryMetric:
             return masd_of(d_ab, d_ba)
         return hd_of(d_ab, d_ba)
 
+    def reduce_weighted(self, d_ab: np.ndarray, w_a: np.ndarray, d_ba: np.ndarray, w_b: np.ndarray) -> float:
+        """The metric from two directed distance sets of surface elements and their areas (both non-empty).
+
+        Parameters
+        ----------
+        d_ab, d_ba : ndarray
+            Every element's distance to the other surface.
+        w_a, w_b : ndarray
+            The elements' areas.
+
+        Returns
+        -------
+        float
+        """
+        if self.kind == "nsd":
+            return nsd_weighted(d_ab, w_a, d_ba, w_b, self.tolerance)
+        if self.kind in ("hd95", "hdp"):
+            return hdp_weighted(d_ab, w_a, d_ba, w_b, 95.0 if self.kind == "hd95" else self.tolerance)
+        if self.kind == "assd":
+            return assd_weighted(d_ab, w_a, d_ba, w_b)
+        if self.kind == "masd":
+            return masd_weighted(d_ab, w_a, d_ba, w_b)
+        return hd_weighted(d_ab, w_a, d_ba, w_b)
+
 
 #: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
 BOUNDARY_METRICS: dict[str, BoundaryMetric] = {}
@@ -186,6 +220,9 @@ def is_boundary_metric(name: str) -> bool:
     >>> is_boundary_metric("nsd@2"), is_boundary_metric("jaccard")
     (True, False)
     """
+    surfel = _SURFEL.match(name)
+    if surfel is not None:
+        return is_boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
     return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _HDP.match(name) is not None
             or _NSD_PER_LABEL.match(name) is not None or is_lesion_metric(name))
 
@@ -215,6 +252,14 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
     """
     if isinstance(name, BoundaryMetric):
         return name
+    surfel = _SURFEL.match(str(name))
+    if surfel is not None:
+        base = boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
+        if base.kind not in _DISTANCE_KINDS:
+            raise ValueError(f"{name}: surface elements apply to nsd, hd95, hd<P>, assd, masd and hd")
+        stem, at, rest = base.name.partition("@")
+        return replace(base, name=f"{stem}_surfel{at}{rest}", surface="elements",
+                       description=base.description + ", on surface elements weighted by area (DeepMind's)")
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
     per_label = _NSD_PER_LABEL.match(str(name))
