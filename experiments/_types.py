@@ -200,6 +200,24 @@ def spacing_list(text: str) -> tuple[float, float, float]:
     return values
 
 
+def empty_distance(text: str) -> str | float:
+    """``--empty-distance``: ``diagonal`` or a finite distance >= 0.
+
+    ``nan`` and ``inf`` (the library's other conventions) would leave a run's mean undefined or infinite: a
+    leaderboard cannot rank by them.
+    """
+    from robustness.overlap.boundary import conventions
+
+    try:
+        value = conventions(empty_distance=text)["empty_distance"]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value != "diagonal" and (isinstance(value, str) or not math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected diagonal or a finite distance >= 0, got {text!r}: nan and inf "
+                                         "leave a run's mean undefined or infinite, so no leaderboard ranks by them")
+    return value
+
+
 def boundary_list(text: str) -> tuple[str, ...]:
     """``--boundary``: boundary metric names (``nsd@2,hd95,assd``), each known, none twice."""
     from robustness.overlap.boundary import boundary_metric

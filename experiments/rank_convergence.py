@@ -40,6 +40,17 @@ def parser() -> argparse.ArgumentParser:
                         "fn_volume; docs/volumes.md), "
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
+    g.add_argument("--empty-distance", metavar="diagonal|NUMBER", type=_types.empty_distance,
+                   default="diagonal",
+                   help="boundary metrics: the distance between an empty and a non-empty mask (default diagonal, the "
+                        "image's largest distance between two voxel centres; or a number such as BraTS's 373.13; "
+                        "MetricsReloaded's nan and DeepMind's inf are the library's, no leaderboard ranks by them)")
+    g.add_argument("--one-slice", choices=("2d", "3d"), default="2d",
+                   help="boundary metrics on a volume of one slice (1 x H x W): 2d scores the image it is (default; "
+                        "SimpleITK, seg-metrics), 3d a slab whose every voxel is border (MetricsReloaded, MONAI)")
+    g.add_argument("--border", choices=("face", "full"), default="face",
+                   help="boundary metrics: border voxels have a background neighbour across a face (default; "
+                        "MetricsReloaded) or across a face, an edge or a corner (full; seg-metrics)")
     _cli.add_primary_option(g)
     _study.add_rope_option(g)
     g.add_argument("--design", metavar="DIR",
@@ -66,7 +77,7 @@ def main(argv=None) -> int:
             options = _study.resampling_options(
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
-                rope=args.rope)
+                rope=args.rope, empty_distance=args.empty_distance, one_slice=args.one_slice, border=args.border)
             _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))

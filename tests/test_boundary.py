@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -212,6 +214,73 @@ def test_a_tolerance_per_label_names_its_labels_and_scores_each_at_its_own():
         boundary_scores(a, b, [per])
     for bad in ("nsd@kidney=1/kidney=2", "nsd@kidney=0"):
         with pytest.raises(ValueError, match="each label once, with a positive tolerance"):
+            boundary_metric(bad)
+
+
+def _full_border_twin(mask, planar):
+    """Foreground voxels with any of the 26 (planar: 8) neighbours in the zero-padded background."""
+    p = np.pad(mask, 1)
+    inner = (slice(1, -1),) * 3
+    edge = np.zeros_like(mask)
+    for dz, dy, dx in itertools.product((-1, 0, 1), repeat=3):
+        if (dz, dy, dx) != (0, 0, 0) and not (planar and dz):
+            edge |= ~np.roll(p, (dz, dy, dx), axis=(0, 1, 2))[inner]
+    return mask & edge
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), planar=st.booleans())
+def test_full_connectivity_borders_equal_their_twin_and_simpleitks_fully_connected_contour(seed, planar):
+    import SimpleITK as sitk
+
+    from robustness.overlap.boundary import _border, conventions
+
+    rng = np.random.default_rng(seed)
+    shape = (1,) + tuple(rng.integers(2, 10, 2)) if planar else tuple(rng.integers(2, 9, 3))
+    mask = rng.random(shape) < rng.uniform(0.2, 0.9)
+    np.testing.assert_array_equal(_border(mask, planar, "full"), _full_border_twin(mask, planar))
+    inner = np.pad(mask, ((0, 0) if planar else (1, 1), (1, 1), (1, 1)))  # away from the array's edge
+    image = sitk.GetImageFromArray((inner[0] if planar else inner).astype(np.uint8))
+    contour = sitk.GetArrayFromImage(sitk.BinaryContour(image, fullyConnected=True)).astype(bool)
+    np.testing.assert_array_equal(_border(inner, planar, "full"), contour[None] if planar else contour)
+    spacing = tuple(rng.uniform(0.5, 2.0, 3))
+    other = np.roll(mask, 1, axis=2)
+    if mask.any() and other.any():
+        b_run, b_ref = _full_border_twin(mask, planar), _full_border_twin(other, planar)
+        pa, pb = np.argwhere(b_run) * spacing, np.argwhere(b_ref) * spacing
+        d = np.sqrt(((pa[:, None] - pb[None]) ** 2).sum(-1))
+        want = max(d.min(1).max(), d.min(0).max())
+        got = boundary_scores(mask, other, ["hd"], spacing, border="full", one_slice="2d")[0]
+        assert got == pytest.approx(want, rel=1e-12)
+    assert conventions(border="full")["border"] == "full"
+    with pytest.raises(ValueError, match="border must be one of face, full"):
+        conventions(border="26")
+    with pytest.raises(ValueError, match="empty_distance must be >= 0"):
+        conventions(empty_distance=-1)
+    with pytest.raises(ValueError, match="empty_distance must be one of"):
+        conventions(empty_distance="far")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_one_direction_of_each_distance_metric_is_that_directions_statistic(seed):
+    rng = np.random.default_rng(seed)
+    shape = tuple(rng.integers(2, 9, 3))
+    run, ref = rng.random(shape) < 0.4, rng.random(shape) < 0.4
+    if not run.any() or not ref.any():
+        return
+    spacing = tuple(rng.uniform(0.5, 2.0, 3))
+    d_run, d_ref = surface_distances(run, ref, spacing)  # the run's border to the reference's, and back
+    names = ["hd95_run_to_ref", "hd95_ref_to_run", "hd90_run_to_ref", "hd_ref_to_run", "masd_run_to_ref",
+             "assd_ref_to_run", "nsd_run_to_ref@1.5", "nsd_ref_to_run@1.5"]
+    want = [np.percentile(d_run, 95), np.percentile(d_ref, 95), np.percentile(d_run, 90), d_ref.max(), d_run.mean(),
+            d_ref.mean(), np.mean(d_run <= 1.5 * (1 + 1e-9)), np.mean(d_ref <= 1.5 * (1 + 1e-9))]
+    np.testing.assert_allclose(boundary_scores(run, ref, names, spacing), want, rtol=1e-12, atol=1e-15)
+    symmetric = boundary_scores(run, ref, ["hd", "hd_run_to_ref", "hd_ref_to_run"], spacing)
+    assert symmetric[0] == max(symmetric[1:])
+    assert boundary_metric("hd95_run_to_ref").lower_better and not boundary_metric("nsd_ref_to_run@2").lower_better
+    for bad in ("pq_run_to_ref", "nsd_run_to_ref@a=1/b=2", "dice_ref_to_run"):
+        with pytest.raises(ValueError):
             boundary_metric(bad)
 
 

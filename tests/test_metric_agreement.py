@@ -59,9 +59,12 @@ def test_both_empty_pairs_follow_the_policy():
     from robustness.overlap import compute_overlap
 
     counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=("nsd@2", "hd95"))
-    b = counts.boundary.copy()
-    b[0, 0, 1] = np.nan  # pretend run 0 and the gold are both empty on image 1
-    counts = replace(counts, boundary=b)
+    b, c = counts.boundary.copy(), counts.counts.copy()
+    b[0, 0, 1] = np.nan  # pretend run 0 and the gold are both empty on image 1: nan, and no voxel counted
+    c[0, 0, 1] = 0
+    nan_convention = replace(counts, boundary=b)  # nan where voxels were counted: empty_distance='nan'
+    assert np.isnan(boundary_values(nan_convention, "majority", "hd95", empty="one")[0, 1])
+    counts = replace(counts, boundary=b, counts=c)
     one = boundary_values(counts, "majority", "hd95", empty="one")
     zero = boundary_values(counts, "majority", "hd95", empty="zero")
     ignore = boundary_values(counts, "majority", "nsd@2", empty="ignore")

@@ -127,6 +127,25 @@ def test_every_surfel_metric_equals_deepminds(seed, planar):
     np.testing.assert_allclose(got, _deepmind_scores(sd, run, reference, spacing, tol), rtol=1e-12, atol=1e-12)
 
 
+def test_one_direction_on_elements_equals_deepminds_directed_numbers():
+    sd = _deepmind()
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        shape = tuple(rng.integers(3, 12, 3))
+        run, reference = _blob(rng, shape), _blob(rng, shape)
+        if not run.any() or not reference.any():
+            continue
+        spacing = tuple(rng.uniform(0.3, 3.0, 3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            dist = sd.compute_surface_distances(reference, run, spacing)
+        gt_to_pred, pred_to_gt = sd.compute_average_surface_distance(dist)
+        overlap_gt, overlap_pred = sd.compute_surface_overlap_at_tolerance(dist, 1.7)
+        got = boundary_scores(run, reference, ["masd_surfel_ref_to_run", "masd_surfel_run_to_ref",
+                                               "nsd_surfel_ref_to_run@1.7", "nsd_surfel_run_to_ref@1.7"], spacing)
+        np.testing.assert_allclose(got, [gt_to_pred, pred_to_gt, overlap_gt, overlap_pred], rtol=1e-12, atol=1e-14)
+
+
 def test_the_matrix_equals_every_pair_and_empty_masks_follow_the_policy():
     rng = np.random.default_rng(3)
     shape, spacing = (6, 9, 8), (2.0, 0.9, 0.8)

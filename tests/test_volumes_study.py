@@ -341,6 +341,61 @@ def test_surface_element_metrics_of_the_pixel_pass_equal_deepminds_on_the_volume
 
 
 @pytest.mark.slow
+def test_boundary_conventions_reach_the_pixel_pass_the_options_and_the_report(tmp_path, capsys):
+    """--border, --one-slice and --empty-distance: the pass's metrics equal boundary_scores under the same
+    conventions on one-slice volumes read from the files; the report says how one-slice volumes and borders were
+    scored; a convention no leaderboard can rank by is refused in one line before any work."""
+    import json
+
+    from experiments import rank_convergence as job
+    from experiments._cli import run as cli_run
+    from robustness.overlap.boundary import boundary_scores
+
+    root = tmp_path / "flat"
+    write_volume_challenge(root, VolumeConfig(n_volumes=4, shape=(8, 30, 32), spacing=(3.0, 0.8, 0.7), labels=2,
+                                              n_annotators=3, n_runs=4), rng=5)
+    for path in root.glob("*/*.nii.gz"):  # keep the middle slice: volumes of one slice, as converted 2D data
+        image = sitk.ReadImage(str(path))
+        sitk.WriteImage(image[:, :, 4:5], str(path))
+    ch = load_raters(root, gold=GOLD, labels=[1])
+    metrics = ("hd95", "assd", "hd95_surfel")
+    for chosen in ({"border": "full", "one_slice": "2d", "empty_distance": 373.13},
+                   {"border": "face", "one_slice": "3d", "empty_distance": "diagonal"}):
+        counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=metrics, boundary_conventions=chosen)
+        maj = counts.strategies.index("majority")
+        for i, image in enumerate(ch.images):
+            volume = image.rsplit(".label", 1)[0]
+            majority = np.sum([_labels(root / a / f"{volume}.nii.gz") == 1 for a in GOLD], axis=0) >= 2
+            for r, run in enumerate(ch.runs):
+                m = _labels(root / run / f"{volume}.nii.gz") == 1
+                want = boundary_scores(m, majority, metrics, ch.spacing(i), empty="official", **chosen)
+                np.testing.assert_allclose(counts.boundary[maj, r, i], want, rtol=1e-12, equal_nan=True)
+        default = compute_overlap(ch, strategies=["majority"], rng=0, boundary=metrics)
+        assert np.isfinite(counts.boundary[maj]).sum() >= 24  # the slices hold objects
+        assert not np.allclose(counts.boundary[maj, ..., 1], default.boundary[maj, ..., 1], equal_nan=True)
+    out = tmp_path / "out"
+    base = ["--data", str(root), "--layout", "raters", "--gold", ",".join(GOLD), "--labels", "1"]
+    code = cli_run(job.main, base + ["--boundary", "hd95,nsd_surfel@1", "--border", "full", "--empty-distance",
+                                     "373.13", "--orders", "10", "--bootstrap", "50", "--outer", "10", "--quiet",
+                                     "--no-figures", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    options = json.loads((out / "meta.json").read_text())["options"]
+    assert (options["border"], options["empty_distance"], options["one_slice"]) == ("full", 373.13, "2d")
+    summary = (out / "summary.md").read_text()
+    assert "4 of 4 images are volumes of one slice (1 x H x W)" in summary
+    assert "distances 373.13 (--empty-distance)" in summary and "--border full" in summary
+    assert "weight surface elements by their area" in summary
+    for argv, message in ((["--empty-distance", "nan"], "no leaderboard ranks by them"),
+                          (["--empty-distance", "-2"], "empty_distance must be >= 0"),
+                          (["--border", "26"], "invalid choice: '26'")):
+        code = cli_run(job.main, base + ["--boundary", "hd95", "--out", str(tmp_path / "refused")] + argv)
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and "\n" not in err and message in err, (argv, err)
+        assert not (tmp_path / "refused").exists()
+
+
+@pytest.mark.slow
 def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
     challenge's slices and physical size, ranks the runs by a boundary metric beside Jaccard on every simulated

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import ndimage
 
 from robustness import _kernels
 from robustness.overlap.boundary_names import (
@@ -59,7 +60,8 @@ from robustness.overlap.surface_stats import SLACK
 from robustness.overlap.surfels import elements
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
-           "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES"]
+           "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES",
+           "BORDERS", "conventions"]
 
 
 #: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
@@ -71,6 +73,61 @@ ONE_SLICE = ("2d", "3d")
 #: distance between two voxel centres, so that an empty answer never beats a poor one), ``nan`` (MetricsReloaded:
 #: left out), ``inf`` (DeepMind's surface-distance, MONAI), or a number (BraTS: 373.13).
 EMPTY_DISTANCES = ("diagonal", "nan", "inf")
+
+#: Which foreground voxels are border: ``face`` (the default: a face neighbour, 6 in 3D and 4 in 2D, in the
+#: background; MetricsReloaded's, SimpleITK's ``BinaryContour(fullyConnected=False)``) or ``full`` (any of the 26, in
+#: 2D 8, neighbours: ``BinaryContour(fullyConnected=True)``, seg-metrics' default). Outside the array is background.
+BORDERS = ("face", "full")
+
+
+def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face") -> dict:
+    """The conventions of the boundary metrics, checked: the keyword arguments of :func:`boundary_matrix`.
+
+    Parameters
+    ----------
+    empty_distance : {'diagonal', 'nan', 'inf'} or float
+        :data:`EMPTY_DISTANCES`.
+    one_slice : {'2d', '3d'}
+        :data:`ONE_SLICE`.
+    border : {'face', 'full'}
+        :data:`BORDERS`.
+
+    Returns
+    -------
+    dict
+        The three, a number as a float.
+
+    Raises
+    ------
+    ValueError
+        For a value outside its list (a negative or non-numeric distance).
+
+    Examples
+    --------
+    >>> conventions(empty_distance="373.13")
+    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face'}
+    """
+    if isinstance(empty_distance, str) and empty_distance not in EMPTY_DISTANCES:
+        try:
+            empty_distance = float(empty_distance)
+        except ValueError:
+            raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
+                             f"{empty_distance!r}") from None
+    _worst_distance((1, 1, 1), np.ones(3), empty_distance)  # refuses a negative or nan number
+    if one_slice not in ONE_SLICE:
+        raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
+    if border not in BORDERS:
+        raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
+    return {"empty_distance": empty_distance if isinstance(empty_distance, str) else float(empty_distance),
+            "one_slice": one_slice, "border": border}
+
+
+def _border(placed: np.ndarray, planar: bool, border: str) -> np.ndarray:
+    """The border voxels of a 3D mask under :data:`BORDERS`' rule (outside the array is background)."""
+    if border == "face":
+        return _kernels.surface_of(placed, planar)
+    structure = np.ones((1, 3, 3) if planar else (3, 3, 3), dtype=bool)
+    return placed & ~ndimage.binary_erosion(placed, structure=structure, border_value=0)
 
 
 def _as_volume(mask: ArrayLike, one_slice: str = "2d") -> tuple[np.ndarray, bool]:
@@ -150,7 +207,8 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal", label: object = None) -> np.ndarray:
+                    empty_distance: str | float = "diagonal", label: object = None,
+                    border: str = "face") -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -169,6 +227,8 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
         lesion).
     label : int or str, optional
         The masks' label or region, for a metric with a tolerance per label.
+    border : {'face', 'full'}
+        Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics).
 
     Returns
     -------
@@ -184,9 +244,9 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m).for_label(label) for m in metrics]
-    if any(m.kind in ("lesion", "volume") or m.surface == "elements" for m in table):
+    if border != "face" or any(m.kind in ("lesion", "volume") or m.surface == "elements" for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
-                               empty_distance=empty_distance)[0, 0]
+                               empty_distance=empty_distance, border=border)[0, 0]
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
     vol, planar = _as_volume(run, one_slice)
     worst_distance = _worst_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
@@ -230,7 +290,8 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal", label: object = None) -> np.ndarray:
+                    empty_distance: str | float = "diagonal", label: object = None,
+                    border: str = "face") -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -249,11 +310,15 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     empty_distance : {'diagonal', 'nan', 'inf'} or float
     label : int or str, optional
         The image's label or region, for a metric with a tolerance per label (:meth:`BoundaryMetric.for_label`).
+    border : {'face', 'full'}
+        Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics, not the lesions').
 
     Returns
     -------
     ndarray (len(references), len(runs), len(metrics))
     """
+    if border not in BORDERS:
+        raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
     every = [boundary_metric(m).for_label(label) for m in metrics]
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
@@ -287,11 +352,11 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         at = [k for k in distance_at if every[k].surface == surface]
         if at:
             out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
-                                       surface)
+                                       surface, border)
     return out
 
 
-def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface):
+def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face"):
     """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
 
     One distance transform per mask, on the box that holds every mask's foreground.
@@ -312,7 +377,7 @@ def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface):
             borders.append(grid)
             weights.append(areas)
         else:
-            borders.append(_kernels.surface_of(placed, planar))
+            borders.append(_border(placed, planar, border))
             weights.append(None)
     where = [np.flatnonzero(b) for b in borders]
     n_g = len(items) - n_r

@@ -26,6 +26,8 @@ _NSD_PER_LABEL = re.compile(r"^nsd@(?P<spec>[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+(/[A-Z
 _HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
 #: ``<metric>_surfel`` (``nsd_surfel@<tolerance>``): the distance metric on surface elements
 _SURFEL = re.compile(r"^(?P<base>nsd|hd[0-9.]*|assd|masd)_surfel(?P<rest>@.*)?$")
+#: ``<metric>_run_to_ref`` / ``<metric>_ref_to_run``: one direction of a distance metric
+_DIRECTED = re.compile(r"^(?P<stem>[a-z0-9._]+?)_(?P<direction>run_to_ref|ref_to_run)(?P<rest>@.*)?$")
 #: The kinds a surface model applies to (distances between surfaces)
 _DISTANCE_KINDS = ("nsd", "hd95", "hdp", "assd", "masd", "hd")
 
@@ -51,6 +53,9 @@ class BoundaryMetric:
         The surface model of a distance metric: border voxels of weight 1 (MetricsReloaded's, the default) or
         surface elements weighted by their area (DeepMind's, MONAI's ``use_subvoxels``; names ending ``_surfel``,
         :mod:`robustness.overlap.surfels`).
+    direction : {'both', 'run_to_ref', 'ref_to_run'}
+        Both directions (the symmetric metric), or one: the run's border's distances to the reference's border
+        (``_run_to_ref``: where the run draws what the reference does not) or the reverse (``_ref_to_run``).
     """
 
     name: str
@@ -61,6 +66,7 @@ class BoundaryMetric:
     statistic: str = ""
     tolerances: tuple = ()
     surface: str = "voxels"
+    direction: str = "both"
 
     def for_label(self, label: object) -> BoundaryMetric:
         """The metric as it scores an image of ``label`` (itself unless it has a tolerance per label).
@@ -133,6 +139,7 @@ class BoundaryMetric:
         -------
         float
         """
+        d_ab, d_ba = _directed(self.direction, d_ab, d_ba)
         if self.kind == "nsd":
             return nsd_of(d_ab, d_ba, self.tolerance)
         if self.kind == "hd95":
@@ -159,6 +166,7 @@ class BoundaryMetric:
         -------
         float
         """
+        (d_ab, w_a), (d_ba, w_b) = _directed(self.direction, (d_ab, w_a), (d_ba, w_b))
         if self.kind == "nsd":
             return nsd_weighted(d_ab, w_a, d_ba, w_b, self.tolerance)
         if self.kind in ("hd95", "hdp"):
@@ -168,6 +176,11 @@ class BoundaryMetric:
         if self.kind == "masd":
             return masd_weighted(d_ab, w_a, d_ba, w_b)
         return hd_weighted(d_ab, w_a, d_ba, w_b)
+
+
+def _directed(direction: str, ab, ba):
+    """Both directions, or one of them twice (a symmetric reduction of one direction is that direction's)."""
+    return (ab, ab) if direction == "run_to_ref" else (ba, ba) if direction == "ref_to_run" else (ab, ba)
 
 
 #: The fixed boundary metrics by name (``nsd@<tolerance>`` names are parsed by :func:`boundary_metric`).
@@ -220,6 +233,9 @@ def is_boundary_metric(name: str) -> bool:
     >>> is_boundary_metric("nsd@2"), is_boundary_metric("jaccard")
     (True, False)
     """
+    directed = _DIRECTED.match(name)
+    if directed is not None:
+        return is_boundary_metric(directed.group("stem") + (directed.group("rest") or ""))
     surfel = _SURFEL.match(name)
     if surfel is not None:
         return is_boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
@@ -252,6 +268,17 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
     """
     if isinstance(name, BoundaryMetric):
         return name
+    directed = _DIRECTED.match(str(name))
+    if directed is not None:
+        base = boundary_metric(directed.group("stem") + (directed.group("rest") or ""))
+        if base.kind not in _DISTANCE_KINDS or base.tolerances:
+            raise ValueError(f"{name}: one direction applies to nsd@<tolerance>, hd95, hd<P>, assd, masd and hd")
+        stem, at, rest = base.name.partition("@")
+        way = directed.group("direction")
+        words = ("from the run's border to the reference's" if way == "run_to_ref" else
+                 "from the reference's border to the run's")
+        return replace(base, name=f"{stem}_{way}{at}{rest}", direction=way,
+                       description=f"{base.description}, one direction: {words}")
     surfel = _SURFEL.match(str(name))
     if surfel is not None:
         base = boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))

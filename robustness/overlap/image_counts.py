@@ -14,7 +14,7 @@ import numpy as np
 
 from robustness import _kernels
 from robustness.io.challenge import Challenge
-from robustness.overlap.boundary import boundary_matrix, crop
+from robustness.overlap.boundary import boundary_matrix, conventions, crop
 from robustness.overlap.gold import get_strategy, resolve
 from robustness.overlap.patterns import annotator_luts
 from robustness.overlap.staple import STAPLE_MAX_ITER, staple
@@ -98,7 +98,8 @@ def _staple_without(hist, k, j, max_iter):
 
 
 def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldStrategy] | None = None,
-                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True, boundary: tuple = ()) -> ImageCounts:
+                staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True, boundary: tuple = (),
+                boundary_conventions: dict | None = None) -> ImageCounts:
     """All counts of one image against the annotators, the pixel-pass ``golds`` and the leave-one-out STAPLEs.
 
     ``golds`` are registry strategies (names or :class:`~robustness.overlap.gold.GoldStrategy`)
@@ -120,6 +121,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     boundary : tuple of str
         Boundary metrics (:mod:`robustness.overlap.boundary`) of every run against the annotators and the
         strategies' golds, with the image's voxel spacing (:meth:`Challenge.spacing`).
+    boundary_conventions : dict, optional
+        Their conventions (:func:`robustness.overlap.boundary.conventions`; default theirs).
 
     Returns
     -------
@@ -177,7 +180,9 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     gold_size = lut.astype(np.int64) @ hist  # (g,)
     del ann_words
     shape = tuple(challenge.shapes[image])
-    boundary_golds = [crop(g) for g in _unpacked(gold_words[:k + len(golds)], n, shape)] if boundary else None
+    chosen = conventions(**(boundary_conventions or {}))
+    boundary_golds = ([crop(g, chosen["one_slice"]) for g in _unpacked(gold_words[:k + len(golds)], n, shape)]
+                      if boundary else None)
     boundary_runs = []  # each run's mask within its box: memory in proportion to the objects, not the image
 
     run_golds, run_gold_size = gold_words, gold_size
@@ -192,7 +197,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
             notes.append(note)
         size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
         if boundary:
-            boundary_runs.append(crop(m.reshape(shape)))
+            boundary_runs.append(crop(m.reshape(shape), chosen["one_slice"]))
         sizes[r] = size
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
@@ -205,8 +210,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         assert boundary_golds is not None  # cut above when boundary metrics are asked for
         labels = getattr(challenge.source, "labels", None)
         boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
-                                       label=None if labels is None else labels[image],
-                                       empty="official")
+                                       label=None if labels is None else labels[image], empty="official",
+                                       empty_distance=chosen["empty_distance"], border=chosen["border"])
         del boundary_runs, boundary_golds
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)
@@ -220,8 +225,15 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
         twins=_twins(challenge, image, sizes, sys_counts[:, :, 0]), truth=truth, truth_annotator=truth_annotator,
         boundary=boundary_out,
-        diagonal=float(np.sqrt(sum(((d - 1) * sp) ** 2 for d, sp in zip(shape, challenge.spacing(image))))),
+        diagonal=_worst(shape, challenge.spacing(image), chosen["empty_distance"]),
     )
+
+
+def _worst(shape: tuple, spacing, empty_distance: str | float) -> float:
+    """An empty mask's distance to a non-empty one: the image's diagonal, or the number the convention names."""
+    if empty_distance == "diagonal":
+        return float(np.sqrt(sum(((d - 1) * sp) ** 2 for d, sp in zip(shape, spacing))))
+    return float(empty_distance)  # 'nan', 'inf' or a number
 
 
 def _unpacked(words: np.ndarray, n: int, shape: tuple) -> np.ndarray:

@@ -27,7 +27,7 @@ from robustness import __version__
 from robustness.errors import InputError, MaskWarning, NoteWarning, summarise_notes
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.io.challenge import Challenge
-from robustness.overlap.boundary import boundary_metric
+from robustness.overlap.boundary import boundary_metric, conventions
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.gold import resolve
 from robustness.overlap.image_counts import TWIN_JACCARD, count_image
@@ -36,7 +36,8 @@ from robustness.overlap.staple import STAPLE_MAX_ITER
 from robustness.parallel import progress_bar, run_batches
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
+    from typing import Any
 
     from robustness.overlap.gold import GoldStrategy
     from robustness.seeds import SeedLike
@@ -49,9 +50,10 @@ _CACHE_FORMAT = 7  # 7: a volume of one slice has the boundary metrics of the im
 # -- one image ----------------------------------------------------------------
 
 
-def _count_batch(challenge, golds, staple_max_iter, loo, boundary=()):
+def _count_batch(challenge, golds, staple_max_iter, loo, boundary=(), boundary_conventions=None):
     """Counts of every image of ``challenge`` (a batch: :meth:`Challenge.subset`; workers read its files)."""
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo, boundary=boundary)
+    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo, boundary=boundary,
+                        boundary_conventions=boundary_conventions)
             for i in range(challenge.n_images)]
 
 
@@ -75,7 +77,7 @@ _BATCH_IMAGES = 256
 
 # -- the pass ---------------------------------------------------------------
 
-def _pass_key(challenge: Challenge, golds, staple_max_iter, loo, boundary=()) -> str:
+def _pass_key(challenge: Challenge, golds, staple_max_iter, loo, boundary=(), boundary_conventions=None) -> str:
     ks = np.unique(challenge.annotated.sum(axis=1))
     source = challenge.source
     payload = {
@@ -87,11 +89,12 @@ def _pass_key(challenge: Challenge, golds, staple_max_iter, loo, boundary=()) ->
         "leave_one_out": loo,
         "version": __version__,
         "format": _CACHE_FORMAT,
-    } | ({"boundary": list(boundary)} if boundary else {})
+    } | ({"boundary": list(boundary)} if boundary else {}) | (
+        {"conventions": boundary_conventions} if boundary and boundary_conventions not in (None, conventions()) else {})
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True, boundary=()):
+def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True, boundary=(), boundary_conventions=None):
     n_img, n_sys, n_ann = challenge.n_images, challenge.n_runs, challenge.n_annotators
     n_gold = len(golds)
     n_fit = sum(g.kind == "histogram" for g in golds)
@@ -116,7 +119,8 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True, b
     notes: list[str] = []
 
     groups = _batches(challenge, n_jobs)
-    batches = ((challenge.subset(images), golds, staple_max_iter, loo, tuple(boundary)) for images in groups)
+    batches = ((challenge.subset(images), golds, staple_max_iter, loo, tuple(boundary), boundary_conventions)
+               for images in groups)
     bar = progress_bar(progress, n_img, "pixel pass", unit="image")
     results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(g) for g in groups])
     for images, res in zip(groups, results):
@@ -207,6 +211,7 @@ def compute_overlap(
     progress: bool = False,
     rng: SeedLike = None,
     boundary: Iterable[str] = (),
+    boundary_conventions: Mapping[str, Any] | None = None,
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
 
@@ -247,6 +252,9 @@ def compute_overlap(
     boundary : iterable of str
         Boundary metrics (``nsd@2``, ``hd95``, ``assd``, ``hd``: :mod:`robustness.overlap.boundary`) of every run
         against every gold, per image, with the images' voxel spacing (``boundary`` of the result).
+    boundary_conventions : mapping, optional
+        The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`: ``empty_distance``,
+        ``one_slice``, ``border``; default theirs).
 
     Returns
     -------
@@ -276,7 +284,8 @@ def compute_overlap(
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
     boundary = tuple(dict.fromkeys(boundary_metric(b).name for b in boundary))  # nsd@2.0 and nsd@2: one metric
-    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary)
+    chosen_conventions = conventions(**dict(boundary_conventions or {}))
+    key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary, chosen_conventions)
     data = None
     cache_path = cache_note = None
     if cache_dir is not None:
@@ -286,7 +295,8 @@ def compute_overlap(
     if cache_note:
         warnings.warn(cache_note, NoteWarning, stacklevel=2)
     if data is None:
-        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out, boundary=boundary)
+        data = _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=leave_one_out, boundary=boundary,
+                           boundary_conventions=chosen_conventions)
         if cache_path is not None:
             atomic_write(cache_path, lambda f: np.savez_compressed(f, key=np.array(key), **data))
     notes = tuple(str(n) for n in data["notes"])

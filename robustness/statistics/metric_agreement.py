@@ -66,8 +66,11 @@ def boundary_values(counts: OverlapCounts, strategy: str, metric: str, *,
     m = boundary_metric(metric)
     if counts.boundary is None or counts.boundary_worst is None:
         raise ValueError("these counts hold no boundary metric")
-    values = counts.boundary[counts.strategies.index(strategy), :, :, counts.boundary_metrics.index(metric)].copy()
-    both_empty = np.isnan(values)
+    s = counts.strategies.index(strategy)
+    values = counts.boundary[s, :, :, counts.boundary_metrics.index(metric)].copy()
+    # both masks empty: no voxel counted (an empty mask against a non-empty one is nan only under the convention
+    # empty_distance='nan', and stays so)
+    both_empty = np.isnan(values) & (counts.counts[s].sum(axis=-1) == 0)
     worst = np.broadcast_to(counts.boundary_worst, values.shape)[both_empty]
     values[both_empty] = m.both_empty(policy, worst)
     return values

@@ -158,7 +158,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     headline_boundary = (primary.metric,) if primary.boundary else ()
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
-                             rng=options.rng("random_golds"), boundary=tuple(options.boundary) + headline_boundary)
+                             rng=options.rng("random_golds"), boundary=tuple(options.boundary) + headline_boundary,
+                             boundary_conventions=options.boundary_conventions)
     t_pass = time.time() - t0
     found = input_checks(challenge, counts)  # a misread input is refused here, before the resampling
     extra = [((g, m, "macro"), boundary_values(counts, g, m, empty=empty), primary.lower_better)
@@ -241,6 +242,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
     verdicts = _verdicts(counts, tables, res, truth, primary=primary, lenient=lenient,
                          test_sets=(outer_auc, list(gold_schemes.names)))
+    rank_notes = rank_notes + _one_slice_note(challenge, options, bool(options.boundary or headline_boundary))
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
     meta = {
         "options": asdict(options), "methods": methods_meta(), "gold_orders": GOLD_ORDERS,
@@ -260,6 +262,19 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "checks": found, "study_notes": curve_notes + rank_notes,
     }
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+
+
+def _one_slice_note(challenge, options, boundary: bool) -> list[str]:
+    """Say how volumes of one slice (1 x H x W) were scored, where boundary metrics are computed on any."""
+    n = sum(len(shape) == 3 and shape[0] == 1 for shape in challenge.shapes)
+    if not boundary or not n:
+        return []
+    how = ("as the 2D images they are (their border in the plane; --one-slice 3d scores them as slabs whose every "
+           "voxel is border, MetricsReloaded's and MONAI's numbers)" if options.one_slice == "2d" else
+           "as 3D slabs whose every voxel is border (--one-slice 3d; --one-slice 2d scores them as the 2D images "
+           "they are, SimpleITK's and seg-metrics' numbers)")
+    return [f"{n} of {challenge.n_images} images are volumes of one slice (1 x H x W): their boundary metrics are "
+            f"computed {how}"]
 
 
 def _layout(challenge) -> dict:

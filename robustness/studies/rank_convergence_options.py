@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robustness.overlap.boundary import boundary_metric
+from robustness.overlap.boundary import boundary_metric, conventions
 from robustness.overlap.empty import empty_policy
 from robustness.overlap.gold import resolve
 from robustness.scheme import Scheme
@@ -44,6 +44,13 @@ class RankConvergenceOptions(ResamplingOptions):
     rope : float, optional
         Also the Bayesian signed-rank test with this region of practical equivalence down the headline's per-case
         leaderboard (on encounter means where the bootstrap resamples encounters): ``bayes_signed_rank.csv``.
+    empty_distance : str or float
+        The boundary metrics' distance between an empty and a non-empty mask
+        (:data:`robustness.overlap.boundary.EMPTY_DISTANCES` or a number).
+    one_slice : {'2d', '3d'}
+        How a volume of one slice is scored (:data:`robustness.overlap.boundary.ONE_SLICE`).
+    border : {'face', 'full'}
+        Which voxels are border (:data:`robustness.overlap.boundary.BORDERS`).
     """
 
     strategies: tuple | None = None
@@ -53,6 +60,14 @@ class RankConvergenceOptions(ResamplingOptions):
     boundary: tuple = ()
     primary: Scheme | None = None
     rope: float | None = None
+    empty_distance: str | float = "diagonal"
+    one_slice: str = "2d"
+    border: str = "face"
+
+    @property
+    def boundary_conventions(self) -> dict:
+        """The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`)."""
+        return conventions(empty_distance=self.empty_distance, one_slice=self.one_slice, border=self.border)
 
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""
@@ -68,6 +83,7 @@ class RankConvergenceOptions(ResamplingOptions):
                                  f"({', '.join(chosen)}): add it to them")
         for name in self.boundary:
             boundary_metric(name)
+        self.boundary_conventions  # noqa: B018  (refuses a convention outside its list)
         for name in ("unit", "bootstrap_unit"):
             if getattr(self, name) not in ("image", "encounter"):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")

@@ -32,6 +32,25 @@ __all__ = ["headline", "size_target_caption", "bootstrap_units", "paper_data",
            "labels_section"]
 
 
+
+def _empty_distance_text(value) -> str:
+    """The distance an empty mask scores against a non-empty one, in words."""
+    return "the image's diagonal" if value == "diagonal" else f"{value:g} (--empty-distance)"
+
+
+def _conventions_text(options: dict) -> str:
+    """The surface conventions in effect, where they differ from the defaults (face borders, one slice as 2D)."""
+    parts = []
+    if options.get("border", "face") == "full":
+        parts.append("a border voxel has a background neighbour across a face, an edge or a corner (--border full, "
+                     "seg-metrics' borders; the default counts faces only, MetricsReloaded's)")
+    if options.get("one_slice", "2d") == "3d":
+        parts.append("a volume of one slice is a slab whose every voxel is border (--one-slice 3d)")
+    if any("_surfel" in str(m) for m in options.get("boundary", ())):
+        parts.append("metrics named *_surfel weight surface elements by their area (DeepMind's surface-distance) "
+                     "where the others count border voxels")
+    return "".join(p[:1].upper() + p[1:] + ". " for p in parts)
+
 def bootstrap_units(res: StudyResult) -> tuple[str, int]:
     """The bootstrap's unit and how many the test set holds (meta.json).
 
@@ -247,7 +266,9 @@ def metrics_section(r: Report, res: StudyResult) -> None:
         "higher is better; HD95 and ASSD, lower is better). Boundary metrics are not ratios of overlap counts, so "
         "they exist only per image (macro). A pair where run and gold are both empty follows the both-empty policy "
         f"({res.meta['empty_policy']}); a pair where one of them is empty scores the worst value (NSD 0, distances "
-        "the image's diagonal). Kendall's tau-b compares two metrics' rankings; its 95% interval is the percentile "
+        f"{_empty_distance_text(res.options.get('empty_distance', 'diagonal'))}). "
+        + _conventions_text(res.options)
+        + "Kendall's tau-b compares two metrics' rankings; its 95% interval is the percentile "
         f"interval over {n_boot} bootstrap test sets ({n_units} {unit}s resampled with all their images), so it "
         "says how the agreement would vary on a new test set like this one; with few units it is wide and "
         "coarse."
