@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
                         "abs_volume_difference) and "
                         "lesion-wise ones (lesion_dice, lesion_jaccard, lesion_hd95, lesion_nsd@<tolerance>, "
                         "lesion_f1, lesion_precision, lesion_recall, pq, sq, fp_lesions, fn_lesions, fp_volume, "
-                        "fn_volume; docs/volumes.md), "
+                        "fn_volume; BraTS 2023's brats_dice, brats_hd95; docs/volumes.md), "
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
                         "ranking? (default none)")
     g.add_argument("--empty-distance", metavar="diagonal|NUMBER", type=_types.empty_distance,

@@ -54,6 +54,7 @@ from robustness.overlap.boundary_names import (
     is_boundary_metric,
     register_boundary_metric,
 )
+from robustness.overlap.brats import BRATS_SETTINGS, brats_scores
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.lesions import lesion_matrix
 from robustness.overlap.surface_stats import SLACK
@@ -244,7 +245,7 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     [1.0, 1.0, 0.3333]
     """
     table = [boundary_metric(m).for_label(label) for m in metrics]
-    if border != "face" or any(m.kind in ("lesion", "volume") or m.surface == "elements" for m in table):
+    if border != "face" or any(m.kind in ("lesion", "volume", "brats") or m.surface == "elements" for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
                                empty_distance=empty_distance, border=border)[0, 0]
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
@@ -322,7 +323,8 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     every = [boundary_metric(m).for_label(label) for m in metrics]
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
-    distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume")]
+    brats_at = [k for k, m in enumerate(every) if m.kind == "brats"]
+    distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume", "brats")]
     policy = empty_policy(empty)
     items = [m if isinstance(m, tuple) else crop(m, one_slice) for m in list(runs) + list(references)]
     shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
@@ -348,11 +350,49 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
         out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
                                              worst_distance, both_empty)
+    if brats_at:
+        both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in brats_at], dtype=np.float64)
+        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty)
     for surface in ("voxels", "elements"):
         at = [k for k in distance_at if every[k].surface == surface]
         if at:
             out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
                                        surface, border)
+    return out
+
+
+def _brats(items, n_r, table, sp, planar, both_empty):
+    """BraTS's lesion-wise scores of every run against every reference.
+
+    On the box that holds every mask with the largest dilation's margin (the array's edge excepted).
+    """
+    out = np.empty((len(items) - n_r, n_r, len(table)))
+    box = _kernels.union_box([it[0] for it in items])
+    if box is None:
+        out[:] = both_empty
+        return out
+    margin = max(BRATS_SETTINGS[m.name.partition("@")[2] or "gli"][0] for m in table)
+    shape = np.array(items[0][2])
+    lo = np.maximum(box[0] - margin, 0)
+    hi = np.minimum(box[1] + margin, shape)
+    if planar:
+        lo[0], hi[0] = 0, 1
+    placed = []
+    for b, inside, _, _ in items:
+        mask = np.zeros(tuple(hi - lo), dtype=bool)
+        if b is not None:
+            mask[b[0] - lo[0]:b[1] - lo[0], b[2] - lo[1]:b[3] - lo[1], b[4] - lo[2]:b[5] - lo[2]] = inside
+        placed.append(mask)
+    for g in range(len(items) - n_r):
+        for r in range(n_r):
+            if items[r][0] is None and items[n_r + g][0] is None:
+                out[g, r] = both_empty
+                continue
+            for k, m in enumerate(table):
+                dilation, min_volume = BRATS_SETTINGS[m.name.partition("@")[2] or "gli"]
+                dice, hd95 = brats_scores(placed[r], placed[n_r + g], sp, dilation=dilation, min_volume=min_volume,
+                                          planar=planar)
+                out[g, r, k] = dice if m.statistic == "dice" else hd95
     return out
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike
 
+from robustness.overlap.brats import BRATS_SETTINGS, HD95_PENALTY
 from robustness.overlap.empty import EmptyPolicy
 from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind
 from robustness.overlap.surface_stats import assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
@@ -28,6 +29,8 @@ _HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
 _SURFEL = re.compile(r"^(?P<base>nsd|hd[0-9.]*|assd|masd)_surfel(?P<rest>@.*)?$")
 #: ``<metric>_run_to_ref`` / ``<metric>_ref_to_run``: one direction of a distance metric
 _DIRECTED = re.compile(r"^(?P<stem>[a-z0-9._]+?)_(?P<direction>run_to_ref|ref_to_run)(?P<rest>@.*)?$")
+#: ``brats_dice``, ``brats_hd95`` (BraTS 2023's lesion-wise scores, :mod:`robustness.overlap.brats`), with a setting
+_BRATS = re.compile(r"^brats_(?P<stat>dice|hd95)(@(?P<setting>[a-z]+))?$")
 #: The kinds a surface model applies to (distances between surfaces)
 _DISTANCE_KINDS = ("nsd", "hd95", "hdp", "assd", "masd", "hd")
 
@@ -39,7 +42,7 @@ class BoundaryMetric:
     Attributes
     ----------
     name : str
-    kind : {'nsd', 'hd95', 'hdp', 'assd', 'masd', 'hd', 'volume', 'lesion'}
+    kind : {'nsd', 'hd95', 'hdp', 'assd', 'masd', 'hd', 'volume', 'lesion', 'brats'}
     tolerance : float
         The NSD's tolerance in physical units, ``hd<P>``'s percentile (0 for the others).
     lower_better : bool
@@ -106,6 +109,8 @@ class BoundaryMetric:
         float or ndarray
         """
         shape = np.shape(worst_distance)
+        if self.kind == "brats":
+            return np.full(shape, HD95_PENALTY if self.statistic == "hd95" else 0.0)
         distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic == "lesion_hd95"
         return np.asarray(worst_distance, dtype=np.float64) if distance else np.zeros(shape)
 
@@ -239,8 +244,8 @@ def is_boundary_metric(name: str) -> bool:
     surfel = _SURFEL.match(name)
     if surfel is not None:
         return is_boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
-    return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _HDP.match(name) is not None
-            or _NSD_PER_LABEL.match(name) is not None or is_lesion_metric(name))
+    return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _BRATS.match(name) is not None
+            or _HDP.match(name) is not None or _NSD_PER_LABEL.match(name) is not None or is_lesion_metric(name))
 
 
 def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
@@ -289,6 +294,19 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
                        description=base.description + ", on surface elements weighted by area (DeepMind's)")
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
+    brats = _BRATS.match(str(name))
+    if brats is not None:
+        setting = brats.group("setting") or "gli"
+        if setting not in BRATS_SETTINGS:
+            raise ValueError(f"{name}: the BraTS settings are {', '.join(BRATS_SETTINGS)}")
+        dilation, min_volume = BRATS_SETTINGS[setting]
+        stat = brats.group("stat")
+        spelled = f"brats_{stat}" + ("" if setting == "gli" else f"@{setting}")
+        return BoundaryMetric(spelled, "brats", lower_better=stat == "hd95", statistic=stat,
+                              description=f"BraTS 2023's lesion-wise {'Dice' if stat == 'dice' else 'HD95'} "
+                                          f"({setting.upper()}: lesions matched by {dilation} dilations, lesions of "
+                                          f"at most {min_volume:g} left out, {HD95_PENALTY:g} for a missed or false "
+                                          "lesion's HD95)")
     per_label = _NSD_PER_LABEL.match(str(name))
     if per_label is not None:
         pairs = [part.split("=") for part in per_label.group("spec").split("/")]

@@ -277,7 +277,11 @@ def metrics_section(r: Report, res: StudyResult) -> None:
            "components (full connectivity), matched one to one where their intersection over union is above 0.5; "
            "lesion_dice, lesion_jaccard, lesion_hd95 and lesion_nsd average the matched lesions' scores with each "
            "unmatched lesion counting 0 (HD95: the image's diagonal), as BraTS does; lesion_f1 is the detection F1 "
-           "and pq the panoptic quality." if any(is_lesion_metric(str(m)) for m in boards.metric.unique()) else ""))
+           "and pq the panoptic quality." if any(is_lesion_metric(str(m)) for m in boards.metric.unique()) else "")
+        + (" brats_dice and brats_hd95 score as the BraTS 2023 evaluation does: reference lesions merged where "
+           "their dilations touch, each scored against every run lesion that meets its dilation, a missed or false "
+           "lesion scoring Dice 0 and HD95 374, lesions below the challenge's volume threshold left out."
+           if any(str(m).startswith("brats_") for m in boards.metric.unique()) else ""))
     for v in res.verdict("metric_tau"):
         metric = v["metric"]
         direction = "lower is better" if lower_is_better(metric) else "higher is better"
