@@ -15,6 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # mypy over the whole library: about 15 CPU-s on a fresh clone (no .mypy_cache)
 def test_mypy_finds_no_error_in_the_library():
     mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
     if mypy is None:
@@ -24,6 +25,7 @@ def test_mypy_finds_no_error_in_the_library():
     assert done.returncode == 0 and not errors, "\n".join(errors) or done.stdout[-3000:] + done.stderr[-3000:]
 
 
+@pytest.mark.slow  # mypy follows the imports of the whole package
 def test_a_type_checker_resolves_the_lazy_public_names(tmp_path):
     """``robustness.compute_overlap`` (a lazy name) is the function for mypy, through robustness/__init__.pyi."""
     mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
