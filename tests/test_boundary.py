@@ -383,3 +383,50 @@ def ndimage_blob(rng, shape):
     from scipy import ndimage
 
     return ndimage.gaussian_filter(rng.random(shape), 3) > 0.5
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), planar=st.booleans())
+def test_the_pooled_percentile_equals_medpy(seed, planar):
+    """``hd95_pooled`` and ``hd<P>_pooled``: the percentile of both directions' distances in one set, equal to
+    medpy's ``hd95`` (and to numpy's percentile of medpy's distances for another P), with face borders (medpy's
+    connectivity 1) and full ones (connectivity ``ndim``); medpy's ``hd`` and ``assd`` equal ``hd`` and ``assd``."""
+    binary = pytest.importorskip("medpy.metric.binary", reason="medpy (pip install medpy)")
+    rng = np.random.default_rng(seed)
+    shape = tuple(rng.integers(3, 12, 2 if planar else 3))
+    a = rng.random(shape) < rng.uniform(0.1, 0.6)
+    b = (np.roll(a, 1, axis=-1) | (rng.random(shape) < 0.05)) & (rng.random(shape) < 0.95)
+    if not a.any() or not b.any():
+        return
+    spacing = tuple(rng.uniform(0.5, 2.0, len(shape)))
+    for connectivity, border in ((1, "face"), (len(shape), "full")):
+        distances = binary.__dict__["__surface_distances"]
+        pooled = np.hstack([distances(a, b, spacing, connectivity), distances(b, a, spacing, connectivity)])
+        want = [binary.hd95(a, b, spacing, connectivity), np.percentile(pooled, 90), binary.hd(a, b, spacing,
+                connectivity), binary.assd(a, b, spacing, connectivity)]
+        got = boundary_scores(a, b, ["hd95_pooled", "hd90_pooled", "hd", "assd"], spacing, border=border)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_pooled_percentile_by_hand_and_its_names():
+    """Two directions of 4 and 2 distances: the pooled 95th percentile is numpy's over the 6, not the larger of
+    the two directions' own; names, refusals and the description."""
+    a = np.zeros((1, 9), bool)
+    a[0, 0:4] = True  # border: all four cells (a 1 x n strip)
+    b = np.zeros((1, 9), bool)
+    b[0, 6:8] = True
+    pa, pb = np.argwhere(a)[:, 1].astype(float), np.argwhere(b)[:, 1].astype(float)
+    d_ab = np.abs(pa[:, None] - pb[None]).min(1)  # 6, 5, 4, 3
+    d_ba = np.abs(pb[:, None] - pa[None]).min(1)  # 3, 4
+    pooled = np.sort(np.concatenate([d_ab, d_ba]))  # 3, 3, 4, 4, 5, 6: 95th linear percentile 5 + 0.75 * 1
+    assert boundary_scores(a, b, ["hd95_pooled"])[0] == pytest.approx(5.75, abs=1e-12)
+    assert boundary_scores(a, b, ["hd95"])[0] == pytest.approx(max(np.percentile(d_ab, 95),
+                                                                   np.percentile(d_ba, 95)), abs=1e-12)
+    assert np.percentile(pooled, 95) == pytest.approx(5.75)
+    metric = boundary_metric("hd95.0_pooled")
+    assert metric.name == "hd95_pooled" and metric.pooled and metric.lower_better and is_boundary_metric("hd99_pooled")
+    assert "pooled" in metric.description and boundary_metric("hd90_pooled").tolerance == 90
+    for bad, message in (("hd95_pooled_run_to_ref", "one direction applies"),
+                         ("assd_pooled", "unknown boundary metric"), ("hd_pooled", "the pooled percentile applies")):
+        with pytest.raises(ValueError, match=message):
+            boundary_metric(bad)

@@ -132,6 +132,45 @@ def test_empty_masks_and_names():
         boundary_metric("lesion_dize")
 
 
+def test_lesions_touching_the_array_s_edge():
+    """Lesions on opposite faces of the array stay two lesions (no wrap-around), a lesion on the edge is matched
+    and scored like any other (its voxels on the edge are border: outside the array is background), and its
+    lesion-wise HD95 is the pair's own HD95."""
+    ref = np.zeros((6, 10, 12), bool)
+    ref[:, 0:3, 0:3] = True  # touches five faces of the array
+    ref[2:4, 4:7, 9:12] = True  # touches the last face along x
+    run = np.zeros_like(ref)
+    run[:, 0:3, 0:4] = True
+    run[2:4, 4:7, 10:12] = True
+    first = np.zeros_like(ref)
+    first[:, 0:3, 0:3] = True
+    second = ref & ~first
+    spacing = (2.0, 0.9, 0.6)
+    names = ["fp_lesions", "fn_lesions", "lesion_f1", "lesion_hd95", "lesion_dice"]
+    got = dict(zip(names, boundary_scores(run, ref, names, spacing)))
+    assert got["fp_lesions"] == 0 and got["fn_lesions"] == 0 and got["lesion_f1"] == 1.0
+    pair_hd95 = [boundary_scores(run & mask_region, part, ["hd95"], spacing)[0]
+                 for part, mask_region in ((first, _region(first)), (second, _region(second)))]
+    assert got["lesion_hd95"] == pytest.approx(np.mean(pair_hd95), abs=1e-12)
+    dice = [2 * np.count_nonzero(run & part) / (np.count_nonzero(run & _region(part)) + np.count_nonzero(part))
+            for part in (first, second)]
+    assert got["lesion_dice"] == pytest.approx(np.mean(dice), abs=1e-12)
+    # a lesion on the first and one on the last slice along x are two components, not one through the edge
+    wrap = np.zeros_like(ref)
+    wrap[2:4, 4:7, 0] = wrap[2:4, 4:7, -1] = True
+    assert boundary_scores(wrap, wrap, ["fp_lesions", "fn_lesions", "lesion_f1"], spacing).tolist() == [0, 0, 1]
+    assert boundary_scores(wrap, wrap[..., ::-1] & False, ["fp_lesions"], spacing)[0] == 2
+
+
+def _region(part):
+    """The box around a lesion, one voxel wider: where the run's matching lesion lies in the test above."""
+    box = np.zeros_like(part)
+    lo = np.argwhere(part).min(0)
+    hi = np.argwhere(part).max(0) + 2
+    box[tuple(slice(max(a - 1, 0), b) for a, b in zip(lo, hi))] = True
+    return box
+
+
 def test_the_main_job_ranks_by_lesion_wise_metrics(tmp_path):
     import pandas as pd
 

@@ -1,9 +1,10 @@
 """Boundary metrics by name: :class:`BoundaryMetric`, the registry :data:`BOUNDARY_METRICS` and the parser of names.
 
 Names (their definitions: :mod:`robustness.overlap.boundary`): ``hd95``, ``assd``, ``hd``, ``masd``, ``hd<P>`` (any
-percentile), ``nsd@<tolerance>``, ``nsd@<label>=<tolerance>/<label>=<tolerance>...`` (a tolerance per label or
-region, KiTS23's ``nsd@kidney=1.0330/masses=1.1328/tumor=1.1498``), ``volume_similarity``,
-``abs_volume_difference`` and the lesion-wise metrics of :mod:`robustness.overlap.lesions`.
+percentile), ``hd95_pooled`` and ``hd<P>_pooled`` (the percentile of both directions pooled, medpy's),
+``nsd@<tolerance>``, ``nsd@<label>=<tolerance>/<label>=<tolerance>...`` (a tolerance per label or region,
+KiTS23's ``nsd@kidney=1.0330/masses=1.1328/tumor=1.1498``), ``volume_similarity``, ``abs_volume_difference`` and
+the lesion-wise metrics of :mod:`robustness.overlap.lesions`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ _HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
 #: ``<metric>_surfel`` (``nsd_surfel@<tolerance>``): the distance metric on surface elements
 _SURFEL = re.compile(r"^(?P<base>nsd|hd[0-9.]*|assd|masd)_surfel(?P<rest>@.*)?$")
 #: ``<metric>_run_to_ref`` / ``<metric>_ref_to_run``: one direction of a distance metric
+#: ``hd95_pooled``, ``hd<P>_pooled``: the percentile of both directions' distances pooled (medpy's, seg-metrics')
+_POOLED = re.compile(r"^(?P<base>hd[0-9.]*)_pooled$")
 _DIRECTED = re.compile(r"^(?P<stem>[a-z0-9._]+?)_(?P<direction>run_to_ref|ref_to_run)(?P<rest>@.*)?$")
 #: ``brats_dice``, ``brats_hd95`` (BraTS 2023's lesion-wise scores, :mod:`robustness.overlap.brats`), with a setting
 _BRATS = re.compile(r"^brats_(?P<stat>dice|hd95)(@(?P<setting>[a-z]+))?$")
@@ -59,6 +62,10 @@ class BoundaryMetric:
     direction : {'both', 'run_to_ref', 'ref_to_run'}
         Both directions (the symmetric metric), or one: the run's border's distances to the reference's border
         (``_run_to_ref``: where the run draws what the reference does not) or the reverse (``_ref_to_run``).
+    pooled : bool
+        ``hd95``, ``hd<P>``: the percentile of both directions' distances pooled into one set (medpy's and
+        seg-metrics' definition; names ending ``_pooled``) instead of the larger of the two directions'
+        percentiles (MetricsReloaded's and MONAI's, the default).
     """
 
     name: str
@@ -70,6 +77,7 @@ class BoundaryMetric:
     tolerances: tuple = ()
     surface: str = "voxels"
     direction: str = "both"
+    pooled: bool = False
 
     def for_label(self, label: object) -> BoundaryMetric:
         """The metric as it scores an image of ``label`` (itself unless it has a tolerance per label).
@@ -145,6 +153,8 @@ class BoundaryMetric:
         float
         """
         d_ab, d_ba = _directed(self.direction, d_ab, d_ba)
+        if self.pooled:
+            return float(np.percentile(np.concatenate([d_ab, d_ba]), 95.0 if self.kind == "hd95" else self.tolerance))
         if self.kind == "nsd":
             return nsd_of(d_ab, d_ba, self.tolerance)
         if self.kind == "hd95":
@@ -244,6 +254,9 @@ def is_boundary_metric(name: str) -> bool:
     surfel = _SURFEL.match(name)
     if surfel is not None:
         return is_boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
+    pooled = _POOLED.match(name)
+    if pooled is not None:
+        return is_boundary_metric(pooled.group("base"))
     return (name in BOUNDARY_METRICS or _NSD.match(name) is not None or _BRATS.match(name) is not None
             or _HDP.match(name) is not None or _NSD_PER_LABEL.match(name) is not None or is_lesion_metric(name))
 
@@ -276,7 +289,7 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
     directed = _DIRECTED.match(str(name))
     if directed is not None:
         base = boundary_metric(directed.group("stem") + (directed.group("rest") or ""))
-        if base.kind not in _DISTANCE_KINDS or base.tolerances:
+        if base.kind not in _DISTANCE_KINDS or base.tolerances or base.pooled:
             raise ValueError(f"{name}: one direction applies to nsd@<tolerance>, hd95, hd<P>, assd, masd and hd")
         stem, at, rest = base.name.partition("@")
         way = directed.group("direction")
@@ -292,6 +305,14 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
         stem, at, rest = base.name.partition("@")
         return replace(base, name=f"{stem}_surfel{at}{rest}", surface="elements",
                        description=base.description + ", on surface elements weighted by area (DeepMind's)")
+    pooled = _POOLED.match(str(name))
+    if pooled is not None:
+        base = boundary_metric(pooled.group("base"))
+        if base.kind not in ("hd95", "hdp"):
+            raise ValueError(f"{name}: the pooled percentile applies to hd95 and hd<P>")
+        p = 95.0 if base.kind == "hd95" else base.tolerance
+        return replace(base, name=f"{base.name}_pooled", pooled=True,
+                       description=f"{p:g}th percentile of both directions' surface distances pooled (medpy's)")
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
     brats = _BRATS.match(str(name))

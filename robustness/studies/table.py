@@ -282,9 +282,9 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         obstacles.append(f"--step {options.step} leaves fewer than 2 recorded prefixes of the {n_units} units "
                          "(use a step below that)")
     if obstacles and not rankings_only:
-        notes.append("curves, score intervals and significance not computed: " + "; ".join(obstacles)
-                     + " (the rankings, consensus, bootstrap rank distributions and the per-leaderboard comparisons "
-                       "are)")
+        notes.append("convergence curves, score intervals and pairwise differences over resampled units not "
+                     "computed: " + "; ".join(obstacles) + " (the rankings, consensus, bootstrap rank distributions, "
+                     "significance maps and the per-leaderboard comparisons are)")
     schemes = None if obstacles else _engine_schemes(
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
