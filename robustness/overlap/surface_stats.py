@@ -51,7 +51,7 @@ def hd95_of(d_ab: np.ndarray, d_ba: np.ndarray) -> float:
     -------
     float
     """
-    return float(max(np.percentile(d_ab, 95), np.percentile(d_ba, 95)))
+    return hdp_of(d_ab, d_ba, 95.0)
 
 
 def hdp_of(d_ab: np.ndarray, d_ba: np.ndarray, percentile: float) -> float:
