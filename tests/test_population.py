@@ -519,3 +519,12 @@ def test_the_flag_and_its_sentence_follow_the_spread_test():
         assert ("spreads differ" in text) == flagged
         if flagged:
             assert f"p = {FLAG_ALPHA / 2:.3f}" in text and "42%" in text and "12.5 there" in text
+        # with the range of size claims, a flagged sentence tells the reader to claim its upper end
+        for statement, high, said in (("within", 61.4, "claim the range's upper end too, 61 cases"),
+                                      ("beyond", np.nan, "claim the range's upper end too, more than 80 cases")):
+            w = Verdicts()
+            _band_verdicts(w, at, at.iloc[0], key)
+            w.add("units_needed_range", statement=statement, low=20.0, high=high, count=80, subject=["5"],
+                  table="test_set_size.csv", **key)
+            text = band_sentence(StudyResult("rank_convergence", verdicts=w.frame()), key, "case")
+            assert (said in text) == flagged, text

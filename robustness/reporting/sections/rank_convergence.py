@@ -8,6 +8,7 @@ from robustness.overlap.gold import STRATEGIES
 from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
+    CALIBRATION_SENTENCE,
     band_sentence,
     default_rows,
     needed_text,
@@ -116,7 +117,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
                      f"run ({random_baseline(n_runs, d['value'])}); {target_words(target, n_runs)} needs "
                      f"{needed_text(nd[0], unit)}.{target_note(target, n_runs)}" + band_sentence(res, key, unit)
-                     + " The interval's calibration on simulated populations: docs/calibration.md."
+                     + CALIBRATION_SENTENCE
                      + _design_sentence(res))
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
