@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from robustness.overlap.brats import BRATS_SETTINGS, HD95_PENALTY
 from robustness.overlap.empty import EmptyPolicy
 from robustness.overlap.lesions import LESION_METRICS, is_lesion_metric, lesion_kind
-from robustness.overlap.surface_stats import assd_of, hd95_of, hd_of, hdp_of, masd_of, nsd_of
+from robustness.overlap.surface_stats import assd_of, hd95_of, hd_of, hdp_of, hdp_pooled_of, masd_of, nsd_of
 from robustness.overlap.surfels import assd_weighted, hd_weighted, hdp_weighted, masd_weighted, nsd_weighted
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric"]
@@ -28,9 +28,9 @@ _NSD_PER_LABEL = re.compile(r"^nsd@(?P<spec>[A-Za-z0-9_-]+=[0-9]*\.?[0-9]+(/[A-Z
 _HDP = re.compile(r"^hd(?P<p>[0-9]+(\.[0-9]+)?)$")
 #: ``<metric>_surfel`` (``nsd_surfel@<tolerance>``): the distance metric on surface elements
 _SURFEL = re.compile(r"^(?P<base>nsd|hd[0-9.]*|assd|masd)_surfel(?P<rest>@.*)?$")
-#: ``<metric>_run_to_ref`` / ``<metric>_ref_to_run``: one direction of a distance metric
 #: ``hd95_pooled``, ``hd<P>_pooled``: the percentile of both directions' distances pooled (medpy's, seg-metrics')
 _POOLED = re.compile(r"^(?P<base>hd[0-9.]*)_pooled$")
+#: ``<metric>_run_to_ref`` / ``<metric>_ref_to_run``: one direction of a distance metric
 _DIRECTED = re.compile(r"^(?P<stem>[a-z0-9._]+?)_(?P<direction>run_to_ref|ref_to_run)(?P<rest>@.*)?$")
 #: ``brats_dice``, ``brats_hd95`` (BraTS 2023's lesion-wise scores, :mod:`robustness.overlap.brats`), with a setting
 _BRATS = re.compile(r"^brats_(?P<stat>dice|hd95)(@(?P<setting>[a-z]+))?$")
@@ -78,6 +78,11 @@ class BoundaryMetric:
     surface: str = "voxels"
     direction: str = "both"
     pooled: bool = False
+
+    @property
+    def percentile(self) -> float:
+        """The percentile of ``hd95`` (95) and ``hd<P>`` (P)."""
+        return 95.0 if self.kind == "hd95" else self.tolerance
 
     def for_label(self, label: object) -> BoundaryMetric:
         """The metric as it scores an image of ``label`` (itself unless it has a tolerance per label).
@@ -154,7 +159,7 @@ class BoundaryMetric:
         """
         d_ab, d_ba = _directed(self.direction, d_ab, d_ba)
         if self.pooled:
-            return float(np.percentile(np.concatenate([d_ab, d_ba]), 95.0 if self.kind == "hd95" else self.tolerance))
+            return hdp_pooled_of(d_ab, d_ba, self.percentile)
         if self.kind == "nsd":
             return nsd_of(d_ab, d_ba, self.tolerance)
         if self.kind == "hd95":
@@ -185,7 +190,7 @@ class BoundaryMetric:
         if self.kind == "nsd":
             return nsd_weighted(d_ab, w_a, d_ba, w_b, self.tolerance)
         if self.kind in ("hd95", "hdp"):
-            return hdp_weighted(d_ab, w_a, d_ba, w_b, 95.0 if self.kind == "hd95" else self.tolerance)
+            return hdp_weighted(d_ab, w_a, d_ba, w_b, self.percentile)
         if self.kind == "assd":
             return assd_weighted(d_ab, w_a, d_ba, w_b)
         if self.kind == "masd":
@@ -310,9 +315,9 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
         base = boundary_metric(pooled.group("base"))
         if base.kind not in ("hd95", "hdp"):
             raise ValueError(f"{name}: the pooled percentile applies to hd95 and hd<P>")
-        p = 95.0 if base.kind == "hd95" else base.tolerance
         return replace(base, name=f"{base.name}_pooled", pooled=True,
-                       description=f"{p:g}th percentile of both directions' surface distances pooled (medpy's)")
+                       description=f"{base.percentile:g}th percentile of both directions' surface distances pooled "
+                                   "(medpy's)")
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
     brats = _BRATS.match(str(name))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SLACK", "nsd_of", "hd95_of", "hdp_of", "assd_of", "masd_of", "hd_of"]
+__all__ = ["SLACK", "nsd_of", "hd95_of", "hdp_of", "hdp_pooled_of", "assd_of", "masd_of", "hd_of"]
 
 #: Relative slack on squared distances when comparing a distance with the NSD's tolerance.
 SLACK = 1e-9
@@ -68,6 +68,27 @@ def hdp_of(d_ab: np.ndarray, d_ba: np.ndarray, percentile: float) -> float:
     float
     """
     return float(max(np.percentile(d_ab, percentile), np.percentile(d_ba, percentile)))
+
+
+def hdp_pooled_of(d_ab: np.ndarray, d_ba: np.ndarray, percentile: float) -> float:
+    """The ``percentile``-th percentile of both directions' distances pooled into one set (medpy's, seg-metrics').
+
+    Parameters
+    ----------
+    d_ab, d_ba : ndarray
+    percentile : float
+        In (0, 100].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> hdp_pooled_of(np.array([3.0, 4.0, 5.0, 6.0]), np.array([3.0, 4.0]), 95)
+    5.75
+    """
+    return float(np.percentile(np.concatenate([d_ab, d_ba]), percentile))
 
 
 def masd_of(d_ab: np.ndarray, d_ba: np.ndarray) -> float:

@@ -79,7 +79,7 @@ def range_sentence(res: StudyResult, key: dict, unit: str) -> str:
         return ""
     v = rows[0]
     low = f"{v['low']:.0f}" if np.isfinite(v["low"]) else f"more than {v['count']}"
-    high = f"more than {v['count']}" if v["statement"] == "beyond" else f"{v['high']:.0f}"
+    high = _range_high(v)
     if low == high:
         return f" Over the priors a test set can estimate, the size is {low} {unit}s too (units_needed_range)."
     return (f" Over the priors a test set can estimate (the band's two ends), the size lies between {low} and {high} "
@@ -170,15 +170,19 @@ CALIBRATION_SENTENCE = (
     "fires reached it in 19 of 22 (37% to 43% in the other 3).")
 
 
+def _range_high(v: dict) -> str:
+    """The upper end of a ``units_needed_range`` verdict in words (``more than N`` beyond the sizes tried)."""
+    return f"more than {v['count']}" if v["statement"] == "beyond" else f"{v['high']:.0f}"
+
+
 def _flagged_size(res: StudyResult, key: dict, unit: str) -> str:
     """Where the flag fires, the size claim to read: the range's upper end (empty without the range)."""
     rows = res.verdict("units_needed_range", **key)
     if not rows:
         return ""
-    v = rows[0]
-    size = f"more than {v['count']}" if v["statement"] == "beyond" else f"{v['high']:.0f}"
-    return (f"For the size, claim the range's upper end too, {size} {unit}s, rather than the estimate's bound "
-            "(on simulated populations this reached the target where the estimate's bound fell short). ")
+    return (f"For the size, claim the range's upper end too, {_range_high(rows[0])} {unit}s, rather than the "
+            "estimate's bound (on simulated populations this reached the target where the estimate's bound fell "
+            "short). ")
 
 
 def size_target_of(res: StudyResult) -> float:
