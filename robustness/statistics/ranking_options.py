@@ -127,6 +127,11 @@ METRIC_DIRECTIONS = {
 def lower_is_better(metric: str | None) -> tuple[bool, bool]:
     """The default direction of a metric: (lower_better, known).
 
+    A metric of the package's registries (the overlap metric table, the boundary, lesion-wise and BraTS metrics
+    and every family their parser builds: ``hd<P>``, ``*_surfel``, ``*_pooled``, one direction) takes its entry's
+    direction, spelled as registered or in other case; any other name is looked up in
+    :data:`METRIC_DIRECTIONS`, the names per-case tables often hold.
+
     Parameters
     ----------
     metric : str or None
@@ -141,18 +146,34 @@ def lower_is_better(metric: str | None) -> tuple[bool, bool]:
     --------
     >>> lower_is_better("HD95"), lower_is_better("nsd@2"), lower_is_better("mystery")
     ((True, True), (False, True), (False, False))
+    >>> lower_is_better("hd95_surfel"), lower_is_better("fn_lesions"), lower_is_better("lesion_f1")
+    ((True, True), (True, True), (False, True))
     """
     if metric is None:
         return False, False
+    registered = _registered_direction(str(metric))
+    if registered is not None:
+        return registered, True
     key = str(metric).split("@")[0].lower().replace("-", "").replace("_", "").replace(" ", "")
     if key in METRIC_DIRECTIONS:
         return METRIC_DIRECTIONS[key], True
+    return False, False
+
+
+def _registered_direction(name: str) -> bool | None:
+    """A registered metric's direction (None: no registry knows the name)."""
+    from robustness.overlap.boundary_names import boundary_metric, is_boundary_metric
     from robustness.overlap.metrics import METRICS
 
-    entry = METRICS.get(str(metric)) or METRICS.get(key)
-    if entry is not None:
-        return bool(entry.lower_better), True
-    return False, False
+    for spelled in dict.fromkeys((name, name.lower())):
+        if spelled in METRICS:
+            return bool(METRICS[spelled].lower_better)
+        if is_boundary_metric(spelled):
+            try:
+                return bool(boundary_metric(spelled).lower_better)
+            except ValueError:  # a family's name with a value it refuses (hd0, nsd@0)
+                return None
+    return None
 
 
 #: The named aggregates (besides a quantile level): challengeR's ``FUN`` takes any function; these are the ones
