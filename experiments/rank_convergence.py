@@ -53,6 +53,11 @@ def parser() -> argparse.ArgumentParser:
                         "MetricsReloaded) or across a face, an edge or a corner (full; seg-metrics)")
     _cli.add_primary_option(g)
     _study.add_rope_option(g)
+    g.add_argument("--resolve", type=_types.positive(), metavar="D",
+                   help="a true difference in the headline metric's units (e.g. 0.02 Jaccard): the number of "
+                        "units at which the paired test declares it with 80%% power, per scheme of that metric "
+                        "(resolve.csv and the report's size bullet; the resolution at every size is always in "
+                        "resolution.csv)")
     g.add_argument("--design", metavar="DIR",
                    help="a design study's results folder on this challenge (--like the same --data): the summary "
                         "then puts the twin's size answer beside this job's and says whether they agree")
@@ -77,7 +82,7 @@ def main(argv=None) -> int:
             options = _study.resampling_options(
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
-                rope=args.rope, empty_distance=args.empty_distance, one_slice=args.one_slice, border=args.border)
+                rope=args.rope, resolve=args.resolve, empty_distance=args.empty_distance, one_slice=args.one_slice, border=args.border)
             _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))

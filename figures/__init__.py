@@ -24,7 +24,7 @@ FIGURES = {
                          "fig_16_podium", "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
                          "fig_20_dot_box", "fig_21_rank_frequency", "fig_22_rank_blobs_tasks",
                          "fig_24_critical_difference", "fig_25_performance_profile", "fig_30_bayes_signed_rank",
-                         "fig_31_iqm_improvement"),
+                         "fig_31_iqm_improvement", "fig_32_resolution"),
     "qa_rank_convergence": ("fig_07_qa_convergence", "fig_12_ranking_agreement"),
     "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement", "fig_16_podium",
                                "fig_17_ranking_heatmap", "fig_18_bootstrap_tau", "fig_19_ranking_methods",
@@ -165,6 +165,15 @@ def meta(results_dir) -> dict | None:
     from robustness.results.transaction import read_meta
 
     return read_meta(path)
+
+
+def unit_word(results_dir, unit: str) -> str:
+    """A resampling unit in the data's words: ``image`` where each encounter of images.csv holds one image."""
+    path = Path(results_dir) / "images.csv"
+    if unit != "encounter" or not path.is_file() or path.is_symlink():
+        return unit
+    images = read(results_dir, "images.csv")
+    return "image" if "encounter" in images and images.encounter.is_unique else unit
 
 
 def headline(results_dir, primary=None, strategies=()):

@@ -8,7 +8,8 @@
   runs, Holm, runs beaten (the test-based ranking);
 - :mod:`.population`: the L1 with a margin between noisy rankings and their population's (the distance to
   unlimited data);
-- :mod:`.surface`: mask borders, the box that holds them and exact distances between them (the boundary metrics).
+- :mod:`.surface`: mask borders, the box that holds them and exact distances between them (the boundary metrics);
+- :mod:`.twin`: a rater's mask on a band around a real image's truth (the twin made of a challenge's images).
 
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 """
@@ -36,10 +37,11 @@ from robustness._kernels.surface import (
     surface_of,
     union_box,
 )
+from robustness._kernels.twin import threshold_band
 
 __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
            "upsample_positive", "blob_fields", "rater_counts",
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
            "surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box",
-           "union_box", "distances_at"]
+           "union_box", "distances_at", "threshold_band"]

@@ -11,7 +11,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
-from matplotlib.ticker import ScalarFormatter
+from matplotlib.ticker import FuncFormatter, ScalarFormatter
 
 from robustness.reporting.plotting import axes, strategy_style
 from robustness.scheme import DEFAULT, lower_is_better, metric_label
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["significance_map", "significance_cells", "significance_legend", "test_set_size",
+__all__ = ["resolution_curve", "significance_map", "significance_cells", "significance_legend", "test_set_size",
            "ranking_agreement_heatmap"]
 
 
@@ -232,4 +232,49 @@ def ranking_agreement_heatmap(agreement: pd.DataFrame, *, average: str = "macro"
     ax.grid(False)
     ax.figure.colorbar(im, ax=ax, shrink=0.85, label="Kendall's tau")
     ax.set_title(f"{metric_label(metric) + ', ' if metric else ''}{average}")
+    return ax
+
+
+def resolution_curve(table: pd.DataFrame, *, strategy: str, metric: str, average: str, unit: str = "encounter",
+                     difference: float | None = None, ax: Axes | None = None) -> Axes:
+    """The resolution (the smallest true difference declared with 80% power) against the test-set size.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``resolution.csv`` (:func:`robustness.statistics.resolution.resolution_table`).
+    strategy, metric, average : str
+        The scheme drawn.
+    unit : str
+        What a unit is, for the x axis.
+    difference : float, optional
+        A difference asked for (``--resolve``): a horizontal line.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = axes(ax)
+    d = table[(table.strategy == strategy) & (table.metric == metric) & (table.average == average)].sort_values("units")
+    if d.empty:
+        return ax
+    st = strategy_style(strategy)
+    color = st["color"]
+    ax.fill_between(d.units, d.resolution_low, d.resolution_high, color=color, alpha=0.15, linewidth=0,
+                    label="95% interval (SD's)")
+    ax.plot(d.units, d.resolution, color=color, marker="o", markersize=2, label="median neighbouring pair")
+    ax.plot(d.units, d.resolution_q75, color=color, linestyle="--", linewidth=0.8, label="upper quartile of pairs")
+    ax.plot(d.units, d.resolution_holm, color=color, linestyle=":", linewidth=0.8, label="Holm's first level")
+    ax.axvline(int(d.test_units.iloc[0]), color="black", linewidth=0.6, label="this test set")
+    if difference is not None:
+        ax.axhline(difference, color="grey", linewidth=0.6, linestyle="-.", label=f"difference asked: {difference:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    plain = FuncFormatter(lambda v, _: f"{v:g}")  # no mathtext: the package's style leaves it off
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+    ax.set_xlabel(f"test-set size ({unit}s, log scale)")
+    ax.set_ylabel(f"smallest difference declared\n(80% power; {metric_label(metric)}, log scale)")
     return ax

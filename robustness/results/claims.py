@@ -52,6 +52,9 @@ CLAIMS: dict[str, str] = {
     "pool_distance": "design calibration: the expected L1 of the pooled estimate",
     "pairs_differ": "pairs of runs that differ significantly (the one significance analysis)",
     "pairs_differ_wilcoxon": "the same by the paired Wilcoxon test",
+    "resolution": "the smallest true difference between two runs the test set declares with 80% power, and the "
+                  "neighbouring pairs closer than it",
+    "resolve_units": "the test-set size at which a given true difference is declared with 80% power",
     "random_gold_spread": "how much the ranking moves with the random annotator chosen as gold",
     "recommended_scheme": "the gold scheme the design study recommends",
     "small_sd_share": "the share of images whose annotators' spread is small",

@@ -109,6 +109,9 @@ for _name, _holds, _index in (
      False),
     ("test_set_size.csv", "units needed for an expected L1 within the size target (meta.json's target; estimate and "
                           "interval)", False),
+    ("resolution.csv", "the smallest true difference between two runs a test set of n units declares with 80% power "
+                       "(paired t-test, 5%), by scheme and size, with intervals", False),
+    ("resolve.csv", "the units at which a given true difference is declared with 80% power, by scheme", False),
     ("kendall_tau.csv", "agreement between the rankings under different golds and ranking methods, with bootstrap "
                         "intervals", False),
     ("gold_spread.csv", "Table 4: standard deviations from the annotators' spread, all variants", False),

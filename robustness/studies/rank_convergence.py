@@ -38,6 +38,7 @@ from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, c
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranking_options import RankingOptions
+from robustness.statistics.resolution import resolution_table, resolve_table
 from robustness.statistics.table_schemes import per_case_frames
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.verdicts import best_with_ties
@@ -62,6 +63,7 @@ from robustness.studies.rank_convergence_options import RankConvergenceOptions
 from robustness.studies.resampling_verdicts import (
     fastest_verdicts,
     ranking_verdicts,
+    resolution_verdicts,
     significance_verdicts,
     unlimited_verdicts,
 )
@@ -174,6 +176,12 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables = {}
     stage("distance to unlimited data (empirical Bayes)", printed=False)
     uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient)
+    stage("resolution", printed=False)
+    uncertainty["resolution.csv"] = resolution_table(boot_schemes, n_resamples=options.bootstrap,
+                                                     rng=options.rng("resolution"))
+    if options.resolve is not None:  # the organiser's difference, in the headline metric's units
+        same_metric = uncertainty["resolution.csv"][uncertainty["resolution.csv"].metric == primary.metric]
+        uncertainty["resolve.csv"] = resolve_table(same_metric, options.resolve)
     truth = None
     if counts.has_truth:
         # the overlap metrics' schemes (a boundary metric is not computed against the true masks)
@@ -350,6 +358,7 @@ def _verdicts(counts, tables, res, truth, *, primary: Scheme, lenient: float, te
     if "label_agreement.csv" in tables:
         label_verdicts(v, tables, primary)
     unlimited_verdicts(v, tables, headline, lenient=lenient)
+    resolution_verdicts(v, tables, headline)
     fastest_verdicts(v, res.convergence["aggregate"], tables["convergence.csv"], lenient=lenient,
                      test_sets=test_sets, metric=primary.metric)
     # the two golds whose rankings agree least (headline metric and averaging), and how many other pairs'

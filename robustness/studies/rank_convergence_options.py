@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from robustness.overlap.boundary import boundary_metric, conventions
 from robustness.overlap.empty import empty_policy
 from robustness.overlap.gold import resolve
@@ -51,6 +53,10 @@ class RankConvergenceOptions(ResamplingOptions):
         How a volume of one slice is scored (:data:`robustness.overlap.boundary.ONE_SLICE`).
     border : {'face', 'full'}
         Which voxels are border (:data:`robustness.overlap.boundary.BORDERS`).
+    resolve : float, optional
+        A true score difference (in the headline metric's units) whose test-set size is wanted: resolve.csv gives
+        the units at which the paired test declares it with 80% power
+        (:func:`robustness.statistics.resolution.resolve_table`).
     """
 
     strategies: tuple | None = None
@@ -63,6 +69,7 @@ class RankConvergenceOptions(ResamplingOptions):
     empty_distance: str | float = "diagonal"
     one_slice: str = "2d"
     border: str = "face"
+    resolve: float | None = None
 
     @property
     def boundary_conventions(self) -> dict:
@@ -84,6 +91,8 @@ class RankConvergenceOptions(ResamplingOptions):
         for name in self.boundary:
             boundary_metric(name)
         self.boundary_conventions  # noqa: B018  (refuses a convention outside its list)
+        if self.resolve is not None and not (np.isfinite(self.resolve) and self.resolve > 0):
+            raise ValueError(f"resolve must be a positive, finite difference, got {self.resolve!r}")
         for name in ("unit", "bootstrap_unit"):
             if getattr(self, name) not in ("image", "encounter"):
                 raise ValueError(f"{name} must be 'image' or 'encounter', got {getattr(self, name)!r}")

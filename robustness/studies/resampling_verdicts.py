@@ -193,6 +193,47 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
                          table="test_set_size.csv", **key)
 
 
+def resolution_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple]) -> None:
+    """What a report states about the resolution, per scheme: at the test set's size and, given, for a difference.
+
+    ``resolution`` (the detectable difference at N with its interval; ``count`` of the ``total`` neighbouring pairs
+    whose observed difference is smaller, ``subject`` those pairs flattened: upper run, lower run, ...) and
+    ``resolve_units`` (resolve.csv: the units at which the difference asked for is declared with 80% power; the
+    estimate, and the claim at the upper end of the SD's interval as ``high``; statement ``beyond`` where no size
+    searched suffices).
+
+    Parameters
+    ----------
+    verdicts : Verdicts
+    tables : dict
+        With resolution.csv and pairwise.parquet (and resolve.csv where a difference was asked for).
+    schemes : iterable of (strategy, metric, average)
+    """
+    table, pairs = tables["resolution.csv"], tables["pairwise.parquet"]
+    resolve = tables.get("resolve.csv")
+    for strat, metric, average in schemes:
+        key = dict(strategy=strat, metric=metric, average=average)
+        rows = table[(table.strategy == strat) & (table.metric == metric) & (table.average == average)]
+        at_n = rows[rows.units == rows.test_units]
+        if at_n.empty:
+            continue
+        row = at_n.iloc[0]
+        nb = pairs[(pairs.strategy == strat) & (pairs.metric == metric) & (pairs.average == average)
+                   & pairs.neighbours]
+        close = nb[nb["diff"].abs() < row.resolution] if np.isfinite(row.resolution) else nb.iloc[:0]
+        verdicts.add("resolution", value=row.resolution, low=row.resolution_low, high=row.resolution_high,
+                     level=0.95, count=len(close), total=len(nb), subject=[x for r in close.itertuples()
+                                                                          for x in (r.run, r.other)],
+                     table="resolution.csv", **key)
+        if resolve is not None:
+            need = resolve[(resolve.strategy == strat) & (resolve.metric == metric) & (resolve.average == average)]
+            if len(need):
+                n = need.iloc[0]
+                verdicts.add("resolve_units", statement="beyond" if n.beyond else "at_least",
+                             value=n.units_needed, low=n.units_needed_low, high=n.units_needed_high, level=0.95,
+                             subject=[f"{n.difference:g}"], table="resolve.csv", **key)
+
+
 def _band_verdicts(verdicts: Verdicts, at: pd.DataFrame, observed: pd.Series, key: dict) -> None:
     """``distance_band`` of one scheme at the test set's size and at eight times it (or the largest size below).
 

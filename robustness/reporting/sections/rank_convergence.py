@@ -8,14 +8,8 @@ from robustness.overlap.gold import STRATEGIES
 from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
-    CALIBRATION_SENTENCE,
-    band_sentence,
     default_rows,
-    needed_text,
-    random_baseline,
     size_target_of,
-    target_note,
-    target_words,
 )
 from robustness.reporting.sections.design import size_comparison
 from robustness.reporting.sections.rank_convergence_agreement import (
@@ -29,6 +23,7 @@ from robustness.reporting.sections.rank_convergence_agreement import (
     table4_section,
     truth_section,
 )
+from robustness.reporting.sections.rank_convergence_resolution import resolution_section, size_bullet
 from robustness.reporting.sections.rank_convergence_uncertainty import (
     convergence_section,
     significance_section,
@@ -85,8 +80,6 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     """What to conclude: at most six bullets, each read from a verdicts row (the sections below hold the rest)."""
     p = headline(res)
     unit, _ = bootstrap_units(res)
-    n_runs = res.meta["input"]["runs"]
-    target = size_target_of(res)
     key = dict(strategy=p.gold, metric=p.metric, average=p.average)
     scheme = p.label
     items = []
@@ -109,16 +102,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     moved, order = _winner_bullet(res, p), _order_sentence(res, p)
     if moved or order:
         items.append(" ".join(x for x in (moved, order) if x))
-    distances, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
-    if distances and nd:
-        d = distances[0]
-        items.append(f"**Distance to unlimited data**: this test set's ranking lies an expected L1 of {d['value']:.1f} "
-                     f"({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}, over the posterior and "
-                     f"resampled test sets) from the ranking on unlimited data, {d['value'] / n_runs:.2f} places per "
-                     f"run ({random_baseline(n_runs, d['value'])}); {target_words(target, n_runs)} needs "
-                     f"{needed_text(nd[0], unit)}.{target_note(target, n_runs)}" + band_sentence(res, key, unit)
-                     + CALIBRATION_SENTENCE
-                     + _design_sentence(res))
+    size = size_bullet(res, design=_design_sentence(res))
+    if size:
+        items.append(size)
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
         t = truth[0]
@@ -383,7 +369,8 @@ def _per_case(r: Report, res: StudyResult) -> None:
 
 
 _SECTIONS = {"conclusions": _conclusions, "overview": _overview, "leaderboard": _leaderboard,
-             "significance": significance_section, "unlimited": unlimited_section, "convergence": convergence_section,
+             "significance": significance_section, "resolution": resolution_section,
+             "unlimited": unlimited_section, "convergence": convergence_section,
              "gold_agreement": gold_agreement_section, "table4": table4_section, "fits": fits_section,
              "truth": truth_section, "ranking_methods": _ranking_methods, "per_case": _per_case,
              "metrics": metrics_section, "labels": labels_section}

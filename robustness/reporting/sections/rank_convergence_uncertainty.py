@@ -10,6 +10,7 @@ import pandas as pd
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
+    CALIBRATION_SENTENCE,
     at_tolerance,
     convergence_cell,
     default_rows,
@@ -147,6 +148,7 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
         if res.verdict("unlimited_distance", strategy=p.gold, metric=p.metric, average=average):
             r.paragraph(f"**{p.gold_label}, {average} {p.metric_label}**: "
                         + unlimited_sentence(res, p.with_average(average), n_runs, boot_unit))
+    r.paragraph("How far to trust these claims." + CALIBRATION_SENTENCE)
     at_n = per_size[per_size.observed_size & (per_size.metric == p.metric)].copy()
     need = needed[needed.metric == p.metric].set_index(["strategy", "average"])
     rows = []

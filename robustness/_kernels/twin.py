@@ -1,0 +1,84 @@
+"""The kernel of the twin made of a challenge's own images (:mod:`robustness.synthetic.image_twin`).
+
+A rater's mask near the truth's border is the set of voxels whose signed distance to the truth (negative inside,
+in physical units) lies below a displacement ``offset + scale * F``, ``F`` a smooth random field given on a
+coarse lattice and interpolated (trilinearly; a 2D image is a volume of one slice). Only the voxels of a band
+around the border are visited: deeper voxels are inside every mask and farther ones outside.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["threshold_band"]
+
+
+@njit(cache=True, nogil=True)
+def _axis(u, n):
+    """Lattice cell and weight along one axis (clamped to the lattice)."""
+    if n == 1:
+        return 0, 0, 0.0
+    if u <= 0.0:
+        return 0, 0, 0.0
+    if u >= n - 1:
+        return n - 1, n - 1, 0.0
+    i = int(np.floor(u))
+    return i, i + 1, u - i
+
+
+@njit(cache=True, nogil=True)
+def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound, out):
+    """Which band voxels a rater draws: ``dist < clip(offset + scale * F, -bound, bound)``.
+
+    Parameters
+    ----------
+    flat : int64 (V,)
+        The band voxels' flat indices within the crop (C order over ``crop_shape``).
+    dist : float32 (V,)
+        Their signed distance to the truth's border (physical units, negative inside).
+    crop_shape : int64 (3,)
+        The crop's shape (z, y, x); a 2D image has z = 1.
+    spacing : float64 (3,)
+        The voxel size (z, y, x) in physical units.
+    lattice : float64 (Lz, Ly, Lx)
+        The field's values at lattice points; point ``(a, b, c)`` sits at physical position
+        ``(a, b, c) * lattice_step`` from the crop's first voxel.
+    lattice_step : float64 (3,)
+    offset, scale, bound : float
+        The displacement is ``offset + scale * F``, clipped to ``[-bound, bound]``.
+    out : uint8 (V,)
+        1 where the voxel is drawn.
+
+    Returns
+    -------
+    int
+        How many voxels had their displacement clipped (the band was too narrow for them).
+    """
+    ny = crop_shape[1]
+    nx = crop_shape[2]
+    lz, ly, lx = lattice.shape
+    clipped = 0
+    for v in range(flat.size):
+        f = flat[v]
+        z = f // (ny * nx)
+        rem = f - z * ny * nx
+        y = rem // nx
+        x = rem - y * nx
+        z0, z1, wz = _axis(z * spacing[0] / lattice_step[0], lz)
+        y0, y1, wy = _axis(y * spacing[1] / lattice_step[1], ly)
+        x0, x1, wx = _axis(x * spacing[2] / lattice_step[2], lx)
+        c00 = lattice[z0, y0, x0] * (1 - wx) + lattice[z0, y0, x1] * wx
+        c01 = lattice[z0, y1, x0] * (1 - wx) + lattice[z0, y1, x1] * wx
+        c10 = lattice[z1, y0, x0] * (1 - wx) + lattice[z1, y0, x1] * wx
+        c11 = lattice[z1, y1, x0] * (1 - wx) + lattice[z1, y1, x1] * wx
+        field = (c00 * (1 - wy) + c01 * wy) * (1 - wz) + (c10 * (1 - wy) + c11 * wy) * wz
+        delta = offset + scale * field
+        if delta > bound:
+            delta = bound
+            clipped += 1
+        elif delta < -bound:
+            delta = -bound
+            clipped += 1
+        out[v] = 1 if dist[v] < delta else 0
+    return clipped
