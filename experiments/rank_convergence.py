@@ -82,7 +82,8 @@ def main(argv=None) -> int:
             options = _study.resampling_options(
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
-                rope=args.rope, resolve=args.resolve, empty_distance=args.empty_distance, one_slice=args.one_slice, border=args.border)
+                rope=args.rope, resolve=args.resolve, empty_distance=args.empty_distance, one_slice=args.one_slice,
+                border=args.border)
             _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))

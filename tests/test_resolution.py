@@ -144,7 +144,6 @@ def resolved(tmp_path_factory):
     """The main job on a small synthetic challenge with --resolve."""
     from experiments import rank_convergence as job
     from experiments._cli import run
-
     from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
