@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from experiments import _cli, _study, _types
@@ -64,8 +65,14 @@ def parser() -> _cli.Parser:
     _cli.add_data_options(p)
     g = p.add_argument_group("the challenge to plan for")
     g.add_argument("--like", metavar="CHALLENGE",
-                   help="fit the generator to this challenge (layout options as above; 'synthetic': the embedded "
-                        "default challenge, a self-check of the fit); default: the generator's defaults, unfitted")
+                   help="plan for this challenge (layout options as above): a twin made of its own images, "
+                        "fitted to its annotators and runs (--twin); 'synthetic': the embedded default challenge "
+                        "with the generator fitted to it, a self-check of the fit; default: the generator's "
+                        "defaults, unfitted")
+    g.add_argument("--twin", choices=("images", "generator"), default="images",
+                   help="with --like CHALLENGE: the twin is made of the challenge's own images, its truths the "
+                        "gold annotators' majority vote and its raters fitted image by image (default), or is the "
+                        "synthetic generator fitted to the challenge's statistics (the earlier twin)")
     p.checks.insert(0, _like_is_the_data)  # before the data options' checks: --like CHALLENGE names the data
     g = p.add_argument_group("the grid (comma-separated; defaults around the base challenge)")
     g.add_argument("--encounters", type=_listed(integer(2, 10_000)), metavar="N1,N2,..",
@@ -147,7 +154,8 @@ def options_from(args: argparse.Namespace) -> DesignStudyOptions:
         replicates=args.replicates, populations=args.populations, pool=args.pool, orders=args.orders,
         bootstrap=args.bootstrap, image_mp=args.image_mp, target_l1=args.target_l1, target_top1=args.target_top1,
         max_encounters=args.max_encounters,
-        quick=args.quick, seed=args.seed, boundary=tuple(args.boundary))
+        quick=args.quick, seed=args.seed, boundary=tuple(args.boundary),
+        twin="generator" if (args.like or args.data) in (None, "synthetic") else args.twin)
 
 
 def base(args: argparse.Namespace, options: DesignStudyOptions) -> DesignBase:
@@ -164,7 +172,8 @@ def base(args: argparse.Namespace, options: DesignStudyOptions) -> DesignBase:
         return prepare(None, options, config=SyntheticConfig(**_cli.synthetic_shape(args)))
     challenge = make_challenge(rng=args.synthetic_seed, **_cli.synthetic_shape(args)) if like == "synthetic" \
         else _cli.load(args)
-    return prepare(challenge, options, name=like, force=args.force, say=_study.say(args), warn=_cli.say)
+    return prepare(challenge, options, name=like, force=args.force, say=_study.say(args), warn=_cli.say,
+                   refused_fit=Path(args.out) / "refused" / "fit.csv")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -328,6 +328,25 @@ def twin_distances_at(sources, index_sets, spacing):
     return [full[np.asarray(idx, dtype=np.int64)] for idx in index_sets]
 
 
+# -- the image twin's band ----------------------------------------------------------------------------------------
+
+
+def twin_threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound):
+    """(bits, clipped): the field by scipy's linear interpolation of the lattice (clamped to its edges), at every
+    band voxel's physical position."""
+    from scipy.ndimage import map_coordinates
+
+    zyx = np.array(np.unravel_index(np.asarray(flat), tuple(int(v) for v in crop_shape)), dtype=np.float64)
+    coords = zyx * (np.asarray(spacing, np.float64) / np.asarray(lattice_step, np.float64))[:, None]
+    for a in range(3):
+        coords[a] = np.clip(coords[a], 0, lattice.shape[a] - 1)
+    field = map_coordinates(np.asarray(lattice, np.float64), coords, order=1, mode="nearest")
+    delta = offset + scale * field
+    clipped = int(((delta > bound) | (delta < -bound)).sum())
+    delta = np.clip(delta, -bound, bound)
+    return (np.asarray(dist) < delta).astype(np.uint8), clipped
+
+
 def tiny_cases() -> int:
     """Every kernel on tiny hand-made inputs, checked against its twin and against numbers worked out by hand.
 
@@ -470,6 +489,20 @@ def tiny_cases() -> int:
     d_ab, d_ba = _kernels.surface_distances(cube, dot, sp, False)
     t_ab, t_ba = twin_surface_distances(cube, dot, sp, False)
     assert np.allclose(np.sort(d_ab), np.sort(t_ab), rtol=1e-14) and d_ba.tolist() == [np.sqrt(9 + 1 + 0.25)]
+    checked += 1
+    # the image twin's band: a 1 x 3 x 3 crop, a lattice of 2 x 2 points 2 mm apart (voxels 1 mm): the field at
+    # voxel (y, x) is the bilinear blend, by hand
+    lattice = np.array([[[0.0, 1.0], [2.0, 3.0]]])
+    flat = np.arange(9, dtype=np.int64)
+    dist = np.full(9, 0.9, np.float32)
+    bits = np.empty(9, np.uint8)
+    clipped = _kernels.threshold_band(flat, dist, np.array([1, 3, 3]), np.array([1.0, 1.0, 1.0]), lattice,
+                                      np.array([1.0, 2.0, 2.0]), 0.0, 1.0, 2.5, bits)
+    # field: row 0: 0, 0.5, 1; row 1: 1, 1.5, 2; row 2: 2, 2.5, 3 (clipped to 2.5 twice); drawn where field > 0.9
+    assert bits.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1] and clipped == 1
+    t_bits, t_clipped = twin_threshold_band(flat, dist, (1, 3, 3), (1.0, 1.0, 1.0), lattice, (1.0, 2.0, 2.0), 0.0,
+                                            1.0, 2.5)
+    assert t_bits.tolist() == bits.tolist() and t_clipped == clipped
     checked += 1
     return checked
 

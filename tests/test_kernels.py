@@ -310,3 +310,41 @@ def test_margin_l1_hand_made():
     assert _kernels.margin_l1(tied, np.array([[0.0, 0.1, 0.0], [0.0, 0.0, 0.0]]), 1.0, 0.0).tolist() == [[0.0, 0.0]]
     last = np.array([[0.0, 0.0, 1.0]])  # the worst run jumps to the top (2 places); the tied pair takes ranks
     assert _kernels.margin_l1(tied, last, 1.0, 0.0).tolist() == [[3.0]]  # 2.5 each, half a place beyond 1..2
+
+
+@st.composite
+def _band_case(draw):
+    """A random crop (2D or 3D), a sorted band of its voxels, signed distances and a lattice of any step."""
+    nz = draw(st.sampled_from([1, 1, 2, 4]))
+    ny, nx = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+    n = nz * ny * nx
+    flat = np.array(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n))), dtype=np.int64)
+    dist = np.array(draw(st.lists(st.floats(-5, 5, width=32), min_size=flat.size, max_size=flat.size)), np.float32)
+    spacing = np.array([draw(st.floats(0.3, 3)) for _ in range(3)])
+    step = np.array([draw(st.floats(0.5, 4)) for _ in range(3)])
+    shape = tuple(draw(st.integers(1, 5)) if nz > 1 or a > 0 else 1 for a in range(3))
+    lattice = np.array(draw(st.lists(st.floats(-3, 3), min_size=int(np.prod(shape)),
+                                     max_size=int(np.prod(shape))))).reshape(shape)
+    return flat, dist, np.array([nz, ny, nx]), spacing, lattice, step, draw(st.floats(-2, 2)), \
+        draw(st.floats(0, 3)), draw(st.floats(0.5, 6))
+
+
+@given(_band_case())
+@settings(max_examples=200, deadline=None)
+def test_threshold_band_matches_twin(case):
+    from tests.naive import twin_threshold_band
+
+    flat, dist, crop, spacing, lattice, step, offset, scale, bound = case
+    bits = np.empty(flat.size, np.uint8)
+    clipped = _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, bits)
+    want, want_clipped = twin_threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound)
+    # a voxel whose distance equals its displacement to rounding may fall either side; no other may differ
+    from scipy.ndimage import map_coordinates
+
+    zyx = np.array(np.unravel_index(flat, tuple(crop)), dtype=np.float64) * (spacing / step)[:, None]
+    zyx = np.clip(zyx, 0, np.array(lattice.shape)[:, None] - 1)
+    delta = offset + scale * map_coordinates(lattice, zyx, order=1, mode="nearest")
+    sure = np.abs(dist - np.clip(delta, -bound, bound)) > 1e-9
+    np.testing.assert_array_equal(bits[sure], want[sure])
+    edge = np.abs(np.abs(delta) - bound) <= 1e-9
+    assert abs(clipped - want_clipped) <= int(edge.sum())

@@ -34,7 +34,7 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
     Parameters
     ----------
     flat : int64 (V,)
-        The band voxels' flat indices within the crop (C order over ``crop_shape``).
+        The band voxels' flat indices within the crop (C order over ``crop_shape``), increasing.
     dist : float32 (V,)
         Their signed distance to the truth's border (physical units, negative inside).
     crop_shape : int64 (3,)
@@ -58,21 +58,37 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
     ny = crop_shape[1]
     nx = crop_shape[2]
     lz, ly, lx = lattice.shape
+    fx = spacing[2] / lattice_step[2]
     clipped = 0
+    row_start = 0
+    row_end = -1
+    z0 = z1 = y0 = y1 = 0
+    wz = wy = 0.0
     for v in range(flat.size):
         f = flat[v]
-        z = f // (ny * nx)
-        rem = f - z * ny * nx
-        y = rem // nx
-        x = rem - y * nx
-        z0, z1, wz = _axis(z * spacing[0] / lattice_step[0], lz)
-        y0, y1, wy = _axis(y * spacing[1] / lattice_step[1], ly)
-        x0, x1, wx = _axis(x * spacing[2] / lattice_step[2], lx)
+        if f >= row_end or f < row_start:  # a new row (z, y): the band is sorted, so rows repeat
+            r = f // nx
+            row_start = r * nx
+            row_end = row_start + nx
+            z = r // ny
+            z0, z1, wz = _axis(z * spacing[0] / lattice_step[0], lz)
+            y0, y1, wy = _axis((r - z * ny) * spacing[1] / lattice_step[1], ly)
+        u = (f - row_start) * fx
+        if lx == 1 or u >= lx - 1:
+            x0 = lx - 1
+            x1 = x0
+            wx = 0.0
+        else:
+            x0 = int(u)
+            x1 = x0 + 1
+            wx = u - x0
         c00 = lattice[z0, y0, x0] * (1 - wx) + lattice[z0, y0, x1] * wx
         c01 = lattice[z0, y1, x0] * (1 - wx) + lattice[z0, y1, x1] * wx
-        c10 = lattice[z1, y0, x0] * (1 - wx) + lattice[z1, y0, x1] * wx
-        c11 = lattice[z1, y1, x0] * (1 - wx) + lattice[z1, y1, x1] * wx
-        field = (c00 * (1 - wy) + c01 * wy) * (1 - wz) + (c10 * (1 - wy) + c11 * wy) * wz
+        field = c00 * (1 - wy) + c01 * wy
+        if wz > 0.0:
+            c10 = lattice[z1, y0, x0] * (1 - wx) + lattice[z1, y0, x1] * wx
+            c11 = lattice[z1, y1, x0] * (1 - wx) + lattice[z1, y1, x1] * wx
+            field = field * (1 - wz) + (c10 * (1 - wy) + c11 * wy) * wz
         delta = offset + scale * field
         if delta > bound:
             delta = bound

@@ -58,6 +58,7 @@ from robustness.overlap.metrics import macro, micro
 from robustness.overlap.pixel_pass import compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.seeds import stream
+from robustness.simulation import worlds
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
@@ -65,8 +66,6 @@ from robustness.statistics.metric_agreement import metric_values
 from robustness.statistics.ranks import rank
 from robustness.statistics.truth import truth_schemes
 from robustness.statistics.uncertainty import ranking_uncertainty
-from robustness.synthetic.challenge import draw_population, make_challenge
-from robustness.synthetic.pools import pool_counts
 
 if TYPE_CHECKING:
 
@@ -145,7 +144,12 @@ def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *
     Returns
     -------
     SyntheticConfig
+        (or, for the twin made of the challenge's images, :meth:`~robustness.synthetic.image_twin.ImageTwinConfig.at`
+        the setting).
     """
+    if worlds.is_image_twin(base):
+        return base.at(n_encounters=n_encounters, annotators=setting.annotators, agreement=setting.agreement,
+                       run_scale=setting.spread, n_runs=setting.runs)
     spacing = base.spacing
     if base.depth is not None and base.megapixels:
         grow = float(np.sqrt(base.megapixels / megapixels))
@@ -227,16 +231,16 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
         own distance to unlimited data; ``("pool_images",)`` -> the pool's images.
     """
     config = population_config(base, setting, sizes, options)
-    population = draw_population(config, stream(seed, "population", population_index, design=True))
+    population = worlds.population(config, population_index, seed=seed)
     batches: list[np.ndarray] = []
     batch, total = 0, 0
-    limit = options.pool_images * options.pool_growth
+    first = worlds.pool_start(config, options.pool_images)
+    limit = first * options.pool_growth
     while True:
-        n = options.pool_images if not batches else total  # doubling
+        n = first if not batches else total  # doubling
         n = min(n, limit - total)
-        single = replace(config, n_encounters=n, n_images=n, max_images_per_encounter=1)
-        batches.append(pool_counts(single, population, n_encounters=n,
-                                   rng=stream(seed, "pool", population_index, batch, design=True))[0])
+        batches.append(worlds.pool(config, population, n_images=n,
+                                   rng=stream(seed, "pool", population_index, batch, design=True)))
         batch, total = batch + 1, total + n
         pool = np.concatenate(batches, axis=1)
         first = np.arange(pool.shape[1]) < pool.shape[1] // 2
@@ -280,12 +284,12 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     """
     sizes = sorted(int(n) for n in sizes)
     config = population_config(base, setting, sizes, options)
-    runs = draw_population(config, stream(seed, "population", population_index, design=True))
+    runs = worlds.population(config, population_index, seed=seed)
     population_scores_ = {k: v for k, v in population.items() if len(k) == 2}
     rows, coverage = [], []
     for agreement in agreements:
-        cfg = replace(config, agreement=float(agreement))
-        challenge = make_challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
+        cfg = worlds.with_agreement(config, agreement)
+        challenge = worlds.challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
         counts = compute_overlap(challenge, leave_one_out=False, boundary=tuple(options.boundary),
                                  rng=stream(seed, "random_golds", replicate, design=True))
         order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
@@ -378,9 +382,9 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     pandas.DataFrame
     """
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
-    runs = draw_population(config, stream(seed, "population", population_index, design=True))
-    challenge = make_challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
-                               population=runs)
+    runs = worlds.population(config, population_index, seed=seed)
+    challenge = worlds.challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
+                                 population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
                              leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
     label = dict(encounters=int(size), annotators=setting.annotators, agreement=float(setting.agreement),

@@ -297,7 +297,8 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
     return config, pd.DataFrame(rows)
 
 
-def check_statistic(key: str, target: float, twins: list[float]) -> tuple[float, bool | None, str]:
+def check_statistic(key: str, target: float, twins: list[float], *,
+                    extra: dict | None = None) -> tuple[float, bool | None, str]:
     """One row of the fit table: the twin's value of a statistic, whether it holds, and the rule applied.
 
     Parameters
@@ -308,6 +309,9 @@ def check_statistic(key: str, target: float, twins: list[float]) -> tuple[float,
         Its value on the challenge.
     twins : list of float
         Its value on each of the :data:`FIT_SEEDS` simulations of the fitted twin (the first is the fit's).
+    extra : dict, optional
+        Tolerances (as :data:`FIT_TOLERANCES`) that apply beside and before those, checking a statistic
+        :data:`NOT_CHECKED` lists (a twin whose images are the challenge's own checks their objects' size).
 
     Returns
     -------
@@ -319,13 +323,14 @@ def check_statistic(key: str, target: float, twins: list[float]) -> tuple[float,
     text : str
         The tolerance applied, or why nothing was checked.
     """
-    kind, tol = FIT_TOLERANCES.get(key, ("abs", np.nan))
+    tolerances = FIT_TOLERANCES | (extra or {})
+    kind, tol = tolerances.get(key, ("abs", np.nan))
     values = np.asarray(twins, dtype=np.float64)
     t = float(target)
     f = float(np.median(values)) if kind == "fixed ratio" else float(values[0])
-    if key in NOT_CHECKED:
+    if key in NOT_CHECKED and key not in (extra or {}):
         return f, None, NOT_CHECKED[key]
-    if key not in FIT_TOLERANCES:
+    if key not in tolerances:
         return f, True, "copied"  # the structure: set, not fitted
     if not (np.isfinite(t) and np.all(np.isfinite(values))):
         return f, None, ("not checked: one image per encounter, no within-encounter correlation" if key == "icc"

@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ import pandas as pd
 from robustness.overlap.gold import is_random, resolve
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
+from robustness.simulation import worlds
 from robustness.simulation.design import METRIC, DesignOptions, Setting
 from robustness.simulation.grid import Grid, run_grid, run_size
 from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
@@ -88,7 +89,7 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
     str
         A SHA-256 hex digest.
     """
-    payload = json.dumps({"base": asdict(base), "grid": grid.as_dict(), "options": simulation.fingerprint(),
+    payload = json.dumps({"base": worlds.record(base), "grid": grid.as_dict(), "options": simulation.fingerprint(),
                           "seed": seed, "estimator": ESTIMATOR}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -133,6 +134,9 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     simulation = options.simulation(base)
     key = fingerprint(base, grid, simulation, options.seed)
     cache = Path(cache_dir) / key[:16]
+    if worlds.is_image_twin(base) and base.library.path is None:  # workers load the real images' bands once
+        cache.mkdir(parents=True, exist_ok=True)
+        base = replace(base, library=base.library.save(cache / f"library-{base.library.digest}.npz"))
     design, coverage, notes, pools = run_grid(base, grid, simulation, seed=options.seed, cache_dir=cache,
                                               n_jobs=n_jobs, progress=progress, say=say)
     notes = list(warnings) + notes
@@ -199,7 +203,7 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
                              "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,
                              "target": target_record(base_setting.runs, options.target_l1),
-                             "input": {"base": asdict(base), "fingerprint": key}, "warnings": notes})
+                             "input": {"base": worlds.record(base), "fingerprint": key}, "warnings": notes})
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions
+from robustness.simulation.image_fit import fit_image_twin
 from robustness.simulation.twin import challenge_stats, fit, fit_counts, fit_failures
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import check_target, format_target, size_target
@@ -31,7 +33,10 @@ from robustness.studies.common import uncertainty_tables
 from robustness.studies.rank_convergence import RankConvergenceOptions
 from robustness.synthetic.challenge import SyntheticConfig
 
-__all__ = ["DesignStudyOptions", "DesignBase", "prepare", "base_from_challenge", "main_job_counts",
+#: What a real challenge's twin can be made of (:attr:`DesignStudyOptions.twin`).
+TWINS = ("images", "generator")
+
+__all__ = ["TWINS", "DesignStudyOptions", "DesignBase", "prepare", "base_from_challenge", "main_job_counts",
            "main_job_answer", "image_megapixels", "max_encounters"]
 
 
@@ -62,6 +67,9 @@ class DesignStudyOptions:
     quick : bool
         A small grid (4 replicates, each its own run population, pools from 12,000 images, 40 orders, 150 resamples).
     seed : int
+    twin : {'images', 'generator'}
+        What a real challenge's twin is made of: its own images (:mod:`robustness.synthetic.image_twin`, the
+        default) or the embedded generator fitted to its statistics (:mod:`robustness.simulation.twin`).
     """
 
     encounters: tuple | None = None
@@ -82,6 +90,12 @@ class DesignStudyOptions:
     quick: bool = False
     boundary: tuple = ()
     seed: int = 0
+    twin: str = "images"
+
+    def __post_init__(self) -> None:
+        """Check the twin's kind."""
+        if self.twin not in TWINS:
+            raise ValueError(f"twin must be one of {', '.join(TWINS)}, got {self.twin!r}")
 
     def simulation(self, base: SyntheticConfig) -> DesignOptions:
         """How hard each replicate works.
@@ -128,8 +142,12 @@ TWIN_SLICES = 24
 
 
 def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
-                        counts: OverlapCounts | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
-    """The generator fitted to a challenge (:func:`robustness.simulation.twin.fit`) and the fit table.
+                        counts: OverlapCounts | None = None, say: Callable[..., None] | None = None
+                        ) -> tuple[Any, pd.DataFrame]:
+    """The challenge's twin and its fit table.
+
+    Made of the challenge's own images (:func:`robustness.simulation.image_fit.fit_image_twin`, ``options.twin``
+    'images', the default), or the generator fitted to its statistics (:func:`robustness.simulation.twin.fit`).
 
     Parameters
     ----------
@@ -137,16 +155,20 @@ def base_from_challenge(challenge: Challenge, options: DesignStudyOptions, *,
     options : DesignStudyOptions
     counts : OverlapCounts, optional
         The challenge's counts with the majority gold (default: counted here).
+    say : callable, optional
+        Progress lines.
 
     Returns
     -------
-    (SyntheticConfig, pandas.DataFrame)
+    (ImageTwinConfig or SyntheticConfig, pandas.DataFrame)
         The fit table has each statistic's tolerance and whether the twin meets it
         (:func:`robustness.simulation.twin.fit_failures`).
     """
     if counts is None:
         counts = fit_counts(challenge)
     target = challenge_stats(counts)
+    if options.twin == "images":
+        return fit_image_twin(challenge, target=target, seed=options.seed, say=say)
     volumes = [shape for shape in challenge.shapes if len(shape) == 3]
     if not volumes:
         return fit(target, seed=options.seed, megapixels=image_megapixels(options, target["coverage_median"]))
@@ -241,8 +263,8 @@ class DesignBase:
 
     Attributes
     ----------
-    config : SyntheticConfig
-        The generator: the defaults, or fitted to the challenge.
+    config : SyntheticConfig or ImageTwinConfig
+        The generator's defaults, or the challenge's twin.
     fit_table : DataFrame or None
         Each statistic of the challenge and of its twin, with its tolerance (None without a challenge).
     warnings : list of str
@@ -253,7 +275,7 @@ class DesignBase:
         :meth:`robustness.io.challenge.Challenge.fingerprint` of the challenge as read.
     """
 
-    config: SyntheticConfig
+    config: Any
     fit_table: pd.DataFrame | None = None
     warnings: list = field(default_factory=list)
     main_answer: pd.DataFrame | None = None
@@ -264,9 +286,20 @@ def _quiet(*_: Any) -> None:
     return None
 
 
+def _write_refused(path: Path, table: pd.DataFrame) -> None:
+    """A refused twin's fit table, written atomically (its folder made first; names escaped for spreadsheets)."""
+    from robustness.files import atomic_write
+    from robustness.results.escape import csv_frame
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda f: f.write(csv_frame(table).to_csv(index=False).encode()))
+
+
 def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config: SyntheticConfig | None = None,
             name: str = "the challenge", force: bool = False,
-            say: Callable[..., None] = _quiet, warn: Callable[[Sequence[str]], None] = _quiet) -> DesignBase:
+            say: Callable[..., None] = _quiet, warn: Callable[[Sequence[str]], None] = _quiet,
+            refused_fit: Path | None = None) -> DesignBase:
     """The design study's base: the generator's defaults, or its twin fitted to ``challenge``, checked.
 
     The challenge gets every check the main job makes (polarity, copied raters, outlier annotations...), and the
@@ -288,6 +321,8 @@ def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config:
         Progress lines.
     warn : callable
         Called with warning lines as they are found (before the long fit).
+    refused_fit : path, optional
+        Where a refused twin's fit table is written (atomically) before the refusal, which names it.
 
     Returns
     -------
@@ -305,13 +340,18 @@ def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config:
     check_target(options.target_l1, challenge.n_runs)  # before the pixel pass and the fit
     counts = main_job_counts(challenge, seed=options.seed)  # the main job's golds: its own size answer below
     warnings = input_warnings(challenge, counts, warn=warn)
-    say(f"fitting the generator to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
-    base, table = base_from_challenge(challenge, options, counts=counts)
+    made = "its own images" if options.twin == "images" else "the generator"
+    say(f"fitting a twin made of {made} to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
+    base, table = base_from_challenge(challenge, options, counts=counts, say=say)
     failed = fit_failures(table)
     if failed and not force:
-        raise InputError(f"{name}: the generator cannot be fitted to this challenge: {'; '.join(failed)} (fit.csv's "
-                         "tolerances; a misread input, such as a swapped foreground, fails here; --force plans with "
-                         "the twin anyway)")
+        where = ""
+        if refused_fit is not None:
+            _write_refused(refused_fit, table)
+            where = f"; the whole fit: {refused_fit}"
+        raise InputError(f"{name}: the twin made of {made} is not like this challenge: {'; '.join(failed)} (the "
+                         f"fit's tolerances{where}; a misread input, such as a swapped foreground, fails here; "
+                         "--force plans with the twin anyway, and every report then says it failed)")
     if failed:
         note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
         warn([note])
