@@ -58,8 +58,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--consensus", choices=CONSENSUS, default=None,
                    help="consensus across tasks: mean rank (BraTS; the default), median rank, challengeR's "
                         "euclidean (each task's ranks re-ranked with average ties, then averaged; the default "
-                        "under --preset challenger), borda (mean Borda count: runs beaten per task, ties a half) "
-                        "or copeland (pairwise majorities over the tasks: wins minus losses)")
+                        "under --preset challenger), borda or copeland (as R's relations defines them: per task "
+                        "the runs at or above the run; the runs above minus those below; summed) or "
+                        "pairwise-majority (pairs of runs compared by majority over the tasks: wins minus losses)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
                    help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
     p.add_argument("--top", type=integer(1), metavar="K",
@@ -91,7 +92,14 @@ def _distinct_columns(args: argparse.Namespace) -> None:
 
 
 def main(argv=None) -> int:
-    """Run the command on ``argv`` (default: the command line); returns the exit status."""
+    """Run the command on ``argv`` (default: the command line); returns the exit status.
+
+    Bad input (any refusal) prints one line ``error: ...`` and returns 2, as the shell command exits.
+    """
+    return _cli.run(_main, argv)
+
+
+def _main(argv=None) -> int:
     args = parser().parse_args(argv)
     with _study.feedback(args):
         started = time.time()

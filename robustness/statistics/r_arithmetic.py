@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-__all__ = ["r_mean", "r_median", "r_quantile", "r_aggregate", "EXTENDED"]
+__all__ = ["r_mean", "r_means", "r_median", "r_quantile", "r_aggregate", "EXTENDED"]
 
 #: Whether numpy's long double has the 64-bit mantissa of R's LDOUBLE on x86-64.
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -51,6 +51,31 @@ def r_mean(x: np.ndarray) -> float:
     if math.isfinite(float(s)):
         s = s + np.add.accumulate(v - s)[-1] / n
     return float(s)
+
+
+def r_means(x: np.ndarray) -> np.ndarray:
+    """R's ``mean`` of every row of ``x`` (:func:`r_mean` on each, at once).
+
+    Parameters
+    ----------
+    x : ndarray (R, n)
+        n >= 1.
+
+    Returns
+    -------
+    ndarray (R,)
+
+    Examples
+    --------
+    >>> r_means(np.array([[0.1, 0.2], [0.15, 0.15]])).tolist()
+    [0.15000000000000002, 0.15]
+    """
+    v = np.asarray(x, dtype=np.float64).astype(np.longdouble)
+    n = np.longdouble(v.shape[1])
+    s = np.add.accumulate(v, axis=1)[:, -1] / n
+    finite = np.isfinite(s)
+    residual = np.add.accumulate(v - np.where(finite, s, 0)[:, None], axis=1)[:, -1] / n
+    return np.where(finite, s + residual, s).astype(np.float64)
 
 
 def r_median(x: np.ndarray) -> float:

@@ -417,8 +417,10 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
                                       ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
-    tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
-    tables["rank_bootstrap.csv"] = pd.DataFrame(summary)
+    tables["case_ranks.csv"] = pd.DataFrame(case_ranks, columns=["task", "run", "rank", "cases"])
+    # with their columns even when empty (no run ranked: one run whose test-based rank is NA under first ties)
+    tables["rank_bootstrap.csv"] = pd.DataFrame(summary, columns=["task", "ranking", "run", "rank", "median_rank",
+                                                                  "low", "high", "resamples"])
     tables["rank_frequency.csv"] = pd.DataFrame(freq, columns=["task", "ranking", "run", "rank", "share"])
     tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
     return tables, notes
