@@ -278,3 +278,14 @@ def test_one_algorithm_test_based(tmp_path, ties, rank):
         assert ranked == {} and boot.empty
     else:
         assert np.isnan(ranked["A"][0]) and ranked["A"][1] == rank
+
+
+def test_every_score_missing_under_max_ties_refused_as_r(tmp_path, capsys):
+    # d8 <- data.frame(algorithm = c("A1","A2"), case = "C1", value = NA_real_)
+    # rankThenAggregate(ch(d8), FUN = min, ties.method = "max") -> Error: no rows to aggregate
+    out, code = command(tmp_path, [("A1", "C1", None), ("A2", "C1", None)], "--ranking", "rank-then-aggregate",
+                        "--ties", "max")
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no rows to aggregate" in err[0]
+    assert not out.exists()

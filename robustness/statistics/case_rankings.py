@@ -247,13 +247,19 @@ def check_missing(tasks: Sequence[TaskScores], methods: Sequence[str], options: 
     ------
     InputError
         One line naming the run, case and task; under challengeR's semantics, also a test-based pair of runs that
-        shares no scored case (R's ``wilcox.test`` stops there).
+        shares no scored case (R's ``wilcox.test`` stops there) and a rank-then-aggregate task left without any
+        per-case rank (every score missing, under ties max, first or last: R's ``aggregate`` stops there).
     """
     for ts in tasks:
         for method in methods:
             values, _ = treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
             if method == "test-based" and len(ts.runs) > 1 and options.semantics == "challenger":
                 _untestable_pairs(ts, values, options)
+            if method == "rank-then-aggregate" and options.semantics == "challenger" and np.isnan(values).all() \
+                    and (options.missing == "drop" or options.ties in ("max", "first", "last")):
+                raise InputError(f"task {ts.task}: every score is missing, so no per-case rank is left under ties "
+                                 f"{options.ties} and missing scores {options.missing} (challengeR stops here: 'no "
+                                 "rows to aggregate')")
 
 
 # -- one task ----------------------------------------------------------------------------------------------------
