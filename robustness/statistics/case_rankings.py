@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
+from robustness.statistics.challenger_order import challenger_refusals, r_rows, untestable_pairs
 from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
@@ -56,7 +57,7 @@ from robustness.statistics.ranks import TIE_TOL, rank
 from robustness.statistics.task_statistics import in_r, in_r_resampled, rank_then_aggregate_grouped
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "treated_scores", "rank_task", "rank_tasks",
-           "top", "bootstrap_task_ranks", "RankedTask", "r_rows"]
+           "top", "bootstrap_task_ranks", "RankedTask"]
 
 
 @dataclass(frozen=True)
@@ -253,13 +254,8 @@ def check_missing(tasks: Sequence[TaskScores], methods: Sequence[str], options: 
     for ts in tasks:
         for method in methods:
             values, _ = treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
-            if method == "test-based" and len(ts.runs) > 1 and options.semantics == "challenger":
-                _untestable_pairs(ts, values, options)
-            if method == "rank-then-aggregate" and options.semantics == "challenger" and np.isnan(values).all() \
-                    and (options.missing == "drop" or options.ties in ("max", "first", "last")):
-                raise InputError(f"task {ts.task}: every score is missing, so no per-case rank is left under ties "
-                                 f"{options.ties} and missing scores {options.missing} (challengeR stops here: 'no "
-                                 "rows to aggregate')")
+            if options.semantics == "challenger":
+                challenger_refusals(ts, values, method, options)
 
 
 # -- one task ----------------------------------------------------------------------------------------------------
@@ -332,54 +328,6 @@ def _near_ties(ts: TaskScores, statistic: np.ndarray, label: str) -> list[str]:
     return notes
 
 
-def _untestable_pairs(ts: TaskScores, values: np.ndarray, options: RankingOptions) -> list[str]:
-    """Test-based pairs of runs that share no scored case: refused under challengeR's semantics, else a note."""
-    scored = (~np.isnan(values)).astype(np.int64)
-    shared = scored @ scored.T
-    notes = []
-    for i, j in zip(*np.triu_indices(len(ts.runs), 1)):
-        if shared[i, j] == 0 and shared[i, i] and shared[j, j]:  # a run without any score is not ranked at all
-            what = f"task {ts.task}: runs {ts.runs[i]} and {ts.runs[j]} share no scored case"
-            if options.semantics == "challenger":
-                raise InputError(f"{what}, so they cannot be tested against each other (challengeR stops here: "
-                                 "'not enough observations'); choose another --missing treatment")
-            notes.append(f"{what}: they are not tested against each other (neither beats the other)")
-    return notes
-
-
-def r_rows(ts: TaskScores, collation: str = "C") -> np.ndarray | None:
-    """The order challengeR holds a task's scores in: the table's rows, or sorted where it completed the task.
-
-    ``as.challenge`` fills a task's absent (run, case) rows with ``tidyr::complete``, which sorts the whole task
-    by algorithm (the factor's levels) and case; a task without absent rows keeps the table's order. Per-case ties
-    ``first`` and ``last`` follow this order, and R's mean sums in it.
-
-    Parameters
-    ----------
-    ts : TaskScores
-    collation : {'C', 'locale'}
-        How R sorts the names (:mod:`robustness.statistics.collation`).
-
-    Returns
-    -------
-    ndarray of int (R, N) or None
-        Each score's position (None where ``ts`` has no rows).
-
-    Examples
-    --------
-    >>> table = pd.DataFrame({"case": ["c1", "c1", "c2"], "algorithm": ["b", "a", "b"], "value": [1.0, 2, 3]})
-    >>> r_rows(task_scores(table)[0]).tolist()  # absent (a, c2): sorted by algorithm, then case
-    [[2, 3], [0, 1]]
-    """
-    if ts.rows is None or not (ts.rows < 0).any():
-        return ts.rows
-    runs = np.empty(len(ts.runs), dtype=np.int64)
-    runs[collated_order([str(r) for r in ts.runs], collation)] = np.arange(len(ts.runs))
-    cases = np.empty(len(ts.cases), dtype=np.int64)
-    cases[case_order([str(c) for c in ts.cases], collation)] = np.arange(len(ts.cases))
-    return runs[:, None] * len(ts.cases) + cases[None, :]
-
-
 def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions = RankingOptions(), *,
               rng: np.random.Generator | int | None = None) -> RankedTask:
     """One task's leaderboard under ``method`` and ``options`` (module notes).
@@ -420,7 +368,7 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     if len(ts.cases) == 1 and method != "aggregate":
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
     if method == "test-based" and len(ts.runs) > 1:
-        notes += _untestable_pairs(ts, values, options)
+        notes += untestable_pairs(ts, values, options)
     rows = r_rows(ts, options.collation) \
         if options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") else None
     exact = rows is not None
