@@ -289,3 +289,79 @@ def test_every_score_missing_under_max_ties_refused_as_r(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no rows to aggregate" in err[0]
     assert not out.exists()
+
+
+# -- 5. the podium, the significance map's canvas, the performance profile's band -----------------------------------
+
+def test_the_podium_is_challenger_s(tmp_path):
+    """Every dot where challengeR's ``podium`` puts it, and its bars.
+
+    d9 <- data.frame(algorithm = c("A","B","C","A","B","C"), case = c("c1","c1","c1","c2","c2","c2"),
+                     value = c(0.9, 0.5, 0.7, 0.25, 0.75, 0.5))
+    r <- aggregateThenRank(ch(d9), FUN = mean, ties.method = "min")   (B 1, C 2, A 3)
+    trace("points.default", where = asNamespace("graphics"), tracer = quote(cat(x, y)))
+    trace(graphics::barplot, tracer = quote(print(height))); podium(r)
+      points x: 2.5 4.5 6.5  y: 0.9 0.7 0.5       (case c1: A, C, B)
+      points x: 0.5 4.5 8.5  y: 0.75 0.50 0.25    (case c2: B, C, A)
+      bars (runs by place 1, 2, 3): B 1 0 1; C 0 2 0; A 1 0 1   (drawn side by side, one unit wide)
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robustness.reporting.rank_plots import podium, run_order
+
+    rows = [("A", "c1", 0.9), ("B", "c1", 0.5), ("C", "c1", 0.7), ("A", "c2", 0.25), ("B", "c2", 0.75),
+            ("C", "c2", 0.5)]
+    out, code = command(tmp_path, rows)
+    assert code == 0
+    ranking, places = read_table(out / "ranking.csv"), read_table(out / "podium.parquet")
+    fig, (ax, counts) = plt.subplots(2, 1)
+    podium(places, run_order(ranking, "all"), task="all", ax=ax, ax_counts=counts)
+    dots = {(float(x), float(y)) for x, y in ax.collections[-1].get_offsets()}
+    assert dots == {(2.5, 0.9), (4.5, 0.7), (6.5, 0.5), (0.5, 0.75), (4.5, 0.5), (8.5, 0.25)}
+    bars = sorted((float(p.vertices[:, 0].min()), float(p.vertices[:, 1].max()))
+                  for p in counts.collections[0].get_paths())
+    assert bars == [(0.0, 1.0), (2.0, 1.0), (4.0, 2.0), (6.0, 1.0), (8.0, 1.0)]
+    # the joins: case c1 A -> C -> B and case c2 B -> C -> A, one segment per step down the podium
+    joins = {tuple(map(tuple, s)) for s in ax.collections[0].get_segments()}
+    assert joins == {((2.5, 0.9), (4.5, 0.7)), ((4.5, 0.7), (6.5, 0.5)), ((0.5, 0.75), (4.5, 0.5)),
+                     ((4.5, 0.5), (8.5, 0.25))}
+    plt.close(fig)
+
+
+def test_the_significance_map_fills_its_canvas_and_the_profiles_have_bands(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from figures import fig_25_performance_profile, fig_26_significance_map_tasks
+
+    rng = np.random.default_rng(3)
+    rows = [(f"T{t}", f"r{r}", f"c{c}", float(np.round(rng.random() + 0.1 * r, 3))) for t in range(4)
+            for r in range(4) for c in range(12)]
+    out, code = command(tmp_path, rows, columns=("task", "algorithm", "case", "value"))
+    assert code == 0
+    shown = []
+    real_save = plt.Figure.savefig
+
+    def keep(fig, *a, **k):
+        shown.append(fig)
+        return real_save(fig, *a, **k)
+
+    plt.Figure.savefig = keep
+    try:
+        fig_26_significance_map_tasks.make(out, tmp_path / "sig")
+        fig_25_performance_profile.make(out, tmp_path / "profile")
+    finally:
+        plt.Figure.savefig = real_save
+    sig = shown[0]
+    assert sum(ax.get_visible() for ax in sig.axes) == len(sig.axes) == 4  # two by two: no empty cell
+    profiles = read_table(out / "performance_profile.csv")
+    assert (profiles.low <= profiles.share + 1e-12).all() and (profiles.share <= profiles.high + 1e-12).all()
+    inside = profiles[(profiles.share > 0.2) & (profiles.share < 0.8)]
+    assert (inside.high - inside.low > 0).all()
+    bands = [c for ax in shown[-1].axes for c in ax.collections]
+    assert len(bands) >= 4 * 4  # a band per run and leaderboard
