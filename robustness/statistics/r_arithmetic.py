@@ -70,12 +70,18 @@ def r_means(x: np.ndarray) -> np.ndarray:
     >>> r_means(np.array([[0.1, 0.2], [0.15, 0.15]])).tolist()
     [0.15000000000000002, 0.15]
     """
-    v = np.asarray(x, dtype=np.float64).astype(np.longdouble)
-    n = np.longdouble(v.shape[1])
-    s = np.add.accumulate(v, axis=1)[:, -1] / n
+    v = np.asarray(x, dtype=np.float64).astype(np.longdouble).T  # (n, R): one value of every row at a time
+    n = np.longdouble(v.shape[0])
+    total = np.zeros(v.shape[1], dtype=np.longdouble)
+    for value in v:  # in order, as R's loop (numpy's sum would pair the values)
+        total += value
+    s = total / n
     finite = np.isfinite(s)
-    residual = np.add.accumulate(v - np.where(finite, s, 0)[:, None], axis=1)[:, -1] / n
-    return np.where(finite, s + residual, s).astype(np.float64)
+    shift = np.where(finite, s, 0)
+    total[:] = 0
+    for value in v:
+        total += value - shift
+    return np.where(finite, s + total / n, s).astype(np.float64)
 
 
 def r_median(x: np.ndarray) -> float:

@@ -236,10 +236,20 @@ def in_r_resampled(values: np.ndarray, counts: np.ndarray, order: Sequence[int],
     x, w = values[:, by], np.asarray(counts, dtype=np.int64)[:, by]
     out = np.full((w.shape[0], x.shape[0]), np.nan)
     complete = ~np.isnan(x).any(axis=1)
+    mean = options.aggregate == "mean"
+    sizes = w.sum(axis=1)
+    together = mean and complete.any() and sizes.size > 0 and sizes[0] > 0 and bool((sizes == sizes[0]).all())
+    if together:  # resamples of one length (cases resampled): many at once, in blocks of about 2e6 values
+        step = max(1, 2_000_000 // int(complete.sum() * sizes[0]))
+        for start in range(0, w.shape[0], step):
+            index = np.stack([np.repeat(np.arange(x.shape[1]), wb) for wb in w[start:start + step]])  # (b, n)
+            picked = x[complete][:, index]  # (R', b, n): each run's values in R's row order
+            out[start:start + step, complete] = r_means(picked.reshape(-1, index.shape[1])).reshape(
+                picked.shape[:2]).T
     for b, wb in enumerate(w):
-        if options.aggregate == "mean" and complete.any():
+        if mean and not together and complete.any():
             out[b, complete] = r_means(np.repeat(x[complete], wb, axis=1))
-        for r in np.flatnonzero(~complete) if options.aggregate == "mean" else range(x.shape[0]):
+        for r in np.flatnonzero(~complete) if mean else range(x.shape[0]):
             v = np.repeat(x[r], wb)
             v = v[~np.isnan(v)]
             if v.size:
