@@ -94,13 +94,15 @@ def _distinct_columns(args: argparse.Namespace) -> None:
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status.
 
-    Bad input (any refusal) prints one line ``error: ...`` and returns 2, as the shell command exits.
+    A bad option exits as argparse does (``SystemExit(2)``, every command alike); bad input found after the options
+    are parsed (a refusal of the table or of what the options ask of it) prints one line ``error: ...`` and returns
+    2, as the shell command exits.
     """
-    return _cli.run(_main, argv)
-
-
-def _main(argv=None) -> int:
     args = parser().parse_args(argv)
+    return _cli.run(lambda _: _main(args, argv), argv)
+
+
+def _main(args: argparse.Namespace, argv) -> int:
     with _study.feedback(args):
         started = time.time()
         from robustness.io.case_table import read_case_table
