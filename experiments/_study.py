@@ -155,6 +155,7 @@ def add_ranking_options(p: Parser) -> None:
     from experiments._types import number
     from robustness.statistics.ranking_options import (
         ADJUSTMENTS,
+        COLLATIONS,
         PRESETS,
         R_NAMES,
         RESAMPLING,
@@ -202,6 +203,10 @@ def add_ranking_options(p: Parser) -> None:
                    help="what a case drawn k times by the leaderboards' bootstrap is: weighted (counts k times; "
                         "package) or challenger (k copies of one case, as challengeR's bootstrap: "
                         "docs/ranking-options.md)")
+    g.add_argument("--collation", choices=COLLATIONS,
+                   help="how names are sorted where challengeR sorts them (first/last ties, a task's absent rows "
+                        "filled, bootstrap resamples): C (code points, R with LC_COLLATE=C) or locale (R in a UTF-8 "
+                        "locale such as en_US.UTF-8; the default under --preset challenger)")
 
 
 def ranking_options(args: argparse.Namespace):
@@ -213,7 +218,8 @@ def ranking_options(args: argparse.Namespace):
 
     return with_preset(args.preset, ties=args.ties, lower_better=args.lower_better, missing=args.missing,
                        aggregate=args.aggregate, test=args.test, continuity=args.continuity,
-                       adjustment=args.adjustment, alpha=args.alpha, resampling=args.resampling)
+                       adjustment=args.adjustment, alpha=args.alpha, resampling=args.resampling,
+                       collation=args.collation)
 
 
 def progress(args: argparse.Namespace) -> bool:

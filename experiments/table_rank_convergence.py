@@ -58,8 +58,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--consensus", choices=CONSENSUS, default=None,
                    help="consensus across tasks: mean rank (BraTS; the default), median rank, challengeR's "
                         "euclidean (each task's ranks re-ranked with average ties, then averaged; the default "
-                        "under --preset challenger), borda (mean Borda count: runs beaten per task, ties a half) "
-                        "or copeland (pairwise majorities over the tasks: wins minus losses)")
+                        "under --preset challenger), borda or copeland (as R's relations defines them: per task "
+                        "the runs at or above the run; the runs above minus those below; summed) or "
+                        "pairwise-majority (pairs of runs compared by majority over the tasks: wins minus losses)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
                    help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
     p.add_argument("--top", type=integer(1), metavar="K",
@@ -91,8 +92,17 @@ def _distinct_columns(args: argparse.Namespace) -> None:
 
 
 def main(argv=None) -> int:
-    """Run the command on ``argv`` (default: the command line); returns the exit status."""
+    """Run the command on ``argv`` (default: the command line); returns the exit status.
+
+    A bad option exits as argparse does (``SystemExit(2)``, every command alike); bad input found after the options
+    are parsed (a refusal of the table or of what the options ask of it) prints one line ``error: ...`` and returns
+    2, as the shell command exits.
+    """
     args = parser().parse_args(argv)
+    return _cli.run(lambda _: _main(args, argv), argv)
+
+
+def _main(args: argparse.Namespace, argv) -> int:
     with _study.feedback(args):
         started = time.time()
         from robustness.io.case_table import read_case_table

@@ -1,9 +1,9 @@
-"""Podium per task: each run at its place, its per-case scores, and how often it takes each per-case rank."""
+"""Podium per task (challengeR's ``podium``): each case's score at its per-case place, joined across places."""
 
 from __future__ import annotations
 
 #: The tables the figure reads (it is drawn only where the study wrote them).
-NEEDS = ('case_ranks.csv', 'per_case.parquet', 'ranking.csv')
+NEEDS = ('podium.parquet', 'ranking.csv')
 
 
 def make(results_dir, out_path):
@@ -13,17 +13,21 @@ def make(results_dir, out_path):
     from figures import read, save
     from robustness.reporting import plotting, rank_plots
 
-    ranking, per_case, case_ranks = (read(results_dir, n) for n in ("ranking.csv", "per_case.parquet",
-                                                                     "case_ranks.csv"))
+    ranking, places = read(results_dir, "ranking.csv"), read(results_dir, "podium.parquet")
     tasks, note = rank_plots.shown_tasks(ranking.task)
     with plotting.style():
-        width = rank_plots.panel_width(ranking, 3.6)
-        fig, axes = plt.subplots(2, len(tasks), figsize=(width * len(tasks), 5.2), layout="constrained",
-                                 squeeze=False, height_ratios=(3, 1.3))
+        n_runs = int(ranking.groupby("task").run.nunique().max()) if len(ranking) else 1
+        width = max(4.2, min(12.0, 0.07 * n_runs * n_runs + 1.5))  # R places of R slots each
+        cols = len(tasks) if len(tasks) <= 2 else 2
+        rows = -(-len(tasks) // cols)
+        fig = plt.figure(figsize=(width * cols, 4.4 * rows), layout="constrained")
+        grid = fig.add_gridspec(2 * rows, cols, height_ratios=[3, 1.2] * rows)
         for k, task in enumerate(tasks):
-            rank_plots.podium(per_case, case_ranks, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k],
-                              ax_counts=axes[1, k])
-            axes[0, k].set_title(f"{task}: per-case scores by place", fontsize=9)
+            r, c = divmod(k, cols)
+            ax = fig.add_subplot(grid[2 * r, c])
+            counts = fig.add_subplot(grid[2 * r + 1, c])
+            rank_plots.podium(places, rank_plots.run_order(ranking, task), task=task, ax=ax, ax_counts=counts)
+            ax.set_title(f"{task}: per-case scores by place on the case", fontsize=9)
         if note:
             fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)

@@ -1,6 +1,8 @@
 """Performance profiles per leaderboard: each run's share of cases better than a threshold (rliable's).
 
 Smaller is better for some metrics: there the share of cases below the threshold. A curve above another is better.
+The shaded band around each curve is its 95% bootstrap band over resampled cases (rliable's
+``plot_performance_profiles``); results written before the band was computed draw the curves alone.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def make(results_dir, out_path):
             for j, run in enumerate(best.run.iloc[:SHOWN_RUNS]):
                 p = profiles[(profiles.task == task) & (profiles.run == run)]
                 ax.step(p.tau, p.share, where="post", color=f"C{j % 10}", lw=1.2, label=run)
+                if "low" in p and p.low.notna().any():
+                    ax.fill_between(p.tau, p.low, p.high, step="post", color=f"C{j % 10}", alpha=0.15, lw=0)
             ax.set_xlabel("threshold (score)")
             ax.set_ylabel(f"share of cases {'below' if lower else 'above'} it")
             ax.set_ylim(-0.02, 1.02)

@@ -21,7 +21,7 @@ def make(results_dir, out_path):
     runs = max(int(np.sqrt(len(table[table.task == t]))) + 1 for t in tasks)  # R (R - 1) rows per leaderboard
     names = max(len(str(r)) for r in table.run) * (6.0 if runs <= 25 else 4.5) * 0.6 / 72 + 0.15
     cells = min(6.5, max(1.4, 0.16 * runs if runs <= 25 else 0.1 * runs))
-    cols = min(len(tasks), 3)
+    cols = len(tasks) if len(tasks) <= 3 else math.ceil(math.sqrt(len(tasks)))  # 4: two by two, no empty cell
     rows = math.ceil(len(tasks) / cols)
     color = "#0072B2"  # Okabe-Ito blue: a per-case table has no gold strategy
     with plotting.style():

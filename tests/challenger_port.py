@@ -7,6 +7,12 @@ package: R's ``rank`` with its six
 ``first``), ``Aggregate`` with ``na.treat`` (``"na.rm"``, a number, a function), ``wilcox.test(paired=TRUE,
 exact=FALSE, correct=TRUE)`` as R computes it, and ``p.adjust`` ("none", "holm", "bonferroni", "BH").
 Comparisons are exact, as in R. ``random`` ties take a ``random.Random``.
+
+Names are sorted as R sorts them (``sort``, ``factor``'s levels): ``key=c_key`` (``LC_COLLATE=C``: code points)
+or ``key=utf8_key`` (an English UTF-8 locale, for names of ASCII letters and digits only: letters compared without
+their case first, digits before letters, then lower case before upper case at the first difference, as R with ICU
+sorts them). ``as_challenge`` completes a task with absent rows as challengeR's ``as.challenge`` does with
+``tidyr::complete``: every (algorithm, case) pair, missing ones NA, rows sorted by algorithm, then case.
 """
 
 from __future__ import annotations
@@ -17,6 +23,28 @@ import random
 import numpy as np
 
 NA = None
+
+
+def c_key(name):
+    """R's order under ``LC_COLLATE=C``."""
+    return name
+
+
+def utf8_key(name):
+    """R's order in an English UTF-8 locale, for names of ASCII letters and digits (module notes)."""
+    assert name.isascii() and name.isalnum(), name
+    return name.lower(), [c.isupper() for c in name]
+
+
+def as_challenge(rows, key=c_key):
+    """challengeR's ``as.challenge`` on one task's rows (algo, case, value): completed and sorted where a pair is
+    absent, else as given."""
+    algos = sorted({a for a, _, _ in rows}, key=key)
+    cases = sorted({c for _, c, _ in rows}, key=key)
+    have = {(a, c): v for a, c, v in rows}
+    if len(have) == len(algos) * len(cases):
+        return list(rows)
+    return [(a, c, have.get((a, c))) for a in algos for c in cases]
 
 
 def r_rank(x, ties, rnd=None):
@@ -133,19 +161,19 @@ def algorithms_of(rows):
     return out
 
 
-def aggregate_then_rank(rows, fun, small_better, ties="min", treat=NA, rnd=None):
+def aggregate_then_rank(rows, fun, small_better, ties="min", treat=NA, rnd=None, key=c_key):
     """challengeR's ``aggregateThenRank``: {algo: (aggregate, rank)}."""
     if any(v is None for _, _, v in rows):
         if treat is NA:
             raise ValueError('argument "na.treat" is missing, with no default')
         rows = na_treat(rows, treat)
-    algos = sorted(algorithms_of(rows))  # R's aggregate(by=) orders groups by their sorted levels
+    algos = sorted(algorithms_of(rows), key=key)  # R's aggregate(by=) orders groups by their sorted levels
     agg = [apply_fun(fun, [v for a2, _, v in rows if a2 == a]) for a in algos]
     ranks = rank_na2(agg, ties, small_better, rnd)
     return {a: (agg[i], ranks[i]) for i, a in enumerate(algos)}
 
 
-def rank_then_aggregate(rows, fun, small_better, ties="min", rnd=None):
+def rank_then_aggregate(rows, fun, small_better, ties="min", rnd=None, key=c_key):
     """challengeR's ``rankThenAggregate``: per-case rankNA2, aggregate with na.rm, rankNA2 (small is better)."""
     cases = []
     for _, c, _ in rows:
@@ -157,7 +185,9 @@ def rank_then_aggregate(rows, fun, small_better, ties="min", rnd=None):
         rk = rank_na2([v for _, _, v in piece], ties, small_better, rnd)
         ranked += [(a, c, rk[i]) for i, (a, _, _) in enumerate(piece)]
     ranked = [r for r in ranked if r[2] is not None]
-    algos = sorted(algorithms_of(ranked))
+    if not ranked:
+        raise ValueError("no rows to aggregate")  # R's aggregate.data.frame on no row
+    algos = sorted(algorithms_of(ranked), key=key)
     agg = [apply_fun(fun, [v for a2, _, v in ranked if a2 == a]) for a in algos]
     ranks = rank_na2(agg, ties, True, rnd)
     return {a: (agg[i], ranks[i]) for i, a in enumerate(algos)}
@@ -224,13 +254,13 @@ def p_adjust(p, method):
 
 
 def test_then_rank(rows, small_better, ties="min", treat=NA, alpha=0.05, p_adjust_method="none", rnd=None,
-                   correct=True):
+                   correct=True, key=c_key):
     """challengeR's ``testThenRank``: {algo: (prop_significance, rank)}."""
     if any(v is None for _, _, v in rows):
         if treat is NA:
             raise ValueError('argument "na.treat" is missing, with no default')
         rows = na_treat(rows, treat)
-    algos = sorted(algorithms_of(rows))  # reshape2::acast orders the decision matrix by the sorted levels
+    algos = sorted(algorithms_of(rows), key=key)  # reshape2::acast orders the decision matrix by the levels
     if len(algos) <= 1:  # decision(): NA; rankNA2 ranks a lone NA 1 under min, average, random, NA otherwise
         return {a: (None, rank_na2([None], ties, False, rnd)[0]) for a in algos}
     alternative = "less" if small_better else "greater"

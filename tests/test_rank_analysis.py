@@ -99,39 +99,53 @@ def _ranking(ranks: dict) -> pd.DataFrame:
                          for r, k in rr.items()])
 
 
-def test_borda_and_copeland_by_hand():
-    # T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties
+def test_borda_copeland_and_pairwise_majority_by_hand():
+    # T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties (relations' values from R:
+    # tests/test_challenger_ties.py)
     ranking = _ranking({"T1": {"A": 1, "B": 1, "C": 3}, "T2": {"C": 1, "A": 2, "B": 3}})
     borda = consensus(ranking, method="borda").set_index("run")
-    # T1: A beats C and ties B (1.5), B the same, C 0; T2: C 2, A 1, B 0
-    assert borda.value.to_dict() == {"A": 1.25, "B": 0.75, "C": 1.0}
-    assert borda["rank"].to_dict() == {"A": 1.0, "C": 2.0, "B": 3.0}
+    # runs at or above: T1 A 2, B 2, C 3; T2 C 1, A 2, B 3
+    assert borda.value.to_dict() == {"A": 4, "B": 5, "C": 4}
+    assert borda["rank"].to_dict() == {"A": 1.0, "C": 1.0, "B": 3.0}
     cope = consensus(ranking, method="copeland").set_index("run")
-    # A-B: A above in T2, tied in T1 -> A; A-C and B-C: one task each -> ties
-    assert cope.value.to_dict() == {"A": 1.0, "B": -1.0, "C": 0.0}
+    # above minus below: T1 A -1, B -1, C 2; T2 C -2, A 0, B 2
+    assert cope.value.to_dict() == {"A": -1, "B": 1, "C": 0}
     assert cope["rank"].to_dict() == {"A": 1.0, "C": 2.0, "B": 3.0}
+    major = consensus(ranking, method="pairwise-majority").set_index("run")
+    # A-B: A above in T2, tied in T1 -> A; A-C and B-C: one task each -> ties
+    assert major.value.to_dict() == {"A": 1.0, "B": -1.0, "C": 0.0}
+    assert major["rank"].to_dict() == {"A": 1.0, "C": 2.0, "B": 3.0}
 
 
-def test_copeland_weights_and_a_condorcet_cycle():
+def test_pairwise_majority_weights_and_a_condorcet_cycle():
     # three tasks in a cycle: A > B > C, B > C > A, C > A > B: every pair 2 to 1, every score 0
     ranking = _ranking({"T1": {"A": 1, "B": 2, "C": 3}, "T2": {"B": 1, "C": 2, "A": 3},
                         "T3": {"C": 1, "A": 2, "B": 3}})
-    assert (consensus(ranking, method="copeland").value == 0).all()
+    assert (consensus(ranking, method="pairwise-majority").value == 0).all()
     # weight T1 twice as much as each other task: A beats B 3 to 1 (T1, T3), B beats C 3 to 1, A vs C 2 to 2
-    w = consensus(ranking, method="copeland", weights={"T1": 2.0, "T2": 1.0, "T3": 1.0}).set_index("run").value
+    w = consensus(ranking, method="pairwise-majority", weights={"T1": 2.0, "T2": 1.0, "T3": 1.0}).set_index(
+        "run").value
     assert w.to_dict() == {"A": 1.0, "B": 0.0, "C": -1.0}
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 6), st.integers(1, 5), st.integers(0, 2**31 - 1))
-def test_borda_orders_as_challenger_s_euclidean_without_absent_runs(n_runs, n_tasks, seed):
+def test_relations_scores_are_max_ranks_and_average_ranks(n_runs, n_tasks, seed):
+    """Without absent runs: relations' Borda score is the sum of the max-ties ranks, and its Copeland score twice
+    the sum of the average-ties ranks less T (R + 1), so ``copeland`` orders as challengeR's ``euclidean``."""
+    from robustness.statistics.ranks import rank
+
     rng = np.random.default_rng(seed)
-    ranks = {f"T{t}": dict(zip([f"r{k}" for k in range(n_runs)], rng.integers(1, n_runs + 1, n_runs).astype(float)))
-             for t in range(n_tasks)}
-    ranking = _ranking(ranks)
-    borda = consensus(ranking, method="borda").set_index("run").value
-    euclid = consensus(ranking, method="euclidean").set_index("run").value
-    np.testing.assert_allclose(borda.sort_index(), n_runs - euclid.sort_index(), atol=1e-12)
+    raw = rng.integers(1, n_runs + 1, (n_tasks, n_runs)).astype(float)
+    runs = [f"r{k}" for k in range(n_runs)]
+    ranking = _ranking({f"T{t}": dict(zip(runs, raw[t])) for t in range(n_tasks)})
+    borda = consensus(ranking, method="borda").set_index("run").value.reindex(runs)
+    cope = consensus(ranking, method="copeland").set_index("run").value.reindex(runs)
+    euclid = consensus(ranking, method="euclidean").set_index("run").value.reindex(runs)
+    np.testing.assert_allclose(borda, rank(raw, ties="max", lower_better=True).sum(axis=0))
+    average = rank(raw, ties="average", lower_better=True).sum(axis=0)
+    np.testing.assert_allclose(cope, 2 * average - n_tasks * (n_runs + 1))
+    np.testing.assert_allclose(euclid, average / n_tasks)
 
 
 # -- tasks clustered by their rankings ------------------------------------------------------------------------
@@ -160,7 +174,7 @@ def test_task_distances_and_the_figures(tmp_path):
     rows = three_tasks(seed=3)
     out = tmp_path / "out"
     assert run(main, ["--table", str(write(tmp_path, rows)), "--out", str(out), "--quiet", "--rankings-only",
-                      "--bootstrap", "20", "--consensus", "copeland", "--rope", "0.05"]) == 0
+                      "--bootstrap", "20", "--consensus", "pairwise-majority", "--rope", "0.05"]) == 0
     dist = read_table(out / "task_distances.csv")
     ranking = read_table(out / "ranking.csv").pivot(index="run", columns="task", values="rank")
     assert len(dist) == 3 and (dist.pairs == 20).all()
@@ -175,7 +189,7 @@ def test_task_distances_and_the_figures(tmp_path):
                  "fig_29_bootstrap_tau_density"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0, name
     summary = (out / "summary.md").read_text()
-    assert "copeland: runs ordered by their Copeland score" in summary
+    assert "pairwise-majority: runs ordered by their pairwise-majority score" in summary
 
 
 # -- Bayesian signed-rank test with a rope ----------------------------------------------------------------------

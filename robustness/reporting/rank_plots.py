@@ -4,7 +4,7 @@ Podium, ranking heatmap, bootstrap tau, ranks across methods, dot-and-box, rank 
 
 Every function draws one task (or every task, for the cross-task figures) on the axes it is given and reads
 only the tables the per-case table study writes: ``ranking.csv``, ``per_case.parquet``, ``case_ranks.csv``,
-``rank_bootstrap.csv``, ``rank_frequency.csv``, ``rank_bootstrap_tau.csv``.
+``podium.parquet``, ``rank_bootstrap.csv``, ``rank_frequency.csv``, ``rank_bootstrap_tau.csv``.
 """
 
 from __future__ import annotations
@@ -178,49 +178,66 @@ def _cases(per_case: pd.DataFrame, task: str) -> pd.DataFrame:
     return per_case[per_case.task == task].pivot(index="case", columns="algorithm", values="value")
 
 
-def podium(per_case: pd.DataFrame, case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axes,
-           ax_counts: Axes, value: str = "score") -> None:
-    """The podium (challengeR's): each run at its place, its per-case scores as dots joined across runs per case.
+def podium(places: pd.DataFrame, order: list, *, task: str, ax: Axes, ax_counts: Axes,
+           value: str = "score") -> None:
+    """The podium (challengeR's): every case's score at its per-case rank, the case's runs joined across the podium.
 
-    Below, on how many cases the run takes each per-case rank.
+    The x axis holds one podium place per rank on a case (1 = best), each place a slot per run in leaderboard order;
+    a case's score of a run is drawn in the run's slot of the place the run takes on that case, and the case's dots
+    are joined from place to place (each segment in the colour of the run at its better end, faint). Below, the
+    bars count the cases on which each run takes each place. Ties on a case are broken at random, as
+    challengeR's ``podium`` does (``rank(ties.method = "random")``); a missing score takes a place after the scored
+    runs and is counted below, not drawn above.
 
     Parameters
     ----------
-    per_case, case_ranks : pandas.DataFrame
-        ``per_case.parquet`` and ``case_ranks.csv``.
+    places : pandas.DataFrame
+        ``podium.parquet`` (``task, case, run, value, rank``).
     order : list of str
         The runs, best first.
     task : str
     ax, ax_counts : matplotlib.axes.Axes
-        The scores' panel and the rank counts' panel.
+        The scores' panel and the counts' panel.
     value : str
         The y label.
     """
-    wide = _cases(per_case, task).reindex(columns=order)
-    x = np.arange(1, len(order) + 1)
-    y = wide.to_numpy(dtype=float)
-    ax.add_collection(LineCollection([np.column_stack([x, row]) for row in y], colors="0.75", linewidths=0.5,
-                                     zorder=1, rasterized=True))  # thousands of points: raster in the PDF too
+    t = places[(places.task == task) & places.run.isin(order)]
+    n = len(order)
+    slot = {run: k for k, run in enumerate(order)}
     colors = run_colors(order)
-    ax.scatter(np.repeat(x, y.shape[0]), y.T.ravel(), s=10 if len(order) <= 15 else 3, zorder=2, rasterized=True,
-               c=np.repeat([colors[run] for run in order], y.shape[0]))  # one artist: one raster in the PDF
-    ax.set_xticks(x, [f"{k}" if len(order) <= 15 or k % 5 in (0, 1) else "" for k in x])
-    ax.set_xlabel("place in the leaderboard")
+    x = (t["rank"].to_numpy(dtype=float) - 1.0) * n + t.run.map(slot).to_numpy(dtype=float) + 0.5
+    t = t.assign(x=x)
+    segments, segment_colors = [], []
+    for _, case in t.sort_values(["case", "rank"], kind="stable").groupby("case", sort=False):
+        shown = case[np.isfinite(case.value.to_numpy(dtype=float))]
+        xy = shown[["x", "value"]].to_numpy(dtype=float)
+        segments += [xy[k:k + 2] for k in range(len(xy) - 1)]
+        segment_colors += [matplotlib.colors.to_rgba(colors[run], 0.25) for run in shown.run.iloc[:-1]]
+    ax.add_collection(LineCollection(segments, colors=segment_colors, linewidths=0.6, zorder=1, rasterized=True))
+    ax.scatter(t.x, t.value, c=[colors[run] for run in t.run], s=9 if n <= 15 else 2, zorder=2, rasterized=True,
+               linewidths=0)
+    edges = [float(k * n) for k in range(n + 1)]
+    for axis in (ax, ax_counts):
+        for e in edges:
+            axis.axvline(e, color="0.3", lw=0.6, ls=(0, (3, 3)), zorder=0)
+        axis.set_xlim(-0.5, n * n + 0.5)
+    ax.set_xticks(edges, [""] * len(edges))
     ax.set_ylabel(value)
-    counts = case_ranks[case_ranks.task == task]
-    n_r = len(order)
-    width = 0.8 / n_r
-    boxes, colours = [], []
-    for run, c in counts.groupby("run", sort=False):
-        if run in order:
-            left = x[order.index(run)] - 0.4 + width * (c["rank"].to_numpy() - 1.0)
-            boxes += [[(a, 0), (a + width, 0), (a + width, h), (a, h)] for a, h in zip(left, c.cases)]
-            colours += [colors[run]] * len(c)
-    _boxes(ax_counts, boxes, colours)
-    ax_counts.set_xlim(0.4, len(order) + 0.6)
-    ax_counts.set_ylim(0, max(counts.cases.max(), 1) * 1.05 if len(counts) else 1)
-    tick_runs(ax_counts, x, order)
-    ax_counts.set_ylabel("cases at\nrank 1..R")
+    ax.grid(False)
+    counts = t.groupby(["rank", "run"]).size()
+    boxes = [[(a, 0), (a + 1, 0), (a + 1, h), (a, h)] for a, h in
+             (((rk - 1.0) * n + slot[run], float(c)) for (rk, run), c in counts.items())]
+    _boxes(ax_counts, boxes, [colors[run] for _, run in counts.index])
+    ax_counts.set_ylim(0, max(int(counts.max()) if len(counts) else 1, 1) * 1.05)
+    every = max(1, int(np.ceil(n / 15)))
+    ax_counts.set_xticks((np.arange(n) + 0.5) * n, [f"{k + 1}." if k % every == 0 else "" for k in range(n)],
+                         fontsize=7 if n <= 15 else 5)
+    ax_counts.set_xlabel("podium: place on a case")
+    ax_counts.set_ylabel("cases")
+    ax_counts.grid(False)
+    handles = [matplotlib.lines.Line2D([], [], color=colors[run], marker="o", ms=3, lw=1) for run in order]
+    ax.legend(handles, order, fontsize=5 if n > 8 else 6, loc="upper left", bbox_to_anchor=(1.0, 1.0),
+              ncols=1 if n <= 20 else 2, frameon=False)  # beside the panel: the dots stay visible
 
 
 def ranking_heatmap(case_ranks: pd.DataFrame, order: list, *, task: str, ax: Axes) -> None:

@@ -170,11 +170,13 @@ for _name, _holds, _index in (
     ("improvement.csv", "per leaderboard: the probability that each run beats the next one down on a case, with a "
                         "95% bootstrap interval", False),
     ("performance_profile.csv", "per leaderboard, run and threshold: the share of the run's cases better than the "
-                                "threshold", False),
+                                "threshold, with a 95% bootstrap band", False),
     ("friedman.csv", "per leaderboard: Friedman's test over the cases every run has and Nemenyi's critical "
                      "difference of mean ranks", False),
     ("nemenyi.csv", "per leaderboard and pair of runs: mean ranks, their difference and Nemenyi's p-value", False),
     ("case_ranks.csv", "per task and run: on how many cases the run takes each rank (per-case ranking)", False),
+    ("podium.parquet", "per task, case and run: the score and its per-case rank, ties broken at random (challengeR's "
+                       "podium)", False),
     ("rank_bootstrap.csv", "per task, method and run: bootstrap median rank and 95% rank interval", False),
     ("rank_frequency.csv", "per task, method and run: share of bootstrap resamples at each rank", False),
     ("rank_bootstrap_tau.csv", "per task and method: Kendall's tau between the ranking and each resample's",

@@ -49,10 +49,12 @@ import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
+from robustness.statistics.challenger_order import challenger_refusals, r_rows, untestable_pairs
+from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
 from robustness.statistics.ranks import TIE_TOL, rank
-from robustness.statistics.task_statistics import in_r, rank_then_aggregate_grouped
+from robustness.statistics.task_statistics import in_r, in_r_resampled, rank_then_aggregate_grouped
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "treated_scores", "rank_task", "rank_tasks",
            "top", "bootstrap_task_ranks", "RankedTask"]
@@ -245,11 +247,15 @@ def check_missing(tasks: Sequence[TaskScores], methods: Sequence[str], options: 
     Raises
     ------
     InputError
-        One line naming the run, case and task.
+        One line naming the run, case and task; under challengeR's semantics, also a test-based pair of runs that
+        shares no scored case (R's ``wilcox.test`` stops there) and a rank-then-aggregate task left without any
+        per-case rank (every score missing, under ties max, first or last: R's ``aggregate`` stops there).
     """
     for ts in tasks:
         for method in methods:
-            treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
+            values, _ = treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
+            if options.semantics == "challenger":
+                challenger_refusals(ts, values, method, options)
 
 
 # -- one task ----------------------------------------------------------------------------------------------------
@@ -294,15 +300,15 @@ def _final_ranks(statistic: np.ndarray, options: RankingOptions, rng: np.random.
                  runs: Sequence[str], *, exact: bool = False) -> np.ndarray:
     """Ranks of a higher-is-better statistic under the tie rule; nan for a run without one.
 
-    Under challengeR's semantics ties ``first`` and ``last`` follow the runs' alphabetical order (challengeR ranks
-    its aggregated table, whose rows are the algorithm factor's levels). ``exact``: values computed as R computes
-    them (:func:`~robustness.statistics.task_statistics.in_r`) are compared exactly, as challengeR does; others
-    tie within :data:`~robustness.statistics.ranks.TIE_TOL`.
+    Under challengeR's semantics ties ``first`` and ``last`` follow the runs' order as R sorts them (challengeR
+    ranks its aggregated table, whose rows are the algorithm factor's levels: ``options.collation``). ``exact``:
+    values computed as R computes them (:func:`~robustness.statistics.task_statistics.in_r`) are compared exactly, as
+    challengeR does; others tie within :data:`~robustness.statistics.ranks.TIE_TOL`.
     """
     tol = 0.0 if exact else TIE_TOL
     if options.semantics != "challenger" or options.ties not in ("first", "last"):
         return np.where(np.isnan(statistic), np.nan, rank(statistic, ties=options.ties, tol=tol, rng=rng))
-    order = sorted(range(len(runs)), key=lambda i: str(runs[i]))
+    order = collated_order([str(r) for r in runs], options.collation)
     ranked = np.empty_like(statistic)
     ranked[order] = rank(statistic[order], ties=options.ties, tol=tol)
     return np.where(np.isnan(statistic), np.nan, ranked)
@@ -319,21 +325,6 @@ def _near_ties(ts: TaskScores, statistic: np.ndarray, label: str) -> list[str]:
             notes.append(f"task {ts.task}: runs {ts.runs[a]} and {ts.runs[b]} differ by {gap:.3g} in their {label}, "
                          f"within {TIE_TOL:g} (summation-order noise), and are tied; challengeR compares exactly, "
                          "in R's arithmetic, and may order them")
-    return notes
-
-
-def _untestable_pairs(ts: TaskScores, values: np.ndarray, options: RankingOptions) -> list[str]:
-    """Test-based pairs of runs that share no scored case: refused under challengeR's semantics, else a note."""
-    scored = (~np.isnan(values)).astype(np.int64)
-    shared = scored @ scored.T
-    notes = []
-    for i, j in zip(*np.triu_indices(len(ts.runs), 1)):
-        if shared[i, j] == 0 and shared[i, i] and shared[j, j]:  # a run without any score is not ranked at all
-            what = f"task {ts.task}: runs {ts.runs[i]} and {ts.runs[j]} share no scored case"
-            if options.semantics == "challenger":
-                raise InputError(f"{what}, so they cannot be tested against each other (challengeR stops here: "
-                                 "'not enough observations'); choose another --missing treatment")
-            notes.append(f"{what}: they are not tested against each other (neither beats the other)")
     return notes
 
 
@@ -377,8 +368,9 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     if len(ts.cases) == 1 and method != "aggregate":
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
     if method == "test-based" and len(ts.runs) > 1:
-        notes += _untestable_pairs(ts, values, options)
-    rows = ts.rows if options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") else None
+        notes += untestable_pairs(ts, values, options)
+    rows = r_rows(ts, options.collation) \
+        if options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") else None
     exact = rows is not None
     if rows is not None:
         statistic = in_r(values, rows, method, options=options, lower_better=lower, rng=gen)
@@ -455,7 +447,8 @@ def top(ranking: pd.DataFrame, k: int) -> pd.DataFrame:
 
 
 def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: RankingOptions = RankingOptions(), *,
-                         n_resamples: int = 1000, rng: np.random.Generator | int | None = None) -> np.ndarray:
+                         n_resamples: int = 1000, draws: np.ndarray | None = None,
+                         rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Ranks of every run on ``n_resamples`` resamples of the task's units drawn with replacement.
 
     Each resample is ranked exactly as the task itself (:func:`rank_task`: same options, same tie rule; a fresh
@@ -463,7 +456,10 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     a unit drawn k times k times in every method; ``challenger`` reproduces challengeR's bootstrap, where a case
     drawn k times is k copies of its rows under one case: rank-then-aggregate ranks the copies together
     (:func:`~robustness.statistics.task_statistics.rank_then_aggregate_grouped`), the tests pair the distinct
-    drawn cases only, and the aggregate is the weighted one (the same).
+    drawn cases only, and the aggregate is the weighted one (the same). Under challengeR's semantics the aggregate of
+    every resample is computed as R computes it, on the resample's rows in ``merge``'s order (the cases sorted,
+    each repeated as often as it was drawn), and compared exactly, as challengeR's bootstrap does
+    (:func:`~robustness.statistics.task_statistics.in_r_resampled`).
 
     Parameters
     ----------
@@ -471,6 +467,8 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     method : str
     options : RankingOptions
     n_resamples : int
+    draws : ndarray of int (B, U), optional
+        How many times each resampling unit is drawn in each resample (default: drawn from ``rng``).
     rng : numpy.random.Generator or int, optional
 
     Returns
@@ -483,9 +481,16 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     lower = direction(ts, options)
     values, _ = treated_scores(ts, ts.values, kind, options, lower)
     n_units = int(ts.units.max()) + 1 if ts.units.size else 0
-    draws = gen.integers(0, n_units, size=(n_resamples, n_units))
-    unit_counts = np.stack([np.bincount(d, minlength=n_units) for d in draws])
+    if draws is None:
+        drawn = gen.integers(0, n_units, size=(n_resamples, n_units))
+        unit_counts = np.stack([np.bincount(d, minlength=n_units) for d in drawn])
+    else:
+        unit_counts = np.asarray(draws, dtype=np.int64).reshape(-1, n_units)
     case_weights = unit_counts[:, ts.units]  # (B, N)
+    if options.semantics == "challenger" and method == "aggregate":  # R's arithmetic, compared exactly
+        stat = in_r_resampled(values, case_weights, case_order([str(c) for c in ts.cases], options.collation),
+                              options=options, lower_better=lower)
+        return np.stack([_final_ranks(s, options, gen, ts.runs, exact=True) for s in stat])
     if options.resampling == "challenger" and method == "rank-then-aggregate":
         stat = rank_then_aggregate_grouped(values, case_weights, options=options, lower_better=lower, rng=gen)
     else:

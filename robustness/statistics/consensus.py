@@ -6,13 +6,22 @@ challengeR's ``consensus(method = "euclidean")``: each task's ranks are first re
 T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties give mean ranks A 1.5, B 2, C 2 (B and C
 tied), and challengeR's A 1.75, C 2, B 2.25.
 
-``borda`` orders the runs by their mean Borda count over the tasks: in each task, the number of runs ranked below
-the run plus half the runs tied with it (de Borda 1781; relations' ``"Borda"``). Without absent runs and with equal
-weights it orders the runs as ``euclidean`` does (a run's Borda count is the number of runs minus its average
-rank), so the two differ only where a run is absent from a task or the weights differ. ``copeland`` compares every
-pair of runs by majority over the tasks (weighted): a run scores +1 for each run it is ranked above in more of the
-tasks' weight than below, -1 for each the reverse, 0 for a tie (Copeland 1951; relations' ``"Copeland"``). Borda
-and Copeland values are higher-better; the others lower-better (:data:`HIGHER_BETTER`).
+``borda`` and ``copeland`` are relations' (R package relations 0.6-18, ``relation_consensus(method = "Borda")``
+and ``"Copeland"``, which challengeR's ``consensus(method = ...)`` calls): each task's ranking is the relation
+"i is ranked at least as well as j" (``as.relation`` of the ranks: incidence ``rank_i <= rank_j``) and a run's
+score is a weighted sum over the tasks (``relation_scores``): ``borda``, the runs ranked at or above it, itself and
+every run tied with it included (its rank under ``max`` ties); ``copeland``, the runs ranked above it minus those
+ranked below (tied runs count on neither side). Lower is better for both, and relations ranks the runs by them
+with average ties. T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties: Borda A 4, B 5, C 4 (A
+and C tied, then B); T1 = T2 = A > B > C, T3 = B > C > A: Copeland A -2, B -2, C 4 (A and B tied, then C).
+A task's Copeland score is twice the run's average-ties rank minus the number of runs plus one, so without absent
+runs and with equal weights ``copeland`` orders the runs as ``euclidean``.
+
+``pairwise-majority`` is the Copeland method of social choice (Copeland 1951), which this package called
+``copeland`` before it followed relations: every pair of runs is compared by majority over the tasks (weighted), a
+run scores +1 for each run it is ranked above in more of the tasks' weight than below, -1 for each the reverse, 0
+for a tie; higher is better (:data:`HIGHER_BETTER`). It can tie runs a mean rank separates (three tasks in a cycle
+tie every run) and separate runs it ties (T1 = T2 = A > B > C, T3 = B > C > A: A beats B 2 to 1, so A, B, C).
 
 The consensus of :func:`robustness.statistics.case_rankings.rank_tasks`' leaderboards (``consensus.csv``) and
 of their bootstrap resamples (:func:`consensus_values`: every resample's ranks at once).
@@ -32,7 +41,7 @@ from robustness.statistics.ranks import rank
 __all__ = ["consensus", "consensus_values", "symdiff_distance", "CONSENSUS_WEIGHTED", "CONSENSUS", "HIGHER_BETTER"]
 
 #: The consensus methods whose value is better when higher (the rank follows it).
-HIGHER_BETTER = frozenset({"borda", "copeland"})
+HIGHER_BETTER = frozenset({"pairwise-majority"})
 
 
 def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapping[str, float] | None = None,
@@ -47,7 +56,7 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
     ----------
     ranking : pandas.DataFrame
         :func:`~robustness.statistics.case_rankings.rank_tasks`' frame for one ranking method.
-    method : {'mean-rank', 'median-rank', 'euclidean', 'borda', 'copeland'}
+    method : {'mean-rank', 'median-rank', 'euclidean', 'borda', 'copeland', 'pairwise-majority'}
     weights : mapping, optional
         Task -> weight (default 1 each; with ``median-rank``, a weighted median).
     ties : str
@@ -56,8 +65,8 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
     Returns
     -------
     pandas.DataFrame
-        Columns ``ranking, consensus, run, value, rank, absent`` (``value``: the mean or median rank, the mean
-        Borda count or the Copeland score), best first.
+        Columns ``ranking, consensus, run, value, rank, absent`` (``value``: the mean or median rank, relations'
+        Borda or Copeland score, or the pairwise-majority score), best first.
     """
     if method not in CONSENSUS:
         raise ValueError(f"consensus must be one of {', '.join(CONSENSUS)}, got {method!r}")
@@ -90,20 +99,23 @@ def _median_rank(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _borda(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    below = x[..., None, :, :] > x[..., :, None, :]  # [..., i, j, t]: run j ranked below run i in task t
-    tied = x[..., None, :, :] == x[..., :, None, :]
-    count = below.sum(axis=-2) + 0.5 * (tied.sum(axis=-2) - 1)  # (..., R, T): the run itself is tied with itself
-    return count @ w / w.sum()
+    at_or_above = x[..., :, None, :] <= x[..., None, :, :]  # [..., i, j, t]: run i ranked at least as well as j
+    return at_or_above.sum(axis=-3) @ w  # relations: colSums of each task's incidence, weighted, summed
 
 
 def _copeland(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    # relations: colSums - rowSums of each task's incidence: runs above minus runs below, weighted, summed
+    return np.sign(x[..., None, :, :] - x[..., :, None, :]).sum(axis=-3) @ w
+
+
+def _pairwise_majority(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     above = (x[..., :, None, :] < x[..., None, :, :]).astype(np.float64) @ w  # [..., i, j]: weight of i above j
     return np.sign(above - np.swapaxes(above, -1, -2)).sum(axis=-1)
 
 
 #: The consensus statistics: ranks (..., R, T) of the runs in the tasks and task weights (T,) -> (..., R).
 CONSENSUS_WEIGHTED = {"mean-rank": _mean_rank, "median-rank": _median_rank, "euclidean": _mean_rank,
-                      "borda": _borda, "copeland": _copeland}
+                      "borda": _borda, "copeland": _copeland, "pairwise-majority": _pairwise_majority}
 
 
 def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean-rank") -> np.ndarray:
@@ -116,7 +128,7 @@ def consensus_values(ranks: np.ndarray, weights: np.ndarray, method: str = "mean
     ranks : ndarray (..., R, T)
         Ranks of R runs in T tasks (leading axes: resamples); nan where a run is not ranked.
     weights : ndarray (T,)
-    method : {'mean-rank', 'median-rank', 'euclidean', 'borda', 'copeland'}
+    method : {'mean-rank', 'median-rank', 'euclidean', 'borda', 'copeland', 'pairwise-majority'}
 
     Returns
     -------

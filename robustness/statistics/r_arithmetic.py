@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-__all__ = ["r_mean", "r_median", "r_quantile", "r_aggregate", "EXTENDED"]
+__all__ = ["r_mean", "r_means", "r_median", "r_quantile", "r_aggregate", "EXTENDED"]
 
 #: Whether numpy's long double has the 64-bit mantissa of R's LDOUBLE on x86-64.
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -51,6 +51,37 @@ def r_mean(x: np.ndarray) -> float:
     if math.isfinite(float(s)):
         s = s + np.add.accumulate(v - s)[-1] / n
     return float(s)
+
+
+def r_means(x: np.ndarray) -> np.ndarray:
+    """R's ``mean`` of every row of ``x`` (:func:`r_mean` on each, at once).
+
+    Parameters
+    ----------
+    x : ndarray (R, n)
+        n >= 1.
+
+    Returns
+    -------
+    ndarray (R,)
+
+    Examples
+    --------
+    >>> r_means(np.array([[0.1, 0.2], [0.15, 0.15]])).tolist()
+    [0.15000000000000002, 0.15]
+    """
+    v = np.asarray(x, dtype=np.float64).astype(np.longdouble).T  # (n, R): one value of every row at a time
+    n = np.longdouble(v.shape[0])
+    total = np.zeros(v.shape[1], dtype=np.longdouble)
+    for value in v:  # in order, as R's loop (numpy's sum would pair the values)
+        total += value
+    s = total / n
+    finite = np.isfinite(s)
+    shift = np.where(finite, s, 0)
+    total[:] = 0
+    for value in v:
+        total += value - shift
+    return np.where(finite, s + total / n, s).astype(np.float64)
 
 
 def r_median(x: np.ndarray) -> float:

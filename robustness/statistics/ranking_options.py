@@ -20,7 +20,14 @@ option         values                            this package's default      cha
 ``alpha``      (0, 0.5)                          0.05                        0.05
 ``semantics``  package, challenger               package                     challenger
 ``resampling`` weighted, challenger              weighted                    challenger (its ``bootstrap``)
+``collation``  C, locale                         C                           locale (R's ``sort``, ``factor``)
 ============== ================================= =========================== ===============================
+
+``collation``: the order of names wherever challengeR sorts them (its algorithm factor's levels, which ties
+``first`` and ``last`` follow; ``tidyr::complete``'s and ``merge``'s order of the cases), under challengeR's
+semantics: ``C`` compares code points (R with ``LC_COLLATE=C``: ``Beta`` before ``alpha``); ``locale`` is R's
+order in a UTF-8 locale such as en_US.UTF-8 (ICU's root collation, the Unicode collation algorithm: case and accents
+weigh less than letters, ``alpha`` before ``Beta``; :mod:`robustness.statistics.collation`).
 
 ``resampling``: what a case drawn k times by the bootstrap of a table's leaderboards is.
 
@@ -38,10 +45,11 @@ option         values                            this package's default      cha
 - ``package``: ties ``first`` and ``last`` follow the runs' order of appearance; a test-based task with one run
   ranks it first with value 0; under ``missing="drop"`` a test-based pair that shares no scored case is not
   tested (a note).
-- ``challenger``: ties ``first`` and ``last`` in the runs' alphabetical order (challengeR's aggregated table is
-  ordered by the algorithm factor's levels; here by code point, R's C locale); a test-based task with one run has
-  value nan and rank 1 under min, average and random ties, nan under the others (R's ``rankNA2``); a test-based
-  pair that shares no scored case is refused (R's ``wilcox.test``: "not enough observations").
+- ``challenger``: ties ``first`` and ``last`` in the runs' order as R sorts them (challengeR's aggregated table is
+  ordered by the algorithm factor's levels: ``collation``); per-case ties in the case's row order, which
+  ``as.challenge`` sorts by algorithm and case where it completes a task with absent rows; a test-based task with
+  one run has value nan and rank 1 under min, average and random ties, nan under the others (R's ``rankNA2``); a
+  test-based pair that shares no scored case is refused (R's ``wilcox.test``: "not enough observations").
 
 The package ties aggregated values within 1e-12 of each other and says so in a note (a mean summed in another
 order differs in its last bits). challengeR compares exactly, in R's arithmetic (its mean accumulates in long
@@ -83,7 +91,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 __all__ = ["AGGREGATES", "CONSENSUS", "lower_is_better", "METRIC_DIRECTIONS", "RankingOptions", "PRESETS", "TIE_RULES",
-           "MISSING", "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "R_NAMES", "SEMANTICS", "RESAMPLING", "parse_aggregate",
+           "MISSING", "TESTS", "ADJUSTMENTS", "R_ADJUSTMENTS", "R_NAMES", "SEMANTICS", "RESAMPLING", "COLLATIONS",
+           "parse_aggregate",
            "parse_missing", "with_preset", "CHALLENGER_NAMES"]
 
 TIE_RULES = ("average", "min", "max", "first", "last", "random")
@@ -91,8 +100,10 @@ TIE_RULES = ("average", "min", "max", "first", "last", "random")
 SEMANTICS = ("package", "challenger")
 #: What a case drawn k times by a leaderboard's bootstrap is (module notes).
 RESAMPLING = ("weighted", "challenger")
+#: How names are ordered where challengeR sorts them: code points, or R's locale order (module notes).
+COLLATIONS = ("C", "locale")
 #: How a consensus across tasks orders the runs (:func:`robustness.statistics.consensus.consensus`).
-CONSENSUS = ("mean-rank", "median-rank", "euclidean", "borda", "copeland")
+CONSENSUS = ("mean-rank", "median-rank", "euclidean", "borda", "copeland", "pairwise-majority")
 MISSING = ("refuse", "worst", "drop", "rank-last")
 TESTS = ("wilcoxon", "t")
 #: Every p-value adjustment, by statsmodels' name (:mod:`robustness.statistics.multiplicity`).
@@ -109,7 +120,7 @@ R_NAMES = {"hochberg": "simes-hochberg", "BH": "fdr_bh", "fdr": "fdr_bh", "BY": 
 CHALLENGER_NAMES = {"ties": "ties.method", "lower_better": "smallBetter", "missing": "na.treat",
                     "aggregate": "FUN", "test": "test.fun", "continuity": "wilcox.test(correct=)",
                     "adjustment": "p.adjust.method", "alpha": "alpha", "semantics": "(challengeR's own)",
-                    "resampling": "bootstrap()"}
+                    "resampling": "bootstrap()", "collation": "LC_COLLATE"}
 
 
 #: The direction of metrics that per-case tables often hold and that are not overlap ratios of the metric table
@@ -255,6 +266,8 @@ class RankingOptions:
         ``package`` or ``challenger`` (module notes).
     resampling : str
         ``weighted`` or ``challenger`` (module notes).
+    collation : str
+        ``C`` or ``locale`` (module notes).
     """
 
     ties: str = "average"
@@ -267,6 +280,7 @@ class RankingOptions:
     alpha: float = 0.05
     semantics: str = "package"
     resampling: str = "weighted"
+    collation: str = "C"
 
     def __post_init__(self):
         """Check every option (one line naming the option and its allowed values)."""
@@ -284,6 +298,8 @@ class RankingOptions:
                              "finds each run of a tied pair better than the other")
         if self.resampling not in RESAMPLING:
             raise ValueError(f"resampling must be one of {', '.join(RESAMPLING)}, got {self.resampling!r}")
+        if self.collation not in COLLATIONS:
+            raise ValueError(f"collation must be one of {', '.join(COLLATIONS)}, got {self.collation!r}")
         if self.semantics not in SEMANTICS:
             raise ValueError(f"semantics must be one of {', '.join(SEMANTICS)}, got {self.semantics!r}")
         if self.lower_better not in (None, True, False):
@@ -301,7 +317,8 @@ class RankingOptions:
         return (f"ties {self.ties}; {direction[self.lower_better]}; missing scores: {self.missing}; aggregate: "
                 f"{agg}; test: {self.test}{' with continuity correction' if self.continuity else ''}, "
                 f"adjustment {self.adjustment}, alpha {self.alpha:g}"
-                + ("; challengeR's semantics (R's arithmetic, alphabetical first/last ties, NA and refusals as R)"
+                + (f"; challengeR's semantics (R's arithmetic, first/last ties in R's order of the names, "
+                   f"{'locale' if self.collation == 'locale' else 'code-point'} collation, NA and refusals as R)"
                    if self.semantics == "challenger" else "")
                 + ("; challengeR's bootstrap (a case drawn k times is k copies of one case)"
                    if self.resampling == "challenger" else ""))
@@ -311,7 +328,7 @@ class RankingOptions:
 PRESETS = {
     "package": RankingOptions(),
     "challenger": RankingOptions(ties="min", missing="rank-last", continuity=True, adjustment="none",
-                                 semantics="challenger", resampling="challenger"),
+                                 semantics="challenger", resampling="challenger", collation="locale"),
 }
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["iqm", "probability_of_improvement", "performance_profile", "bootstrap_iqm",
+__all__ = ["iqm", "probability_of_improvement", "performance_profile", "bootstrap_profile", "bootstrap_iqm",
            "bootstrap_improvement"]
 
 
@@ -84,6 +84,32 @@ def performance_profile(values: np.ndarray, taus: np.ndarray) -> np.ndarray:
     """
     v = np.asarray(values, dtype=np.float64)
     return (v[:, :, None] > np.asarray(taus, dtype=np.float64)[None, None, :]).mean(axis=1)
+
+
+def bootstrap_profile(values: np.ndarray, taus: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                      confidence: float = 0.95, units: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run's performance profile with a percentile band over resamples of the cases (rliable's band).
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+    taus : ndarray (T,)
+    n_resamples : int
+    rng : numpy.random.Generator
+    confidence : float
+    units : ndarray (N,), optional
+        Each case's resampling unit: whole units are resampled (default: the cases themselves).
+
+    Returns
+    -------
+    (share, low, high) : ndarrays (R, T)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    boot = np.stack([performance_profile(v[:, d], taus) for d in _resampled(v.shape[1], units, n_resamples, rng)])
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
+    return performance_profile(v, taus), low, high
 
 
 def _resampled(n: int, units: np.ndarray | None, n_resamples: int, rng: np.random.Generator) -> list[np.ndarray]:

@@ -17,16 +17,17 @@ on the scores as given, so that a quantile is the quantile of the scores, never 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
 from robustness.statistics.paired import runs_beaten
-from robustness.statistics.r_arithmetic import r_aggregate
+from robustness.statistics.r_arithmetic import r_aggregate, r_means
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import rank
 
 __all__ = ["aggregate_values", "aggregate", "rank_then_aggregate", "test_based", "rank_na2", "in_r",
-           "rank_then_aggregate_grouped"]
+           "in_r_resampled", "rank_then_aggregate_grouped"]
 
 
 def aggregate_values(values: np.ndarray, how: str | float, weights: np.ndarray | None = None) -> np.ndarray:
@@ -203,6 +204,57 @@ def in_r(values: np.ndarray, rows: np.ndarray, method: str, *, options: RankingO
         if x.size:
             out[r] = sign * r_aggregate(x, options.aggregate)
     return out
+
+
+def in_r_resampled(values: np.ndarray, counts: np.ndarray, order: Sequence[int], *, options: RankingOptions,
+                   lower_better: bool) -> np.ndarray:
+    """``aggregate`` on bootstrap resamples as challengeR's ``bootstrap`` computes it, in R's arithmetic.
+
+    challengeR's resample is ``merge(drawn cases, task's rows)``, whose rows follow the cases' sorted order, a case
+    drawn k times k times in a row; each run's aggregate (R's ``mean``, ``median`` or quantile,
+    :mod:`robustness.statistics.r_arithmetic`) is taken over its values in that order and the values are compared
+    exactly. A mean of {0.1, 0.2} drawn equally often is 0.15000000000000002 in R, never 0.15: numpy's weighted
+    mean ties it with 0.15 in some resamples.
+
+    Parameters
+    ----------
+    values : ndarray (R, N)
+        After the missing-score treatment (nan: left out).
+    counts : ndarray of int (B, N)
+        How many times each case is drawn in each resample.
+    order : sequence of int
+        The cases in R's sorted order (:func:`robustness.statistics.collation.case_order`).
+    options, lower_better
+        Module notes.
+
+    Returns
+    -------
+    ndarray (B, R)
+        Higher-is-better (negated where smaller is better); nan for a run without a score in a resample.
+    """
+    by = np.asarray(order, dtype=np.int64)
+    x, w = values[:, by], np.asarray(counts, dtype=np.int64)[:, by]
+    out = np.full((w.shape[0], x.shape[0]), np.nan)
+    complete = ~np.isnan(x).any(axis=1)
+    mean = options.aggregate == "mean"
+    sizes = w.sum(axis=1)
+    together = mean and complete.any() and sizes.size > 0 and sizes[0] > 0 and bool((sizes == sizes[0]).all())
+    if together:  # resamples of one length (cases resampled): many at once, in blocks of about 2e6 values
+        step = max(1, 2_000_000 // int(complete.sum() * sizes[0]))
+        for start in range(0, w.shape[0], step):
+            index = np.stack([np.repeat(np.arange(x.shape[1]), wb) for wb in w[start:start + step]])  # (b, n)
+            picked = x[complete][:, index]  # (R', b, n): each run's values in R's row order
+            out[start:start + step, complete] = r_means(picked.reshape(-1, index.shape[1])).reshape(
+                picked.shape[:2]).T
+    for b, wb in enumerate(w):
+        if mean and not together and complete.any():
+            out[b, complete] = r_means(np.repeat(x[complete], wb, axis=1))
+        for r in np.flatnonzero(~complete) if mean else range(x.shape[0]):
+            v = np.repeat(x[r], wb)
+            v = v[~np.isnan(v)]
+            if v.size:
+                out[b, r] = r_aggregate(v, options.aggregate)
+    return -out if lower_better else out
 
 
 def rank_then_aggregate_grouped(values: np.ndarray, counts: np.ndarray, *, options: RankingOptions,

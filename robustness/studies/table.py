@@ -60,6 +60,7 @@ from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_
 from robustness.studies.table_comparisons import (
     bayes_tables,
     friedman_tables,
+    podium_table,
     rliable_tables,
     significance_tables,
     task_distance_tables,
@@ -391,12 +392,9 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                                       "algorithm": np.array(ts.runs)[r_idx.ravel()], "value": ts.values.ravel()}))
         ranks = rank(ts.values.T, ties=ranking_options.ties, lower_better=direction(ts, ranking_options),
                       rng=gen).T  # (R, N): every run's rank on every case, missing scores last
-        for r, run in enumerate(ts.runs):
-            values, counts = np.unique(ranks[r], return_counts=True)
-            case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for v, c in zip(values, counts)]
-    families: dict[str, list[TaskScores]] = {}
-    for ts in tasks:
-        families.setdefault(ts.scheme, []).append(ts)
+        case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for r, run in enumerate(ts.runs)
+                       for v, c in zip(*np.unique(ranks[r], return_counts=True))]
+    families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
     combined = [family for family in families.values() if len(family) > 1]
     if combined and with_consensus:
         tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
@@ -417,8 +415,10 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
                                       ignore_index=True)
     tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
-    tables["case_ranks.csv"] = pd.DataFrame(case_ranks)
-    tables["rank_bootstrap.csv"] = pd.DataFrame(summary)
+    tables["case_ranks.csv"] = pd.DataFrame(case_ranks, columns=["task", "run", "rank", "cases"])
+    tables["podium.parquet"] = podium_table(tasks, ranking_options, gen)
+    tables["rank_bootstrap.csv"] = pd.DataFrame(summary, columns=[  # its columns when empty (one run, its rank NA)
+        "task", "ranking", "run", "rank", "median_rank", "low", "high", "resamples"])
     tables["rank_frequency.csv"] = pd.DataFrame(freq, columns=["task", "ranking", "run", "rank", "share"])
     tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
     return tables, notes

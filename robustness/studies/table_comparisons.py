@@ -22,9 +22,11 @@ from robustness.statistics.multiplicity import adjust
 from robustness.statistics.paired import paired_p_values
 from robustness.statistics.ranking_methods import get_ranking
 from robustness.statistics.ranking_options import RankingOptions
-from robustness.statistics.rliable_metrics import bootstrap_improvement, bootstrap_iqm, performance_profile
+from robustness.statistics.ranks import rank
+from robustness.statistics.rliable_metrics import bootstrap_improvement, bootstrap_iqm, bootstrap_profile
 
-__all__ = ["bayes_tables", "friedman_tables", "rliable_tables", "significance_tables", "task_distance_tables"]
+__all__ = ["bayes_tables", "friedman_tables", "podium_table", "rliable_tables", "significance_tables",
+           "task_distance_tables"]
 
 
 def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dict[str, pd.DataFrame]:
@@ -60,14 +62,46 @@ def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dic
                                                                  "other_mean_rank", "difference", "p", "differ"]]}
 
 
+def podium_table(tasks: Sequence[TaskScores], options: RankingOptions, rng: np.random.Generator) -> pd.DataFrame:
+    """``podium.parquet``: every score with its per-case rank, ties broken at random (challengeR's ``podium``).
+
+    challengeR's podium ranks each case's runs with ``ties.method = "random"`` on the data after ``na.treat`` (a
+    number replaces a missing score; otherwise a missing score is ranked after the scored runs and not drawn).
+
+    Parameters
+    ----------
+    tasks : sequence of TaskScores
+    options : RankingOptions
+        The direction and the missing-score treatment.
+    rng : numpy.random.Generator
+        For the ties.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``task, case, run, value, rank``.
+    """
+    frames = []
+    fill = options.missing if isinstance(options.missing, float) else None
+    for ts in tasks:
+        shown = ts.values if fill is None else np.where(np.isnan(ts.values), fill, ts.values)  # R's na.treat
+        places = rank(shown.T, ties="random", lower_better=direction(ts, options), rng=rng).T
+        r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
+        frames.append(pd.DataFrame({"task": ts.task, "case": np.array(ts.cases)[c_idx.ravel()],
+                                    "run": np.array(ts.runs)[r_idx.ravel()], "value": shown.ravel(),
+                                    "rank": places.ravel()}))
+    return pd.concat(frames, ignore_index=True)
+
+
 def rliable_tables(tasks: Sequence[TaskScores], ranking: pd.DataFrame, options: RankingOptions, n_resamples: int,
                     rng: np.random.Generator) -> dict[str, pd.DataFrame]:
     """``iqm.csv``, ``improvement.csv`` and ``performance_profile.csv`` (:mod:`robustness.statistics.rliable_metrics`).
 
     Per leaderboard: every run's interquartile mean over its scored cases with a 95% bootstrap interval; the
     probability that each run beats the next one down its leaderboard (the first ranking method's order) on a case;
-    every run's share of cases better than each of 41 thresholds spanning the scores. Where resampling units group
-    the cases (``--unit``, the main job's encounters), the intervals resample whole units.
+    every run's share of cases better than each of 41 thresholds spanning the scores, with a 95% bootstrap band
+    (rliable's performance profile). Where resampling units group the cases (``--unit``, the main job's
+    encounters), the intervals resample whole units.
 
     Parameters
     ----------
@@ -86,6 +120,7 @@ def rliable_tables(tasks: Sequence[TaskScores], ranking: pd.DataFrame, options: 
         File name -> table (empty where no run has two scored cases).
     """
     iqms, improvement, profiles = [], [], []
+    band_rng = rng.spawn(1)[0]  # the profiles' bands: a stream of their own (the other tables' draws unchanged)
     first = ranking.ranking.iloc[0] if len(ranking) else None
     for ts in tasks:
         lower = direction(ts, options)
@@ -118,8 +153,10 @@ def rliable_tables(tasks: Sequence[TaskScores], ranking: pd.DataFrame, options: 
         for r in scored:
             x = ts.values[r][~np.isnan(ts.values[r])]
             sign = -1.0 if lower else 1.0  # smaller is better: the share below each threshold
-            share = performance_profile(sign * x[None, :], sign * taus)[0]
-            profiles += [{"task": ts.task, "run": ts.runs[r], "tau": t, "share": s} for t, s in zip(taus, share)]
+            share, low, high = bootstrap_profile(sign * x[None, :], sign * taus, n_resamples, band_rng,
+                                                 units=units(r))
+            profiles += [{"task": ts.task, "run": ts.runs[r], "tau": t, "share": s, "low": lo, "high": hi}
+                         for t, s, lo, hi in zip(taus, share[0], low[0], high[0])]
     if not iqms:
         return {}
     return {"iqm.csv": pd.DataFrame(iqms),

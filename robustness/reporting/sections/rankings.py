@@ -190,10 +190,12 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
         r.heading("Consensus across tasks", level=3)
         how = {"mean-rank": "their mean rank over the tasks (the BraTS ranking)",
                "median-rank": "their median rank over the tasks",
-               "borda": "their mean Borda count over the tasks (in each task, the runs ranked below the run plus half "
-                        "those tied with it; higher is better)",
-               "copeland": "their Copeland score: every pair of runs compared by majority over the tasks, +1 for "
-                           "each run beaten, -1 for each run lost to (higher is better)",
+               "borda": "their Borda score as R's relations package defines it (the sum over the tasks of the runs "
+                        "ranked at or above the run, itself and those tied with it included; lower is better)",
+               "copeland": "their Copeland score as R's relations package defines it (the sum over the tasks of the "
+                           "runs ranked above the run minus those ranked below; lower is better)",
+               "pairwise-majority": "their pairwise-majority score: every pair of runs compared by majority over "
+                                    "the tasks, +1 for each run beaten, -1 for each run lost to (higher is better)",
                "euclidean": "their mean over the tasks of each task's ranks re-ranked with average ties (challengeR's "
                             "euclidean consensus)"}.get(c.consensus.iloc[0], "their consensus statistic")
         schemes = c["scheme"].fillna("").astype(str) if "scheme" in c else pd.Series("", index=c.index)
@@ -212,7 +214,8 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
                         "first place)")
             shown = g[["run", "value", "rank", "median_rank", "low", "high", "absent"]].rename(
                 columns={"value": {"mean-rank": "mean rank", "euclidean": "mean rank (average ties)",
-                                   "borda": "mean Borda count", "copeland": "Copeland score"}.get(
+                                   "borda": "Borda score", "copeland": "Copeland score",
+                                   "pairwise-majority": "pairwise-majority score"}.get(
                     c.consensus.iloc[0], "median rank over tasks"),
                          "median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
             r.table(shown, floatfmt="{:.3g}", caption=f"{scheme + ', ' if scheme else ''}{method}: {lead}. Intervals: "
