@@ -335,13 +335,15 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     -------
     dict
         ``folder``, ``twin`` (its size for majority, micro Jaccard: a recommendation_sizes.csv row), ``target``,
-        ``differs`` (what the twin assumes differently, from its fit.csv), ``unit`` and ``challenge`` (the
-        fingerprint of the challenge it read).
+        ``differs`` (what the twin assumes differently, from its fit.csv), ``unit``, ``challenge`` (the
+        fingerprint of the challenge it read), ``fit_failed`` (the statistics its twin failed, planned with
+        --force: then nothing is compared) and ``resolution`` (the twin's at the challenge's size, or None).
     """
     import math
     import os
 
     from robustness.errors import InputError
+    from robustness.reporting.sections.design import failed_fit
     from robustness.results.study_result import StudyResult
     from robustness.scheme import DEFAULT
     from robustness.statistics.ranks import size_target
@@ -398,6 +400,17 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
             raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
         fit = res.table("fit.csv") if res.has("fit.csv") else None
         differs = differing_assumptions(fit)
+        failed = failed_fit(res)
+        resolution = None
+        if res.has("resolution.csv"):
+            t = res.table("resolution.csv")
+            t = t[(t.strategy == DEFAULT.gold) & (t.metric == DEFAULT.metric) & (t.average == DEFAULT.average)]
+            if len(t):
+                at = t.iloc[int((t.units - t.test_units).abs().to_numpy().argmin())]
+                resolution = {k: float(at[k]) for k in ("resolution", "resolution_low", "resolution_high", "units")}
+                if not all(math.isfinite(v) for v in resolution.values()):
+                    raise InputError(f"{folder}: resolution.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
+                                     "number with its interval")
         base = entry.get("base")
         unit = unit_name(base if isinstance(base, dict) else {})
     except InputError:
@@ -406,7 +419,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
         raise InputError(f"{folder}: damaged design-study folder ({type(exc).__name__}: {exc}); run the design "
                          "study again") from None
     return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit, "target": target,
-            "challenge": read}
+            "challenge": read, "fit_failed": failed, "resolution": resolution}
 
 
 def check_design_input(design: dict, challenge) -> None:

@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         from robustness.results.folder import ResultsDir
         from robustness.simulation.calibration import CalibrationOptions
         from robustness.simulation.populations import default_populations, held_out_populations
+        from robustness.simulation.worlds import record
         from robustness.studies import calibration
 
         say = _study.say(args)
@@ -145,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                                      truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
                                      seed=args.seed)
         key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin,
-                                         "populations": [(p.name, repr(p.config), p.runs.runs) for p in populations]},
-                                        sort_keys=True).encode()).hexdigest()
+                                         "populations": [(p.name, record(p.config), p.runs.runs) for p in populations]},
+                                        sort_keys=True, default=str).encode()).hexdigest()
         out = ResultsDir(args.out, fingerprint=key, force=args.force)
         result = calibration.run(populations, options, margin=args.margin, cache_dir=out.path / "cache",
                                  n_jobs=args.n_jobs, progress=_study.progress(args), say=say, notes=notes)

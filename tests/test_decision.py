@@ -98,16 +98,19 @@ def test_the_design_study_refuses_a_misread_challenge(bubil, tmp_path, capsys):
     line = next(x for x in err.splitlines() if x.startswith("error: "))
     assert str(bubil / "ExpertsAnnotations") in line and "did you mean --foreground 0 --background 255?" in line
     assert "fitting the generator" not in err and "Traceback" not in err
+    # named values are read as named; the generator's twin cannot be fitted to the inverted masks (runs at Jaccard
+    # 0.99), and its refusal names the statistics (the twin made of the images reproduces whatever is read: the
+    # warnings above are the guard there)
     code = _cli.run(design_job.main, ["--quick", "--like", str(bubil / "ExpertsAnnotations"), "--layout", "raters",
                                       "--gold", BUBIL_GOLD, "--foreground", "255", "--background", "0",
-                                      "--out", str(out), "--quiet"])
+                                      "--twin", "generator", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
-    assert code == 2 and not out.exists()
+    assert code == 2 and not (out / "meta.json").exists()
     assert "did you mean --foreground 0 --background 255?" in err
     assert "run 'Person2_ImageJ' is identical to annotator 'Person2_Amira'" in err
     line = next(x for x in err.splitlines() if x.startswith("error: "))
-    assert "the generator cannot be fitted to this challenge" in line and "in its fitted twin" in line
-    assert "--force" in line
+    assert "is not like this challenge" in line and "in its fitted twin" in line
+    assert "--force" in line and str(out / "refused" / "fit.csv") in line
 
 
 def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderboard(tmp_path):
@@ -135,7 +138,9 @@ def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderb
     pairs = _verdicts(out, "pairs_differ", strategy="majority", metric="jaccard", average="micro")[0]
     assert f"{pairs['count']:.0f} of {pairs['total']:.0f} pairs of runs differ" in block
     d = _verdicts(out, "unlimited_distance", strategy="majority", metric="jaccard", average="micro")[0]
-    assert f"expected L1 of {d['value']:.1f} (95% interval {d['low']:.1f} to {d['high']:.1f}" in block
+    assert f"Ranks: L1 {d['value']:.1f} ({d['low']:.1f} to {d['high']:.1f}) to the ranking on unlimited data" in block
+    r = _verdicts(out, "resolution", strategy="majority", metric="jaccard", average="micro")[0]
+    assert f"resolves a true difference of {r['value']:.3g}" in block
     assert "rand1" not in block and "rand2" not in block
 
 

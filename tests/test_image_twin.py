@@ -239,3 +239,58 @@ def test_the_twin_of_bubil_dataset1_fits_without_force(bubil):
     assert far.within is True and 1 / 1.5 <= far.fitted / far.target <= 1.5
     size = rows.loc["gold object size in pixels (median over images)"]
     assert size.within is True and abs(size.fitted / size.target - 1) <= 0.1
+
+
+# -- a twin that fails its fit --------------------------------------------------------------------------------
+
+def _raters_on_disk(root, seed=3):
+    from robustness.synthetic.challenge import make_challenge
+    from tests.conftest import write_png
+
+    ch = make_challenge(n_encounters=16, n_images=16, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
+                        n_runs=4, n_teams=2, rng=seed)
+    for i in range(ch.n_images):
+        for name, mask in ch.annotator_masks(i).items():
+            write_png(root / name / f"case{i:02d}.png", np.where(mask, 255, 0).astype(np.uint8))
+        for name in ch.runs:
+            write_png(root / name / f"case{i:02d}.png", np.where(ch.run_mask(i, name), 255, 0).astype(np.uint8))
+    return root
+
+
+@pytest.mark.slow
+def test_a_refused_twin_writes_its_fit_and_a_forced_one_says_it_failed_everywhere(tmp_path, monkeypatch, capsys):
+    """The fit's check is made to fail (the statistic's own checks have their tests): the refusal names the fit
+    table it wrote; with --force the recommendation opens with the failure, the main-job comparison is 'not
+    compared', and the main job given --design never says the answers agree."""
+    from experiments import design_study, rank_convergence
+    from experiments._cli import run
+    from robustness.studies import design, design_base
+
+    data = _raters_on_disk(tmp_path / "c")
+    failure = "runs' separability is 2 in the challenge but 0.5 in its fitted twin (within a factor 1.5)"
+    monkeypatch.setattr(design_base, "fit_failures", lambda table: [failure])
+    monkeypatch.setattr(design, "fit_failures", lambda table: [failure])
+    common = ["--like", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", "--quick", "--replicates", "2",
+              "--encounters", "8,16", "--max-encounters", "16", "--quiet", "--no-figures", "--n-jobs", "1"]
+    out = tmp_path / "design"
+    assert run(design_study.main, [*common, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and failure in err[0] and str(out / "refused" / "fit.csv") in err[0]
+    fit = (out / "refused" / "fit.csv").read_text()
+    assert "gold object size in pixels" in fit and "runs' separability" in fit
+    assert not (out / "meta.json").exists()
+
+    assert run(design_study.main, [*common, "--force", "--out", str(out)]) == 0
+    rec = (out / "recommendation.md").read_text()
+    first = next(line for line in rec.splitlines() if line.startswith("- "))
+    assert first.startswith("- **The twin failed its fit**") and failure in first
+    assert "agree" not in rec.split("**The main job on the real challenge**", 1)[1].split("\n")[0]
+    assert "not compared, because the twin failed its fit" in rec
+
+    main = tmp_path / "main"
+    assert run(rank_convergence.main, ["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2",
+                                       "--orders", "4", "--bootstrap", "40", "--outer", "4", "--quiet",
+                                       "--no-figures", "--design", str(out), "--out", str(main)]) == 0
+    summary = (main / "summary.md").read_text()
+    bullet = next(line for line in summary.splitlines() if line.startswith("- **How many"))
+    assert "planned with a twin that failed its fit" in bullet and "agree" not in bullet

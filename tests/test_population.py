@@ -336,7 +336,7 @@ def test_a_population_like_a_challenge_is_its_fitted_twin(monkeypatch):
     assert spec.name == "like" and spec.config == twin
     assert spec.runs.runs == drawn.runs and np.array_equal(spec.runs.run_skill, drawn.run_skill)
     assert notes[0] == "a note of the loader" and set(warned) <= set(notes)
-    assert said == ["fitting the generator to the challenge (20 images, 4 runs)"]
+    assert said == ["fitting a twin made of its own images to the challenge (20 images, 4 runs)"]
 
 
 def _per_team_by_hand(theta, sigma, groups):

@@ -396,8 +396,35 @@ def test_boundary_conventions_reach_the_pixel_pass_the_options_and_the_report(tm
 
 
 @pytest.mark.slow
+def test_design_study_makes_a_3d_twin_of_the_real_volumes(volumes, tmp_path):
+    """The default twin of a 3D challenge is made of its own volumes: the truths are the real majority's in 3D (with
+    the voxel spacing), a boundary metric is ranked beside Jaccard on every simulated test set, and the report says
+    what a simulated volume is."""
+    from experiments import design_study
+    from experiments._cli import run
+
+    root, _ = volumes
+    out = tmp_path / "design"
+    code = run(design_study.main, ["--quick", "--like", str(root), "--layout", "raters", "--gold", ",".join(GOLD),
+                                   "--labels", "1,2", "--encounters", "2,4", "--annotators", "3", "--replicates", "2",
+                                   "--populations", "1", "--orders", "10", "--bootstrap", "50", "--boundary", "hd95",
+                                   "--no-figures", "--quiet", "--force", "--n-jobs", "1", "--out", str(out)])
+    assert code == 0
+    fit = pd.read_csv(out / "fit.csv").set_index("statistic")
+    assert fit.loc["slices per volume", "target"] == 8 and fit.loc["slices per volume", "fitted"] == 8
+    size = fit.loc["gold object size in pixels (median over images)"]
+    assert size.tolerance.startswith("within a factor")
+    design = pd.read_csv(out / "design.csv")
+    grid = design[design.stage == "grid"]
+    macro = grid[(grid.strategy == "majority") & (grid.average == "macro")]
+    assert macro.tau_jaccard_hd95.between(-1, 1).all()
+    summary = (out / "summary.md").read_text()
+    assert "the challenge's own volumes (resampled with replacement beyond its size)" in summary
+
+
+@pytest.mark.slow
 def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
-    """--like on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
+    """--twin generator on the NIfTI challenge (3 gold raters, 5 runs, 2 labels) fits a twin that simulates volumes of the
     challenge's slices and physical size, ranks the runs by a boundary metric beside Jaccard on every simulated
     test set, and writes a recommendation."""
     import json
@@ -406,6 +433,7 @@ def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO))
     out = tmp_path / "design"
     proc = subprocess.run([sys.executable, "-m", "experiments.design_study", "--quick", "--like", str(root),
+                           "--twin", "generator",
                            "--layout", "raters", "--gold", ",".join(GOLD), "--labels", "1,2", "--encounters", "2,4",
                            "--annotators", "3", "--agreement", "0.8", "--replicates", "2", "--populations", "1",
                            "--pool", "40", "--orders", "10", "--bootstrap", "50", "--boundary", "hd95",

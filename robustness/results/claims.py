@@ -54,6 +54,7 @@ CLAIMS: dict[str, str] = {
     "pairs_differ_wilcoxon": "the same by the paired Wilcoxon test",
     "resolution": "the smallest true difference between two runs the test set declares with 80% power, and the "
                   "neighbouring pairs closer than it",
+    "twin_resolution": "the design study's resolution at the challenge's size beside the main job's on the real data",
     "resolve_units": "the test-set size at which a given true difference is declared with 80% power",
     "random_gold_spread": "how much the ranking moves with the random annotator chosen as gold",
     "recommended_scheme": "the gold scheme the design study recommends",

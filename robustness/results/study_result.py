@@ -111,6 +111,8 @@ for _name, _holds, _index in (
                           "interval)", False),
     ("resolution.csv", "the smallest true difference between two runs a test set of n units declares with 80% power "
                        "(paired t-test, 5%), by scheme and size, with intervals", False),
+    ("main_job_resolution.csv", "the main job's resolution on the real challenge, beside the design study's twin's",
+     False),
     ("resolve.csv", "the units at which a given true difference is declared with 80% power, by scheme", False),
     ("kendall_tau.csv", "agreement between the rankings under different golds and ranking methods, with bootstrap "
                         "intervals", False),

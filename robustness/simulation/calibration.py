@@ -25,6 +25,17 @@ estimator                          checked
 ``p_best`` / ``best_stays_first``  the posterior probability that the observed best is the population's
                                    best, and the plug-in stability index: mean claimed against the share
                                    of test sets whose observed best is the population's best
+``resolution``                     the resolution at N (the smallest true difference declared with 80% power,
+                                   :mod:`robustness.statistics.resolution`): among pairs of runs whose
+                                   true difference is at least the claimed resolution, the share the paired
+                                   t-test declares at 5% in the right direction (``power``); the claim
+                                   beside the population's true resolution
+``resolution_at``                  the same among pairs whose true difference lies within 25% above the
+                                   claimed resolution: the power at the claim itself (80% if exact)
+``resolution_interval``            the resolution's 95% interval: coverage of the population's resolution
+``resolve_units``                  the units claimed for a true difference D (the population's true
+                                   resolution at N), at the upper end of the SD's interval: share of test
+                                   sets whose claim gives the paired test 80% power in truth
 =================================  ====================================================================
 
 Monte Carlo standard errors are over test sets (a test set's claims are not independent of each other, so
@@ -36,7 +47,7 @@ populations.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,6 +76,7 @@ from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
 from robustness.statistics.ranks import size_target
+from robustness.statistics.resolution import detectable_difference, resolution_table, units_for_difference
 from robustness.statistics.uncertainty import (
     FLAG_ALPHA,
     crossing,
@@ -172,7 +184,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     """Every claim of one test set beside its truth."""
     n = test.n_units
     n_runs = len(test.runs)
-    g_unc, g_boot, g_known = rng.spawn(3)
+    g_unc, g_boot, g_known, g_res = rng.spawn(4)  # the first three as before a fourth was added
     known = expected_l1(test, np.array([n, 8 * n]), margin=margin, known=truth.scores, rng=g_known)  # (S, 2)
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
                                             n_resamples=options.outer, margin=margin, confidence=options.confidence,
@@ -183,7 +195,10 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     pairs = pairwise_comparisons(boot)
     intervals = {m: boot.intervals(method=m, confidence=options.confidence)
                  for m in ("percentile", "bca", "studentized")}
-    out: dict[str, list] = {"distance": [], "needed": [], "needed_rules": [], "scores": [], "pairs": [], "best": []}
+    out: dict[str, list] = {"distance": [], "needed": [], "needed_rules": [], "scores": [], "pairs": [], "best": [],
+                            "resolution": []}
+    resolution = resolution_table(test, sizes=[n], n_resamples=options.bootstrap, confidence=options.confidence,
+                                  rng=g_res)
     for s, name in enumerate(truth.schemes):
         key = dict(zip(("strategy", "metric", "average"), name))
         sel = (per_size.strategy == key["strategy"]) & (per_size.average == key["average"])
@@ -240,6 +255,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
             sig = p[column].to_numpy(bool)
             out["pairs"].append({"scheme": s, "test": test_name, "family": family,
                                  "claims": int(sig.sum()), "wrong": int((sig & wrong).sum())})
+        out["resolution"].append(_resolution_claims(resolution, p, key, theta, test, truth, s))
         r = per_run[(per_run.strategy == key["strategy"]) & (per_run.average == key["average"])]
         top = r.sort_values("rank").iloc[0]
         observed_best = test.runs.index(top.run)
@@ -247,6 +263,34 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         out["best"].append({"scheme": s, "p_best": float(top.p_best), "stays": float(row.p_best_stays),
                             "is_best": float(observed_best == int(np.argmax(theta)))})
     return out
+
+
+def _resolution_claims(resolution, pairs, key: dict, theta: np.ndarray, test: Schemes, truth: PopulationTruth,
+                       s: int) -> dict:
+    """One test set's resolution claims of one scheme beside the population's truth.
+
+    ``declared`` and ``eligible`` among all pairs whose true difference is at least the claimed resolution, and
+    ``declared_at`` and ``eligible_at`` among those within 25% above it (declared: the paired t-test's unadjusted
+    p below 5%, the right way round); the claim's interval against the true resolution; the units claimed for the
+    true resolution's difference against the true need.
+    """
+    row = resolution[(resolution.strategy == key["strategy"]) & (resolution.average == key["average"])].iloc[0]
+    claimed = float(row.resolution)
+    index = {r: k for k, r in enumerate(test.runs)}
+    i = pairs.run.map(index).to_numpy()
+    j = pairs.other.map(index).to_numpy()
+    true_diff = theta[i] - theta[j]  # stored higher-is-better: positive where "run" is better in truth
+    declared = (pairs.p_delta.to_numpy(float) < 0.05) & (np.sign(pairs["diff"].to_numpy(float)) * truth.signs[s]
+                                                        == np.sign(true_diff))
+    big = np.abs(true_diff) >= claimed
+    near = big & (np.abs(true_diff) <= 1.25 * claimed)
+    d = truth.resolution[s]
+    need = units_for_difference(d, truth.pair_sd[s]) if np.isfinite(d) and d > 0 else np.nan
+    claim = units_for_difference(d, float(row.pair_sd_high)) if np.isfinite(d) and d > 0 else np.nan
+    return {"scheme": s, "claimed": claimed, "low": float(row.resolution_low), "high": float(row.resolution_high),
+            "truth": d, "declared": int((declared & big).sum()), "eligible": int(big.sum()),
+            "declared_at": int((declared & near).sum()), "eligible_at": int(near.sum()),
+            "claim_units": claim, "need_units": need}
 
 
 def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
@@ -292,6 +336,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                                    progress=progress)
         truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
                                  rng=stream(options.seed, "truth", spec.index, calibration=True))
+        truth = replace(truth, resolution=detectable_difference(truth.pair_sd, n))
         for s, name in enumerate(truth.schemes):
             truth_rows.append(pd.DataFrame({"population": spec.name, "strategy": name[0], "metric": name[1],
                                             "average": name[2], "m": truth.sizes,

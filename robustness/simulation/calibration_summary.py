@@ -26,7 +26,7 @@ __all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "MIN_RELATIVE_TRUTH", "P_BEST_B
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
-                       "share_holding", "share_holding_se", "n_claims", "claim_to_need")
+                       "share_holding", "share_holding_se", "n_claims", "claim_to_need", "power", "power_se")
 
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
@@ -300,7 +300,37 @@ def summarise_population(results: list[dict], truth: PopulationTruth, population
                 truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
                 relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
         _reliability_rows(row, s, d)
+        _resolution_rows(row, s, [x for r in results for x in r.get("resolution", []) if x["scheme"] == s],
+                         test_size)
     return out
+
+
+def _resolution_rows(row, s, d: list[dict], test_size: int) -> None:
+    """The resolution's claims (:func:`robustness.simulation.calibration._resolution_claims`), scheme ``s``."""
+    if not d:
+        return
+    setting = f"m = 1 N ({test_size} encounters); paired t-test, 5%, 80% power"
+    truth = float(d[0]["truth"])
+    claimed = np.array([x["claimed"] for x in d])
+    power, power_se = cluster_share([x["declared"] for x in d], [x["eligible"] for x in d])
+    bias, bias_se = relative_error(claimed.tolist(), [truth] * len(d))
+    row("resolution", setting + "; pairs whose true difference is at least the claim", s,
+        estimate=float(np.median(claimed)), truth=truth, relative_bias=bias, relative_bias_se=bias_se, power=power,
+        power_se=power_se, nominal=0.80, n_claims=int(sum(x["eligible"] for x in d)))
+    power, power_se = cluster_share([x["declared_at"] for x in d], [x["eligible_at"] for x in d])
+    row("resolution_at", setting + "; pairs within 25% above the claim", s, power=power, power_se=power_se,
+        nominal=0.80, n_claims=int(sum(x["eligible_at"] for x in d)))
+    cov, cov_se = cluster_share([float(x["low"] <= truth <= x["high"]) for x in d])
+    row("resolution_interval", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.95, truth=truth)
+    claims = np.array([x["claim_units"] for x in d], dtype=float)
+    need = float(d[0]["need_units"])
+    if np.isfinite(need):
+        share, share_se = cluster_share([float(c >= need) for c in claims])
+        ratio = float(np.median(claims) / need)
+        row("resolve_units", f"a true difference of {truth:.3g} (the population's resolution at N)", s,
+            estimate=float(np.median(claims)), truth=need, share_reaching_target=share,
+            share_reaching_target_se=share_se, relative_bias=ratio - 1, claim_to_need=ratio, nominal=0.80,
+            n_claims=len(d))
 
 
 #: The bins of claimed p_best whose actual share calibration.csv reports (``p_best_reliability`` rows).

@@ -19,6 +19,9 @@ averaging, Jaccard):
   on the pool (their population ranking: bias plus test-set sampling);
 - ``top1_correct`` (the population's best run is ranked first; a tie for
   first counts its share) and ``top3_agreement``;
+- ``pair_sd``, ``pair_sd_q75``: the median and upper quartile of the per-unit SDs of the paired differences
+  between the scheme's leaderboard neighbours on this test set (:mod:`robustness.statistics.resolution`):
+  the twin's resolution at every size follows from them;
 - ``convergence_point``: the paper's curve on this test set (images after which
   L1 to the test set's own ranking stays within the number of runs in 95% of
   orders) and ``expected_l1_estimate``: the package's own estimate of the
@@ -64,6 +67,7 @@ from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.metric_agreement import metric_values
 from robustness.statistics.ranks import rank
+from robustness.statistics.resolution import pair_sd_summary
 from robustness.statistics.truth import truth_schemes
 from robustness.statistics.uncertainty import ranking_uncertainty
 
@@ -307,12 +311,14 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             points = conv.convergence_points(tolerance=float(n_runs))
             per_size, _ = ranking_uncertainty(by_enc, sizes=[by_enc.n_units], n_resamples=0,
                                               rng=stream(seed, "uncertainty", replicate, design=True))
+            sd_median, sd_q75 = pair_sd_summary(by_enc)
             tau_columns, metric_taus = _metric_taus(sub, options.boundary)
             for s, row in enumerate(measured):
                 rows.append(label | row | {
                     "convergence_point": int(points.convergence_n.iloc[s]),
                     "convergence_reached": bool(points.reached.iloc[s]),
                     "expected_l1_estimate": float(per_size.expected_l1.iloc[s]),
+                    "pair_sd": float(sd_median[s]), "pair_sd_q75": float(sd_q75[s]),
                 } | metric_taus.get((row["strategy"], row["average"]), dict.fromkeys(tau_columns, np.nan)))
             # coverage of the runs' scores against the truth, by interval method and resampling unit
             for unit in ("encounter", "image"):

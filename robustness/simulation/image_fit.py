@@ -451,6 +451,11 @@ def fit_image_twin(challenge: Challenge, *, target: dict, seed: int = 0, say: Ca
                                                extra=IMAGE_TWIN_CHECKS)
         rows.append({"statistic": STAT_LABELS[key], "target": float(target[key]), "fitted": fitted,
                      "tolerance": text, "within": within})
+    volumes = [shape[0] for shape in challenge.shapes if len(shape) == 3]
+    if volumes:  # the twin's volumes are the real ones
+        slices = float(np.median(volumes))
+        rows.append({"statistic": "slices per volume", "target": slices, "fitted": slices,
+                     "tolerance": "copied (the real volumes)", "within": True})
     for label, value in (("annotators' scale (fitted: their pairwise Jaccard)", config.annotator_scale),
                          ("run effects' scale (fitted: the runs' separability)", config.run_scale),
                          ("border wobble's correlation length (measured, physical units)", config.length)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +23,9 @@ from robustness.overlap.counts import load_counts, save_counts
 from robustness.seeds import stream
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
+from robustness.statistics.resolution import pair_sd_summary
 from robustness.statistics.uncertainty import crossing
-from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
+from robustness.synthetic.challenge import SyntheticConfig, draw_population
 
 if TYPE_CHECKING:
     from robustness.overlap.counts import OverlapCounts
@@ -46,8 +47,8 @@ class PopulationSpec:
     ----------
     name : str
         How calibration.csv names it (``default``, ``design-0``, ``like``...).
-    config : SyntheticConfig
-    runs : Population
+    config : SyntheticConfig or ImageTwinConfig
+    runs : Population or TwinPopulation
     index : int
         Its random streams' index (distinct populations get distinct images and test sets).
     """
@@ -118,9 +119,13 @@ def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
 
 
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
-    payload = json.dumps({"config": asdict(spec.config), "runs": spec.runs.runs,
-                          "skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
-                          "bias": np.asarray(spec.runs.run_bias).round(12).tolist(),
+    from robustness.simulation.worlds import is_image_twin, record
+
+    runs = ({"offset": np.asarray(spec.runs.offset).round(12).tolist(),
+             "log_wobble": np.asarray(spec.runs.log_wobble).round(12).tolist()} if is_image_twin(spec.config) else
+            {"skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
+             "bias": np.asarray(spec.runs.run_bias).round(12).tolist()})
+    payload = json.dumps({"config": record(spec.config), "runs": spec.runs.runs, **runs,
                           "encounters": n_encounters, "seed": seed, "index": spec.index, "golds": GOLDS},
                          sort_keys=True,
                          default=str)
@@ -154,9 +159,13 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
                 return load_counts(path)
             except (OSError, ValueError, KeyError):
                 pass  # damaged: counted again below and replaced
+    from robustness.simulation import worlds
+
     per_image = spec.config.n_images / spec.config.n_encounters
-    config = replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image)))
-    challenge = make_challenge(config, rng=stream(seed, "images", spec.index, calibration=True), population=spec.runs)
+    config = (spec.config.at(n_encounters=n_encounters) if worlds.is_image_twin(spec.config) else
+              replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image))))
+    challenge = worlds.challenge(config, rng=stream(seed, "images", spec.index, calibration=True),
+                                 population=spec.runs)
     counts = compute_overlap(challenge, strategies=list(GOLDS), leave_one_out=False, n_jobs=n_jobs,
                              progress=progress, rng=0)
     if path is not None:
@@ -237,6 +246,14 @@ class PopulationTruth:
     expected_l1 : ndarray (S, M)
         Over ``truth_draws`` samples of each size drawn with replacement from the population's encounters.
     expected_l1_se : ndarray (S, M)
+    signs : ndarray (S,)
+        +1, or -1 where the scores are a smaller-is-better metric's negative.
+    pair_sd : ndarray (S,)
+        The median per-unit SD of the paired differences between neighbours in the population's ranking
+        (:func:`robustness.statistics.resolution.pair_sd_summary`).
+    resolution : ndarray (S,)
+        The population's resolution at the test sets' size (:func:`robustness.statistics.resolution.
+        detectable_difference` at ``pair_sd``; nan until the size is known).
     """
 
     schemes: list
@@ -244,6 +261,9 @@ class PopulationTruth:
     sizes: np.ndarray
     expected_l1: np.ndarray
     expected_l1_se: np.ndarray
+    signs: np.ndarray | None = None
+    pair_sd: np.ndarray | None = None
+    resolution: np.ndarray | None = None
 
     def at(self, s: int, m: float) -> float:
         """The true expected L1 of scheme ``s`` at size ``m`` (log-linear interpolation on the grid).
@@ -310,4 +330,6 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
                                  for s in range(len(sch.names))]))
         l1 = np.concatenate(per, axis=1)
         e[:, k], se[:, k] = l1.mean(axis=1), l1.std(axis=1, ddof=1) / np.sqrt(l1.shape[1])
-    return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se)
+    pair_sd, _ = pair_sd_summary(sch)
+    return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se,
+                           signs=sch.sign_of, pair_sd=pair_sd, resolution=np.full(len(sch.names), np.nan))

@@ -46,7 +46,7 @@ from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import Schemes
 
 __all__ = ["ALPHA", "POWER", "detectable_difference", "units_for_difference", "pair_sds", "neighbour_pairs",
-           "resolution_table", "resolve_table", "RESOLUTION_COLUMNS", "RESOLVE_COLUMNS", "MAX_UNITS"]
+           "resolution_table", "resolve_table", "pair_sd_summary", "RESOLUTION_COLUMNS", "RESOLVE_COLUMNS", "MAX_UNITS"]
 
 #: The level (two-sided) and power of the resolution answers.
 ALPHA = 0.05
@@ -281,6 +281,23 @@ def _neighbours(schemes: Schemes) -> tuple[np.ndarray, np.ndarray]:
     width = min((len(p[0]) for p in pairs), default=0)  # a run without a score under one scheme: fewer pairs
     return (np.array([p[0][:width] for p in pairs], dtype=np.int64).reshape(len(pairs), width),
             np.array([p[1][:width] for p in pairs], dtype=np.int64).reshape(len(pairs), width))
+
+
+def pair_sd_summary(schemes: Schemes) -> tuple[np.ndarray, np.ndarray]:
+    """Every scheme's median and upper quartile of its neighbouring pairs' per-unit SDs (module notes).
+
+    Parameters
+    ----------
+    schemes : Schemes
+
+    Returns
+    -------
+    (median, q75) : ndarray (S,), ndarray (S,)
+    """
+    num, den = schemes.ratio_parts()
+    i, j = _neighbours(schemes)
+    med, q75 = _sd_summaries(num, den, i, j)
+    return med[0], q75[0]
 
 
 def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 1000,

@@ -15,13 +15,12 @@ import numpy as np
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
 from robustness.results.study_result import StudyResult, Verdicts
-from robustness.seeds import stream
+from robustness.simulation import worlds
 from robustness.simulation.calibration import CalibrationOptions, calibrate
 from robustness.simulation.calibration_summary import MIN_RELATIVE_TRUTH
 from robustness.simulation.populations import PopulationSpec
 from robustness.simulation.twin import fit_counts
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
-from robustness.synthetic.challenge import draw_population
 
 __all__ = ["STUDY", "TARGETS", "Target", "like_population", "run"]
 
@@ -35,7 +34,9 @@ def _quiet(*_) -> None:
 def like_population(challenge: Challenge, *, seed: int = 0, quick: bool = False, name: str = "the challenge",
                     say: Callable[..., None] = _quiet,
                     warn: Callable[[list[str]], None] = _quiet) -> tuple[PopulationSpec, list[str]]:
-    """A population like a real challenge: its fitted twin (:func:`robustness.studies.design_base.base_from_challenge`).
+    """A population like a real challenge: its twin made of its own images, with its own runs.
+
+    (:func:`robustness.studies.design_base.base_from_challenge`.)
 
     Parameters
     ----------
@@ -56,9 +57,9 @@ def like_population(challenge: Challenge, *, seed: int = 0, quick: bool = False,
     """
     counts = fit_counts(challenge)
     notes = input_warnings(challenge, counts, warn=warn)  # the main job's checks: a covering foreground is refused
-    say(f"fitting the generator to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
+    say(f"fitting a twin made of its own images to {name} ({challenge.n_images} images, {challenge.n_runs} runs)")
     config, _ = base_from_challenge(challenge, DesignStudyOptions(quick=quick), counts=counts)
-    runs = draw_population(config, stream(seed, "population", 0, design=True))
+    runs = worlds.population(config, 0, seed=seed)  # the challenge's own runs (their effects as fitted)
     return PopulationSpec("like", config, runs, index=100), notes
 
 
@@ -110,6 +111,12 @@ TARGETS = (
            "are wrong"),
     Target("gold_statement", "", "share_holding", 0.90, np.inf, "gold statements hold on at least 90% of new test "
            "sets"),
+    Target("resolution", "", "power", 0.75, np.inf, "pairs at least the claimed resolution apart are declared in at "
+           "least 75% of cases"),
+    Target("resolution_at", "", "power", 0.75, 0.85, "pairs at the claimed resolution (within 25% above it) are "
+           "declared in 75-85% of cases"),
+    Target("resolve_units", "", "share_reaching_target", 0.75, np.inf, "the units claimed for a difference give "
+           "80% power in at least 75% of test sets"),
 )
 
 

@@ -26,7 +26,8 @@ from robustness.simulation import worlds
 from robustness.simulation.design import METRIC, DesignOptions, Setting
 from robustness.simulation.grid import Grid, run_grid, run_size
 from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
-from robustness.simulation.twin import STAT_LABELS
+from robustness.simulation.twin import STAT_LABELS, fit_failures
+from robustness.simulation.twin_resolution import compare_resolutions, resolution_from_replicates
 from robustness.statistics.population import ESTIMATOR
 from robustness.statistics.ranks import size_target, target_record, target_text
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
@@ -97,7 +98,7 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
 def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(), *,
         fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
         say: Callable | None = None, warnings: list | tuple = (),
-        main_answer: pd.DataFrame | None = None) -> StudyResult:
+        main_answer: pd.DataFrame | None = None, main_resolution: pd.DataFrame | None = None) -> StudyResult:
     """The design study around the generator parameters ``base``.
 
     The grid is simulated first (:func:`robustness.simulation.grid.run_grid`); the scheme is chosen at the
@@ -124,6 +125,9 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     main_answer : pandas.DataFrame, optional
         The main job's own size answer on the real challenge (:func:`main_job_answer`), stated beside the
         design study's (``main_job_answer.csv``; verdict ``main_job_size``).
+    main_resolution : pandas.DataFrame, optional
+        The main job's own resolution on the real challenge (:func:`main_job_resolution`), beside the twin's
+        (``resolution.csv``, ``main_job_resolution.csv``; verdict ``twin_resolution``).
 
     Returns
     -------
@@ -186,11 +190,19 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     rec["search"] = search
     unit = unit_name(base)
     notes += _study_warnings(rec, design, search, cap, target_l1, simulation, unit)
+    failed = fit_failures(fit_table) if fit_table is not None else []
+    rec["fit_failed"] = failed
     if main_answer is not None:
         tables["main_job_answer.csv"] = main_answer
         rec["main_answer"] = main_answer
-        notes += _answer_warnings(rec, fit_table, unit)
+        notes += _answer_warnings(rec, fit_table, unit) if not failed else []
     notes += _coverage_warnings(rec, unit)
+    tables["resolution.csv"] = resolution_from_replicates(design, at=at_setting(design, base_setting),
+                                                          test_units=base.n_encounters, unit=unit)
+    if main_resolution is not None:
+        tables["main_job_resolution.csv"] = main_resolution
+    rec["resolution"] = compare_resolutions(tables["resolution.csv"], main_resolution, strategy=DEFAULT.gold,
+                                            metric=DEFAULT.metric, average=DEFAULT.average)
     tables["recommendation_sizes.csv"] = rec["sizes"]
     tables["recommendation_populations.csv"] = rec["per_population"]
     if len(rec["random"]):
@@ -203,7 +215,9 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
                              "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,
                              "target": target_record(base_setting.runs, options.target_l1),
-                             "input": {"base": worlds.record(base), "fingerprint": key}, "warnings": notes})
+                             "input": {"base": worlds.record(base), "fingerprint": key}, "warnings": notes,
+                             "fit": {"world": worlds.world_name(base), "failed": failed,
+                                     "checked": fit_table is not None}})
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
@@ -379,8 +393,17 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
     c = compare_answers(rec)
     if c is not None:
         f = comparison_fields(c)
+        if rec.get("fit_failed"):  # two answers agree only when both rest on fits that passed
+            f = f | {"statement": "not_compared"}
         v.add("main_job_size", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, level=0.90,
               table="main_job_answer.csv", **(f | {"subject": [f"{x:g}" for x in f["subject"]]}))
+    r = rec.get("resolution")
+    if r is not None:
+        v.add("twin_resolution", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, level=0.95,
+              value=r["twin"], low=r["twin_low"], high=r["twin_high"], count=r["twin_units"],
+              statement="not_compared" if rec.get("fit_failed") else r["statement"],
+              subject=[f"{r['main']:.17g}", f"{r['main_low']:.17g}", f"{r['main_high']:.17g}", str(r["units"])],
+              table="resolution.csv")
     cov = rec["coverage"]
     if len(cov):
         shown = cov[cov.average == "micro"] if (cov.average == "micro").any() else cov

@@ -29,6 +29,7 @@ from robustness.simulation.image_fit import fit_image_twin
 from robustness.simulation.twin import challenge_stats, fit, fit_counts, fit_failures
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import check_target, format_target, size_target
+from robustness.statistics.resolution import resolution_table
 from robustness.studies.common import uncertainty_tables
 from robustness.studies.rank_convergence import RankConvergenceOptions
 from robustness.synthetic.challenge import SyntheticConfig
@@ -37,7 +38,7 @@ from robustness.synthetic.challenge import SyntheticConfig
 TWINS = ("images", "generator")
 
 __all__ = ["TWINS", "DesignStudyOptions", "DesignBase", "prepare", "base_from_challenge", "main_job_counts",
-           "main_job_answer", "image_megapixels", "max_encounters"]
+           "main_job_answer", "main_job_resolution", "image_megapixels", "max_encounters"]
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,32 @@ def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0) -
 
 
 
+def main_job_resolution(counts: OverlapCounts, *, seed: int = 0) -> pd.DataFrame:
+    """The main job's resolution on the real challenge, as its resolution.csv states it, for the default scheme.
+
+    The same schemes, unit, resamples and stream as the main job with its default options
+    (:func:`robustness.statistics.resolution.resolution_table`): the two reports state one number.
+
+    Parameters
+    ----------
+    counts : OverlapCounts
+        The real challenge's counts (:func:`main_job_counts`).
+    seed : int
+        The main job's ``--seed``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``resolution.csv``'s rows of :data:`robustness.scheme.DEFAULT`'s gold and metric.
+    """
+    o = RankConvergenceOptions(seed=seed)
+    over = [s.name for s in resolve(None) if s.macro_only]
+    schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
+    table = resolution_table(schemes, n_resamples=o.bootstrap, rng=o.rng("resolution"))
+    keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
+    return table[keep].reset_index(drop=True)
+
+
 def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
     """The size search's cap: 32 times the challenge's encounters, 400 to 6,400 (``--quick``: 4 times, 200 to 400).
 
@@ -271,6 +298,8 @@ class DesignBase:
         The input's and the fit's (the results' warnings).
     main_answer : DataFrame or None
         The main job's own size answer on the challenge (:func:`main_job_answer`).
+    main_resolution : DataFrame or None
+        The main job's own resolution on the challenge (:func:`main_job_resolution`).
     fingerprint : str or None
         :meth:`robustness.io.challenge.Challenge.fingerprint` of the challenge as read.
     """
@@ -280,6 +309,7 @@ class DesignBase:
     warnings: list = field(default_factory=list)
     main_answer: pd.DataFrame | None = None
     fingerprint: str | None = None
+    main_resolution: pd.DataFrame | None = None
 
 
 def _quiet(*_: Any) -> None:
@@ -359,4 +389,4 @@ def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config:
     target = size_target(challenge.n_runs, options.target_l1)
     say(f"the main job's own size answer on {name} (target L1 <= {format_target(target)})")
     return DesignBase(base, table, warnings, main_job_answer(counts, target_l1=target, seed=options.seed),
-                      challenge.fingerprint())
+                      challenge.fingerprint(), main_job_resolution(counts, seed=options.seed))

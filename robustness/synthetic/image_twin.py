@@ -394,7 +394,7 @@ class ImageLibrary:
         """
         from robustness.files import atomic_write
 
-        path = Path(path)
+        path = Path(path).resolve()  # workers may run in another folder
         arrays: dict[str, Any] = {"image_ids": np.array(self.image_ids), "unit_of": self.unit_of,
                                   "ball_sizes": self.ball_sizes, "digest": np.array(self.digest)}
         for i, im in enumerate(self.images):

@@ -126,8 +126,12 @@ def _grid(r: Report, res: StudyResult) -> None:
 
 def _simulated(res: StudyResult) -> str:
     """What one simulated image is: a 2D image of some pixels, or a volume of some slices (3D twins)."""
-    pixels = f"{res.meta['simulation']['megapixels'] * 1e6:.0f} pixels"
     base = res.meta.get("input", {}).get("base", {})
+    if base.get("world") == "image twin":
+        kind = "volumes" if base.get("depth") else "images"
+        return (f"the challenge's own {kind} (resampled with replacement beyond its size) with simulated annotators "
+                "and runs")
+    pixels = f"{res.meta['simulation']['megapixels'] * 1e6:.0f} pixels"
     if base.get("depth"):  # the in-plane voxels of the simulation (robustness.simulation.design.setting_config)
         grow = math.sqrt(base["megapixels"] / res.meta["simulation"]["megapixels"]) if base.get("megapixels") else 1
         z, y, x = base["spacing"]
@@ -189,7 +193,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                "replicates, Bonferroni-adjusted, include zero); among "
                "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
                "the others) and, of its averagings, the one closer on average")
-    items = _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
+    items = _failed_fit_bullets(res) + _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
     random = res.verdict("one_random_annotator")
     if random:
         parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
@@ -213,9 +217,9 @@ def _recommendation(r: Report, res: StudyResult) -> None:
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence.")
             + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
-    main = _main_job_bullet(res, unit, target)
-    if main:
-        items.append(main)
+    for bullet in (_resolution_bullet(res, unit), _main_job_bullet(res, unit, target)):
+        if bullet:
+            items.append(bullet)
     spread = res.verdict("encounters_needed_by_population")
     if spread:
         x = spread[0]
@@ -293,6 +297,58 @@ def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
                ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
 
 
+def failed_fit(res: StudyResult) -> list[str]:
+    """The statistics a design study's twin failed (planned with ``--force``); empty where its fit passed.
+
+    Parameters
+    ----------
+    res : StudyResult
+        A design study's results (meta.json's ``fit``; folders written before it: their fit.csv).
+
+    Returns
+    -------
+    list of str
+    """
+    fit = res.meta.get("fit")
+    if isinstance(fit, dict) and isinstance(fit.get("failed"), list):
+        return [str(x) for x in fit["failed"]]
+    if res.has("fit.csv"):
+        from robustness.simulation.twin import fit_failures
+
+        return fit_failures(res.table("fit.csv"))
+    return []
+
+
+def _failed_fit_bullets(res: StudyResult) -> list[str]:
+    """The first bullet where the twin failed its fit: every answer below is about a challenge unlike this one."""
+    failed = failed_fit(res)
+    if not failed:
+        return []
+    return [f"**The twin failed its fit** (planned anyway with --force): {'; '.join(failed)} (fit.csv). Every answer "
+            "below is about a simulated challenge unlike this one; none is compared with the main job's."]
+
+
+def _resolution_bullet(res: StudyResult, unit: str) -> str | None:
+    """The twin's resolution at the challenge's size beside the main job's on the real data (``twin_resolution``)."""
+    found = res.verdict("twin_resolution")
+    if not found:
+        return None
+    v = found[0]
+    main, main_low, main_high, n = (float(x) for x in v["subject"])
+    said = (f"**Resolution** ({strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}; "
+            "resolution.csv): a test set of "
+            f"{v['count']} {unit}s like this challenge's declares a true difference of {v['value']:.3g} between "
+            f"neighbouring runs with 80% power (95% range over replicates {v['low']:.3g} to {v['high']:.3g}); the main "
+            f"job on the real {n:.0f} {unit}s: {main:.3g} (95% CI {main_low:.3g} to {main_high:.3g}, "
+            "main_job_resolution.csv)")
+    if v["statement"] == "not_compared":
+        return said + ": not compared, because the twin failed its fit."
+    if v["statement"] == "overlap":
+        return said + ": the intervals overlap, so the two agree within their uncertainty."
+    return said + (": the intervals do not overlap: the twin's runs move together from unit to unit otherwise than "
+                   "the real ones (fit.csv's separability row says how far).")
+
+
 def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:
     """The main job's own size answer on the real challenge beside the twin's (verdict ``main_job_size``)."""
     found = res.verdict("main_job_size")
@@ -300,8 +356,8 @@ def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:
         return None
     return (f"**The main job on the real challenge** (main_job_answer.csv), for "
             f"{size_comparison(found[0], unit, target, rule=target_rule(target, _base(res)['runs']))}"
-            + ("" if found[0]["statement"] == "overlap" else " The warnings name what the twin assumes differently; "
-               "the main job sees only this test set, the twin only what the fit reproduces."))
+            + ("" if found[0]["statement"] in ("overlap", "not_compared") else " The warnings name what the twin "
+               "assumes differently; the main job sees only this test set, the twin only what the fit reproduces."))
 
 
 def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rule: str = "") -> str:
@@ -338,6 +394,8 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rul
             f"L1 <= {format_target(target)}{f' ({rule})' if rule else ''} needs {est} {unit}s by the main job's "
             f"empirical-Bayes estimate from the challenge's own {unit}s (90% interval {real}), {design} by the design "
             "study's twin (95% interval over replicates)")
+    if v["statement"] == "not_compared":
+        return said + ": not compared, because the twin failed its fit (fit.csv)."
     if v["statement"] == "overlap":
         return said + ": the intervals overlap, so the two answers agree within their uncertainty."
     return (said + ": the intervals do not overlap, so the two answers disagree"

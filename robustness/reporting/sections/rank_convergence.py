@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from robustness.overlap.gold import STRATEGIES
@@ -11,7 +12,6 @@ from robustness.reporting.sections.common import (
     default_rows,
     size_target_of,
 )
-from robustness.reporting.sections.design import size_comparison
 from robustness.reporting.sections.rank_convergence_agreement import (
     bootstrap_units,
     fits_section,
@@ -40,7 +40,7 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, Scheme, metric_label
-from robustness.statistics.ranks import format_target, same_target, target_rule
+from robustness.statistics.ranks import format_target, same_target
 from robustness.statistics.size_answers import compare_answers, comparison_fields
 
 STUDY = "rank_convergence"
@@ -131,24 +131,52 @@ def _scheme_text(v: dict) -> str:
 
 
 def _design_sentence(res: StudyResult) -> str:
-    """The design study's twin beside this job's size answer (``--design DIR``; empty without it)."""
+    """The design study's twin beside this job's answers (``--design DIR``; empty without it): one sentence.
+
+    Its resolution at the challenge's size against this job's, and its size for the rank target against this
+    job's, for majority, micro Jaccard (the scheme the twin is fitted to); nothing is compared where the twin
+    failed its fit.
+    """
     d = res.meta.get("design_answer")
     if not d:
         return ""
-
-    own = res.table("test_set_size.csv")
-    own = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)]
+    if d.get("fit_failed"):  # two answers agree only when both rest on fits that passed
+        return (f"The design study in {d['folder']} planned with a twin that failed its fit (--force: "
+                f"{'; '.join(d['fit_failed'])}): its answers are not compared with this job's.")
+    parts = []
+    twin = d.get("resolution")
+    own = res.table("resolution.csv") if res.has("resolution.csv") else None
+    if twin is not None and own is not None:
+        o = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)
+                & (own.units == own.test_units)]
+        if len(o):
+            o = o.iloc[0]
+            agree = (twin["resolution_low"] <= o.resolution_high and o.resolution_low <= twin["resolution_high"])
+            parts.append(f"resolution {twin['resolution']:.3g} ({twin['resolution_low']:.3g} to "
+                         f"{twin['resolution_high']:.3g}) against this job's {o.resolution:.3g}: "
+                         + ("they agree" if agree else "they differ"))
+    own_size = res.table("test_set_size.csv")
+    own_size = own_size[(own_size.strategy == DEFAULT.gold) & (own_size.metric == DEFAULT.metric)
+                        & (own_size.average == DEFAULT.average)]
     target = size_target_of(res)
-    if own.empty or not same_target(d["target"], target):
-        return (f" The design study in {d['folder']} answers for L1 <= {format_target(d['target'])}, this job for "
-                f"{format_target(target)}: their sizes are not compared.")
-    compared = compare_answers({"main_answer": own, "sizes": pd.DataFrame([d["twin"]])})
-    if compared is None:  # own is not empty: the design study's folder holds no majority answer
-        return f" The design study in {d['folder']} holds no size for majority vote: their sizes are not compared."
-    v = comparison_fields(compared)
-    rule = target_rule(target, res.meta["input"]["runs"])
-    return f" The design study in {d['folder']}, for " + size_comparison(v, d["unit"], d["target"], d["differs"],
-                                                                         rule=rule)
+    if own_size.empty or not same_target(d["target"], target):
+        parts.append(f"its size answers a target of L1 <= {format_target(d['target'])}, not compared")
+    else:
+        compared = compare_answers({"main_answer": own_size, "sizes": pd.DataFrame([d["twin"]])})
+        if compared is not None:
+            v = comparison_fields(compared)
+            low, high, largest = (float(x) for x in v["subject"])
+            def size(x: float) -> str:  # nan: beyond the search; negative: at most (recommendation's sizes)
+                return f"more than {largest:.0f}" if not np.isfinite(x) else f"at most {-x:.0f}" if x < 0 else \
+                    f"{x:.0f}"
+
+            twin_size = f"{size(low)} to {size(high)}"
+            parts.append(f"L1 <= {format_target(target)} needs {twin_size} {d['unit']}s there: "
+                         + ("it agrees" if v["statement"] == "overlap" else "it differs"))
+    if not parts:
+        return ""
+    return (f"The design study's twin ({d['folder']}; {DEFAULT.gold}, {DEFAULT.average} "
+            f"{metric_label(DEFAULT.metric)}): " + "; ".join(parts) + ".")
 
 
 def _order_sentence(res: StudyResult, p: Scheme) -> str | None:

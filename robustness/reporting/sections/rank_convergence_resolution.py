@@ -56,8 +56,8 @@ def pairs_text(subject: list, *, limit: int = 6) -> str:
 def _size_claim(nd: dict, unit: str) -> str:
     """The rank target's size: the estimate and the conservative bound, in a few words."""
     if nd["statement"] == "beyond":
-        point = f"the estimate about {nd['value']:.0f}, " if np.isfinite(nd["value"]) else ""
-        return f"more than {nd['count']} {unit}s ({point}the largest size tried)"
+        point = f" (the estimate: about {nd['value']:.0f})" if np.isfinite(nd["value"]) else ""
+        return f"more than {nd['count']} {unit}s, the largest size tried{point}"
     if nd["statement"] == "already":
         return f"at most {nd['high']:.0f} {unit}s"
     return f"about {nd['value']:.0f} {unit}s, at least {nd['high']:.0f} to claim it"
