@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_surface
 	$(PY) -m benchmarks.bench_surfels
 	$(PY) -m benchmarks.bench_pool
+	$(PY) -m benchmarks.bench_design
 
 # summary.md and report.html with hostile names, opened in headless Chromium (npm's puppeteer-core and
 # @sparticuz/chromium; needs node and npm): fails when any script runs (docs/development.md)

@@ -497,7 +497,7 @@ def tiny_cases() -> int:
     dist = np.full(9, 0.9, np.float32)
     bits = np.empty(9, np.uint8)
     clipped = _kernels.threshold_band(flat, dist, np.array([1, 3, 3]), np.array([1.0, 1.0, 1.0]), lattice,
-                                      np.array([1.0, 2.0, 2.0]), 0.0, 1.0, 2.5, bits)
+                                      np.array([1.0, 2.0, 2.0]), 0.0, 1.0, 2.5, bits, np.zeros(0, np.int64))
     # field: row 0: 0, 0.5, 1; row 1: 1, 1.5, 2; row 2: 2, 2.5, 3 (clipped to 2.5 twice); drawn where field > 0.9
     assert bits.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1] and clipped == 1
     t_bits, t_clipped = twin_threshold_band(flat, dist, (1, 3, 3), (1.0, 1.0, 1.0), lattice, (1.0, 2.0, 2.0), 0.0,

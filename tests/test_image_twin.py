@@ -294,3 +294,21 @@ def test_a_refused_twin_writes_its_fit_and_a_forced_one_says_it_failed_everywher
     summary = (main / "summary.md").read_text()
     bullet = next(line for line in summary.splitlines() if line.startswith("- **How many"))
     assert "planned with a twin that failed its fit" in bullet and "agree" not in bullet
+
+
+def test_a_narrow_rater_is_drawn_on_the_inner_band_exactly_as_on_the_whole():
+    """Offset plus six wobbles within a third of the bound: only the inner band is visited; the bits are those of
+    the whole band's pass with the same field."""
+    from robustness import _kernels
+
+    truth = _blobs((90, 80), 4)
+    im = it.TwinImage.build(truth, (1.0, 0.7), 12.0)
+    model = it.RaterModel(0.5, 0.5)
+    assert abs(model.offset) + 6 * model.wobble <= im.bound / 3
+    lattice = it.field_lattice(im, 5.0, np.random.default_rng(2))
+    inner, _, _ = it.draw_band(im, model, 5.0, np.random.default_rng(9), lattice=lattice)
+    whole = np.empty(im.band.size, np.uint8)
+    _kernels.threshold_band(im.band, im.dist, np.array(im.crop), np.array(im.spacing), lattice[0], lattice[1],
+                            model.offset, model.wobble, im.bound, whole, np.zeros(0, np.int64))
+    np.testing.assert_array_equal(inner, whole)
+    assert im.inner[0].size < im.band.size

@@ -336,7 +336,14 @@ def test_threshold_band_matches_twin(case):
 
     flat, dist, crop, spacing, lattice, step, offset, scale, bound = case
     bits = np.empty(flat.size, np.uint8)
-    clipped = _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, bits)
+    clipped = _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, bits,
+                                      np.zeros(0, np.int64))
+    # written through positions (a part of a band into the whole band's bits): the same bits where they land
+    spread = np.full(2 * flat.size + 1, 7, np.uint8)
+    where = np.arange(flat.size, dtype=np.int64) * 2 + 1
+    _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, spread, where)
+    np.testing.assert_array_equal(spread[where], bits)
+    assert (spread[::2] == 7).all()
     want, want_clipped = twin_threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound)
     # a voxel whose distance equals its displacement to rounding may fall either side; no other may differ
     from scipy.ndimage import map_coordinates

@@ -69,6 +69,19 @@ def walked(bubil, tmp_path_factory):
     return folder / "results" / "walkthrough"
 
 
+def test_the_main_summary_answers_how_many_images_in_one_bullet(walked):
+    """The page's "How many images" bullet: the resolution with its interval and the close neighbouring pairs."""
+    main = walked / "main"
+    summary = (main / "summary.md").read_text()
+    bullet = next(x for x in summary.splitlines() if x.startswith("- **How many images**"))
+    v = pd.read_csv(main / "verdicts.csv", keep_default_na=False, na_values=[""])
+    r = v[(v.claim == "resolution") & (v.strategy == "staple") & (v.average == "macro")].iloc[0]
+    assert f"resolves a true difference of {r.value:.3g} in Dice between neighbouring runs (95% CI {r.low:.3g} to " \
+           f"{r.high:.3g}" in bullet
+    assert f"{int(r['count'])} of the {int(r['total'])} neighbouring pairs lie closer than that" in bullet
+    assert len(bullet.split()) <= 120
+
+
 def test_the_headline_is_the_organisers_and_nobody_is_official(walked):
     main = walked / "main"
     meta = json.loads((main / "meta.json").read_text())
@@ -114,10 +127,21 @@ def test_the_twin_is_checked_and_the_two_answers_are_read_together(walked):
     bullet = next(x for x in recommendation.splitlines() if x.startswith("- **The main job on the real challenge**"))
     assert "for majority, micro Jaccard: L1 <= 1.17 (a tenth of a random order's distance) needs" in bullet
     assert "the intervals overlap" in bullet
+    # the resolution: the twin's beside the main job's on the real images, and on BU-BIL dataset 1 they agree
+    resolution = next(x for x in recommendation.splitlines() if x.startswith("- **Resolution**"))
+    twin = pd.read_csv(walked / "design" / "resolution.csv")
+    twin = twin[(twin.strategy == "majority") & (twin.average == "micro") & (twin.units == 35)].iloc[0]
+    real = pd.read_csv(walked / "design" / "main_job_resolution.csv")
+    real = real[(real.average == "micro") & (real.units == 35)].iloc[0]
+    assert f"declares a true difference of {twin.resolution:.3g}" in resolution
+    assert f"the main job on the real 35 images: {real.resolution:.3g}" in resolution
+    assert "the intervals overlap, so the two agree" in resolution
+    assert twin.resolution_low <= real.resolution_high and real.resolution_low <= twin.resolution_high
     main_answer = pd.read_csv(walked / "design" / "main_job_answer.csv")
     assert set(main_answer.average) == {"micro", "macro"}
     assert re.search(r"\*\*Use [^*]+ \((micro|macro)\)\*\*", recommendation)
-    assert re.search(r"with (about \d+|at most \d+) images \(95% interval over replicates: |no test-set size reaches "
+    assert re.search(r"with (about \d+|at most \d+|more than \d+) images \(95% interval over replicates: |no test-set "
+                     r"size reaches "
                      r"an expected L1 <= 1\.17 \(a tenth of a random order's distance; ", recommendation)
     assert (pd.read_csv(walked / "design" / "design.csv").pool_l1 <= 2).all()
     # the structure copied, the statistics close to the challenge's
@@ -150,13 +174,20 @@ def test_the_main_summary_says_whether_the_design_study_agrees(walked, tmp_path,
     summary = (tmp_path / "with" / "summary.md").read_text()
     own = pd.read_csv(tmp_path / "with" / "test_set_size.csv")
     own = own[(own.strategy == "majority") & (own.metric == "jaccard") & (own.average == "micro")].iloc[0]
-    said = next(x for x in summary.splitlines() if "The design study in" in x)
-    assert (f"The design study in {walked / 'design'}, for majority, micro Jaccard: L1 <= 1.17 (a tenth of a random "
-            "order's distance) needs") in said
-    upper = f"to {own.units_needed:.0f})" if own.units_needed == own.units_needed else \
-        f"to more than {own.largest_size})"
-    assert upper + ", " in said  # this job's own bound, not the design study's recomputation
-    assert "the intervals overlap" in said
+    said = next(x for x in summary.splitlines() if "The design study's twin" in x)
+    assert f"The design study's twin ({walked / 'design'}; majority, micro Jaccard): resolution " in said
+    # the two resolutions at the challenge's size, and whether their intervals overlap, as the tables hold them
+    twin = pd.read_csv(walked / "design" / "resolution.csv")
+    twin = twin[(twin.strategy == "majority") & (twin.average == "micro") & (twin.units == twin.test_units)].iloc[0]
+    mine = pd.read_csv(tmp_path / "with" / "resolution.csv")
+    mine = mine[(mine.strategy == "majority") & (mine.average == "micro") & (mine.units == mine.test_units)].iloc[0]
+    assert f"resolution {twin.resolution:.3g} ({twin.resolution_low:.3g} to {twin.resolution_high:.3g}) against " \
+           f"this job's {mine.resolution:.3g}" in said
+    overlap = twin.resolution_low <= mine.resolution_high and mine.resolution_low <= twin.resolution_high
+    assert ("they agree" if overlap else "they differ") in said
+    assert "L1 <= 1.17 needs " in said and ("it agrees" in said or "it differs" in said)
+    assert len(next(x for x in summary.splitlines() if x.startswith("- **How many")).split()) <= 120
+    del own
     # refused before any work: another study's folder, a design study of another challenge
     other = ["--out", str(tmp_path / "no"), "--quiet"]
     assert _cli.run(main_job.main, args[:args.index("--out")] + other + ["--design", str(walked / "main")]) == 2

@@ -28,7 +28,7 @@ def _axis(u, n):
 
 
 @njit(cache=True, nogil=True)
-def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound, out):
+def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound, out, positions):
     """Which band voxels a rater draws: ``dist < clip(offset + scale * F, -bound, bound)``.
 
     Parameters
@@ -47,8 +47,10 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
     lattice_step : float64 (3,)
     offset, scale, bound : float
         The displacement is ``offset + scale * F``, clipped to ``[-bound, bound]``.
-    out : uint8 (V,)
-        1 where the voxel is drawn.
+    out : uint8
+        1 where the voxel is drawn: ``out[v]``, or ``out[positions[v]]`` where ``positions`` is not empty.
+    positions : int64 (V,) or (0,)
+        Where in ``out`` each voxel's bit goes (a part of a band written into the whole band's bits).
 
     Returns
     -------
@@ -96,5 +98,6 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
         elif delta < -bound:
             delta = -bound
             clipped += 1
-        out[v] = 1 if dist[v] < delta else 0
+        at = positions[v] if positions.size else v
+        out[at] = 1 if dist[v] < delta else 0
     return clipped
