@@ -4,17 +4,23 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+RUNTIME := $(VENV)/.runtime
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test test-fast bench browser-check kernel-coverage clean
 
-$(STAMP): pyproject.toml
+# the runtime alone (what `make run` needs); the test tools on top of it (the `test` extra) for the rest
+$(RUNTIME): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUNTIME)
 	$(PY) -m experiments.rank_convergence
 
 test: $(STAMP)

@@ -19,7 +19,6 @@ spread          5   the resamples of Table 4's intervals
 answer_counts   7   the resamples of Table 5's intervals (QA)
 gold_comparison 8   the resampled test sets (and their orders) behind the comparison of golds' curves
 ranks           9   per-case tables: random tie-breaking and the resamples of every task's rank distributions
-resolution     14   the resamples behind the resolution's interval (the per-unit SDs of paired differences)
 ============== === ==========================================================
 
 The design study (``index``: the population ``p`` or the replicate ``r``):
@@ -59,7 +58,7 @@ STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "boot
                                         "truth": 4, "spread": 5, "answer_counts": 7, "gold_comparison": 8,
                                         "ranks": 9, "metric_agreement": 10,
                                         "label_agreement": 11, "rliable": 12,
-                                        "bayes": 13, "resolution": 14}
+                                        "bayes": 13}
 
 #: The design study's streams.
 DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "random_golds": 3, "orders": 4,

@@ -94,7 +94,7 @@ def test_a_macro_scheme_of_one_image_per_unit_uses_the_plain_sd_of_paired_differ
     table = pd.DataFrame([{"case": f"c{k}", "algorithm": run, "value": v[k]} for run, v in values.items()
                           for k in range(30)])
     sc = schemes_from_table(table)
-    t = resolution_table(sc, sizes=[30, 120], n_resamples=200, rng=0)
+    t = resolution_table(sc, sizes=[30, 120])
     means = {run: v.mean() for run, v in values.items()}
     order = sorted(means, key=means.get, reverse=True)
     sds = [np.std(values[x] - values[y], ddof=1) for x, y in zip(order, order[1:])]
@@ -110,17 +110,30 @@ def test_a_macro_scheme_of_one_image_per_unit_uses_the_plain_sd_of_paired_differ
     assert need.units_needed_high.iloc[0] >= need.units_needed.iloc[0] >= need.units_needed_low.iloc[0]
 
 
-def test_the_same_seed_gives_the_same_intervals():
+def test_the_sds_interval_is_the_jackknife_on_the_log_scale_by_hand():
+    """Leave each unit out, take the median neighbouring SD, and form exp(log m +- t se): by plain numpy."""
     import pandas as pd
 
     from robustness.statistics.table_schemes import schemes_from_table
 
     rng = np.random.default_rng(1)
-    table = pd.DataFrame({"case": np.repeat([f"c{k}" for k in range(20)], 3), "algorithm": ["a", "b", "c"] * 20,
-                          "value": rng.uniform(size=60)})
-    sc = schemes_from_table(table)
-    pd.testing.assert_frame_equal(resolution_table(sc, n_resamples=50, rng=4), resolution_table(sc, n_resamples=50,
-                                                                                               rng=4))
+    n = 12
+    values = {"a": rng.uniform(0.6, 0.9, n), "b": rng.uniform(0.4, 0.8, n), "c": rng.uniform(0.1, 0.5, n)}
+    table = pd.DataFrame([{"case": f"c{k}", "algorithm": r, "value": v[k]} for r, v in values.items()
+                          for k in range(n)])
+    row = resolution_table(schemes_from_table(table), sizes=[n]).iloc[0]
+    order = sorted(values, key=lambda r: values[r].mean(), reverse=True)
+
+    def median_sd(keep):
+        return np.median([np.std(values[x][keep] - values[y][keep], ddof=1) for x, y in zip(order, order[1:])])
+
+    whole = median_sd(np.ones(n, bool))
+    loo = np.log([median_sd(np.arange(n) != u) for u in range(n)])
+    se = np.sqrt((n - 1) / n * ((loo - loo.mean()) ** 2).sum())
+    q = stats.t.ppf(0.975, n - 1)
+    assert row.pair_sd == pytest.approx(whole, rel=1e-12)
+    assert row.pair_sd_low == pytest.approx(np.exp(np.log(whole) - q * se), rel=1e-10)
+    assert row.pair_sd_high == pytest.approx(np.exp(np.log(whole) + q * se), rel=1e-10)
 
 
 def test_the_detectable_difference_falls_with_n_at_every_level():

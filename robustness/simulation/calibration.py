@@ -184,7 +184,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     """Every claim of one test set beside its truth."""
     n = test.n_units
     n_runs = len(test.runs)
-    g_unc, g_boot, g_known, g_res = rng.spawn(4)  # the first three as before a fourth was added
+    g_unc, g_boot, g_known = rng.spawn(3)
     known = expected_l1(test, np.array([n, 8 * n]), margin=margin, known=truth.scores, rng=g_known)  # (S, 2)
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
                                             n_resamples=options.outer, margin=margin, confidence=options.confidence,
@@ -197,8 +197,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                  for m in ("percentile", "bca", "studentized")}
     out: dict[str, list] = {"distance": [], "needed": [], "needed_rules": [], "scores": [], "pairs": [], "best": [],
                             "resolution": []}
-    resolution = resolution_table(test, sizes=[n], n_resamples=options.bootstrap, confidence=options.confidence,
-                                  rng=g_res)
+    resolution = resolution_table(test, sizes=[n], confidence=options.confidence)
     for s, name in enumerate(truth.schemes):
         key = dict(zip(("strategy", "metric", "average"), name))
         sel = (per_size.strategy == key["strategy"]) & (per_size.average == key["average"])

@@ -21,7 +21,9 @@ Definitions
 - A test set's **resolution**: the detectable difference for a typical pair of leaderboard neighbours, the pairs
   whose order a reader takes from the leaderboard: ``sigma`` is the **median** of the per-unit SDs over the
   neighbouring pairs (``pair_sd``); the upper quartile (``pair_sd_q75``) gives the resolution for the harder
-  quarter of those pairs. The interval resamples the units (the SDs' spread over test sets like this one).
+  quarter of those pairs. The interval is the median SD's over test sets like this one: on the log scale, its
+  jackknife standard error over units with Student's t (a percentile bootstrap of an SD is too narrow where a few
+  large lesions dominate the units' influences).
 - The per-pair level is 5%, unadjusted: the level of one planned comparison and of Holm's last step. The
   significance analysis adjusts for multiplicity with Holm; over the ``R - 1`` neighbouring pairs Holm's first
   step tests at ``alpha / (R - 1)``, and ``resolution_holm``, the detectable difference at that level, is a
@@ -41,7 +43,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from robustness.statistics.inference import draw_counts, nanquantile_columns, tails
 from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import Schemes
 
@@ -300,9 +301,29 @@ def pair_sd_summary(schemes: Schemes) -> tuple[np.ndarray, np.ndarray]:
     return med[0], q75[0]
 
 
-def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 1000,
-                     confidence: float = 0.95, alpha: float = ALPHA, power: float = POWER,
-                     rng: np.random.Generator | int | None = None) -> pd.DataFrame:
+def _jackknife_interval(num, den, i, j, med, confidence) -> tuple[np.ndarray, np.ndarray]:
+    """The median SD's interval: on the log scale, its jackknife standard error over units, Student's t (n - 1 df).
+
+    The percentile bootstrap of an SD is too narrow where the units' influences are heavy-tailed (micro scores,
+    a few large lesions): on the calibration's populations it covered the population's SD in 41% to 89% of test
+    sets of 35 encounters, this interval in 76% to 94% (macro: 83% to 90% and 93% to 100%).
+    """
+    from scipy.stats import t as student
+
+    n = num.shape[0]
+    if n < 3:
+        nan = np.full(med.shape, np.nan)
+        return nan, nan
+    leave_one_out = _sd_summaries(num, den, i, j, 1.0 - np.eye(n))[0]  # (n, S)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(leave_one_out)
+        se = np.sqrt((n - 1) / n * ((logs - logs.mean(axis=0)) ** 2).sum(axis=0))
+        q = float(student.ppf(0.5 + confidence / 2, n - 1))
+        return np.exp(np.log(med) - q * se), np.exp(np.log(med) + q * se)
+
+
+def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, confidence: float = 0.95,
+                     alpha: float = ALPHA, power: float = POWER) -> pd.DataFrame:
     """Every scheme's resolution at every test-set size, with its interval over resampled test sets.
 
     Parameters
@@ -312,18 +333,16 @@ def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resa
     sizes : array_like of int, optional
         Test-set sizes in units (default: the test set's own ``N``, ``N/8 .. 16N``:
         :func:`robustness.statistics.uncertainty.default_sizes`).
-    n_resamples : int
-        Resamples of units behind the intervals of the per-unit SDs.
     confidence : float
+        Of the per-unit SD's interval (on the log scale, the jackknife's standard error over units).
     alpha, power : float
-    rng : numpy.random.Generator or int, optional
 
     Returns
     -------
     pandas.DataFrame
         :data:`RESOLUTION_COLUMNS`, one row per scheme and size: ``pair_sd`` and ``pair_sd_q75`` (median and upper
         quartile of the neighbouring pairs' per-unit SDs, in the metric's units), ``pair_sd_low/high`` (the
-        median's percentile interval over resampled units), ``resolution`` (the detectable difference at
+        median's interval: the jackknife over units on the log scale), ``resolution`` (the detectable difference at
         ``pair_sd``; ``resolution_low/high`` at the interval's ends, ``resolution_q75`` at ``pair_sd_q75``),
         ``resolution_holm`` (at Holm's first level over the neighbouring pairs, ``alpha_holm``); ``test_units``
         is the test set's size N.
@@ -336,14 +355,13 @@ def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resa
     >>> counts = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=3, n_teams=1, rng=0),
     ...                          strategies=["majority"], rng=0)
     >>> sc = schemes_from_counts(counts, unit="encounter", metrics=["jaccard"], annotators=[])
-    >>> t = resolution_table(sc, sizes=[8, 100], n_resamples=50, rng=0)
+    >>> t = resolution_table(sc, sizes=[8, 100])
     >>> bool((t.resolution.iloc[1::2].to_numpy() < t.resolution.iloc[::2].to_numpy()).all())  # more units
     True
     """
     from robustness.statistics.uncertainty import default_sizes
 
     _check_levels(alpha, power)
-    rng = np.random.default_rng(rng)
     n_units = schemes.n_units
     grid = default_sizes(n_units) if sizes is None else np.unique(np.asarray(sizes, dtype=np.int64))
     if grid.size and grid.min() < 2:
@@ -351,10 +369,7 @@ def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resa
     num, den = schemes.ratio_parts()
     i, j = _neighbours(schemes)
     med, q75 = (x[0] for x in _sd_summaries(num, den, i, j))
-    boot_med = _sd_summaries(num, den, i, j, draw_counts(rng, n_units, n_resamples))[0] if n_units > 1 else \
-        np.full((1, len(schemes.names)), np.nan)
-    lo_q, hi_q = tails(confidence)
-    low, high = nanquantile_columns(boot_med, lo_q), nanquantile_columns(boot_med, hi_q)
+    low, high = _jackknife_interval(num, den, i, j, med, confidence)
     m = max(i.shape[1], 1)
     alpha_holm = alpha / m
     rows = []

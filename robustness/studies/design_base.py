@@ -262,7 +262,7 @@ def main_job_resolution(counts: OverlapCounts, *, seed: int = 0) -> pd.DataFrame
     o = RankConvergenceOptions(seed=seed)
     over = [s.name for s in resolve(None) if s.macro_only]
     schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
-    table = resolution_table(schemes, n_resamples=o.bootstrap, rng=o.rng("resolution"))
+    table = resolution_table(schemes)
     keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
     return table[keep].reset_index(drop=True)
 

@@ -177,8 +177,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     stage("distance to unlimited data (empirical Bayes)", printed=False)
     uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient)
     stage("resolution", printed=False)
-    uncertainty["resolution.csv"] = resolution_table(boot_schemes, n_resamples=options.bootstrap,
-                                                     rng=options.rng("resolution"))
+    uncertainty["resolution.csv"] = resolution_table(boot_schemes)
     if options.resolve is not None:  # the organiser's difference, in the headline metric's units
         same_metric = uncertainty["resolution.csv"][uncertainty["resolution.csv"].metric == primary.metric]
         uncertainty["resolve.csv"] = resolve_table(same_metric, options.resolve)
@@ -327,6 +326,9 @@ def _winner_verdicts(v: Verdicts, dist: pd.DataFrame, primary: Scheme) -> None:
 
     lead = winner(primary.key)
     if lead is None:
+        return
+    head = dist[(dist.strategy == primary.key[0]) & (dist.metric == primary.key[1]) & (dist.average == primary.key[2])]
+    if (head.drop_duplicates("run").full_rank == head.full_rank.min()).sum() > 1:  # tied for first: no one to move
         return
     keys = list(dict.fromkeys(zip(dist.strategy, dist.metric, dist.average)))
     others = [k for k in keys if k != primary.key and not is_random(k[0])

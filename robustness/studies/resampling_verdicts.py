@@ -155,8 +155,10 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
 
     ``unlimited_distance`` (the estimate at the test set's size with its interval), ``best_stays_first`` (the
     plug-in stability of the observed best), ``best_is_best`` (the posterior probability that it is the
-    population's best) and ``units_needed`` (the estimate, and where the interval's ends reach ``lenient``;
-    statement ``at_least`` with the upper end as the conservative claim, ``beyond`` or ``already``).
+    population's best; statement ``tied`` where several runs tie for first on the test set: then the probability
+    that one of them is, and every one of them named) and ``units_needed`` (the estimate, and where the
+    interval's ends reach ``lenient``; statement ``at_least`` with the upper end as the conservative claim,
+    ``beyond`` or ``already``).
 
     Parameters
     ----------
@@ -179,7 +181,12 @@ def unlimited_verdicts(verdicts: Verdicts, tables: dict, schemes: Iterable[tuple
         best = runs[(runs.strategy == strat) & (runs.metric == metric) & (runs.average == average)]
         if len(best):
             top = best.sort_values("rank").iloc[0]
-            verdicts.add("best_is_best", value=top.p_best, subject=[top.run], table="rank_keep.csv", **key)
+            tied = best[best["rank"] == top["rank"]]  # average ranks: runs tied for first share one rank
+            if len(tied) > 1:  # no observed best: the chance that one of them is the population's best
+                verdicts.add("best_is_best", statement="tied", value=float(tied.p_best.sum()),
+                             subject=list(tied.run), table="rank_keep.csv", **key)
+            else:
+                verdicts.add("best_is_best", value=top.p_best, subject=[top.run], table="rank_keep.csv", **key)
         _band_verdicts(verdicts, at, row, key)
         nd = needed[(needed.strategy == strat) & (needed.metric == metric) & (needed.average == average)].iloc[0]
         verdicts.add("units_needed", statement="beyond" if nd.beyond else "already" if nd.already else "at_least",

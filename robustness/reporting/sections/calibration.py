@@ -51,6 +51,14 @@ MEANINGS = {
                           "often the observed best is the population's best (share_holding)",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
+    "resolution": "the resolution at N (the smallest true difference the paired t-test declares with 80% power, "
+                  "for the median neighbouring pair): among pairs whose true difference is at least the claim, the "
+                  "share declared at 5% the right way round (power); the claim against the population's resolution",
+    "resolution_at": "the same among pairs within 25% above the claim: the power at the claim itself",
+    "resolution_interval": "the resolution's 95% interval (the jackknife over units): coverage of the population's",
+    "resolve_units": "the units claimed for a true difference (the population's resolution at N), at the upper end of "
+                     "the SD's interval: share of test sets whose claim gives the test 80% power in truth; median "
+                     "claim over the need",
 }
 
 

@@ -118,6 +118,25 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
             + band_sentence(res, key, unit))
 
 
+def group_word(res: StudyResult) -> str:
+    """What the runs' groups of the prior are called.
+
+    Teams (the MEDIQA layout, the synthetic challenge), or groups of runs whose names share a stem (any other data:
+    its runs may be annotators, not teams' submissions).
+
+    Parameters
+    ----------
+    res : StudyResult
+
+    Returns
+    -------
+    str
+        ``team`` or ``group``.
+    """
+    reading = res.meta.get("input", {}).get("reading") or {}
+    return "group" if reading.get("folder") and reading.get("layout") != "dermavqa" else "team"
+
+
 def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
     """The prior-sensitivity band at N and at 8N, and, where the teams' spreads differ, that the answer depends on it.
 
@@ -138,20 +157,21 @@ def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
     rows = sorted(res.verdict("distance_band", **key), key=lambda v: v["count"])
     if not rows:
         return ""
-    other = ("each team its own" if rows[0]["subject"][0] == "per_team" else
-             "the plug-in, which takes the observed scores for the population's (no team of two or more runs)")
+    t = group_word(res)
+    other = (f"each {t} its own" if rows[0]["subject"][0] == "per_team" else
+             f"the plug-in, which takes the observed scores for the population's (no {t} of two or more runs)")
     spans = " and ".join(f"{v['low']:.1f} to {v['high']:.1f} at {v['count']} {unit}s" for v in rows)
-    text = (f" Allowing for the prior, which the test set estimates (one within-team spread shared by the teams, or "
+    text = (f" Allowing for the prior, which the test set estimates (one within-{t} spread shared by the {t}s, or "
             f"{other}), the interval is {spans} (distance_band)." + range_sentence(res, key, unit))
     far = rows[-1]
     subject = far["subject"]
     if rows[0]["statement"] == "prior_sensitive" and len(subject) > 2:  # older folders flagged by the gap alone
-        text += (f" **The teams' spreads differ more than the noise of {far['total']} {unit}s explains** (test of "
-                 f"one within-team spread shared by the teams: p = {float(subject[2]):.3f}): the estimate shares "
-                 "one spread among the teams, and where a team's runs lie closer together than the others' it "
+        text += (f" **The {t}s' spreads differ more than the noise of {far['total']} {unit}s explains** (test of "
+                 f"one within-{t} spread shared by the {t}s: p = {float(subject[2]):.3f}): the estimate shares "
+                 f"one spread among the {t}s, and where a {t}'s runs lie closer together than the others' it "
                  f"tends to run low at larger sizes (the other prior's estimate differs by "
                  f"{float(subject[1]):.0%} at {far['count']} {unit}s). Read the range's upper end, "
-                 f"{far['high']:.1f} there, rather than the estimate; more runs per team or more {unit}s settle it. "
+                 f"{far['high']:.1f} there, rather than the estimate; more runs per {t} or more {unit}s settle it. "
                  + _flagged_size(res, key, unit)
                  + "How often this flag fires, on estimates too low and on the others: docs/calibration.md.")
     return text

@@ -113,8 +113,10 @@ def _grid(r: Report, res: StudyResult) -> None:
         f"annotators per image {', '.join(map(str, g['annotators']))}; agreement "
         f"{', '.join(f'{a:g}' for a in g['agreement'])}; run-quality spread "
         f"{', '.join(f'{s:g}' for s in g['spread'])}; "
-        f"runs {', '.join(map(str, g['runs']))}; within-encounter correlation "
-        f"{', '.join(f'{c:g}' for c in g['correlation'])}. {g['replicates']} replicates per setting over "
+        f"runs {', '.join(map(str, g['runs']))}"
+        + (f"; within-encounter correlation {', '.join(f'{c:g}' for c in g['correlation'])}"
+           if unit_word(res) == "encounter" else "")
+        + f". {g['replicates']} replicates per setting over "
         f"{g['populations']} run populations, each ranked on a pool of at least {sim['pool_images']} independent "
         "images whose runs draw with common random numbers (sharp: its own L1 to unlimited data is in design.csv, "
         "pool_l1); larger test sets at the challenge's own setting until the recommended scheme meets the target "
@@ -144,14 +146,28 @@ def _fit(r: Report, res: StudyResult) -> None:
     """The real challenge beside its fitted synthetic twin (with ``--like``)."""
     if not res.has("fit.csv"):
         return
-    r.heading("The challenge and its synthetic twin")
-    r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and bias, "
-                "within-encounter correlation, object sizes; see robustness.simulation.twin); its statistics "
-                "beside the challenge's. The runs' separability (how far apart their scores are against their "
-                "noise) and the main job's distance to unlimited data at the challenge's size are checked too: "
-                "they decide the size answer. A row 'not checked' is not a pass; 'copied' is structure set, not "
-                "fitted.")
+    images = (res.meta.get("input", {}).get("base") or {}).get("world") == "image twin"
+    r.heading("The challenge and its twin")
+    if images:
+        r.paragraph("The twin is made of the challenge's own images (robustness.synthetic.image_twin): each image's "
+                    "truth is its gold annotators' majority vote, and the simulated annotators and runs are fitted "
+                    "image by image to the real ones' false positives and negatives near the truth, with the "
+                    "annotators' and the run effects' scales fitted to their agreement and separability "
+                    "(robustness.simulation.image_fit). Its statistics, measured on the challenge's images with "
+                    "twin masks, beside the challenge's: the objects are the real ones, so their size is checked "
+                    "within 10%.")
+    else:
+        r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and "
+                    "bias, within-encounter correlation, object sizes; see robustness.simulation.twin); its "
+                    "statistics beside the challenge's.")
+    r.paragraph("The runs' separability (how far apart their scores are against their noise) and the main job's "
+                "distance to unlimited data at the challenge's size are checked too: they decide the size answer. "
+                "A row 'not checked' is not a pass; 'copied' is structure set, not fitted; 'set' a parameter of the "
+                "twin (fitted or measured), not a check.")
     table = res.table("fit.csv").copy()
+    if unit_word(res) != "encounter":  # one image per encounter: the encounters are the images
+        table = table[~table.statistic.isin(["encounters", "images per encounter",
+                                             "within-encounter ICC of per-image Jaccard"])]
     table["within"] = [_within(w) for w in table.within]
     r.table(table, floatfmt="{:.3f}")
 
@@ -445,18 +461,22 @@ def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> 
                      f"{here['estimate']:.1f}: the estimate sees the test-set sampling, not the gold's own "
                      "bias (the L1 to the truth on the same images, design_summary.csv, measures that bias).")
     if here:
-        items.append(f"**How optimistic is the paper's curve?** It 'converged' (L1 to the test set's own ranking "
+        items.append(f"**How optimistic is the convergence curve** (the MEDIQA-MAGIC 2025 overview's Figures 2 and "
+                     f"3)? It 'converged' (L1 to the test set's own ranking "
                      f"within {n_runs} in 95% of orders) before the whole test set in "
                      f"{here['paper_converged_share']:.0%} of replicates, at {here['paper_point_fraction']:.0%} of the "
                      f"images on average, while the test set's ranking was farther than {n_runs} from the population's "
                      f"in {here['paper_converged_but_far_share']:.0%} of replicates.")
     cov = res.verdict("interval_coverage")
     if cov:
-        r_items = ", ".join(f"{x['subject'][0]} unit, {x['subject'][1]}: {x['value']:.1%} (95% CI {x['low']:.1%} to "
-                            f"{x['high']:.1%})" for x in cov)
+        one = unit != "encounter"  # one image per encounter: the two units are the same, said once
+        shown = [x for x in cov if not one or x["subject"][0] != "encounter"] or cov
+        r_items = ", ".join((f"{x['subject'][1]}" if one else f"{x['subject'][0]} unit, {x['subject'][1]}")
+                            + f": {x['value']:.1%} (95% CI {x['low']:.1%} to {x['high']:.1%})" for x in shown)
         items.append(f"**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard "
-                     f"against the truth, {cov[0]['count']} {unit}s, within-encounter correlation "
-                     f"{base['correlation']:g}): {r_items}.")
+                     f"against the truth, {cov[0]['count']} {unit}s"
+                     + (f", within-encounter correlation {base['correlation']:g}" if not one else "")
+                     + f"): {r_items}.")
     if items:
         r.heading("How far to trust the other answers (simulated)")
         r.bullets(items)

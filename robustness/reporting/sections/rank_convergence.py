@@ -90,15 +90,18 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     if pairs and nb:
         pr, n = pairs[0], nb[0]
         items.append(f"**Which runs are separable** ({scheme}): {pr['count']} of {pr['total']} pairs of runs differ "
-                     f"(paired t-test, Holm, 5%), {n['count']} of the {n['total']} pairs of leaderboard neighbours: "
-                     + ("neighbouring places are not established." if n["count"] == 0 else
-                        "the other neighbouring places are not established."))
+                     f"(paired t-test, Holm, 5%), " + separable_text(int(n["count"]), int(n["total"])))
     best = res.verdict("best_is_best", **key)
     if best:
         b = best[0]
-        items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited data "
-                     f"with posterior probability {b['value']:.2f} (rank_keep.csv; a model-based probability, its "
-                     "calibration over simulated populations in docs/calibration.md).")
+        said = ("a model-based probability, its calibration over simulated populations in docs/calibration.md")
+        if b["statement"] == "tied":
+            items.append(f"**First place**: {names(b['subject'])} tie for first on this test set (equal scores), "
+                         "so none of them is named the winner; the posterior probability that one of them is the "
+                         f"runs' best on unlimited data is {b['value']:.2f} (rank_keep.csv; {said}).")
+        else:
+            items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited "
+                         f"data with posterior probability {b['value']:.2f} (rank_keep.csv; {said}).")
     moved, order = _winner_bullet(res, p), _order_sentence(res, p)
     if moved or order:
         items.append(" ".join(x for x in (moved, order) if x))
@@ -124,6 +127,36 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                         if res.meta.get("design_answer") else f"`{design_command(res)}` (recommendation.md)."))
     r.heading("What to conclude")
     r.bullets(items[:6])
+
+
+def separable_text(count: int, total: int) -> str:
+    """How many neighbouring places the significance analysis establishes, in words that fit every count.
+
+    Parameters
+    ----------
+    count : int
+        Neighbouring pairs that differ.
+    total : int
+        Neighbouring pairs.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> separable_text(1, 1)
+    '1 of the 1 pair of leaderboard neighbours: the one neighbouring place is established.'
+    """
+    pairs = "pair" if total == 1 else "pairs"
+    head = f"{count} of the {total} {pairs} of leaderboard neighbours: "
+    if total == 1:
+        return head + ("the one neighbouring place is established." if count else
+                       "the one neighbouring place is not established.")
+    if count == total:
+        return head + "every neighbouring place is established."
+    return head + ("neighbouring places are not established." if count == 0 else
+                   "the other neighbouring places are not established.")
 
 
 def _scheme_text(v: dict) -> str:
@@ -285,10 +318,10 @@ def _overview(r: Report, res: StudyResult) -> None:
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
                 f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
     r.paragraph(_headline_sentence(res))
-    r.paragraph("\"The paper\" below is the MEDIQA-MAGIC 2025 task overview (ImageCLEF 2025, CLEF 2025 Working "
-                "Notes, CEUR-WS): its Figures 2 and 3 (the convergence curves) and Table 4 (the distance from the "
-                "annotators' spread) are the analyses some sections repeat on this data"
-                + (", its data." if paper_data(res) else ", not on its data: its numbers are not quoted here."))
+    if paper_data(res):  # elsewhere each section names the overview with its reference where it applies
+        r.paragraph("\"The paper\" below is the MEDIQA-MAGIC 2025 task overview (ImageCLEF 2025, CLEF 2025 Working "
+                    "Notes, CEUR-WS): its Figures 2 and 3 (the convergence curves) and Table 4 (the distance from the "
+                    "annotators' spread) are the analyses some sections repeat on its data.")
     same = _coinciding(res)
     if same:
         r.paragraph(f"Golds that coincide on this input (identical micro {headline(res).metric_label} for every "

@@ -111,6 +111,23 @@ def gold_agreement_section(r: Report, res: StudyResult) -> None:
              "above the diagonal tau, below it its 95% bootstrap interval.")
 
 
+def paper_words(res: StudyResult) -> tuple[str, str]:
+    """How a section names the MEDIQA-MAGIC 2025 overview: "the paper" on its data, its name with a reference else.
+
+    Parameters
+    ----------
+    res : StudyResult
+
+    Returns
+    -------
+    (str, str)
+        The name, and its possessive for a heading's aside ("" on other data: headings name no paper there).
+    """
+    if paper_data(res):
+        return "the paper", "the paper's"
+    return "the MEDIQA-MAGIC 2025 overview (ImageCLEF 2025, CEUR-WS)", ""
+
+
 def paper_data(res: StudyResult) -> bool:
     """Whether the input is the MEDIQA-MAGIC data (its layout) or the synthetic challenge that stands in for it.
 
@@ -148,10 +165,12 @@ def table4_section(r: Report, res: StudyResult) -> None:
     k_lo, k_hi = int(k.min()), int(k.max())
     panel = f"{k_lo}" if k_lo == k_hi else f"{k_lo} to {k_hi}"
     dof = f"{k_lo - 1}" if k_lo == k_hi else f"{k_lo - 1} to {k_hi - 1}"
-    r.heading("Distance from the annotators' spread (the paper's Table 4)")
+    name, aside = paper_words(res)
+    short = "paper" if aside else "MEDIQA-MAGIC 2025"
+    r.heading("Distance from the annotators' spread" + (f" ({aside} Table 4)" if aside else ""))
     two = k_lo < 3
     rows = []
-    for variant, label in (("staple", "vs STAPLE of all (paper)"), ("leave_one_out", "leave one annotator out")):
+    for variant, label in (("staple", f"vs STAPLE of all ({short})"), ("leave_one_out", "leave one annotator out")):
         v = s[s.variant == variant].sort_values("z_mean")
         if v.empty or (two and variant == "leave_one_out"):
             continue
@@ -159,7 +178,7 @@ def table4_section(r: Report, res: StudyResult) -> None:
             else [("", row) for _, row in v.iterrows()]
         for which, row in picked:
             rows.append({"consensus": label, "run": f"{which}{row.run}",
-                         "mean z (paper)": ci(row.z_mean, row.z_mean_low, row.z_mean_high, "{:.2f}"),
+                         f"mean z ({short})": ci(row.z_mean, row.z_mean_low, row.z_mean_high, "{:.2f}"),
                          "median z": f"{row.z_median:.2f}",
                          "pooled-SD z": ci(row.z_pooled, row.z_pooled_low, row.z_pooled_high, "{:.2f}"),
                          "share from 10% smallest SD": f"{row.small_sd_share:.0%}"})
@@ -179,10 +198,11 @@ def table4_section(r: Report, res: StudyResult) -> None:
             "annotators the spread is one difference, with one degree of freedom). All variants: gold_spread.csv.")
         return
     r.paragraph(
-        "Trust the pooled-SD z of the leave-one-annotator-out rows. The paper's mean of per-image z is dominated by "
+        f"Trust the pooled-SD z of the leave-one-annotator-out rows. The mean of per-image z ({name}'s Table 4) is "
+        "dominated by "
         f"images where the annotators happen to agree almost exactly: the 10% of images with the smallest SD supply "
         f"{share:.0%} of the sum (median over runs), and an SD over {panel} annotators has {dof} degrees of freedom. "
-        "Scoring annotators against a STAPLE consensus that contains them shrinks their own spread, so the paper's "
+        "Scoring annotators against a STAPLE consensus that contains them shrinks their own spread, so that "
         "variant overstates how far runs are from human agreement. All variants: gold_spread.csv.")
 
 

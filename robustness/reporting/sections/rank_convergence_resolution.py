@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from robustness.reporting.document import Report
-from robustness.reporting.sections.common import size_target_of, target_words
+from robustness.reporting.sections.common import group_word, size_target_of, target_words
 from robustness.reporting.sections.rank_convergence_agreement import bootstrap_units, headline
 from robustness.reporting.sections.registry import strategy_label
 from robustness.results.study_result import StudyResult
@@ -117,7 +117,7 @@ def _flag_clause(res: StudyResult, key: dict, unit: str) -> str:
         return ""
     v = rng[0]
     high = f"more than {v['count']}" if v["statement"] == "beyond" else f"{v['high']:.0f}"
-    return f" (the teams' spreads differ: claim {high}, the range's upper end)"
+    return f" (the {group_word(res)}s' spreads differ: claim {high}, the range's upper end)"
 
 
 def _declared(res: StudyResult, key: dict, subject: list) -> int:
@@ -154,11 +154,13 @@ def resolution_section(r: Report, res: StudyResult) -> None:
         f"degrees of freedom) declares at {ALPHA:.0%} with {POWER:.0%} power, from the noncentral t distribution: "
         f"detectable difference = noncentrality x SD / sqrt(n). The SD is the per-{unit} standard deviation of the "
         "paired differences of the leaderboard's neighbouring runs, summarised by its median over those pairs "
-        "(the upper quartile gives the harder quarter: resolution_q75); its 95% interval resamples the "
-        f"{unit}s. The level is per pair: Holm's first step over the neighbouring pairs tests at 5% / (pairs), and "
-        "resolution_holm is the difference declared with that power even there. The sizes other than N assume the "
-        f"same per-{unit} SD (a new test set drawn like this one). How often these claims hold is measured by "
-        "simulation (python -m experiments.calibration, estimator resolution; docs/calibration.md).")
+        "(the upper quartile gives the harder quarter: resolution_q75); its 95% interval is the median SD's "
+        f"jackknife over {unit}s on the log scale (a bootstrap percentile interval of an SD is too narrow where a "
+        "few large objects dominate). The level is per pair: Holm's first step over the neighbouring pairs tests "
+        "at 5% / (pairs), and resolution_holm is the difference declared with that power even there. The sizes "
+        f"other than N assume the same per-{unit} SD (a new test set drawn like this one). How often these claims "
+        "hold is measured by simulation (python -m experiments.calibration, estimator resolution; "
+        "docs/calibration.md).")
     at_n = table[(table.units == table.test_units) & (table.metric == p.metric)]
     rows = [{"gold": strategy_label(t.strategy), "average": t.average,
              "resolution at N": f"{number(t.resolution)} ({number(t.resolution_low)} to {number(t.resolution_high)})",
@@ -166,9 +168,9 @@ def resolution_section(r: Report, res: StudyResult) -> None:
              "per-unit SD": number(t.pair_sd)} for t in at_n.itertuples()]
     if rows:
         r.table(pd.DataFrame(rows), caption=(
-            f"{p.metric_label} at the test set's N = {n_units} {unit}s: the resolution with its 95% interval (over "
-            f"resampled {unit}s), for the upper quartile of the neighbouring pairs' SDs, and at Holm's first level "
-            "over the neighbouring pairs; every scheme and size: resolution.csv."))
+            f"{p.metric_label} at the test set's N = {n_units} {unit}s: the resolution with its 95% interval (the "
+            f"jackknife over {unit}s), for the upper quartile of the neighbouring pairs' SDs, and at Holm's first "
+            "level over the neighbouring pairs; every scheme and size: resolution.csv."))
     for average in p.averages:
         key = dict(strategy=p.gold, metric=p.metric, average=average)
         rv = res.verdict("resolution", **key)

@@ -21,6 +21,7 @@ from robustness.reporting.sections.rank_convergence_agreement import (
     bootstrap_units,
     headline,
     paper_data,
+    paper_words,
     size_target_caption,
 )
 from robustness.reporting.sections.registry import (
@@ -130,7 +131,8 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
     first = per_size.iloc[0]
     r.heading("How far is this test set's ranking from the ranking on unlimited data?")
     r.paragraph(
-        "The paper's convergence curve (next section) compares a random subset with this test set's own ranking, "
+        f"The convergence curve (next section; {paper_words(res)[0]}'s Figures 2 and 3) compares a random subset "
+        "with this test set's own ranking, "
         "so it reaches L1 = 0 at the full test set by construction: it describes the test set, not how far its "
         "ranking is from the ranking the runs would get on unlimited data. That distance is estimated here from a "
         "posterior of the runs' population scores (empirical Bayes: the test set's scores and their delta-method "
@@ -195,7 +197,9 @@ def convergence_section(r: Report, res: StudyResult) -> None:
     o, p = res.options, headline(res)
     unit, tolerance = o["unit"], o["tolerance"]
     points = default_rows(res.table("convergence.csv"))
-    r.heading("How fast does the ranking settle on this test set's ranking? (the paper's Figures 2 and 3)")
+    _, aside = paper_words(res)
+    r.heading("How fast does the ranking settle on this test set's ranking?"
+              + (f" ({aside} Figures 2 and 3)" if aside else ""))
     lenient = size_target_of(res)
     k = int(points.n_orders.iloc[0])
     r.paragraph(
