@@ -343,7 +343,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     import os
 
     from robustness.errors import InputError
-    from robustness.reporting.sections.design import failed_fit
+    from robustness.reporting.sections.design_twin import failed_fit
     from robustness.results.study_result import StudyResult
     from robustness.scheme import DEFAULT
     from robustness.statistics.ranks import size_target

@@ -139,7 +139,9 @@ def test_the_library_pickles_by_reference_and_loads_equal(tmp_path):
     saved = lib.save(tmp_path / "lib.npz")
     small = pickle.dumps(saved)
     assert len(small) < 1000 < big
-    it._LIBRARIES.clear()  # a worker without it: loads the file
+    from robustness.synthetic import twin_library
+
+    twin_library._LIBRARIES.clear()  # a worker without it: loads the file
     back = pickle.loads(small)
     assert back.digest == digest and back.n_units == 2 and list(back.images_of(0)) == [0, 1]
     for a, b in zip(images, back.images):

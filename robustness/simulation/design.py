@@ -70,6 +70,7 @@ from robustness.statistics.ranks import rank
 from robustness.statistics.resolution import pair_sd_summary
 from robustness.statistics.truth import truth_schemes
 from robustness.statistics.uncertainty import ranking_uncertainty
+from robustness.synthetic.image_twin import ImageTwinConfig
 
 if TYPE_CHECKING:
 
@@ -130,8 +131,8 @@ class DesignOptions:
         return json.dumps(asdict(self), sort_keys=True)
 
 
-def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *,
-                   megapixels: float) -> SyntheticConfig:
+def setting_config(base: SyntheticConfig | ImageTwinConfig, setting: Setting, n_encounters: int, *,
+                   megapixels: float) -> SyntheticConfig | ImageTwinConfig:
     """The generator's parameters for ``setting`` with ``n_encounters`` encounters.
 
     Parameters
@@ -151,7 +152,7 @@ def setting_config(base: SyntheticConfig, setting: Setting, n_encounters: int, *
         (or, for the twin made of the challenge's images, :meth:`~robustness.synthetic.image_twin.ImageTwinConfig.at`
         the setting).
     """
-    if worlds.is_image_twin(base):
+    if isinstance(base, ImageTwinConfig):
         return base.at(n_encounters=n_encounters, annotators=setting.annotators, agreement=setting.agreement,
                        run_scale=setting.spread, n_runs=setting.runs)
     spacing = base.spacing
@@ -185,8 +186,8 @@ def _rank_measures(ranks, truth_ranks, scores, population):
             float(best in first) / len(first), len(set(top) & set(true_top)) / min(3, ranks.size))
 
 
-def population_config(base: SyntheticConfig, setting: Setting, sizes: Iterable[int],
-                      options: DesignOptions) -> SyntheticConfig:
+def population_config(base: SyntheticConfig | ImageTwinConfig, setting: Setting, sizes: Iterable[int],
+                      options: DesignOptions) -> SyntheticConfig | ImageTwinConfig:
     """The generator's parameters of a replicate's test set (its largest size).
 
     Parameters

@@ -26,10 +26,11 @@ import pandas as pd
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.parallel import progress_bar, run_batches
 from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate, simulate_size
+from robustness.simulation.worlds import World
 
 if TYPE_CHECKING:
 
-    from robustness.synthetic.challenge import SyntheticConfig
+    pass
 
 __all__ = ["Grid", "run_grid", "run_size"]
 
@@ -122,7 +123,7 @@ def _size_replicate(base, setting, size, replicate, population_index, population
                          seed=seed, options=options, strategies=strategies)
 
 
-def run_size(base: SyntheticConfig, setting: Setting, size: int, *, replicates: int, populations: int, pools: dict,
+def run_size(base: World, setting: Setting, size: int, *, replicates: int, populations: int, pools: dict,
              options: DesignOptions, seed: int, cache_dir: Path | str, strategies: list | None = None,
              n_jobs: int = 1, progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """``replicates`` test sets of ``size`` encounters at one setting (the size search beyond the grid), resumable.
@@ -175,7 +176,7 @@ def _write_pool(scores: dict, f) -> None:
     f.write(json.dumps({"|".join(k): v.tolist() for k, v in scores.items()}).encode())
 
 
-def run_grid(base: SyntheticConfig, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
+def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
              n_jobs: int = 1, progress: bool = False,
              say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
     """Every replicate of every setting of ``grid`` around the generator parameters ``base``.

@@ -18,6 +18,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from scipy import ndimage
+from scipy.optimize import least_squares
+from scipy.special import ndtr
 
 from robustness.io.challenge import Challenge
 from robustness.simulation.twin import FIT_SEEDS, STAT_LABELS, challenge_stats, check_statistic, fit_counts
@@ -107,9 +110,6 @@ def fit_offset_wobble(centres: np.ndarray, counts: np.ndarray, fp: int, fn: int,
     >>> bool(o > 0)  # more drawn outside than missed inside: the border moved outwards
     True
     """
-    from scipy.optimize import least_squares
-    from scipy.special import ndtr
-
     outside, inside = centres > 0, centres < 0
     target = np.log1p([fp, fn])
 
@@ -138,8 +138,6 @@ def fit_offset_wobble(centres: np.ndarray, counts: np.ndarray, fp: int, fn: int,
 
 def _near_and_false(mask: np.ndarray, touch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A real mask's components that touch the truth (the rest are false objects: their sizes)."""
-    from scipy import ndimage
-
     comps, n_comp = ndimage.label(mask, structure=np.ones((3,) * mask.ndim, dtype=bool))
     if n_comp == 0:
         return mask, np.zeros(0, np.int64)
@@ -189,8 +187,6 @@ def measure(challenge: Challenge, *, say: Callable[..., None] | None = None) -> 
     -------
     Measured
     """
-    from scipy import ndimage
-
     n_img, n_ann, n_run = challenge.n_images, challenge.n_annotators, challenge.n_runs
     n_class = MISS_CLASSES.size - 1
     arrays = (np.full((n_ann, n_img), np.nan), np.full((n_ann, n_img), np.nan), np.zeros((n_ann, n_class)),
@@ -278,8 +274,6 @@ def _displacements(d: np.ndarray, masks: list, spacing: tuple, seed: int) -> lis
     A rater's border voxel lies ``d`` (the truth's signed distance there) from the truth's border: outwards where
     positive. No distance map of the rater's own is needed.
     """
-    from scipy import ndimage
-
     rng = np.random.default_rng(seed)
     st = np.ones((3,) * d.ndim, bool)
     out = []

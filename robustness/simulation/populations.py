@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +21,13 @@ from robustness import _kernels
 from robustness.overlap import compute_overlap
 from robustness.overlap.counts import load_counts, save_counts
 from robustness.seeds import stream
+from robustness.simulation import worlds
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.resolution import pair_sd_summary
 from robustness.statistics.uncertainty import crossing
 from robustness.synthetic.challenge import SyntheticConfig, draw_population
+from robustness.synthetic.image_twin import ImageTwinConfig, TwinPopulation
 
 if TYPE_CHECKING:
     from robustness.overlap.counts import OverlapCounts
@@ -54,8 +56,8 @@ class PopulationSpec:
     """
 
     name: str
-    config: SyntheticConfig
-    runs: Population
+    config: SyntheticConfig | ImageTwinConfig
+    runs: Population | TwinPopulation
     index: int = 0
 
 
@@ -119,13 +121,11 @@ def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
 
 
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
-    from robustness.simulation.worlds import is_image_twin, record
-
-    runs = ({"offset": np.asarray(spec.runs.offset).round(12).tolist(),
-             "log_wobble": np.asarray(spec.runs.log_wobble).round(12).tolist()} if is_image_twin(spec.config) else
-            {"skill": np.asarray(spec.runs.run_skill).round(12).tolist(),
-             "bias": np.asarray(spec.runs.run_bias).round(12).tolist()})
-    payload = json.dumps({"config": record(spec.config), "runs": spec.runs.runs, **runs,
+    r = spec.runs
+    runs = ({"offset": np.asarray(r.offset).round(12).tolist(),
+             "log_wobble": np.asarray(r.log_wobble).round(12).tolist()} if isinstance(r, TwinPopulation) else
+            {"skill": np.asarray(r.run_skill).round(12).tolist(), "bias": np.asarray(r.run_bias).round(12).tolist()})
+    payload = json.dumps({"config": worlds.record(spec.config), "runs": spec.runs.runs, **runs,
                           "encounters": n_encounters, "seed": seed, "index": spec.index, "golds": GOLDS},
                          sort_keys=True,
                          default=str)
@@ -159,10 +159,8 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
                 return load_counts(path)
             except (OSError, ValueError, KeyError):
                 pass  # damaged: counted again below and replaced
-    from robustness.simulation import worlds
-
     per_image = spec.config.n_images / spec.config.n_encounters
-    config = (spec.config.at(n_encounters=n_encounters) if worlds.is_image_twin(spec.config) else
+    config = (spec.config.at(n_encounters=n_encounters) if isinstance(spec.config, ImageTwinConfig) else
               replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image))))
     challenge = worlds.challenge(config, rng=stream(seed, "images", spec.index, calibration=True),
                                  population=spec.runs)
@@ -261,9 +259,9 @@ class PopulationTruth:
     sizes: np.ndarray
     expected_l1: np.ndarray
     expected_l1_se: np.ndarray
-    signs: np.ndarray | None = None
-    pair_sd: np.ndarray | None = None
-    resolution: np.ndarray | None = None
+    signs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    pair_sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    resolution: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def at(self, s: int, m: float) -> float:
         """The true expected L1 of scheme ``s`` at size ``m`` (log-linear interpolation on the grid).

@@ -10,11 +10,13 @@ the parameters belong to.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 
+from robustness.io.challenge import Challenge
 from robustness.seeds import SeedLike, stream
 from robustness.synthetic.challenge import SyntheticConfig, draw_population, make_challenge
 from robustness.synthetic.image_twin import (
@@ -26,17 +28,39 @@ from robustness.synthetic.image_twin import (
 )
 from robustness.synthetic.pools import pool_counts
 
-__all__ = ["is_image_twin", "population", "challenge", "pool", "pool_start", "with_agreement", "record",
+#: What a design study simulates: the generator's parameters or the twin made of a challenge's images.
+World = SyntheticConfig | ImageTwinConfig
+
+__all__ = ["World", "is_image_twin", "population", "challenge", "pool", "pool_start", "with_agreement", "record",
            "world_name"]
 
 
 def is_image_twin(config: Any) -> bool:
-    """Whether ``config`` is the twin made of a challenge's images."""
+    """Whether ``config`` is the twin made of a challenge's images.
+
+    Parameters
+    ----------
+    config : SyntheticConfig or ImageTwinConfig
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(config, ImageTwinConfig)
 
 
 def world_name(config: Any) -> str:
-    """The world in words, for reports: ``the twin made of the challenge's own images`` or ``the generator``."""
+    """The world in words, for reports.
+
+    Parameters
+    ----------
+    config : SyntheticConfig or ImageTwinConfig
+
+    Returns
+    -------
+    str
+        ``the twin made of the challenge's own images`` or ``the synthetic generator``.
+    """
     return "the twin made of the challenge's own images" if is_image_twin(config) else "the synthetic generator"
 
 
@@ -62,7 +86,7 @@ def population(config: Any, index: int, *, seed: int) -> Any:
     return draw_population(config, rng)
 
 
-def challenge(config: Any, *, rng: SeedLike, population: Any):
+def challenge(config: Any, *, rng: SeedLike, population: Any) -> Challenge:
     """A test set of ``config.n_encounters`` units with the population's runs.
 
     Parameters
@@ -106,6 +130,16 @@ def pool_start(config: Any, pool_images: int) -> int:
     The generator's pools hold ``pool_images`` fresh images; the image twin's population of images is the real
     images, so its pool copies every real unit (eight times to start with: its only noise is the masks', not the
     images' choice) and doubles like the generator's until sharp.
+
+    Parameters
+    ----------
+    config : SyntheticConfig or ImageTwinConfig
+    pool_images : int
+        The design study's ``--pool``.
+
+    Returns
+    -------
+    int
     """
     if is_image_twin(config):
         return min(int(pool_images), 8 * int(config.library.n_units))
@@ -113,7 +147,19 @@ def pool_start(config: Any, pool_images: int) -> int:
 
 
 def with_agreement(config: Any, agreement: float) -> Any:
-    """The same world with the annotators at another agreement level."""
+    """The same world with the annotators at another agreement level.
+
+    Parameters
+    ----------
+    config : SyntheticConfig or ImageTwinConfig
+    agreement : float
+        The generator's ``agreement``; for the image twin, the fitted level keeps the annotators and 1 makes them the
+        truth (:meth:`~robustness.synthetic.image_twin.ImageTwinConfig.at`).
+
+    Returns
+    -------
+    SyntheticConfig or ImageTwinConfig
+    """
     if is_image_twin(config):
         return config.at(agreement=agreement)
     return replace(config, agreement=float(agreement))
@@ -144,8 +190,6 @@ def record(config: Any) -> dict:
 
 def _digest(c: ImageTwinConfig) -> str:
     """The fitted per-image parameters' identity."""
-    import hashlib
-
     h = hashlib.sha256()
     for a in (c.annotator_offset, c.annotator_log_wobble, c.annotator_p_miss, c.annotator_spurious,
               c.real_runs.offset, c.real_runs.log_wobble, c.real_runs.p_miss, c.real_runs.spurious):

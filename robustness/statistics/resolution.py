@@ -37,14 +37,21 @@ Error Bars to Evals" (paired differences, clustered standard errors, the minimum
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.integrate import quad
+from scipy.optimize import brentq
+from scipy.special import ndtr, ndtri
+from scipy.stats import chi2, nct
+from scipy.stats import t as student
 
 from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import Schemes
+from robustness.statistics.uncertainty import default_sizes
 
 __all__ = ["ALPHA", "POWER", "detectable_difference", "units_for_difference", "pair_sds", "neighbour_pairs",
            "resolution_table", "resolve_table", "pair_sd_summary", "RESOLUTION_COLUMNS", "RESOLVE_COLUMNS", "MAX_UNITS"]
@@ -71,19 +78,11 @@ def _power(nc: float, df: float, crit: float) -> float:
     probability integrated over the chi distribution, ``E[Phi(nc - crit S) + Phi(-nc - crit S)]`` with
     ``S = sqrt(V / df)``, ``V ~ chi2(df)``.
     """
-    import warnings
-
-    from scipy.stats import nct
-
     with warnings.catch_warnings(record=True) as caught:  # "series did not converge": its value is not trusted
         warnings.simplefilter("always")
         value = float(nct.sf(crit, df, nc) + nct.cdf(-crit, df, nc))
     if np.isfinite(value) and not caught:
         return value
-    from scipy.integrate import quad
-    from scipy.special import ndtr
-    from scipy.stats import chi2
-
     def integrand(v: float) -> float:
         scale = crit * np.sqrt(v / df)
         return float((ndtr(nc - scale) + ndtr(-nc - scale)) * chi2.pdf(v, df))
@@ -95,10 +94,6 @@ def _power(nc: float, df: float, crit: float) -> float:
 @lru_cache(maxsize=4096)
 def _noncentrality(df: float, alpha: float, power: float) -> float:
     """The noncentrality at which a two-sided t-test with ``df`` degrees of freedom has this power."""
-    from scipy.optimize import brentq
-    from scipy.special import ndtri
-    from scipy.stats import t as student
-
     crit = float(student.ppf(1 - alpha / 2, df))
     high = crit + float(ndtri(power)) + 3.0  # the power there exceeds the target, but with very few df
     while _power(high, df, crit) < power:
@@ -308,8 +303,6 @@ def _jackknife_interval(num, den, i, j, med, confidence) -> tuple[np.ndarray, np
     a few large lesions): on the calibration's populations it covered the population's SD in 41% to 89% of test
     sets of 35 encounters, this interval in 76% to 94% (macro: 83% to 90% and 93% to 100%).
     """
-    from scipy.stats import t as student
-
     n = num.shape[0]
     if n < 3:
         nan = np.full(med.shape, np.nan)
@@ -359,8 +352,6 @@ def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, confid
     >>> bool((t.resolution.iloc[1::2].to_numpy() < t.resolution.iloc[::2].to_numpy()).all())  # more units
     True
     """
-    from robustness.statistics.uncertainty import default_sizes
-
     _check_levels(alpha, power)
     n_units = schemes.n_units
     grid = default_sizes(n_units) if sizes is None else np.unique(np.asarray(sizes, dtype=np.int64))

@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +28,7 @@ from robustness.simulation.grid import Grid, run_grid, run_size
 from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
 from robustness.simulation.twin import STAT_LABELS, fit_failures
 from robustness.simulation.twin_resolution import compare_resolutions, resolution_from_replicates
+from robustness.simulation.worlds import World
 from robustness.statistics.population import ESTIMATOR
 from robustness.statistics.ranks import size_target, target_record, target_text
 from robustness.statistics.size_answers import (  # noqa: F401 (the design study's names too)
@@ -40,14 +41,14 @@ from robustness.statistics.size_answers import (  # noqa: F401 (the design study
     unit_name,
 )
 from robustness.studies.design_base import DesignStudyOptions, max_encounters
-from robustness.synthetic.challenge import SyntheticConfig
+from robustness.synthetic.image_twin import ImageTwinConfig
 
 __all__ = ["DesignStudyOptions", "make_grid", "run"]
 
 STUDY = "design_study"
 
 
-def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
+def make_grid(base: World, options: DesignStudyOptions) -> Grid:
     """The grid's lists, from the options or around ``base``.
 
     Around ``base``: sizes N/4 .. 2N, annotators k and k+1, agreement a - 0.2 (not with ``quick``), a and 1, the
@@ -75,7 +76,7 @@ def make_grid(base: SyntheticConfig, options: DesignStudyOptions) -> Grid:
         replicates=replicates, populations=min(replicates, options.populations or 100))
 
 
-def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, seed: int) -> str:
+def fingerprint(base: World, grid: Grid, simulation: DesignOptions, seed: int) -> str:
     """The identity of a design study (its results folder and its cache of replicates).
 
     Parameters
@@ -95,7 +96,7 @@ def fingerprint(base: SyntheticConfig, grid: Grid, simulation: DesignOptions, se
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(), *,
+def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
         fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
         say: Callable | None = None, warnings: list | tuple = (),
         main_answer: pd.DataFrame | None = None, main_resolution: pd.DataFrame | None = None) -> StudyResult:
@@ -138,9 +139,9 @@ def run(base: SyntheticConfig, options: DesignStudyOptions = DesignStudyOptions(
     simulation = options.simulation(base)
     key = fingerprint(base, grid, simulation, options.seed)
     cache = Path(cache_dir) / key[:16]
-    if worlds.is_image_twin(base) and base.library.path is None:  # workers load the real images' bands once
+    if isinstance(base, ImageTwinConfig) and base.library.path is None:  # workers load the real bands once
         cache.mkdir(parents=True, exist_ok=True)
-        base = replace(base, library=base.library.save(cache / f"library-{base.library.digest}.npz"))
+        base = base.with_library(base.library.save(cache / f"library-{base.library.digest}.npz"))
     design, coverage, notes, pools = run_grid(base, grid, simulation, seed=options.seed, cache_dir=cache,
                                               n_jobs=n_jobs, progress=progress, say=say)
     notes = list(warnings) + notes

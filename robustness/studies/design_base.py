@@ -18,15 +18,18 @@ import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
+from robustness.files import atomic_write
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
+from robustness.results.escape import csv_frame
 from robustness.scheme import DEFAULT
 from robustness.simulation.design import DesignOptions
 from robustness.simulation.image_fit import fit_image_twin
 from robustness.simulation.twin import challenge_stats, fit, fit_counts, fit_failures
+from robustness.simulation.worlds import World
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.ranks import check_target, format_target, size_target
 from robustness.statistics.resolution import resolution_table
@@ -98,7 +101,7 @@ class DesignStudyOptions:
         if self.twin not in TWINS:
             raise ValueError(f"twin must be one of {', '.join(TWINS)}, got {self.twin!r}")
 
-    def simulation(self, base: SyntheticConfig) -> DesignOptions:
+    def simulation(self, base: World) -> DesignOptions:
         """How hard each replicate works.
 
         Parameters
@@ -267,7 +270,7 @@ def main_job_resolution(counts: OverlapCounts, *, seed: int = 0) -> pd.DataFrame
     return table[keep].reset_index(drop=True)
 
 
-def max_encounters(base: SyntheticConfig, quick: bool = False) -> int:
+def max_encounters(base: World, quick: bool = False) -> int:
     """The size search's cap: 32 times the challenge's encounters, 400 to 6,400 (``--quick``: 4 times, 200 to 400).
 
     Parameters
@@ -318,9 +321,6 @@ def _quiet(*_: Any) -> None:
 
 def _write_refused(path: Path, table: pd.DataFrame) -> None:
     """A refused twin's fit table, written atomically (its folder made first; names escaped for spreadsheets)."""
-    from robustness.files import atomic_write
-    from robustness.results.escape import csv_frame
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda f: f.write(csv_frame(table).to_csv(index=False).encode()))

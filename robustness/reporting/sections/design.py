@@ -14,6 +14,7 @@ from robustness.reporting.design_plots import one_random
 from robustness.reporting.document import Report
 from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
+from robustness.reporting.sections.design_twin import failed_fit_bullets, fit_section, resolution_bullet
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
@@ -142,42 +143,6 @@ def _simulated(res: StudyResult) -> str:
     return f"simulated images of about {pixels}"
 
 
-def _fit(r: Report, res: StudyResult) -> None:
-    """The real challenge beside its fitted synthetic twin (with ``--like``)."""
-    if not res.has("fit.csv"):
-        return
-    images = (res.meta.get("input", {}).get("base") or {}).get("world") == "image twin"
-    r.heading("The challenge and its twin")
-    if images:
-        r.paragraph("The twin is made of the challenge's own images (robustness.synthetic.image_twin): each image's "
-                    "truth is its gold annotators' majority vote, and the simulated annotators and runs are fitted "
-                    "image by image to the real ones' false positives and negatives near the truth, with the "
-                    "annotators' and the run effects' scales fitted to their agreement and separability "
-                    "(robustness.simulation.image_fit). Its statistics, measured on the challenge's images with "
-                    "twin masks, beside the challenge's: the objects are the real ones, so their size is checked "
-                    "within 10%.")
-    else:
-        r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and "
-                    "bias, within-encounter correlation, object sizes; see robustness.simulation.twin); its "
-                    "statistics beside the challenge's.")
-    r.paragraph("The runs' separability (how far apart their scores are against their noise) and the main job's "
-                "distance to unlimited data at the challenge's size are checked too: they decide the size answer. "
-                "A row 'not checked' is not a pass; 'copied' is structure set, not fitted; 'set' a parameter of the "
-                "twin (fitted or measured), not a check.")
-    table = res.table("fit.csv").copy()
-    if unit_word(res) != "encounter":  # one image per encounter: the encounters are the images
-        table = table[~table.statistic.isin(["encounters", "images per encounter",
-                                             "within-encounter ICC of per-image Jaccard"])]
-    table["within"] = [_within(w) for w in table.within]
-    r.table(table, floatfmt="{:.3f}")
-
-
-def _within(value) -> str:
-    """A fit row's verdict in words: yes, no, or not checked (an empty cell)."""
-    text = str(value).strip().lower()
-    return {"true": "yes", "false": "no"}.get(text, "not checked")
-
-
 def _recommendation(r: Report, res: StudyResult) -> None:
     """The decision: one scheme, a size with its interval, the random golds as one, annotators or images."""
     base, size = _base(res), res.meta["size"]
@@ -209,7 +174,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                "replicates, Bonferroni-adjusted, include zero); among "
                "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
                "the others) and, of its averagings, the one closer on average")
-    items = _failed_fit_bullets(res) + _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
+    items = failed_fit_bullets(res) + _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
     random = res.verdict("one_random_annotator")
     if random:
         parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
@@ -233,7 +198,7 @@ def _recommendation(r: Report, res: StudyResult) -> None:
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence.")
             + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
-    for bullet in (_resolution_bullet(res, unit), _main_job_bullet(res, unit, target)):
+    for bullet in (resolution_bullet(res, unit), _main_job_bullet(res, unit, target)):
         if bullet:
             items.append(bullet)
     spread = res.verdict("encounters_needed_by_population")
@@ -311,58 +276,6 @@ def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
             f"{low[0]['n']} {unit}s (nominal 95%): {said}"
             + ("; each CI still includes 95% (more --replicates tell)." if unsure else
                ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
-
-
-def failed_fit(res: StudyResult) -> list[str]:
-    """The statistics a design study's twin failed (planned with ``--force``); empty where its fit passed.
-
-    Parameters
-    ----------
-    res : StudyResult
-        A design study's results (meta.json's ``fit``; folders written before it: their fit.csv).
-
-    Returns
-    -------
-    list of str
-    """
-    fit = res.meta.get("fit")
-    if isinstance(fit, dict) and isinstance(fit.get("failed"), list):
-        return [str(x) for x in fit["failed"]]
-    if res.has("fit.csv"):
-        from robustness.simulation.twin import fit_failures
-
-        return fit_failures(res.table("fit.csv"))
-    return []
-
-
-def _failed_fit_bullets(res: StudyResult) -> list[str]:
-    """The first bullet where the twin failed its fit: every answer below is about a challenge unlike this one."""
-    failed = failed_fit(res)
-    if not failed:
-        return []
-    return [f"**The twin failed its fit** (planned anyway with --force): {'; '.join(failed)} (fit.csv). Every answer "
-            "below is about a simulated challenge unlike this one; none is compared with the main job's."]
-
-
-def _resolution_bullet(res: StudyResult, unit: str) -> str | None:
-    """The twin's resolution at the challenge's size beside the main job's on the real data (``twin_resolution``)."""
-    found = res.verdict("twin_resolution")
-    if not found:
-        return None
-    v = found[0]
-    main, main_low, main_high, n = (float(x) for x in v["subject"])
-    said = (f"**Resolution** ({strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}; "
-            "resolution.csv): a test set of "
-            f"{v['count']} {unit}s like this challenge's declares a true difference of {v['value']:.3g} between "
-            f"neighbouring runs with 80% power (95% range over replicates {v['low']:.3g} to {v['high']:.3g}); the main "
-            f"job on the real {n:.0f} {unit}s: {main:.3g} (95% CI {main_low:.3g} to {main_high:.3g}, "
-            "main_job_resolution.csv)")
-    if v["statement"] == "not_compared":
-        return said + ": not compared, because the twin failed its fit."
-    if v["statement"] == "overlap":
-        return said + ": the intervals overlap, so the two agree within their uncertainty."
-    return said + (": the intervals do not overlap: the twin's runs move together from unit to unit otherwise than "
-                   "the real ones (fit.csv's separability row says how far).")
 
 
 def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:
@@ -541,5 +454,6 @@ def _metrics(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(table), floatfmt="{}", caption="Kendall's tau with macro Jaccard's ranking (majority).")
 
 
+_fit = fit_section
 for _name in ("recommendation", "grid", "fit", "at_size", "metrics"):
     register_section(STUDY, globals()[f"_{_name}"], name=_name)

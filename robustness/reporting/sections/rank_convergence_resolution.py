@@ -42,12 +42,33 @@ def unit_word(res: StudyResult) -> str:
 
 
 def number(x: float) -> str:
-    """A score difference in prose: three significant digits (``0.0213``, ``1.46``), nan as 'not estimable'."""
+    """A score difference in prose: three significant digits (``0.0213``, ``1.46``), nan as 'not estimable'.
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    str
+    """
     return f"{x:.3g}" if np.isfinite(x) else "not estimable"
 
 
 def pairs_text(subject: list, *, limit: int = 6) -> str:
-    """Pairs flattened as (upper, lower, upper, lower, ...) in prose: ``A and B, C and D`` (and how many more)."""
+    """Pairs flattened as (upper, lower, upper, lower, ...) in prose: ``A and B; C and D`` (and how many more).
+
+    Parameters
+    ----------
+    subject : list of str
+        A ``resolution`` verdict's subject.
+    limit : int
+        The most pairs named.
+
+    Returns
+    -------
+    str
+    """
     pairs = [f"{a} and {b}" for a, b in zip(subject[::2], subject[1::2])]
     more = f" and {len(pairs) - limit} more" if len(pairs) > limit else ""
     return "; ".join(pairs[:limit]) + more
