@@ -69,7 +69,7 @@ def test_what_cannot_be_computed_is_not_checked_and_never_a_pass():
 
 
 def test_the_report_shows_not_checked_rows_as_such():
-    from robustness.reporting.sections.design import _within
+    from robustness.reporting.sections.design_twin import _within
 
     assert [_within(v) for v in (True, False, None, float("nan"), "", "True", "False")] == [
         "yes", "no", "not checked", "not checked", "not checked", "yes", "no"]
