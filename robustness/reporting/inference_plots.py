@@ -274,7 +274,7 @@ def resolution_curve(table: pd.DataFrame, *, strategy: str, metric: str, average
     ax.xaxis.set_major_formatter(ScalarFormatter())
     plain = FuncFormatter(lambda v, _: f"{v:g}")  # no mathtext: the package's style leaves it off
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "25" else ""))
     ax.set_xlabel(f"test-set size ({unit}s, log scale)")
     ax.set_ylabel(f"smallest difference declared\n(80% power; {metric_label(metric)}, log scale)")
     return ax
