@@ -218,6 +218,17 @@ def empty_distance(text: str) -> str | float:
     return value
 
 
+def lesion_size(text: str) -> str:
+    """``--min-lesion-size``: a whole number of voxels (``8``, ``8voxels``) or a volume (``2.5mm3``), spelled out."""
+    from robustness.overlap.lesions import lesion_size as parse
+
+    try:
+        amount, unit = parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("min_lesion_size", "expected", 1)) from None
+    return f"{amount:g} {unit}"
+
+
 def boundary_list(text: str) -> tuple[str, ...]:
     """``--boundary``: boundary metric names (``nsd@2,hd95,assd``), each known, none twice."""
     from robustness.overlap.boundary import boundary_metric

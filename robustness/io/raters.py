@@ -342,8 +342,8 @@ def check_given_scale(paths: dict[str, list], foreground: int, background: int) 
     raise InputError(
         f"{seen[0]}: no gold mask holds the foreground value {foreground} (the first mask holding a value besides 0 "
         f"of {'each of the ' + str(len(seen)) + ' gold raters' if len(seen) > 1 else 'the gold rater'} holds only "
-        f"{low} and {high}): give the values the masks hold: foreground {low} and background {high} if the objects are drawn as {low}, "
-        f"foreground {high} and background {low} if they are drawn as {high}")
+        f"{low} and {high}): give the values the masks hold: foreground {low} and background {high} if the objects "
+        f"are drawn as {low}, foreground {high} and background {low} if they are drawn as {high}")
 
 
 def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:

@@ -56,7 +56,7 @@ from robustness.overlap.boundary_names import (
 )
 from robustness.overlap.brats import BRATS_SETTINGS, brats_scores
 from robustness.overlap.empty import EmptyPolicy, empty_policy
-from robustness.overlap.lesions import lesion_matrix
+from robustness.overlap.lesions import MIN_LESION_SIZE, lesion_matrix, lesion_size
 from robustness.overlap.surface_stats import SLACK
 from robustness.overlap.surfels import elements
 
@@ -81,7 +81,8 @@ EMPTY_DISTANCES = ("diagonal", "nan", "inf")
 BORDERS = ("face", "full")
 
 
-def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face") -> dict:
+def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face",
+                min_lesion_size: str | int | float = MIN_LESION_SIZE) -> dict:
     """The conventions of the boundary metrics, checked: the keyword arguments of :func:`boundary_matrix`.
 
     Parameters
@@ -92,11 +93,14 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
         :data:`ONE_SLICE`.
     border : {'face', 'full'}
         :data:`BORDERS`.
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`; default
+        :data:`robustness.overlap.lesions.MIN_LESION_SIZE`, none left out).
 
     Returns
     -------
     dict
-        The three, a number as a float.
+        The four, a number as a float, the minimum lesion size spelled ``'<amount> voxels'`` or ``'<amount> mm3'``.
 
     Raises
     ------
@@ -106,7 +110,7 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
     Examples
     --------
     >>> conventions(empty_distance="373.13")
-    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face'}
+    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face', 'min_lesion_size': '0 voxels'}
     """
     if isinstance(empty_distance, str) and empty_distance not in EMPTY_DISTANCES:
         try:
@@ -119,8 +123,9 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
         raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
     if border not in BORDERS:
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
+    amount, unit = lesion_size(min_lesion_size)
     return {"empty_distance": empty_distance if isinstance(empty_distance, str) else float(empty_distance),
-            "one_slice": one_slice, "border": border}
+            "one_slice": one_slice, "border": border, "min_lesion_size": f"{amount:g} {unit}"}
 
 
 def _border(placed: np.ndarray, planar: bool, border: str) -> np.ndarray:
@@ -209,7 +214,7 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
                     empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face") -> np.ndarray:
+                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -230,6 +235,9 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
         The masks' label or region, for a metric with a tolerance per label.
     border : {'face', 'full'}
         Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics).
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`: ``8`` voxels,
+        ``'2.5 mm3'``); smaller components are not lesions. Default none left out.
 
     Returns
     -------
@@ -247,7 +255,8 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     table = [boundary_metric(m).for_label(label) for m in metrics]
     if border != "face" or any(m.kind in ("lesion", "volume", "brats") or m.surface == "elements" for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
-                               empty_distance=empty_distance, border=border)[0, 0]
+                               empty_distance=empty_distance, border=border, min_lesion_size=min_lesion_size)[0, 0]
+    lesion_size(min_lesion_size)  # checked whatever the metrics
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
     vol, planar = _as_volume(run, one_slice)
     worst_distance = _worst_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
@@ -292,7 +301,7 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
                     empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face") -> np.ndarray:
+                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -313,6 +322,8 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         The image's label or region, for a metric with a tolerance per label (:meth:`BoundaryMetric.for_label`).
     border : {'face', 'full'}
         Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics, not the lesions').
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`).
 
     Returns
     -------
@@ -320,6 +331,7 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     """
     if border not in BORDERS:
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
+    lesion_size(min_lesion_size)
     every = [boundary_metric(m).for_label(label) for m in metrics]
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
@@ -349,7 +361,7 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     if lesion_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
         out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
-                                             worst_distance, both_empty)
+                                             worst_distance, both_empty, min_size=min_lesion_size)
     if brats_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in brats_at], dtype=np.float64)
         out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty)

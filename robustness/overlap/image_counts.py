@@ -211,7 +211,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         labels = getattr(challenge.source, "labels", None)
         boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
                                        label=None if labels is None else labels[image], empty="official",
-                                       empty_distance=chosen["empty_distance"], border=chosen["border"])
+                                       empty_distance=chosen["empty_distance"], border=chosen["border"],
+                                       min_lesion_size=chosen["min_lesion_size"])
         del boundary_runs, boundary_golds
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)

@@ -254,7 +254,7 @@ def compute_overlap(
         against every gold, per image, with the images' voxel spacing (``boundary`` of the result).
     boundary_conventions : mapping, optional
         The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`: ``empty_distance``,
-        ``one_slice``, ``border``; default theirs).
+        ``one_slice``, ``border``, ``min_lesion_size``; default theirs).
 
     Returns
     -------
