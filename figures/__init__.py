@@ -216,9 +216,12 @@ def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> l
     if study not in FIGURES:
         raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
     matplotlib.use("Agg")
+    from robustness.progress import stage
+
     results_dir = Path(results_dir)
     paths = []
-    for name in FIGURES[study]:
+    for k, name in enumerate(FIGURES[study]):
+        stage(f"drawing the figures: {k}/{len(FIGURES[study])} figures ({name})", printed=False)
         module = importlib.import_module(f"figures.{name}")
         if not all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ())):
             continue

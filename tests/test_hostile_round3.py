@@ -6,6 +6,7 @@ line ``error: ...`` naming the file or option, exit status 2.
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -175,3 +176,77 @@ def test_lesion_sizes_take_no_copy_of_the_labels():
         tracemalloc.stop()
     assert found.sizes.sum() == np.count_nonzero(vol) and found.n == found.sizes.size
     assert peak / vol.size < 6, f"{peak / vol.size:.1f} bytes per voxel"
+
+
+# -- item 12: every stage of a long job says how far it is -----------------------------------------------------------
+
+def _seen_lines(monkeypatch, module, name):
+    """Wrap ``module.name`` so that every call records the status line at that moment."""
+    from robustness import progress
+
+    seen, original = [], getattr(module, name)
+
+    def spy(*args, **kw):
+        out = original(*args, **kw)
+        seen.append(progress._STATE.line())
+        return out
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def test_the_pixel_pass_counts_within_an_image(monkeypatch, tmp_path):
+    """One 3D image took minutes and the line said "pixel pass: 0/2 images (0%)" throughout: the count now moves
+    while an image's boundary and lesion metrics are computed, and reaches the whole image when it is done."""
+    import robustness.overlap.boundary as boundary
+    from robustness import progress
+    from robustness.overlap import compute_overlap
+
+    data = tmp_path / "data"
+    for r in ("ann1", "ann2", "run1", "run2", "run3"):
+        for k in range(2):
+            run_mask, ref = _protruding(fragment=r == "run1")
+            write_png(data / r / f"img{k}.png", (ref if r.startswith("ann") else run_mask).astype(np.uint8) * 255)
+    ch = load_raters(data, gold=["ann1", "ann2"])
+    seen = _seen_lines(monkeypatch, boundary, "lesion_matrix")
+    with progress.feedback(True, every=1e6, stream=io.StringIO()):
+        compute_overlap(ch, strategies=["majority"], boundary=("lesion_f1", "hd95"), progress=True)
+    counts = [float(re.search(r"pixel pass: ([0-9.]+)/2 images", line).group(1)) for line in seen]
+    assert len(counts) == 2 and 0 < counts[0] < 1 < counts[1] < 2, seen
+
+
+def test_the_distance_to_unlimited_data_counts_its_resamples(monkeypatch):
+    import robustness.statistics.uncertainty as uncertainty
+    from robustness import progress
+    from robustness.overlap import compute_overlap
+    from robustness.statistics.count_schemes import schemes_from_counts
+    from robustness.synthetic.challenge import make_challenge
+
+    oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
+    seen = _seen_lines(monkeypatch, uncertainty, "_outer_batch")
+    with progress.feedback(True, every=1e6, stream=io.StringIO()):
+        uncertainty.ranking_uncertainty(schemes_from_counts(oc, unit="encounter"), n_resamples=30, rng=0,
+                                        progress=True)
+    assert [re.sub(r"^\[\d+ s\] ", "", line) for line in seen] == [
+        "distance to unlimited data: 1/33 steps (3%)", "distance to unlimited data: 11/33 steps (33%)",
+        "distance to unlimited data: 21/33 steps (64%)"], seen
+
+
+def test_the_table_study_names_its_stages_and_counts(monkeypatch, tmp_path):
+    import pandas as pd
+
+    import robustness.studies.table as table
+    from experiments import table_rank_convergence
+    from robustness import progress
+
+    rng = np.random.default_rng(1)
+    rows = [{"case": c, "algorithm": f"A{a}", "value": rng.random(), "task": t}
+            for t in ("T1", "T2") for c in range(8) for a in range(3)]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    seen = _seen_lines(monkeypatch, table, "bootstrap_task_ranks")
+    monkeypatch.setattr(progress, "EVERY", 1e6)
+    assert run(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--out", str(tmp_path / "o"),
+                                             "--orders", "3", "--bootstrap", "20", "--outer", "4",
+                                             "--no-figures"]) == 0
+    assert seen and all(re.search(r"\] rank bootstrap: \d/\d+ leaderboards", line) for line in seen), seen
+    assert "starting" not in " ".join(seen)

@@ -40,7 +40,7 @@ Empty masks (:func:`boundary_scores`), in the spirit of the overlap metrics' bot
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -301,7 +301,8 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
                     empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
+                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE,
+                    advance: Callable[[float], None] | None = None) -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -324,6 +325,9 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics, not the lesions').
     min_lesion_size : str or int or float
         The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`).
+    advance : callable, optional
+        Called with the share of the work done as it advances (the shares add up to 1 by the end): a progress
+        count within an image whose metrics take minutes.
 
     Returns
     -------
@@ -348,6 +352,14 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     sp = _spacing(spacing, 2 if given == 2 else 3, planar)
     worst_distance = _worst_distance(shape, sp, empty_distance)
     out = np.empty((len(references), len(runs), len(every)))
+    n_items, n_pairs = len(runs) + len(references), len(runs) * len(references)
+    steps = ((n_items + n_pairs if lesion_at else 0) + (n_pairs if brats_at else 0)
+             + n_items * len({every[k].surface for k in distance_at}))
+
+    def step(done: float) -> None:
+        if advance is not None and steps:
+            advance(done / steps)
+
     if volume_at:
         sizes = [0 if inside is None else int(np.count_nonzero(inside)) for _, inside, _, _ in items]
         voxel = float(np.prod(sp))
@@ -361,19 +373,19 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     if lesion_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
         out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
-                                             worst_distance, both_empty, min_size=min_lesion_size)
+                                             worst_distance, both_empty, min_size=min_lesion_size, advance=step)
     if brats_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in brats_at], dtype=np.float64)
-        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty)
+        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty, step)
     for surface in ("voxels", "elements"):
         at = [k for k in distance_at if every[k].surface == surface]
         if at:
             out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
-                                       surface, border)
+                                       surface, border, step)
     return out
 
 
-def _brats(items, n_r, table, sp, planar, both_empty):
+def _brats(items, n_r, table, sp, planar, both_empty, step=lambda _: None):
     """BraTS's lesion-wise scores of every run against every reference.
 
     On the box that holds every mask with the largest dilation's margin (the array's edge excepted).
@@ -382,6 +394,7 @@ def _brats(items, n_r, table, sp, planar, both_empty):
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
         out[:] = both_empty
+        step(out.shape[0] * n_r)
         return out
     margin = max(BRATS_SETTINGS[m.name.partition("@")[2] or "gli"][0] for m in table)
     shape = np.array(items[0][2])
@@ -397,6 +410,7 @@ def _brats(items, n_r, table, sp, planar, both_empty):
         placed.append(mask)
     for g in range(len(items) - n_r):
         for r in range(n_r):
+            step(1)
             if items[r][0] is None and items[n_r + g][0] is None:
                 out[g, r] = both_empty
                 continue
@@ -408,15 +422,16 @@ def _brats(items, n_r, table, sp, planar, both_empty):
     return out
 
 
-def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face"):
+def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face", step=lambda _: None):
     """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
 
-    One distance transform per mask, on the box that holds every mask's foreground.
+    One distance transform per mask, on the box that holds every mask's foreground (``step(1)`` after each).
     """
     out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
         out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
+        step(len(items))
         return out
     lo, hi = box
     borders, weights = [], []
@@ -434,9 +449,13 @@ def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, b
     where = [np.flatnonzero(b) for b in borders]
     n_g = len(items) - n_r
     # to_ref[g][r]: run r's border's distances to reference g's border (one transform per reference)
-    to_ref = [_kernels.distances_at(borders[n_r + g], where[:n_r], sp) for g in range(n_g)]
+    to_ref = []
+    for g in range(n_g):
+        to_ref.append(_kernels.distances_at(borders[n_r + g], where[:n_r], sp))
+        step(1)
     for r in range(n_r):
         to_run = _kernels.distances_at(borders[r], where[n_r:], sp)  # the references' borders to run r's
+        step(1)
         for g in range(n_g):
             out[g, r] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy, weights[r],
                                  weights[n_r + g])

@@ -34,6 +34,7 @@ without a match) is 0 where the other side has lesions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -371,7 +372,8 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
 
 def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarray, planar: bool,
                   worst_distance: float, both_empty: np.ndarray, *,
-                  min_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
+                  min_size: str | int | float = MIN_LESION_SIZE,
+                  advance: Callable[[float], None] | None = None) -> np.ndarray:
     """Every (reference, run) pair's lesion-wise metrics, each mask's components found once.
 
     Parameters
@@ -389,16 +391,24 @@ def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarra
         all below ``min_size``.
     min_size : str or int or float
         The minimum lesion size (:func:`lesion_size`).
+    advance : callable, optional
+        Called with 1 after each mask's lesions are found and after each (reference, run) pair is scored (a
+        progress count: ``len(items) + (len(items) - n_runs) * n_runs`` steps in all).
 
     Returns
     -------
     ndarray (len(items) - n_runs, n_runs, len(names))
     """
     voxel = float(np.prod(spacing))
-    lesions = [lesions_of(box, inside, planar, min_size=min_size, voxel=voxel) for box, inside, _, _ in items]
+    step = advance or (lambda _: None)
+    lesions = []
+    for box, inside, _, _ in items:
+        lesions.append(lesions_of(box, inside, planar, min_size=min_size, voxel=voxel))
+        step(1)
     out = np.empty((len(items) - n_runs, n_runs, len(names)))
     for g in range(len(items) - n_runs):
         for r in range(n_runs):
             values = lesion_values(lesions[r], lesions[n_runs + g], names, spacing, planar, worst_distance)
             out[g, r] = both_empty if np.isnan(values).all() else values
+            step(1)
     return out
