@@ -206,11 +206,14 @@ def empty_distance(text: str) -> str | float:
     ``nan`` and ``inf`` (the library's other conventions) would leave a run's mean undefined or infinite: a
     leaderboard cannot rank by them.
     """
-    from robustness.overlap.boundary import conventions
+    from robustness.overlap.boundary import MAX_EMPTY_DISTANCE, conventions
 
     try:
         value = conventions(empty_distance=text)["empty_distance"]
     except ValueError as exc:
+        if "at most" in str(exc):
+            raise argparse.ArgumentTypeError(f"expected diagonal or a distance from 0 to at most "
+                                             f"{MAX_EMPTY_DISTANCE:g}, got {text[:60]!r}") from None
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value != "diagonal" and (isinstance(value, str) or not math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected diagonal or a finite distance >= 0, got {text!r}: nan and inf "

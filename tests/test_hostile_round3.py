@@ -250,3 +250,94 @@ def test_the_table_study_names_its_stages_and_counts(monkeypatch, tmp_path):
                                              "--no-figures"]) == 0
     assert seen and all(re.search(r"\] rank bootstrap: \d/\d+ leaderboards", line) for line in seen), seen
     assert "starting" not in " ".join(seen)
+
+
+# -- item 7: numbers at the edge of the floats --------------------------------------------------------------------
+
+def _table_csv(tmp_path, scale=1.0, tasks=("T1", "T2")):
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    rows = [{"case": c, "algorithm": f"A{a}", "value": (rng.random() + a / 4) * scale, "task": t}
+            for t in tasks for c in range(10) for a in range(3)]
+    path = tmp_path / "t.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_huge_task_weights_are_refused_and_the_library_keeps_the_consensus(tmp_path, capsys):
+    import pandas as pd
+
+    from experiments import table_rank_convergence
+    from robustness.statistics.consensus import consensus
+
+    code = run(table_rank_convergence.main, ["--table", str(_table_csv(tmp_path)), "--task-weights",
+                                             "T1=1e308,T2=1e308", "--out", str(tmp_path / "o"), *FAST])
+    one_line_error(capsys, code, r"argument --task-weights: .*at most 1e\+06")
+    assert not (tmp_path / "o").exists()
+    ranking = pd.DataFrame({"task": ["T1"] * 3 + ["T2"] * 3, "run": list("abc") * 2, "rank": [1, 2, 3, 1, 3, 2],
+                            "ranking": "aggregate"})
+    with pytest.raises(ValueError, match=r"weights .* finite"):
+        consensus(ranking, weights={"T1": 1e308, "T2": 1e308})
+    assert consensus(ranking, weights={"T1": 1e6, "T2": 1e6}).run.tolist()[0] == "a"
+
+
+def test_bca_bounds_at_scores_near_the_largest_accepted(tmp_path):
+    """Scores near 1e149 (inside the +-1e150 bound of per-case tables) made BCa's acceleration overflow (cubes):
+    every BCa bound was empty. The acceleration does not depend on the scale: it is computed on scaled values."""
+    import pandas as pd
+
+    from experiments import table_rank_convergence
+    from robustness.statistics.inference import bootstrap_interval
+
+    rng = np.random.default_rng(0)
+    dist, jack = rng.normal(1.0, 0.1, (2, 200)), rng.normal(1.0, 0.01, (2, 30))
+    est = np.array([1.0, 1.02])
+    low, high = bootstrap_interval(est, dist, jack, method="bca")
+    big_low, big_high = bootstrap_interval(est * 1e149, dist * 1e149, jack * 1e149, method="bca")
+    assert np.all(np.isfinite(big_low)) and np.all(np.isfinite(big_high))
+    np.testing.assert_allclose(big_low / 1e149, low, rtol=1e-12)
+    np.testing.assert_allclose(big_high / 1e149, high, rtol=1e-12)
+    out = tmp_path / "o"
+    assert run(table_rank_convergence.main, ["--table", str(_table_csv(tmp_path, 1e149, ("T1",))), "--out",
+                                             str(out), *FAST, "--no-figures"]) == 0
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    bca = ci[(ci.method == "bca") & (ci.ranking == "aggregate")]
+    assert len(bca) and np.isfinite(bca[["low", "high"]].to_numpy()).all()
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e7"])
+def test_an_empty_distance_beyond_the_bound_is_refused(value, tmp_path, capsys):
+    from robustness.overlap.boundary import conventions
+
+    code = run_main(["--boundary", "hd95", "--empty-distance", value, "--out", str(tmp_path / "o")])
+    one_line_error(capsys, code, r"argument --empty-distance: .*at most 1e\+06")
+    with pytest.raises(ValueError, match=r"empty_distance .*at most 1e\+06"):
+        conventions(empty_distance=float(value))
+    assert conventions(empty_distance=1e6)["empty_distance"] == 1e6
+
+
+def test_a_run_without_spread_gets_an_interval_and_the_caption_says_which(tmp_path):
+    """A run equal to the gold on every image (HD95 0 everywhere) has a standard error of 0: the studentized
+    interval is undefined there and showed [nan, nan] without a word. Its interval is the percentile bootstrap's
+    ([0, 0]: every resampled test set gives 0), and the caption names the run."""
+    import pandas as pd
+
+    data = tmp_path / "data"
+    rng = np.random.default_rng(2)
+    for k in range(8):
+        ref = np.zeros((24, 24), bool)
+        ref[4:14, 5:12 + k % 3] = True
+        for r in ("ann1", "ann2", "exact"):
+            write_png(data / r / f"img{k}.png", ref.astype(np.uint8) * 255)
+        for r in ("off1", "off2"):
+            write_png(data / r / f"img{k}.png", np.roll(ref, int(rng.integers(1, 3)), axis=1).astype(np.uint8) * 255)
+    out = tmp_path / "o"
+    assert run_main(["--layout", "raters", "--data", str(data), "--gold", "ann1,ann2", "--boundary", "hd95",
+                     "--primary", "majority:hd95:macro", "--out", str(out)]) == 0
+    ci = pd.read_csv(out / "bootstrap_ci.csv")
+    row = ci[(ci.reported) & (ci.metric == "hd95") & (ci.strategy == "majority") & (ci.run == "exact")].iloc[0]
+    assert (row.low, row.high, row.method) == (0.0, 0.0, "percentile")
+    summary = (out / "summary.md").read_text()
+    assert "nan" not in summary.split("## Leaderboard", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"percentile bootstrap for exact \(its standard error is 0", summary), summary

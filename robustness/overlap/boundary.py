@@ -62,7 +62,7 @@ from robustness.overlap.surfels import elements
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES",
-           "BORDERS", "conventions"]
+           "BORDERS", "MAX_EMPTY_DISTANCE", "conventions"]
 
 
 #: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
@@ -74,6 +74,11 @@ ONE_SLICE = ("2d", "3d")
 #: distance between two voxel centres, so that an empty answer never beats a poor one), ``nan`` (MetricsReloaded:
 #: left out), ``inf`` (DeepMind's surface-distance, MONAI), or a number (BraTS: 373.13).
 EMPTY_DISTANCES = ("diagonal", "nan", "inf")
+
+#: The largest distance given as a number (a kilometre in mm, far beyond any image's diagonal): the per-image means,
+#: their variances and the bootstrap's sums stay far from overflowing (1e200 failed in an eigenvalue solver, 1e308
+#: emptied every HD95 interval). Beyond, ``inf`` says it.
+MAX_EMPTY_DISTANCE = 1e6
 
 #: Which foreground voxels are border: ``face`` (the default: a face neighbour, 6 in 3D and 4 in 2D, in the
 #: background; MetricsReloaded's, SimpleITK's ``BinaryContour(fullyConnected=False)``) or ``full`` (any of the 26, in
@@ -119,6 +124,9 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
             raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
                              f"{empty_distance!r}") from None
     _worst_distance((1, 1, 1), np.ones(3), empty_distance)  # refuses a negative or nan number
+    if not isinstance(empty_distance, str) and float(empty_distance) > MAX_EMPTY_DISTANCE:
+        raise ValueError(f"empty_distance must be at most {MAX_EMPTY_DISTANCE:g} (or 'inf'), got "
+                         f"{float(empty_distance):g}")
     if one_slice not in ONE_SLICE:
         raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
     if border not in BORDERS:
