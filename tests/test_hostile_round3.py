@@ -341,3 +341,30 @@ def test_a_run_without_spread_gets_an_interval_and_the_caption_says_which(tmp_pa
     summary = (out / "summary.md").read_text()
     assert "nan" not in summary.split("## Leaderboard", 1)[1].split("\n## ", 1)[0]
     assert re.search(r"percentile bootstrap for exact \(its standard error is 0", summary), summary
+
+
+# -- item 8: --top K where runs tie at the cut -------------------------------------------------------------------
+
+def test_top_k_keeps_the_runs_tied_at_the_cut(tmp_path):
+    import pandas as pd
+
+    from experiments import table_rank_convergence
+    from robustness.statistics.case_rankings import top
+
+    def board(ranks):
+        return pd.DataFrame({"task": "T", "ranking": "aggregate", "run": [f"r{k}" for k in range(len(ranks))],
+                             "rank": ranks})
+
+    assert top(board([1.5, 1.5, 3.0]), 1).run.tolist() == ["r0", "r1"]  # average ties: 1.5 was above the cut
+    assert top(board([1.0, 2.5, 2.5, 4.0]), 2).run.tolist() == ["r0", "r1", "r2"]
+    assert top(board([1.0, 1.0, 3.0]), 2).run.tolist() == ["r0", "r1"]  # min ties
+    assert top(board([1.0, 2.0, 3.0]), 2).run.tolist() == ["r0", "r1"]
+    rows = [{"case": c, "algorithm": a, "value": v} for c in range(6)
+            for a, v in (("A", 0.9), ("B", 0.9), ("C", 0.5 + 0.01 * c))]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "o"
+    assert run(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--top", "1", "--out", str(out),
+                                             *FAST, "--no-figures"]) == 0
+    listed = pd.read_csv(out / "top.csv")
+    assert sorted(listed[listed.ranking == "aggregate"].run) == ["A", "B"]
+    assert "A (1.5), B (1.5)" in (out / "summary.md").read_text()

@@ -424,6 +424,10 @@ def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate
 def top(ranking: pd.DataFrame, k: int) -> pd.DataFrame:
     """The runs ranked ``k`` or better (more than ``k`` where runs tie at the cut), as challengeR's ``subset``.
 
+    A run is in when fewer than ``k`` runs are ranked ahead of it, whatever the tie rule: under average ties two
+    runs tied for first are both 1.5 and both in the top 1 (``rank <= k`` listed nobody), as under challengeR's
+    min ties, where they are both 1.
+
     Parameters
     ----------
     ranking : pandas.DataFrame
@@ -443,7 +447,9 @@ def top(ranking: pd.DataFrame, k: int) -> pd.DataFrame:
         raise ValueError(f"top needs k >= 1, got {k}")
     if ranking["task"].nunique() > 1 or ranking["ranking"].nunique() > 1:
         raise ValueError("a top-k subset is about one leaderboard: select one task and one ranking method first")
-    return ranking[ranking["rank"] <= k].reset_index(drop=True)
+    ranks = ranking["rank"].to_numpy(dtype=np.float64)
+    ahead = (ranks[None, :] < ranks[:, None]).sum(axis=1)  # runs ranked strictly ahead of each (nan: none)
+    return ranking[(ahead < k) & ~np.isnan(ranks)].reset_index(drop=True)
 
 
 def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: RankingOptions = RankingOptions(), *,
