@@ -368,3 +368,72 @@ def test_top_k_keeps_the_runs_tied_at_the_cut(tmp_path):
     listed = pd.read_csv(out / "top.csv")
     assert sorted(listed[listed.ranking == "aggregate"].run) == ["A", "B"]
     assert "A (1.5), B (1.5)" in (out / "summary.md").read_text()
+
+
+# -- item 9: a results folder's tables are checked against meta.json before a rebuild ------------------------------
+
+@pytest.fixture(scope="module")
+def table_results(tmp_path_factory):
+    import pandas as pd
+
+    root = tmp_path_factory.mktemp("results9")
+    rng = np.random.default_rng(0)
+    rows = [{"case": c, "algorithm": f"A{a}", "value": float(rng.random() + 0.1 * a)} for c in range(8)
+            for a in range(4)]
+    pd.DataFrame(rows).to_csv(root / "t.csv", index=False)
+    out = root / "out"
+    from experiments import table_rank_convergence
+
+    assert run(table_rank_convergence.main, ["--table", str(root / "t.csv"), "--out", str(out), *FAST]) == 0
+    return out
+
+
+@pytest.mark.parametrize("damage", ["truncate", "edit", "remove", "figure"])
+def test_a_damaged_table_is_refused_before_a_rebuild(table_results, tmp_path, capsys, damage):
+    import shutil
+
+    from experiments import report
+
+    folder = tmp_path / "copy"
+    shutil.copytree(table_results, folder)
+    before = (folder / "summary.md").read_bytes()
+    table = folder / "ranking.csv"
+    if damage == "truncate":  # cut short in the middle of a row, as a full disk or an interrupted copy leaves it
+        table.write_bytes(table.read_bytes()[: len(table.read_bytes()) // 2])
+    elif damage == "edit":  # the same size, one digit changed
+        data = bytearray(table.read_bytes())
+        k = next(i for i in range(len(data) - 1, 0, -1) if chr(data[i]).isdigit() and data[i] != ord("9"))
+        data[k] += 1
+        table.write_bytes(bytes(data))
+    elif damage == "remove":
+        table.unlink()
+    else:
+        figure = next((folder / "figures").glob("*.png"))
+        figure.write_bytes(figure.read_bytes()[:100])
+        table = figure
+    code = run(report.main, [str(folder)])
+    if damage == "remove":  # the report's own reading says it first
+        one_line_error(capsys, code, re.escape(str(table)) + r": table not found")
+    else:
+        one_line_error(capsys, code, re.escape(str(table)) + r": not the file the study wrote", r"run the study again")
+    assert (folder / "summary.md").read_bytes() == before  # nothing rebuilt from it
+
+
+def test_an_intact_folder_rebuilds_and_an_old_one_says_it_is_not_checked(table_results, tmp_path, capsys):
+    import json
+    import shutil
+
+    from experiments import report
+
+    folder = tmp_path / "copy"
+    shutil.copytree(table_results, folder)
+    meta = json.loads((folder / "meta.json").read_text())
+    assert {"ranking.csv", "verdicts.csv"} <= set(meta["checksums"])
+    assert any(name.startswith("figures/") for name in meta["checksums"])
+    assert "summary.md" not in meta["checksums"]  # what a rebuild writes is not an input of it
+    assert run(report.main, [str(folder), "--quiet"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    del meta["checksums"]  # a folder written before the checksums
+    (folder / "meta.json").write_text(json.dumps(meta))
+    assert run(report.main, [str(folder), "--quiet"]) == 0
+    assert "meta.json records no checksums of its tables" in capsys.readouterr().err

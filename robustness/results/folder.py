@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from robustness.errors import InputError, NoteWarning
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.results import transaction
+from robustness.results.checksums import CHECKSUMS, checked, digest, record
 from robustness.results.escape import csv_frame
 from robustness.results.provenance import versions
 from robustness.results.transaction import COMMIT, INPUTS, LOCK, MARKER, META, PREVIOUS, STAGING
@@ -155,6 +156,7 @@ class ResultsDir:
             raise
         self.fingerprint = fingerprint
         self.written: list[str] = []
+        self.digests: dict[str, dict] = {}  # the tables' checksums, from the bytes written
 
     def _commits(self) -> list[Path]:
         found = [e for e in self.path.iterdir() if e.name.startswith(COMMIT) and transaction.job_folder(e)]
@@ -227,6 +229,8 @@ class ResultsDir:
     def _write(self, name, data: bytes):
         atomic_write(self.file(name), lambda f: f.write(data))
         self.written.append(name)
+        if checked(name):
+            self.digests[name] = digest(data)
 
     def write_text(self, name: str, text: str) -> None:
         """Write a text result (UTF-8) and list it in :attr:`written`.
@@ -322,6 +326,7 @@ class ResultsDir:
 
         atomic_write(self.file(name), write)
         self.written.append(name)
+        self.digests.pop(name, None)  # read back at the end
 
     def finish(self, meta: dict) -> None:
         """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes).
@@ -330,7 +335,8 @@ class ResultsDir:
         ----------
         meta : dict
             What ``meta.json`` records of the run (settings, versions...); its ``files`` entry is set to the
-            results written.
+            results written, its ``checksums`` to every table's and figure's size and SHA-256
+            (:mod:`robustness.results.checksums`).
 
         Raises
         ------
@@ -339,6 +345,7 @@ class ResultsDir:
             a folder goes); the previous results are then left whole.
         """
         meta = dict(meta, files=sorted(set(self.written)))
+        meta[CHECKSUMS] = record(self.staging, meta["files"], self.digests)  # checked before a rebuild
         atomic_write(self.staging / PREVIOUS, lambda f: f.write(json.dumps(self.previous).encode()))
         atomic_write(self.staging / INPUTS, lambda f: f.write(f"{self.fingerprint}\n".encode()))
         transaction.check_install(self.path, meta["files"], self.previous)  # refuse before replacing anything
