@@ -22,7 +22,6 @@ import time
 
 from experiments import _cli, _study
 
-
 #: The largest task weight: weights are relative (``T1=2,T2=1``); 1e308 made the weighted sums overflow and every
 #: run tie in the consensus.
 MAX_TASK_WEIGHT = 1e6
