@@ -67,10 +67,19 @@ def method_path(out_path, ranking: str) -> Path:
     return out if ranking == "aggregate" else out.with_name(f"{out.name}_{ranking}")
 
 
-def read(results_dir, name: str):
-    """A table of a results folder as it was written (names stay text).
+#: The columns of the tables that hold the user's names (runs, tasks, cases, units), drawn as
+#: :func:`robustness.results.escape.figure_text` gives them.
+NAME_COLUMNS = ("run", "other", "other_run", "algorithm", "task", "other_task", "task_a", "task_b", "case",
+                "encounter", "image", "rater", "annotator")
 
-    :func:`robustness.results.study_result.read_table` reads it.
+
+def read(results_dir, name: str):
+    """A table of a results folder for a figure: its names as a figure draws them.
+
+    :func:`robustness.results.study_result.read_table` reads it; every name of :data:`NAME_COLUMNS` is shortened
+    to at most :data:`robustness.results.escape.FIGURE_NAME` characters (the start and end of a longer one around
+    an ellipsis) with its direction controls shown as codes. A 300-character run name made an 11,458 x 12,085
+    pixel figure (and a 3.9 GB PDF report); the tables and the report keep every name whole.
 
     Parameters
     ----------
@@ -81,9 +90,14 @@ def read(results_dir, name: str):
     -------
     pandas.DataFrame
     """
+    from robustness.results.escape import figure_text
     from robustness.results.study_result import read_table
 
-    return read_table(Path(results_dir) / name)
+    table = read_table(Path(results_dir) / name)
+    for column in NAME_COLUMNS:
+        if column in table and table[column].dtype.kind in "OUST":
+            table[column] = [figure_text(v) if isinstance(v, str) else v for v in table[column]]
+    return table
 
 
 #: The formats every figure is saved in (``ROBUSTNESS_FIGURE_FORMATS``, e.g. ``png``, keeps some of them).
@@ -172,7 +186,9 @@ def unit_word(results_dir, unit: str) -> str:
     path = Path(results_dir) / "images.csv"
     if unit != "encounter" or not path.is_file() or path.is_symlink():
         return unit
-    images = read(results_dir, "images.csv")
+    from robustness.results.study_result import read_table
+
+    images = read_table(path)  # the names as written: two long names shortened alike are still two
     return "image" if "encounter" in images and images.encounter.is_unique else unit
 
 
@@ -216,6 +232,9 @@ def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> l
     if study not in FIGURES:
         raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
     matplotlib.use("Agg")
+    import warnings
+
+    from robustness.errors import NoteWarning, shown
     from robustness.progress import stage
 
     results_dir = Path(results_dir)
@@ -226,5 +245,9 @@ def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> l
         if not all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ())):
             continue
         extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
-        paths += module.make(results_dir, results_dir / "figures" / name, **extra)
+        with warnings.catch_warnings(record=True) as caught:  # matplotlib's warnings become one-line notes
+            warnings.simplefilter("always")
+            paths += module.make(results_dir, results_dir / "figures" / name, **extra)
+        for said in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
+            warnings.warn(f"figure {name}: {shown(said, 300)}", NoteWarning, stacklevel=2)
     return paths

@@ -437,3 +437,67 @@ def test_an_intact_folder_rebuilds_and_an_old_one_says_it_is_not_checked(table_r
     (folder / "meta.json").write_text(json.dumps(meta))
     assert run(report.main, [str(folder), "--quiet"]) == 0
     assert "meta.json records no checksums of its tables" in capsys.readouterr().err
+
+
+# -- item 11: direction controls, long option values, signed and huge sizes in words ------------------------------
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "evil\u202egpj.exe" shows as "evilexe.jpg"
+
+
+def test_direction_controls_are_escaped_in_every_medium(tmp_path):
+    import pandas as pd
+
+    from experiments import table_rank_convergence
+    from robustness.results.study_result import read_table
+
+    names = [f"evil{RLO}gpj.exe", "plain", "other\u2066isolate\u2069"]
+    rng = np.random.default_rng(4)
+    rows = [{"case": c, "algorithm": a, "value": rng.random() + 0.2 * k, "task": f"T{RLO}1"}
+            for c in range(8) for k, a in enumerate(names)]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "o"
+    assert run(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--out", str(out), *FAST]) == 0
+    controls = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    for path in [out / "summary.md", out / "report.html", *out.glob("*.csv")]:
+        text = path.read_text(encoding="utf-8")
+        assert not controls.search(text), path.name
+    summary = (out / "summary.md").read_text()
+    assert "evil\\u202egpj.exe" in summary and "evil\\u202egpj.exe" in (out / "report.html").read_text()
+    # the package reads its tables back with the names as they were
+    assert set(read_table(out / "ranking.csv").run) == set(names)
+
+
+def test_direction_controls_are_escaped_in_figures_and_messages():
+    from robustness.errors import shown
+    from robustness.results.escape import figure_text
+
+    assert figure_text(f"a{RLO}b") == "a\\u202eb" and shown(f"a{RLO}b") == "a\\u202eb"
+
+
+@pytest.mark.parametrize("option", ["--primary", "--boundary", "--ranking", "--unit", "--out"])
+def test_a_huge_option_value_gives_one_line_of_at_most_2000_characters(option, capsys):
+    code = run(rank_convergence.main, [option, "x" * 5000])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), err[:500]
+    assert len(lines[0]) <= 2000, len(lines[0])
+
+
+def test_the_design_warning_says_sizes_in_words():
+    import pandas as pd
+
+    from robustness.studies.design import _answer_warnings
+
+    def rec(design, real_high):
+        main = pd.DataFrame([{"strategy": "majority", "average": "micro", "units_needed_point": 900.0,
+                              "units_needed_low": 700.0, "units_needed": real_high, "beyond": False,
+                              "already": False, "largest_size": 1e308}])
+        sizes = pd.DataFrame([{"strategy": "majority", "average": "micro", "encounters_for_l1": design,
+                               "encounters_for_l1_optimistic": design, "encounters_for_l1_conservative": design,
+                               "largest_size": 64.0}])
+        return {"main_answer": main, "sizes": sizes}
+
+    said = " ".join(_answer_warnings(rec(-2.0, 1e308), None, "volume"))
+    assert "-2" not in said and "at most 2" in said, said
+    assert not re.search(r"\d{10}", said), said  # 1e308 was printed as a 309-digit integer
+    assert "1e+308" in said or "more than" in said, said

@@ -27,7 +27,7 @@ import numpy as np
 
 from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
 from robustness.results.escape import markdown as md
-from robustness.results.escape import markdown_cell
+from robustness.results.escape import markdown_cell, visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -340,7 +340,7 @@ class Report:
                             f"<figcaption>{text(block[2])} ({links})</figcaption></figure>")
         nav = f'<nav class="toc"><p>Contents</p><ol>{"".join(toc)}</ol></nav>' if len(toc) > 1 else ""
         body = [f"<h1>{_inline(self.title)}</h1>", nav, *body]
-        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
-                f"<body><main>{''.join(body)}</main></body></html>\n")
+        return visible("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"  # no name reorders text
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                       f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
+                       f"<body><main>{''.join(body)}</main></body></html>\n")

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from robustness.errors import InputError, NoteWarning
+from robustness.errors import InputError, NoteWarning, shown
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.results import transaction
 from robustness.results.checksums import CHECKSUMS, checked, digest, record
@@ -61,6 +61,13 @@ def check_output_folder(path: str | os.PathLike) -> Path:
         ``path`` is a file or a broken link, lies under a file, or its nearest existing folder is not writable.
     """
     p = Path(path)
+    try:
+        return _checked_output_folder(p)
+    except OSError as exc:  # a name longer than the file system takes (ENAMETOOLONG), a loop of links...
+        raise InputError(f"{shown(p, 200)}: cannot be used as the output folder ({exc.strerror or exc})") from None
+
+
+def _checked_output_folder(p: Path) -> Path:
     if p.exists():
         if not p.is_dir():
             raise InputError(f"{p}: exists and is not a folder")
