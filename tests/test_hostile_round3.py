@@ -501,3 +501,25 @@ def test_the_design_warning_says_sizes_in_words():
     assert "-2" not in said and "at most 2" in said, said
     assert not re.search(r"\d{10}", said), said  # 1e308 was printed as a 309-digit integer
     assert "1e+308" in said or "more than" in said, said
+
+
+# -- item 5: a long name is shortened for a figure, whole in the tables ----------------------------------------------
+
+def test_a_long_name_is_shortened_in_figures_and_whole_in_the_tables(tmp_path, capsys):
+    import pandas as pd
+    from PIL import Image
+
+    from experiments import table_rank_convergence
+
+    long = "A" * 150 + "_team_" + "B" * 144 + "_end"
+    rng = np.random.default_rng(0)
+    rows = [{"case": c, "algorithm": a, "value": rng.random() + 0.1 * k} for c in range(10)
+            for k, a in enumerate([long, "B1", "C2"])]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "o"
+    assert run(table_rank_convergence.main, ["--table", str(tmp_path / "t.csv"), "--out", str(out), *FAST]) == 0
+    err = capsys.readouterr().err
+    assert "UserWarning" not in err and "constrained_layout" not in err, err
+    assert long in set(pd.read_csv(out / "ranking.csv").run) and long in (out / "summary.md").read_text()
+    sizes = {p.name: Image.open(p).size for p in (out / "figures").glob("*.png")}
+    assert sizes and max(max(s) for s in sizes.values()) < 1000, sizes  # the suite draws at 50 dpi
