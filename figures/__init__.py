@@ -171,14 +171,74 @@ def save(fig, out_path) -> list[Path]:
     return paths
 
 
+#: The study's metadata while :func:`make_all` draws its figures (meta.json is written after them).
+_DRAWING: list = []
+
+
 def meta(results_dir) -> dict | None:
-    """A results folder's meta.json (None where there is none; a symlink is not followed)."""
+    """A results folder's meta.json (None where there is none; a symlink is not followed).
+
+    While a study draws its figures (before its meta.json is written) the study's own metadata, as :func:`make_all`
+    was given it: a figure that says the tie rule or the distances' unit says the study's, not a default.
+    """
     path = Path(results_dir) / "meta.json"
+    if _DRAWING and _DRAWING[-1][0] == Path(results_dir) and not os.path.lexists(path):
+        return _DRAWING[-1][1]
     if not path.is_file() or path.is_symlink():
         return None
     from robustness.results.transaction import read_meta
 
     return read_meta(path)
+
+
+def distance_unit(results_dir) -> str | None:
+    """The unit of the images' distances: ``mm`` where they had a spacing, ``pixels`` for plain images, None unknown.
+
+    The main job records ``distance_unit`` in meta.json's input where its images carry a voxel spacing (medical
+    images, the synthetic volumes); its other images are measured in pixels. A per-case table's values have the
+    units its authors used: None.
+    """
+    found = meta(results_dir) or {}
+    unit = (found.get("input") or {}).get("distance_unit")
+    if unit is not None:
+        return str(unit)
+    return "pixels" if found.get("study") == "rank_convergence" else None
+
+
+def task_unit(results_dir, task: str) -> str:
+    """The unit of a leaderboard's scores (``mm`` for the main job's ``majority / hd95`` on volumes), or ``""``.
+
+    Parameters
+    ----------
+    results_dir : path
+    task : str
+        A leaderboard's name (the main job's ``<gold> / <metric>``).
+
+    Returns
+    -------
+    str
+    """
+    from robustness.scheme import metric_unit
+
+    return metric_unit(str(task).rsplit(" / ", 1)[-1], distance_unit(results_dir))
+
+
+def value_label(results_dir, task: str, base: str = "score") -> str:
+    """A per-case score axis's label: ``score``, or ``hd95 (mm)`` where the task's metric has a unit.
+
+    Parameters
+    ----------
+    results_dir : path
+    task : str
+        A leaderboard's name (the main job's ``<gold> / <metric>``).
+    base : str
+
+    Returns
+    -------
+    str
+    """
+    unit = task_unit(results_dir, task)
+    return f"{str(task).rsplit(' / ', 1)[-1]} ({unit})" if unit else base
 
 
 def unit_word(results_dir, unit: str) -> str:
@@ -218,27 +278,37 @@ def _has_rows(path: Path) -> bool:
         return len(f.read(1 << 16).splitlines()) > 1 or f.read(1) != b""
 
 
-def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> list[Path]:
+def make_all(results_dir, *, study: str = "rank_convergence", primary=None, meta: dict | None = None) -> list[Path]:
     """Every figure of a study's results folder, into ``results_dir/figures``; returns the files.
 
     ``primary``: the study's headline scheme (:class:`robustness.scheme.Scheme`), for the figures that show it
-    (those whose ``make`` takes ``primary``).
+    (those whose ``make`` takes ``primary``); ``meta``: the study's metadata, which the figures read where the
+    folder has no meta.json yet (:func:`meta`; a study draws its figures before it writes meta.json).
     """
-    import importlib
-    import inspect
-
     import matplotlib
 
     if study not in FIGURES:
         raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
     matplotlib.use("Agg")
+    results_dir = Path(results_dir)
+    paths: list[Path] = []
+    _DRAWING.append((results_dir, meta))
+    try:
+        _draw_all(results_dir, study, primary, paths)
+    finally:
+        _DRAWING.pop()
+    return paths
+
+
+def _draw_all(results_dir: Path, study: str, primary, paths: list) -> None:
+    """Draw every figure of ``study`` into ``paths`` (:func:`make_all`)."""
+    import importlib
+    import inspect
     import warnings
 
     from robustness.errors import NoteWarning, shown
     from robustness.progress import stage
 
-    results_dir = Path(results_dir)
-    paths = []
     for k, name in enumerate(FIGURES[study]):
         stage(f"drawing the figures: {k}/{len(FIGURES[study])} figures ({name})", printed=False)
         module = importlib.import_module(f"figures.{name}")
@@ -249,5 +319,4 @@ def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> l
             warnings.simplefilter("always")
             paths += module.make(results_dir, results_dir / "figures" / name, **extra)
         for said in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
-            warnings.warn(f"figure {name}: {shown(said, 300)}", NoteWarning, stacklevel=2)
-    return paths
+            warnings.warn(f"figure {name}: {shown(said, 300)}", NoteWarning, stacklevel=3)

@@ -523,3 +523,128 @@ def test_a_long_name_is_shortened_in_figures_and_whole_in_the_tables(tmp_path, c
     assert long in set(pd.read_csv(out / "ranking.csv").run) and long in (out / "summary.md").read_text()
     sizes = {p.name: Image.open(p).size for p in (out / "figures").glob("*.png")}
     assert sizes and max(max(s) for s in sizes.values()) < 1000, sizes  # the suite draws at 50 dpi
+
+
+# -- item 13: figures -------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every figure a figure module saves, kept open (its artists) instead of written."""
+    import figures
+
+    kept = []
+
+    def keep(fig, out_path):
+        kept.append(fig)
+        return []
+
+    monkeypatch.setattr(figures, "save", keep)
+    return kept
+
+
+@pytest.fixture(scope="module")
+def hd95_results(tmp_path_factory):
+    """The main job on written 3D NIfTI volumes (spacing 3 x 0.8 x 0.8 mm) with HD95 as the headline."""
+    from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
+
+    root = tmp_path_factory.mktemp("hd95")
+    write_volume_challenge(root / "data", VolumeConfig(n_volumes=6, shape=(6, 20, 20), labels=1), rng=0)
+    out = root / "out"
+    assert run(rank_convergence.main, ["--layout", "raters", "--data", str(root / "data"), "--gold", "ann1,ann2,ann3",
+                                       "--boundary", "hd95", "--primary", "majority:hd95:macro", "--out", str(out),
+                                       *FAST, "--no-figures"]) == 0
+    return out
+
+
+def test_the_forest_plot_names_its_interval_once_and_distances_carry_their_unit(hd95_results, drawn, tmp_path):
+    from figures import fig_04_forest
+
+    fig_04_forest.make(hd95_results, tmp_path / "f")
+    (ax,) = drawn[0].axes
+    assert ax.get_xlabel() == "macro hd95 (mm), smaller is better"
+    assert drawn[0].get_supxlabel().startswith("95% CI: ")
+    # micro and macro side by side (a Jaccard headline): one line under each panel, the interval said once below,
+    # and the two panels' labels apart (their second lines ran into each other)
+    drawn.clear()
+    fig_04_forest.make(hd95_results, tmp_path / "g", primary=_scheme("majority:jaccard:micro"))
+    fig = drawn[0]
+    fig.canvas.draw()
+    labels = [ax.xaxis.label for ax in fig.axes]
+    assert len(labels) == 2 and all("\n" not in t.get_text() for t in labels)
+    first, second = (t.get_window_extent() for t in labels)
+    assert first.x1 < second.x0
+
+
+def _scheme(text):
+    from robustness.scheme import Scheme
+
+    return Scheme(*text.split(":"))
+
+
+def test_distances_in_pixels_for_plain_images_and_per_case_axes_carry_the_unit(hd95_results, drawn, tmp_path):
+    from figures import fig_20_dot_box, value_label
+
+    import json
+
+    from figures import distance_unit
+
+    assert value_label(hd95_results, "majority / hd95") == "hd95 (mm)"
+    assert value_label(hd95_results, "majority / jaccard") == "score"
+    (tmp_path / "meta.json").write_text(json.dumps({"study": "rank_convergence", "input": {}, "files": []}))
+    assert distance_unit(tmp_path) == "pixels"  # images without a spacing (PNG, TIFF)
+    (tmp_path / "meta.json").write_text(json.dumps({"study": "table_rank_convergence", "files": []}))
+    assert distance_unit(tmp_path) is None and value_label(tmp_path, "T / hd95") == "score"  # a table's own units
+    fig_20_dot_box.make(hd95_results, tmp_path / "f")
+    assert drawn[0].axes[0].get_ylabel() == "hd95 (mm)"
+
+
+def test_the_rank_frequency_colour_bar_says_the_study_s_tie_rule(tmp_path, drawn, monkeypatch):
+    import figures
+    from experiments import table_rank_convergence
+
+    monkeypatch.setitem(figures.FIGURES, "table_rank_convergence", ("fig_21_rank_frequency",))
+    out = tmp_path / "o"
+    assert run(table_rank_convergence.main, ["--table", str(_table_csv(tmp_path, tasks=("T1",))), "--preset",
+                                             "challenger", "--out", str(out), *FAST]) == 0
+    bar = drawn[0].axes[-1]  # the colour bar's axes
+    assert bar.get_ylabel() == "rank (tied runs: the best of their places)", bar.get_ylabel()
+
+
+def test_the_tau_densities_give_every_task_a_row_of_its_own(drawn, tmp_path):
+    import pandas as pd
+
+    from figures import fig_29_bootstrap_tau_density
+
+    rng = np.random.default_rng(0)
+    taus = pd.concat([pd.DataFrame({"task": "noisy", "ranking": "aggregate", "resample": range(200),
+                                    "tau": rng.choice([-0.33, 0.0, 0.33, 0.67, 1.0], 200)}),
+                      pd.DataFrame({"task": "clear", "ranking": "aggregate", "resample": range(200), "tau": 1.0}),
+                      pd.DataFrame({"task": "middle", "ranking": "aggregate", "resample": range(200),
+                                    "tau": np.where(rng.random(200) < 0.97, 1.0, 0.67)})])
+    taus.to_csv(tmp_path / "rank_bootstrap_tau.csv", index=False)
+    fig_29_bootstrap_tau_density.make(tmp_path, tmp_path / "f")
+    (ax,) = drawn[0].axes
+    assert [t.get_text().split(" (")[0] for t in ax.get_yticklabels()] == ["noisy", "clear", "middle"]
+    rows = {}  # the vertical extent of each task's drawing: no two overlap
+    for artist in ax.lines + ax.collections:
+        ys = (artist.get_ydata() if hasattr(artist, "get_ydata") else
+              np.concatenate([p.vertices[:, 1] for p in artist.get_paths()]))
+        if len(ys) and np.ptp(ys) > 0:
+            rows.setdefault(int(np.floor(np.min(ys) + 1e-9)), []).append((np.min(ys), np.max(ys)))
+    assert sorted(rows) == [0, 1, 2]
+    assert all(hi < k + 1 for k, spans in rows.items() for _, hi in spans)
+
+
+def test_the_leaderboard_interval_column_names_the_headline_scheme(hd95_results):
+    summary = (hd95_results / "summary.md").read_text()
+    board = summary.split("## Leaderboard", 1)[1].split("\n## ", 1)[0]
+    assert "| majority hd95 macro 95% CI |" in board, board
+
+
+def test_prose_breaks_long_words_so_no_report_is_wider_than_a_phone():
+    """The design report was 440 px wide at 400: a 49-character name of a function in a paragraph (measured in
+    headless Chromium, tests/browser; 400 px after). Tables scroll in their wrapper; prose breaks long words."""
+    from robustness.reporting.document import _CSS
+
+    rule = re.search(r"([a-z0-9,]+)\{overflow-wrap:anywhere\}", _CSS)
+    assert rule and {"p", "li", "figcaption", "h2"} <= set(rule.group(1).split(","))

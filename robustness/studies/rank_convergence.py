@@ -292,6 +292,8 @@ def _layout(challenge) -> dict:
     out: dict[str, Any] = {}
     if any(len(shape) == 3 for shape in challenge.shapes):
         out["volumes"] = True
+    if getattr(challenge, "spacings", None) is not None:  # medical images: the figures' distances are in mm
+        out["distance_unit"] = "mm"
     labels = getattr(challenge.source, "labels", None)
     if labels is not None:
         out["labels"] = sorted(set(labels))
