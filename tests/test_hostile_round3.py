@@ -582,11 +582,9 @@ def _scheme(text):
 
 
 def test_distances_in_pixels_for_plain_images_and_per_case_axes_carry_the_unit(hd95_results, drawn, tmp_path):
-    from figures import fig_20_dot_box, value_label
-
     import json
 
-    from figures import distance_unit
+    from figures import distance_unit, fig_20_dot_box, value_label
 
     assert value_label(hd95_results, "majority / hd95") == "hd95 (mm)"
     assert value_label(hd95_results, "majority / jaccard") == "score"
