@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -646,3 +647,51 @@ def test_prose_breaks_long_words_so_no_report_is_wider_than_a_phone():
 
     rule = re.search(r"([a-z0-9,]+)\{overflow-wrap:anywhere\}", _CSS)
     assert rule and {"p", "li", "figcaption", "h2"} <= set(rule.group(1).split(","))
+
+
+# -- item 6: Ctrl-C during the lesion metrics ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_lesion_metrics_stops_the_job(tmp_path):
+    """Ctrl-C (SIGINT to the job's process group, as a terminal sends it) while the pixel pass computes lesion-wise
+    metrics of 3D volumes: one line ``interrupted``, exit status 130, no results. (A job started in the background of
+    a non-interactive shell, ``cmd &``, inherits SIGINT ignored, as POSIX shells set it: Python then never sees
+    Ctrl-C, in any stage; the hostile round's report matches that.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sitk = pytest.importorskip("SimpleITK")
+    from scipy import ndimage
+
+    rng = np.random.default_rng(0)
+    data = tmp_path / "data"
+    for v in range(2):
+        base = ndimage.gaussian_filter(rng.random((96, 128, 128)), 2) > 0.53  # many lesions of every size
+        for r in ("ann1", "ann2", "run1", "run2", "run3"):
+            (data / r).mkdir(parents=True, exist_ok=True)
+            img = sitk.GetImageFromArray((base ^ (rng.random(base.shape) < 0.002)).astype(np.uint8))
+            sitk.WriteImage(img, str(data / r / f"case{v}.nii.gz"))
+    out = tmp_path / "out"
+
+    def terminal_job():
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.rank_convergence", "--layout", "raters", "--data",
+                             str(data), "--gold", "ann1,ann2", "--boundary", "lesion_hd95,lesion_f1", "--out",
+                             str(out), *FAST, "--no-figures", "--n-jobs", "2"],
+                            cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=terminal_job)
+    started = time.time()
+    while time.time() - started < 60 and not (out / "cache").exists():  # the folder's cache: the pass has begun
+        time.sleep(0.1)
+    time.sleep(2.0)  # inside the lesion metrics of the first volume
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    stopped = time.time()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
+    assert time.time() - stopped < 10 and not (out / "meta.json").exists()
