@@ -1,23 +1,20 @@
 """Rankings, rank convergence, bootstrap and significance for per-case scores from any pipeline (challengeR's table).
 
-The table has one row per case and run with a score in long format, optionally a
-task column (each task its own leaderboard), ``strategy`` and ``metric`` columns
-holding several schemes, and a column grouping cases into resampling units
-(:func:`robustness.io.read_case_table`).
+The table has one row per case and run with a score in long format, optionally a task column (each task its own
+leaderboard), ``strategy`` and ``metric`` columns holding several schemes, and a column grouping cases into
+resampling units (:func:`robustness.io.read_case_table`).
 
 Two parts:
 
 - every task's leaderboard under every ranking method and the ranking options
-  (:mod:`robustness.statistics.case_rankings`: ``ranking.csv``), the consensus
-  across tasks (``consensus.csv``), and bootstrap rank distributions under the
-  same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
+  (:mod:`robustness.statistics.case_rankings`: ``ranking.csv``), the consensus across tasks (``consensus.csv``), and
+  bootstrap rank distributions under the same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
   ``rank_bootstrap_tau.csv``);
-- for a one-task table with a score for every run on every case, the
-  convergence curves, score intervals, significance and distance to unlimited
-  data of the main job, under the same ranking options (the engines recompute a
-  method's statistic where no kernel implements the options:
-  :func:`robustness.statistics.ranking_methods.prepare`). Where the data do not
-  allow them, the results' warnings say why (:func:`engine_limits`).
+- for a one-task table with a score for every run on every case, the convergence curves, score intervals,
+  significance and distance to unlimited data of the main job, under the same ranking options (the engines
+  recompute a method's statistic where no kernel implements the options:
+  :func:`robustness.statistics.ranking_methods.prepare`). Where the data do not allow them, the results' warnings
+  say why (:func:`engine_limits`).
 """
 
 from __future__ import annotations
@@ -33,7 +30,6 @@ import pandas as pd
 from robustness import _kernels
 from robustness.errors import InputError
 from robustness.io.case_table import SCHEME_COLUMNS
-from robustness.parallel import progress_bar
 from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.case_rankings import (
@@ -327,7 +323,7 @@ def _task_part(t: TaskScores) -> str:
 
 def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
                 options: TableOptions, *, n_jobs: int = 1, with_consensus: bool = True,
-                significance: bool = True, progress: bool = False) -> tuple[dict[str, pd.DataFrame], list[str]]:
+                significance: bool = True) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
 
     Parameters
@@ -343,8 +339,6 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
         Combine several tasks into ``consensus.csv`` (not for leaderboards of one task under several metrics).
     significance : bool
         The significance map's tests (``significance.csv``).
-    progress : bool
-        Count the leaderboards bootstrapped (``rank bootstrap: 3/8 leaderboards``).
 
     Returns
     -------
@@ -355,7 +349,6 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     tables = {"ranking.csv": ranking}
     summary, freq, taus = [], [], []
     boots = {}
-    bar = progress_bar(progress, len(tasks) * len(methods), "rank bootstrap", unit="leaderboard")
     for ts in tasks:
         one_unit = int(ts.units.max()) + 1 < 2
         if one_unit:
@@ -369,13 +362,10 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                 summary += [{"task": ts.task, "ranking": m, "run": run, "rank": final[r], "median_rank": final[r],
                              "low": np.nan, "high": np.nan, "resamples": 0}
                             for r, run in enumerate(ts.runs) if not np.isnan(final[r])]
-                if bar is not None:
-                    bar.update(1)
                 continue
+            stage(f"rank bootstrap: {len(boots)}/{len(tasks) * len(methods)} leaderboards", printed=False)
             boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
             boots[ts.task, m] = boot
-            if bar is not None:
-                bar.update(1)
             ranked = ~np.isnan(final)
             for r, run in enumerate(ts.runs):
                 if not ranked[r]:
@@ -394,9 +384,7 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                 taus += [{"task": ts.task, "ranking": m, "resample": b,
                           "tau": _kernels.kendall_tau_b(x, np.ascontiguousarray(boot[b, keep]))}
                          for b in range(boot.shape[0])]
-    if bar is not None:
-        bar.close()
-    stage("per-case tables 1/5: case ranks", printed=False)
+    stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
     per_case, case_ranks = [], []
     for ts in tasks:
         r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
@@ -408,21 +396,17 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                        for v, c in zip(*np.unique(ranks[r], return_counts=True))]
     families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
     combined = [family for family in families.values() if len(family) > 1]
-    stage("per-case tables 2/5: consensus and Friedman", printed=False)
     if combined and with_consensus:
         tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
                                                                        ranking_options)
                                              for family in combined for m in methods], ignore_index=True)
         tables.update(task_distance_tables(ranking, combined))
     tables.update(friedman_tables(tasks, ranking_options))
-    stage("per-case tables 3/5: significance", printed=False)
     if significance:  # the main job has its own, over its resampling units (pairwise.parquet)
         extra, significance_notes = significance_tables(tasks, ranking, ranking_options)
         tables.update(extra)
         notes += significance_notes
-    stage("per-case tables 4/5: IQM and probability of improvement", printed=False)
     tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
-    stage("per-case tables 5/5: Bayesian signed-rank, top, podium", printed=False)
     rope = getattr(options, "rope", None)  # --rope (the per-case table command and the main job)
     if rope is not None:
         tables.update(bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes")))
@@ -459,8 +443,7 @@ def fingerprint(tasks: Sequence[TaskScores]) -> str:
 
 def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOptions = TableOptions(), *,
         ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, source: str,
-        unit: str = "case", n_jobs: int = 1,
-        progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
+        unit: str = "case", n_jobs: int = 1, progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
     """The study on a per-case table: its rankings, and the resampling engines' study where they can run.
 
     Parameters
@@ -490,8 +473,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     """
     ranking_options = ranking_options or RankingOptions()
     stage("rankings of every task", printed=False)
-    tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs,
-                                     progress=progress)
+    tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs)
     inputs = {"table": source, "fingerprint": fingerprint(tasks), "tasks": [t.task for t in tasks],
               "runs": len({r for t in tasks for r in t.runs}),
               "units": schemes.n_units if schemes is not None else int(max(t.units.max() + 1 for t in tasks)),
@@ -506,9 +488,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     lenient = options.size_target(len(schemes.runs))
     meta["target"] = options.target_meta(len(schemes.runs))
     resampled = resample(schemes, options, n_jobs=n_jobs, progress=progress)
-    stage("distance to unlimited data (empirical Bayes)", printed=False)
     tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient, progress=progress))
-    stage("tables and verdicts", printed=False)
     curves, curve_notes = convergence_tables(resampled.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
     tables.update(curves)
