@@ -101,9 +101,9 @@ class Parser(argparse.ArgumentParser):
         self.checks: list = []
 
     def error(self, message: str) -> NoReturn:
-        from robustness.errors import one_line
+        from robustness.errors import MAX_LINE, one_line
 
-        sys.stderr.write(f"error: {one_line(message)}\n")
+        sys.stderr.write(f"error: {one_line(message, MAX_LINE - 7)}\n")
         raise SystemExit(2)
 
     def parse_args(self, args: Sequence[str] | None = None,
@@ -386,10 +386,10 @@ def load(args: argparse.Namespace) -> Challenge:
 
 def say(notes: Iterable[str]) -> None:
     """Print notes as ``warning: ...`` lines on stderr (even with --quiet: they are about the results)."""
-    from robustness.errors import one_line
+    from robustness.errors import MAX_LINE, one_line
 
     for note in notes:
-        print(f"warning: {one_line(note)}", file=sys.stderr)
+        print(f"warning: {one_line(note, MAX_LINE - 9)}", file=sys.stderr)
 
 
 def source(args: argparse.Namespace) -> str:
@@ -445,11 +445,11 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     """
     import warnings
 
-    from robustness.errors import InputError, NoteWarning, one_line
+    from robustness.errors import MAX_LINE, InputError, NoteWarning, one_line
 
     def show(message, category, *rest, **kw):
         if issubclass(category, NoteWarning):
-            print(f"warning: {one_line(message)}", file=sys.stderr)
+            print(f"warning: {one_line(message, MAX_LINE - 9)}", file=sys.stderr)
         else:
             default_show(message, category, *rest, **kw)
 
@@ -465,7 +465,7 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     except SystemExit as exc:  # the parser's one-line errors (and --help)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except InputError as exc:
-        print(f"error: {one_line(exc)}", file=sys.stderr)
+        print(f"error: {one_line(exc, MAX_LINE - 7)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -206,16 +206,30 @@ def empty_distance(text: str) -> str | float:
     ``nan`` and ``inf`` (the library's other conventions) would leave a run's mean undefined or infinite: a
     leaderboard cannot rank by them.
     """
-    from robustness.overlap.boundary import conventions
+    from robustness.overlap.boundary import MAX_EMPTY_DISTANCE, conventions
 
     try:
         value = conventions(empty_distance=text)["empty_distance"]
     except ValueError as exc:
+        if "at most" in str(exc):
+            raise argparse.ArgumentTypeError(f"expected diagonal or a distance from 0 to at most "
+                                             f"{MAX_EMPTY_DISTANCE:g}, got {text[:60]!r}") from None
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value != "diagonal" and (isinstance(value, str) or not math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected diagonal or a finite distance >= 0, got {text!r}: nan and inf "
                                          "leave a run's mean undefined or infinite, so no leaderboard ranks by them")
     return value
+
+
+def lesion_size(text: str) -> str:
+    """``--min-lesion-size``: a whole number of voxels (``8``, ``8voxels``) or a volume (``2.5mm3``), spelled out."""
+    from robustness.overlap.lesions import lesion_size as parse
+
+    try:
+        amount, unit = parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("min_lesion_size", "expected", 1)) from None
+    return f"{amount:g} {unit}"
 
 
 def boundary_list(text: str) -> tuple[str, ...]:

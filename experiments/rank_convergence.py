@@ -35,7 +35,8 @@ def parser() -> argparse.ArgumentParser:
                    help="boundary metrics per image with the voxel spacing (nsd@<tolerance> or one per label "
                         "nsd@kidney=1.033/tumor=1.15, hd95, hd<P>, assd, masd, hd, volume_similarity, "
                         "abs_volume_difference) and "
-                        "lesion-wise ones (lesion_dice, lesion_jaccard, lesion_hd95, lesion_nsd@<tolerance>, "
+                        "lesion-wise ones (lesion_dice, lesion_jaccard, lesion_hd95, lesion_hd95_pooled, "
+                        "lesion_nsd@<tolerance>, "
                         "lesion_f1, lesion_precision, lesion_recall, pq, sq, fp_lesions, fn_lesions, fp_volume, "
                         "fn_volume; BraTS 2023's brats_dice, brats_hd95; docs/volumes.md), "
                         "ranked beside the overlap metrics under the headline gold: does the metric change the "
@@ -51,6 +52,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--border", choices=("face", "full"), default="face",
                    help="boundary metrics: border voxels have a background neighbour across a face (default; "
                         "MetricsReloaded) or across a face, an edge or a corner (full; seg-metrics)")
+    g.add_argument("--min-lesion-size", metavar="N|Vmm3", type=_types.lesion_size,
+                   help="lesion-wise metrics (lesion_*, pq, sq): connected components smaller than N voxels (or V "
+                        "mm^3, e.g. 10mm3) are not lesions in either mask, neither matched nor counted (default 0: "
+                        "every component counts, as panoptica; brats_* keep BraTS's own thresholds)")
     _cli.add_primary_option(g)
     _study.add_rope_option(g)
     g.add_argument("--resolve", type=_types.positive(), metavar="D",
@@ -83,7 +88,7 @@ def main(argv=None) -> int:
                 args, RankConvergenceOptions, strategies=golds, empty=args.empty, unit=args.unit,
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
                 rope=args.rope, resolve=args.resolve, empty_distance=args.empty_distance, one_slice=args.one_slice,
-                border=args.border)
+                border=args.border, min_lesion_size=args.min_lesion_size or "0 voxels")
             _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))

@@ -22,6 +22,10 @@ import time
 
 from experiments import _cli, _study
 
+#: The largest task weight: weights are relative (``T1=2,T2=1``); 1e308 made the weighted sums overflow and every
+#: run tie in the consensus.
+MAX_TASK_WEIGHT = 1e6
+
 
 def _weights(text: str) -> tuple:
     """``--task-weights T1=2,T2=1``."""
@@ -32,8 +36,10 @@ def _weights(text: str) -> tuple:
             w = float(value)
         except ValueError:
             w = -1.0
-        if not eq or not name or not w >= 0 or w == float("inf"):
-            raise argparse.ArgumentTypeError(f"expected TASK=WEIGHT pairs with weights >= 0, got {part!r}")
+        if not eq or not name or not 0 <= w <= MAX_TASK_WEIGHT:
+            raise argparse.ArgumentTypeError(f"expected TASK=WEIGHT pairs with weights from 0 to at most "
+                                             f"{MAX_TASK_WEIGHT:g} (they are relative: T1=2,T2=1), got "
+                                             f"{part[:60]!r}")
         out.append((name, w))
     if not out or sum(w for _, w in out) <= 0:
         raise argparse.ArgumentTypeError(f"the weights must have a positive sum, got {text!r}")
@@ -62,7 +68,8 @@ def parser() -> argparse.ArgumentParser:
                         "the runs at or above the run; the runs above minus those below; summed) or "
                         "pairwise-majority (pairs of runs compared by majority over the tasks: wins minus losses)")
     p.add_argument("--task-weights", type=_weights, default=(), metavar="T1=W1,..",
-                   help="weights of the tasks (or task / metric) in the consensus (default 1 each)")
+                   help="weights of the tasks (or task / metric) in the consensus, relative, each at most 1e6 "
+                        "(default 1 each)")
     p.add_argument("--top", type=integer(1), metavar="K",
                    help="also list the runs ranked K or better per leaderboard (more where runs tie at the cut; "
                         "challengeR's subset(top = K)): top.csv and a report section")

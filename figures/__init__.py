@@ -67,10 +67,19 @@ def method_path(out_path, ranking: str) -> Path:
     return out if ranking == "aggregate" else out.with_name(f"{out.name}_{ranking}")
 
 
-def read(results_dir, name: str):
-    """A table of a results folder as it was written (names stay text).
+#: The columns of the tables that hold the user's names (runs, tasks, cases, units), drawn as
+#: :func:`robustness.results.escape.figure_text` gives them.
+NAME_COLUMNS = ("run", "other", "other_run", "algorithm", "task", "other_task", "task_a", "task_b", "case",
+                "encounter", "image", "rater", "annotator")
 
-    :func:`robustness.results.study_result.read_table` reads it.
+
+def read(results_dir, name: str):
+    """A table of a results folder for a figure: its names as a figure draws them.
+
+    :func:`robustness.results.study_result.read_table` reads it; every name of :data:`NAME_COLUMNS` is shortened
+    to at most :data:`robustness.results.escape.FIGURE_NAME` characters (the start and end of a longer one around
+    an ellipsis) with its direction controls shown as codes. A 300-character run name made an 11,458 x 12,085
+    pixel figure (and a 3.9 GB PDF report); the tables and the report keep every name whole.
 
     Parameters
     ----------
@@ -81,9 +90,14 @@ def read(results_dir, name: str):
     -------
     pandas.DataFrame
     """
+    from robustness.results.escape import figure_text
     from robustness.results.study_result import read_table
 
-    return read_table(Path(results_dir) / name)
+    table = read_table(Path(results_dir) / name)
+    for column in NAME_COLUMNS:
+        if column in table and table[column].dtype.kind in "OUST":
+            table[column] = [figure_text(v) if isinstance(v, str) else v for v in table[column]]
+    return table
 
 
 #: The formats every figure is saved in (``ROBUSTNESS_FIGURE_FORMATS``, e.g. ``png``, keeps some of them).
@@ -157,9 +171,19 @@ def save(fig, out_path) -> list[Path]:
     return paths
 
 
+#: The study's metadata while :func:`make_all` draws its figures (meta.json is written after them).
+_DRAWING: list = []
+
+
 def meta(results_dir) -> dict | None:
-    """A results folder's meta.json (None where there is none; a symlink is not followed)."""
+    """A results folder's meta.json (None where there is none; a symlink is not followed).
+
+    While a study draws its figures (before its meta.json is written) the study's own metadata, as :func:`make_all`
+    was given it: a figure that says the tie rule or the distances' unit says the study's, not a default.
+    """
     path = Path(results_dir) / "meta.json"
+    if _DRAWING and _DRAWING[-1][0] == Path(results_dir) and not os.path.lexists(path):
+        return _DRAWING[-1][1]
     if not path.is_file() or path.is_symlink():
         return None
     from robustness.results.transaction import read_meta
@@ -167,12 +191,64 @@ def meta(results_dir) -> dict | None:
     return read_meta(path)
 
 
+def distance_unit(results_dir) -> str | None:
+    """The unit of the images' distances: ``mm`` where they had a spacing, ``pixels`` for plain images, None unknown.
+
+    The main job records ``distance_unit`` in meta.json's input where its images carry a voxel spacing (medical
+    images, the synthetic volumes); its other images are measured in pixels. A per-case table's values have the
+    units its authors used: None.
+    """
+    found = meta(results_dir) or {}
+    unit = (found.get("input") or {}).get("distance_unit")
+    if unit is not None:
+        return str(unit)
+    return "pixels" if found.get("study") == "rank_convergence" else None
+
+
+def task_unit(results_dir, task: str) -> str:
+    """The unit of a leaderboard's scores (``mm`` for the main job's ``majority / hd95`` on volumes), or ``""``.
+
+    Parameters
+    ----------
+    results_dir : path
+    task : str
+        A leaderboard's name (the main job's ``<gold> / <metric>``).
+
+    Returns
+    -------
+    str
+    """
+    from robustness.scheme import metric_unit
+
+    return metric_unit(str(task).rsplit(" / ", 1)[-1], distance_unit(results_dir))
+
+
+def value_label(results_dir, task: str, base: str = "score") -> str:
+    """A per-case score axis's label: ``score``, or ``hd95 (mm)`` where the task's metric has a unit.
+
+    Parameters
+    ----------
+    results_dir : path
+    task : str
+        A leaderboard's name (the main job's ``<gold> / <metric>``).
+    base : str
+
+    Returns
+    -------
+    str
+    """
+    unit = task_unit(results_dir, task)
+    return f"{str(task).rsplit(' / ', 1)[-1]} ({unit})" if unit else base
+
+
 def unit_word(results_dir, unit: str) -> str:
     """A resampling unit in the data's words: ``image`` where each encounter of images.csv holds one image."""
     path = Path(results_dir) / "images.csv"
     if unit != "encounter" or not path.is_file() or path.is_symlink():
         return unit
-    images = read(results_dir, "images.csv")
+    from robustness.results.study_result import read_table
+
+    images = read_table(path)  # the names as written: two long names shortened alike are still two
     return "image" if "encounter" in images and images.encounter.is_unique else unit
 
 
@@ -202,26 +278,45 @@ def _has_rows(path: Path) -> bool:
         return len(f.read(1 << 16).splitlines()) > 1 or f.read(1) != b""
 
 
-def make_all(results_dir, *, study: str = "rank_convergence", primary=None) -> list[Path]:
+def make_all(results_dir, *, study: str = "rank_convergence", primary=None, meta: dict | None = None) -> list[Path]:
     """Every figure of a study's results folder, into ``results_dir/figures``; returns the files.
 
     ``primary``: the study's headline scheme (:class:`robustness.scheme.Scheme`), for the figures that show it
-    (those whose ``make`` takes ``primary``).
+    (those whose ``make`` takes ``primary``); ``meta``: the study's metadata, which the figures read where the
+    folder has no meta.json yet (:func:`meta`; a study draws its figures before it writes meta.json).
     """
-    import importlib
-    import inspect
-
     import matplotlib
 
     if study not in FIGURES:
         raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
     matplotlib.use("Agg")
     results_dir = Path(results_dir)
-    paths = []
-    for name in FIGURES[study]:
+    paths: list[Path] = []
+    _DRAWING.append((results_dir, meta))
+    try:
+        _draw_all(results_dir, study, primary, paths)
+    finally:
+        _DRAWING.pop()
+    return paths
+
+
+def _draw_all(results_dir: Path, study: str, primary, paths: list) -> None:
+    """Draw every figure of ``study`` into ``paths`` (:func:`make_all`)."""
+    import importlib
+    import inspect
+    import warnings
+
+    from robustness.errors import NoteWarning, shown
+    from robustness.progress import stage
+
+    for k, name in enumerate(FIGURES[study]):
+        stage(f"drawing the figures: {k}/{len(FIGURES[study])} figures ({name})", printed=False)
         module = importlib.import_module(f"figures.{name}")
         if not all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ())):
             continue
         extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
-        paths += module.make(results_dir, results_dir / "figures" / name, **extra)
-    return paths
+        with warnings.catch_warnings(record=True) as caught:  # matplotlib's warnings become one-line notes
+            warnings.simplefilter("always")
+            paths += module.make(results_dir, results_dir / "figures" / name, **extra)
+        for said in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
+            warnings.warn(f"figure {name}: {shown(said, 300)}", NoteWarning, stacklevel=3)

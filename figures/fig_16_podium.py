@@ -10,7 +10,7 @@ def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import read, save
+    from figures import read, save, value_label
     from robustness.reporting import plotting, rank_plots
 
     ranking, places = read(results_dir, "ranking.csv"), read(results_dir, "podium.parquet")
@@ -26,7 +26,8 @@ def make(results_dir, out_path):
             r, c = divmod(k, cols)
             ax = fig.add_subplot(grid[2 * r, c])
             counts = fig.add_subplot(grid[2 * r + 1, c])
-            rank_plots.podium(places, rank_plots.run_order(ranking, task), task=task, ax=ax, ax_counts=counts)
+            rank_plots.podium(places, rank_plots.run_order(ranking, task), task=task, ax=ax, ax_counts=counts,
+                              value=value_label(results_dir, task))
             ax.set_title(f"{task}: per-case scores by place on the case", fontsize=9)
         if note:
             fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)

@@ -10,7 +10,7 @@ def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import read, save
+    from figures import read, save, value_label
     from robustness.reporting import plotting, rank_plots
 
     ranking, per_case = read(results_dir, "ranking.csv"), read(results_dir, "per_case.parquet")
@@ -20,7 +20,8 @@ def make(results_dir, out_path):
         fig, axes = plt.subplots(1, len(tasks), figsize=(width * len(tasks), 3.4), layout="constrained",
                                  squeeze=False)
         for k, task in enumerate(tasks):
-            rank_plots.dot_box(per_case, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k])
+            rank_plots.dot_box(per_case, rank_plots.run_order(ranking, task), task=task, ax=axes[0, k],
+                               value=value_label(results_dir, task))
         if note:
             fig.suptitle(note.strip(" ()").capitalize(), fontsize=8)
         return save(fig, out_path)

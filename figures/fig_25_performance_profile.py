@@ -18,7 +18,7 @@ def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import read, save
+    from figures import read, save, task_unit
     from robustness.reporting import plotting, rank_plots
 
     profiles, iqms = read(results_dir, "performance_profile.csv"), read(results_dir, "iqm.csv")
@@ -35,7 +35,8 @@ def make(results_dir, out_path):
                 ax.step(p.tau, p.share, where="post", color=f"C{j % 10}", lw=1.2, label=run)
                 if "low" in p and p.low.notna().any():
                     ax.fill_between(p.tau, p.low, p.high, step="post", color=f"C{j % 10}", alpha=0.15, lw=0)
-            ax.set_xlabel("threshold (score)")
+            unit = task_unit(results_dir, task)
+            ax.set_xlabel(f"threshold ({str(task).rsplit(' / ', 1)[-1]} in {unit})" if unit else "threshold (score)")
             ax.set_ylabel(f"share of cases {'below' if lower else 'above'} it")
             ax.set_ylim(-0.02, 1.02)
             more = f" (the {SHOWN_RUNS} of {len(best)} runs with the best IQM)" if len(best) > SHOWN_RUNS else ""

@@ -18,7 +18,8 @@ def make(results_dir, out_path):
     taus = taus[taus.task.isin(tasks)]
     methods = rankings(taus)
     with plotting.style():
-        fig, axes = plt.subplots(len(methods), 1, figsize=(6.0, 2.8 * len(methods)), layout="constrained",
+        rows = max(2.8, 0.45 * len(tasks) + 1.2)  # one row per task (a ridgeline)
+        fig, axes = plt.subplots(len(methods), 1, figsize=(6.0, rows * len(methods)), layout="constrained",
                                  squeeze=False)
         for ax, method in zip(axes[:, 0], methods):
             task_plots.tau_densities(taus[taus.ranking == method], ax=ax)

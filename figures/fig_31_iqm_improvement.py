@@ -14,7 +14,7 @@ def make(results_dir, out_path):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from figures import read, save
+    from figures import read, save, task_unit
     from robustness.reporting import plotting, rank_plots
 
     iqms, better = read(results_dir, "iqm.csv"), read(results_dir, "improvement.csv")
@@ -31,7 +31,9 @@ def make(results_dir, out_path):
             ax = axes[k, 0]
             ax.errorbar(g.iqm, y, xerr=[g.iqm - g.low, g.high - g.iqm], fmt="o", color="#0072B2", ms=4, capsize=2)
             ax.set_yticks(y, list(g.run), fontsize=7)
-            ax.set_xlabel("interquartile mean (95% interval)" + (": smaller is better" if lower else ""))
+            unit = task_unit(results_dir, task)
+            ax.set_xlabel(f"interquartile mean{f' ({unit})' if unit else ''} (95% interval)"
+                          + (": smaller is better" if lower else ""))
             total = int((iqms.task == task).sum())
             more = f", the {SHOWN_RUNS} best of {total}" if len(g) < total else ""
             ax.set_title(f"{task}{more}", fontsize=8)

@@ -12,8 +12,9 @@ def make(results_dir, out_path, *, primary=None):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import headline, read, save, unit_word
+    from figures import distance_unit, headline, read, save, unit_word
     from robustness.reporting import inference_plots, plotting
+    from robustness.scheme import metric_unit
 
     results_dir = Path(results_dir)
     table = read(results_dir, "resolution.csv")
@@ -30,6 +31,9 @@ def make(results_dir, out_path, *, primary=None):
             inference_plots.resolution_curve(table, strategy=p.gold, metric=p.metric, average=average, unit=unit,
                                              difference=difference, ax=ax)
             ax.set_title(f"{p.gold_label}, {average} {p.metric_label}", fontsize=8)
+            value_unit = metric_unit(p.metric, distance_unit(results_dir))
+            if value_unit:  # a distance: its unit on the axis
+                ax.set_ylabel(ax.get_ylabel().replace(", log scale", f" in {value_unit}, log scale"))
         if len(averages) > 1:
             axes[0][-1].set_ylabel("")
         handles, labels = axes[0][-1].get_legend_handles_labels()

@@ -11,16 +11,21 @@ import re
 from collections.abc import Iterable
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "MAX_LINE"]
+           "MAX_LINE", "DIRECTION_CONTROLS"]
 
 #: The longest line an error or warning prints (a 50 MB table cell or file name is cut, never echoed whole).
 MAX_LINE = 2000
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+#: Characters that change the direction of the text after them (Unicode's bidirectional controls): a run named
+#: ``evil\u202egpj.exe`` displays as ``evilexe.jpg``. Escaped wherever a name is written
+#: (:mod:`robustness.results.escape`).
+DIRECTION_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+_CONTROL = re.compile("[\x00-\x1f\x7f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def shown(value: object, limit: int = 80) -> str:
-    r"""A name or cell for a one-line message: control characters escaped (``\n``), cut to ``limit`` characters.
+    r"""A name or cell for a one-line message: control and direction characters escaped (``\n``, ``\u202e``), cut.
 
     Parameters
     ----------
@@ -43,18 +48,28 @@ def shown(value: object, limit: int = 80) -> str:
 
 
 def one_line(message: object, limit: int = MAX_LINE) -> str:
-    """A message as one printable line of at most about ``limit`` characters (:func:`shown`).
+    """A message as one printable line of at most ``limit`` characters, its cut included (:func:`shown`).
 
     Parameters
     ----------
     message : object
     limit : int
+        The longest the line may be (a caller that prints a prefix such as ``error: `` gives ``MAX_LINE`` minus
+        its length).
 
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> len(one_line("x" * 5000, 100))
+    100
     """
-    return shown(message, limit)
+    text = shown(message, limit)
+    if len(text) > limit:  # the cut's note, "... (5000 characters)", counts too
+        text = shown(message, max(limit - (len(text) - limit), 0))
+    return text
 
 
 class InputError(ValueError):

@@ -101,7 +101,8 @@ def batch_generators(rng: SeedLike, n_batches: int) -> list[np.random.Generator]
     return np.random.default_rng(rng).spawn(n_batches)
 
 
-def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> Progress | None:
+def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch", *,
+                 shared: bool = False) -> Progress | None:
     """The count of a stage: a tqdm bar on a terminal, the status line's count elsewhere, or None.
 
     Parameters
@@ -114,6 +115,9 @@ def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> P
         The stage's label, e.g. ``"pixel pass"``.
     unit : str
         What the stage counts (default ``"batch"``).
+    shared : bool
+        The work also advances by fractions of an item (:func:`robustness.progress.advance`, in this process or
+        forked workers), shown as they come.
 
     Returns
     -------
@@ -124,7 +128,7 @@ def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch") -> P
     if not enabled:
         return None
 
-    return Progress(total, desc, unit)
+    return Progress(total, desc, unit, shared=shared)
 
 
 def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int = 1, prefer: str | None = None,

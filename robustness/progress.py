@@ -11,6 +11,7 @@ count, so a fit that takes minutes still says it is alive. Nothing is printed wi
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import shutil
 import sys
@@ -21,10 +22,34 @@ from typing import TextIO
 
 from tqdm.auto import tqdm
 
-__all__ = ["EVERY", "Progress", "feedback", "stage"]
+__all__ = ["EVERY", "Progress", "feedback", "stage", "advance"]
 
 #: Seconds without a line after which the status line is printed (off a terminal).
 EVERY = 10.0
+
+#: Work done within a counted stage's items, in items (a fraction of an image of the pixel pass), one slot per
+#: process: shared memory that forked workers inherit, each process adding to its own slot only (no lock, so a
+#: worker stopped at any moment leaves nothing locked). A stage counted with ``shared=True`` shows their sum.
+_SLOTS = 256
+_MEMORY = mmap.mmap(-1, _SLOTS * 8)  # anonymous and shared: forked workers write into the same pages
+_SHARED = memoryview(_MEMORY).cast("d")
+
+
+def advance(items: float) -> None:
+    """Add ``items`` (a fraction of an item) to the counted stage's work done, from this process or a worker.
+
+    The items of a ``shared`` stage (:class:`Progress`) are counted this way as they advance: each item's
+    fractions add up to 1. Elsewhere the call costs a store and shows nothing.
+
+    Parameters
+    ----------
+    items : float
+    """
+    _SHARED[os.getpid() % _SLOTS] += items
+
+
+def _shared_done() -> float:
+    return float(sum(_SHARED))
 
 
 class _State:
@@ -39,13 +64,17 @@ class _State:
         self.total: float | None = None
         self.unit = ""
         self.bars = 0
+        self.shared: Progress | None = None  # the counted stage whose items advance in shared memory
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
         count = ""
         total, done = self.total, self.done or 0.0
+        if self.shared is not None:
+            done = max(done, min(_shared_done(), total or 0.0))
         if total:
-            count = (f": {done:g}/{total:g} {self.unit}{'es' if self.unit.endswith('h') else 's'} "
+            shown = f"{round(done):g}" if abs(done - round(done)) < 1e-6 else f"{done:.1f}"
+            count = (f": {shown}/{total:g} {self.unit}{'es' if self.unit.endswith('h') else 's'} "
                      f"({done / total:.0%})")
         return f"[{elapsed:.0f} s] {self.stage}{count}"
 
@@ -56,6 +85,8 @@ _STATE = _State()
 def _beat(stop: threading.Event, every: float, stream, terminal: bool) -> None:
     while not stop.wait(min(1.0, every / 4)):
         with _STATE.lock:
+            if _STATE.shared is not None:
+                _STATE.shared.refresh()
             if terminal and _STATE.bars:  # the bar says it
                 continue
             if time.monotonic() - _STATE.last >= every:
@@ -144,9 +175,12 @@ class Progress:
         The stage, e.g. ``"pixel pass"``.
     unit : str
         What is counted.
+    shared : bool
+        The items also advance by fractions (:func:`advance`, from this process or forked workers): the count
+        shows them as they come (a 3D image whose metrics take minutes moves the count), not only whole items.
     """
 
-    def __init__(self, total: int, desc: str, unit: str = "batch") -> None:
+    def __init__(self, total: int, desc: str, unit: str = "batch", *, shared: bool = False) -> None:
         self._bar = None
         if terminal():
 
@@ -157,11 +191,24 @@ class Progress:
                              ncols=None if sized else shutil.get_terminal_size((80, 24)).columns or 80,
                              nrows=None if sized else 24)
         with _STATE.lock:
-            self._before = (_STATE.stage, _STATE.done, _STATE.total, _STATE.unit)
+            self._before = (_STATE.stage, _STATE.done, _STATE.total, _STATE.unit, _STATE.shared)
             _STATE.stage, _STATE.done, _STATE.total, _STATE.unit = desc, 0, total, unit
             _STATE.bars += self._bar is not None
+            if shared:
+                _MEMORY[:] = bytes(_SLOTS * 8)
+                _STATE.shared = self
         self.n: float = 0
+        self.total = total
+        self._shared = shared
         self._open = True
+
+    def refresh(self) -> None:
+        """Show the fractions advanced in shared memory on the bar (the status line reads them itself)."""
+        if self._bar is not None:
+            done = max(self.n, min(_shared_done(), self.total))
+            if done > self._bar.n:
+                self._bar.n = round(done, 2)
+                self._bar.refresh()
 
     def update(self, n: float = 1) -> None:
         """Advance the count by ``n``.
@@ -172,7 +219,11 @@ class Progress:
         """
         self.n += n
         if self._bar is not None:
-            self._bar.update(n)
+            if self._shared:  # the bar may already show part of these items
+                self._bar.n = round(max(self.n, min(_shared_done(), self.total)), 2)
+                self._bar.refresh()
+            else:
+                self._bar.update(n)
         with _STATE.lock:
             _STATE.done = self.n
 
@@ -185,7 +236,7 @@ class Progress:
             self._bar.close()
         with _STATE.lock:
             _STATE.bars -= self._bar is not None
-            _STATE.stage, _STATE.done, _STATE.total, _STATE.unit = self._before
+            _STATE.stage, _STATE.done, _STATE.total, _STATE.unit, _STATE.shared = self._before
         self._bar = None
 
     def __enter__(self) -> Progress:

@@ -33,7 +33,7 @@ from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
 if TYPE_CHECKING:
     from robustness.overlap.gold import GoldStrategy
 
-__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "lower_is_better"]
+__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "lower_is_better", "metric_unit"]
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,36 @@ def metric_label(name: str) -> str:
     str
     """
     return name if is_boundary_metric(name) else name[:1].upper() + name[1:]
+
+
+def metric_unit(name: str, distance_unit: str | None) -> str:
+    """The unit of a metric's values: ``mm`` for a distance, ``mm^3`` for a volume, ``""`` for a ratio or a count.
+
+    Parameters
+    ----------
+    name : str
+        A metric's name (an unknown one, a per-case table's own column, has no unit here).
+    distance_unit : str or None
+        The images' spacing unit (``mm`` for medical images, ``pixels`` for images without a spacing); None where it
+        is not known (a per-case table): then no unit.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> metric_unit("hd95", "mm"), metric_unit("fp_volume", "mm"), metric_unit("lesion_f1", "mm")
+    ('mm', 'mm^3', '')
+    """
+    if distance_unit is None or not is_boundary_metric(name):
+        return ""
+    m = boundary_metric(name)
+    if m.kind in ("hd95", "hdp", "assd", "masd", "hd") or m.statistic in ("lesion_hd95", "lesion_hd95_pooled", "hd95"):
+        return distance_unit
+    if m.name in ("abs_volume_difference", "fp_volume", "fn_volume"):
+        return f"{distance_unit}^3" if distance_unit == "mm" else distance_unit
+    return ""
 
 
 #: The default headline scheme: majority vote, micro Jaccard (the MEDIQA-MAGIC 2025 official scorer's leaderboard).

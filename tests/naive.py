@@ -312,6 +312,11 @@ def twin_mask_box(a):
     return tuple(int(v) for pair in zip(lo, hi) for v in pair)
 
 
+def twin_label_sizes(labels, n):
+    """Voxels of each label 1..n, one count per label."""
+    return np.array([np.count_nonzero(labels == k) for k in range(1, n + 1)], dtype=np.int64)
+
+
 def twin_union_box(boxes):
     """The smallest (lo, hi) holding every box: the smallest start and the largest end on each axis, in a loop."""
     found = [b for b in boxes if b is not None]
@@ -485,6 +490,9 @@ def tiny_cases() -> int:
     corners = np.zeros((3, 4, 4), np.bool_)
     corners[2, 3, 3] = corners[1, 0, 0] = True  # read at two voxels only: their C order, the same numbers
     assert _kernels.squared_edt_at(dot, sp, corners).tolist() == [9.0, 36.0 + 9.0 + 2.25]
+    checked += 1
+    labels = np.array([[[0, 2, 2], [1, 0, 3]], [[0, 0, 3], [1, 1, 0]]], dtype=np.int32)
+    assert _kernels.label_sizes(labels, 4).tolist() == [3, 2, 2, 0] == twin_label_sizes(labels, 4).tolist()
     checked += 1
     d_ab, d_ba = _kernels.surface_distances(cube, dot, sp, False)
     t_ab, t_ba = twin_surface_distances(cube, dot, sp, False)

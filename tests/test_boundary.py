@@ -20,6 +20,7 @@ from robustness.overlap.boundary import (
 )
 from tests.naive import (
     twin_distances_at,
+    twin_label_sizes,
     twin_mask_box,
     twin_squared_edt,
     twin_surface_distances,
@@ -75,6 +76,14 @@ def test_mask_box_and_union_box_match_twins(shape, data):
         np.testing.assert_array_equal(got[1], want[1])
         cut = tuple(slice(int(i), int(j)) for i, j in zip(*got))
         assert all(m[cut].sum() == m.sum() for m in masks_)  # the box holds every foreground voxel
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.int32, st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 6)),
+              elements=st.integers(0, 5)))
+def test_label_sizes_match_the_twin(labels):
+    n = int(labels.max(initial=0)) + int(labels.size % 2)  # sometimes a last label no voxel holds
+    assert _kernels.label_sizes(labels, n).tolist() == twin_label_sizes(labels, n).tolist()
 
 
 def test_mask_box_hand_made():

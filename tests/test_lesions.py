@@ -10,16 +10,41 @@ from scipy import ndimage
 
 from robustness.overlap.boundary import boundary_matrix, boundary_metric, boundary_scores, is_boundary_metric
 
-NAMES = ["lesion_dice", "lesion_jaccard", "lesion_hd95", "lesion_nsd@1.5", "lesion_f1", "lesion_precision",
-         "lesion_recall", "pq", "sq", "fp_lesions", "fn_lesions", "fp_volume", "fn_volume"]
+NAMES = ["lesion_dice", "lesion_jaccard", "lesion_hd95", "lesion_hd95_pooled", "lesion_nsd@1.5", "lesion_f1",
+         "lesion_precision", "lesion_recall", "pq", "sq", "fp_lesions", "fn_lesions", "fp_volume", "fn_volume"]
 
 
-def twin(run, ref, spacing, names=NAMES):
+def _pooled_hd95(a, b, spacing):
+    """HD95 of both directions' border distances pooled, by brute force (every border voxel to every other)."""
+    from scipy.spatial.distance import cdist
+
+    sp = np.ones(a.ndim) if spacing is None else np.asarray(spacing, float)
+    structure = ndimage.generate_binary_structure(a.ndim, 1)
+    border = [np.argwhere(m & ~ndimage.binary_erosion(m, structure, border_value=0)) * sp for m in (a, b)]
+    d = cdist(border[0], border[1])
+    return np.percentile(np.concatenate([d.min(axis=1), d.min(axis=0)]), 95)
+
+
+def _kept(labels, n, voxel, min_size):
+    """The components of at least ``min_size`` = (amount, unit), numbered again 1..m in order."""
+    amount, unit = min_size
+    out, m = np.zeros_like(labels), 0
+    for i in range(1, n + 1):
+        size = np.count_nonzero(labels == i)
+        if (size if unit == "voxels" else size * voxel) >= amount * (1 - 1e-9 * (unit != "voxels")):
+            m += 1
+            out[labels == i] = m
+    return out, m
+
+
+def twin(run, ref, spacing, names=NAMES, min_size=(0, "voxels")):
     """Every lesion-wise metric from full-size arrays: components, all pairs' IoU, per-lesion voxel metrics."""
     planar = run.ndim == 2
     structure = np.ones((3,) * run.ndim, dtype=bool)
-    la, na = ndimage.label(run, structure=structure)
-    lb, nb = ndimage.label(ref, structure=structure)
+    sp = np.ones(run.ndim) if spacing is None else np.asarray(spacing, float)
+    voxel = float(np.prod(sp))
+    la, na = _kept(*ndimage.label(run, structure=structure), voxel, min_size)
+    lb, nb = _kept(*ndimage.label(ref, structure=structure), voxel, min_size)
     if na == 0 and nb == 0:
         return None
     pairs = []
@@ -32,20 +57,20 @@ def twin(run, ref, spacing, names=NAMES):
                 pairs.append((i, j, inter, iou))
     tp, fp, fn = len(pairs), na - len(pairs), nb - len(pairs)
     total = tp + fp + fn
-    sp = np.ones(run.ndim) if spacing is None else np.asarray(spacing, float)
     diagonal = np.sqrt(sum(((n - 1) * s) ** 2 for n, s in zip(run.shape, sp)))
-    voxel = float(np.prod(sp))
     per = {}
     for i, j, inter, iou in pairs:
         a, b = la == i, lb == j
         hd95, nsd = boundary_scores(a, b, ["hd95", "nsd@1.5"], spacing)
-        per[i, j] = {"dice": 2 * inter / (a.sum() + b.sum()), "iou": iou, "hd95": hd95, "nsd": nsd}
+        per[i, j] = {"dice": 2 * inter / (a.sum() + b.sum()), "iou": iou, "hd95": hd95, "nsd": nsd,
+                     "pooled": _pooled_hd95(a, b, spacing)}
     matched_a = {p[0] for p in pairs}
     matched_b = {p[1] for p in pairs}
     values = {
         "lesion_dice": sum(v["dice"] for v in per.values()) / total,
         "lesion_jaccard": sum(v["iou"] for v in per.values()) / total,
         "lesion_hd95": (sum(v["hd95"] for v in per.values()) + diagonal * (fp + fn)) / total,
+        "lesion_hd95_pooled": (sum(v["pooled"] for v in per.values()) + diagonal * (fp + fn)) / total,
         "lesion_nsd@1.5": sum(v["nsd"] for v in per.values()) / total,
         "lesion_f1": 2 * tp / (2 * tp + fp + fn),
         "lesion_precision": tp / (tp + fp) if tp + fp else 0.0,
@@ -81,14 +106,18 @@ def test_lesion_metrics_equal_the_twin(seed, planar):
     run = np.roll(run, int(rng.integers(-1, 2)), axis=-1) if rng.random() < 0.7 else blobs(rng, shape, 3, 0.8)
     run |= blobs(rng, shape, int(rng.integers(0, 3)), 0.5)
     spacing = None if rng.random() < 0.5 else rng.uniform(0.5, 2.0, len(shape))
-    want = twin(run, ref, spacing)
-    got = boundary_scores(run, ref, NAMES, spacing, empty="official")
+    # a minimum lesion size: none, in voxels, or in the spacing's units cubed
+    min_size = [(0, "voxels"), (int(rng.integers(1, 12)), "voxels"), (float(rng.uniform(0.5, 12)), "mm3")][seed % 3]
+    spelled = f"{min_size[0]:g} {min_size[1]}"
+    want = twin(run, ref, spacing, min_size=min_size)
+    got = boundary_scores(run, ref, NAMES, spacing, empty="official", min_lesion_size=spelled)
     if want is None:
         assert np.isnan(got).all()
     else:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     # the matrix path (every run against every reference, masks cropped) gives the same numbers
-    np.testing.assert_array_equal(boundary_matrix([run, ref], [ref], NAMES, spacing, empty="official")[0, 0], got)
+    np.testing.assert_array_equal(boundary_matrix([run, ref], [ref], NAMES, spacing, empty="official",
+                                                  min_lesion_size=spelled)[0, 0], got)
 
 
 def _cube(vol, corner, size):

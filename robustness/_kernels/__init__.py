@@ -30,6 +30,7 @@ from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, 
 from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
 from robustness._kernels.surface import (
     distances_at,
+    label_sizes,
     mask_box,
     squared_edt,
     squared_edt_at,
@@ -44,4 +45,4 @@ __all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_r
            "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
            "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
            "surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box",
-           "union_box", "distances_at", "threshold_band"]
+           "union_box", "distances_at", "label_sizes", "threshold_band"]

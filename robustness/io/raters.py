@@ -172,6 +172,8 @@ def load_raters(
         foreground = 255 if background != 255 else 0
     if background is None:
         background = 0 if foreground != 0 else 255
+    if given and threshold is None and not binarize:
+        check_given_scale({a: ann_paths[a] for a in gold}, foreground, background)
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
@@ -286,6 +288,62 @@ def detect_scale(paths: list[Path], sample: int = SCALE_SAMPLE) -> tuple[int, in
         if label_maps + others >= sample:
             break
     return (1, 0) if label_maps > others else (255, 0)
+
+
+_SCALES = ({0, 1}, {0, 255})
+
+
+def check_given_scale(paths: dict[str, list], foreground: int, background: int) -> None:
+    """Refuse given foreground and background values that no gold rater's masks are stored with.
+
+    A file on the other scale (0/255 where the values given are 0/1, or the reverse) is read on its own scale, for
+    datasets that mix the two. When the first informative mask of *every* gold rater (one holding a value besides
+    0; at most :data:`SCALE_SCAN` files decoded) is on the other scale, the values name none of the files: read on
+    its own scale, every mask would follow the guess of which end is the object (cells drawn as 0 on 255, read with
+    a foreground of 1, were read inverted, every Jaccard 0.999).
+
+    Parameters
+    ----------
+    paths : dict of str to list of (Path or None)
+        Each gold rater's mask files (None: no mask for that image).
+    foreground, background : int
+        The values given.
+
+    Raises
+    ------
+    InputError
+        Naming the first such file, the values it holds and the two readings of them.
+    """
+    expected = {foreground, background}
+    if expected not in _SCALES:
+        return
+    other = _SCALES[1 - _SCALES.index(expected)]
+    decoded, seen = 0, []
+    for files in paths.values():
+        found = None
+        for p in files:
+            if p is None:
+                continue
+            if decoded >= SCALE_SCAN:
+                return  # too few decoded to tell for every rater: each file is read on its own scale, with a note
+            decoded += 1
+            values = set(np.unique(read_grey(p)).tolist())
+            if not values <= {0}:
+                found = p, values
+                break
+        if found is None:
+            continue
+        if not (found[1] <= other and not found[1] <= expected):
+            return  # this rater holds the values given (or values of its own, refused when read)
+        seen.append(found[0])
+    if not seen:
+        return
+    low, high = sorted(other)
+    raise InputError(
+        f"{seen[0]}: no gold mask holds the foreground value {foreground} (the first mask holding a value besides 0 "
+        f"of {'each of the ' + str(len(seen)) + ' gold raters' if len(seen) > 1 else 'the gold rater'} holds only "
+        f"{low} and {high}): give the values the masks hold: foreground {low} and background {high} if the objects "
+        f"are drawn as {low}, foreground {high} and background {low} if they are drawn as {high}")
 
 
 def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:

@@ -40,7 +40,7 @@ Empty masks (:func:`boundary_scores`), in the spirit of the overlap metrics' bot
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -56,13 +56,13 @@ from robustness.overlap.boundary_names import (
 )
 from robustness.overlap.brats import BRATS_SETTINGS, brats_scores
 from robustness.overlap.empty import EmptyPolicy, empty_policy
-from robustness.overlap.lesions import lesion_matrix
+from robustness.overlap.lesions import MIN_LESION_SIZE, lesion_matrix, lesion_size
 from robustness.overlap.surface_stats import SLACK
 from robustness.overlap.surfels import elements
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES",
-           "BORDERS", "conventions"]
+           "BORDERS", "MAX_EMPTY_DISTANCE", "conventions"]
 
 
 #: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
@@ -75,13 +75,19 @@ ONE_SLICE = ("2d", "3d")
 #: left out), ``inf`` (DeepMind's surface-distance, MONAI), or a number (BraTS: 373.13).
 EMPTY_DISTANCES = ("diagonal", "nan", "inf")
 
+#: The largest distance given as a number (a kilometre in mm, far beyond any image's diagonal): the per-image means,
+#: their variances and the bootstrap's sums stay far from overflowing (1e200 failed in an eigenvalue solver, 1e308
+#: emptied every HD95 interval). Beyond, ``inf`` says it.
+MAX_EMPTY_DISTANCE = 1e6
+
 #: Which foreground voxels are border: ``face`` (the default: a face neighbour, 6 in 3D and 4 in 2D, in the
 #: background; MetricsReloaded's, SimpleITK's ``BinaryContour(fullyConnected=False)``) or ``full`` (any of the 26, in
 #: 2D 8, neighbours: ``BinaryContour(fullyConnected=True)``, seg-metrics' default). Outside the array is background.
 BORDERS = ("face", "full")
 
 
-def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face") -> dict:
+def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face",
+                min_lesion_size: str | int | float = MIN_LESION_SIZE) -> dict:
     """The conventions of the boundary metrics, checked: the keyword arguments of :func:`boundary_matrix`.
 
     Parameters
@@ -92,11 +98,14 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
         :data:`ONE_SLICE`.
     border : {'face', 'full'}
         :data:`BORDERS`.
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`; default
+        :data:`robustness.overlap.lesions.MIN_LESION_SIZE`, none left out).
 
     Returns
     -------
     dict
-        The three, a number as a float.
+        The four, a number as a float, the minimum lesion size spelled ``'<amount> voxels'`` or ``'<amount> mm3'``.
 
     Raises
     ------
@@ -106,7 +115,7 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
     Examples
     --------
     >>> conventions(empty_distance="373.13")
-    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face'}
+    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face', 'min_lesion_size': '0 voxels'}
     """
     if isinstance(empty_distance, str) and empty_distance not in EMPTY_DISTANCES:
         try:
@@ -115,12 +124,16 @@ def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2
             raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
                              f"{empty_distance!r}") from None
     _worst_distance((1, 1, 1), np.ones(3), empty_distance)  # refuses a negative or nan number
+    if not isinstance(empty_distance, str) and float(empty_distance) > MAX_EMPTY_DISTANCE:
+        raise ValueError(f"empty_distance must be at most {MAX_EMPTY_DISTANCE:g} (or 'inf'), got "
+                         f"{float(empty_distance):g}")
     if one_slice not in ONE_SLICE:
         raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
     if border not in BORDERS:
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
+    amount, unit = lesion_size(min_lesion_size)
     return {"empty_distance": empty_distance if isinstance(empty_distance, str) else float(empty_distance),
-            "one_slice": one_slice, "border": border}
+            "one_slice": one_slice, "border": border, "min_lesion_size": f"{amount:g} {unit}"}
 
 
 def _border(placed: np.ndarray, planar: bool, border: str) -> np.ndarray:
@@ -209,7 +222,7 @@ def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
                     empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face") -> np.ndarray:
+                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -230,6 +243,9 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
         The masks' label or region, for a metric with a tolerance per label.
     border : {'face', 'full'}
         Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics).
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`: ``8`` voxels,
+        ``'2.5 mm3'``); smaller components are not lesions. Default none left out.
 
     Returns
     -------
@@ -247,7 +263,8 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     table = [boundary_metric(m).for_label(label) for m in metrics]
     if border != "face" or any(m.kind in ("lesion", "volume", "brats") or m.surface == "elements" for m in table):
         return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
-                               empty_distance=empty_distance, border=border)[0, 0]
+                               empty_distance=empty_distance, border=border, min_lesion_size=min_lesion_size)[0, 0]
+    lesion_size(min_lesion_size)  # checked whatever the metrics
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
     vol, planar = _as_volume(run, one_slice)
     worst_distance = _worst_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
@@ -292,7 +309,8 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
                     spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
                     empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face") -> np.ndarray:
+                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE,
+                    advance: Callable[[float], None] | None = None) -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -313,6 +331,11 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         The image's label or region, for a metric with a tolerance per label (:meth:`BoundaryMetric.for_label`).
     border : {'face', 'full'}
         Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics, not the lesions').
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`).
+    advance : callable, optional
+        Called with the share of the work done as it advances (the shares add up to 1 by the end): a progress
+        count within an image whose metrics take minutes.
 
     Returns
     -------
@@ -320,6 +343,7 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     """
     if border not in BORDERS:
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
+    lesion_size(min_lesion_size)
     every = [boundary_metric(m).for_label(label) for m in metrics]
     lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
     volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
@@ -336,6 +360,14 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     sp = _spacing(spacing, 2 if given == 2 else 3, planar)
     worst_distance = _worst_distance(shape, sp, empty_distance)
     out = np.empty((len(references), len(runs), len(every)))
+    n_items, n_pairs = len(runs) + len(references), len(runs) * len(references)
+    steps = ((n_items + n_pairs if lesion_at else 0) + (n_pairs if brats_at else 0)
+             + n_items * len({every[k].surface for k in distance_at}))
+
+    def step(done: float) -> None:
+        if advance is not None and steps:
+            advance(done / steps)
+
     if volume_at:
         sizes = [0 if inside is None else int(np.count_nonzero(inside)) for _, inside, _, _ in items]
         voxel = float(np.prod(sp))
@@ -349,19 +381,19 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     if lesion_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
         out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
-                                             worst_distance, both_empty)
+                                             worst_distance, both_empty, min_size=min_lesion_size, advance=step)
     if brats_at:
         both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in brats_at], dtype=np.float64)
-        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty)
+        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty, step)
     for surface in ("voxels", "elements"):
         at = [k for k in distance_at if every[k].surface == surface]
         if at:
             out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
-                                       surface, border)
+                                       surface, border, step)
     return out
 
 
-def _brats(items, n_r, table, sp, planar, both_empty):
+def _brats(items, n_r, table, sp, planar, both_empty, step=lambda _: None):
     """BraTS's lesion-wise scores of every run against every reference.
 
     On the box that holds every mask with the largest dilation's margin (the array's edge excepted).
@@ -370,6 +402,7 @@ def _brats(items, n_r, table, sp, planar, both_empty):
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
         out[:] = both_empty
+        step(out.shape[0] * n_r)
         return out
     margin = max(BRATS_SETTINGS[m.name.partition("@")[2] or "gli"][0] for m in table)
     shape = np.array(items[0][2])
@@ -385,6 +418,7 @@ def _brats(items, n_r, table, sp, planar, both_empty):
         placed.append(mask)
     for g in range(len(items) - n_r):
         for r in range(n_r):
+            step(1)
             if items[r][0] is None and items[n_r + g][0] is None:
                 out[g, r] = both_empty
                 continue
@@ -396,15 +430,16 @@ def _brats(items, n_r, table, sp, planar, both_empty):
     return out
 
 
-def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face"):
+def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face", step=lambda _: None):
     """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
 
-    One distance transform per mask, on the box that holds every mask's foreground.
+    One distance transform per mask, on the box that holds every mask's foreground (``step(1)`` after each).
     """
     out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
         out[:] = _reduced(table, np.empty(0), np.empty(0), worst_distance, policy)
+        step(len(items))
         return out
     lo, hi = box
     borders, weights = [], []
@@ -422,9 +457,13 @@ def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, b
     where = [np.flatnonzero(b) for b in borders]
     n_g = len(items) - n_r
     # to_ref[g][r]: run r's border's distances to reference g's border (one transform per reference)
-    to_ref = [_kernels.distances_at(borders[n_r + g], where[:n_r], sp) for g in range(n_g)]
+    to_ref = []
+    for g in range(n_g):
+        to_ref.append(_kernels.distances_at(borders[n_r + g], where[:n_r], sp))
+        step(1)
     for r in range(n_r):
         to_run = _kernels.distances_at(borders[r], where[n_r:], sp)  # the references' borders to run r's
+        step(1)
         for g in range(n_g):
             out[g, r] = _reduced(table, to_ref[g][r], to_run[g], worst_distance, policy, weights[r],
                                  weights[n_r + g])

@@ -124,7 +124,8 @@ class BoundaryMetric:
         shape = np.shape(worst_distance)
         if self.kind == "brats":
             return np.full(shape, HD95_PENALTY if self.statistic == "hd95" else 0.0)
-        distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic == "lesion_hd95"
+        distance = self.kind in ("hd95", "hdp", "assd", "masd", "hd") or self.statistic in ("lesion_hd95",
+                                                                                       "lesion_hd95_pooled")
         return np.asarray(worst_distance, dtype=np.float64) if distance else np.zeros(shape)
 
     def both_empty(self, policy: EmptyPolicy, worst_distance: ArrayLike) -> ArrayLike:

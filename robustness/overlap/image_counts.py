@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness import _kernels
+from robustness import _kernels, progress
 from robustness.io.challenge import Challenge
 from robustness.overlap.boundary import boundary_matrix, conventions, crop
 from robustness.overlap.gold import get_strategy, resolve
@@ -133,6 +133,15 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     chosen_golds: list[GoldStrategy] = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] \
         if golds is None else [get_strategy(g) for g in golds]
     golds = chosen_golds
+    # the image's share of a counted stage (robustness.progress.advance): the golds, each run, the boundary metrics
+    shares = (0.05, 0.05, 0.9) if boundary else (0.5, 0.5, 0.0)
+    given = 0.0
+
+    def advance(share: float) -> None:
+        nonlocal given
+        given += share
+        progress.advance(share)
+
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
     notes = []
@@ -191,6 +200,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     sys_counts = np.empty((run_golds.shape[0], challenge.n_runs, 3), dtype=np.int64)
     sizes = np.empty(challenge.n_runs, dtype=np.int64)
     buffer = np.empty(n, dtype=np.uint8)  # one run's mask at a time, decoded into the same memory
+    advance(shares[0])
     for r, run in enumerate(challenge.runs):
         m, note = challenge.read(image, "run", run, out=buffer)
         if note:
@@ -202,6 +212,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         sys_counts[:, r, 0] = tp
         sys_counts[:, r, 1] = size - tp
         sys_counts[:, r, 2] = run_gold_size - tp
+        advance(shares[1] / challenge.n_runs)
     truth = None
     if truth_words is not None:
         truth, sys_counts = sys_counts[-1], sys_counts[:-1]
@@ -211,8 +222,11 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         labels = getattr(challenge.source, "labels", None)
         boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
                                        label=None if labels is None else labels[image], empty="official",
-                                       empty_distance=chosen["empty_distance"], border=chosen["border"])
+                                       empty_distance=chosen["empty_distance"], border=chosen["border"],
+                                       min_lesion_size=chosen["min_lesion_size"],
+                                       advance=lambda done: advance(shares[2] * done))
         del boundary_runs, boundary_golds
+    advance(1.0 - given)  # the image is done: its shares add up to one image
 
     # annotators as runs, straight from the pattern histogram: tp[j, g] = sum_p hist[p] bit_j(p) lut_g(p)
     ann_luts = lut[:k].astype(np.int64)  # the first k golds are the annotators themselves

@@ -8,12 +8,16 @@ lesion challenges; panoptica). Here, for one run's mask against one reference ma
 2. **Matching** is one-to-one: a predicted and a reference lesion match where their intersection over union is
    above :data:`MATCH_IOU` (0.5, panoptic quality's rule; above 0.5 a lesion can match at most one other, so the
    matching is unique without any assignment step).
-3. **Per-lesion scores** of each matched pair (the two components alone): Dice, Jaccard, HD95 and NSD at a
+   Components smaller than the minimum lesion size (``min_lesion_size``, :data:`MIN_LESION_SIZE`: in voxels, or
+   in mm^3 of the spacing's units; by default none is left out) are not lesions in either mask: they are neither
+   matched nor counted, so a one-voxel fragment beside a lesion no longer halves the run's F1.
+3. **Per-lesion scores** of each matched pair (the two components alone): Dice, Jaccard, HD95, HD95 of both
+   directions pooled (``lesion_hd95_pooled``: panoptica's per-lesion HD95, medpy's ``hd95``) and NSD at a
    tolerance, as :mod:`robustness.overlap.boundary` and :mod:`robustness.overlap.metrics` define them.
 4. **Lesion-wise scores** (BraTS 2023's aggregation): the sum over matched pairs of the per-lesion score, each
    unmatched lesion (a false positive: a predicted lesion that matches none; a false negative: a reference lesion
    no prediction matches) adding the penalty, divided by ``TP + FP + FN``. The penalty is 0 for Dice, Jaccard and
-   NSD, and the volume's diagonal for HD95 (the largest distance between two voxel centres of the array, the
+   NSD, and the volume's diagonal for the HD95s (the largest distance between two voxel centres of the array, the
    package's empty-mask distance; BraTS's 373.13 is the diagonal of 240 x 240 x 155 voxel *edges*).
 5. **Detection**: ``lesion_precision = TP / (TP + FP)``, ``lesion_recall = TP / (TP + FN)``,
    ``lesion_f1 = 2 TP / (2 TP + FP + FN)``; ``fp_lesions``, ``fn_lesions`` (counts) and ``fp_volume``,
@@ -30,16 +34,18 @@ without a match) is 0 where the other side has lesions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
 
 from robustness import _kernels
-from robustness.overlap.surface_stats import hd95_of, nsd_of
+from robustness.overlap.surface_stats import hd95_of, hdp_pooled_of, nsd_of
 
-__all__ = ["LESION_METRICS", "CONNECTIVITY", "MATCH_IOU", "Lesions", "lesions_of", "match", "lesion_values",
-           "lesion_matrix", "is_lesion_metric", "lesion_kind"]
+__all__ = ["LESION_METRICS", "CONNECTIVITY", "MATCH_IOU", "MIN_LESION_SIZE", "MAX_LESION_VOXELS", "MAX_LESION_MM3",
+           "Lesions", "lesions_of", "match", "lesion_values", "lesion_matrix", "is_lesion_metric", "lesion_kind",
+           "lesion_size"]
 
 #: The connectivity of a lesion: ``full`` (8 neighbours in 2D, 26 in 3D).
 CONNECTIVITY = "full"
@@ -52,6 +58,8 @@ LESION_METRICS: dict[str, tuple[bool, str]] = {
     "lesion_dice": (True, "lesion-wise Dice (BraTS: matched lesions' Dice, 0 for each unmatched lesion)"),
     "lesion_jaccard": (True, "lesion-wise Jaccard (0 for each unmatched lesion)"),
     "lesion_hd95": (False, "lesion-wise HD95 (the volume's diagonal for each unmatched lesion)"),
+    "lesion_hd95_pooled": (False, "lesion-wise HD95 of both directions pooled (panoptica's per-lesion HD95; the "
+                                  "volume's diagonal for each unmatched lesion)"),
     "lesion_f1": (True, "detection F1 over lesions (= recognition quality)"),
     "lesion_precision": (True, "detection precision over lesions"),
     "lesion_recall": (True, "detection recall (sensitivity) over lesions"),
@@ -62,6 +70,17 @@ LESION_METRICS: dict[str, tuple[bool, str]] = {
     "fp_volume": (False, "volume of the false-positive lesions (physical units)"),
     "fn_volume": (False, "volume of the false-negative lesions (physical units)"),
 }
+
+#: The default minimum lesion size: every connected component is a lesion (as panoptica's and cc3d's components,
+#: and this package before 2026-12-06). BraTS's ``brats_*`` metrics keep their own thresholds.
+MIN_LESION_SIZE = "0 voxels"
+#: The largest minimum in voxels (the largest image read, :data:`robustness.io.headers.MAX_VOXELS`).
+MAX_LESION_VOXELS = 2**29
+#: The largest minimum in mm^3 (a cubic metre).
+MAX_LESION_MM3 = 1e9
+
+_SIZE = re.compile(r"^\s*(?P<amount>[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(?P<unit>vox|voxels?|mm3|mm\^3|mm\u00b3)?\s*$",
+                   re.IGNORECASE)
 
 _LESION_NSD = re.compile(r"^lesion_nsd@(?P<tol>[0-9]*\.?[0-9]+)$")
 
@@ -108,6 +127,45 @@ def lesion_kind(name: str) -> tuple[str, float, bool, str]:
     return "lesion_nsd", tol, False, f"lesion-wise NSD at a tolerance of {tol:g} (0 for each unmatched lesion)"
 
 
+def lesion_size(value: str | int | float) -> tuple[float, str]:
+    """A minimum lesion size as ``(amount, unit)``: a whole number of voxels, or a volume in mm^3.
+
+    Parameters
+    ----------
+    value : str or int or float
+        ``10``, ``"10"``, ``"10 voxels"``, ``"10vox"`` (voxels) or ``"2.5mm3"``, ``"2.5 mm^3"`` (the spacing's units
+        cubed; in 2D the pixel's area). A component is a lesion when its size is at least this.
+
+    Returns
+    -------
+    (float, {'voxels', 'mm3'})
+
+    Raises
+    ------
+    ValueError
+        Naming ``min_lesion_size``: not a number with an optional unit, a fraction of a voxel, negative, or above
+        :data:`MAX_LESION_VOXELS` voxels or :data:`MAX_LESION_MM3` mm^3.
+
+    Examples
+    --------
+    >>> lesion_size(8), lesion_size("2.5 mm3"), lesion_size("0 voxels")
+    ((8.0, 'voxels'), (2.5, 'mm3'), (0.0, 'voxels'))
+    """
+    found = None if isinstance(value, bool) else _SIZE.match(str(value))
+    if found is None:
+        raise ValueError(f"min_lesion_size must be a number of voxels (10, '10 voxels') or a volume ('2.5 mm3'), got "
+                         f"{str(value)[:60]!r}")
+    amount = float(found.group("amount"))
+    unit = "mm3" if (found.group("unit") or "").lower().startswith("mm") else "voxels"
+    top = MAX_LESION_MM3 if unit == "mm3" else MAX_LESION_VOXELS
+    if unit == "voxels" and amount != int(amount):
+        raise ValueError(f"min_lesion_size: a number of voxels is a whole number, got {amount:g} (a volume: '"
+                         f"{amount:g} mm3')")
+    if not 0 <= amount <= top:
+        raise ValueError(f"min_lesion_size must be from 0 to {top:g} {unit}, got {amount:g}")
+    return amount, unit
+
+
 @dataclass(frozen=True)
 class Lesions:
     """The connected components of one mask.
@@ -135,7 +193,12 @@ class Lesions:
         return int(self.sizes.size)
 
 
-def lesions_of(box: tuple | None, inside: np.ndarray | None, planar: bool) -> Lesions:
+def _no_lesions() -> Lesions:
+    return Lesions(np.zeros((0, 0, 0), dtype=np.int32), np.zeros(3, dtype=np.int64), np.zeros(0, np.int64), [])
+
+
+def lesions_of(box: tuple | None, inside: np.ndarray | None, planar: bool, *,
+               min_size: str | int | float = MIN_LESION_SIZE, voxel: float = 1.0) -> Lesions:
     """The lesions of a mask given as :func:`robustness.overlap.boundary.crop` gives it.
 
     Parameters
@@ -146,20 +209,35 @@ def lesions_of(box: tuple | None, inside: np.ndarray | None, planar: bool) -> Le
         The 3D mask within it.
     planar : bool
         A 2D mask (its first axis of length 1): components in the plane.
+    min_size : str or int or float
+        The minimum lesion size (:func:`lesion_size`): smaller components are left out.
+    voxel : float
+        A voxel's volume (a pixel's area in 2D), for a minimum in mm^3.
 
     Returns
     -------
     Lesions
     """
+    amount, unit = lesion_size(min_size)
     if box is None or inside is None:
-        return Lesions(np.zeros((0, 0, 0), dtype=np.int32), np.zeros(3, dtype=np.int64), np.zeros(0, np.int64), [])
+        return _no_lesions()
     structure = np.ones((3, 3, 3), dtype=bool)
     if planar:
         structure[0] = structure[2] = False
     labels, n = ndimage.label(inside, structure=structure)
-    sizes = np.bincount(labels.ravel(), minlength=n + 1)[1:]
-    return Lesions(labels.astype(np.int32, copy=False), np.array(box[0::2], dtype=np.int64), sizes.astype(np.int64),
-                   list(ndimage.find_objects(labels)))
+    labels = np.ascontiguousarray(labels, dtype=np.int32)
+    sizes = _kernels.label_sizes(labels, n)
+    slices = list(ndimage.find_objects(labels))
+    # at least the minimum (a relative slack of 1e-9 absorbs the rounding of the spacing's product)
+    keep = sizes >= amount if unit == "voxels" else sizes * voxel >= amount * (1 - 1e-9)
+    if not keep.all():
+        if not keep.any():
+            return _no_lesions()
+        renumber = np.zeros(n + 1, dtype=np.int32)
+        renumber[1:][keep] = np.arange(1, int(keep.sum()) + 1, dtype=np.int32)
+        labels = renumber[labels]
+        sizes, slices = sizes[keep], [s for s, k in zip(slices, keep) if k]
+    return Lesions(labels, np.array(box[0::2], dtype=np.int64), sizes, slices)
 
 
 def match(a: Lesions, b: Lesions, threshold: float = MATCH_IOU) -> list[tuple[int, int, int]]:
@@ -260,14 +338,16 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
             per = [(2 * inter / (run.sizes[i] + reference.sizes[j]) if statistic == "lesion_dice" else iou)
                    for (i, j, inter), iou in zip(pairs, ious)]
             out[k] = sum(per) / total
-        elif statistic in ("lesion_hd95", "lesion_nsd"):
+        elif statistic in ("lesion_hd95", "lesion_hd95_pooled", "lesion_nsd"):
             per = []
             for i, j, _ in pairs:
                 if (i, j) not in distances:
                     distances[i, j] = _pair_distances(run, i, reference, j, spacing, planar)
                 d_ab, d_ba = distances[i, j]
-                per.append(hd95_of(d_ab, d_ba) if statistic == "lesion_hd95" else nsd_of(d_ab, d_ba, tol))
-            penalty = worst_distance if statistic == "lesion_hd95" else 0.0
+                per.append(hd95_of(d_ab, d_ba) if statistic == "lesion_hd95" else
+                           hdp_pooled_of(d_ab, d_ba, 95.0) if statistic == "lesion_hd95_pooled" else
+                           nsd_of(d_ab, d_ba, tol))
+            penalty = 0.0 if statistic == "lesion_nsd" else worst_distance
             out[k] = (sum(per) + penalty * (fp + fn)) / total
         elif statistic == "lesion_f1":
             out[k] = 2 * tp / (2 * tp + fp + fn)
@@ -291,7 +371,9 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
 
 
 def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarray, planar: bool,
-                  worst_distance: float, both_empty: np.ndarray) -> np.ndarray:
+                  worst_distance: float, both_empty: np.ndarray, *,
+                  min_size: str | int | float = MIN_LESION_SIZE,
+                  advance: Callable[[float], None] | None = None) -> np.ndarray:
     """Every (reference, run) pair's lesion-wise metrics, each mask's components found once.
 
     Parameters
@@ -305,16 +387,28 @@ def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarra
     worst_distance : float
         The HD95 of an unmatched lesion.
     both_empty : ndarray (len(names),)
-        What a pair of two empty masks scores (the both-empty policy's values).
+        What a pair of two empty masks scores (the both-empty policy's values); also a pair whose components are
+        all below ``min_size``.
+    min_size : str or int or float
+        The minimum lesion size (:func:`lesion_size`).
+    advance : callable, optional
+        Called with 1 after each mask's lesions are found and after each (reference, run) pair is scored (a
+        progress count: ``len(items) + (len(items) - n_runs) * n_runs`` steps in all).
 
     Returns
     -------
     ndarray (len(items) - n_runs, n_runs, len(names))
     """
-    lesions = [lesions_of(box, inside, planar) for box, inside, _, _ in items]
+    voxel = float(np.prod(spacing))
+    step = advance or (lambda _: None)
+    lesions = []
+    for box, inside, _, _ in items:
+        lesions.append(lesions_of(box, inside, planar, min_size=min_size, voxel=voxel))
+        step(1)
     out = np.empty((len(items) - n_runs, n_runs, len(names)))
     for g in range(len(items) - n_runs):
         for r in range(n_runs):
             values = lesion_values(lesions[r], lesions[n_runs + g], names, spacing, planar, worst_distance)
             out[g, r] = both_empty if np.isnan(values).all() else values
+            step(1)
     return out

@@ -121,7 +121,7 @@ def _pixel_pass(challenge, golds, staple_max_iter, n_jobs, progress, loo=True, b
     groups = _batches(challenge, n_jobs)
     batches = ((challenge.subset(images), golds, staple_max_iter, loo, tuple(boundary), boundary_conventions)
                for images in groups)
-    bar = progress_bar(progress, n_img, "pixel pass", unit="image")
+    bar = progress_bar(progress, n_img, "pixel pass", unit="image", shared=True)
     results = run_batches(_count_batch, batches, n_jobs=n_jobs, progress=bar, weights=[len(g) for g in groups])
     for images, res in zip(groups, results):
         for i, r in zip(images, res):
@@ -254,7 +254,7 @@ def compute_overlap(
         against every gold, per image, with the images' voxel spacing (``boundary`` of the result).
     boundary_conventions : mapping, optional
         The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`: ``empty_distance``,
-        ``one_slice``, ``border``; default theirs).
+        ``one_slice``, ``border``, ``min_lesion_size``; default theirs).
 
     Returns
     -------

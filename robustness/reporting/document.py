@@ -27,7 +27,7 @@ import numpy as np
 
 from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
 from robustness.results.escape import markdown as md
-from robustness.results.escape import markdown_cell
+from robustness.results.escape import markdown_cell, visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,6 +130,7 @@ main{max-width:62rem;margin:0 auto;padding:1rem 1.2rem 3rem}
 h1{font-size:1.6rem;margin:.6rem 0 1rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;
 padding-bottom:.2rem}h3{font-size:1.05rem}
 p,li{max-width:48rem}code{background:#f3f3f3;padding:0 .2em;border-radius:3px;font-size:.92em}
+h1,h2,h3,p,li,figcaption{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;margin:.6rem 0 1rem;border:1px solid #eee}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}th{background:#fafafa;position:sticky;top:0;
@@ -340,7 +341,7 @@ class Report:
                             f"<figcaption>{text(block[2])} ({links})</figcaption></figure>")
         nav = f'<nav class="toc"><p>Contents</p><ol>{"".join(toc)}</ol></nav>' if len(toc) > 1 else ""
         body = [f"<h1>{_inline(self.title)}</h1>", nav, *body]
-        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
-                f"<body><main>{''.join(body)}</main></body></html>\n")
+        return visible("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"  # no name reorders text
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                       f"<title>{html.escape(self.title)}</title><style>{_CSS}</style></head>"
+                       f"<body><main>{''.join(body)}</main></body></html>\n")

@@ -22,6 +22,7 @@ from matplotlib.backends.backend_pdf import PdfPages
 
 from robustness.files import MAX_FIGURE_BYTES, read_inside
 from robustness.reporting.document import cells_of
+from robustness.results.escape import visible
 
 if TYPE_CHECKING:
     from robustness.reporting.document import Report
@@ -74,7 +75,7 @@ class _Pages:
         """One line of text at the current height."""
         step = size * 1.45 / 72
         self.room(step)
-        self.fig.text((_MARGIN + indent) / _PAGE[0], (self.y - size / 72) / _PAGE[1], text, fontsize=size,
+        self.fig.text((_MARGIN + indent) / _PAGE[0], (self.y - size / 72) / _PAGE[1], visible(text), fontsize=size,
                       weight=weight, family=family, color=color, parse_math=False, va="baseline")
         self.y -= step
 

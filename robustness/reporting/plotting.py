@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["axes", "style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
-           "rank_blobs", "tau_heatmap", "qa_convergence", "ONE_RANDOM"]
+           "interval_note_text", "rank_blobs", "tau_heatmap", "qa_convergence", "ONE_RANDOM"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -270,7 +270,7 @@ def auc_intervals(points: pd.DataFrame, *, metric: str = DEFAULT.metric, average
 
 
 def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
-           ax: Axes | None = None, top: int | None = None) -> Axes:
+           ax: Axes | None = None, top: int | None = None, unit: str = "", interval_note: bool = True) -> Axes:
     """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval.
 
     Parameters
@@ -283,6 +283,11 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metr
         Draw into it (default: a new figure).
     top : int, optional
         Only the best ``top`` runs.
+    unit : str
+        The values' unit (``mm``; :func:`robustness.scheme.metric_unit`), named on the axis.
+    interval_note : bool
+        Say on the axis which interval is drawn (False: the figure says it once for all its panels,
+        :func:`interval_note_text`).
 
     Returns
     -------
@@ -299,16 +304,35 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metr
                 color=color, ecolor=color, elinewidth=0.8, capsize=0)
     ax.set_yticks(y, d["run"])
     ax.tick_params(axis="y", labelsize=5.5)
-    first = d.iloc[0]
-    how = f"{first['method']} bootstrap"
-    if "unit" in d:
-        how += f", {int(first['n_resamples'])} resamples of {first['unit']}s"
     direction = ", smaller is better" if lower_is_better(metric) else ""
-    ax.set_xlabel(f"{average} {metric_label(metric)}{direction}\n({int(round(first['confidence_level'] * 100))}% CI: "
-                  f"{how})")
+    ax.set_xlabel(f"{average} {metric_label(metric)}{f' ({unit})' if unit else ''}{direction}"
+                  + (f"\n({interval_note_text(d)})" if interval_note else ""))
     ax.set_title(f"gold: {strategy_style(strategy)['label']}")
     ax.grid(axis="y", visible=False)
     return ax
+
+
+def interval_note_text(intervals: pd.DataFrame) -> str:
+    """Which interval a forest plot draws: ``95% CI: studentized bootstrap, 200 resamples of encounters``.
+
+    Parameters
+    ----------
+    intervals : DataFrame
+        ``bootstrap_ci.csv`` rows of one interval method (a run whose interval fell back to the percentile
+        bootstrap, its standard error being 0, is named).
+
+    Returns
+    -------
+    str
+    """
+    first = intervals.iloc[0]
+    methods = list(dict.fromkeys(intervals["method"]))
+    how = f"{methods[0]} bootstrap" if len(methods) == 1 else (
+        f"{' / '.join(methods)} bootstrap" if "run" not in intervals else
+        f"studentized bootstrap; percentile for {', '.join(intervals.run[intervals.method == 'percentile'])}")
+    if "unit" in intervals:
+        how += f", {int(first['n_resamples'])} resamples of {first['unit']}s"
+    return f"{int(round(first['confidence_level'] * 100))}% CI: {how}"
 
 
 def rank_blobs(rank_distribution: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",

@@ -74,7 +74,8 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
 
         primary = from_meta(result.meta) if "primary" in result.meta else None
         out.written.extend(str(p.relative_to(out.staging))
-                           for p in make_all(out.staging, study=result.study, primary=primary))
+                           for p in make_all(out.staging, study=result.study, primary=primary,
+                                             meta=dict(result.meta, study=result.study)))
     full: dict[str, Any] = {"study": result.study, "command": command or f"python -m experiments.{result.study}",
                             "parameters": parameters or {}, "seed": seed, **result.meta, **(meta or {}),
                             "versions": versions()}

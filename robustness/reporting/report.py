@@ -26,6 +26,7 @@ from robustness.files import MAX_TABLE_BYTES, atomic_write, read_inside
 from robustness.reporting.document import Report
 from robustness.reporting.pdf import to_pdf
 from robustness.reporting.sections.registry import EXTRA_OUTPUTS, TITLES, sections
+from robustness.results.checksums import check_files
 from robustness.results.folder import hold, open_results
 from robustness.results.study_result import TABLES, StudyResult
 
@@ -113,7 +114,8 @@ def write(results_dir: Path | str) -> list[Path]:
     """Rebuild the report of a complete results folder in place (no recomputation).
 
     The folder is locked while the files are replaced (atomically), and only files ``meta.json`` already lists
-    are written.
+    are written; first every table and figure is checked against the checksums ``meta.json`` records
+    (:func:`robustness.results.checksums.check_files`).
 
     Parameters
     ----------
@@ -127,13 +129,15 @@ def write(results_dir: Path | str) -> list[Path]:
     folder, meta = open_results(results_dir)
     with hold(folder):
         try:
-            report = build(folder)
+            report = build(folder)  # in memory: nothing is written before the checks below
             texts = outputs(report, folder, meta.get("study", ""), pdf="report.pdf" in meta.get("files", []))
         except (InputError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a table or meta.json the study did not write this way: one line, not a traceback
+            check_files(folder, meta)  # a file cut short or changed after the run says so first
             raise InputError(f"{folder}: damaged results folder, the report cannot be rebuilt ({type(exc).__name__}: "
                              f"{shown((str(exc).splitlines() or [''])[0], 200)}); run the study again") from None
+        check_files(folder, meta)  # a table that reads but is cut short or changed is refused, not rebuilt from
         written = []
         for name, text in texts.items():
             if name not in meta.get("files", []):

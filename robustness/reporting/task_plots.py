@@ -145,8 +145,10 @@ def task_network(distances: pd.DataFrame, tasks: list, winners: dict, *, ax: Axe
 def tau_densities(taus: pd.DataFrame, *, ax: Axes) -> None:
     """The density of Kendall's tau between each task's ranking and its resamples' (challengeR's ``density()``).
 
-    One curve per task (a Gaussian kernel density estimate, Scott's bandwidth, cut at -1 and 1); a task whose
-    resamples all give one tau is a vertical line there.
+    One row per task, each on its own baseline (a ridgeline), so that no task's curve hides another's: a Gaussian
+    kernel density estimate (Scott's bandwidth, cut at -1 and 1) scaled to the row's height; a task whose resamples
+    all give one tau is a bar there. Overlaid on one axis, a task at tau 1 in every resample (a vertical line)
+    covered another's spike at 1, and a spike of 35 flattened every wider curve to the axis.
 
     Parameters
     ----------
@@ -155,17 +157,26 @@ def tau_densities(taus: pd.DataFrame, *, ax: Axes) -> None:
     ax : matplotlib.axes.Axes
     """
     grid = np.linspace(-1.0, 1.0, 401)
-    for k, (task, g) in enumerate(taus.groupby("task", sort=False)):
-        x = g.tau.dropna().to_numpy(dtype=np.float64)
-        if not x.size:
-            continue
+    groups = [(task, g.tau.dropna().to_numpy(dtype=np.float64)) for task, g in taus.groupby("task", sort=False)]
+    groups = [(task, x) for task, x in groups if x.size]
+    ticks, labels = [], []
+    for k, (task, x) in enumerate(groups):
+        base = float(len(groups) - 1 - k)  # the first task on top
         color = f"C{k % 10}"
         if np.ptp(x) == 0:
-            ax.axvline(x[0], color=color, lw=1.2, label=f"{task} (all {x[0]:.2f})")
-            continue
-        ax.plot(grid, gaussian_kde(x)(grid), color=color, lw=1.2, label=f"{task} (median {np.median(x):.2f})")
-    ax.set_xlim(-1.0, 1.02)
+            ax.vlines(x[0], base, base + 0.85, color=color, lw=2.0)
+            labels.append(f"{task} (all {x[0]:.2f})")
+        else:
+            y = gaussian_kde(x)(grid)
+            y = 0.85 * y / y.max()
+            ax.fill_between(grid, base, base + y, color=color, alpha=0.25, lw=0)
+            ax.plot(grid, base + y, color=color, lw=1.2)
+            labels.append(f"{task} (median {np.median(x):.2f})")
+        ax.axhline(base, color="0.7", lw=0.5)
+        ticks.append(base)
+    ax.set_xlim(-1.0, 1.04)  # a bar at tau 1 clear of the frame
+    ax.set_ylim(-0.1, max(len(groups), 1) - 0.05)
+    ax.set_yticks(ticks, labels, fontsize=7)
     ax.set_xlabel("Kendall's tau to the full ranking")
-    ax.set_ylabel("density over resamples")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=6, loc="upper left")
+    ax.set_ylabel("density over resamples\n(each task's scaled to its row)", fontsize=7)
+    ax.grid(axis="y", visible=False)

@@ -1,6 +1,7 @@
 # The lazy names of robustness.results for static tools: written by `python -m robustness._lazy` from its
 # __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.
 
+from robustness.results import checksums as checksums
 from robustness.results import claims as claims
 from robustness.results import escape as escape
 from robustness.results import folder as folder
@@ -18,6 +19,7 @@ __all__ = [
     "ResultsDir",
     "StudyResult",
     "Verdicts",
+    "checksums",
     "claims",
     "escape",
     "folder",

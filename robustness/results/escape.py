@@ -17,6 +17,14 @@ written, so no report section and no table has to remember it:
   :func:`csv_unquote` removes exactly that quote when the package reads its tables back, so names round-trip.
 - HTML is escaped by :mod:`robustness.reporting.document` (``html.escape``); figures draw names as plain text
   (``text.parse_math: False`` in the house style, so ``$x^{$`` is not mathtext).
+- Direction controls (Unicode's bidirectional embeddings, overrides, isolates and marks: a run named
+  ``evil\u202egpj.exe`` displays as ``evilexe.jpg``) are shown as their code, ``\u202e``, in every medium
+  (:func:`visible`): Markdown and HTML (the whole page), the PDF, figures, messages
+  (:func:`robustness.errors.shown`); in CSV a cell that holds one is written behind ``'\`` with its backslashes
+  doubled and each control as its code, and read back as it was (:func:`csv_unquote`).
+- Figures (:func:`figure_text`): a name longer than :data:`FIGURE_NAME` characters keeps its start and end around
+  an ellipsis (the tables and the report keep it whole): a 300-character name made an 11,458 x 12,085 pixel figure
+  and a 3.9 GB PDF.
 """
 
 from __future__ import annotations
@@ -25,7 +33,57 @@ import re
 
 import pandas as pd
 
-__all__ = ["markdown", "markdown_cell", "csv_frame", "csv_unquote", "FORMULA_STARTS"]
+from robustness.errors import DIRECTION_CONTROLS
+
+__all__ = ["markdown", "markdown_cell", "csv_frame", "csv_unquote", "FORMULA_STARTS", "visible", "figure_text",
+           "FIGURE_NAME"]
+
+#: The longest name a figure draws (longer ones are shortened around an ellipsis, :func:`figure_text`).
+FIGURE_NAME = 40
+
+
+def visible(text: str) -> str:
+    r"""``text`` with every direction control shown as its code (``\u202e``), so it cannot reorder what follows.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(visible("evil\u202egpj.exe"))
+    evil\u202egpj.exe
+    """
+    return DIRECTION_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", str(text))
+
+
+def figure_text(name: object, width: int = FIGURE_NAME) -> str:
+    """A name as a figure draws it: direction controls and line breaks shown as codes, at most ``width`` characters.
+
+    A longer name keeps its first ``width - 9`` and last 8 characters around an ellipsis, so that names that
+    differ at their end (``team-..._run1``, ``..._run2``) stay apart; the tables hold the whole name.
+
+    Parameters
+    ----------
+    name : object
+    width : int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> figure_text("a" * 50 + "_run1")
+    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u2026aaa_run1'
+    """
+    text = visible(_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(name)))
+    return text if len(text) <= width else text[:width - 9] + "\u2026" + text[-8:]
+
 
 #: The first characters that make a spreadsheet read a CSV cell as a formula (and the quote that marks an escape).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -65,7 +123,7 @@ def markdown(text: str, *, cell: bool = False) -> str:
     >>> print(markdown("see `a<b>` and [x](javascript:alert(1))"))
     see `a<b>` and [x\](javascript:alert(1))
     """
-    text = _BREAKS.sub(" ", str(text))
+    text = visible(_BREAKS.sub(" ", str(text)))
     out, i = [], 0
     while True:
         opening = _TICKS.search(text, i)
@@ -103,22 +161,24 @@ def _is_text(values) -> bool:
     return values.dtype == object or str(values.dtype) in ("str", "string")
 
 
-def _recode(frame: pd.DataFrame, starts: tuple, change) -> pd.DataFrame:
-    """``frame`` with ``change`` applied to every text cell, index entry and column name beginning with ``starts``.
+def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
+    """``frame`` with ``change`` applied to every text cell, index entry and column name that ``which`` selects.
 
-    Returns ``frame`` itself when nothing begins so (no copy of a large table for nothing).
+    ``which``: a tuple of starts (a text beginning with one), or a function of the text. Returns ``frame`` itself
+    when nothing is selected (no copy of a large table for nothing).
     """
+    test = which if callable(which) else (lambda v: v.startswith(which))
 
     def hits(values: pd.Series):
         if not _is_text(values):
             return None
         # an object column may mix text with booleans, numbers or None (a fit table's "within"): only text is checked
-        return values.map(lambda v: isinstance(v, str) and v.startswith(starts)).astype(bool)
+        return values.map(lambda v: isinstance(v, str) and bool(test(v))).astype(bool)
 
     columns = {c: hits(frame[c]) for c in frame.columns}
     columns = {c: m for c, m in columns.items() if m is not None and m.any()}
     index = hits(pd.Series(frame.index, dtype=frame.index.dtype))
-    names = [isinstance(c, str) and c.startswith(starts) for c in frame.columns]
+    names = [isinstance(c, str) and bool(test(c)) for c in frame.columns]
     if not columns and not any(names) and (index is None or not index.any()):
         return frame
     out = frame.copy()
@@ -148,7 +208,22 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
     >>> csv_frame(pd.DataFrame({"run": ["=1+1", "A", "-x"], "value": [-1.0, 2.0, 3.0]})).run.tolist()
     ["'=1+1", 'A', "'-x"]
     """
-    return _recode(frame, FORMULA_STARTS, lambda v: "'" + v)
+    return _recode(frame, lambda v: v.startswith(FORMULA_STARTS) or DIRECTION_CONTROLS.search(v),
+                   lambda v: _coded(v) if DIRECTION_CONTROLS.search(v) else "'" + v)
+
+
+#: How a CSV cell holding direction controls begins (:func:`csv_frame`); a user's cell beginning with ``'`` is
+#: written behind a second ``'``, so no other cell begins so.
+_CODED = "'\\"
+_CODE = re.compile(r"\\(\\|u[0-9a-f]{4})")
+
+
+def _coded(text: str) -> str:
+    return _CODED + visible(text.replace("\\", "\\\\"))
+
+
+def _decoded(text: str) -> str:
+    return _CODE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), text[len(_CODED):])
 
 
 def csv_unquote(frame: pd.DataFrame) -> pd.DataFrame:
@@ -162,4 +237,6 @@ def csv_unquote(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    return _recode(frame, tuple("'" + c for c in FORMULA_STARTS), lambda v: v[1:])
+    quoted = tuple("'" + c for c in FORMULA_STARTS)
+    return _recode(frame, lambda v: v.startswith(quoted + (_CODED,)),
+                   lambda v: _decoded(v) if v.startswith(_CODED) else v[1:])

@@ -21,9 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from robustness.errors import InputError, NoteWarning
+from robustness.errors import InputError, NoteWarning, shown
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.results import transaction
+from robustness.results.checksums import CHECKSUMS, checked, digest, record
 from robustness.results.escape import csv_frame
 from robustness.results.provenance import versions
 from robustness.results.transaction import COMMIT, INPUTS, LOCK, MARKER, META, PREVIOUS, STAGING
@@ -60,6 +61,13 @@ def check_output_folder(path: str | os.PathLike) -> Path:
         ``path`` is a file or a broken link, lies under a file, or its nearest existing folder is not writable.
     """
     p = Path(path)
+    try:
+        return _checked_output_folder(p)
+    except OSError as exc:  # a name longer than the file system takes (ENAMETOOLONG), a loop of links...
+        raise InputError(f"{shown(p, 200)}: cannot be used as the output folder ({exc.strerror or exc})") from None
+
+
+def _checked_output_folder(p: Path) -> Path:
     if p.exists():
         if not p.is_dir():
             raise InputError(f"{p}: exists and is not a folder")
@@ -155,6 +163,7 @@ class ResultsDir:
             raise
         self.fingerprint = fingerprint
         self.written: list[str] = []
+        self.digests: dict[str, dict] = {}  # the tables' checksums, from the bytes written
 
     def _commits(self) -> list[Path]:
         found = [e for e in self.path.iterdir() if e.name.startswith(COMMIT) and transaction.job_folder(e)]
@@ -227,6 +236,8 @@ class ResultsDir:
     def _write(self, name, data: bytes):
         atomic_write(self.file(name), lambda f: f.write(data))
         self.written.append(name)
+        if checked(name):
+            self.digests[name] = digest(data)
 
     def write_text(self, name: str, text: str) -> None:
         """Write a text result (UTF-8) and list it in :attr:`written`.
@@ -322,6 +333,7 @@ class ResultsDir:
 
         atomic_write(self.file(name), write)
         self.written.append(name)
+        self.digests.pop(name, None)  # read back at the end
 
     def finish(self, meta: dict) -> None:
         """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes).
@@ -330,7 +342,8 @@ class ResultsDir:
         ----------
         meta : dict
             What ``meta.json`` records of the run (settings, versions...); its ``files`` entry is set to the
-            results written.
+            results written, its ``checksums`` to every table's and figure's size and SHA-256
+            (:mod:`robustness.results.checksums`).
 
         Raises
         ------
@@ -339,6 +352,7 @@ class ResultsDir:
             a folder goes); the previous results are then left whole.
         """
         meta = dict(meta, files=sorted(set(self.written)))
+        meta[CHECKSUMS] = record(self.staging, meta["files"], self.digests)  # checked before a rebuild
         atomic_write(self.staging / PREVIOUS, lambda f: f.write(json.dumps(self.previous).encode()))
         atomic_write(self.staging / INPUTS, lambda f: f.write(f"{self.fingerprint}\n".encode()))
         transaction.check_install(self.path, meta["files"], self.previous)  # refuse before replacing anything

@@ -93,7 +93,9 @@ class BootstrapResult:
         method : {'percentile', 'bca', 'studentized'}
             'studentized' (bootstrap-t): the quantiles of ``(score* - score) / se*`` over resamples, with
             delta-method standard errors (Efron & Tibshirani 1993, 12.5); where it is not available (a ranking
-            method whose statistic is not a ratio of sums), the percentile interval.
+            method whose statistic is not a ratio of sums), the percentile interval; and for a run whose standard
+            error is 0 on the test set or a resample (a run equal to the gold on every image: t is undefined),
+            that run's percentile interval, its row's ``method`` saying so.
         confidence : float
 
         Returns
@@ -106,10 +108,17 @@ class BootstrapResult:
         dist = np.moveaxis(self.distribution, 1, -1)  # (S, R, B)
         if method == "studentized" and self.standard_errors is None:
             method = "percentile"
+        methods = np.full(self.estimate.shape, method, dtype=object)
         if method == "studentized":
             assert self.standard_errors is not None and self.estimate_se is not None  # set together
             low, high = studentized_interval(self.estimate, self.estimate_se, dist,
                                              np.moveaxis(self.standard_errors, 1, -1), confidence=confidence)
+            undefined = np.isnan(low) | np.isnan(high)
+            if undefined.any():  # a standard error of 0: the percentile interval, said in the row
+                p_low, p_high = bootstrap_interval(self.estimate, dist, method="percentile", confidence=confidence)
+                use = undefined & np.isfinite(p_low) & np.isfinite(p_high)
+                low, high = np.where(use, p_low, low), np.where(use, p_high, high)
+                methods[use] = "percentile"
         else:
             low, high = bootstrap_interval(self.estimate, dist, self.jackknife, method=method,
                                            confidence=confidence)
@@ -121,12 +130,13 @@ class BootstrapResult:
             # a metric where smaller is better is stored negated: its scores are shown with their own sign
             s = signs[:, None]
             est, low, high = s * est, np.where(s < 0, -high, low), np.where(s < 0, -low, high)
+            est, low, high = est + 0.0, low + 0.0, high + 0.0  # no -0.0 where a negated 0 comes back
         frames = []
         for s, (strat, metric, average) in enumerate(self.schemes.names):
             frames.append(pd.DataFrame({
                 "strategy": strat, "metric": metric, "average": average, "ranking": kind.name,
                 "run": list(self.schemes.runs), "score": est[s], "low": low[s], "high": high[s],
-                "rank": self.final_ranks[s], "statistic": kind.statistic, "method": method,
+                "rank": self.final_ranks[s], "statistic": kind.statistic, "method": methods[s],
                 "confidence_level": confidence, "unit": self.schemes.unit,
                 "n_resamples": self.distribution.shape[1],
             }))

@@ -14,8 +14,7 @@ task is ranked on its own runs and cases (tasks may have different case sets), b
     Every run's scores over the cases are aggregated (mean, median or a quantile, R's type-7 quantile, over the
     cases it has after the missing-score treatment), then ranked.
 ``rank-then-aggregate`` (``rankThenAggregate``)
-    Per case, the runs are ranked by their score; each run's ranks are aggregated; runs are ranked by that,
-    lower first.
+    Per case, the runs are ranked by their score; each run's ranks are aggregated; runs are ranked by that, lower first.
 ``test-based`` (``testThenRank``)
     For every ordered pair of runs ``(i, j)``, a one-sided paired test that ``i`` is better than ``j`` on the
     cases both have (Wilcoxon signed-rank, normal approximation with tie correction and optionally R's
@@ -422,7 +421,7 @@ def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate
 
 
 def top(ranking: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The runs ranked ``k`` or better (more than ``k`` where runs tie at the cut), as challengeR's ``subset``.
+    """The runs with fewer than ``k`` runs ahead (more than ``k`` if tied at the cut, any tie rule), as ``subset``.
 
     Parameters
     ----------
@@ -443,7 +442,8 @@ def top(ranking: pd.DataFrame, k: int) -> pd.DataFrame:
         raise ValueError(f"top needs k >= 1, got {k}")
     if ranking["task"].nunique() > 1 or ranking["ranking"].nunique() > 1:
         raise ValueError("a top-k subset is about one leaderboard: select one task and one ranking method first")
-    return ranking[ranking["rank"] <= k].reset_index(drop=True)
+    r = ranking["rank"].to_numpy(dtype=np.float64)  # runs strictly ahead: two tied first at 1.5 are both top 1
+    return ranking[((r[None, :] < r[:, None]).sum(axis=1) < k) & ~np.isnan(r)].reset_index(drop=True)
 
 
 def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: RankingOptions = RankingOptions(), *,

@@ -79,8 +79,12 @@ def consensus(ranking: pd.DataFrame, *, method: str = "mean-rank", weights: Mapp
         unknown = set(weights) - set(tasks)
         if unknown:
             raise ValueError(f"weights name unknown task(s): {', '.join(sorted(map(str, unknown)))}")
-    if (w < 0).any() or w.sum() <= 0:
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if (w < 0).any() or total <= 0:
         raise ValueError("task weights must be >= 0 with a positive sum")
+    if not np.isfinite(total):
+        raise ValueError(f"weights must be finite with a finite sum (they are relative), got {w.max():g}")
     stat = consensus_values(wide.to_numpy(dtype=np.float64), w, method)
     out = pd.DataFrame({"ranking": ranking["ranking"].iloc[0] if len(ranking) else "", "consensus": method,
                         "run": wide.index, "value": stat,

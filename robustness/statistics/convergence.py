@@ -317,7 +317,7 @@ def _test_set_batch(schemes, members, n_orders, step, tol, ties, size, child):
 
 def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n_resamples: int = 200,
                        n_orders: int = 10, step: int = 1, ties: str = "average", tol: float = TIE_TOL,
-                       n_jobs: int = 1, rng: SeedLike = None) -> np.ndarray:
+                       n_jobs: int = 1, progress: bool = False, rng: SeedLike = None) -> np.ndarray:
     """Each scheme's area under the convergence curve on test sets resampled from this one.
 
     A claim that one gold's curve settles faster than another's is about the gold, not about this test set's
@@ -341,6 +341,8 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
     ties, tol
         The tie rule (:func:`robustness.statistics.ranks.rank`).
     n_jobs : int
+    progress : bool
+        Count the resampled test sets (``curves over new test sets: 40/200 test sets``).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -357,7 +359,9 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
     sizes = batch_sizes(n_resamples, 10)
     args = [(schemes, members, n_orders, step, float(tol), ties, size, g)
             for size, g in zip(sizes, batch_generators(rng, len(sizes)))]
-    return np.concatenate(list(run_batches(_test_set_batch, args, n_jobs=n_jobs, prefer="threads")), axis=1)
+    bar = progress_bar(progress, n_resamples, "curves over new test sets", unit="test set")
+    return np.concatenate(list(run_batches(_test_set_batch, args, n_jobs=n_jobs, prefer="threads", progress=bar,
+                                           weights=sizes)), axis=1)
 
 
 def compare_over_test_sets(auc: np.ndarray, names: list[tuple], *, confidence: float = 0.95) -> pd.DataFrame:

@@ -216,6 +216,10 @@ def bootstrap_interval(estimate: ArrayLike, distribution: ArrayLike, jackknife: 
             jk = np.asarray(jackknife, dtype=np.float64)
             n = float(jk.shape[-1])
             u = (n - 1) * (jk.mean(axis=-1, keepdims=True) - jk)
+            # the acceleration does not depend on the scale: on scaled values its cubes cannot overflow (scores
+            # near 1e149 made every BCa bound empty)
+            scale = np.max(np.abs(u), axis=-1, keepdims=True)
+            u = u / np.where(scale > 0, scale, 1.0)
             a_hat = 1 / 6 * (np.sum(u**3, axis=-1) / n**3) / (np.sum(u**2, axis=-1) / n**2) ** (3 / 2)
             z_a = float(ndtri(alpha))
             num1 = z0 + z_a

@@ -325,7 +325,7 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
 
 
 def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float,
-                       rng: np.random.Generator | None = None) -> dict:
+                       rng: np.random.Generator | None = None, progress: bool = False) -> dict:
     """The distance to unlimited data (empirical-Bayes estimate with its interval) and the test-set size needed.
 
     Parameters
@@ -338,6 +338,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
         The expected L1 whose test-set size is wanted.
     rng : numpy.random.Generator, optional
         Default: the options' ``uncertainty`` stream.
+    progress : bool
+        Count the resamples.
 
     Returns
     -------
@@ -345,7 +347,7 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
         ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
     """
     per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
-                                            groups=options.run_groups, n_jobs=n_jobs,
+                                            groups=options.run_groups, n_jobs=n_jobs, progress=progress,
                                             rng=options.rng("uncertainty") if rng is None else rng)
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}

@@ -313,9 +313,14 @@ def _answer_warnings(rec: dict, fit_table: pd.DataFrame | None, unit: str = "enc
 
 def _range_text(r: tuple[float, float, float]) -> str:
     value, lo, hi = r
-    est = "more than the sizes tried" if not np.isfinite(value) else f"about {value:.0f}"
-    top = "more than the sizes tried" if not np.isfinite(hi) else f"{hi:.0f}"
-    return f"{est} (interval {lo:.0f} to {top})"
+
+    def count(x: float) -> str:  # a negative size is "at most" its first size; no 309-digit integers
+        return f"{abs(x):,.0f}" if abs(x) < 1e9 else f"{abs(x):.3g}"
+
+    est = ("more than the sizes tried" if not np.isfinite(value) else
+           f"at most {count(value)}" if value < 0 else f"about {count(value)}")
+    top = "more than the sizes tried" if not np.isfinite(hi) else count(hi)
+    return f"{est} (interval {count(lo)} to {top})"
 
 
 def _number(value) -> float:

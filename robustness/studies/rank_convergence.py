@@ -78,18 +78,19 @@ __all__ = ["RankConvergenceOptions", "run"]
 STUDY = "rank_convergence"
 
 
-def _uncertainty(schemes, n_extra: int, options, *, n_jobs: int, tolerance: float) -> dict:
+def _uncertainty(schemes, n_extra: int, options, *, n_jobs: int, tolerance: float, progress: bool = False) -> dict:
     """The distance to unlimited data, every scheme of the counts on the study's stream.
 
     A boundary headline's schemes (the last ``n_extra``) draw from a stream of their own (``uncertainty``, index
     1), so that choosing the headline changes no other scheme's numbers.
     """
     if not n_extra:
-        return uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=tolerance)
+        return uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=tolerance, progress=progress)
     k = len(schemes.names) - n_extra
-    base = uncertainty_tables(schemes.select(range(k)), options, n_jobs=n_jobs, tolerance=tolerance)
+    base = uncertainty_tables(schemes.select(range(k)), options, n_jobs=n_jobs, tolerance=tolerance,
+                              progress=progress)
     more = uncertainty_tables(schemes.select(range(k, len(schemes.names))), options, n_jobs=n_jobs,
-                              tolerance=tolerance, rng=seeds.stream(options.seed, "uncertainty", 1))
+                              tolerance=tolerance, rng=seeds.stream(options.seed, "uncertainty", 1), progress=progress)
     return {name: pd.concat([base[name], more[name]], ignore_index=True) for name in base}
 
 
@@ -175,7 +176,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
     tables = {}
     stage("distance to unlimited data (empirical Bayes)", printed=False)
-    uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient)
+    uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient,
+                               progress=progress)
     stage("resolution", printed=False)
     uncertainty["resolution.csv"] = resolution_table(boot_schemes)
     if options.resolve is not None:  # the organiser's difference, in the headline metric's units
@@ -194,7 +196,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
                 else None)
     stage("curves over new test sets", printed=False)
     outer_auc = auc_over_test_sets(gold_schemes, clusters=clusters, n_resamples=options.outer,
-                                   n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs,
+                                   n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs, progress=progress,
                                    rng=options.rng("gold_comparison"))
 
     # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
@@ -289,6 +291,8 @@ def _layout(challenge) -> dict:
     out: dict[str, Any] = {}
     if any(len(shape) == 3 for shape in challenge.shapes):
         out["volumes"] = True
+    if getattr(challenge, "spacings", None) is not None:  # medical images: the figures' distances are in mm
+        out["distance_unit"] = "mm"
     labels = getattr(challenge.source, "labels", None)
     if labels is not None:
         out["labels"] = sorted(set(labels))

@@ -10,6 +10,7 @@ import numpy as np
 from robustness.overlap.boundary import boundary_metric, conventions
 from robustness.overlap.empty import empty_policy
 from robustness.overlap.gold import resolve
+from robustness.overlap.lesions import MIN_LESION_SIZE
 from robustness.scheme import Scheme
 from robustness.studies.common import (
     ResamplingOptions,
@@ -53,6 +54,9 @@ class RankConvergenceOptions(ResamplingOptions):
         How a volume of one slice is scored (:data:`robustness.overlap.boundary.ONE_SLICE`).
     border : {'face', 'full'}
         Which voxels are border (:data:`robustness.overlap.boundary.BORDERS`).
+    min_lesion_size : str or int or float
+        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`: ``8`` voxels,
+        ``'2.5 mm3'``; default none left out).
     resolve : float, optional
         A true score difference (in the headline metric's units) whose test-set size is wanted: resolve.csv gives
         the units at which the paired test declares it with 80% power
@@ -70,11 +74,13 @@ class RankConvergenceOptions(ResamplingOptions):
     one_slice: str = "2d"
     border: str = "face"
     resolve: float | None = None
+    min_lesion_size: str | int | float = MIN_LESION_SIZE
 
     @property
     def boundary_conventions(self) -> dict:
         """The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`)."""
-        return conventions(empty_distance=self.empty_distance, one_slice=self.one_slice, border=self.border)
+        return conventions(empty_distance=self.empty_distance, one_slice=self.one_slice, border=self.border,
+                           min_lesion_size=self.min_lesion_size)
 
     def __post_init__(self) -> None:
         """Check the values (the strategies and the empty policy against their registries)."""

@@ -1,23 +1,20 @@
 """Rankings, rank convergence, bootstrap and significance for per-case scores from any pipeline (challengeR's table).
 
-The table has one row per case and run with a score in long format, optionally a
-task column (each task its own leaderboard), ``strategy`` and ``metric`` columns
-holding several schemes, and a column grouping cases into resampling units
-(:func:`robustness.io.read_case_table`).
+The table has one row per case and run with a score in long format, optionally a task column (each task its own
+leaderboard), ``strategy`` and ``metric`` columns holding several schemes, and a column grouping cases into
+resampling units (:func:`robustness.io.read_case_table`).
 
 Two parts:
 
 - every task's leaderboard under every ranking method and the ranking options
-  (:mod:`robustness.statistics.case_rankings`: ``ranking.csv``), the consensus
-  across tasks (``consensus.csv``), and bootstrap rank distributions under the
-  same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
+  (:mod:`robustness.statistics.case_rankings`: ``ranking.csv``), the consensus across tasks (``consensus.csv``), and
+  bootstrap rank distributions under the same options and tie rule (``rank_bootstrap.csv``, ``rank_frequency.csv``,
   ``rank_bootstrap_tau.csv``);
-- for a one-task table with a score for every run on every case, the
-  convergence curves, score intervals, significance and distance to unlimited
-  data of the main job, under the same ranking options (the engines recompute a
-  method's statistic where no kernel implements the options:
-  :func:`robustness.statistics.ranking_methods.prepare`). Where the data do not
-  allow them, the results' warnings say why (:func:`engine_limits`).
+- for a one-task table with a score for every run on every case, the convergence curves, score intervals,
+  significance and distance to unlimited data of the main job, under the same ranking options (the engines
+  recompute a method's statistic where no kernel implements the options:
+  :func:`robustness.statistics.ranking_methods.prepare`). Where the data do not allow them, the results' warnings
+  say why (:func:`engine_limits`).
 """
 
 from __future__ import annotations
@@ -33,6 +30,7 @@ import pandas as pd
 from robustness import _kernels
 from robustness.errors import InputError
 from robustness.io.case_table import SCHEME_COLUMNS
+from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.case_rankings import (
     TaskScores,
@@ -365,6 +363,7 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                              "low": np.nan, "high": np.nan, "resamples": 0}
                             for r, run in enumerate(ts.runs) if not np.isnan(final[r])]
                 continue
+            stage(f"rank bootstrap: {len(boots)}/{len(tasks) * len(methods)} leaderboards", printed=False)
             boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
             boots[ts.task, m] = boot
             ranked = ~np.isnan(final)
@@ -385,6 +384,7 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
                 taus += [{"task": ts.task, "ranking": m, "resample": b,
                           "tau": _kernels.kendall_tau_b(x, np.ascontiguousarray(boot[b, keep]))}
                          for b in range(boot.shape[0])]
+    stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
     per_case, case_ranks = [], []
     for ts in tasks:
         r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
@@ -443,8 +443,7 @@ def fingerprint(tasks: Sequence[TaskScores]) -> str:
 
 def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOptions = TableOptions(), *,
         ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, source: str,
-        unit: str = "case", n_jobs: int = 1,
-        progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
+        unit: str = "case", n_jobs: int = 1, progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
     """The study on a per-case table: its rankings, and the resampling engines' study where they can run.
 
     Parameters
@@ -473,6 +472,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     StudyResult
     """
     ranking_options = ranking_options or RankingOptions()
+    stage("rankings of every task", printed=False)
     tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs)
     inputs = {"table": source, "fingerprint": fingerprint(tasks), "tasks": [t.task for t in tasks],
               "runs": len({r for t in tasks for r in t.runs}),
@@ -488,7 +488,7 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     lenient = options.size_target(len(schemes.runs))
     meta["target"] = options.target_meta(len(schemes.runs))
     resampled = resample(schemes, options, n_jobs=n_jobs, progress=progress)
-    tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient))
+    tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient, progress=progress))
     curves, curve_notes = convergence_tables(resampled.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
     tables.update(curves)

@@ -376,7 +376,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
                    & (ci_table.average == p.average)].set_index("run")
     tab = board[[c for c in dict.fromkeys(_leaderboard_columns(p, board.columns)) if c in board]].copy()
     tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
-    tab["95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
+    tab[f"{'_'.join(p.key)} 95% CI"] = [f"[{sel.loc[s, 'low']:.4f}, {sel.loc[s, 'high']:.4f}]" for s in tab.index]
     tab = tab.reset_index().rename(columns={"index": "run"})
     tab.columns = [str(c).replace("_", " ") for c in tab.columns]  # readable headers that can wrap
     r.table(tab, max_rows=15, caption=(

@@ -46,6 +46,9 @@ def _conventions_text(options: dict) -> str:
                      "seg-metrics' borders; the default counts faces only, MetricsReloaded's)")
     if options.get("one_slice", "2d") == "3d":
         parts.append("a volume of one slice is a slab whose every voxel is border (--one-slice 3d)")
+    if not str(options.get("min_lesion_size", "0 voxels")).startswith("0 "):
+        parts.append(f"connected components smaller than {options['min_lesion_size']} are not lesions "
+                     "(--min-lesion-size)")
     if any("_surfel" in str(m) for m in options.get("boundary", ())):
         parts.append("metrics named *_surfel weight surface elements by their area (DeepMind's surface-distance) "
                      "where the others count border voxels")

@@ -363,9 +363,9 @@ def _top(r: Report, res: StudyResult) -> None:
     rows = [{"leaderboard": task, "ranking": method, "runs": ", ".join(f"{run} ({rk:g})" for run, rk in
                                                                         zip(g.run, g["rank"])),
              "count": len(g)} for (task, method), g in t.groupby(["task", "ranking"], sort=False)]
-    r.table(pd.DataFrame(rows), caption=f"The runs ranked {k} or better (their rank in brackets; more than {k} "
-            "where runs tie at the cut), as challengeR's subset(top = k); whether they differ from the runs below "
-            "is in the rank intervals above (top.csv).")
+    r.table(pd.DataFrame(rows), caption=f"The runs with fewer than {k} runs ranked ahead of them (their rank in "
+            f"brackets; more than {k} where runs tie at the cut, whatever the tie rule), as challengeR's "
+            "subset(top = k); whether they differ from the runs below is in the rank intervals above (top.csv).")
 
 
 def _rliable(r: Report, res: StudyResult) -> None:

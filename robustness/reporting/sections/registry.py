@@ -151,6 +151,12 @@ def interval_name(ci_table: pd.DataFrame) -> str:
     str
     """
     methods = list(dict.fromkeys(ci_table.method))
+    if set(methods) == {"studentized", "percentile"}:
+        # a run whose standard error is 0 (equal to the gold on every unit) has no t statistic: its percentile
+        names = list(ci_table["run"]) if "run" in ci_table else list(ci_table.index)
+        runs = list(dict.fromkeys(str(n) for n, m in zip(names, ci_table.method) if m == "percentile"))
+        return (f"{INTERVAL_NAMES['studentized']}; percentile bootstrap for {', '.join(runs)} (its standard error "
+                "is 0 on the test set or a resample, so no t statistic exists)")
     return " / ".join(INTERVAL_NAMES.get(m, m) for m in methods)
 
 
