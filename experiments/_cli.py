@@ -438,6 +438,23 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
     return False
 
 
+def _interrupted(argv: list[str] | None) -> int:
+    """Ctrl-C: one line ``interrupted`` and status 130.
+
+    A command (``argv`` None) then exits at once: the interpreter's exit handlers would join the worker pools'
+    threads, where a second interrupt prints a traceback; nothing is left to write (results are written whole or
+    not at all).
+    """
+    print("interrupted", file=sys.stderr)
+    if argv is None:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    return 130
+
+
 def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None) -> int:
     """Call ``main(argv)``; bad input becomes ``error: <one line>`` and exit status 2.
 
@@ -468,13 +485,11 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
         print(f"error: {one_line(exc, MAX_LINE - 7)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(argv)
     except SystemError as exc:  # Ctrl-C inside a numba call (loading a cached kernel) comes back wrapped
         if not _caused_by_interrupt(exc):
             raise
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(argv)
     except OSError as exc:  # a full disk or quota while writing (figures, parquet...): one line, not a traceback
         from robustness.files import NO_SPACE
 

@@ -66,3 +66,35 @@ def test_no_other_neighbouring_places_where_every_one_is_said(tmp_path):
     assert separable_text(3, 3).endswith("every neighbouring place is established.")
     assert separable_text(1, 3).endswith("the other neighbouring places are not established.")
     assert separable_text(0, 3).endswith("neighbouring places are not established.")
+
+
+def test_reports_on_other_data_name_no_paper_and_no_teams(tied):
+    """Issue 48 item 10: on data that is not MEDIQA-MAGIC's, "the paper" is never named without its reference, no
+    heading cites "the paper's" figures, and the runs' groups are groups, not teams."""
+    out, _ = tied
+    summary = (out / "summary.md").read_text()
+    assert '"The paper" below' not in summary and "the paper's" not in summary.lower()
+    assert "The paper" not in summary
+    headings = [line for line in summary.splitlines() if line.startswith("#")]
+    assert not [h for h in headings if "paper" in h.lower()]
+    assert "MEDIQA-MAGIC 2025 overview (ImageCLEF 2025, CEUR-WS)'s Figures 2 and 3" in summary
+    assert "within-team" not in summary and "each team its own" not in summary
+
+
+def test_the_readme_names_every_metric_family_and_the_notebooks():
+    """Issue 48 item 14: the README names the lesion-wise, surface-element, pooled and BraTS metrics, the notebooks,
+    and `make run` installs the runtime alone (the test tools come with `make test`)."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    readme = (repo / "README.md").read_text()
+    for name in ("hd95_surfel", "nsd_surfel@t", "hd95_pooled", "lesion_f1", "lesion_hd95_pooled", "pq", "brats_dice",
+                 "brats_hd95", "volume_similarity", "--min-lesion-size", "notebooks/", "01_synthetic_walkthrough.ipynb",
+                 "02_bubil_case_study.ipynb", "resolution.csv"):
+        assert name in readme, name
+    make = (repo / "Makefile").read_text()
+    run_target = make.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    runtime_recipe = make.split("$(RUNTIME): pyproject.toml", 1)[1].split("\n\n", 1)[0]
+    test_recipe = make.split("$(STAMP): $(RUNTIME)", 1)[1].split("\n\n", 1)[0]
+    assert run_target.split()[0] == "$(RUNTIME)" and "-e ." in runtime_recipe and "[test]" not in runtime_recipe
+    assert "'.[test]'" in test_recipe and "\ntest: $(STAMP)" in make
