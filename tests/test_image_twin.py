@@ -218,31 +218,6 @@ def test_the_fit_table_checks_the_objects_size(small_twin):
                                     "annotators' scale (fitted: their pairwise Jaccard)"}
 
 
-@pytest.mark.slow
-@pytest.mark.shared_data
-def test_the_twin_of_bubil_dataset1_fits_without_force(bubil):
-    """The walkthrough's gold and runs: every checked statistic within its tolerance, the separability and the
-    distance to unlimited data among them, and the objects' size within 10%."""
-    from robustness.io import load_raters
-    from robustness.simulation.image_fit import fit_image_twin
-    from robustness.simulation.twin import challenge_stats, fit_counts, fit_failures
-
-    ch = load_raters(bubil / "ExpertsAnnotations", gold=["Person1_Amira", "Person2_Amira",
-                                                                        "Person3_Amira"],
-                     runs=["Person1_ImageJ", "Person3_ImageJ", "Person4_Amira", "Person4_ImageJ", "Person5_Amira",
-                           "Person5_ImageJ"], foreground=0, background=255)
-    target = challenge_stats(fit_counts(ch))
-    _, table = fit_image_twin(ch, target=target, seed=0)
-    assert fit_failures(table) == []
-    rows = table.set_index("statistic")
-    sep = rows.loc["runs' separability (median |z| of paired differences, micro Jaccard)"]
-    assert sep.within is True and 1 / 1.5 <= sep.fitted / sep.target <= 1.5
-    far = rows.loc["expected L1 to unlimited data at the challenge's size (majority, micro Jaccard)"]
-    assert far.within is True and 1 / 1.5 <= far.fitted / far.target <= 1.5
-    size = rows.loc["gold object size in pixels (median over images)"]
-    assert size.within is True and abs(size.fitted / size.target - 1) <= 0.1
-
-
 # -- a twin that fails its fit --------------------------------------------------------------------------------
 
 def _raters_on_disk(root, seed=3):

@@ -120,6 +120,12 @@ def test_the_twin_is_checked_and_the_two_answers_are_read_together(walked):
     checked = fit[fit.within.notna()]
     assert checked.within.astype(str).eq("True").all()
     assert fit.loc[fit.index.str.startswith("expected L1 to unlimited data"), "within"].astype(str).tolist() == ["True"]
+    # the twin made of the images fits without --force: its runs as separable as the real ones, its distance to
+    # unlimited data at the challenge's size within a factor 1.5 of the main job's estimate
+    sep = fit.loc["runs' separability (median |z| of paired differences, micro Jaccard)"]
+    assert str(sep.within) == "True" and 1 / 1.5 <= sep.fitted / sep.target <= 1.5
+    far = fit.loc["expected L1 to unlimited data at the challenge's size (majority, micro Jaccard)"]
+    assert str(far.within) == "True" and 1 / 1.5 <= far.fitted / far.target <= 1.5
     # the twin's objects are the real ones: their size is checked (within 10%) and holds
     assert fit.loc[fit.index.str.startswith("gold object size"), "within"].astype(str).tolist() == ["True"]
     assert fit.loc[fit.index.str.startswith("gold object size"), "tolerance"].tolist() == ["within a factor 1.1"]
