@@ -10,6 +10,7 @@ data). Whatever a loader skipped, repaired or guessed is printed as
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -439,17 +440,12 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
 
 
 def _interrupted(argv: list[str] | None) -> int:
-    """Ctrl-C: one line ``interrupted`` and status 130.
+    """Ctrl-C: ``interrupted``, status 130; a command exits at once (a second interrupt while joining threads).
 
-    A command (``argv`` None) then exits at once: the interpreter's exit handlers would join the worker pools'
-    threads, where a second interrupt prints a traceback; nothing is left to write (results are written whole or
-    not at all).
+    Results are written whole or not at all, so nothing is left to clean up.
     """
     print("interrupted", file=sys.stderr)
     if argv is None:
-        import os
-
-        sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
     return 130
