@@ -43,8 +43,9 @@ def parser() -> _cli.Parser:
     g.add_argument("--design-populations", type=integer(0, 20), metavar="P",
                    help="the default design study's first P run populations (default 8; --quick 0)")
     g.add_argument("--no-held-out", action="store_true",
-                   help="leave out the two populations the estimators were not tuned on: 'tight' (one team's runs "
-                        "nearly tied beside loose teams) and 'few' (six runs, no teams)")
+                   help="leave out the three populations the estimators were not tuned on: 'tight' (one team's runs "
+                        "nearly tied beside loose teams), 'few' (six runs, no teams) and 'mixed' (two teams whose "
+                        "spreads lie ten times apart)")
     g.add_argument("--population", type=integer(200, 100_000), metavar="N",
                    help="encounters per population (default 10000; --quick 2000)")
     g = p.add_argument_group("test sets")

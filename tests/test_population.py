@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from robustness.overlap import compute_overlap
@@ -289,8 +290,13 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
                   & (table.scheme == "majority jaccard micro")].iloc[0]
     assert upper.share_wrong == pytest.approx((first.truth > first.band_high).mean())
     assert (first.band_high >= first.high).all() and (first.band_low <= first.low).all()
-    flags = table[table.estimator.isin(["prior_flag_bad", "prior_flag_other"])]
-    assert len(flags) == 2 * 2 and (flags.groupby("scheme").n_claims.sum() == 3).all()  # every test set, once
+    # the flag judged per population: one row per scheme, differ or silent as the population's own scores say
+    flags = table[table.estimator.isin(["prior_flag_differ", "prior_flag_silent"])]
+    assert len(flags) == 2 and (flags.n_claims == 3).all()  # every test set, once
+    fired = raw[raw.m == 20].groupby("scheme").spread_p.apply(lambda p: (p < 0.05).mean())
+    assert np.allclose(flags.set_index("scheme").share_holding.sort_index(), fired.sort_index())
+    assert ((flags.truth < 0.05) == (flags.estimator == "prior_flag_differ")).all()
+    assert not table.estimator.str.startswith("p_best_pooled").any()  # one population: nothing pooled
     needed = table[table.estimator == "units_needed"]
     assert np.allclose(needed.claim_to_need.dropna(), needed.relative_bias.dropna() + 1)
     # the rules measured beside it: the band's upper end lies above its midpoint and above the one-sided bound
@@ -339,9 +345,12 @@ def test_a_population_like_a_challenge_is_its_fitted_twin(monkeypatch):
     assert said == ["fitting a twin made of its own images to the challenge (20 images, 4 runs)"]
 
 
-def _per_team_by_hand(theta, sigma, groups):
+def _per_team_by_hand(theta, sigma, groups, low=None):
     """The per-team prior's posterior the slow way: each team of two or more runs its own moment estimate of the
-    within-team variance, singletons the shared one, the between-team variance as in the shared prior."""
+    within-team variance, singletons the shared one, the between-team variance as in the shared prior; with
+    ``low`` each team's at its one-sided lower confidence limit at that level (scipy.stats.chi2)."""
+    from scipy.stats import chi2
+
     sigma = (sigma + sigma.T) / 2 + np.eye(theta.size) * 1e-12
     ss = noise = 0.0
     df = 0
@@ -355,6 +364,8 @@ def _per_team_by_hand(theta, sigma, groups):
         t = float(np.trace(c @ sigma[np.ix_(idx, idx)]))
         ss, noise, df = ss + d @ d, noise + t, df + idx.size - 1
         own[g] = max((d @ d - t) / (idx.size - 1), 1e-12)
+        if low is not None:  # S_t / (tau^2 + noise_t / (n_t - 1)) is chi2 with n_t - 1 degrees of freedom
+            own[g] = max(d @ d / chi2.ppf(low, idx.size - 1) - t / (idx.size - 1), 1e-12)
     c = np.eye(theta.size) - 1.0 / theta.size
     total = (theta @ c @ theta - np.trace(c @ sigma)) / (theta.size - 1)
     w2 = max((ss - noise) / df, 1e-12)
@@ -385,6 +396,14 @@ def test_per_team_prior_gives_each_team_its_own_spread():
     for alone in (np.arange(7), np.array([0, 1, 2, 3, 4, 5, 6])):
         a, b = score_posterior(theta, sigma, alone), score_posterior(theta, sigma, alone, prior="per_team")
         assert np.array_equal(a.mean, b.mean) and np.array_equal(a.covariance, b.covariance)
+    # the lower-limit prior: each team's variance at its 97.5% one-sided lower limit, no larger than its own
+    from robustness.statistics.population import LOW_LEVEL
+
+    low = score_posterior(theta, sigma, groups, prior="per_team_low")
+    mean, cov, tau_low = _per_team_by_hand(theta, sigma, groups, low=LOW_LEVEL)
+    np.testing.assert_allclose(low.covariance, cov, rtol=1e-7)
+    np.testing.assert_allclose(low.mean, mean, rtol=1e-7)
+    assert (tau_low <= tau_w2).all() and tau_low[3] < 0.5 * tau_w2[3]  # two degrees of freedom: a low limit far down
     with pytest.raises(ValueError, match="prior must be one of shared, per_team"):
         score_posterior(theta, sigma, groups, prior="hierarchical")
 
@@ -399,18 +418,24 @@ def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
     est, other = per_size.expected_l1.to_numpy(), per_size.expected_l1_per_team.to_numpy()
     z = 1.959963984540054  # the interval's (95% by default)
     se = per_size.sampling_se.to_numpy()
+    low_prior = per_size.expected_l1_per_team_low.to_numpy()
+    # down to the per-team estimate, up to the lower-limit prior's, each widened by z sampling SEs
     np.testing.assert_allclose(per_size.band_low, np.maximum(np.minimum(per_size.low, other - z * se), 0))
-    np.testing.assert_allclose(per_size.band_high, np.maximum(per_size.high, other + z * se))
+    np.testing.assert_allclose(per_size.band_high, np.maximum(per_size.high, low_prior + z * se))
     assert (per_size.band_low <= per_size.low).all() and (per_size.band_high >= per_size.high).all()
     np.testing.assert_allclose(per_size.prior_gap, (other - est) / est)
     # the per-team end is the estimate under that prior, on the band's own stream (the last one spawned)
     labels, _ = run_groups(schemes.runs)
     band_stream = batch_generators(7, 4 + 2)[-1]  # 20 resamples: two batches of ten
-    want = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, band_stream, full=False,
+    g_team, g_low = band_stream.spawn(2)
+    want = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, g_team, full=False,
                       prior="per_team")[0]
+    want_low = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, g_low, full=False,
+                          prior="per_team_low")[0]
     for s, (strategy, metric, average) in enumerate(schemes.names):
         got = per_size[(per_size.strategy == strategy) & (per_size.average == average)].sort_values("m")
         np.testing.assert_array_equal(got.expected_l1_per_team, want[s])
+        np.testing.assert_array_equal(got.expected_l1_per_team_low, want_low[s])
     # without an outer bootstrap there is no sampling SE and no band; without teams the other end is the plug-in
     bare, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=0, rng=7)
     assert bare.band_low.isna().all() and bare.band_high.isna().all()
@@ -420,11 +445,38 @@ def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
     assert (alone.band_low <= alone.plugin_l1 + 1e-12).all() and (alone.band_high >= alone.expected_l1).all()
 
 
+def test_p_best_pooled_by_hand():
+    from robustness.simulation.calibration_summary import pooled_reliability
+
+    # two populations' best runs: claims in three bins, each prior's claim beside the reported one
+    best = [{"scheme": "majority jaccard micro", "p_best": p, "p_best_shared": min(1.0, p + 0.1),
+             "p_best_per_team": p / 2, "is_best": b}
+            for p, b in ((0.1, 0), (0.3, 1), (0.6, 1), (0.7, 0), (0.9, 1), (0.85, 1), (1.0, 1), (0.45, 0))]
+    assert pooled_reliability(best, 1, test_sets=4) == []
+    rows = pd.DataFrame(pooled_reliability(best, 2, test_sets=4))
+    got = rows[rows.estimator == "p_best_pooled"].set_index("setting")
+    assert list(got.index) == ["claimed p_best in [0, 0.5)", "claimed p_best in [0.5, 0.8)",
+                               "claimed p_best in [0.8, 1]"]
+    assert got.n_claims.tolist() == [3, 2, 3] and got.estimate.tolist() == pytest.approx([0.85 / 3, 0.65, 2.75 / 3])
+    assert got.share_holding.tolist() == pytest.approx([1 / 3, 0.5, 1.0])
+    assert got.relative_bias.tolist() == pytest.approx([0.85 / 3 - 1 / 3, 0.15, 2.75 / 3 - 1])
+    shared = rows[rows.estimator == "p_best_pooled_shared"]
+    assert shared.n_claims.sum() == 8 and set(rows.population) == {"pooled (2 populations)"}
+    team = rows[rows.estimator == "p_best_pooled_per_team"]  # every per-team claim is below 0.5 but one (0.5)
+    assert team.n_claims.tolist() == [7, 1]
+
+
 def test_held_out_populations_have_a_tight_team_and_few_runs_alone():
     from robustness.simulation.populations import held_out_populations
 
-    tight, few = held_out_populations()
-    assert (tight.name, few.name) == ("tight", "few") and tight.index != few.index
+    tight, few, mixed = held_out_populations()
+    assert (tight.name, few.name, mixed.name) == ("tight", "few", "mixed")
+    assert len({tight.index, few.index, mixed.index}) == 3
+    # mixed: 16 runs in two teams whose spreads in skill lie ten times apart
+    teams = np.asarray(mixed.runs.team_of)
+    assert len(mixed.runs.runs) == 16 and np.unique(teams).size == 2 and np.unique(teams, return_counts=True)[1].min() >= 4
+    sd = sorted(np.std(mixed.runs.run_skill[teams == t]) for t in np.unique(teams))
+    assert sd[1] / sd[0] == pytest.approx(10, rel=0.05)
     teams = np.asarray(tight.runs.team_of)
     spread = {t: np.std(tight.runs.run_skill[teams == t]) for t in set(teams) if (teams == t).sum() > 1}
     tightest = min(spread, key=spread.get)

@@ -60,6 +60,7 @@ from robustness.simulation.calibration_summary import (
     CALIBRATION_COLUMNS,
     CLAIM_RULES,
     averaged,
+    pooled_reliability,
     size_claim_holds,
     summarise_population,
 )
@@ -75,6 +76,7 @@ from robustness.simulation.populations import (
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
+from robustness.statistics.population import run_groups, spread_test
 from robustness.statistics.ranks import size_target
 from robustness.statistics.resolution import detectable_difference, resolution_table, units_for_difference
 from robustness.statistics.uncertainty import (
@@ -143,7 +145,7 @@ class CalibrationOptions:
 #: What calibration_distances.csv keeps of every test set's distance estimate (after its population, test set,
 #: scheme and size).
 DISTANCE_COLUMNS = ("estimate", "plugin", "known_prior", "low", "high", "se", "posterior_se", "sampling_se", "truth",
-                    "per_team", "band_low", "band_high", "prior_gap", "spread_p")
+                    "per_team", "per_team_low", "band_low", "band_high", "prior_gap", "spread_p")
 
 
 #: What calibration_claims.csv keeps of every size claim (after its population, test set, scheme and rule).
@@ -214,13 +216,13 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                                     "sampling_se": row.sampling_se, "truth": true,
                                     "per_team": row.expected_l1_per_team, "band_low": row.band_low,
                                     "band_high": row.band_high, "prior_gap": row.prior_gap,
-                                    "spread_p": row.spread_p})
+                                    "spread_p": row.spread_p, "per_team_low": row.expected_l1_per_team_low})
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         need = truth.needed(s, target)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
                               "truth_at_claim": truth.at(s, claim), "true_need": need,
-                              "point": float(nd.units_needed_point)})
+                              "point": float(nd.units_needed_point), "largest": float(nd.largest_size)})
         grid = ps.index.to_numpy(dtype=np.float64)
         band = {"band_mid": (ps.band_low + ps.band_high) / 2, "band_high": ps.band_high}
         flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
@@ -233,7 +235,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
                 size, beyond, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
                 at = float(grid[-1]) if beyond else size
             out["needed_rules"].append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(beyond),
-                                        "truth_at_claim": truth.at(s, at), "true_need": need})
+                                        "truth_at_claim": truth.at(s, at), "true_need": need,
+                                        "largest": float(grid[-1])})
         theta = truth.scores[s]
         for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
@@ -260,6 +263,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         observed_best = test.runs.index(top.run)
         row = ps.loc[n]
         out["best"].append({"scheme": s, "p_best": float(top.p_best), "stays": float(row.p_best_stays),
+                            "p_best_shared": float(top.p_best_shared), "p_best_per_team": float(top.p_best_per_team),
                             "is_best": float(observed_best == int(np.argmax(theta)))})
     return out
 
@@ -325,9 +329,9 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         true_need, target, holds``), from which the size rows can be scored again.
     """
     say = say or (lambda *a: None)
-    rows, truth_rows, raw, claims = [], [], [], []
+    rows, truth_rows, raw, claims, best = [], [], [], [], []
     n = options.test_size
-    grid = np.unique(np.round(n * 2.0 ** (np.arange(-12, 21) / 4)).astype(np.int64))
+    grid = np.unique(np.round(n * 2.0 ** (np.arange(-12, 25) / 4)).astype(np.int64))  # N/8 .. 64N
     grid = grid[grid >= 2]
     for spec in populations:
         say(f"population {spec.name}: {options.population} encounters")
@@ -335,7 +339,11 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                                    progress=progress)
         truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
                                  rng=stream(options.seed, "truth", spec.index, calibration=True))
-        truth = replace(truth, resolution=detectable_difference(truth.pair_sd, n))
+        labels = run_groups(list(counts.runs))[0]
+        spread_p = np.array([spread_test(scores, np.zeros((scores.size, scores.size)), labels,
+                                         rng=stream(options.seed, "truth", spec.index, 2, calibration=True))[1]
+                             for scores in truth.scores])
+        truth = replace(truth, resolution=detectable_difference(truth.pair_sd, n), spread_p=spread_p)
         for s, name in enumerate(truth.schemes):
             truth_rows.append(pd.DataFrame({"population": spec.name, "strategy": name[0], "metric": name[1],
                                             "average": name[2], "m": truth.sizes,
@@ -359,6 +367,8 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                 say(f"  {len(results)} of {options.test_sets} test sets")
         rows += summarise_population(results, truth, spec.name, confidence=options.confidence,
                                      test_size=options.test_size, n_runs=len(counts.runs))
+        best += [dict(x, scheme=" ".join(truth.schemes[x["scheme"]]), population=spec.name)
+                 for r in results for x in r["best"]]
         for t, r in enumerate(results):
             raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
                      "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
@@ -368,5 +378,6 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                         "holds": size_claim_holds(x["beyond"], x["truth_at_claim"], target)}
                        for x in r["needed"] + r["needed_rules"]]
     rows += averaged(rows, [spec.name for spec in populations if spec.name.startswith("design-")])
+    rows += pooled_reliability(best, len(populations), test_sets=options.test_sets)
     return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),
             pd.DataFrame(raw), pd.DataFrame(claims))

@@ -19,14 +19,16 @@ from robustness.statistics.uncertainty import FLAG_ALPHA
 if TYPE_CHECKING:
     from robustness.simulation.populations import PopulationTruth
 
-__all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "MIN_RELATIVE_TRUTH", "P_BEST_BINS", "Z90", "averaged",
-           "relative_error", "cluster_share", "size_claim_holds", "summarise_population"]
+__all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "FLAG_FIRES", "FLAG_SILENT", "MIN_RELATIVE_TRUTH", "P_BEST_BINS",
+           "P_BEST_POOLED_BINS", "Z90", "averaged", "pooled_reliability", "relative_error", "cluster_share",
+           "size_claim_holds", "summarise_population"]
 
 #: The columns of calibration.csv (``_se``: Monte Carlo standard error over test sets).
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
-                       "share_holding", "share_holding_se", "n_claims", "claim_to_need", "power", "power_se")
+                       "share_holding", "share_holding_se", "n_claims", "claim_to_need", "power", "power_se",
+                       "true_need", "largest_size", "share_beyond")
 
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
@@ -143,27 +145,93 @@ def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> No
         need = d[0]["true_need"]
         claims = np.array([x["claim"] for x in d])
         ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
+        largest = max((float(x.get("largest", np.nan)) for x in d), default=np.nan)
         row(name, f"expected L1 <= {target_text(target, n_runs)}", s, estimate=float(np.median(claims)),
             truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
-            nominal=nominal, n_claims=len(d), claim_to_need=ratio + 1)
+            nominal=nominal, n_claims=len(d), claim_to_need=ratio + 1, true_need=need, largest_size=largest,
+            share_beyond=float(np.mean([bool(x["beyond"]) for x in d])))
 
 
-def _flag_rows(row, s, d: list[dict], setting: str) -> None:
-    """The prior-sensitivity flag (``spread_p`` below the report's level) against the 8N estimate's error.
+def _flag_rows(row, s, d: list[dict], spread_p: float) -> None:
+    """The prior flag judged for what it tells: whether the population's teams differ in spread.
 
-    ``prior_flag_bad``: the share of test sets whose estimate at 8N is more than 10% below the truth that the flag
-    fires on (target: at least 60%); ``prior_flag_other``: the share of the others it fires on (at most 15%).
-    Test sets whose true distance at 8N is below :data:`MIN_RELATIVE_TRUTH` places count in neither (a relative
-    error there says nothing).
+    The flag (``spread_p`` below :data:`~robustness.statistics.uncertainty.FLAG_ALPHA`) says "your teams differ in
+    spread; read the range". Whether they do is a fact of the population: the same test on its own scores without
+    noise (``spread_p``, :class:`~robustness.simulation.populations.PopulationTruth`). ``prior_flag_differ``
+    (populations whose teams differ): the share of test sets it fires on, target at least
+    :data:`FLAG_FIRES`; ``prior_flag_silent`` (teams sharing one spread): the same share, target at most
+    :data:`FLAG_SILENT`. No row without two teams of two or more runs (nothing to compare).
     """
-    flagged = [bool(np.isfinite(x["spread_p"]) and x["spread_p"] < FLAG_ALPHA) for x in d]
-    bad = [x["estimate"] < 0.9 * x["truth"] for x in d]
-    judged = [x["truth"] >= MIN_RELATIVE_TRUTH for x in d]
-    for name, group, nominal in (("prior_flag_bad", True, 0.60), ("prior_flag_other", False, 0.15)):
-        hits = [float(f) for f, b, j in zip(flagged, bad, judged) if j and b == group]
-        share, share_se = cluster_share(hits) if hits else (np.nan, np.nan)
-        row(name, f"{setting}; teams' spreads differ, p < {FLAG_ALPHA:g}", s, share_holding=share,
-            share_holding_se=share_se, n_claims=len(hits), nominal=nominal)
+    if not np.isfinite(spread_p):
+        return
+    fired = [float(np.isfinite(x["spread_p"]) and x["spread_p"] < FLAG_ALPHA) for x in d]
+    share, share_se = cluster_share(fired)
+    differ = spread_p < FLAG_ALPHA
+    setting = (f"the population's teams {'differ in' if differ else 'share one'} spread (p = {spread_p:.3g} on its "
+               f"scores); the flag at p < {FLAG_ALPHA:g}")
+    row("prior_flag_differ" if differ else "prior_flag_silent", setting, s, share_holding=share,
+        share_holding_se=share_se, n_claims=len(d), nominal=FLAG_FIRES if differ else FLAG_SILENT, truth=spread_p)
+
+
+#: The prior flag's targets per population: it fires on at least this share of test sets where the population's
+#: teams differ in spread, and on at most :data:`FLAG_SILENT` where they share one (the test's 5% level with room
+#: for its Monte Carlo error).
+FLAG_FIRES = 0.5
+FLAG_SILENT = 0.10
+
+
+def pooled_reliability(best: list[dict], n_populations: int, *, test_sets: int) -> list[dict]:
+    """p_best's reliability pooled over every population, in :data:`P_BEST_POOLED_BINS`, for each prior's p_best.
+
+    Rows ``p_best_pooled`` (the reported p_best, both priors averaged), ``p_best_pooled_shared`` and
+    ``p_best_pooled_per_team``, population ``pooled (P populations)``: per bin the mean claim (``estimate``) and
+    the share of test sets whose observed best is the population's (``share_holding``, with its Monte Carlo SE
+    over test sets); ``relative_bias`` is their difference (claim minus share, not relative: the name keeps the
+    column), its SE the share's.
+
+    Parameters
+    ----------
+    best : list of dict
+        Every test set's best run per scheme (``scheme``, ``p_best``, ``p_best_shared``, ``p_best_per_team``,
+        ``is_best``).
+    n_populations : int
+    test_sets : int
+        Test sets per population.
+
+    Returns
+    -------
+    list of dict
+        Nothing with fewer than two populations (each population's own rows say it).
+    """
+    out: list[dict] = []
+    if n_populations < 2:
+        return out
+    population = f"pooled ({n_populations} populations)"
+    for name, key in (("p_best_pooled", "p_best"), ("p_best_pooled_shared", "p_best_shared"),
+                      ("p_best_pooled_per_team", "p_best_per_team")):
+        for average in ("micro", "macro"):
+            d = [x for x in best if x["scheme"].endswith(average) and key in x]
+            if not d:
+                continue
+            claimed = np.array([x[key] for x in d])
+            is_best = np.array([float(x["is_best"]) for x in d])
+            for lo, hi in zip(P_BEST_POOLED_BINS[:-1], P_BEST_POOLED_BINS[1:]):
+                inside = (claimed >= lo) & ((claimed < hi) | (hi == P_BEST_POOLED_BINS[-1]))
+                if not inside.any():
+                    continue
+                share, share_se = cluster_share(is_best[inside].tolist())
+                r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
+                r.update(estimator=name, setting=f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == 1 else ')'}",
+                         population=population, scheme=f"every scheme {average}", n_test_sets=n_populations * test_sets,
+                         estimate=float(claimed[inside].mean()), truth=share, share_holding=share,
+                         share_holding_se=share_se, n_claims=int(inside.sum()),
+                         relative_bias=float(claimed[inside].mean() - share), relative_bias_se=share_se)
+                out.append(r)
+    return out
+
+
+#: The bins of the pooled reliability (the issue's three: unlikely, likely, nearly sure).
+P_BEST_POOLED_BINS = (0.0, 0.5, 0.8, 1.0)
 
 
 def averaged(rows: list[dict], names: list[str]) -> list[dict]:
@@ -273,8 +341,9 @@ def summarise_population(results: list[dict], truth: PopulationTruth, population
                 bias, bias_se = relative_error(values, tr)
                 row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
                     relative_bias_se=bias_se)
-        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 8],
-                   f"m = 8 N ({8 * test_size} encounters)")
+        spread_p = float(truth.spread_p[s]) if len(truth.spread_p) else np.nan
+        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 1],
+                   spread_p)
         _needed_rows(row, s, results, n_runs, nominal)
         for method in ("percentile", "bca", "studentized"):
             d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from robustness.synthetic.challenge import Population, SyntheticConfig
 
 __all__ = ["PopulationSpec", "PopulationTruth", "default_populations", "population_counts", "population_truth",
-           "gold_truth", "gold_schemes", "encounter_schemes", "GOLDS", "held_out_populations"]
+           "gold_truth", "gold_schemes", "encounter_schemes", "GOLDS", "held_out_populations", "mixed_population"]
 
 #: The golds whose curves the calibration compares (the gold statements of the main job's report).
 GOLDS = ("majority", "intersection", "union", "staple")
@@ -86,13 +86,14 @@ def default_populations(n_design: int = 1, *, seed: int = 0) -> list[PopulationS
 
 
 def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
-    """Two populations unlike those the estimator was tuned on: a tight team beside loose ones, and few runs alone.
+    """Populations unlike those the estimator was tuned on: a tight team beside loose ones, few runs alone, two teams.
 
     ``tight``: a draw of the default design study's generator (its own stream) whose largest team keeps a tenth of
     its runs' spread in skill and bias around the team's mean while the other teams' spread is doubled: near-ties
     inside one team that no test set of 100 encounters resolves. ``few``: six runs, each its own team (no team of
-    two or more runs: the one-level prior, where the prior-sensitivity band's other end is the plug-in). Both from
-    streams the tuning never used (issue "Honest where one test set cannot tell").
+    two or more runs: the one-level prior, where the prior-sensitivity band's other end is the plug-in). ``mixed``:
+    16 runs in two teams whose spreads lie ten times apart (:func:`mixed_population`). All from streams the tuning
+    never used (issues "Honest where one test set cannot tell" and "Where one team is tighter than the noise").
 
     Parameters
     ----------
@@ -117,7 +118,39 @@ def held_out_populations(*, seed: int = 0) -> list[PopulationSpec]:
     few_config = replace(config, n_runs=6, n_teams=6)
     few = PopulationSpec("few", few_config, draw_population(few_config, stream(seed, "population", 1001, design=True)),
                          index=201)
-    return [tight, few]
+    return [tight, few, mixed_population(seed=seed)]
+
+
+def mixed_population(*, seed: int = 0) -> PopulationSpec:
+    """Sixteen runs in two teams whose within-team spreads lie ten times apart (issue "Where one team is tighter").
+
+    A draw of the default generator with 16 runs in 2 teams of skills near 0.5 and 0.6 (its own stream), each
+    team's runs then spread about the team's mean skill and bias by a tenth (the first team) or the whole (the
+    second) of the generator's within-team spread: one team's runs lie closer together than a test set's noise
+    resolves, the other's do not.
+
+    Parameters
+    ----------
+    seed : int
+
+    Returns
+    -------
+    PopulationSpec
+        Named ``mixed``.
+    """
+    config = replace(SyntheticConfig(), n_runs=16, n_teams=2, skill_range=(0.5, 0.6))  # teams a few places apart
+    runs = draw_population(config, stream(seed, "population", 1002, design=True))
+    teams = np.asarray(runs.team_of)
+    names = np.unique(teams)
+    skill, bias = runs.run_skill.copy(), runs.run_bias.copy()
+    # each team's deviations rescaled to SDs of 0.1 in skill and the generator's run bias SD (the loose team) or a
+    # tenth of both (the tight team): score SDs near 0.05 and 0.005, ten times apart
+    for team, keep in zip(names, (0.1, 1.0)):
+        at = teams == team
+        for v, sd in ((skill, 0.1), (bias, config.run_bias_sd)):
+            dev = v[at] - v[at].mean()
+            v[at] = v[at].mean() + keep * sd * dev / np.std(dev)
+    return PopulationSpec("mixed", config, replace(runs, run_skill=skill, run_bias=bias), index=202)
 
 
 def _key(spec: PopulationSpec, n_encounters: int, seed: int) -> str:
@@ -252,6 +285,10 @@ class PopulationTruth:
     resolution : ndarray (S,)
         The population's resolution at the test sets' size (:func:`robustness.statistics.resolution.
         detectable_difference` at ``pair_sd``; nan until the size is known).
+    spread_p : ndarray (S,)
+        Whether the population's teams differ in spread: the p-value of
+        :func:`~robustness.statistics.population.spread_test` on the population's own scores without noise (nan
+        with fewer than two teams of two or more runs, or until computed).
     """
 
     schemes: list
@@ -262,6 +299,7 @@ class PopulationTruth:
     signs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     pair_sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
     resolution: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    spread_p: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def at(self, s: int, m: float) -> float:
         """The true expected L1 of scheme ``s`` at size ``m`` (log-linear interpolation on the grid).

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammaincinv
 
 from robustness import _kernels
 
@@ -199,7 +200,10 @@ _FLOOR = 1e-12  # variances are floored here: a prior or a covariance of exactly
 
 #: The within-group variances a prior may take from the test set: one shared by every group (the estimate's), or
 #: each group of two or more runs its own (the other end of the prior-sensitivity band, :mod:`.uncertainty`).
-PRIORS = ("shared", "per_team")
+PRIORS = ("shared", "per_team", "per_team_low")
+
+#: The one-sided level of the ``per_team_low`` prior's lower confidence limits of the teams' within-team variances.
+LOW_LEVEL = 0.975
 
 
 def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarray, *,
@@ -222,7 +226,9 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     prior : {'shared', 'per_team'}
         The within-group variance: ``'shared'`` (default) one ``tau_w^2`` pooled over the groups (moments);
         ``'per_team'`` each group of two or more runs its own, by the same moments on its runs alone (floored; a
-        run alone in its group keeps the shared value). The two coincide without a group of two or more runs.
+        run alone in its group keeps the shared value); ``'per_team_low'`` each group's own at its one-sided
+        :data:`LOW_LEVEL` lower confidence limit (``S_t / chi2_{LOW_LEVEL}(n_t - 1)`` less the noise's share,
+        floored: a team as tight as its runs allow). They coincide without a group of two or more runs.
         A team whose runs are closer together than the others' is shrunk too little by the shared variance and
         too much by its own (estimated from a handful of runs); the distance to unlimited data errs low under the
         first and high under the second (docs/calibration.md).
@@ -242,8 +248,13 @@ def score_posterior(scores: np.ndarray, covariance: np.ndarray, groups: np.ndarr
     if prior not in PRIORS:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
     per_group, w2, g2 = _moments(theta, sigma, blocks, centre)
-    own = [(idx, max((ss - noise) / (idx.size - 1), _FLOOR)) for idx, ss, noise in per_group]
-    if prior == "per_team" and own:
+    if prior == "per_team_low":
+        # chi2's LOW_LEVEL quantile with n_t - 1 degrees of freedom is 2 P^-1((n_t - 1) / 2, LOW_LEVEL)
+        own = [(idx, max(ss / (2.0 * float(gammaincinv((idx.size - 1) / 2, LOW_LEVEL))) - noise / (idx.size - 1),
+                         _FLOOR)) for idx, ss, noise in per_group]
+    else:
+        own = [(idx, max((ss - noise) / (idx.size - 1), _FLOOR)) for idx, ss, noise in per_group]
+    if prior in ("per_team", "per_team_low") and own:
         tau_w2 = np.full(n_r, w2)
         for idx, value in own:
             tau_w2[idx] = value

@@ -324,7 +324,7 @@ def resolution_table(schemes: Schemes, *, sizes: ArrayLike | None = None, confid
     schemes : Schemes
         On the unit the significance analysis resamples (the main job's encounters by default).
     sizes : array_like of int, optional
-        Test-set sizes in units (default: the test set's own ``N``, ``N/8 .. 16N``:
+        Test-set sizes in units (default: the test set's own ``N``, ``N/8 .. 64N``:
         :func:`robustness.statistics.uncertainty.default_sizes`).
     confidence : float
         Of the per-unit SD's interval (on the log scale, the jackknife's standard error over units).

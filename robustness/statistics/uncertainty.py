@@ -54,13 +54,18 @@ CLAIM_CONFIDENCE = 0.95
 #: test set cannot resolve (``distance_band``'s statement ``prior_sensitive``): a team tighter than the others,
 #: where the estimate, which shares one spread, errs low at larger sizes. The prior gap (the per-team estimate
 #: relative to the shared one) was tried first and did not separate the too-low estimates from the others
-#: (docs/calibration.md); experiments.calibration measures this flag's two shares (``prior_flag_bad``,
-#: ``prior_flag_other``).
+#: (docs/calibration.md). The flag speaks of the population ("your teams differ in spread; read the range"):
+#: experiments.calibration judges it per population (``prior_flag_differ``, ``prior_flag_silent``), not per test
+#: set, where it did not separate the too-low estimates from the others.
 FLAG_ALPHA = 0.05
 
 
 def default_sizes(n_units: int) -> np.ndarray:
-    """The test-set sizes studied: ``N/8 .. 16N`` in factors of two (at least 2 units), and ``N`` itself.
+    """The test-set sizes studied: ``N/8 .. 64N`` in factors of two (at least 2 units), and ``N`` itself.
+
+    The search runs to 64 times the test set so that a size claim is finite where the data allow one: with few
+    runs the size target is small, and a search that stopped at 16N said "more than 16N" where the need was a few
+    times that (issue "Where one team is tighter than the noise").
 
     Parameters
     ----------
@@ -71,7 +76,7 @@ def default_sizes(n_units: int) -> np.ndarray:
     -------
     ndarray of int64
     """
-    sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16)}
+    sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64)}
     return np.array(sorted(sizes | {n_units}), dtype=np.int64)
 
 
@@ -151,33 +156,57 @@ def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
 
 
 def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, total_se) -> dict:
-    """The prior-sensitivity band of the expected L1 (S, M): the estimate's interval, extended to another prior's.
+    """The prior-sensitivity band of the expected L1 (S, M): the estimate's interval, extended to other priors'.
 
-    The estimate's prior shares one within-team variance among the teams; the band's other end gives each team of
-    two or more runs its own (``per_team``). Without such a team both priors are the one-level one, and the other
-    end is the plug-in (``plugin``), which takes the observed scores for the population's. The band is the union
-    of the estimate's interval (``z`` total SEs) and the other end widened by ``z`` sampling SEs (floored at 0):
-    it holds the interval, and reaches as far as the other prior would (the audit of issue "Honest where one test
-    set cannot tell" found the range of the two estimates widened by 1.645 sampling SEs to hold the truth at 8N in
-    92-100% of test sets in every held-out population). nan without an outer bootstrap (no sampling SE).
-    ``gap``: the other end relative to the estimate, ``(other - est) / est``, large where the answer depends on how
-    tight the teams are, which the test set cannot resolve.
+    The estimate's prior shares one within-team variance among the teams. The band's lower end reaches down to
+    the estimate with each team of two or more runs its own variance (``per_team``) less ``z`` sampling SEs; its
+    upper end up to the estimate with each team's variance at its one-sided lower confidence limit (``per_team_low``,
+    :data:`~robustness.statistics.population.LOW_LEVEL`) plus ``z`` sampling SEs. A team tighter than the test
+    set's noise has a within-team variance of few degrees of freedom whose moment estimate comes out large by
+    chance, and the distance, which grows as the team's runs come closer, then runs low; the lower limit allows
+    for that chance. Chosen over the per-team estimate widened by its own sampling SE (issue "Where one team is
+    tighter than the noise"; docs/calibration.md, "The band's upper end"). Without a team of two or more runs both
+    priors are the one-level one and the other end is the plug-in (``plugin``), which takes the observed scores
+    for the population's, widened by ``z`` sampling SEs on both sides. The band always holds the estimate's
+    interval (``z`` total SEs) and is floored at 0; nan without an outer bootstrap (no sampling SE). ``gap``: the
+    per-team end relative to the estimate, ``(other - est) / est``, large where the answer depends on how tight
+    the teams are, which the test set cannot resolve.
     """
     teams = bool((np.unique(labels, return_counts=True)[1] >= 2).any())
     resampled = bool(np.isfinite(sampling_se).any())
     per_team = np.full_like(est, np.nan)
+    per_team_low = np.full_like(est, np.nan)
     if teams and resampled:
-        per_team = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, rng, full=False,
+        g_team, g_low = rng.spawn(2)
+        per_team = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, g_team, full=False,
                               prior="per_team")[0]
-    other = per_team if teams else plugin
+        per_team_low = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, g_low, full=False,
+                                  prior="per_team_low")[0]
+    other, upper = (per_team, per_team_low) if teams else (plugin, plugin)
     low, high = np.full_like(est, np.nan), np.full_like(est, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         if resampled:
             low = np.maximum(np.fmin(est - z * total_se, other - z * sampling_se), 0.0)
-            high = np.fmax(est + z * total_se, other + z * sampling_se)
+            high = np.fmax(est + z * total_se, upper + z * sampling_se)
         gap = (other - est) / est
-    return {"per_team": per_team, "other": "per_team" if teams else "plugin", "low": low, "high": high,
-            "gap": gap}
+    return {"per_team": per_team, "per_team_low": per_team_low, "other": "per_team" if teams else "plugin",
+            "low": low, "high": high, "gap": gap}
+
+
+def _p_best(theta, cov, labels, rng, n_draws=4000):
+    """Each run's posterior probability of being the population's best: (reported, shared prior, per-team prior).
+
+    The reported one averages the two priors' (equal weights: the test set cannot tell which holds, and the band
+    spans both); without a team of two or more runs the priors are one and so are the three. nan where a score is.
+    """
+    if not np.all(np.isfinite(theta)):
+        nan = np.full(theta.size, np.nan)
+        return nan, nan, nan
+    shared = score_posterior(theta, cov, labels).p_best(n_draws, rng)
+    if not (np.unique(labels, return_counts=True)[1] >= 2).any():
+        return shared, shared, shared
+    per_team = score_posterior(theta, cov, labels, prior="per_team").p_best(n_draws, rng)
+    return (shared + per_team) / 2, shared, per_team
 
 
 def _stability(theta, cov, n, sizes, n_noise, rng):
@@ -211,7 +240,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     schemes : Schemes
         Built with the resampling unit (``unit='encounter'`` is the default of the studies).
     sizes : array of int, optional
-        Test-set sizes in units (default :func:`default_sizes`: N/8 .. 16N).
+        Test-set sizes in units (default :func:`default_sizes`: N/8 .. 64N).
     n_resamples : int
         Outer resamples of the units (the spread of the whole estimate over resampled test sets); 0: the estimate
         only, without its interval (the design study's replicates).
@@ -242,9 +271,11 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         (Monte Carlo error of the estimate), ``plugin_l1`` (the plug-in bootstrap's estimate, biased low, for
         comparison), ``expected_l1_per_team`` (the estimate with each team of two or more runs its own
         within-team variance; nan without such a team or without ``n_resamples``), ``band_other`` (the band's other
-        end: ``per_team``, or ``plugin`` without a team of two or more runs), ``band_low``, ``band_high`` (the
-        prior-sensitivity band: the interval, extended to the other end's estimate widened by the interval's z
-        sampling SEs; nan without ``n_resamples``), ``prior_gap`` (the other end relative to the estimate),
+        end: ``per_team``, or ``plugin`` without a team of two or more runs), ``expected_l1_per_team_low`` (the
+        estimate with each team's within-team variance at its one-sided lower confidence limit,
+        :data:`~robustness.statistics.population.LOW_LEVEL`), ``band_low``, ``band_high`` (the prior-sensitivity
+        band: the interval, extended down to the per-team estimate and up to the lower-limit one, each widened by
+        z sampling SEs; nan without ``n_resamples``), ``prior_gap`` (the per-team end relative to the estimate),
         ``spread_p`` (the p-value of the test that the teams share one within-team spread,
         :func:`~robustness.statistics.population.spread_test`; nan with fewer than two teams of two or more runs
         or without ``n_resamples``),
@@ -253,7 +284,9 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         population's best), ``margin``, ``pairs_within_margin`` (the posterior's expected number of pairs of runs
         within the margin), ``groups``, ``n_resamples``, ``confidence``.
         ``per_run`` (at ``m = N``): ``strategy, metric, average, system, rank, p_best`` (the posterior probability
-        that the run is the population's best), ``p_keep_rank`` (plug-in stability of its rank).
+        that the run is the population's best, averaged over the two priors the band spans), ``p_best_shared`` and
+        ``p_best_per_team`` (each prior's; the same without a team of two or more runs), ``p_keep_rank`` (plug-in
+        stability of its rank).
 
     Examples
     --------
@@ -263,7 +296,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     >>> oc = compute_overlap(make_challenge(n_encounters=8, n_images=12, n_runs=4, n_teams=2, rng=0), rng=0)
     >>> per_size, per_run = ranking_uncertainty(schemes_from_counts(oc, unit="encounter"), n_resamples=20, rng=0)
     >>> sorted(set(per_size.m))
-    [2, 4, 8, 16, 32, 64, 128]
+    [2, 4, 8, 16, 32, 64, 128, 256, 512]
     """
     if n_resamples != 0 and n_resamples < 2:
         raise ValueError(f"n_resamples must be 0 (the estimate only, no interval) or >= 2, got {n_resamples}")
@@ -318,16 +351,16 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
                          "low": max(est[s, j] - z * total_se[s, j], 0.0), "high": est[s, j] + z * total_se[s, j],
                          "expected_l1_per_team": band["per_team"][s, j], "band_other": band["other"],
                          "band_low": band["low"][s, j], "band_high": band["high"][s, j],
+                         "expected_l1_per_team_low": band["per_team_low"][s, j],
                          "prior_gap": band["gap"][s, j], "spread_p": spread_p[s],
                          "sampling_se": sampling_se[s, j], "posterior_se": post_sd[s, j], "mc_se": mc_se[s, j],
                          "plugin_l1": plugin[s, j], "p_best_stays": top[s, j], "margin": margin,
                          "pairs_within_margin": within[s], "groups": grouping, "n_resamples": n_resamples,
                          "confidence": confidence})
-        p_best = (score_posterior(theta[s], cov[s], labels).p_best(4000, post) if np.all(np.isfinite(theta[s]))
-                  else np.full(len(schemes.runs), np.nan))
+        p_best, p_shared, p_team = _p_best(theta[s], cov[s], labels, post)
         runs.append(pd.DataFrame({"strategy": strat, "metric": metric, "average": average,
                                   "run": list(schemes.runs), "rank": final[s], "p_best": p_best,
-                                  "p_keep_rank": keep[s]}))
+                                  "p_best_shared": p_shared, "p_best_per_team": p_team, "p_keep_rank": keep[s]}))
     return pd.DataFrame(rows), pd.concat(runs, ignore_index=True)
 
 

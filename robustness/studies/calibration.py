@@ -17,7 +17,7 @@ from robustness.overlap.checks import input_warnings
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.simulation import worlds
 from robustness.simulation.calibration import CalibrationOptions, calibrate
-from robustness.simulation.calibration_summary import MIN_RELATIVE_TRUTH
+from robustness.simulation.calibration_summary import FLAG_FIRES, FLAG_SILENT, MIN_RELATIVE_TRUTH
 from robustness.simulation.populations import PopulationSpec
 from robustness.simulation.twin import fit_counts
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
@@ -103,9 +103,14 @@ TARGETS = (
     Target("expected_l1_upper", "m = 1 N", "share_wrong", -np.inf, 0.10, "the truth above the reported upper bound "
            "(the prior-sensitivity band's) in at most 10% of test sets at N"),
     Target("expected_l1_upper", "m = 8 N", "share_wrong", -np.inf, 0.10, "the same at 8N"),
-    Target("prior_flag_bad", "", "share_holding", 0.60, np.inf, "the prior flag fires on at least 60% of test sets "
-           "whose 8N estimate is more than 10% low"),
-    Target("prior_flag_other", "", "share_holding", -np.inf, 0.15, "and on at most 15% of the others"),
+    Target("units_needed", "", "share_beyond", -np.inf, 0.10, "at most 10% of size claims 'beyond the largest size "
+           "searched' where the true need is within it"),
+    Target("prior_flag_differ", "", "share_holding", FLAG_FIRES, np.inf, "the prior flag fires on at least half "
+           "the test sets of a population whose teams differ in spread"),
+    Target("prior_flag_silent", "", "share_holding", -np.inf, FLAG_SILENT, "and on at most 10% of those of a "
+           "population whose teams share one spread"),
+    Target("p_best_pooled", "", "relative_bias", -0.08, 0.08, "p_best within 0.08 of the actual share in each "
+           "bin, pooled over the populations"),
     Target("score_interval_studentized", "", "coverage", 0.94, 0.96, "score intervals cover 94-96%"),
     Target("pairs_differ_delta", "", "share_wrong", -np.inf, 0.05, "at most 5% of 'these two runs differ' claims "
            "are wrong"),
@@ -162,7 +167,8 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
                                                                   target.says], value=value, low=target.low,
                              high=target.high, table="calibration.csv")
                 continue
-            if not np.isfinite(value):  # nothing to judge (no test set in the group a flag row counts)
+            beyond_need = target.column == "share_beyond" and not np.isfinite(row.true_need)
+            if not np.isfinite(value) or beyond_need:  # nothing to judge (or a need beyond the sizes searched)
                 *golds, metric, average = row.scheme.split()
                 verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
                              statement="not_applicable", subject=[target.estimator, target.column, row.population,

@@ -23,12 +23,13 @@ MEANINGS = {
                                "team its own spread): what the prior's normal form costs when nothing about it "
                                "has to be estimated (a diagnostic; no target)",
     "expected_l1_upper": "the reported upper bound of the distance (the prior-sensitivity band's: the interval, "
-                         "extended to the estimate with each team its own within-team spread, or to the plug-in "
-                         "without teams): share of test sets whose truth lies above it (share_wrong), and share "
-                         "inside the band (coverage)",
-    "prior_flag_bad": "the flag 'this depends on what the test set cannot resolve' (prior gap at 8N above the "
-                      "threshold): share of the test sets whose 8N estimate is more than 10% low that it fires on",
-    "prior_flag_other": "the same flag: share of the other test sets it fires on",
+                         "extended to the estimate with each team's within-team spread at its lower confidence "
+                         "limit, or to the plug-in without teams, widened by the sampling SE): share of test sets "
+                         "whose truth lies above it (share_wrong), and share inside the band (coverage)",
+    "prior_flag_differ": "the flag 'your teams differ in spread; read the range' (the test that the teams share one "
+                         "within-team spread rejects at 5%) in a population whose teams do differ (the same test on "
+                         "its scores without noise, p in truth): share of test sets it fires on",
+    "prior_flag_silent": "the same flag in a population whose teams share one spread: share of test sets it fires on",
     "units_needed": "the conservative size claim (where the interval's upper end reaches the size target, one "
                     "place per run with 31 runs or more, else a tenth of a random order's distance): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
@@ -49,6 +50,10 @@ MEANINGS = {
     "p_best": "the posterior probability that the observed best is the population's best, against how often it is",
     "p_best_reliability": "p_best's reliability: per bin of the claimed probability, its mean (estimate) and how "
                           "often the observed best is the population's best (share_holding)",
+    "p_best_pooled": "the same pooled over every population in three bins; relative_bias is the claim minus the "
+                     "share (p_best averages the posteriors of the two priors the band spans)",
+    "p_best_pooled_shared": "the same for the shared prior's p_best alone (the p_best reported before)",
+    "p_best_pooled_per_team": "the same for the per-team prior's p_best alone",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
     "resolution": "the resolution at N (the smallest true difference the paired t-test declares with 80% power, "

@@ -166,15 +166,20 @@ def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
     far = rows[-1]
     subject = far["subject"]
     if rows[0]["statement"] == "prior_sensitive" and len(subject) > 2:  # older folders flagged by the gap alone
-        text += (f" **The {t}s' spreads differ more than the noise of {far['total']} {unit}s explains** (test of "
-                 f"one within-{t} spread shared by the {t}s: p = {float(subject[2]):.3f}): the estimate shares "
-                 f"one spread among the {t}s, and where a {t}'s runs lie closer together than the others' it "
-                 f"tends to run low at larger sizes (the other prior's estimate differs by "
-                 f"{float(subject[1]):.0%} at {far['count']} {unit}s). Read the range's upper end, "
-                 f"{far['high']:.1f} there, rather than the estimate; more runs per {t} or more {unit}s settle it. "
-                 + _flagged_size(res, key, unit)
-                 + "How often this flag fires, on estimates too low and on the others: docs/calibration.md.")
+        text += (f" **Your {t}s differ in spread: read the range, not the estimate.** The test that the {t}s "
+                 f"share one within-{t} spread rejects it (p = {float(subject[2]):.3f} on {far['total']} {unit}s). "
+                 f"This is about your runs, not about this test set's estimate: the estimate shares one spread among "
+                 f"the {t}s, and where a {t}'s runs lie closer together than the others' it tends to run low at "
+                 f"larger sizes (the other prior's estimate differs by {float(subject[1]):.0%} at {far['count']} "
+                 f"{unit}s). The range's upper end, {far['high']:.1f} there, allows for it; more runs per {t} or more "
+                 f"{unit}s settle it. " + _flagged_size(res, key, unit) + FLAG_SENTENCE)
     return text
+
+
+#: What the flag is checked for (docs/calibration.md, "Where one team is tighter than the noise"): a statement about
+#: the runs' population, judged per population, not a detector of which test sets' estimates run low.
+FLAG_SENTENCE = ("How often it fires in simulated populations whose teams differ in spread and in those whose teams "
+                 "share one: docs/calibration.md.")
 
 
 #: What the calibration study measured of the distance's range and the size claim (docs/calibration.md, "The full
