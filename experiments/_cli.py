@@ -122,8 +122,6 @@ class Parser(argparse.ArgumentParser):
 
         The results folder is written, replaced and cleaned up, an input folder never is.
         """
-        import os
-
         out = getattr(ns, "out", None)
         if out is None:
             return
@@ -268,8 +266,9 @@ def check_label_tolerances(metrics: Iterable[str], args: argparse.Namespace, fou
 
 def _check_synthetic_volume(args: argparse.Namespace) -> None:
     """``--synthetic-depth`` within the voxel bound for the slice size, ``--synthetic-spacing`` within its range."""
+    if args.synthetic_depth is None and args.synthetic_spacing is None:
+        return  # nothing to check: the generator (numba, scipy) stays unloaded where --data is read
     from robustness.synthetic.challenge import MAX_SPACING, MIN_SPACING, max_depth
-
     if args.synthetic_depth is not None and args.synthetic_depth > max_depth(args.synthetic_size):
         raise ValueError(f"--synthetic-depth {shown_number(args.synthetic_depth)}: at most "
                          f"{max_depth(args.synthetic_size)} slices of --synthetic-size {args.synthetic_size} (a volume "

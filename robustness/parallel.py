@@ -24,12 +24,9 @@ from collections import deque
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-import joblib
 import numpy as np
-from joblib import Parallel, delayed
-from joblib._parallel_backends import LokyBackend
-from joblib.parallel import get_active_backend
 
+from robustness._lazy import lazy_module
 from robustness.errors import InputError
 from robustness.progress import Progress
 
@@ -37,7 +34,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Protocol, TypeVar
 
+    import joblib
     from dask.distributed import Client
+    from joblib import _parallel_backends
 
     from robustness.seeds import SeedLike
 
@@ -48,6 +47,9 @@ if TYPE_CHECKING:
 
         def update(self, n: float = 1) -> object: ...
         def close(self) -> None: ...
+else:  # joblib is needed only where work runs in parallel (n_jobs > 1)
+    joblib = lazy_module("joblib")
+    _parallel_backends = lazy_module("joblib._parallel_backends")
 
 __all__ = ["run_batches", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar", "check_scheduler",
            "SCHEDULER_TIMEOUT"]
@@ -172,7 +174,8 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     elif prefer != "threads" and _default_backend():
         results = _in_processes(fn, batches, n_jobs)
     else:
-        results = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(fn)(*b) for b in batches)
+        results = joblib.Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
+            joblib.delayed(fn)(*b) for b in batches)
     try:
         for b, r in enumerate(results):
             if progress is not None:
@@ -185,7 +188,7 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
 
 def _default_backend() -> bool:
     """True when no joblib backend (Dask, threading...) was chosen with ``joblib.parallel_config``."""
-    return type(get_active_backend()[0]) is LokyBackend
+    return type(joblib.parallel.get_active_backend()[0]) is _parallel_backends.LokyBackend
 
 
 def _in_processes(fn, batches, n_jobs):

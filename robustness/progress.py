@@ -18,9 +18,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from tqdm.auto import tqdm
+from robustness._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import tqdm.auto as tqdm_auto
+else:  # a bar is drawn only on a terminal
+    tqdm_auto = lazy_module("tqdm.auto")
 
 __all__ = ["EVERY", "Progress", "feedback", "stage", "advance"]
 
@@ -187,9 +192,9 @@ class Progress:
 
             # a pseudo-terminal without a size (script, some CI runners) reports 0 columns: tqdm then draws nothing
             sized = _columns() > 0  # tqdm hides a bar below a height of 0 rows and draws it 0 columns wide
-            self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False,
-                             ncols=None if sized else shutil.get_terminal_size((80, 24)).columns or 80,
-                             nrows=None if sized else 24)
+            self._bar = tqdm_auto.tqdm(total=total, desc=desc, unit=unit, leave=False,
+                                       ncols=None if sized else shutil.get_terminal_size((80, 24)).columns or 80,
+                                       nrows=None if sized else 24)
         with _STATE.lock:
             self._before = (_STATE.stage, _STATE.done, _STATE.total, _STATE.unit, _STATE.shared)
             _STATE.stage, _STATE.done, _STATE.total, _STATE.unit = desc, 0, total, unit

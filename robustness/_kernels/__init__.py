@@ -12,37 +12,20 @@
 - :mod:`.twin`: a rater's mask on a band around a real image's truth (the twin made of a challenge's images).
 
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
+
+The kernels are exported lazily (:mod:`robustness._lazy`): ``from robustness import _kernels`` loads no numba,
+and the first call of ``_kernels.count_run`` imports :mod:`.pixels` (and numba with it).
 """
 
-from robustness._kernels.pixels import (
-                                        binarize,
-                                        blob_fields,
-                                        count_run,
-                                        count_run_words,
-                                        golds_from_words,
-                                        pack_rows,
-                                        pattern_hist,
-                                        rater_counts,
-                                        upsample_positive,
-)
-from robustness._kernels.population import margin_l1
-from robustness._kernels.resampling import kendall_tau_b, l1_curves, rank_rows, resample_sums, scores_from_sums
-from robustness._kernels.signed_rank import beaten_l1_curves, beaten_resamples, runs_beaten, signed_rank_z
-from robustness._kernels.surface import (
-    distances_at,
-    label_sizes,
-    mask_box,
-    squared_edt,
-    squared_edt_at,
-    surface_distances,
-    surface_of,
-    union_box,
-)
-from robustness._kernels.twin import threshold_band
+from robustness._lazy import lazy_exports
 
-__all__ = ["binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
-           "upsample_positive", "blob_fields", "rater_counts",
-           "rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums",
-           "signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples", "margin_l1",
-           "surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box",
-           "union_box", "distances_at", "label_sizes", "threshold_band"]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    **dict.fromkeys(("binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
+                     "upsample_positive", "blob_fields", "rater_counts"), "pixels"),
+    **dict.fromkeys(("rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums"), "resampling"),
+    **dict.fromkeys(("signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"), "signed_rank"),
+    "margin_l1": "population",
+    **dict.fromkeys(("surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box", "union_box",
+                     "distances_at", "label_sizes"), "surface"),
+    "threshold_band": "twin",
+}, modules=("pixels", "resampling", "signed_rank", "population", "surface", "twin"))

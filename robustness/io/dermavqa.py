@@ -36,12 +36,11 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import tifffile
-from tqdm.auto import tqdm
 
+from robustness._lazy import lazy_module
 from robustness.errors import InputError
 from robustness.files import file_mode, remove_stale_temporaries
 from robustness.io.challenge import Challenge
@@ -59,6 +58,13 @@ from robustness.io.folders import (
 )
 from robustness.io.masks import MASK_SUFFIXES, MaskFormat
 from robustness.io.raters import load_raters
+
+if TYPE_CHECKING:
+    import tifffile
+    import tqdm.auto as tqdm_auto
+else:
+    tifffile = lazy_module("tifffile")
+    tqdm_auto = lazy_module("tqdm.auto")
 
 __all__ = ["load_dermavqa", "load_challenge", "write_dermavqa"]
 
@@ -323,7 +329,7 @@ def write_dermavqa(challenge: Challenge, folder: str | os.PathLike, *, compressi
             (tmp / "truth").mkdir()
         images = range(challenge.n_images)
         if progress:
-            images = tqdm(images, desc="writing masks", unit="image", leave=False)
+            images = tqdm_auto.tqdm(images, desc="writing masks", unit="image", leave=False)
         for i in images:
             image = challenge.images[i]
             for a, m in challenge.annotator_masks(i).items():

@@ -42,16 +42,23 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import tifffile
-from PIL import Image
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.errors import InputError
 from robustness.files import open_regular
 from robustness.io.tiff import read_tiff, tiff_header
 from robustness.io.volumes import VOLUME_SUFFIXES, read_grid, read_volume, volume_suffix
+
+if TYPE_CHECKING:
+    import tifffile
+    from PIL import Image
+else:
+    tifffile = lazy_module("tifffile")
+    Image = lazy_module("PIL.Image")
 
 __all__ = ["MaskFormat", "read_mask", "read_grey", "read_shape", "mask_suffix", "MASK_SUFFIXES", "MAX_PIXELS"]
 

@@ -45,13 +45,18 @@ import json
 import os
 import struct
 from dataclasses import dataclass
-from typing import BinaryIO, overload
+from typing import TYPE_CHECKING, BinaryIO, overload
 
-import imagecodecs
 import numpy as np
 
+from robustness._lazy import lazy_module
 from robustness.errors import InputError
 from robustness.files import open_regular
+
+if TYPE_CHECKING:
+    import imagecodecs
+else:
+    imagecodecs = lazy_module("imagecodecs")
 
 __all__ = ["TiffHeader", "tiff_header", "read_tiff", "tiff_shape"]
 

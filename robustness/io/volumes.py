@@ -27,12 +27,18 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import SimpleITK as sitk
 
+from robustness._lazy import lazy_module
 from robustness.errors import InputError, NoteWarning
 from robustness.io.headers import MAX_VOXELS, check_header, check_voxels
+
+if TYPE_CHECKING:
+    import SimpleITK as sitk
+else:
+    sitk = lazy_module("SimpleITK")
 
 __all__ = ["VOLUME_SUFFIXES", "Geometry", "read_volume", "read_grid", "check_same_grid", "check_grids",
            "volume_suffix", "labels_in", "MAX_VOXELS", "MAX_LABEL"]

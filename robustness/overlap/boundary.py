@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import ndimage
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.overlap.boundary_names import (
     BOUNDARY_METRICS,
     BoundaryMetric,
@@ -59,6 +60,11 @@ from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.lesions import MIN_LESION_SIZE, lesion_matrix, lesion_size
 from robustness.overlap.surface_stats import SLACK
 from robustness.overlap.surfels import elements
+
+if TYPE_CHECKING:
+    from scipy import ndimage
+else:
+    ndimage = lazy_module("scipy.ndimage")
 
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES",

@@ -24,11 +24,18 @@ same rules run in the plane (8-connected components, the 8-neighbour structuring
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy import ndimage
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.overlap.surfels import elements, hdp_weighted
+
+if TYPE_CHECKING:
+    from scipy import ndimage
+else:
+    ndimage = lazy_module("scipy.ndimage")
 
 __all__ = ["BRATS_SETTINGS", "HD95_PENALTY", "brats_scores"]
 

@@ -6,12 +6,17 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from robustness._lazy import lazy_module
 from robustness.files import atomic_write
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["OverlapCounts", "save_counts", "load_counts"]
 

@@ -36,12 +36,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import ndimage
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.overlap.surface_stats import hd95_of, hdp_pooled_of, nsd_of
+
+if TYPE_CHECKING:
+    from scipy import ndimage
+else:
+    ndimage = lazy_module("scipy.ndimage")
 
 __all__ = ["LESION_METRICS", "CONNECTIVITY", "MATCH_IOU", "MIN_LESION_SIZE", "MAX_LESION_VOXELS", "MAX_LESION_MM3",
            "Lesions", "lesions_of", "match", "lesion_values", "lesion_matrix", "is_lesion_metric", "lesion_kind",

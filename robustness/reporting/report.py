@@ -17,18 +17,26 @@ import io
 import os
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-import pyarrow.parquet as pq
-
+from robustness._lazy import lazy_module
 from robustness.errors import InputError, shown
 from robustness.files import MAX_TABLE_BYTES, atomic_write, read_inside
 from robustness.reporting.document import Report
-from robustness.reporting.pdf import to_pdf
 from robustness.reporting.sections.registry import EXTRA_OUTPUTS, TITLES, sections
 from robustness.results.checksums import check_files
 from robustness.results.folder import hold, open_results
 from robustness.results.study_result import TABLES, StudyResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from robustness.reporting import pdf as printable
+else:
+    pd = lazy_module("pandas")
+    pq = lazy_module("pyarrow.parquet")
+    printable = lazy_module("robustness.reporting.pdf")  # matplotlib: only for --pdf
 
 __all__ = ["build", "outputs", "write"]
 
@@ -104,7 +112,7 @@ def outputs(report: Report, results_dir: Path | str, study: str, *, pdf: bool = 
     out: dict[str, str | bytes] = {"summary.md": report.to_markdown(),
                                    "report.html": report.to_html(Path(results_dir))}
     if pdf:
-        out["report.pdf"] = to_pdf(report, Path(results_dir))
+        out["report.pdf"] = printable.to_pdf(report, Path(results_dir))
     if study in EXTRA_OUTPUTS:
         out.update(EXTRA_OUTPUTS[study](report))
     return out

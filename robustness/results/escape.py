@@ -30,10 +30,15 @@ written, so no report section and no table has to remember it:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from robustness._lazy import lazy_module
 from robustness.errors import DIRECTION_CONTROLS
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["markdown", "markdown_cell", "csv_frame", "csv_unquote", "FORMULA_STARTS", "visible", "figure_text",
            "FIGURE_NAME"]

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
+from robustness._lazy import lazy_module
 from robustness.errors import InputError, NoteWarning, shown
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.results import transaction
@@ -33,6 +32,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["ResultsDir", "open_results", "hold", "atomic_write", "check_output_folder", "remove_stale_temporaries",
            "versions"]

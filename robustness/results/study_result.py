@@ -25,9 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow.parquet as pq
-
+from robustness._lazy import lazy_module
 from robustness.errors import InputError, shown
 from robustness.files import MAX_TABLE_BYTES, read_inside
 from robustness.results.claims import known_claim
@@ -36,7 +34,13 @@ from robustness.results.folder import open_results
 
 if TYPE_CHECKING:
 
+    import pandas as pd
+    import pyarrow.parquet as pq
+
     from robustness.results.folder import ResultsDir
+else:
+    pd = lazy_module("pandas")
+    pq = lazy_module("pyarrow.parquet")
 
 __all__ = ["TableSpec", "TABLES", "register_table", "StudyResult", "Verdicts", "VERDICT_COLUMNS", "read_table",
            "VERDICTS"]

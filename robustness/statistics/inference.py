@@ -14,15 +14,19 @@ Adjusting p-values: :func:`robustness.statistics.multiplicity.adjust`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import ndtr, ndtri
-from scipy.stats import binom
-from scipy.stats import t as student
 
+from robustness._lazy import lazy_module
 from robustness.seeds import SeedLike
+
+if TYPE_CHECKING:
+    from scipy import special, stats
+else:
+    special = lazy_module("scipy.special")
+    stats = lazy_module("scipy.stats")
 
 __all__ = ["tails", "nanquantile_columns", "draw_indices", "draw_counts", "bootstrap_interval",
            "studentized_interval", "percentile_interval", "mean_interval", "t_interval", "quantile_interval"]
@@ -212,7 +216,7 @@ def bootstrap_interval(estimate: ArrayLike, distribution: ArrayLike, jackknife: 
         pct = (np.count_nonzero(distribution < theta, axis=-1)
                + np.count_nonzero(distribution <= theta, axis=-1)) / (2 * b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            z0 = ndtri(pct)
+            z0 = special.ndtri(pct)
             jk = np.asarray(jackknife, dtype=np.float64)
             n = float(jk.shape[-1])
             u = (n - 1) * (jk.mean(axis=-1, keepdims=True) - jk)
@@ -221,11 +225,11 @@ def bootstrap_interval(estimate: ArrayLike, distribution: ArrayLike, jackknife: 
             scale = np.max(np.abs(u), axis=-1, keepdims=True)
             u = u / np.where(scale > 0, scale, 1.0)
             a_hat = 1 / 6 * (np.sum(u**3, axis=-1) / n**3) / (np.sum(u**2, axis=-1) / n**2) ** (3 / 2)
-            z_a = float(ndtri(alpha))
+            z_a = float(special.ndtri(alpha))
             num1 = z0 + z_a
-            a1 = ndtr(z0 + num1 / (1 - a_hat * num1))
+            a1 = special.ndtr(z0 + num1 / (1 - a_hat * num1))
             num2 = z0 - z_a
-            a2 = ndtr(z0 + num2 / (1 - a_hat * num2))
+            a2 = special.ndtr(z0 + num2 / (1 - a_hat * num2))
     else:
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     low = np.empty(distribution.shape[:-1])
@@ -309,7 +313,7 @@ def t_interval(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, f
     v = v[~np.isnan(v)]
     if v.size < 2:
         return (float(v.mean()) if v.size else np.nan), np.nan, np.nan
-    half = student.ppf(tails(confidence)[1], v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+    half = stats.t.ppf(tails(confidence)[1], v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
     return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
 
 
@@ -341,6 +345,6 @@ def quantile_interval(values: ArrayLike, q: float, *, confidence: float = 0.95) 
     x = np.sort(np.asarray(values))
     k = x.size
     lo_level, hi_level = tails(confidence)
-    lo = int(binom.ppf(lo_level, k, q))
-    hi = int(binom.ppf(hi_level, k, q)) + 1
+    lo = int(stats.binom.ppf(lo_level, k, q))
+    hi = int(stats.binom.ppf(hi_level, k, q)) + 1
     return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from robustness._lazy import lazy_module
 from robustness.overlap.gold import annotator_strategies
 from robustness.overlap.metrics import METRICS, macro, macro_over_annotators, mean_over_images, micro
 from robustness.scheme import DEFAULT, Scheme, lower_is_better
@@ -21,8 +20,12 @@ from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
 
+    import pandas as pd
+
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.empty import EmptyPolicy
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["scores_frame", "leaderboard", "official_results"]
 

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.empty import EmptyPolicy, empty_policy
 from robustness.overlap.metrics import per_image
@@ -37,8 +37,12 @@ from robustness.statistics.ranks import rank
 
 if TYPE_CHECKING:
 
+    import pandas as pd
+
     from robustness.overlap.counts import OverlapCounts
     from robustness.seeds import SeedLike
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["boundary_values", "metric_values", "metric_agreement"]
 

@@ -26,12 +26,19 @@ Distances
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import kendalltau
 
 from robustness import _kernels
+from robustness._lazy import lazy_module
 from robustness.errors import InputError
+
+if TYPE_CHECKING:
+    from scipy import stats
+else:
+    stats = lazy_module("scipy.stats")
 
 __all__ = ["rank", "l1", "random_l1", "footrule", "kendall_tau", "n_changed", "ties_code", "TIE_TOL", "TIES",
            "TIE_RULES", "size_target", "target_rule", "format_target", "target_text", "target_record", "same_target",
@@ -398,5 +405,5 @@ def kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     a, b = np.broadcast_arrays(a, b)
     out = np.empty(a.shape[:-1])
     for idx in np.ndindex(out.shape):
-        out[idx] = kendalltau(a[idx], b[idx]).statistic
+        out[idx] = stats.kendalltau(a[idx], b[idx]).statistic
     return out
