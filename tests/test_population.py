@@ -568,9 +568,10 @@ def test_the_flag_and_its_sentence_follow_the_spread_test():
         assert {r["statement"] for r in rows} == {"prior_sensitive" if flagged else "settled"}
         text = band_sentence(StudyResult("rank_convergence", verdicts=v.frame()), key, "case")
         assert "15.0 to 26.0 at 10 cases and 5.0 to 12.5 at 80 cases" in text
-        assert ("spreads differ" in text) == flagged
-        if flagged:
+        assert ("differ in spread: read the range" in text) == flagged
+        if flagged:  # a statement about the runs, not about this test set's estimate
             assert f"p = {FLAG_ALPHA / 2:.3f}" in text and "42%" in text and "12.5 there" in text
+            assert "about your runs, not about this test set" in text
         # with the range of size claims, a flagged sentence tells the reader to claim its upper end
         for statement, high, said in (("within", 61.4, "claim the range's upper end too, 61 cases"),
                                       ("beyond", np.nan, "claim the range's upper end too, more than 80 cases")):
