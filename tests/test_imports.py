@@ -53,12 +53,14 @@ def test_the_kernels_package_loads_numba_on_first_use():
     assert "numba" in _loaded("from robustness import _kernels\n_kernels.count_run")
 
 
-def test_a_lazy_module_is_imported_on_first_attribute_read():
+def test_a_lazy_module_is_imported_on_first_attribute_read(monkeypatch):
     name = "tests._lazy_probe_not_a_module"
     probe = lazy_module(name)
     assert name not in sys.modules and "not imported yet" in repr(probe)
     with pytest.raises(ModuleNotFoundError):
         probe.anything
-    stats = lazy_module("statistics")
-    assert stats.median([3, 1, 2]) == 2 and "imported" in repr(stats)
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)  # whatever the suite imported before
+    colours = lazy_module("colorsys")
+    assert "colorsys" not in sys.modules and "not imported yet" in repr(colours)
+    assert colours.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0) and "imported" in repr(colours)
     assert lazy_module("sys") is sys  # already imported: the module itself
