@@ -158,7 +158,8 @@ def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
     if not rows:
         return ""
     t = group_word(res)
-    other = (f"each {t} its own" if rows[0]["subject"][0] == "per_team" else
+    other = (f"each {t} its own, for the upper end the smallest spread the test set allows (97.5% lower limit)"
+             if rows[0]["subject"][0] == "per_team" else
              f"the plug-in, which takes the observed scores for the population's (no {t} of two or more runs)")
     spans = " and ".join(f"{v['low']:.1f} to {v['high']:.1f} at {v['count']} {unit}s" for v in rows)
     text = (f" Allowing for the prior, which the test set estimates (one within-{t} spread shared by the {t}s, or "
