@@ -112,7 +112,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true",
-                   help="write tables only (ROBUSTNESS_FIGURE_FORMATS=png keeps the PNGs and skips the PDFs)")
+                   help="write tables only (figures are PNG; ROBUSTNESS_FIGURE_FORMATS=png,pdf adds PDF copies)")
     p.checks.append(_check_figure_formats)
     g.add_argument("--pdf", action="store_true",
                    help="also report.pdf: the report as a printable A4 document (figures included)")

@@ -1,4 +1,4 @@
-"""One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG and PDF.
+"""One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG (PDF if asked).
 
 Figure modules never recompute: they read the tables a study wrote and draw
 them through :mod:`robustness.reporting.plotting` (and :mod:`robustness.reporting.rank_plots`).
