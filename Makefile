@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_score
 	$(PY) -m benchmarks.bench_parallel
 	$(PY) -m benchmarks.bench_resampling
+	$(PY) -m benchmarks.bench_startup
 	$(PY) -m benchmarks.bench_main_job
 	$(PY) -m benchmarks.bench_ranking_methods
 	$(PY) -m benchmarks.bench_population

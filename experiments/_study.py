@@ -48,6 +48,7 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     ``--alpha``); the per-case table command has the full set instead (:func:`add_ranking_options`).
     """
     from experiments._types import (
+        cores,
         integer,
         jobs,
         number,
@@ -104,11 +105,14 @@ def add_study_options(p: Parser, *, out: str, unit: str = "units", test_unit: st
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=output_folder, default=out, metavar="DIR", help=f"output folder (default {out})")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another input's results")
-    g.add_argument("--n-jobs", type=jobs, default=1, metavar="N", help="parallel workers (default 1)")
+    g.add_argument("--n-jobs", type=jobs, default=cores(), metavar="N",
+                   help="parallel workers: processes or threads for the pixel pass, the resampling and the figures "
+                        "(default: the cores this process may use, here %(default)s; the numbers do not depend on "
+                        "it)")
     g.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true",
-                   help="write tables only (ROBUSTNESS_FIGURE_FORMATS=png keeps the PNGs and skips the PDFs)")
+                   help="write tables only (figures are PNG; ROBUSTNESS_FIGURE_FORMATS=png,pdf adds PDF copies)")
     p.checks.append(_check_figure_formats)
     g.add_argument("--pdf", action="store_true",
                    help="also report.pdf: the report as a printable A4 document (figures included)")
@@ -282,7 +286,7 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
     return publish(result, out, figures=not getattr(args, "no_figures", True), command=command,
                    parameters=vars(args), seed=getattr(args, "seed", None), started=started, meta=meta,
-                   pdf=getattr(args, "pdf", False))
+                   pdf=getattr(args, "pdf", False), n_jobs=max(getattr(args, "n_jobs", 1), 1))
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

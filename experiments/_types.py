@@ -37,6 +37,20 @@ MAX_STEP = 1_000_000
 JOBS_PER_CPU = 4
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else ``os.cpu_count()``).
+
+    The default ``--n-jobs`` of the resampling studies: the main job uses the cores it is given (issue 53); the
+    numbers are the same for any ``--n-jobs``.
+    """
+    import os
+
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # no affinity on this system (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def max_jobs() -> int:
     """The largest --n-jobs: :data:`JOBS_PER_CPU` x ``os.cpu_count()`` (8 on a 2-core machine)."""
     import os

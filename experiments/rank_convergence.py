@@ -7,8 +7,8 @@ and 3: L1 rank change as test images are added in random order; Table 4:
 standard deviations from the annotators' spread) with many orders and bands,
 bootstrap confidence intervals, rank stability and pairwise comparisons, under
 one or more ranking methods (``--ranking``), and writes tidy tables, figures
-(PNG and PDF), ``summary.md`` and ``meta.json``. Without ``--data`` it studies
-the embedded synthetic challenge.
+(PNG; PDF copies with ``ROBUSTNESS_FIGURE_FORMATS=png,pdf``), ``summary.md``
+and ``meta.json``. Without ``--data`` it studies the embedded synthetic challenge.
 """
 
 from __future__ import annotations

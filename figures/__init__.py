@@ -1,4 +1,4 @@
-"""One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG and PDF.
+"""One module per published figure: ``make(results_dir, out_path)`` loads results, plots, saves PNG (PDF if asked).
 
 Figure modules never recompute: they read the tables a study wrote and draw
 them through :mod:`robustness.reporting.plotting` (and :mod:`robustness.reporting.rank_plots`).
@@ -96,16 +96,23 @@ def read(results_dir, name: str):
     table = read_table(Path(results_dir) / name)
     for column in NAME_COLUMNS:
         if column in table and table[column].dtype.kind in "OUST":
-            table[column] = [figure_text(v) if isinstance(v, str) else v for v in table[column]]
+            values = table[column].to_numpy(dtype=object)
+            shown = {v: figure_text(v) for v in set(values.tolist()) if isinstance(v, str)}  # each name once
+            table[column] = [shown[v] if isinstance(v, str) else v for v in values]
     return table
 
 
-#: The formats every figure is saved in (``ROBUSTNESS_FIGURE_FORMATS``, e.g. ``png``, keeps some of them).
+#: The formats a figure can be saved in (``ROBUSTNESS_FIGURE_FORMATS``, e.g. ``png,pdf``, chooses among them).
 FORMATS = ("png", "pdf")
+
+#: The formats every figure is saved in unless ``ROBUSTNESS_FIGURE_FORMATS`` says otherwise: the PNG alone. A PDF
+#: copy is drawn a second time by another renderer and embeds its fonts (a third of the main job's figure time,
+#: issue 53); it is written where asked (``ROBUSTNESS_FIGURE_FORMATS=png,pdf``).
+DEFAULT_FORMATS = ("png",)
 
 
 def formats() -> tuple[str, ...]:
-    """The figure formats: :data:`FORMATS`, or those ``ROBUSTNESS_FIGURE_FORMATS`` names (comma-separated).
+    """The figure formats: :data:`DEFAULT_FORMATS`, or those ``ROBUSTNESS_FIGURE_FORMATS`` names (comma-separated).
 
     Returns
     -------
@@ -119,7 +126,7 @@ def formats() -> tuple[str, ...]:
     """
     text = os.environ.get("ROBUSTNESS_FIGURE_FORMATS")
     if text is None:
-        return FORMATS
+        return DEFAULT_FORMATS
     chosen = tuple(dict.fromkeys(v.strip().lower() for v in text.split(",") if v.strip()))
     if not chosen or any(v not in FORMATS for v in chosen):
         raise ValueError(f"ROBUSTNESS_FIGURE_FORMATS={text!r}: expected some of {', '.join(FORMATS)}, "
@@ -155,7 +162,14 @@ def dpi() -> float | None:
 
 
 def save(fig, out_path) -> list[Path]:
-    """Save ``fig`` as ``out_path`` in every format of :func:`formats` (default .png and .pdf); close it."""
+    """Save ``fig`` as ``out_path`` in every format of :func:`formats` (default .png); close it.
+
+    The PNG is drawn once: the figure is rendered (its layout included) at the PNG's resolution, and the picture
+    is cut to the tight box around everything drawn (the house style's ``savefig.bbox: tight`` and padding),
+    where ``savefig`` would draw it twice, once to measure that box and once more to save. Where the box reaches
+    past the figure's edge (a label drawn outside it), cutting would clip it: that figure is saved by
+    ``savefig``, whose tight box grows the picture instead. A PDF copy, where asked, is drawn by ``savefig``.
+    """
     import matplotlib.pyplot as plt
 
     out = Path(out_path)
@@ -165,10 +179,47 @@ def save(fig, out_path) -> list[Path]:
     options = {} if resolution is None else {"dpi": resolution}  # none: the house style's savefig.dpi
     for suffix in (f".{f}" for f in formats()):
         p = out.with_suffix(suffix)
-        fig.savefig(p, **options)
+        if suffix != ".png" or not _png_drawn_once(fig, p, resolution):
+            fig.savefig(p, **options)
         paths.append(p)
     plt.close(fig)
     return paths
+
+
+def _png_drawn_once(fig, path: Path, resolution: float | None) -> bool:
+    """Render ``fig`` once and write its tight box as a PNG (:func:`save`); False (nothing written) if it cannot.
+
+    The box is that of the pixels drawn (every pixel that is not the figure's background), padded by the style's
+    ``savefig.pad_inches``. It cannot where the figure's canvas is not Agg's, the style asks for no tight box or
+    for a background other than the figure's, or the drawing reaches the figure's edge (a label past it: cutting
+    would clip it, where savefig's tight box grows the picture).
+    """
+    import matplotlib as mpl
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from matplotlib.image import imsave
+
+    rc = mpl.rcParams
+    plain = (isinstance(fig.canvas, FigureCanvasAgg) and rc["savefig.bbox"] == "tight" and not rc["savefig.transparent"]
+             and str(rc["savefig.facecolor"]) == "auto" and str(rc["savefig.edgecolor"]) == "auto")
+    pad = rc["savefig.pad_inches"]
+    if not plain or not isinstance(pad, (int, float)):
+        return False
+    dots = float(fig.dpi if rc["savefig.dpi"] == "figure" else rc["savefig.dpi"]) if resolution is None else resolution
+    fig.set_dpi(dots)
+    fig.canvas.draw()  # the layout engine runs here, at the PNG's resolution, as in savefig
+    picture = np.asarray(fig.canvas.buffer_rgba())  # (rows from the top, columns, RGBA)
+    background = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+    ink = (picture != background).any(axis=2)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if (rows.size == 0 or rows[0] == 0 or cols[0] == 0 or rows[-1] == ink.shape[0] - 1
+            or cols[-1] == ink.shape[1] - 1):
+        return False  # nothing drawn, or a drawing cut by the figure's edge: savefig's tight box grows the picture
+    margin = int(round(pad * dots))
+    top, left = max(rows[0] - margin, 0), max(cols[0] - margin, 0)
+    imsave(path, picture[top:rows[-1] + 1 + margin, left:cols[-1] + 1 + margin], format="png", dpi=dots)
+    return True
 
 
 #: The study's metadata while :func:`make_all` draws its figures (meta.json is written after them).
@@ -278,45 +329,67 @@ def _has_rows(path: Path) -> bool:
         return len(f.read(1 << 16).splitlines()) > 1 or f.read(1) != b""
 
 
-def make_all(results_dir, *, study: str = "rank_convergence", primary=None, meta: dict | None = None) -> list[Path]:
+def make_all(results_dir, *, study: str = "rank_convergence", primary=None, meta: dict | None = None,
+             n_jobs: int = 1) -> list[Path]:
     """Every figure of a study's results folder, into ``results_dir/figures``; returns the files.
 
     ``primary``: the study's headline scheme (:class:`robustness.scheme.Scheme`), for the figures that show it
     (those whose ``make`` takes ``primary``); ``meta``: the study's metadata, which the figures read where the
-    folder has no meta.json yet (:func:`meta`; a study draws its figures before it writes meta.json).
+    folder has no meta.json yet (:func:`meta`; a study draws its figures before it writes meta.json); ``n_jobs``:
+    processes drawing figures side by side (:func:`robustness.parallel.run_batches`; each figure is drawn by one
+    of them, whole, so the files are those of one process).
     """
-    import matplotlib
+    from robustness.parallel import run_batches
+    from robustness.progress import stage
 
     if study not in FIGURES:
         raise ValueError(f"study must be one of {', '.join(FIGURES)}; got {study!r}")
-    matplotlib.use("Agg")
     results_dir = Path(results_dir)
+    todo = [name for name in FIGURES[study] if _needed(results_dir, name)]
     paths: list[Path] = []
-    _DRAWING.append((results_dir, meta))
-    try:
-        _draw_all(results_dir, study, primary, paths)
-    finally:
-        _DRAWING.pop()
+    batches = ((results_dir, name, primary, meta) for name in todo)
+    drawing = run_batches(_draw, batches, n_jobs=n_jobs, prefer="processes", fresh=True)  # forked now: they
+    for k, (name, (drawn, said)) in enumerate(zip(todo, drawing)):  # know every registration made since start-up
+        stage(f"drawing the figures: {k + 1}/{len(todo)} figures ({name})", printed=False)
+        paths += drawn
+        _notes(name, said)
     return paths
 
 
-def _draw_all(results_dir: Path, study: str, primary, paths: list) -> None:
-    """Draw every figure of ``study`` into ``paths`` (:func:`make_all`)."""
+def _needed(results_dir: Path, name: str) -> bool:
+    """Whether figure ``name`` has the tables it needs in ``results_dir`` (its module's ``NEEDS``)."""
+    import importlib
+
+    module = importlib.import_module(f"figures.{name}")
+    return all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ()))
+
+
+def _draw(results_dir: Path, name: str, primary, meta: dict | None) -> tuple[list[Path], list[str]]:
+    """Draw figure ``name`` (in this process or a worker): its files and matplotlib's warnings, as text."""
     import importlib
     import inspect
     import warnings
 
-    from robustness.errors import NoteWarning, shown
-    from robustness.progress import stage
+    import matplotlib
 
-    for k, name in enumerate(FIGURES[study]):
-        stage(f"drawing the figures: {k}/{len(FIGURES[study])} figures ({name})", printed=False)
-        module = importlib.import_module(f"figures.{name}")
-        if not all(_has_rows(results_dir / need) for need in getattr(module, "NEEDS", ())):
-            continue
-        extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
+    matplotlib.use("Agg")
+    module = importlib.import_module(f"figures.{name}")
+    extra = {"primary": primary} if "primary" in inspect.signature(module.make).parameters else {}
+    _DRAWING.append((results_dir, meta))
+    try:
         with warnings.catch_warnings(record=True) as caught:  # matplotlib's warnings become one-line notes
             warnings.simplefilter("always")
-            paths += module.make(results_dir, results_dir / "figures" / name, **extra)
-        for said in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
-            warnings.warn(f"figure {name}: {shown(said, 300)}", NoteWarning, stacklevel=3)
+            paths = module.make(results_dir, results_dir / "figures" / name, **extra)
+    finally:
+        _DRAWING.pop()
+    return paths, list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+
+
+def _notes(name: str, said: list[str]) -> None:
+    """Warn, once each, what drawing figure ``name`` warned (as notes of the study)."""
+    import warnings
+
+    from robustness.errors import NoteWarning, shown
+
+    for text in said:
+        warnings.warn(f"figure {name}: {shown(text, 300)}", NoteWarning, stacklevel=3)

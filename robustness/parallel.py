@@ -134,7 +134,8 @@ def progress_bar(enabled: bool, total: int, desc: str, unit: str = "batch", *,
 
 
 def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int = 1, prefer: str | None = None,
-                progress: _Progress | None = None, weights: Sequence[float] | None = None) -> Iterator[T]:
+                progress: _Progress | None = None, weights: Sequence[float] | None = None,
+                fresh: bool = False) -> Iterator[T]:
     """Yield ``fn(*args)`` for every ``args`` tuple of ``batches``, in batch order.
 
     Parameters
@@ -156,6 +157,9 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
         Advanced by ``weights[b]`` (default 1) after batch ``b``; closed at the end. None: no progress shown.
     weights : sequence of float, optional
         How far each batch advances ``progress`` (e.g. its number of images); None advances it by 1 a batch.
+    fresh : bool
+        Worker processes forked now (on Linux), not those kept from an earlier pass: they start with everything
+        registered and imported since (a gold strategy, a ranking method, matplotlib).
 
     Yields
     ------
@@ -172,7 +176,7 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
     elif prefer != "threads" and _default_backend():
-        results = _in_processes(fn, batches, n_jobs)
+        results = _in_processes(fn, batches, n_jobs, fresh)
     else:
         results = joblib.Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
             joblib.delayed(fn)(*b) for b in batches)
@@ -191,7 +195,7 @@ def _default_backend() -> bool:
     return type(joblib.parallel.get_active_backend()[0]) is _parallel_backends.LokyBackend
 
 
-def _in_processes(fn, batches, n_jobs):
+def _in_processes(fn, batches, n_jobs, fresh=False):
     """``fn(*b)`` on ``n_jobs - 1`` worker processes (which exit when this process dies) and on this process.
 
     This process runs the first batch before any worker starts (forked workers then inherit its imports and
@@ -205,7 +209,7 @@ def _in_processes(fn, batches, n_jobs):
     if first is None:
         return
     yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
-    executor = _executor(workers)
+    executor = _executor(workers, fresh)
     pending: deque = deque()
 
     def ready():
@@ -235,17 +239,18 @@ WORKER_IDLE_S = 30
 _EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared one (joblib expects its own type)
 
 
-def _executor(workers: int):
+def _executor(workers: int, fresh: bool = False):
     """The pool of ``workers`` processes of this process, kept between calls (started again when broken).
 
     On Linux the workers are forked: they start with every module and compiled kernel of this process, in
     milliseconds instead of the second or two a fresh interpreter needs to import numpy, numba and the
     package (which would eat the gain of a pass of a few seconds). Elsewhere they are loky's (spawned).
+    ``fresh``: a new pool even where one is kept (forked now, with what this process holds now).
     """
     if _EXECUTOR:
         pid, n, ex = _EXECUTOR[0]
         broken = getattr(ex, "_broken", False) or getattr(getattr(ex, "_flags", None), "broken", None)
-        if pid == os.getpid() and n == workers and not broken:
+        if pid == os.getpid() and n == workers and not broken and not fresh:
             return ex
         _EXECUTOR.clear()
         if pid == os.getpid():

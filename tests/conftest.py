@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 collect_ignore_glob = ["outside/*"]
 
 # The suite draws every figure as PNG only: the PDFs' font embedding doubles a figure's cost, and the two tests
-# that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf, the commands' default).
+# that check the PDFs ask for them (ROBUSTNESS_FIGURE_FORMATS=png,pdf; the commands write PNG only unless asked).
 os.environ.setdefault("ROBUSTNESS_FIGURE_FORMATS", "png")
 # ... at 50 dpi (figures.dpi): every figure is drawn, laid out and encoded, without rasterising it at 300 dpi (a
 # third of a small main job's time); tests/test_figures.py draws one at the default resolution.

@@ -335,8 +335,7 @@ def test_the_significance_map_fills_its_canvas_and_the_profiles_have_bands(tmp_p
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    import figures
     from figures import fig_25_performance_profile, fig_26_significance_map_tasks
 
     rng = np.random.default_rng(3)
@@ -345,18 +344,18 @@ def test_the_significance_map_fills_its_canvas_and_the_profiles_have_bands(tmp_p
     out, code = command(tmp_path, rows, columns=("task", "algorithm", "case", "value"))
     assert code == 0
     shown = []
-    real_save = plt.Figure.savefig
+    real_save = figures.save  # the figures are saved through it (a PNG is drawn without Figure.savefig)
 
     def keep(fig, *a, **k):
         shown.append(fig)
         return real_save(fig, *a, **k)
 
-    plt.Figure.savefig = keep
+    figures.save = keep
     try:
         fig_26_significance_map_tasks.make(out, tmp_path / "sig")
         fig_25_performance_profile.make(out, tmp_path / "profile")
     finally:
-        plt.Figure.savefig = real_save
+        figures.save = real_save
     sig = shown[0]
     assert sum(ax.get_visible() for ax in sig.axes) == len(sig.axes) == 4  # two by two: no empty cell
     profiles = read_table(out / "performance_profile.csv")

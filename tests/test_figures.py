@@ -113,7 +113,7 @@ def test_figure_modules_on_results(tmp_path, monkeypatch):
 
     import figures
 
-    monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,pdf")  # the commands' default (the suite draws PNG only)
+    monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,pdf")  # PDF copies where asked (the default is PNG only)
     figures.save = spy
     try:
         paths = fig_02_micro_convergence.make(out, tmp_path / "f2")
@@ -155,10 +155,11 @@ def test_figure_modules_on_results(tmp_path, monkeypatch):
 def test_figure_formats_from_the_environment(monkeypatch, tmp_path):
     from experiments import _cli
     from experiments import rank_convergence as job
-    from figures import FORMATS, formats
+    from figures import DEFAULT_FORMATS, FORMATS, formats
 
     monkeypatch.delenv("ROBUSTNESS_FIGURE_FORMATS", raising=False)
-    assert formats() == FORMATS == ("png", "pdf")
+    assert formats() == DEFAULT_FORMATS == ("png",)  # PDF copies only where asked (issue 53)
+    assert FORMATS == ("png", "pdf")
     monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", " PDF, png,pdf ")
     assert formats() == ("pdf", "png")
     monkeypatch.setenv("ROBUSTNESS_FIGURE_FORMATS", "png,jpg")
@@ -197,3 +198,50 @@ def test_figure_resolution_from_the_environment(monkeypatch, tmp_path):
     out = tmp_path / "out"
     assert _cli.run(job.main, ["--out", str(out), "--quiet"]) == 2  # refused before any work
     assert not out.exists()
+
+
+def test_a_png_is_drawn_once_and_cut_to_what_is_drawn(tmp_path):
+    """The PNG is one render cut to the pixels drawn plus the padding; a label past the edge goes to savefig."""
+    from PIL import Image
+
+    from figures import save
+
+    with plotting.style():
+        fig, ax = plt.subplots(figsize=(3.0, 2.0), layout="constrained")
+        ax.plot([0, 1], [0, 1])
+        ax.set_xlabel("a label")
+        draws = []
+        real = fig.canvas.draw
+        fig.canvas.draw = lambda: draws.append(1) or real()
+        (path,) = save(fig, tmp_path / "inside")
+    assert len(draws) == 1  # one render, no second one to measure the box
+    picture = np.asarray(Image.open(path).convert("RGB")).astype(int)
+    ink = (picture != 255).any(axis=2)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    margin = round(0.02 * 50)  # the style's pad_inches at the suite's 50 dpi
+    assert (rows[0], cols[0]) == (margin, margin)
+    assert (picture.shape[0] - 1 - rows[-1], picture.shape[1] - 1 - cols[-1]) == (margin, margin)
+    with plotting.style():
+        fig, ax = plt.subplots(figsize=(3.0, 2.0))
+        ax.plot([0, 1], [0, 1])
+        fig.text(0.9, 0.5, "a label past the right edge of the figure")
+        (path,) = save(fig, tmp_path / "outside")
+    assert Image.open(path).size[0] > 3.0 * 50  # savefig's tight box grew the picture: nothing clipped
+
+
+def test_figures_drawn_in_processes_are_those_drawn_in_one(tmp_path):
+    """make_all with two processes writes the same files, in the same order, as with one."""
+    from experiments import rank_convergence as job
+    from figures import make_all
+    from robustness.io import write_dermavqa
+    from robustness.synthetic.challenge import make_challenge
+
+    data = write_dermavqa(make_challenge(n_encounters=4, n_images=7, n_runs=4, n_teams=2, rng=1), tmp_path / "c")
+    out = tmp_path / "out"
+    job.main(["--data", str(data), "--out", str(out), "--orders", "4", "--bootstrap", "10", "--outer", "4", "--quiet",
+              "--no-figures", "--n-jobs", "1"])
+    one = make_all(out, n_jobs=1)
+    sizes = {p: p.stat().st_size for p in one}
+    two = make_all(out, n_jobs=2)
+    assert one == two and len(one) > 5
+    assert all(p.stat().st_size > 0 for p in two) and set(sizes) == set(two)

@@ -336,7 +336,7 @@ def test_bounds_are_stated_in_help():
     text = " ".join(rank_convergence.parser().format_help().split())
     assert "random orders of images (default 200) (at most 10,000)" in text
     assert "bootstrap resamples (default 1000) (at most 20,000)" in text
-    assert f"parallel workers (default 1) (at most {4 * os.cpu_count()})" in text
+    assert f"the numbers do not depend on it) (at most {4 * os.cpu_count()})" in text  # --n-jobs
     text = " ".join(design_study.parser().format_help().split())
     assert "(at most 20,000)" in text and "(at most 12)" in text
 

@@ -139,10 +139,13 @@ def test_unknown_option_is_one_line_exit_2():
 
 
 def test_help_shows_every_default():
+    from experiments._types import cores
+
     text = rank_convergence.parser().format_help()
     flat = " ".join(text[text.index("options:"):].split())
     for option, default in (("--layout", "dermavqa"), ("--out DIR", "results/rank_convergence"),
-                            ("--synthetic-size", "small"), ("--orders N", "200"), ("--n-jobs N", "1"),
+                            ("--synthetic-size", "small"), ("--orders N", "200"),
+                            ("--n-jobs N", f"the cores this process may use, here {cores()}"),
                             ("--missing-masks", "error"), ("--unit", "image")):
         i = flat.index(option + " ") if option + " " in flat else flat.index(option)
         assert "default" in flat[i:i + 260] and default in flat[i:i + 260], (option, flat[i:i + 260])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from robustness.kernel_threads import threads_for_kernels
 from robustness.overlap import compute_overlap
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.population import delta_covariance, noisy_l1, run_groups, score_posterior
@@ -581,3 +582,17 @@ def test_the_flag_and_its_sentence_follow_the_spread_test():
                   table="test_set_size.csv", **key)
             text = band_sentence(StudyResult("rank_convergence", verdicts=w.frame()), key, "case")
             assert (said in text) == flagged, text
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7, 64])
+def test_noisy_l1_split_over_threads_gives_the_serial_numbers(n_threads):
+    """Splitting the draws over threads changes no number (every row is ranked alone): any n_jobs, same result."""
+    rng = np.random.default_rng(5)
+    draws = rng.normal(size=(37, 12))
+    draws[:, 3] = draws[:, 4]  # ties in the population
+    noise = rng.normal(size=(120, 12))  # 37 x 120 rankings: two blocks of SPLIT_RANKINGS at least
+    serial = noisy_l1(draws, noise, 0.3, 0.05, n_threads=1)
+    np.testing.assert_array_equal(noisy_l1(draws, noise, 0.3, 0.05, n_threads=n_threads), serial)
+    with threads_for_kernels(n_threads):  # the default inside a study: split where the call is large enough
+        np.testing.assert_array_equal(noisy_l1(draws, noise, 0.3, 0.05), serial)
+        np.testing.assert_array_equal(noisy_l1(draws[:1], noise[:2], 0.3, 0.05), serial[:1, :2])  # too small: serial

@@ -26,7 +26,7 @@ __all__ = ["publish"]
 def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures: bool = True,
             fingerprint: str | None = None, force: bool = False, command: str | None = None,
             parameters: dict | None = None, seed: int | None = None, started: float | None = None,
-            meta: dict | None = None, pdf: bool = False) -> str:
+            meta: dict | None = None, pdf: bool = False, n_jobs: int = 1) -> str:
     """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
 
     Parameters
@@ -54,6 +54,8 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         More fields for ``meta.json`` (they win over the study's).
     pdf : bool
         Also ``report.pdf``, the report as a printable document (:mod:`robustness.reporting.pdf`).
+    n_jobs : int
+        Processes drawing the figures side by side (the files do not depend on it).
 
     Returns
     -------
@@ -75,7 +77,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         primary = from_meta(result.meta) if "primary" in result.meta else None
         out.written.extend(str(p.relative_to(out.staging))
                            for p in make_all(out.staging, study=result.study, primary=primary,
-                                             meta=dict(result.meta, study=result.study)))
+                                             meta=dict(result.meta, study=result.study), n_jobs=n_jobs))
     full: dict[str, Any] = {"study": result.study, "command": command or f"python -m experiments.{result.study}",
                             "parameters": parameters or {}, "seed": seed, **result.meta, **(meta or {}),
                             "versions": versions()}

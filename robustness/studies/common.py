@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from robustness import seeds
+from robustness.kernel_threads import threads_for_kernels
 from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.bootstrap import bootstrap as run_bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
@@ -334,6 +335,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
         On the bootstrap unit.
     options : ResamplingOptions
     n_jobs : int
+        Parallel batches of outer resamples, and threads for the estimate's large kernel calls between them (the
+        numbers do not depend on it).
     tolerance : float
         The expected L1 whose test-set size is wanted.
     rng : numpy.random.Generator, optional
@@ -346,9 +349,10 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     dict
         ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
     """
-    per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
-                                            groups=options.run_groups, n_jobs=n_jobs, progress=progress,
-                                            rng=options.rng("uncertainty") if rng is None else rng)
+    with threads_for_kernels(n_jobs):  # the estimate's and the band's large kernel calls, between the batches
+        per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
+                                                groups=options.run_groups, n_jobs=n_jobs, progress=progress,
+                                                rng=options.rng("uncertainty") if rng is None else rng)
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 
