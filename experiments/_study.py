@@ -283,10 +283,16 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
     """
     from robustness.reporting.publish import publish
 
+    figures = not getattr(args, "no_figures", True)
+    draw = None
+    if figures:
+        from figures import make_all  # the application's drawer, handed to the library
+
+        draw = make_all
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    return publish(result, out, figures=not getattr(args, "no_figures", True), command=command,
-                   parameters=vars(args), seed=getattr(args, "seed", None), started=started, meta=meta,
-                   pdf=getattr(args, "pdf", False), n_jobs=max(getattr(args, "n_jobs", 1), 1))
+    return publish(result, out, figures=figures, command=command, parameters=vars(args),
+                   seed=getattr(args, "seed", None), started=started, meta=meta, pdf=getattr(args, "pdf", False),
+                   n_jobs=max(getattr(args, "n_jobs", 1), 1), draw=draw)
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

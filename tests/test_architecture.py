@@ -481,3 +481,32 @@ def test_figures_read_tables_one_way():
               or "pd.read_parquet(" in p.read_text()}
     assert direct == {"fig_02_micro_convergence.py"}, direct
     assert "filters=" in (root / "fig_02_micro_convergence.py").read_text()
+
+
+def test_the_library_imports_no_application_code():
+    """Nothing under robustness/ imports the figures or the commands (issue "Architecture IV", item 1), at a module's
+    top or inside a function: publish() draws with the drawer it is handed, or the one installed as an entry point."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in (root / "robustness").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(root)}:{node.lineno} {n}" for n in names
+                      if n.split(".")[0] in ("figures", "experiments")]
+    assert not found, found
+
+
+def test_publish_finds_the_installed_drawer_or_refuses_before_writing(tmp_path, monkeypatch):
+    from figures import make_all
+    from robustness.reporting import publish as module
+    from robustness.results.study_result import StudyResult
+
+    assert module.figure_drawer() is make_all  # pyproject.toml's entry point, installed by `make`
+    monkeypatch.setattr(module, "entry_points", lambda group: [])
+    result = StudyResult("rank_convergence", meta={"input": {"fingerprint": "x"}})
+    with pytest.raises(LookupError, match="no figure drawer is installed"):
+        module.publish(result, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -5,28 +5,61 @@ folder; every command calls it after parsing its options and running its study, 
 directly (docs/python-api.md), so both write the same folder. The folder is staged and replaced only when it is
 complete (:class:`~robustness.results.folder.ResultsDir`): ``meta.json`` is written last, and a failure
 leaves the earlier results in place.
+
+The library draws no figure itself and imports no application code: the figures are drawn by a drawer given as
+``draw``, or else by the one the installed application declares as an entry point of the group
+:data:`FIGURE_GROUP` (the repository's ``figures`` package: ``figures = "figures:make_all"`` in pyproject.toml).
+The commands pass theirs explicitly.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
-from figures import make_all
 from robustness.progress import stage
 from robustness.reporting.report import build, outputs
 from robustness.results.folder import ResultsDir, versions
 from robustness.results.study_result import StudyResult
 from robustness.scheme import from_meta
 
-__all__ = ["publish"]
+__all__ = ["FIGURE_GROUP", "figure_drawer", "publish"]
+
+#: The entry-point group where an application declares its figure drawer (see :func:`figure_drawer`).
+FIGURE_GROUP = "robustness.figures"
+
+
+def figure_drawer() -> Callable[..., list]:
+    """The figure drawer the installed application declares (entry point ``figures`` of :data:`FIGURE_GROUP`).
+
+    A drawer is called as ``draw(folder, study=..., primary=..., meta=..., n_jobs=...)`` and returns the paths of
+    the figures it wrote (the repository's ``figures.make_all``).
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    LookupError
+        No installed package declares one (the package was not installed with ``pip install -e .``, or its
+        figures are not part of it): pass ``draw=`` to :func:`publish`, or ``figures=False``.
+    """
+    found = [e for e in entry_points(group=FIGURE_GROUP) if e.name == "figures"]
+    if not found:
+        raise LookupError(f"no figure drawer is installed (entry point 'figures' of group {FIGURE_GROUP!r}): "
+                          "pass draw= or figures=False")
+    return found[0].load()
 
 
 def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures: bool = True,
             fingerprint: str | None = None, force: bool = False, command: str | None = None,
             parameters: dict | None = None, seed: int | None = None, started: float | None = None,
-            meta: dict | None = None, pdf: bool = False, n_jobs: int = 1) -> str:
+            meta: dict | None = None, pdf: bool = False, n_jobs: int = 1,
+            draw: Callable[..., list] | None = None) -> str:
     """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
 
     Parameters
@@ -36,7 +69,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         The results folder (a path: opened with ``fingerprint`` and ``force``,
         :class:`~robustness.results.folder.ResultsDir`).
     figures : bool
-        Draw the study's figures (:func:`figures.make_all`).
+        Draw the study's figures (with ``draw``).
     fingerprint : str, optional
         The input's identity, when ``out`` is a path (default: ``result.meta["input"]["fingerprint"]``).
     force : bool
@@ -56,12 +89,17 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         Also ``report.pdf``, the report as a printable document (:mod:`robustness.reporting.pdf`).
     n_jobs : int
         Processes drawing the figures side by side (the files do not depend on it).
+    draw : callable, optional
+        The figure drawer (default: the installed one, :func:`figure_drawer`; looked up before anything is
+        written).
 
     Returns
     -------
     str
         The report as Markdown.
     """
+    if figures and draw is None:
+        draw = figure_drawer()  # before any write: a missing drawer leaves the folder as it was
     if not isinstance(out, ResultsDir):
         if fingerprint is None:
             fingerprint = result.meta.get("input", {}).get("fingerprint")
@@ -71,12 +109,12 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
     started = time.time() if started is None else started
     stage("writing the tables", printed=False)
     result.save(out)
-    if figures:
+    if figures and draw is not None:
         stage("drawing the figures", printed=False)
 
         primary = from_meta(result.meta) if "primary" in result.meta else None
         out.written.extend(str(p.relative_to(out.staging))
-                           for p in make_all(out.staging, study=result.study, primary=primary,
+                           for p in draw(out.staging, study=result.study, primary=primary,
                                              meta=dict(result.meta, study=result.study), n_jobs=n_jobs))
     full: dict[str, Any] = {"study": result.study, "command": command or f"python -m experiments.{result.study}",
                             "parameters": parameters or {}, "seed": seed, **result.meta, **(meta or {}),
