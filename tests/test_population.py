@@ -596,3 +596,21 @@ def test_noisy_l1_split_over_threads_gives_the_serial_numbers(n_threads):
     with threads_for_kernels(n_threads):  # the default inside a study: split where the call is large enough
         np.testing.assert_array_equal(noisy_l1(draws, noise, 0.3, 0.05), serial)
         np.testing.assert_array_equal(noisy_l1(draws[:1], noise[:2], 0.3, 0.05), serial[:1, :2])  # too small: serial
+
+
+def test_a_target_judged_per_bin_names_its_bin(monkeypatch):
+    """p_best_pooled has three rows (bins) per scheme: each verdict names its bin beside the population."""
+    from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS
+    from robustness.studies import calibration as study
+
+    bins = ["claimed p_best in [0, 0.5)", "claimed p_best in [0.5, 0.8)", "claimed p_best in [0.8, 1]"]
+    table = pd.DataFrame([{c: np.nan for c in CALIBRATION_COLUMNS} | {
+        "estimator": "p_best_pooled", "setting": b, "population": "pooled (2 populations)",
+        "scheme": "majority jaccard micro", "relative_bias": bias, "relative_bias_se": 0.01}
+        for b, bias in zip(bins, (-0.2, 0.0, 0.05))])
+    empty = pd.DataFrame()
+    monkeypatch.setattr(study, "calibrate", lambda *a, **k: (table, empty, empty, empty))
+    res = study.run([])
+    rows = [r for r in res.verdict("target") if r["subject"][0] == "p_best_pooled"]
+    assert [r["subject"][2] for r in rows] == [f"pooled (2 populations), {b}" for b in bins]
+    assert [r["statement"] for r in rows] == ["not_met", "met", "met"]

@@ -157,13 +157,15 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     verdicts = Verdicts()
     for target in TARGETS:
         rows = table[(table.estimator == target.estimator) & table.setting.str.startswith(target.setting)]
+        several = len(rows) and rows.groupby(["population", "scheme"]).setting.nunique().max() > 1
         for row in rows.itertuples():
+            where = f"{row.population}, {row.setting}" if several else row.population  # e.g. p_best's bins
             value = getattr(row, target.column)
             near_zero = target.estimator == "expected_l1" and row.truth < MIN_RELATIVE_TRUTH
             if target.column == "relative_bias" and near_zero:
                 *golds, metric, average = row.scheme.split()
                 verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
-                             statement="not_applicable", subject=[target.estimator, target.column, row.population,
+                             statement="not_applicable", subject=[target.estimator, target.column, where,
                                                                   target.says], value=value, low=target.low,
                              high=target.high, table="calibration.csv")
                 continue
@@ -171,7 +173,7 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             if not np.isfinite(value) or beyond_need:  # nothing to judge (or a need beyond the sizes searched)
                 *golds, metric, average = row.scheme.split()
                 verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
-                             statement="not_applicable", subject=[target.estimator, target.column, row.population,
+                             statement="not_applicable", subject=[target.estimator, target.column, where,
                                                                   target.says], value=value, low=target.low,
                              high=target.high, table="calibration.csv")
                 continue
@@ -183,7 +185,7 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             *golds, metric, average = row.scheme.split()
             strategy = " ".join(golds)
             verdicts.add("target", strategy=strategy, metric=metric, average=average, statement=statement,
-                         subject=[target.estimator, target.column, row.population, target.says], value=value,
+                         subject=[target.estimator, target.column, where, target.says], value=value,
                          se=se if se else np.nan, low=target.low, high=target.high, table="calibration.csv")
     meta = {"options": asdict(options) | {"margin": margin},
             "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
