@@ -47,3 +47,25 @@ def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester,
     monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0")  # off
     pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning"
                                   ).assert_outcomes(passed=3)
+
+
+def test_the_compilation_clock_counts_cpu_seconds_like_the_limit():
+    """numba's compile time is subtracted from a CPU-second limit, so it is counted in CPU-seconds: a compilation
+    that waits (a loaded machine) adds nothing, one that computes adds what it computed."""
+    import time
+
+    from tests.conftest import _compile_clock
+
+    clock = _compile_clock()
+    before = clock.total
+    clock.on_start(None)
+    time.sleep(0.3)  # waiting: no CPU
+    clock.on_end(None)
+    assert clock.total - before < 0.1
+    before = clock.total
+    clock.on_start(None)
+    start = time.process_time()
+    while time.process_time() - start < 0.2:
+        pass
+    clock.on_end(None)
+    assert clock.total - before >= 0.2
