@@ -75,3 +75,56 @@ def test_grouped_cases_resample_whole_units():
     p0, a0, b0 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2))
     p1, a1, b1 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2), units_x=units, units_y=units)
     assert p0 == p1 and 1.7 < (b1 - a1) / (b0 - a0) < 2.8
+
+
+def _loop_profile(values, taus, n_resamples, rng, confidence=0.95, units=None):
+    """The band resample by resample (the obvious twin of the counted one)."""
+    from robustness.statistics.rliable_metrics import _resampled, performance_profile
+
+    boot = np.stack([performance_profile(values[:, d], taus)
+                     for d in _resampled(values.shape[1], units, n_resamples, rng)])
+    tail = (1 - confidence) / 2
+    return np.quantile(boot, [tail, 1 - tail], axis=0)
+
+
+def _loop_improvement(x, y, n_resamples, rng, confidence=0.95, units_x=None, units_y=None):
+    from robustness.statistics.rliable_metrics import _resampled, probability_of_improvement
+
+    bx, by = _resampled(x.size, units_x, n_resamples, rng), _resampled(y.size, units_y, n_resamples, rng)
+    boot = np.array([probability_of_improvement(x[i], y[j]) for i, j in zip(bx, by)])
+    tail = (1 - confidence) / 2
+    return np.quantile(boot, [tail, 1 - tail])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_counted_resamples_equal_the_loop_to_the_last_bit(seed):
+    """The bands count each resample's cases instead of copying them: the same numbers, bit for bit (ties, units of
+    unequal sizes, more resamples than one chunk)."""
+    from robustness.statistics.rliable_metrics import bootstrap_improvement, bootstrap_profile
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 60))
+    values = np.round(rng.normal(0.6, 0.2, (3, n)), int(rng.integers(1, 3)))  # rounded: ties
+    units = np.sort(rng.integers(0, max(2, n // 3), n)) if seed % 2 else None
+    taus = np.linspace(values.min(), values.max(), 7)
+    b = int(rng.integers(2, 600))
+    _, low, high = bootstrap_profile(values, taus, b, np.random.default_rng(seed + 10), units=units)
+    want = _loop_profile(values, taus, b, np.random.default_rng(seed + 10), units=units)
+    assert np.array_equal(low, want[0]) and np.array_equal(high, want[1])
+    y = np.round(rng.normal(0.55, 0.2, n + 3), 1)
+    units_y = np.sort(rng.integers(0, max(2, (n + 3) // 2), n + 3)) if seed % 2 else None
+    _, p_low, p_high = bootstrap_improvement(values[0], y, b, np.random.default_rng(seed + 20), units_x=units,
+                                             units_y=units_y)
+    assert [p_low, p_high] == list(_loop_improvement(values[0], y, b, np.random.default_rng(seed + 20),
+                                                     units_x=units, units_y=units_y))
+
+
+def test_counted_resamples_by_hand():
+    """x = [1, 2], y = [2]: P(X > Y) is 0 + 0.5 / 2 on the sample; a resample drawing x's 2 twice gives 0.5, x's 1
+    twice 0: the band spans 0 to 0.5."""
+    from robustness.statistics.rliable_metrics import _multiplicities, bootstrap_improvement
+
+    assert _multiplicities(3, [np.array([0, 0, 2]), np.array([1])]).tolist() == [[2, 0, 1], [0, 1, 0]]
+    p, low, high = bootstrap_improvement(np.array([1.0, 2.0]), np.array([2.0]), 400, np.random.default_rng(0),
+                                         confidence=0.99)
+    assert p == 0.25 and low == 0.0 and high == 0.5

@@ -106,10 +106,29 @@ def bootstrap_profile(values: np.ndarray, taus: np.ndarray, n_resamples: int, rn
     (share, low, high) : ndarrays (R, T)
     """
     v = np.asarray(values, dtype=np.float64)
-    boot = np.stack([performance_profile(v[:, d], taus) for d in _resampled(v.shape[1], units, n_resamples, rng)])
+    t = np.asarray(taus, dtype=np.float64)
+    above = (v[:, :, None] > t[None, None, :]).astype(np.float64)  # (R, N, T)
+    boot = np.empty((n_resamples, v.shape[0], t.size))
+    draws = _resampled(v.shape[1], units, n_resamples, rng)
+    for start in range(0, n_resamples, CHUNK):
+        times = _multiplicities(v.shape[1], draws[start:start + CHUNK]).astype(np.float64)  # (B, N)
+        size = times.sum(axis=1)
+        for r in range(v.shape[0]):  # counts of whole cases: exact, so each share equals the resample's own mean
+            boot[start:start + times.shape[0], r] = (times @ above[r]) / size[:, None]
     tail = (1 - confidence) / 2
     low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
     return performance_profile(v, taus), low, high
+
+
+#: Resamples counted at once (the memory of a chunk is this many times the cases).
+CHUNK = 256
+
+
+def _multiplicities(n: int, draws: list[np.ndarray]) -> np.ndarray:
+    """How often each of ``n`` cases is drawn in each resample: (B, n) integers."""
+    lengths = np.array([d.size for d in draws])
+    flat = np.concatenate(draws) + np.repeat(np.arange(len(draws)) * n, lengths)
+    return np.bincount(flat, minlength=len(draws) * n).reshape(len(draws), n)
 
 
 def _resampled(n: int, units: np.ndarray | None, n_resamples: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -166,9 +185,21 @@ def bootstrap_improvement(x: np.ndarray, y: np.ndarray, n_resamples: int, rng: n
     -------
     (p, low, high) : floats
     """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     bx = _resampled(x.size, units_x, n_resamples, rng)
     by = _resampled(y.size, units_y, n_resamples, rng)
-    boot = np.array([probability_of_improvement(x[i], y[j]) for i, j in zip(bx, by)])
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    below, upto = np.searchsorted(ys, x, side="left"), np.searchsorted(ys, x, side="right")
+    boot = np.empty(n_resamples)
+    for start in range(0, n_resamples, CHUNK):
+        cx = _multiplicities(x.size, bx[start:start + CHUNK])
+        cy = _multiplicities(y.size, by[start:start + CHUNK])[:, order]
+        cum = np.zeros((cy.shape[0], y.size + 1), dtype=np.int64)
+        np.cumsum(cy, axis=1, out=cum[:, 1:])  # drawn y below each sorted position
+        less = (cx * cum[:, below]).sum(axis=1)  # pairs with y < x, counted exactly
+        equal = (cx * cum[:, upto]).sum(axis=1) - less
+        boot[start:start + cx.shape[0]] = (less + 0.5 * equal) / (cx.sum(axis=1) * cy.sum(axis=1))
     tail = (1 - confidence) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
     return probability_of_improvement(x, y), float(low), float(high)
