@@ -418,3 +418,39 @@ def test_intervals_are_about_runs_like_these_when_populations_repeat():
     assert row.l1_population_new_high > row.l1_population_high  # wider than the mean's interval
     one = summarise(design.assign(population=0)).iloc[0]
     assert np.isnan(one.l1_population_new_high)  # one population says nothing about another
+
+
+def test_the_new_population_bound_is_checked_on_each_population_left_out():
+    """Three run populations with L1 curves 30/15, 40/20 and 80/40 at 10 and 40 encounters (target 25): each left
+    out in turn, the prediction bound from the other two (t with 1 degree of freedom, log-linear between the sizes)
+    against its own size; the design report says in how many it held."""
+    from scipy import stats
+
+    from robustness.reporting.sections.design import _new_population
+    from robustness.results.study_result import StudyResult, Verdicts
+    from robustness.simulation.recommendation import _interpolate_size, _left_out_bound
+
+    curves = {0: (30.0, 15.0), 1: (40.0, 20.0), 2: (80.0, 40.0)}
+    rows = pd.DataFrame([{"population": p, "encounters": n, "replicate": p, "l1_population": c[k]}
+                         for p, c in curves.items() for k, n in enumerate((10, 40))])
+    target = 25.0
+    for p in curves:
+        others = [c for q, c in curves.items() if q != p]
+        high = [np.mean(v) + stats.t.ppf(0.975, 1) * np.std(v, ddof=1) * np.sqrt(1.5)
+                for v in ([c[0] for c in others], [c[1] for c in others])]
+        want = _interpolate_size([10, 40], high, target)
+        got = _left_out_bound(rows, p, target)
+        assert (np.isnan(want) and np.isnan(got)) or got == pytest.approx(want)
+        by_hand = np.exp(np.log(10) + (high[0] - target) / (high[0] - high[1]) * np.log(4)) if high[1] <= target \
+            else np.nan
+        assert (np.isnan(by_hand) and np.isnan(got)) or got == pytest.approx(by_hand)
+    assert np.isnan(_left_out_bound(rows[rows.population < 2], 0, target))  # one other population: no bound
+    for held, said in ((3, "in 3 of 3."), (1, "in 1 of 3: it may fall short on a new run population")):
+        v = Verdicts()
+        v.add("encounters_needed_new_population", strategy="majority", average="micro", metric="jaccard",
+              statement="found", value=120.0, level=0.95, count=400, total=3, table="recommendation_sizes.csv")
+        v.add("new_population_bound_left_out", strategy="majority", average="micro", metric="jaccard",
+              statement="held_everywhere" if held == 3 else "missed_some", count=held, total=3,
+              table="recommendation_populations.csv")
+        text = _new_population(StudyResult("design_study", verdicts=v.frame()), "image", 400)
+        assert "all the run populations but one, in turn" in text and said in text, text

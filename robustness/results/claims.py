@@ -27,6 +27,8 @@ CLAIMS: dict[str, str] = {
     "encounters_needed_new_population": "the design study's size for a new run population drawn with the "
                                         "settings (the upper end of a prediction interval over run populations)",
     "encounters_needed_by_population": "that size per run population",
+    "new_population_bound_left_out": "the size for a new run population computed from every run population but "
+                                     "one, held against the left-out one's own size, in turn",
     "estimate": "design calibration: the main job's estimate of the expected L1 at a size",
     "estimate_ratio": "design calibration: the median ratio of that estimate to the truth",
     "encounters_needed_top1": "the design study's size at which the best run is first with the stated confidence",

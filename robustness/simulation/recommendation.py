@@ -116,6 +116,21 @@ def _new_population_high(rows: pd.DataFrame, column: str, confidence: float = 0.
     return float(means.mean() + t * means.std(ddof=1) * np.sqrt(1 + 1 / means.size))
 
 
+def _left_out_bound(rows: pd.DataFrame, population: int, target: float) -> float:
+    """The size for a new run population (:func:`_new_population_high`) from every population but ``population``.
+
+    Held against the left-out population's own size, it checks the prediction bound on a run population it did not
+    see (nan with fewer than two others, as the bound itself; minus the first size, or nan beyond the grid, as
+    :func:`_interpolate_size`).
+    """
+    others = rows[rows.population != population]
+    if others.population.nunique() < 2:
+        return np.nan
+    sizes = np.sort(others.encounters.unique())
+    high = [_new_population_high(others[others.encounters == n], "l1_population") for n in sizes]
+    return _interpolate_size(sizes, high, target)
+
+
 def _interpolate_size(sizes, values, target):
     """The size at which ``values`` (decreasing with size, mostly) first falls to ``target``.
 
@@ -248,7 +263,9 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
       replicates do: ``optimistic`` and ``conservative``), and the size at which the population's best run is
       ranked first in ``target_top1`` of replicates; ``largest_size``;
     - ``per_population``: the chosen scheme's size per run population (means over that population's
-      replicates): how much the answer depends on which runs take part;
+      replicates): how much the answer depends on which runs take part; beside it
+      ``encounters_for_l1_others_bound``, the size for a new run population computed from the other populations
+      alone (the left-out check of that bound);
     - ``reach``: the chosen scheme's own distance to the truth (L1 to the truth's ranking on the same images, at
       the largest size) and whether it alone exceeds the target (no size reaches it);
     - ``annotators``: the L1 to the population at equal annotation effort with one annotator more
@@ -286,7 +303,8 @@ def recommend(design: pd.DataFrame, summary: pd.DataFrame, coverage_summary: pd.
     for p, d in mine.groupby("population"):
         means = d.groupby("encounters").l1_population.mean()
         per_population.append({"population": int(p), "replicates": int(d.replicate.nunique()),
-                               "encounters_for_l1": _interpolate_size(means.index, means.to_numpy(), target)})
+                               "encounters_for_l1": _interpolate_size(means.index, means.to_numpy(), target),
+                               "encounters_for_l1_others_bound": _left_out_bound(mine, p, target)})
     last = ss[(ss.strategy == strat) & (ss.average == average)].sort_values("encounters").iloc[-1]
     reach: dict[str, Any] = {
         "own_distance": float(last.l1_same_images), "own_distance_low": float(last.l1_same_images_low),

@@ -245,8 +245,16 @@ def _new_population(res: StudyResult, unit: str, largest: int) -> str:
     if not found or found[0]["statement"] == "undefined":
         return ""
     x = found[0]
-    return (f" For a new run population drawn with these settings (the upper end of a 95% prediction interval "
+    text = (f" For a new run population drawn with these settings (the upper end of a 95% prediction interval "
             f"over the {x['total']} run populations simulated): {_size(x['value'], largest)} {unit}s.")
+    held = res.verdict("new_population_bound_left_out")
+    if held:
+        h = held[0]
+        text += (f" Computed from all the run populations but one, in turn, that bound reached the left-out "
+                 f"population's own size in {h['count']} of {h['total']}"
+                 + (": it may fall short on a new run population (the populations' own sizes are below)."
+                    if h["count"] < 0.8 * h["total"] else "."))
+    return text
 
 
 def _indicative(res: StudyResult) -> str:
