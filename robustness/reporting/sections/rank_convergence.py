@@ -94,7 +94,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     best = res.verdict("best_is_best", **key)
     if best:
         b = best[0]
-        said = ("a model-based probability, its calibration over simulated populations in docs/calibration.md")
+        said = ("a model-based probability, the average of the two priors the distance's range spans; on "
+                "simulated populations claims above 0.5 came true within 0.08 of the claim, and claims below 0.5 "
+                "came true 0.08 to 0.16 more often than claimed: docs/calibration.md")
         if b["statement"] == "tied":
             items.append(f"**First place**: {names(b['subject'])} tie for first on this test set (equal scores), "
                          "so none of them is named the winner; the posterior probability that one of them is the "
