@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 DOC = REPO / "docs" / "organiser-walkthrough.md"
 #: Appended to the page's commands: fewer resamples (the options given last win), nothing else changed.
 FAST = {"rank_convergence": ["--orders", "10", "--bootstrap", "200", "--outer", "20", "--no-figures", "--quiet"],
-        "design_study": ["--annotators", "3", "--orders", "4", "--bootstrap", "10", "--pool", "4000",
+        "design_study": ["--annotators", "3", "--orders", "4", "--bootstrap", "10", "--pool", "4000", "--replicates", "2",
                          "--no-figures", "--quiet"]}
 
 
