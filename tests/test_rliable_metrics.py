@@ -128,3 +128,21 @@ def test_counted_resamples_by_hand():
     p, low, high = bootstrap_improvement(np.array([1.0, 2.0]), np.array([2.0]), 400, np.random.default_rng(0),
                                          confidence=0.99)
     assert p == 0.25 and low == 0.0 and high == 0.5
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_iqm_band_equals_the_loop_to_the_last_bit(seed):
+    """Resamples of one size are sorted and averaged side by side: each equals its own iqm, bit for bit (units of
+    unequal sizes give resamples of many sizes)."""
+    from robustness.statistics.rliable_metrics import _resampled, bootstrap_iqm, iqm
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 80))
+    values = rng.normal(0.6, 0.2, (2, n))
+    units = np.sort(rng.integers(0, max(2, n // 3), n)) if seed % 2 else None
+    b = int(rng.integers(2, 700))
+    _, low, high = bootstrap_iqm(values, b, np.random.default_rng(seed), units=units)
+    boot = np.stack([iqm(values[:, d]) for d in _resampled(n, units, b, np.random.default_rng(seed))])
+    tail = (1 - 0.95) / 2  # the function's own tails (0.025 and 0.975 to the last bit)
+    want = np.quantile(boot, [tail, 1 - tail], axis=0)
+    assert np.array_equal(low, want[0]) and np.array_equal(high, want[1])

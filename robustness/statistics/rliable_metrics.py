@@ -161,7 +161,14 @@ def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator
     (iqm, low, high) : ndarrays (R,)
     """
     v = np.asarray(values, dtype=np.float64)
-    boot = np.stack([iqm(v[:, d]) for d in _resampled(v.shape[1], units, n_resamples, rng)])  # (B, R)
+    draws = _resampled(v.shape[1], units, n_resamples, rng)
+    lengths = np.array([d.size for d in draws])
+    boot = np.empty((n_resamples, v.shape[0]))  # (B, R)
+    for size in np.unique(lengths):  # resamples of one size side by side: each row sorted and averaged as alone
+        same = np.flatnonzero(lengths == size)
+        for start in range(0, same.size, CHUNK):
+            rows = same[start:start + CHUNK]
+            boot[rows] = iqm(v[:, np.stack([draws[i] for i in rows])]).T
     tail = (1 - confidence) / 2
     low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
     return iqm(v), low, high
