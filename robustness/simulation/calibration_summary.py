@@ -215,17 +215,12 @@ def pooled_reliability(best: list[dict], n_populations: int, *, test_sets: int) 
                 continue
             claimed = np.array([x[key] for x in d])
             is_best = np.array([float(x["is_best"]) for x in d])
-            for lo, hi in zip(P_BEST_POOLED_BINS[:-1], P_BEST_POOLED_BINS[1:]):
-                inside = (claimed >= lo) & ((claimed < hi) | (hi == P_BEST_POOLED_BINS[-1]))
-                if not inside.any():
-                    continue
-                share, share_se = cluster_share(is_best[inside].tolist())
+            for label, mean, share, share_se, count in _binned(claimed, is_best, P_BEST_POOLED_BINS):
                 r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
-                r.update(estimator=name, setting=f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == 1 else ')'}",
-                         population=population, scheme=f"every scheme {average}", n_test_sets=n_populations * test_sets,
-                         estimate=float(claimed[inside].mean()), truth=share, share_holding=share,
-                         share_holding_se=share_se, n_claims=int(inside.sum()),
-                         relative_bias=float(claimed[inside].mean() - share), relative_bias_se=share_se)
+                r.update(estimator=name, setting=label, population=population, scheme=f"every scheme {average}",
+                         n_test_sets=n_populations * test_sets, estimate=mean, truth=share, share_holding=share,
+                         share_holding_se=share_se, n_claims=count, relative_bias=mean - share,
+                         relative_bias_se=share_se)
                 out.append(r)
     return out
 
@@ -413,10 +408,20 @@ def _reliability_rows(row, s, d: list[dict]) -> None:
     """
     claimed = np.array([x["p_best"] for x in d])
     is_best = np.array([float(x["is_best"]) for x in d])
-    for lo, hi in zip(P_BEST_BINS[:-1], P_BEST_BINS[1:]):
-        inside = (claimed >= lo) & ((claimed < hi) | (hi == P_BEST_BINS[-1]))
+    for label, mean, share, share_se, count in _binned(claimed, is_best, P_BEST_BINS):
+        row("p_best_reliability", label, s, estimate=mean, truth=share, share_holding=share,
+            share_holding_se=share_se, n_claims=count)
+
+
+def _binned(claimed: np.ndarray, is_best: np.ndarray, edges: tuple):
+    """Per bin of the claimed p_best that holds a claim: label, mean claim, actual share, its SE, count.
+
+    Bins are ``[lo, hi)`` between ``edges``, the last closed; the share is of the bin's test sets whose observed
+    best is the population's, its SE over test sets.
+    """
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = (claimed >= lo) & ((claimed < hi) | (hi == edges[-1]))
         if inside.any():
             share, share_se = cluster_share(is_best[inside].tolist())
-            row("p_best_reliability", f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == 1 else ')'}", s,
-                estimate=float(claimed[inside].mean()), truth=share, share_holding=share, share_holding_se=share_se,
-                n_claims=int(inside.sum()))
+            yield (f"claimed p_best in [{lo:g}, {hi:g}{']' if hi == edges[-1] else ')'}",
+                   float(claimed[inside].mean()), share, share_se, int(inside.sum()))

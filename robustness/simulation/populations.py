@@ -125,9 +125,9 @@ def mixed_population(*, seed: int = 0) -> PopulationSpec:
     """Sixteen runs in two teams whose within-team spreads lie ten times apart (issue "Where one team is tighter").
 
     A draw of the default generator with 16 runs in 2 teams of skills near 0.5 and 0.6 (its own stream), each
-    team's runs then spread about the team's mean skill and bias by a tenth (the first team) or the whole (the
-    second) of the generator's within-team spread: one team's runs lie closer together than a test set's noise
-    resolves, the other's do not.
+    team's runs then spread about the team's mean skill and bias with SDs of 0.1 in skill and the generator's run
+    bias SD (the second team) or a tenth of both (the first): one team's runs lie closer together than a test
+    set's noise resolves, the other's do not.
 
     Parameters
     ----------

@@ -164,15 +164,15 @@ def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, tot
     :data:`~robustness.statistics.population.LOW_LEVEL`) plus ``z`` sampling SEs. A team tighter than the test
     set's noise has a within-team variance of few degrees of freedom whose moment estimate comes out large by
     chance, and the distance, which grows as the team's runs come closer, then runs low; the lower limit allows
-    for that chance. Chosen over the per-team estimate widened by its own sampling SE (issue "Where one team is
-    tighter than the noise"; docs/calibration.md, "The band's upper end"). Without a team of two or more runs both
+    for that chance. Chosen over the per-team estimate widened by its own sampling SE (docs/calibration.md and the
+    issue of the same name, "Where one team is tighter than the noise"). Without a team of two or more runs both
     priors are the one-level one and the other end is the plug-in (``plugin``), which takes the observed scores
     for the population's, widened by ``z`` sampling SEs on both sides. The band always holds the estimate's
     interval (``z`` total SEs) and is floored at 0; nan without an outer bootstrap (no sampling SE). ``gap``: the
     per-team end relative to the estimate, ``(other - est) / est``, large where the answer depends on how tight
     the teams are, which the test set cannot resolve.
     """
-    teams = bool((np.unique(labels, return_counts=True)[1] >= 2).any())
+    teams = _has_teams(labels)
     resampled = bool(np.isfinite(sampling_se).any())
     per_team = np.full_like(est, np.nan)
     per_team_low = np.full_like(est, np.nan)
@@ -193,6 +193,11 @@ def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, tot
             "low": low, "high": high, "gap": gap}
 
 
+def _has_teams(labels) -> bool:
+    """Whether some team holds two or more runs (else the shared and per-team priors are one)."""
+    return bool((np.unique(labels, return_counts=True)[1] >= 2).any())
+
+
 def _p_best(theta, cov, labels, rng, n_draws=4000):
     """Each run's posterior probability of being the population's best: (reported, shared prior, per-team prior).
 
@@ -203,7 +208,7 @@ def _p_best(theta, cov, labels, rng, n_draws=4000):
         nan = np.full(theta.size, np.nan)
         return nan, nan, nan
     shared = score_posterior(theta, cov, labels).p_best(n_draws, rng)
-    if not (np.unique(labels, return_counts=True)[1] >= 2).any():
+    if not _has_teams(labels):
         return shared, shared, shared
     per_team = score_posterior(theta, cov, labels, prior="per_team").p_best(n_draws, rng)
     return (shared + per_team) / 2, shared, per_team
