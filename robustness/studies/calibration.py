@@ -162,15 +162,9 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             where = f"{row.population}, {row.setting}" if several else row.population  # e.g. p_best's bins
             value = getattr(row, target.column)
             near_zero = target.estimator == "expected_l1" and row.truth < MIN_RELATIVE_TRUTH
-            if target.column == "relative_bias" and near_zero:
-                *golds, metric, average = row.scheme.split()
-                verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
-                             statement="not_applicable", subject=[target.estimator, target.column, where,
-                                                                  target.says], value=value, low=target.low,
-                             high=target.high, table="calibration.csv")
-                continue
             beyond_need = target.column == "share_beyond" and not np.isfinite(row.true_need)
-            if not np.isfinite(value) or beyond_need:  # nothing to judge (or a need beyond the sizes searched)
+            # nothing to judge: a relative error of a true distance near 0, no value, or a need beyond the search
+            if (target.column == "relative_bias" and near_zero) or not np.isfinite(value) or beyond_need:
                 *golds, metric, average = row.scheme.split()
                 verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
                              statement="not_applicable", subject=[target.estimator, target.column, where,

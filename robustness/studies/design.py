@@ -360,7 +360,7 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
               count=int(found.notna().sum()), total=len(per), table="recommendation_populations.csv",
               statement="all_found" if found.notna().all() else "some_beyond_search",
               subject=[str(int(per.replicates.min())), str(int(per.replicates.max()))])
-        if len(per) >= 3 and "encounters_for_l1_others_bound" in per:  # each population against the others' bound
+        if len(per) >= 3:  # each population against the bound from the others
             need = per.encounters_for_l1.abs().fillna(np.inf)  # nan: beyond the sizes simulated
             held = need <= per.encounters_for_l1_others_bound.abs().fillna(np.inf)
             v.add("new_population_bound_left_out", strategy=strat, average=average, metric=METRIC,
