@@ -51,8 +51,8 @@ else:  # joblib is needed only where work runs in parallel (n_jobs > 1)
     joblib = lazy_module("joblib")
     _parallel_backends = lazy_module("joblib._parallel_backends")
 
-__all__ = ["run_batches", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar", "check_scheduler",
-           "SCHEDULER_TIMEOUT"]
+__all__ = ["run_batches", "default_backend", "batch_generators", "batch_sizes", "parallel_backend", "progress_bar",
+           "check_scheduler", "SCHEDULER_TIMEOUT"]
 
 
 def batch_sizes(total: int, batch_size: int) -> list[int]:
@@ -175,7 +175,7 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
-    elif prefer != "threads" and _default_backend():
+    elif prefer != "threads" and default_backend():
         results = _in_processes(fn, batches, n_jobs, fresh)
     else:
         results = joblib.Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
@@ -190,8 +190,14 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
             progress.close()
 
 
-def _default_backend() -> bool:
-    """True when no joblib backend (Dask, threading...) was chosen with ``joblib.parallel_config``."""
+def default_backend() -> bool:
+    """Whether work runs on this machine's processes: no joblib backend (Dask, threading...) was chosen.
+
+    Returns
+    -------
+    bool
+        False inside :func:`parallel_backend` or ``joblib.parallel_config`` with another backend.
+    """
     return type(joblib.parallel.get_active_backend()[0]) is _parallel_backends.LokyBackend
 
 

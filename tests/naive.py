@@ -512,6 +512,14 @@ def tiny_cases() -> int:
                                             1.0, 2.5)
     assert t_bits.tolist() == bits.tolist() and t_clipped == clipped
     checked += 1
+    # the distance to unlimited data at two sizes at once: runs 1 and 2 lie 0.02 apart; the noise lifts run 2 by
+    # 0.1 at scale 1 (it overtakes run 1: each one place off) and by 0.01 at scale 0.1 (the order holds)
+    theta = np.array([[0.9, 0.5, 0.48, 0.1]])
+    lift = np.array([[0.0, 0.0, 0.1, 0.0]])
+    both = _kernels.margin_l1_sizes(theta, lift, np.array([1.0, 0.1]), 0.0)
+    assert both.tolist() == [[[2.0]], [[0.0]]]
+    assert both.tolist() == [twin_margin_l1(theta, lift, s, 0.0).tolist() for s in (1.0, 0.1)]
+    checked += 1
     return checked
 
 

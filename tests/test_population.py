@@ -596,6 +596,12 @@ def test_noisy_l1_split_over_threads_gives_the_serial_numbers(n_threads):
     with threads_for_kernels(n_threads):  # the default inside a study: split where the call is large enough
         np.testing.assert_array_equal(noisy_l1(draws, noise, 0.3, 0.05), serial)
         np.testing.assert_array_equal(noisy_l1(draws[:1], noise[:2], 0.3, 0.05), serial[:1, :2])  # too small: serial
+        # several sizes at once, split alike: each size's numbers are those of its own call
+        sizes = np.array([1, 7, 40])
+        at_once = noisy_l1(draws, noise, 1 / np.sqrt(sizes), 0.05)
+    assert at_once.shape == (3, 37, 120)
+    for k, m in enumerate(sizes):
+        np.testing.assert_array_equal(at_once[k], noisy_l1(draws, noise, 1 / np.sqrt(m), 0.05, n_threads=1))
 
 
 def test_a_target_judged_per_bin_names_its_bin(monkeypatch):

@@ -24,7 +24,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                      "upsample_positive", "blob_fields", "rater_counts"), "pixels"),
     **dict.fromkeys(("rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums"), "resampling"),
     **dict.fromkeys(("signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"), "signed_rank"),
-    "margin_l1": "population",
+    **dict.fromkeys(("margin_l1", "margin_l1_sizes"), "population"),
     **dict.fromkeys(("surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box", "union_box",
                      "distances_at", "label_sizes"), "surface"),
     "threshold_band": "twin",

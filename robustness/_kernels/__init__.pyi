@@ -17,6 +17,7 @@ from robustness._kernels.pixels import pattern_hist as pattern_hist
 from robustness._kernels.pixels import rater_counts as rater_counts
 from robustness._kernels.pixels import upsample_positive as upsample_positive
 from robustness._kernels.population import margin_l1 as margin_l1
+from robustness._kernels.population import margin_l1_sizes as margin_l1_sizes
 from robustness._kernels.resampling import kendall_tau_b as kendall_tau_b
 from robustness._kernels.resampling import l1_curves as l1_curves
 from robustness._kernels.resampling import rank_rows as rank_rows
@@ -49,6 +50,7 @@ __all__ = [
     "l1_curves",
     "label_sizes",
     "margin_l1",
+    "margin_l1_sizes",
     "mask_box",
     "pack_rows",
     "pattern_hist",

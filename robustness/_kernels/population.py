@@ -16,7 +16,7 @@ from numba import njit
 
 from robustness._kernels.resampling import _insertion_sort_desc, _ranks_from_sorted
 
-__all__ = ["margin_l1"]
+__all__ = ["margin_l1", "margin_l1_sizes"]
 
 
 @njit(cache=True, nogil=True)
@@ -45,9 +45,20 @@ def margin_l1(draws, noise, scale, margin):
     ``draws`` (D, R) population scores; ``noise`` (F, R) unit noise vectors (multiplied by ``scale``: the
     standard error at the size studied); returns (D, F).
     """
+    return margin_l1_sizes(draws, noise, np.array([scale]), margin)[0]
+
+
+@njit(cache=True, nogil=True)
+def margin_l1_sizes(draws, noise, scales, margin):
+    """:func:`margin_l1` at several scales (test-set sizes) at once: (M, D, F) for ``scales`` (M,).
+
+    Each draw's rank ranges and its population order are found once for all the scales; every number is
+    :func:`margin_l1`'s at that scale (the ranks do not depend on the order the sort starts from).
+    """
     n_d, n_r = draws.shape
     n_f = noise.shape[0]
-    out = np.empty((n_d, n_f))
+    n_m = scales.size
+    out = np.empty((n_m, n_d, n_f))
     lo = np.empty(n_r)
     hi = np.empty(n_r)
     values = np.empty(n_r)
@@ -59,17 +70,19 @@ def margin_l1(draws, noise, scale, margin):
         for r in range(n_r):
             start[r] = r
         _insertion_sort_desc(draws[d], start)  # the population's order: the noisy scores are nearly in it
-        for f in range(n_f):
-            for r in range(n_r):
-                values[r] = draws[d, r] + scale * noise[f, r]
-                perm[r] = start[r]
-            _insertion_sort_desc(values, perm)
-            _ranks_from_sorted(values, perm, ranks, 0.0, 0)
-            total = 0.0
-            for r in range(n_r):
-                if ranks[r] < lo[r]:
-                    total += lo[r] - ranks[r]
-                elif ranks[r] > hi[r]:
-                    total += ranks[r] - hi[r]
-            out[d, f] = total
+        for k in range(n_m):
+            scale = scales[k]
+            for f in range(n_f):
+                for r in range(n_r):
+                    values[r] = draws[d, r] + scale * noise[f, r]
+                    perm[r] = start[r]
+                _insertion_sort_desc(values, perm)
+                _ranks_from_sorted(values, perm, ranks, 0.0, 0)
+                total = 0.0
+                for r in range(n_r):
+                    if ranks[r] < lo[r]:
+                        total += lo[r] - ranks[r]
+                    elif ranks[r] > hi[r]:
+                        total += ranks[r] - hi[r]
+                out[k, d, f] = total
     return out

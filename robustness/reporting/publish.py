@@ -108,7 +108,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
         out = ResultsDir(out, fingerprint=str(fingerprint), force=force)
     started = time.time() if started is None else started
     stage("writing the tables", printed=False)
-    result.save(out)
+    result.save(out, n_jobs=n_jobs)
     if figures and draw is not None:
         stage("drawing the figures", printed=False)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robustness import background
 from robustness._lazy import lazy_module
 from robustness.errors import InputError, NoteWarning, shown
 from robustness.files import atomic_write, remove_stale_temporaries
@@ -29,7 +30,7 @@ from robustness.results.provenance import versions
 from robustness.results.transaction import COMMIT, INPUTS, LOCK, MARKER, META, PREVIOUS, STAGING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
     import pandas as pd
     import pyarrow as pa
@@ -338,6 +339,37 @@ class ResultsDir:
         atomic_write(self.file(name), write)
         self.written.append(name)
         self.digests.pop(name, None)  # read back at the end
+
+    def write_tables(self, tables: Mapping[str, Any], *, index: Callable[[str], bool], n_jobs: int = 1) -> None:
+        """Write a study's tables: data frames as CSV or Parquet by their names, callables as streamed Parquet.
+
+        Parameters
+        ----------
+        tables : mapping
+            Name -> data frame, or a callable giving the frames of :meth:`write_parquet_frames`.
+        index : callable
+            ``index(name)``: whether a CSV table keeps its index.
+        n_jobs : int
+            Above 1, the streamed tables (computed as they are written) are written by a process of their own
+            beside the others (:mod:`robustness.background`); the files are the same.
+        """
+        streamed = {name: value for name, value in tables.items() if callable(value)}
+        aside = background.start(self._write_all, streamed, index, n_jobs=n_jobs) if streamed else None
+        self._write_all({name: v for name, v in tables.items() if name not in streamed}, index)
+        if aside is not None:
+            written, digests = aside.result()  # the other process's bookkeeping, taken over here
+            self.written += [name for name in written if name not in self.written]
+            self.digests.update(digests)
+
+    def _write_all(self, tables: Mapping[str, Any], index: Callable[[str], bool]) -> tuple[list[str], dict]:
+        for name, value in tables.items():
+            if callable(value):
+                self.write_parquet_frames(name, value())
+            elif name.endswith(".parquet"):
+                self.write_parquet(name, value)
+            else:
+                self.write_csv(name, value, index=index(name))
+        return list(tables), {name: self.digests[name] for name in tables if name in self.digests}
 
     def finish(self, meta: dict) -> None:
         """Write ``meta.json`` last, then replace the previous results by this run's (see the module notes).

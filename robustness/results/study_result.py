@@ -447,7 +447,7 @@ class StudyResult:
         return out
 
     # -- the folder ------------------------------------------------------------------------------------------------
-    def save(self, out: ResultsDir) -> None:
+    def save(self, out: ResultsDir, *, n_jobs: int = 1) -> None:
         """Write the tables, the verdicts and the other files into a results folder being written.
 
         Parameters
@@ -455,17 +455,15 @@ class StudyResult:
         out : ResultsDir
             The folder (:class:`~robustness.results.folder.ResultsDir`): everything goes into its staging
             folder; figures, the report and ``meta.json`` follow (:func:`robustness.reporting.finish.finish`).
+        n_jobs : int
+            Above 1, the tables computed as they are written (``curves.parquet``...) are written by a process of
+            their own (:mod:`robustness.background`) beside the others; the files are the same.
         """
-        for name, value in self.tables.items():
-            spec = TABLES.get(Path(name).name)
-            if spec is None:
-                raise ValueError(f"table {name!r} is not registered (robustness.results.study_result.register_table)")
-            if callable(value):
-                out.write_parquet_frames(name, value())
-            elif name.endswith(".parquet"):
-                out.write_parquet(name, value)
-            else:
-                out.write_csv(name, value, index=spec.index)
+        unknown = [name for name in self.tables if Path(name).name not in TABLES]
+        if unknown:
+            raise ValueError(f"table {unknown[0]!r} is not registered "
+                             "(robustness.results.study_result.register_table)")
+        out.write_tables(self.tables, index=lambda name: TABLES[Path(name).name].index, n_jobs=n_jobs)
         out.write_csv(VERDICTS, self.verdicts, index=False)
         for name, text in self.files.items():
             out.write_text(name, text)

@@ -33,12 +33,16 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import gammaincinv
 
 from robustness import _kernels
 from robustness.kernel_threads import kernel_threads, thread_map
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["ScorePosterior", "delta_covariance", "run_groups", "score_posterior", "noisy_l1", "matrix_root",
            "GROUP_RULES", "ESTIMATOR", "PRIORS", "spread_test"]
@@ -397,7 +401,7 @@ def _posterior(theta: np.ndarray, sigma: np.ndarray, prior: np.ndarray, tau_grou
     return ScorePosterior(mean=mean, covariance=(cov + cov.T) / 2, tau_group=tau_group, tau_within=tau_within)
 
 
-def noisy_l1(draws: np.ndarray, noise: np.ndarray, scale: float, margin: float = 0.0, *,
+def noisy_l1(draws: np.ndarray, noise: np.ndarray, scale: float | ArrayLike, margin: float = 0.0, *,
              n_threads: int | None = None) -> np.ndarray:
     """The L1 between a test set's ranking and its population's, for every population drawn and noise vector.
 
@@ -408,8 +412,9 @@ def noisy_l1(draws: np.ndarray, noise: np.ndarray, scale: float, margin: float =
     noise : ndarray (F, R)
         Noise vectors with the covariance of the scores on one unit (``Sigma``: the test set's covariance times
         its size); a test set of ``m`` units scores each population with ``noise / sqrt(m)``.
-    scale : float
-        ``1 / sqrt(m)``.
+    scale : float or array (M,)
+        ``1 / sqrt(m)``; an array of them gives every size at once, in one kernel call (each number is that of
+        the call with its scale alone).
     margin : float
         Runs whose population scores lie within it are tied (either order is right).
     n_threads : int, optional
@@ -420,24 +425,35 @@ def noisy_l1(draws: np.ndarray, noise: np.ndarray, scale: float, margin: float =
 
     Returns
     -------
-    ndarray (D, F)
+    ndarray (D, F), or (M, D, F) for an array of scales
 
     Examples
     --------
     >>> draws = np.array([[3.0, 2.0, 1.0]])
     >>> noisy_l1(draws, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]), 1.0)
     array([[0., 4.]])
+    >>> noisy_l1(draws, np.array([[0.0, 0.0, 5.0]]), [1.0, 0.1])
+    array([[[4.]],
+    <BLANKLINE>
+           [[0.]]])
     """
     draws = np.ascontiguousarray(draws, dtype=np.float64)
     noise = np.ascontiguousarray(noise, dtype=np.float64)
+    scales = np.atleast_1d(np.asarray(scale, dtype=np.float64))
+    if scales.ndim != 1:
+        raise ValueError(f"scale must be a number or a 1-D array of them, got shape {np.shape(scale)}")
     n_d = draws.shape[0]
     if n_threads is None:
-        n_threads = min(kernel_threads(), n_d * noise.shape[0] // SPLIT_RANKINGS)
+        n_threads = min(kernel_threads(), n_d * noise.shape[0] * scales.size // SPLIT_RANKINGS)
     n_threads = max(1, min(int(n_threads), n_d))
-    edges = np.linspace(0, n_d, n_threads + 1).astype(np.int64)
-    blocks = thread_map(_kernels.margin_l1, [(draws[a:b], noise, float(scale), float(margin))
-                                             for a, b in zip(edges[:-1], edges[1:])], n_threads)
-    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    if n_threads == 1:
+        out = _kernels.margin_l1_sizes(draws, noise, scales, float(margin))
+    else:
+        edges = [n_d * t // n_threads for t in range(n_threads + 1)]
+        out = np.concatenate(thread_map(_kernels.margin_l1_sizes, [(draws[a:b], noise, scales, float(margin))
+                                                                   for a, b in zip(edges[:-1], edges[1:])],
+                                        n_threads), axis=1)
+    return out if np.ndim(scale) else out[0]
 
 
 #: The fewest rankings (draws x noise vectors) a thread gets when :func:`noisy_l1` splits a call: about 2 ms of

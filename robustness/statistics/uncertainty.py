@@ -133,9 +133,9 @@ def _per_draw(draws, noise, sizes, margin):
 
     One array per statistic, (M,), every size at once: each reduction runs along the last axis, as it would on
     one size's (D, F) array, so the numbers are those of a loop over the sizes, bit for bit, at a fraction of the
-    calls (the outer resamples make this the main job's most frequent call).
+    calls (the outer resamples make this the main job's most frequent call), and one kernel call for every size.
     """
-    per = np.stack([noisy_l1(draws, noise, 1 / np.sqrt(m), margin) for m in sizes])  # (M, D, F)
+    per = noisy_l1(draws, noise, 1 / np.sqrt(sizes), margin)  # (M, D, F)
     means = per.mean(axis=2)  # (M, D)
     n_d, n_f = per.shape[1:]
     within_var = per.var(axis=2, ddof=1).mean(axis=1) / n_f if n_f > 1 else np.zeros(len(sizes))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from robustness import seeds
+from robustness import background, seeds
 from robustness.errors import summarise_notes
 from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.checks import input_checks
@@ -173,7 +173,10 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
 
     conv_schemes = schemes(options.unit)
     boot_schemes = conv_schemes if options.bootstrap_unit == options.unit else schemes(options.bootstrap_unit)
+    # the per-case tables run on one core: beside the stages below, on a core of its own when there are two
+    per_case = background.start(_headline_rank_tables, conv_schemes, counts, primary, options, n_jobs=n_jobs)
     res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
+    boot_tables = background.start(bootstrap_tables, res.bootstrap, n_jobs=n_jobs)  # one core, as the above
     tables = {}
     stage("distance to unlimited data (empirical Bayes)", printed=False)
     uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient,
@@ -217,7 +220,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables.update(curves)
     tables["strategy_comparison.csv"] = tables["strategy_comparison.csv"].merge(
         over_sets, how="left", on=["metric", "average", "ranking", "strategy_a", "strategy_b"])
-    tables.update(bootstrap_tables(res.bootstrap))
+    tables.update(boot_tables.result())
     tables.update(uncertainty)
     if truth is not None:
         tables["truth.csv"] = truth[0]
@@ -233,7 +236,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1)
     tables["per_case.parquet"] = lambda: per_case_frames(conv_schemes, counts)
-    rank_out, rank_notes, rank_text = _headline_rank_tables(conv_schemes, counts, primary, options)
+    stage("per-case tables", printed=False)
+    rank_out, rank_notes, rank_text = per_case.result()
     tables.update(rank_out)
     labels = getattr(challenge.source, "labels", None)
     several_labels = labels is not None and len(set(labels)) > 1
