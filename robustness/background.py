@@ -21,6 +21,8 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from robustness.parallel import default_backend
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -116,8 +118,6 @@ def start(fn: Callable[..., T], *args: Any, n_jobs: int = 1) -> Background[T]:
     >>> start(sum, [1, 2, 3], n_jobs=1).result()
     6
     """
-    from robustness.parallel import default_backend
-
     forked = n_jobs > 1 and sys.platform.startswith("linux") and default_backend()
     return Background(fn, args, forked)
 

@@ -306,6 +306,27 @@ def summarise_population(results: list[dict], truth: PopulationTruth, population
         base.update(values)
         out.append(base)
 
+    _gold_rows(row, results)
+    for s in range(len(truth.schemes)):
+        for factor in (1, 8):
+            _distance_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s
+                                    and x["factor"] == factor], f"m = {factor} N ({factor * test_size} encounters)",
+                           nominal)
+        spread_p = float(truth.spread_p[s]) if len(truth.spread_p) else np.nan
+        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 1],
+                   spread_p)
+        _needed_rows(row, s, results, n_runs, nominal)
+        _interval_and_pair_rows(row, s, results, nominal)
+        d = [x for r in results for x in r["best"] if x["scheme"] == s]
+        _best_rows(row, s, d)
+        _reliability_rows(row, s, d)
+        _resolution_rows(row, s, [x for r in results for x in r.get("resolution", []) if x["scheme"] == s],
+                         test_size)
+    return out
+
+
+def _gold_rows(row, results: list[dict]) -> None:
+    """The gold statement's rows: does the fastest gold (or a gold tied with it) hold, per averaging."""
     for average in ("micro", "macro"):
         d = [x for r in results for x in r.get("golds", []) if x["average"] == average]
         if d:
@@ -313,60 +334,71 @@ def summarise_population(results: list[dict], truth: PopulationTruth, population
             row("gold_statement", "the fastest gold, or the golds tied with it",
                 f"{', '.join(GOLDS)} jaccard {average}", estimate=float(np.mean([x["claims_best"] for x in d])),
                 share_holding=share, share_holding_se=share_se, n_claims=len(d))
-    for s in range(len(truth.schemes)):
-        for factor in (1, 8):
-            d = [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == factor]
-            est, plug, tr = ([x[key] for x in d] for key in ("estimate", "plugin", "truth"))
-            covered = [float(x["low"] <= x["truth"] <= x["high"]) for x in d]
-            bias, bias_se = relative_error(est, tr)
-            cov, cov_se = cluster_share(covered)
-            setting = f"m = {factor} N ({factor * test_size} encounters)"
-            row("expected_l1", setting, s, estimate=float(np.mean(est)), truth=float(np.mean(tr)),
-                relative_bias=bias, relative_bias_se=bias_se, coverage=cov, coverage_se=cov_se, nominal=nominal)
-            covered90 = [float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d]
-            cov, cov_se = cluster_share(covered90)
-            row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
-            above, above_se = cluster_share([float(x["truth"] > x["band_high"]) for x in d])
-            inside, inside_se = cluster_share([float(x["band_low"] <= x["truth"] <= x["band_high"]) for x in d])
-            row("expected_l1_upper", setting, s, estimate=float(np.mean([x["band_high"] for x in d])),
-                truth=float(np.mean(tr)), share_wrong=above, share_wrong_se=above_se, coverage=inside,
-                coverage_se=inside_se, nominal=nominal)
-            for name, key in (("expected_l1_plugin", "plugin"), ("expected_l1_known_prior", "known_prior")):
-                values = [x[key] for x in d]
-                bias, bias_se = relative_error(values, tr)
-                row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
-                    relative_bias_se=bias_se)
-        spread_p = float(truth.spread_p[s]) if len(truth.spread_p) else np.nan
-        _flag_rows(row, s, [x for r in results for x in r["distance"] if x["scheme"] == s and x["factor"] == 1],
-                   spread_p)
-        _needed_rows(row, s, results, n_runs, nominal)
-        for method in ("percentile", "bca", "studentized"):
-            d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]
-            cov, cov_se = cluster_share([x["covered"] for x in d], [x["n"] for x in d])
-            row(f"score_interval_{method}", "every run's score", s, coverage=cov, coverage_se=cov_se, nominal=nominal,
-                n_claims=int(sum(x["n"] for x in d)))
-        for test in ("bootstrap", "delta", "wilcoxon"):
-            for family in ("all pairs", "neighbours"):
-                d = [x for r in results for x in r["pairs"] if x["scheme"] == s and x["test"] == test
-                     and x["family"] == family]
-                if not d:
-                    continue
-                wrong, wrong_se = cluster_share([x["wrong"] for x in d], [x["claims"] for x in d])
-                name = f"pairs_differ_{test}" + ("_neighbours" if family == "neighbours" else "")
-                row(name, f"Holm over {family}", s, share_wrong=wrong, share_wrong_se=wrong_se,
-                    n_claims=int(sum(x["claims"] for x in d)), estimate=float(np.mean([x["claims"] for x in d])))
-        d = [x for r in results for x in r["best"] if x["scheme"] == s]
-        actual = float(np.mean([x["is_best"] for x in d]))
-        for name, key in (("p_best", "p_best"), ("best_stays_first", "stays")):
-            claimed = [x[key] for x in d]
-            diff = np.asarray(claimed) - np.asarray([x["is_best"] for x in d])
-            row(name, "the observed best is the population's best", s, estimate=float(np.mean(claimed)),
-                truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
-                relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
-        _reliability_rows(row, s, d)
-        _resolution_rows(row, s, [x for r in results for x in r.get("resolution", []) if x["scheme"] == s],
-                         test_size)
-    return out
+
+
+def _distance_rows(row, s, d: list[dict], setting: str, nominal: float) -> None:
+    """The distance to unlimited data at one size (scheme ``s``): estimate, 90% interval, band, other estimates.
+
+    The estimate with its interval's coverage, the 90% interval's, the band's upper end (truth above it) and the
+    plug-in and known-prior estimates' biases.
+    """
+    est, tr = [x["estimate"] for x in d], [x["truth"] for x in d]
+    bias, bias_se = relative_error(est, tr)
+    cov, cov_se = cluster_share([float(x["low"] <= x["truth"] <= x["high"]) for x in d])
+    row("expected_l1", setting, s, estimate=float(np.mean(est)), truth=float(np.mean(tr)),
+        relative_bias=bias, relative_bias_se=bias_se, coverage=cov, coverage_se=cov_se, nominal=nominal)
+    cov, cov_se = cluster_share([float(abs(x["estimate"] - x["truth"]) <= Z90 * x["se"]) for x in d])
+    row("expected_l1_interval90", setting, s, coverage=cov, coverage_se=cov_se, nominal=0.90)
+    above, above_se = cluster_share([float(x["truth"] > x["band_high"]) for x in d])
+    inside, inside_se = cluster_share([float(x["band_low"] <= x["truth"] <= x["band_high"]) for x in d])
+    row("expected_l1_upper", setting, s, estimate=float(np.mean([x["band_high"] for x in d])),
+        truth=float(np.mean(tr)), share_wrong=above, share_wrong_se=above_se, coverage=inside,
+        coverage_se=inside_se, nominal=nominal)
+    for name, key in (("expected_l1_plugin", "plugin"), ("expected_l1_known_prior", "known_prior")):
+        values = [x[key] for x in d]
+        bias, bias_se = relative_error(values, tr)
+        row(name, setting, s, estimate=float(np.mean(values)), truth=float(np.mean(tr)), relative_bias=bias,
+            relative_bias_se=bias_se)
+
+
+def _interval_and_pair_rows(row, s, results: list[dict], nominal: float) -> None:
+    """The score intervals' coverage per method and the pairwise tests' wrong claims per test and family."""
+    _interval_rows(row, s, results, nominal)
+    _pair_rows(row, s, results)
+
+
+def _interval_rows(row, s, results: list[dict], nominal: float) -> None:
+    """The score intervals' coverage per method (scheme ``s``)."""
+    for method in ("percentile", "bca", "studentized"):
+        d = [x for r in results for x in r["scores"] if x["scheme"] == s and x["method"] == method]
+        cov, cov_se = cluster_share([x["covered"] for x in d], [x["n"] for x in d])
+        row(f"score_interval_{method}", "every run's score", s, coverage=cov, coverage_se=cov_se, nominal=nominal,
+            n_claims=int(sum(x["n"] for x in d)))
+
+
+def _pair_rows(row, s, results: list[dict]) -> None:
+    """The pairwise tests' share of wrong-sign claims per test and family (scheme ``s``)."""
+    for test in ("bootstrap", "delta", "wilcoxon"):
+        for family in ("all pairs", "neighbours"):
+            d = [x for r in results for x in r["pairs"] if x["scheme"] == s and x["test"] == test
+                 and x["family"] == family]
+            if not d:
+                continue
+            wrong, wrong_se = cluster_share([x["wrong"] for x in d], [x["claims"] for x in d])
+            name = f"pairs_differ_{test}" + ("_neighbours" if family == "neighbours" else "")
+            row(name, f"Holm over {family}", s, share_wrong=wrong, share_wrong_se=wrong_se,
+                n_claims=int(sum(x["claims"] for x in d)), estimate=float(np.mean([x["claims"] for x in d])))
+
+
+def _best_rows(row, s, d: list[dict]) -> None:
+    """p_best and the plug-in's stays-first share against how often the observed best is the population's."""
+    actual = float(np.mean([x["is_best"] for x in d]))
+    for name, key in (("p_best", "p_best"), ("best_stays_first", "stays")):
+        claimed = [x[key] for x in d]
+        diff = np.asarray(claimed) - np.asarray([x["is_best"] for x in d])
+        row(name, "the observed best is the population's best", s, estimate=float(np.mean(claimed)),
+            truth=actual, relative_bias=float(diff.mean() / actual) if actual else np.nan,
+            relative_bias_se=float(diff.std(ddof=1) / np.sqrt(diff.size) / actual) if actual else np.nan)
 
 
 def _resolution_rows(row, s, d: list[dict], test_size: int) -> None:
