@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -349,15 +351,42 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
         fingerprint of the challenge it read), ``fit_failed`` (the statistics its twin failed, planned with
         --force: then nothing is compared) and ``resolution`` (the twin's at the challenge's size, or None).
     """
-    import math
-    import os
-
     from robustness.errors import InputError
     from robustness.reporting.sections.design_twin import failed_fit
     from robustness.results.study_result import StudyResult
-    from robustness.scheme import DEFAULT
     from robustness.statistics.ranks import size_target
     from robustness.studies.design import differing_assumptions, unit_name
+
+    _check_design_folder(folder, data=data, out=out, strategies=strategies)
+    res = StudyResult.load(folder)
+    if res.study != "design_study":
+        raise InputError(f"{folder}: --design names a design study's results folder; this one holds "
+                         f"{res.study or 'no study'}")
+    try:
+        entry = res.meta.get("input")
+        read = _design_challenge(folder, entry, data)
+        row = _twin_size(folder, res)
+        target = size_target(int(res.meta["base_setting"]["runs"]), (res.meta.get("options") or {}).get("target_l1"))
+        if not (math.isfinite(target) and target > 0):
+            raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
+        differs = differing_assumptions(res.table("fit.csv") if res.has("fit.csv") else None)
+        failed = failed_fit(res)
+        resolution = _twin_resolution(folder, res)
+        base = entry.get("base")
+        unit = unit_name(base if isinstance(base, dict) else {})
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"{folder}: damaged design-study folder ({type(exc).__name__}: {exc}); run the design "
+                         "study again") from None
+    return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit, "target": target,
+            "challenge": read, "fit_failed": failed, "resolution": resolution}
+
+
+def _check_design_folder(folder: str, *, data: str | None, out: str, strategies: Iterable[str]) -> None:
+    """``--design DIR``'s options, before the folder is read: a folder, with ``--data``, apart from ``--out``."""
+    from robustness.errors import InputError
+    from robustness.scheme import DEFAULT
 
     if not folder:
         raise InputError("--design: empty folder name")
@@ -373,63 +402,63 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     if DEFAULT.gold not in strategies:
         raise InputError(f"--design compares sizes under {DEFAULT.gold}, {DEFAULT.average} "
                          f"{DEFAULT.metric}: keep {DEFAULT.gold} in --strategies")
-    res = StudyResult.load(folder)
-    if res.study != "design_study":
-        raise InputError(f"{folder}: --design names a design study's results folder; this one holds "
-                         f"{res.study or 'no study'}")
-    try:
-        entry = res.meta.get("input")
-        like = entry.get("like") if isinstance(entry, dict) else None
-        if not isinstance(like, str) or like == "synthetic" or not os.path.isabs(like):
-            raise InputError(f"{folder}: a design study not run --like a folder of masks ({like!r}); run it again "
-                             "with --like the --data of this job")
-        if os.path.realpath(like) != os.path.realpath(data):
-            raise InputError(f"{folder}: a design study of {like}, not of {data} (--design needs one run --like "
-                             "this --data)")
-        read = entry.get("challenge")
-        if not isinstance(read, str):
-            raise InputError(f"{folder}: the design study does not record the challenge it read (written before "
-                             "--design existed): run it again")
-        sizes = res.table("recommendation_sizes.csv")
-        twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
-        if len(twin) != 1:
-            raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.gold}, "
-                             f"{DEFAULT.average}, not one")
-        columns = ("encounters_for_l1", "encounters_for_l1_optimistic", "encounters_for_l1_conservative",
-                   "largest_size")
-        row = {"strategy": DEFAULT.gold, "average": DEFAULT.average}
-        for c in columns:
-            row[c] = float(twin[c].iloc[0])
-        ends = [abs(row[c]) for c in columns[1:3] if math.isfinite(row[c])]
-        if not (math.isfinite(row["largest_size"]) and row["largest_size"] >= 1 and all(ends)
-                and (len(ends) < 2 or ends[0] <= ends[1]) and not row["encounters_for_l1"] == math.inf):
-            raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
-                             "size with its interval")
-        target = size_target(int(res.meta["base_setting"]["runs"]), (res.meta.get("options") or {}).get("target_l1"))
-        if not (math.isfinite(target) and target > 0):
-            raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
-        fit = res.table("fit.csv") if res.has("fit.csv") else None
-        differs = differing_assumptions(fit)
-        failed = failed_fit(res)
-        resolution = None
-        if res.has("resolution.csv"):
-            t = res.table("resolution.csv")
-            t = t[(t.strategy == DEFAULT.gold) & (t.metric == DEFAULT.metric) & (t.average == DEFAULT.average)]
-            if len(t):
-                at = t.iloc[int((t.units - t.test_units).abs().to_numpy().argmin())]
-                resolution = {k: float(at[k]) for k in ("resolution", "resolution_low", "resolution_high", "units")}
-                if not all(math.isfinite(v) for v in resolution.values()):
-                    raise InputError(f"{folder}: resolution.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
-                                     "number with its interval")
-        base = entry.get("base")
-        unit = unit_name(base if isinstance(base, dict) else {})
-    except InputError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise InputError(f"{folder}: damaged design-study folder ({type(exc).__name__}: {exc}); run the design "
-                         "study again") from None
-    return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit, "target": target,
-            "challenge": read, "fit_failed": failed, "resolution": resolution}
+
+
+def _design_challenge(folder: str, entry, data: str) -> str:
+    """The fingerprint of the challenge the design study read; it must have been run ``--like`` ``data``."""
+    from robustness.errors import InputError
+
+    like = entry.get("like") if isinstance(entry, dict) else None
+    if not isinstance(like, str) or like == "synthetic" or not os.path.isabs(like):
+        raise InputError(f"{folder}: a design study not run --like a folder of masks ({like!r}); run it again "
+                         "with --like the --data of this job")
+    if os.path.realpath(like) != os.path.realpath(data):
+        raise InputError(f"{folder}: a design study of {like}, not of {data} (--design needs one run --like "
+                         "this --data)")
+    read = entry.get("challenge")
+    if not isinstance(read, str):
+        raise InputError(f"{folder}: the design study does not record the challenge it read (written before "
+                         "--design existed): run it again")
+    return read
+
+
+def _twin_size(folder: str, res) -> dict:
+    """The twin's size for the default scheme: recommendation_sizes.csv's row, checked to be a size and interval."""
+    from robustness.errors import InputError
+    from robustness.scheme import DEFAULT
+
+    sizes = res.table("recommendation_sizes.csv")
+    twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+    if len(twin) != 1:
+        raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.gold}, "
+                         f"{DEFAULT.average}, not one")
+    columns = ("encounters_for_l1", "encounters_for_l1_optimistic", "encounters_for_l1_conservative", "largest_size")
+    row = {"strategy": DEFAULT.gold, "average": DEFAULT.average} | {c: float(twin[c].iloc[0]) for c in columns}
+    ends = [abs(row[c]) for c in columns[1:3] if math.isfinite(row[c])]
+    if not (math.isfinite(row["largest_size"]) and row["largest_size"] >= 1 and all(ends)
+            and (len(ends) < 2 or ends[0] <= ends[1]) and not row["encounters_for_l1"] == math.inf):
+        raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
+                         "size with its interval")
+    return row
+
+
+def _twin_resolution(folder: str, res) -> dict | None:
+    """The twin's resolution at the size nearest the challenge's, for the default scheme (None: not there)."""
+    from robustness.errors import InputError
+    from robustness.scheme import DEFAULT
+
+    if not res.has("resolution.csv"):
+        return None
+    t = res.table("resolution.csv")
+    t = t[(t.strategy == DEFAULT.gold) & (t.metric == DEFAULT.metric) & (t.average == DEFAULT.average)]
+    if not len(t):
+        return None
+    at = t.iloc[int((t.units - t.test_units).abs().to_numpy().argmin())]
+    resolution = {k: float(at[k]) for k in ("resolution", "resolution_low", "resolution_high", "units")}
+    if not all(math.isfinite(v) for v in resolution.values()):
+        raise InputError(f"{folder}: resolution.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a number with "
+                         "its interval")
+    return resolution
 
 
 def check_design_input(design: dict, challenge) -> None:

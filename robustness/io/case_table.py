@@ -111,19 +111,49 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     if not len(table):
         raise InputError(f"{path}: the table has no rows")
     keys = [case, algorithm] + [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
-    text = [*keys, *([unit] if unit else [])]
     table = table.copy()
-    for c in text:
-        missing = table[c].isna().to_numpy() | (table[c].astype(str) == "").to_numpy()
-        if missing.any():
-            row = int(np.flatnonzero(missing)[0])
-            raise InputError(f"{path}: row {row + 1}: empty {c!r}")
-        table[c] = table[c].astype(str)
-        control = table[c].str.contains(CONTROL, regex=True).to_numpy()
-        if control.any():  # a carriage return would start a new row in a CSV result, a tab breaks figure labels
-            row = int(np.flatnonzero(control)[0])
-            raise InputError(f"{path}: row {row + 1}: {c} {_shown(table[c].iloc[row])} holds a control character "
-                             "(a line break, tab or NUL); names are one line of text: rename it")
+    for c in [*keys, *([unit] if unit else [])]:
+        table[c] = _names(path, table[c], c)
+    table[value] = _scores(path, table, value, algorithm, case, allow_missing)
+    notes = []
+    exact = table.duplicated(keys + [value])
+    if exact.any():
+        notes.append(f"{path}: dropped {int(exact.sum())} row(s) that repeat another row exactly "
+                     f"(e.g. row {int(np.flatnonzero(exact.to_numpy())[0]) + 1})")
+        table = table[~exact.to_numpy()].reset_index(drop=True)
+    clash = table.duplicated(keys, keep=False)
+    if clash.any():
+        rows = np.flatnonzero(clash.to_numpy())[:2]
+        r = table.iloc[rows[0]]
+        raise InputError(f"{path}: algorithm {_shown(r[algorithm])}, case {_shown(r[case])} has two different values "
+                         f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
+    if not allow_missing:
+        _check_complete(path, table, algorithm, case, task)
+    if unit:
+        per_case = table.groupby(case)[unit].nunique()
+        if (per_case > 1).any():
+            c = per_case.index[int(np.argmax(per_case.to_numpy() > 1))]
+            raise InputError(f"{path}: case {_shown(c)} lies in {per_case[c]} different units of {unit!r}")
+    return table, notes
+
+
+def _names(path: Path, column: pd.Series, c: str) -> pd.Series:
+    """A column of names as text: none empty, none holding a control character (one line naming the row)."""
+    missing = column.isna().to_numpy() | (column.astype(str) == "").to_numpy()
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise InputError(f"{path}: row {row + 1}: empty {c!r}")
+    column = column.astype(str)
+    control = column.str.contains(CONTROL, regex=True).to_numpy()
+    if control.any():  # a carriage return would start a new row in a CSV result, a tab breaks figure labels
+        row = int(np.flatnonzero(control)[0])
+        raise InputError(f"{path}: row {row + 1}: {c} {_shown(column.iloc[row])} holds a control character "
+                         "(a line break, tab or NUL); names are one line of text: rename it")
+    return column
+
+
+def _scores(path: Path, table: pd.DataFrame, value: str, algorithm: str, case: str, allow_missing: bool) -> pd.Series:
+    """The score column as float64 (nan where empty and allowed); text, infinite or huge scores refused."""
     raw = table[value]
     if raw.dtype.kind in "OSUT" or str(raw.dtype) == "str":
         cells = raw.astype(str).str.strip()
@@ -144,22 +174,14 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
         raise InputError(f"{path}: row {row + 1}: {value} {cell} for algorithm "
                          f"{_shown(table[algorithm].iloc[row])}, case {_shown(table[case].iloc[row])} {what}")
     numbers[empty] = np.nan
-    table[value] = numbers
-    notes = []
-    exact = table.duplicated(keys + [value])
-    if exact.any():
-        notes.append(f"{path}: dropped {int(exact.sum())} row(s) that repeat another row exactly "
-                     f"(e.g. row {int(np.flatnonzero(exact.to_numpy())[0]) + 1})")
-        table = table[~exact.to_numpy()].reset_index(drop=True)
-    clash = table.duplicated(keys, keep=False)
-    if clash.any():
-        rows = np.flatnonzero(clash.to_numpy())[:2]
-        r = table.iloc[rows[0]]
-        raise InputError(f"{path}: algorithm {_shown(r[algorithm])}, case {_shown(r[case])} has two different values "
-                         f"({float(table[value].iloc[rows[0]])!r} and {float(table[value].iloc[rows[1]])!r})")
+    return numbers
+
+
+def _check_complete(path: Path, table: pd.DataFrame, algorithm: str, case: str, task: str | None) -> None:
+    """Every algorithm has a value for every case, per scheme (a task has its own runs and cases)."""
     schemes = [c for c in SCHEME_COLUMNS if c in table.columns] + ([task] if task else [])
-    groups = [] if allow_missing else table.groupby(schemes, sort=False) if schemes else [((), table)]
-    for key, df in groups:  # a task has its own runs and cases; the schemes of one task share them
+    groups = table.groupby(schemes, sort=False) if schemes else [((), table)]
+    for key, df in groups:  # the schemes of one task share its runs and cases
         algorithms = sorted(set((df if task else table)[algorithm]))
         cases = sorted(set((df if task else table)[case]))
         have = set(zip(df[algorithm], df[case]))
@@ -168,9 +190,3 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
             where = f" ({', '.join(map(str, key if isinstance(key, tuple) else (key,)))})" if schemes else ""
             raise InputError(f"{path}: no value for algorithm {_shown(a)}, case {_shown(c)}{where}: every algorithm "
                              "needs a value for every case")
-    if unit:
-        per_case = table.groupby(case)[unit].nunique()
-        if (per_case > 1).any():
-            c = per_case.index[int(np.argmax(per_case.to_numpy() > 1))]
-            raise InputError(f"{path}: case {_shown(c)} lies in {per_case[c]} different units of {unit!r}")
-    return table, notes

@@ -351,12 +351,54 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
     lesion_size(min_lesion_size)
     every = [boundary_metric(m).for_label(label) for m in metrics]
-    lesion_at = [k for k, m in enumerate(every) if m.kind == "lesion"]
-    volume_at = [k for k, m in enumerate(every) if m.kind == "volume"]
-    brats_at = [k for k, m in enumerate(every) if m.kind == "brats"]
-    distance_at = [k for k, m in enumerate(every) if m.kind not in ("lesion", "volume", "brats")]
+    at = _by_kind(every)
     policy = empty_policy(empty)
     items = [m if isinstance(m, tuple) else crop(m, one_slice) for m in list(runs) + list(references)]
+    planar, sp, worst_distance = _geometry(items, spacing, empty_distance)
+    out = np.empty((len(references), len(runs), len(every)))
+    steps = _steps(at, every, len(runs), len(references))
+
+    def step(done: float) -> None:
+        if advance is not None and steps:
+            advance(done / steps)
+
+    def both_empty(kind: str) -> np.ndarray:
+        return np.array([every[k].both_empty(policy, worst_distance) for k in at[kind]], dtype=np.float64)
+
+    if at["volume"]:
+        out[:, :, at["volume"]] = _volumes(items, len(runs), [every[k] for k in at["volume"]], sp,
+                                           both_empty("volume"))
+    if at["lesion"]:
+        out[:, :, at["lesion"]] = lesion_matrix(items, len(runs), [every[k].name for k in at["lesion"]], sp, planar,
+                                                worst_distance, both_empty("lesion"), min_size=min_lesion_size,
+                                                advance=step)
+    if at["brats"]:
+        out[:, :, at["brats"]] = _brats(items, len(runs), [every[k] for k in at["brats"]], sp, planar,
+                                        both_empty("brats"), step)
+    for surface in ("voxels", "elements"):
+        chosen = [k for k in at["distance"] if every[k].surface == surface]
+        if chosen:
+            out[:, :, chosen] = _distances(items, len(runs), [every[k] for k in chosen], sp, planar, worst_distance,
+                                           policy, surface, border, step)
+    return out
+
+
+def _by_kind(every: list) -> dict[str, list[int]]:
+    """The metrics' positions by how they are computed: lesion, volume, brats, distance (the rest)."""
+    kinds = ("lesion", "volume", "brats")
+    return {kind: [k for k, m in enumerate(every) if (m.kind if m.kind in kinds else "distance") == kind]
+            for kind in (*kinds, "distance")}
+
+
+def _steps(at: dict, every: list, n_runs: int, n_references: int) -> int:
+    """The progress steps of :func:`boundary_matrix`: a mask's transform or a pair's matching each."""
+    n_items, n_pairs = n_runs + n_references, n_runs * n_references
+    return ((n_items + n_pairs if at["lesion"] else 0) + (n_pairs if at["brats"] else 0)
+            + n_items * len({every[k].surface for k in at["distance"]}))
+
+
+def _geometry(items, spacing, empty_distance) -> tuple[bool, np.ndarray, float]:
+    """The masks' common geometry: whether they are planar, the voxel spacing, the empty-mask distance."""
     shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
     if any(it[2] != shape for it in items):
         raise ValueError("masks of different shapes")
@@ -364,38 +406,20 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     if given == 2 and not planar:
         raise ValueError(f"spacing must hold 3 positive numbers (one per axis), got {spacing!r}")
     sp = _spacing(spacing, 2 if given == 2 else 3, planar)
-    worst_distance = _worst_distance(shape, sp, empty_distance)
-    out = np.empty((len(references), len(runs), len(every)))
-    n_items, n_pairs = len(runs) + len(references), len(runs) * len(references)
-    steps = ((n_items + n_pairs if lesion_at else 0) + (n_pairs if brats_at else 0)
-             + n_items * len({every[k].surface for k in distance_at}))
+    return planar, sp, _worst_distance(shape, sp, empty_distance)
 
-    def step(done: float) -> None:
-        if advance is not None and steps:
-            advance(done / steps)
 
-    if volume_at:
-        sizes = [0 if inside is None else int(np.count_nonzero(inside)) for _, inside, _, _ in items]
-        voxel = float(np.prod(sp))
-        for g in range(len(references)):
-            for r in range(len(runs)):
-                a, b = sizes[r], sizes[len(runs) + g]
-                for k in volume_at:
-                    m = every[k]
-                    out[g, r, k] = (m.both_empty(policy, worst_distance) if a == b == 0 else
-                                    1 - abs(a - b) / (a + b) if m.name == "volume_similarity" else abs(a - b) * voxel)
-    if lesion_at:
-        both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in lesion_at], dtype=np.float64)
-        out[:, :, lesion_at] = lesion_matrix(items, len(runs), [every[k].name for k in lesion_at], sp, planar,
-                                             worst_distance, both_empty, min_size=min_lesion_size, advance=step)
-    if brats_at:
-        both_empty = np.array([every[k].both_empty(policy, worst_distance) for k in brats_at], dtype=np.float64)
-        out[:, :, brats_at] = _brats(items, len(runs), [every[k] for k in brats_at], sp, planar, both_empty, step)
-    for surface in ("voxels", "elements"):
-        at = [k for k in distance_at if every[k].surface == surface]
-        if at:
-            out[:, :, at] = _distances(items, len(runs), [every[k] for k in at], sp, planar, worst_distance, policy,
-                                       surface, border, step)
+def _volumes(items, n_r, table, sp, both_empty) -> np.ndarray:
+    """The volume metrics (G, R, K) from the masks' voxel counts; ``both_empty`` (K,) where both masks are empty."""
+    sizes = [0 if inside is None else int(np.count_nonzero(inside)) for _, inside, _, _ in items]
+    voxel = float(np.prod(sp))
+    out = np.empty((len(items) - n_r, n_r, len(table)))
+    for g in range(len(items) - n_r):
+        for r in range(n_r):
+            a, b = sizes[r], sizes[n_r + g]
+            for k, m in enumerate(table):
+                out[g, r, k] = (both_empty[k] if a == b == 0 else
+                                1 - abs(a - b) / (a + b) if m.name == "volume_similarity" else abs(a - b) * voxel)
     return out
 
 

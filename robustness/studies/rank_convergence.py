@@ -177,22 +177,12 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     per_case = background.start(_headline_rank_tables, conv_schemes, counts, primary, options, n_jobs=n_jobs)
     res = resample(conv_schemes, options, n_jobs=n_jobs, boot_schemes=boot_schemes, progress=progress)
     boot_tables = background.start(bootstrap_tables, res.bootstrap, n_jobs=n_jobs)  # one core, as the above
-    tables = {}
     stage("distance to unlimited data (empirical Bayes)", printed=False)
     uncertainty = _uncertainty(boot_schemes, len(extra), options, n_jobs=n_jobs, tolerance=lenient,
                                progress=progress)
     stage("resolution", printed=False)
-    uncertainty["resolution.csv"] = resolution_table(boot_schemes)
-    if options.resolve is not None:  # the organiser's difference, in the headline metric's units
-        same_metric = uncertainty["resolution.csv"][uncertainty["resolution.csv"].metric == primary.metric]
-        uncertainty["resolve.csv"] = resolve_table(same_metric, options.resolve)
-    truth = None
-    if counts.has_truth:
-        # the overlap metrics' schemes (a boundary metric is not computed against the true masks)
-        scored = boot_schemes if not extra else boot_schemes.select(
-            [k for k, n in enumerate(boot_schemes.names) if not is_boundary_metric(n[1])])
-        truth = truth_agreement(scored, counts, n_resamples=options.bootstrap, n_jobs=n_jobs,
-                                rng=options.rng("truth"))
+    uncertainty.update(_resolution(boot_schemes, options, primary))
+    truth = _truth(counts, boot_schemes, options, n_jobs=n_jobs) if counts.has_truth else None
     # the golds' curves compared over resampled test sets (encounters with all their images), not only orders
     gold_schemes = conv_schemes.select([k for k, n in enumerate(conv_schemes.names) if n[1] == primary.metric])
     clusters = (np.asarray(counts.encounters) if conv_schemes.unit == "image" and boot_schemes.unit == "encounter"
@@ -202,18 +192,8 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
                                    n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs, progress=progress,
                                    rng=options.rng("gold_comparison"))
 
-    # score tables: the official-equal reductions (other ranking methods: their statistic and rank from the
-    # bootstrap's full-set estimate)
     stage("tables and verdicts", printed=False)
-    scores_df = score_tables.scores_frame(counts, empty=empty, annotators=over, ranks=True,
-                                          boundary=headline_boundary)
-    scores_df.insert(3, "ranking", "aggregate")
-    ci_all = [b.intervals() for name, b in res.bootstrap.items() if name != "aggregate"]
-    scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
-    board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary,
-                                     boundary=headline_boundary)
-    tables["leaderboard.csv"] = board.join(method_columns(res.bootstrap))
-    tables["scores.csv"] = scores_df
+    tables = _score_tables(counts, res, empty=empty, annotators=over, primary=primary, boundary=headline_boundary)
     curves, curve_notes = convergence_tables(res.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
     over_sets = compare_over_test_sets(outer_auc, gold_schemes.names).assign(ranking="aggregate")
@@ -224,14 +204,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     tables.update(uncertainty)
     if truth is not None:
         tables["truth.csv"] = truth[0]
-    spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
-    tables["gold_spread.csv"] = pd.concat([
-        spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
-                           n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
-                                                                                           variant=variant)
-        for metric in dict.fromkeys(overlap_metrics() + ((primary.metric,) if not primary.boundary else ()))
-        for variant in ("staple", "leave_one_out")
-        if "staple" in counts.strategies or variant == "leave_one_out"], ignore_index=True)
+    tables["gold_spread.csv"] = _gold_spread(counts, options, empty, primary)
     tables["images.csv"] = pd.concat([pd.DataFrame({
         "image": counts.images, "encounter": counts.encounters, "annotators": counts.annotator_valid.sum(axis=0),
         "pixels": counts.n_pixels}), counts.fit_frame()], axis=1)
@@ -239,25 +212,91 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     stage("per-case tables", printed=False)
     rank_out, rank_notes, rank_text = per_case.result()
     tables.update(rank_out)
-    labels = getattr(challenge.source, "labels", None)
-    several_labels = labels is not None and len(set(labels)) > 1
-    if counts.boundary is not None or several_labels:
-        per_image = PerImage.of(counts, primary, empty, boot_schemes.unit)
-        if counts.boundary is not None:
-            tables.update(metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
-        if several_labels:
-            tables.update(label_tables(counts, np.asarray(labels), per_image, over, options, n_jobs=n_jobs,
-                                        lenient=lenient))
-    # the order the tables were written in before the hand-off (meta.json lists them sorted either way)
-    order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
-             "scores.csv"]
-    tables = {name: tables[name] for name in order + [n for n in tables if n not in order] if name in tables}
+    tables.update(_metric_and_label_tables(challenge, counts, primary, empty, boot_schemes.unit, over, options,
+                                           n_jobs=n_jobs, lenient=lenient))
+    tables = _ordered(tables)
 
     verdicts = _verdicts(counts, tables, res, truth, primary=primary, lenient=lenient,
                          test_sets=(outer_auc, list(gold_schemes.names)))
     rank_notes = rank_notes + _one_slice_note(challenge, options, bool(options.boundary or headline_boundary))
     warnings = list(notes) + list(challenge.notes) + _summarised(counts.notes) + found + curve_notes + rank_notes
-    meta = {
+    meta = _meta(challenge, counts, options, chosen=chosen, empty=empty, primary=primary, rank_text=rank_text,
+                 source=source, boot_schemes=boot_schemes, t_pass=t_pass) | {
+        "warnings": warnings, "checks": found, "study_notes": curve_notes + rank_notes}
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+
+
+def _truth(counts, boot_schemes, options: RankConvergenceOptions, *, n_jobs: int):
+    """Each gold's agreement with the latent truth, on the overlap metrics' schemes.
+
+    A boundary metric is not computed against the true masks.
+    """
+    keep = [k for k, n in enumerate(boot_schemes.names) if not is_boundary_metric(n[1])]
+    scored = boot_schemes if len(keep) == len(boot_schemes.names) else boot_schemes.select(keep)
+    return truth_agreement(scored, counts, n_resamples=options.bootstrap, n_jobs=n_jobs, rng=options.rng("truth"))
+
+
+def _resolution(boot_schemes, options: RankConvergenceOptions, primary: Scheme) -> dict:
+    """resolution.csv (every scheme, every size) and, with the organiser's difference, resolve.csv."""
+    out = {"resolution.csv": resolution_table(boot_schemes)}
+    if options.resolve is not None:  # the organiser's difference, in the headline metric's units
+        same_metric = out["resolution.csv"][out["resolution.csv"].metric == primary.metric]
+        out["resolve.csv"] = resolve_table(same_metric, options.resolve)
+    return out
+
+
+def _score_tables(counts, res, *, empty, annotators, primary: Scheme, boundary) -> dict:
+    """leaderboard.csv and scores.csv: the official-equal reductions.
+
+    Other ranking methods: their statistic and rank from the bootstrap's full-set estimate.
+    """
+    scores_df = score_tables.scores_frame(counts, empty=empty, annotators=annotators, ranks=True, boundary=boundary)
+    scores_df.insert(3, "ranking", "aggregate")
+    ci_all = [b.intervals() for name, b in res.bootstrap.items() if name != "aggregate"]
+    scores_df = pd.concat([scores_df] + [c[list(scores_df.columns)] for c in ci_all], ignore_index=True)
+    board = score_tables.leaderboard(counts, empty=empty, annotators=annotators, primary=primary, boundary=boundary)
+    return {"leaderboard.csv": board.join(method_columns(res.bootstrap)), "scores.csv": scores_df}
+
+
+def _gold_spread(counts, options: RankConvergenceOptions, empty, primary: Scheme) -> pd.DataFrame:
+    """gold_spread.csv: each overlap metric's spread between golds, against STAPLE and leaving one annotator out."""
+    spread_empty = empty_policy("one") if empty.propagates else empty  # z-scores need numbers, not 0/0
+    metrics = dict.fromkeys(overlap_metrics() + ((primary.metric,) if not primary.boundary else ()))
+    variants = [v for v in ("staple", "leave_one_out") if "staple" in counts.strategies or v == "leave_one_out"]
+    return pd.concat([
+        spread.gold_spread(counts, metric=metric, variant=variant, empty=spread_empty,
+                           n_resamples=options.bootstrap, rng=options.rng("spread")).assign(metric=metric,
+                                                                                           variant=variant)
+        for metric in metrics for variant in variants], ignore_index=True)
+
+
+def _metric_and_label_tables(challenge, counts, primary: Scheme, empty, unit: str, over, options, *, n_jobs: int,
+                             lenient: float) -> dict:
+    """The boundary metrics' tables and, on a challenge of several labels, the per-label ones."""
+    labels = getattr(challenge.source, "labels", None)
+    several_labels = labels is not None and len(set(labels)) > 1
+    if counts.boundary is None and not several_labels:
+        return {}
+    out = {}
+    per_image = PerImage.of(counts, primary, empty, unit)
+    if counts.boundary is not None:
+        out.update(metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient))
+    if several_labels:
+        out.update(label_tables(counts, np.asarray(labels), per_image, over, options, n_jobs=n_jobs, lenient=lenient))
+    return out
+
+
+def _ordered(tables: dict) -> dict:
+    """The tables in the order they were written in before the hand-off (meta.json lists them sorted either way)."""
+    order = ["ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv", "truth.csv", "leaderboard.csv",
+             "scores.csv"]
+    return {name: tables[name] for name in order + [n for n in tables if n not in order] if name in tables}
+
+
+def _meta(challenge, counts, options: RankConvergenceOptions, *, chosen, empty, primary: Scheme, rank_text,
+          source: str, boot_schemes, t_pass: float) -> dict:
+    """The study's metadata (meta.json's study fields), but for its warnings and notes."""
+    return {
         "options": asdict(options), "methods": methods_meta(), "gold_orders": GOLD_ORDERS,
         "empty_policy": empty.name,
         "strategies": [s.name for s in chosen],
@@ -271,10 +310,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
                   "notes": list(challenge.notes)} | _layout(challenge),
         "bootstrap_unit": boot_schemes.unit, "bootstrap_units": boot_schemes.n_units,
         "pixel_pass_s": round(t_pass, 2),
-        "warnings": warnings,
-        "checks": found, "study_notes": curve_notes + rank_notes,
     }
-    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
 
 
 def _one_slice_note(challenge, options, boundary: bool) -> list[str]:
