@@ -319,6 +319,17 @@ def headline(results_dir, primary=None, strategies=()):
     return default_scheme(list(dict.fromkeys(strategies)))
 
 
+def base_rows(results_dir, table):
+    """Rows of ``table`` at the base setting the design study reported (its ``design_base.json``), and that setting."""
+    import json
+
+    from robustness.files import MAX_META_BYTES, read_inside
+    from robustness.simulation.recommendation import at_base
+
+    base = json.loads(read_inside(results_dir, "design_base.json", limit=MAX_META_BYTES, what="design base"))
+    return at_base(table, base), base
+
+
 def _has_rows(path: Path) -> bool:
     """Whether a table a figure needs was written and holds a row (a CSV of its header alone has none)."""
     if not path.exists():

@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 
-def base_rows(results_dir, table):
-    """Rows of ``table`` at the base setting the study reported (meta.json's recommendation setting)."""
-    import json
-
-    import numpy as np
-
-    from robustness.files import MAX_META_BYTES, read_inside
-
-    base = json.loads(read_inside(results_dir, "design_base.json", limit=MAX_META_BYTES, what="design base"))
-    keep = np.ones(len(table), dtype=bool)
-    for column, value in base.items():
-        if column in table:
-            keep &= np.isclose(table[column].astype(float), float(value))
-    return table[keep], base
-
-
 def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import read, save
+    from figures import base_rows, read, save
     from robustness.reporting import design_plots, plotting
+    from robustness.simulation.recommendation import one_random
     from robustness.statistics.ranks import format_target, random_l1, target_rule
 
-    summary, base = base_rows(results_dir, design_plots.one_random(read(results_dir, "design_summary.csv")))
+    summary, base = base_rows(results_dir, one_random(read(results_dir, "design_summary.csv")))
     runs = int(base["runs"])
     target = float(base.get("target_l1", runs))
     with plotting.style():

@@ -6,25 +6,25 @@ for it to fall to a target.
 
 from __future__ import annotations
 
+#: The tables the figure reads (it is drawn only where the study wrote them).
+NEEDS = ("design_summary.csv", "sizes_by_agreement.csv")
+
 
 def make(results_dir, out_path):
     """Draw the figure from a results folder; save ``out_path`` .png and .pdf; return the paths."""
     import matplotlib.pyplot as plt
 
-    from figures import meta, read, save
-    from figures.fig_13_design_tau import base_rows
+    from figures import base_rows, read, save
     from robustness.reporting import design_plots, plotting
-    from robustness.reporting.sections.design import unit_of
-    from robustness.simulation.recommendation import needed_by_agreement
+    from robustness.simulation.recommendation import one_random
     from robustness.statistics.ranks import format_target
 
-    summary = design_plots.one_random(read(results_dir, "design_summary.csv"))
+    summary = one_random(read(results_dir, "design_summary.csv"))
     rows, base = base_rows(results_dir, summary.drop(columns="agreement"))
     summary = summary.loc[rows.index]
-    found = meta(results_dir) or {}  # drawn before meta.json is written: design_base.json names the unit (older
-    unit = base.get("test_unit", unit_of(found.get("input", {}).get("base", {}))) + "s"  # folders: meta.json)
+    unit = base.get("test_unit", "encounter") + "s"  # image, volume or encounter (folders before it: encounter)
     target = float(base.get("target_l1", base["runs"]))
-    sizes = needed_by_agreement(summary, target=target)
+    sizes = read(results_dir, "sizes_by_agreement.csv")  # the study's: where the mean L1 falls to the target
     largest = int(summary.encounters.max())
     at_size = summary[summary.encounters == int(base["size"])]
     with plotting.style():

@@ -8,8 +8,7 @@ def make(results_dir, out_path, *, strategy="majority", average="micro"):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from figures import read, save
-    from figures.fig_13_design_tau import base_rows
+    from figures import base_rows, read, save
     from robustness.reporting import plotting
 
     design, base = base_rows(results_dir, read(results_dir, "design.csv"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 #: The tables the figure reads (it is drawn only where the study wrote them).
-NEEDS = ("friedman.csv", "nemenyi.csv")
+NEEDS = ("friedman.csv", "nemenyi.csv", "cd_groups.csv")
 
 
 def make(results_dir, out_path):
@@ -14,6 +14,7 @@ def make(results_dir, out_path):
     from robustness.reporting import plotting, rank_plots
 
     tests, pairs = read(results_dir, "friedman.csv"), read(results_dir, "nemenyi.csv")
+    groups = read(results_dir, "cd_groups.csv")
     tasks, note = rank_plots.shown_tasks(tests.task)
     runs = int(tests.runs.max())
     with plotting.style():
@@ -23,7 +24,8 @@ def make(results_dir, out_path):
             t = tests[tests.task == task].iloc[0]
             p = pairs[pairs.task == task]
             mean = dict(zip(p.run, p.mean_rank)) | dict(zip(p.other, p.other_mean_rank))
-            rank_plots.critical_difference_diagram(mean, float(t.cd), ax=axes[k, 0])
+            bars = groups[groups.task == task].sort_values("group")
+            rank_plots.critical_difference_diagram(mean, float(t.cd), zip(bars["first"], bars["last"]), ax=axes[k, 0])
             axes[k, 0].set_title(f"{task}: Friedman chi2 = {t.chi2:.2f}, df {int(t.df)}, "
                                  f"{'p = ' + format(t.p, '.3g') if t.p > 0 else 'p < 1e-300'} "
                                  f"({int(t.cases)} cases); Nemenyi CD at {t.alpha:g}: runs joined by a bar are tied",

@@ -513,3 +513,35 @@ def test_publish_finds_the_installed_drawer_or_refuses_before_writing(tmp_path, 
     with pytest.raises(LookupError, match="no figure drawer is installed"):
         module.publish(result, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_figures_draw_from_the_folder_and_never_compute():
+    """Figures and their plotting modules take their numbers from the tables a study wrote (issue "Architecture IV",
+    item 1): no figure imports another study's code, a report section or a statistic. fig_14's sizes by agreement
+    are the design study's sizes_by_agreement.csv, the critical-difference diagram's bars the table study's
+    cd_groups.csv. What they may import from the statistics: how a target is written (and a random order's L1, a
+    closed form), the ranking methods' names, and the design study's choice of rows (the base setting; the random
+    golds merged into one scheme, as every design table shows them)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    allowed = {"robustness.statistics.ranks": {"format_target", "random_l1", "target_rule"},
+               "robustness.statistics.ranking_methods": {"get_ranking", "RANKING_METHODS"},
+               "robustness.simulation.recommendation": {"one_random", "at_base"}}
+    watched = ("robustness.statistics", "robustness.simulation", "robustness.studies", "robustness.reporting.sections")
+    files = [*sorted((root / "figures").glob("*.py")),
+             *(root / "robustness" / "reporting" / f"{m}.py" for m in ("plotting", "rank_plots", "design_plots",
+                                                                      "inference_plots", "task_plots"))]
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith(watched):
+                extra = {a.name for a in node.names} - allowed.get(node.module, set())
+                found += [f"{path.relative_to(root)}:{node.lineno} {node.module}: {sorted(extra)}"] if extra else []
+            elif isinstance(node, ast.Import):
+                found += [f"{path.relative_to(root)}:{node.lineno} {a.name}" for a in node.names
+                          if a.name.startswith(watched)]
+    assert not found, found
+    figures_importing_figures = [p.name for p in (root / "figures").glob("fig_*.py")
+                                 if "from figures.fig_" in p.read_text() or "import fig_13" in p.read_text()]
+    assert figures_importing_figures == [], figures_importing_figures

@@ -75,3 +75,12 @@ def test_the_table_command_writes_and_reports_them(tmp_path):
     assert "Critical-difference diagram (Friedman, Nemenyi)" in summary and "Nemenyi CD" in summary
     assert "r3 and r0" in summary or "r0 and r3" in summary  # 1.2 apart in score: they differ
     assert json.loads((out / "meta.json").read_text())["study"] == "table_rank_convergence"
+    # the diagram's bars are the study's table, not the figure's computation: the maximal stretches within the CD
+    groups = read_table(out / "cd_groups.csv")
+    pairs = read_table(out / "nemenyi.csv")
+    mean = dict(zip(pairs.run, pairs.mean_rank)) | dict(zip(pairs.other, pairs.other_mean_rank))
+    order = sorted(mean, key=lambda r: (mean[r], r))
+    expected = tied_groups(np.array([mean[r] for r in order]), float(tests.cd.iloc[0]))
+    assert expected  # neighbours 0.4 apart in score over 25 cases: some lie within the CD
+    assert [(order.index(f), order.index(la)) for f, la in zip(groups["first"], groups["last"])] == expected
+    assert (groups.runs == [b - a + 1 for a, b in expected]).all()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = [
+    "ONE_RANDOM",
     "GoldStrategy",
     "STRATEGIES",
     "is_random",
@@ -77,6 +78,10 @@ __all__ = [
     "annotator_strategies",
     "MAX_ANNOTATORS",
 ]
+
+#: The random single-annotator golds summarised as one scheme (a draw, not a choice):
+#: :func:`robustness.simulation.recommendation.one_random`.
+ONE_RANDOM = "random"
 
 KINDS = ("lut", "histogram", "random", "annotators")
 

@@ -13,41 +13,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator, ScalarFormatter
 
-from robustness.overlap.gold import is_random
-from robustness.reporting.plotting import ONE_RANDOM, axes, strategy_style
+from robustness.reporting.plotting import axes, strategy_style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["design_tau", "design_by_agreement", "design_size", "one_random"]
-
-
-def one_random(summary: pd.DataFrame) -> pd.DataFrame:
-    """``design_summary.csv`` with the random single-annotator golds as one scheme (a draw, not a choice).
-
-    Their rows become one per setting, size and averaging (strategy :data:`~robustness.reporting.plotting.ONE_RANDOM`):
-    each measure the mean over the draws, its interval from the lowest lower end to the highest upper end.
-
-    Parameters
-    ----------
-    summary : DataFrame
-
-    Returns
-    -------
-    DataFrame
-    """
-    drawn = summary.strategy.map(is_random).astype(bool)
-    if not drawn.any():
-        return summary
-    keys = [c for c in ("encounters", "annotators", "agreement", "spread", "runs", "correlation", "metric",
-                        "average") if c in summary]
-    d = summary[drawn]
-    low = [c for c in d.columns if c.endswith("_low")]
-    high = [c for c in d.columns if c.endswith("_high")]
-    numeric = [c for c in d.columns if c not in keys and c != "strategy" and d[c].dtype.kind in "fiu"]
-    agg = {c: "min" if c in low else "max" if c in high else "mean" for c in numeric}
-    merged = d.groupby(keys, sort=False, dropna=False).agg(agg).reset_index().assign(strategy=ONE_RANDOM)
-    return pd.concat([merged[summary.columns], summary[~drawn]], ignore_index=True)
+__all__ = ["design_tau", "design_by_agreement", "design_size"]
 
 
 def design_tau(summary: pd.DataFrame, *, average: str, measure: str = "tau_population", highlight: str | None = None,

@@ -22,7 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from robustness.overlap.gold import get_strategy
+from robustness.overlap.gold import ONE_RANDOM, get_strategy
 from robustness.scheme import DEFAULT, lower_is_better, metric_label
 
 if TYPE_CHECKING:
@@ -60,8 +60,6 @@ def strategy_style(name: str) -> dict:
     return dict(strategy.style, label=strategy.label)
 
 
-#: The random single-annotator golds drawn as one scheme (:func:`robustness.reporting.design_plots.one_random`).
-ONE_RANDOM = "random"
 
 
 @contextlib.contextmanager

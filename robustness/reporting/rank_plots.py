@@ -16,8 +16,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
-from robustness.statistics.friedman import tied_groups
-
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
@@ -447,7 +445,7 @@ def rank_blobs_across_tasks(freq: pd.DataFrame, summary: pd.DataFrame, order: li
     ax.set_title(f"{method} (runs by consensus rank)", fontsize=9)
 
 
-def critical_difference_diagram(mean_ranks: dict, cd: float, *, ax: Axes) -> None:
+def critical_difference_diagram(mean_ranks: dict, cd: float, bars: Iterable[tuple[str, str]], *, ax: Axes) -> None:
     """Demšar's critical-difference diagram: runs on the axis of mean ranks, bars joining those within CD.
 
     Parameters
@@ -456,6 +454,9 @@ def critical_difference_diagram(mean_ranks: dict, cd: float, *, ax: Axes) -> Non
         Run -> mean rank over the cases (1 = best).
     cd : float
         Nemenyi's critical difference.
+    bars : iterable of (str, str)
+        The first and last run each bar joins (``cd_groups.csv``, the study's), in the diagram's order: by mean
+        rank, ties by name.
     ax : matplotlib.axes.Axes
     """
     order = sorted(mean_ranks, key=lambda r: (mean_ranks[r], r))
@@ -476,9 +477,10 @@ def critical_difference_diagram(mean_ranks: dict, cd: float, *, ax: Axes) -> Non
         ax.plot([value, value, x_text], [0, depth, depth], color="0.35", lw=0.7)
         ax.text(x_text + (-0.05 if left else 0.05), depth, f"{run} ({value:.2f})", ha="right" if left else "left",
                 va="center", fontsize=7)
-    for j, (a, b) in enumerate(tied_groups(m, cd)):
+    place = {run: i for i, run in enumerate(order)}
+    for j, (first, last) in enumerate(bars):
         y = -0.1 - 0.07 * j
-        ax.hlines(y, m[a] - 0.03, m[b] + 0.03, color="black", lw=3)
+        ax.hlines(y, m[place[first]] - 0.03, m[place[last]] + 0.03, color="black", lw=3)
     ax.set_xlim(0.6 - 0.1 * max(len(r) for r in order), k + 0.4 + 0.1 * max(len(r) for r in order))
     ax.set_ylim(-0.3 - 0.18 * half, 0.7)
     ax.axis("off")

@@ -149,6 +149,8 @@ for _name, _holds, _index in (
     ("main_job_answer.csv", "the main job's own test-set size answer on the real challenge (its estimator on the "
                             "challenge's units), beside the design study's", False),
     ("recommendation_sizes.csv", "test-set sizes needed per scheme for the targets", False),
+    ("sizes_by_agreement.csv", "the design study at its base setting: per scheme and annotator agreement, the test-set "
+                               "size at which the mean L1 falls to the target, with its 95% interval", False),
     ("recommendation_populations.csv", "the recommended scheme's test-set size needed per run population", False),
     ("recommendation_random.csv", "the random single-annotator golds as one scheme: L1 to the population ranking "
                                   "and the spread of the draws", False),
@@ -180,6 +182,8 @@ for _name, _holds, _index in (
     ("friedman.csv", "per leaderboard: Friedman's test over the cases every run has and Nemenyi's critical "
                      "difference of mean ranks", False),
     ("nemenyi.csv", "per leaderboard and pair of runs: mean ranks, their difference and Nemenyi's p-value", False),
+    ("cd_groups.csv", "per leaderboard: the critical-difference diagram's bars, each joining the runs (by mean "
+                      "rank) whose mean ranks lie within Nemenyi's critical difference of each other", False),
     ("case_ranks.csv", "per task and run: on how many cases the run takes each rank (per-case ranking)", False),
     ("podium.parquet", "per task, case and run: the score and its per-case rank, ties broken at random (challengeR's "
                        "podium)", False),

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student
 
-from robustness.overlap.gold import STRATEGIES, is_random
+from robustness.overlap.gold import ONE_RANDOM, STRATEGIES, is_random
 from robustness.simulation.design import SETTING_COLUMNS, Setting
 from robustness.statistics.inference import t_interval, tails
 from robustness.statistics.ranks import size_target
 from robustness.statistics.verdicts import best_with_ties
 
-__all__ = ["MEASURES", "summarise", "recommend", "needed_by_agreement", "choose_scheme", "simplicity", "SIMPLICITY",
-           "at_setting"]
+__all__ = ["MEASURES", "summarise", "recommend", "needed_by_agreement", "one_random", "at_base", "sizes_by_agreement",
+           "choose_scheme", "simplicity", "SIMPLICITY", "at_setting"]
 
 
 MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_population", "top1_correct",
@@ -386,3 +386,75 @@ def needed_by_agreement(summary: pd.DataFrame, *, target: float) -> pd.DataFrame
         rows.append({"strategy": strat, "average": average, "agreement": agreement, "needed": size[""],
                      "needed_low": size["_low"], "needed_high": size["_high"], "largest": int(d.encounters.max())})
     return pd.DataFrame(rows)
+
+
+def one_random(summary: pd.DataFrame) -> pd.DataFrame:
+    """``design_summary.csv`` with the random single-annotator golds as one scheme (a draw, not a choice).
+
+    Their rows become one per setting, size and averaging (strategy :data:`~robustness.overlap.gold.ONE_RANDOM`):
+    each measure the mean over the draws, its interval from the lowest lower end to the highest upper end.
+
+    Parameters
+    ----------
+    summary : DataFrame
+
+    Returns
+    -------
+    DataFrame
+    """
+    drawn = summary.strategy.map(is_random).astype(bool)
+    if not drawn.any():
+        return summary
+    keys = [c for c in ("encounters", "annotators", "agreement", "spread", "runs", "correlation", "metric",
+                        "average") if c in summary]
+    d = summary[drawn]
+    low = [c for c in d.columns if c.endswith("_low")]
+    high = [c for c in d.columns if c.endswith("_high")]
+    numeric = [c for c in d.columns if c not in keys and c != "strategy" and d[c].dtype.kind in "fiu"]
+    agg = {c: "min" if c in low else "max" if c in high else "mean" for c in numeric}
+    merged = d.groupby(keys, sort=False, dropna=False).agg(agg).reset_index().assign(strategy=ONE_RANDOM)
+    return pd.concat([merged[summary.columns], summary[~drawn]], ignore_index=True)
+
+
+def at_base(table: pd.DataFrame, base: dict) -> pd.DataFrame:
+    """The rows of ``table`` at a base setting: every column of ``base`` the table has, equal to its value.
+
+    Parameters
+    ----------
+    table : DataFrame
+    base : dict
+        Setting column -> value (``design_base.json``; keys the table lacks are not compared).
+
+    Returns
+    -------
+    DataFrame
+        Equal within :func:`numpy.isclose`'s tolerance (the values went through a CSV).
+    """
+    keep = np.ones(len(table), dtype=bool)
+    for column, value in base.items():
+        if column in table:
+            keep &= np.isclose(table[column].astype(float), float(value))
+    return table[keep]
+
+
+def sizes_by_agreement(summary: pd.DataFrame, base: dict, *, target: float) -> pd.DataFrame:
+    """``sizes_by_agreement.csv``: :func:`needed_by_agreement` at the base setting, for every agreement level.
+
+    The random single-annotator golds count as one scheme (:func:`one_random`), as the figures show them.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``design_summary.csv``.
+    base : dict
+        The base setting (its ``agreement`` is left out: every level is kept).
+    target : float
+        The L1 target.
+
+    Returns
+    -------
+    DataFrame
+    """
+    shown = one_random(summary)
+    rows = at_base(shown.drop(columns="agreement"), {k: v for k, v in base.items() if k != "agreement"})
+    return needed_by_agreement(shown.loc[rows.index], target=target)

@@ -25,7 +25,7 @@ from robustness.scheme import DEFAULT
 from robustness.simulation import worlds
 from robustness.simulation.design import METRIC, DesignOptions, Setting
 from robustness.simulation.grid import Grid, run_grid, run_size
-from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, summarise
+from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, sizes_by_agreement, summarise
 from robustness.simulation.twin import STAT_LABELS, fit_failures
 from robustness.simulation.twin_resolution import compare_resolutions, resolution_from_replicates
 from robustness.simulation.worlds import World
@@ -208,10 +208,10 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
     tables["recommendation_populations.csv"] = rec["per_population"]
     if len(rec["random"]):
         tables["recommendation_random.csv"] = rec["random"]
-    files = {"design_base.json": json.dumps(asdict(base_setting) | {"size": size, "target_l1": target_l1,
-                                                                     "search": search, "cap": cap,
-                                                                     "test_unit": unit},
-                                            indent=2, default=str) + "\n"}
+    base_record = asdict(base_setting) | {"size": size, "target_l1": target_l1, "search": search, "cap": cap,
+                                          "test_unit": unit}
+    tables["sizes_by_agreement.csv"] = sizes_by_agreement(summary, base_record, target=target_l1)
+    files = {"design_base.json": json.dumps(base_record, indent=2, default=str) + "\n"}
     return StudyResult(STUDY, tables=tables, verdicts=_verdicts(rec, base_setting, options).frame(), files=files,
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
                              "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,

@@ -17,7 +17,7 @@ from robustness import _kernels
 from robustness.statistics.bayes_signed_rank import bayes_signed_rank
 from robustness.statistics.case_rankings import TaskScores, direction, treated_scores
 from robustness.statistics.consensus import symdiff_distance
-from robustness.statistics.friedman import friedman
+from robustness.statistics.friedman import friedman, tied_groups
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.paired import paired_p_values
 from robustness.statistics.ranking_methods import get_ranking
@@ -30,8 +30,10 @@ __all__ = ["bayes_tables", "friedman_tables", "podium_table", "rliable_tables", 
 
 
 def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dict[str, pd.DataFrame]:
-    """``friedman.csv`` (Friedman's test and Nemenyi's critical difference per leaderboard) and ``nemenyi.csv``.
+    """``friedman.csv``, ``nemenyi.csv`` and ``cd_groups.csv``: Friedman, Nemenyi and the diagram's bars.
 
+    Friedman's test and Nemenyi's critical difference per leaderboard, every pair's Nemenyi test, and the
+    critical-difference diagram's bars (runs whose mean ranks lie within the critical difference of each other).
     On each leaderboard's cases where every run has a score (:func:`robustness.statistics.friedman.friedman`), at
     the ranking options' level; leaderboards with fewer than two runs or two such cases have none.
 
@@ -46,7 +48,7 @@ def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dic
     dict
         File name -> table (empty where no leaderboard has a test).
     """
-    rows, pairs = [], []
+    rows, pairs, bars = [], [], []
     for ts in tasks:
         f = friedman(ts.values, ts.runs, lower_better=direction(ts, options), alpha=options.alpha)
         if len(ts.runs) < 2 or f.n_cases < 2:
@@ -55,11 +57,27 @@ def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dic
                      "cases_left_out": len(ts.cases) - f.n_cases, "chi2": f.statistic, "df": len(ts.runs) - 1,
                      "p": f.p, "alpha": f.alpha, "cd": f.cd})
         pairs.append(f.pairs.assign(task=ts.task))
+        bars += _cd_bars(ts.task, f.pairs, f.cd)
     if not rows:
         return {}
     return {"friedman.csv": pd.DataFrame(rows),
             "nemenyi.csv": pd.concat(pairs, ignore_index=True)[["task", "run", "other", "mean_rank",
-                                                                 "other_mean_rank", "difference", "p", "differ"]]}
+                                                                 "other_mean_rank", "difference", "p", "differ"]],
+            "cd_groups.csv": pd.DataFrame(bars, columns=["task", "group", "first", "last", "runs", "first_mean_rank",
+                                                         "last_mean_rank"])}
+
+
+def _cd_bars(task, pairs: pd.DataFrame, cd: float) -> list[tuple]:
+    """The critical-difference diagram's bars of one leaderboard: maximal runs of places within ``cd``.
+
+    Places in the order of mean rank (ties by name), as the diagram draws them; each bar names its first and last
+    run, how many runs it joins and their mean ranks.
+    """
+    mean = dict(zip(pairs.run, pairs.mean_rank)) | dict(zip(pairs.other, pairs.other_mean_rank))
+    order = sorted(mean, key=lambda r: (mean[r], r))
+    m = np.array([mean[r] for r in order], dtype=np.float64)
+    return [(task, g, order[a], order[b], b - a + 1, float(m[a]), float(m[b]))
+            for g, (a, b) in enumerate(tied_groups(m, cd))]
 
 
 def podium_table(tasks: Sequence[TaskScores], options: RankingOptions, rng: np.random.Generator) -> pd.DataFrame:

@@ -10,7 +10,6 @@ import math
 
 import pandas as pd
 
-from robustness.reporting.design_plots import one_random
 from robustness.reporting.document import Report
 from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
@@ -18,6 +17,7 @@ from robustness.reporting.sections.design_twin import failed_fit_bullets, fit_se
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
+from robustness.simulation.recommendation import one_random
 from robustness.statistics.ranks import format_target, target_rule, target_text
 from robustness.statistics.size_answers import MIN_COVERAGE, short_coverage, unit_name
 
