@@ -198,14 +198,14 @@ class OverlapCounts:
         return pd.DataFrame(cols, index=pd.RangeIndex(self.n_images))
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy long table: strategy, system, image, encounter, tp, fp, fn.
+        """Tidy long table: strategy, run, image, encounter, tp, fp, fn.
 
         Strategies ``ann0``.. are the individual annotators (invalid pairs dropped).
 
         Returns
         -------
         pandas.DataFrame
-            One row per strategy (gold or annotator), run and image, with columns ``strategy, system, image,
+            One row per strategy (gold or annotator), run and image, with columns ``strategy, run, image,
             encounter, tp, fp, fn``.
         """
         parts = []

@@ -247,7 +247,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         index = {r: k for k, r in enumerate(test.runs)}
         i = p.run.map(index).to_numpy()
         j = p.other.map(index).to_numpy()
-        wrong = theta[i] <= theta[j]  # "system scores higher than other" is wrong in the population
+        wrong = theta[i] <= theta[j]  # "run scores higher than other" is wrong in the population
         for test_name, column, family in (("bootstrap", "significant_bootstrap", "all pairs"),
                                           ("delta", "significant_delta", "all pairs"),
                                           ("delta", "significant_delta_neighbours", "neighbours"),

@@ -101,7 +101,7 @@ class BootstrapResult:
         Returns
         -------
         pandas.DataFrame
-            ``strategy, metric, average, ranking, system, score, low, high, rank, statistic, method,
+            ``strategy, metric, average, ranking, run, score, low, high, rank, statistic, method,
             confidence_level, unit, n_resamples`` (what was resampled, and how often; ``method`` the one used).
         """
         kind = get_ranking(self.ranking)
@@ -148,7 +148,7 @@ class BootstrapResult:
         Returns
         -------
         pandas.DataFrame
-            ``strategy, metric, average, ranking, system, rank, share, full_rank``.
+            ``strategy, metric, average, ranking, run, rank, share, full_rank``.
         """
         s_n, b_n, r_n = self.ranks.shape
         runs = np.asarray(self.schemes.runs, dtype=object)

@@ -59,15 +59,15 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
 
     Notes
     -----
-    For each scheme and each unordered pair of runs (``system`` ranked above
+    For each scheme and each unordered pair of runs (``run`` ranked above
     ``other`` on the whole test set):
 
-    - ``diff``: score of ``system`` minus score of ``other``, in the metric's own sign (negative for a metric
+    - ``diff``: score of ``run`` minus score of ``other``, in the metric's own sign (negative for a metric
       where smaller is better); ``diff_low``,
       ``diff_high``: the percentile ``confidence`` interval of the paired
       bootstrap differences (the same resamples for both runs; micro scores
       re-sum TP/FP/FN, macro scores re-average per-image scores);
-      ``win_share``: share of resamples in which ``system`` scores strictly better;
+      ``win_share``: share of resamples in which ``run`` scores strictly better;
     - ``p_bootstrap``: two-sided test of ``diff = 0`` with the bootstrap
       standard error, ``2 Phi(-|diff| / sd*)``; ``p_bootstrap_holm``: Holm over
       all pairs of the scheme; ``significant_bootstrap``: ``p_bootstrap_holm < alpha`` (its count moves with the
@@ -104,7 +104,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
         pos = np.empty(r.size, dtype=np.int64)
         pos[order] = np.arange(r.size)
         a, b = np.triu_indices(r.size, k=1)
-        i, j = order[a], order[b]  # system i is ranked above (or tied with) j
+        i, j = order[a], order[b]  # run i is ranked above (or tied with) j
         est = boot.estimate[s]
         d = boot.distribution[s][:, i] - boot.distribution[s][:, j]  # (B, pairs)
         diff = est[i] - est[j]
@@ -178,7 +178,7 @@ def pairwise_tests(schemes: Schemes, *, alpha: float = 0.05, adjustment: str = "
     Returns
     -------
     pandas.DataFrame
-        ``strategy, metric, average, system, other, p, p_adjusted, better``.
+        ``strategy, metric, average, run, other, p, p_adjusted, better``.
     """
     if adjustment not in ADJUSTMENTS:
         raise ValueError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}, got {adjustment!r}")
@@ -322,7 +322,7 @@ def adjacent_pairs(result: BootstrapResult, *, strategy: str, metric: str = DEFA
     Returns
     -------
     pandas.DataFrame
-        ``system, next, score, next_score, win_share, distinguishable``.
+        ``run, next, score, next_score, win_share, distinguishable``.
     """
     s = result.schemes.index(strategy, metric, average)
     order = np.argsort(-np.nan_to_num(result.estimate[s], nan=-np.inf), kind="stable")

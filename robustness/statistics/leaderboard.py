@@ -73,7 +73,7 @@ def scores_frame(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one", an
     Returns
     -------
     pandas.DataFrame
-        ``strategy, metric, average, system, score`` (and ``rank``).
+        ``strategy, metric, average, run, score`` (and ``rank``).
     """
     over = annotator_strategies(annotators)
     rows = []

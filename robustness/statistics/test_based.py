@@ -201,7 +201,7 @@ class PairedTests(SchemesView):
         Returns
         -------
         pandas.DataFrame
-            ``strategy, metric, average, system, other, z, p, p_adjusted, beats, unit, adjustment`` (``p``:
+            ``strategy, metric, average, run, other, z, p, p_adjusted, beats, unit, adjustment`` (``p``:
             one-sided, unadjusted; ``beats``: significant after the adjustment).
         """
         z = self.z()

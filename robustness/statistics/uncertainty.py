@@ -288,7 +288,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         observed scores whose best is the observed best; not the probability that the observed best is the
         population's best), ``margin``, ``pairs_within_margin`` (the posterior's expected number of pairs of runs
         within the margin), ``groups``, ``n_resamples``, ``confidence``.
-        ``per_run`` (at ``m = N``): ``strategy, metric, average, system, rank, p_best`` (the posterior probability
+        ``per_run`` (at ``m = N``): ``strategy, metric, average, run, rank, p_best`` (the posterior probability
         that the run is the population's best, averaged over the two priors the band spans), ``p_best_shared`` and
         ``p_best_per_team`` (each prior's; the same without a team of two or more runs), ``p_keep_rank`` (plug-in
         stability of its rank).
