@@ -30,47 +30,10 @@ Examples
 
 from __future__ import annotations
 
+import lazy_loader
+
 __version__ = "0.1.0"
 
-#: Where each public name lives (the subpackage, then its module).
-_PUBLIC = {
-    # input
-    "Challenge": "io.challenge", "from_arrays": "io.arrays", "load_dermavqa": "io.dermavqa",
-    "load_raters": "io.raters", "load_challenge": "io.dermavqa", "write_dermavqa": "io.dermavqa",
-    "read_mask": "io.masks", "read_case_table": "io.case_table",
-    # results folders
-    "publish": "reporting.publish",
-    # overlap
-    "compute_overlap": "overlap.pixel_pass", "OverlapCounts": "overlap.counts", "GoldStrategy": "overlap.gold",
-    "register_strategy": "overlap.gold", "register": "overlap.gold", "Metric": "overlap.metrics",
-    "register_metric": "overlap.metrics",
-    "staple": "overlap.staple",
-    # statistics
-    "Schemes": "statistics.schemes", "schemes_from_counts": "statistics.count_schemes",
-    "schemes_from_table": "statistics.table_schemes", "rank": "statistics.ranks",
-    "rank_convergence": "statistics.convergence", "bootstrap": "statistics.bootstrap",
-    "pairwise_comparisons": "statistics.comparisons", "ranking_uncertainty": "statistics.uncertainty",
-    "gold_spread": "statistics.spread", "RankingMethod": "statistics.ranking_methods",
-    "register_ranking": "statistics.ranking_methods", "scores_frame": "statistics.leaderboard",
-    "leaderboard": "statistics.leaderboard",
-    # simulation
-    "make_challenge": "synthetic.challenge", "SyntheticConfig": "synthetic.challenge",
-    # reporting
-    "Report": "reporting.document", "ResultsDir": "results.folder", "open_results": "results.folder",
-}
-
-_SUBPACKAGES = ("io", "synthetic", "overlap", "statistics", "simulation", "results", "reporting", "qa", "errors",
-                "files", "parallel", "seeds")
-
-
-def __getattr__(name: str):
-    import importlib
-
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = sorted({"__version__", *_PUBLIC, *_SUBPACKAGES})
+# the public names and subpackages: __init__.pyi (lazy_loader reads it; each name's module is imported on first use)
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+__all__ = sorted({*__all__, "__version__"})

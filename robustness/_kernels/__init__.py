@@ -13,19 +13,10 @@
 
 Every kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 
-The kernels are exported lazily (:mod:`robustness._lazy`): ``from robustness import _kernels`` loads no numba,
-and the first call of ``_kernels.count_run`` imports :mod:`.pixels` (and numba with it).
+The kernels are exported lazily (lazy_loader, from ``__init__.pyi``): ``from robustness import _kernels`` loads no
+numba, and the first call of ``_kernels.count_run`` imports :mod:`.pixels` (and numba with it).
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    **dict.fromkeys(("binarize", "pack_rows", "pattern_hist", "golds_from_words", "count_run", "count_run_words",
-                     "upsample_positive", "blob_fields", "rater_counts"), "pixels"),
-    **dict.fromkeys(("rank_rows", "kendall_tau_b", "scores_from_sums", "l1_curves", "resample_sums"), "resampling"),
-    **dict.fromkeys(("signed_rank_z", "runs_beaten", "beaten_l1_curves", "beaten_resamples"), "signed_rank"),
-    **dict.fromkeys(("margin_l1", "margin_l1_sizes"), "population"),
-    **dict.fromkeys(("surface_of", "squared_edt", "squared_edt_at", "surface_distances", "mask_box", "union_box",
-                     "distances_at", "label_sizes"), "surface"),
-    "threshold_band": "twin",
-}, modules=("pixels", "resampling", "signed_rank", "population", "surface", "twin"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

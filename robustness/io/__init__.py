@@ -9,11 +9,6 @@
 Nothing in an input folder is ever written to.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "Challenge": "challenge", "MaskSource": "challenge", "ArraySource": "arrays", "from_arrays": "arrays",
-    "MaskFormat": "masks", "read_mask": "masks", "read_shape": "masks", "MASK_SUFFIXES": "masks",
-    "FileSource": "file_source", "load_dermavqa": "dermavqa", "load_challenge": "dermavqa",
-    "write_dermavqa": "dermavqa", "load_raters": "raters", "read_case_table": "case_table",
-}, modules=("challenge", "arrays", "file_source", "tiff", "masks", "folders", "dermavqa", "raters", "case_table"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

@@ -1,29 +1,30 @@
-# The lazy names of robustness.io for static tools: written by `python -m robustness._lazy` from its
-# __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.
+# The lazy names of robustness.io: lazy_loader reads this stub when the package is imported (its
+# __getattr__ imports each name's module on first use), and static tools read it too: the one list of
+# the package's public names. Edit it here; tests/test_conventions.py checks that every name resolves.
 
-from robustness.io import arrays as arrays
-from robustness.io import case_table as case_table
-from robustness.io import challenge as challenge
-from robustness.io import dermavqa as dermavqa
-from robustness.io import file_source as file_source
-from robustness.io import folders as folders
-from robustness.io import masks as masks
-from robustness.io import raters as raters
-from robustness.io import tiff as tiff
-from robustness.io.arrays import ArraySource as ArraySource
-from robustness.io.arrays import from_arrays as from_arrays
-from robustness.io.case_table import read_case_table as read_case_table
-from robustness.io.challenge import Challenge as Challenge
-from robustness.io.challenge import MaskSource as MaskSource
-from robustness.io.dermavqa import load_challenge as load_challenge
-from robustness.io.dermavqa import load_dermavqa as load_dermavqa
-from robustness.io.dermavqa import write_dermavqa as write_dermavqa
-from robustness.io.file_source import FileSource as FileSource
-from robustness.io.masks import MASK_SUFFIXES as MASK_SUFFIXES
-from robustness.io.masks import MaskFormat as MaskFormat
-from robustness.io.masks import read_mask as read_mask
-from robustness.io.masks import read_shape as read_shape
-from robustness.io.raters import load_raters as load_raters
+from . import arrays as arrays
+from . import case_table as case_table
+from . import challenge as challenge
+from . import dermavqa as dermavqa
+from . import file_source as file_source
+from . import folders as folders
+from . import masks as masks
+from . import raters as raters
+from . import tiff as tiff
+from .arrays import ArraySource as ArraySource
+from .arrays import from_arrays as from_arrays
+from .case_table import read_case_table as read_case_table
+from .challenge import Challenge as Challenge
+from .challenge import MaskSource as MaskSource
+from .dermavqa import load_challenge as load_challenge
+from .dermavqa import load_dermavqa as load_dermavqa
+from .dermavqa import write_dermavqa as write_dermavqa
+from .file_source import FileSource as FileSource
+from .masks import MASK_SUFFIXES as MASK_SUFFIXES
+from .masks import MaskFormat as MaskFormat
+from .masks import read_mask as read_mask
+from .masks import read_shape as read_shape
+from .raters import load_raters as load_raters
 
 __all__ = [
     "ArraySource",

@@ -8,15 +8,6 @@
 - :mod:`.checks`: inputs that score without error but mean something else (copied raters, swapped foreground).
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "compute_overlap": "pixel_pass", "count_image": "image_counts", "ImageCounts": "image_counts",
-    "TWIN_JACCARD": "image_counts", "OverlapCounts": "counts", "save_counts": "counts", "load_counts": "counts",
-    "GoldStrategy": "gold", "STRATEGIES": "gold", "register_strategy": "gold",
-    "register": "gold", "get_strategy": "gold", "resolve": "gold",
-    "official_strategy": "gold", "Metric": "metrics", "METRICS": "metrics", "register_metric": "metrics",
-    "get_metric": "metrics", "EmptyPolicy": "empty", "EMPTY_POLICIES": "empty", "empty_policy": "empty",
-    "register_empty_policy": "empty",
-    "StapleResult": "staple", "duplicate_raters": "checks", "foreground_coverage": "checks",
-}, modules=("patterns", "gold", "staple", "metrics", "empty", "counts", "checks", "image_counts", "pixel_pass"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

@@ -10,8 +10,6 @@ in :mod:`robustness.results`.
   from a results folder alone.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "Report": "document", "build": "report", "write": "report", "publish": "publish",
-}, modules=("plotting", "inference_plots", "design_plots", "document", "report", "sections", "publish"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

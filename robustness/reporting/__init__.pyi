@@ -1,16 +1,17 @@
-# The lazy names of robustness.reporting for static tools: written by `python -m robustness._lazy` from its
-# __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.
+# The lazy names of robustness.reporting: lazy_loader reads this stub when the package is imported (its
+# __getattr__ imports each name's module on first use), and static tools read it too: the one list of
+# the package's public names. Edit it here; tests/test_conventions.py checks that every name resolves.
 
-from robustness.reporting import design_plots as design_plots
-from robustness.reporting import document as document
-from robustness.reporting import inference_plots as inference_plots
-from robustness.reporting import plotting as plotting
-from robustness.reporting import report as report
-from robustness.reporting import sections as sections
-from robustness.reporting.document import Report as Report
-from robustness.reporting.publish import publish as publish
-from robustness.reporting.report import build as build
-from robustness.reporting.report import write as write
+from . import design_plots as design_plots
+from . import document as document
+from . import inference_plots as inference_plots
+from . import plotting as plotting
+from . import report as report
+from . import sections as sections
+from .document import Report as Report
+from .publish import publish as publish
+from .report import build as build
+from .report import write as write
 
 __all__ = [
     "Report",

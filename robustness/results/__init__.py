@@ -7,9 +7,6 @@
 - :mod:`.checksums`: the tables' and figures' checksums, recorded in meta.json and checked before a rebuild.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "ResultsDir": "folder", "open_results": "folder", "StudyResult": "study_result", "Verdicts": "study_result",
-    "register_table": "study_result", "CLAIMS": "claims", "register_claim": "claims",
-}, modules=("study_result", "claims", "folder", "escape", "checksums"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

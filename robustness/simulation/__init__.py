@@ -9,10 +9,6 @@
   table's rank intervals, by simulation.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "challenge_stats": "twin", "fit": "twin",
-    "Setting": "design", "DesignOptions": "design", "simulate": "design", "summarise": "recommendation",
-    "recommend": "recommendation", "rank_interval_coverage": "rank_intervals",
-}, modules=("twin", "design", "recommendation", "grid", "calibration", "populations", "metric_tau", "rank_intervals"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

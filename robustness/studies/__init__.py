@@ -16,10 +16,6 @@ command line (``experiments/``) saves it, draws its figures and builds its repor
 from the folder.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "ResamplingOptions": "common", "RankConvergenceOptions": "rank_convergence_options", "TableOptions": "table",
-    "QAOptions": "qa", "DesignStudyOptions": "design_base",
-}, modules=("common", "rank_convergence", "rank_convergence_options", "rank_convergence_metrics",
-                         "resampling_verdicts", "table", "qa", "scoring", "design", "design_base", "calibration"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi

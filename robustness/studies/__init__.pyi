@@ -1,22 +1,23 @@
-# The lazy names of robustness.studies for static tools: written by `python -m robustness._lazy` from its
-# __init__.py's map (tests/test_conventions.py checks that they agree). Do not edit by hand.
+# The lazy names of robustness.studies: lazy_loader reads this stub when the package is imported (its
+# __getattr__ imports each name's module on first use), and static tools read it too: the one list of
+# the package's public names. Edit it here; tests/test_conventions.py checks that every name resolves.
 
-from robustness.studies import calibration as calibration
-from robustness.studies import common as common
-from robustness.studies import design as design
-from robustness.studies import design_base as design_base
-from robustness.studies import qa as qa
-from robustness.studies import rank_convergence as rank_convergence
-from robustness.studies import rank_convergence_metrics as rank_convergence_metrics
-from robustness.studies import rank_convergence_options as rank_convergence_options
-from robustness.studies import resampling_verdicts as resampling_verdicts
-from robustness.studies import scoring as scoring
-from robustness.studies import table as table
-from robustness.studies.common import ResamplingOptions as ResamplingOptions
-from robustness.studies.design_base import DesignStudyOptions as DesignStudyOptions
-from robustness.studies.qa import QAOptions as QAOptions
-from robustness.studies.rank_convergence_options import RankConvergenceOptions as RankConvergenceOptions
-from robustness.studies.table import TableOptions as TableOptions
+from . import calibration as calibration
+from . import common as common
+from . import design as design
+from . import design_base as design_base
+from . import qa as qa
+from . import rank_convergence as rank_convergence
+from . import rank_convergence_metrics as rank_convergence_metrics
+from . import rank_convergence_options as rank_convergence_options
+from . import resampling_verdicts as resampling_verdicts
+from . import scoring as scoring
+from . import table as table
+from .common import ResamplingOptions as ResamplingOptions
+from .design_base import DesignStudyOptions as DesignStudyOptions
+from .qa import QAOptions as QAOptions
+from .rank_convergence_options import RankConvergenceOptions as RankConvergenceOptions
+from .table import TableOptions as TableOptions
 
 __all__ = [
     "DesignStudyOptions",

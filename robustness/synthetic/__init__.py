@@ -7,10 +7,6 @@
 The engines that use them (the design study, the calibration) are in :mod:`robustness.simulation`.
 """
 
-from robustness._lazy import lazy_exports
+import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "SyntheticConfig": "challenge", "Population": "challenge", "draw_population": "challenge",
-    "make_challenge": "challenge", "true_mask": "challenge", "pool_counts": "pools",
-    "example_table": "case_tables",
-}, modules=("challenge", "pools", "lesions", "volumes", "case_tables"))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)  # the names: __init__.pyi
