@@ -6,8 +6,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 RUNTIME := $(VENV)/.runtime
 STAMP  := $(VENV)/.installed
+DOCS   := $(VENV)/.docs
 
-.PHONY: run test test-fast bench browser-check kernel-coverage clean
+.PHONY: run test test-fast docs bench browser-check kernel-coverage clean
 
 # the runtime alone (what `make run` needs); the test tools on top of it (the `test` extra) for the rest
 $(RUNTIME): pyproject.toml
@@ -19,6 +20,16 @@ $(RUNTIME): pyproject.toml
 $(STAMP): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# the documentation site (Sphinx, the `docs` extra): docs/_build/html/index.html, warnings as errors, the notebooks
+# executed (the BU-BIL one where the shared data is found)
+$(DOCS): $(RUNTIME)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $(DOCS)
+
+docs: $(DOCS)
+	rm -rf docs/_build docs/api docs/notebooks
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 run: $(RUNTIME)
 	$(PY) -m experiments.rank_convergence
@@ -60,4 +71,4 @@ kernel-coverage: $(STAMP)
 	$(PY) -m tests.kernel_coverage
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache docs/_build docs/api docs/notebooks docs/jupyter_execute

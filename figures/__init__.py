@@ -69,8 +69,8 @@ def method_path(out_path, ranking: str) -> Path:
 
 #: The columns of the tables that hold the user's names (runs, tasks, cases, units), drawn as
 #: :func:`robustness.results.escape.figure_text` gives them.
-NAME_COLUMNS = ("run", "other", "other_run", "algorithm", "task", "other_task", "task_a", "task_b", "case",
-                "encounter", "image", "rater", "annotator")
+NAME_COLUMNS = ("run", "other", "other_run", "first_run", "last_run", "algorithm", "task", "other_task", "task_a",
+                "task_b", "case", "encounter", "image", "rater", "annotator")
 
 
 def read(results_dir, name: str):

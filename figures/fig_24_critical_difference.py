@@ -25,7 +25,7 @@ def make(results_dir, out_path):
             p = pairs[pairs.task == task]
             mean = dict(zip(p.run, p.mean_rank)) | dict(zip(p.other, p.other_mean_rank))
             bars = groups[groups.task == task].sort_values("group")
-            rank_plots.critical_difference_diagram(mean, float(t.cd), zip(bars["first"], bars["last"]), ax=axes[k, 0])
+            rank_plots.critical_difference_diagram(mean, float(t.cd), zip(bars.first_run, bars.last_run), ax=axes[k, 0])
             axes[k, 0].set_title(f"{task}: Friedman chi2 = {t.chi2:.2f}, df {int(t.df)}, "
                                  f"{'p = ' + format(t.p, '.3g') if t.p > 0 else 'p < 1e-300'} "
                                  f"({int(t.cases)} cases); Nemenyi CD at {t.alpha:g}: runs joined by a bar are tied",

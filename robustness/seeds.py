@@ -7,39 +7,39 @@ shifts another part's numbers, and the same seed gives the same numbers for any
 
 Resampling studies (the main job, per-case tables, QA):
 
-============== === ==========================================================
-stream          k   draws
-============== === ==========================================================
-random_golds    -   the annotator of each ``randN`` gold per image (``default_rng(seed)``)
-orders          1   the random orders of the convergence curves
-bootstrap       2   the bootstrap resamples (the same for every ranking method)
-uncertainty     3   the m-out-of-n resamples of the distance to unlimited data (index 1: a boundary headline's)
-truth           4   the resamples of the agreement with the latent truth
-spread          5   the resamples of Table 4's intervals
-answer_counts   7   the resamples of Table 5's intervals (QA)
-gold_comparison 8   the resampled test sets (and their orders) behind the comparison of golds' curves
-ranks           9   per-case tables: random tie-breaking and the resamples of every task's rank distributions
-============== === ==========================================================
+=============== = ===========================================================================================
+stream          k draws
+=============== = ===========================================================================================
+random_golds    - the annotator of each ``randN`` gold per image (``default_rng(seed)``)
+orders          1 the random orders of the convergence curves
+bootstrap       2 the bootstrap resamples (the same for every ranking method)
+uncertainty     3 the m-out-of-n resamples of the distance to unlimited data (index 1: a boundary headline's)
+truth           4 the resamples of the agreement with the latent truth
+spread          5 the resamples of Table 4's intervals
+answer_counts   7 the resamples of Table 5's intervals (QA)
+gold_comparison 8 the resampled test sets (and their orders) behind the comparison of golds' curves
+ranks           9 per-case tables: random tie-breaking and the resamples of every task's rank distributions
+=============== = ===========================================================================================
 
 The design study (``index``: the population ``p`` or the replicate ``r``):
 
-============== === ==========================================================
-population      0   a population of runs (``p``)
-pool            1   the population's pool of images (``p``)
-test_set        2   a replicate's test set (``r``)
-random_golds    3   its ``randN`` golds (``r``)
-orders          4   its convergence orders (``r``)
-uncertainty     5   its bootstrap estimate of the distance to unlimited data (``r``)
-coverage        6   its bootstrap intervals, judged for coverage (``r``)
-============== === ==========================================================
+============ = ================================================================
+population   0 a population of runs (``p``)
+pool         1 the population's pool of images (``p``)
+test_set     2 a replicate's test set (``r``)
+random_golds 3 its ``randN`` golds (``r``)
+orders       4 its convergence orders (``r``)
+uncertainty  5 its bootstrap estimate of the distance to unlimited data (``r``)
+coverage     6 its bootstrap intervals, judged for coverage (``r``)
+============ = ================================================================
 
 The calibration study (``python -m experiments.calibration``; ``index``: the population ``p``):
 
-============== === ==========================================================
-images          0   the population's images (``p``)
-truth           1   the samples of the population behind the true expected L1 (``p``)
-test_sets       2   the test sets drawn from it, and each one's resampling (``p``)
-============== === ==========================================================
+========= = =================================================================
+images    0 the population's images (``p``)
+truth     1 the samples of the population behind the true expected L1 (``p``)
+test_sets 2 the test sets drawn from it, and each one's resampling (``p``)
+========= = =================================================================
 """
 
 from __future__ import annotations

@@ -325,3 +325,42 @@ def test_gold_and_metric_names_are_not_spelled_out_beyond_the_shrinking_list():
     assert not grown, f"gold or metric names written out (use the registries or scheme.DEFAULT): {grown}"
     stale = {name: n for name, n in LITERAL_NAMES.items() if found.get(name, 0) < n}
     assert not stale, f"fewer literal names now: lower LITERAL_NAMES to {stale} -> {found}"
+
+
+# -- ranking method names live in their registry ----------------------------------------------------------------
+
+#: Ranking method names a module still writes as string literals (docstrings aside), outside the registry
+#: (statistics/ranking_methods.py), in the library, the commands and the figures: a ceiling per module that only
+#: shrinks (issue "Architecture IV", item 5). case_rankings.py holds challengeR's special cases of the test-based
+#: and aggregate methods (what a hook on the method object would own); the rest name the default method.
+METHOD_LITERALS = {
+    "robustness/reporting/rank_plots.py": 1, "robustness/reporting/sections/common.py": 2,
+    "robustness/reporting/sections/rank_convergence_agreement.py": 1,
+    "robustness/reporting/sections/rank_convergence_uncertainty.py": 2, "robustness/reporting/sections/rankings.py": 1,
+    "robustness/results/study_result.py": 1, "robustness/simulation/rank_intervals.py": 1,
+    "robustness/statistics/case_rankings.py": 11, "robustness/statistics/challenger_order.py": 2,
+    "robustness/statistics/ranking_options.py": 2, "robustness/statistics/schemes.py": 2,
+    "robustness/statistics/table_schemes.py": 1, "robustness/statistics/task_statistics.py": 2,
+    "robustness/statistics/test_based.py": 1, "robustness/studies/common.py": 1, "robustness/studies/rank_convergence.py": 6,
+    "robustness/studies/table.py": 1, "robustness/studies/table_comparisons.py": 1, "experiments/_study.py": 1,
+    "figures/__init__.py": 3, "figures/fig_02_micro_convergence.py": 2, "figures/fig_07_qa_convergence.py": 1,
+    "figures/fig_08_table_convergence.py": 1,
+}
+_METHODS = {"aggregate", "rank-then-aggregate", "test-based"}
+
+
+def _method_literals(path: Path) -> int:
+    tree = ast.parse(path.read_text())
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return sum(isinstance(n, ast.Constant) and n.value in _METHODS and id(n) not in docs for n in ast.walk(tree))
+
+
+def test_ranking_method_names_are_not_spelled_out_beyond_the_shrinking_list():
+    found = {str(p.relative_to(REPO)): _method_literals(p) for folder in ("robustness", "experiments", "figures")
+             for p in (REPO / folder).rglob("*.py") if p.name != "ranking_methods.py"}
+    grown = {name: n for name, n in found.items() if n > METHOD_LITERALS.get(name, 0)}
+    assert not grown, f"ranking method names written out (use the registry, DEFAULT_RANKING): {grown}"
+    stale = {name: n for name, n in METHOD_LITERALS.items() if found.get(name, 0) < n}
+    assert not stale, f"fewer literal method names now: lower METHOD_LITERALS to {stale} -> {found}"

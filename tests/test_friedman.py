@@ -82,5 +82,5 @@ def test_the_table_command_writes_and_reports_them(tmp_path):
     order = sorted(mean, key=lambda r: (mean[r], r))
     expected = tied_groups(np.array([mean[r] for r in order]), float(tests.cd.iloc[0]))
     assert expected  # neighbours 0.4 apart in score over 25 cases: some lie within the CD
-    assert [(order.index(f), order.index(la)) for f, la in zip(groups["first"], groups["last"])] == expected
+    assert [(order.index(f), order.index(la)) for f, la in zip(groups.first_run, groups.last_run)] == expected
     assert (groups.runs == [b - a + 1 for a, b in expected]).all()

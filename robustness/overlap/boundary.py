@@ -8,18 +8,18 @@ foreground voxels with a face neighbour in the background, voxels outside the ar
 ``d(a, B)`` is the Euclidean distance in physical units, e.g. mm, between the centre of voxel ``a`` and the
 nearest border voxel of ``B``; ``dA`` and ``dB`` are the two borders):
 
-============ ================================================================== =========
-name          value                                                              better
-============ ================================================================== =========
-``nsd@t``     ``(#{a in dA: d(a, dB) <= t} + #{b in dB: d(b, dA) <= t}) / (|dA| + |dB|)`` higher
-``hd95``      ``max(P95{d(a, dB)}, P95{d(b, dA)})`` (numpy's linear percentile)   lower
-``assd``      ``(sum d(a, dB) + sum d(b, dA)) / (|dA| + |dB|)``                  lower
-``hd``        ``max(max d(a, dB), max d(b, dA))`` (the Hausdorff distance)        lower
-``hd<P>``     ``max(P_P{d(a, dB)}, P_P{d(b, dA)})`` at any percentile (``hd90``)  lower
-``masd``      ``(mean d(a, dB) + mean d(b, dA)) / 2`` (mean average surface d.)  lower
-``volume_similarity``      ``1 - ||A| - |B|| / (|A| + |B|)``                     higher
-``abs_volume_difference``  ``||A| - |B||`` times the voxel's volume              lower
-============ ================================================================== =========
+========================= =========================================================================== ======
+name                      value                                                                       better
+========================= =========================================================================== ======
+``nsd@t``                 ``(#{a in dA: d(a, dB) <= t} + #{b in dB: d(b, dA) <= t}) / (|dA| + |dB|)`` higher
+``hd95``                  ``max(P95{d(a, dB)}, P95{d(b, dA)})`` (numpy's linear percentile)           lower
+``assd``                  ``(sum d(a, dB) + sum d(b, dA)) / (|dA| + |dB|)``                           lower
+``hd``                    ``max(max d(a, dB), max d(b, dA))`` (the Hausdorff distance)                lower
+``hd<P>``                 ``max(P_P{d(a, dB)}, P_P{d(b, dA)})`` at any percentile (``hd90``)          lower
+``masd``                  ``(mean d(a, dB) + mean d(b, dA)) / 2`` (mean average surface d.)           lower
+``volume_similarity``     ``1 - ||A| - |B|| / (|A| + |B|)``                                           higher
+``abs_volume_difference`` ``||A| - |B||`` times the voxel's volume                                    lower
+========================= =========================================================================== ======
 
 Lesion-wise metrics (``lesion_dice``, ``lesion_f1``, ``pq``...: :mod:`robustness.overlap.lesions`) are named in the
 same list.

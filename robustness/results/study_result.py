@@ -203,7 +203,7 @@ VERDICT_COLUMNS = ("claim", "ranking", "strategy", "metric", "average", "stateme
                    "high", "level", "count", "total", "table")
 
 #: Columns that hold names, whatever they look like (a run called ``1`` or ``NA`` stays that text).
-_TEXT = {"run", "system", "other", "next", "task", "absent",
+_TEXT = {"run", "system", "other", "next", "task", "absent", "first_run", "last_run",
          "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
          "average", "ranking", "other_ranking", "unit", "statistic", "method", "image", "encounter", "case",
          "algorithm", "claim", "statement", "subject", "table", "consensus", "variant", "statistic_name", "scheme"}

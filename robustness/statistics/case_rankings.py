@@ -79,7 +79,7 @@ class TaskScores:
     rows : ndarray of int (R, N), optional
         Each score's row in the table (-1 where it has none): the order challengeR aggregates and ranks in.
     scheme : str
-        The leaderboard's strategy and metric (`` / ``-joined; empty without those columns): a consensus combines
+        The leaderboard's strategy and metric, joined by ``/`` (empty without those columns): a consensus combines
         the tasks of one scheme, never metrics or strategies as if they were tasks.
     """
 

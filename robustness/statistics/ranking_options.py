@@ -4,24 +4,24 @@ Every command that ranks reads its ranking choices from one :class:`RankingOptio
 challengeR names (Wiesenfarth et al., Sci. Rep. 2021; challengeR's ``as.challenge``, ``aggregateThenRank``,
 ``rankThenAggregate``, ``testThenRank``):
 
-============== ================================= =========================== ===============================
-option         values                            this package's default      challengeR (``--preset challenger``)
-============== ================================= =========================== ===============================
-``ties``       average, min, max, first, last,   average                     min (``ties.method``)
-               random
-``lower_better`` True / False                    False (or the metric's)     ``smallBetter``, no default
-``missing``    refuse, worst, drop, rank-last,   refuse                      rank-last (``na.treat``: no
-               a number                                                      default; NA ranks last per case)
-``aggregate``  mean, median, min, max, a         mean                        ``FUN``, no default (mean here)
-               quantile in (0,1)
-``test``       wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
-``continuity`` True / False                      False                       True (R's ``wilcox.test``)
-``adjustment`` any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
-``alpha``      (0, 0.5)                          0.05                        0.05
-``semantics``  package, challenger               package                     challenger
-``resampling`` weighted, challenger              weighted                    challenger (its ``bootstrap``)
-``collation``  C, locale                         C                           locale (R's ``sort``, ``factor``)
-============== ================================= =========================== ===============================
+================ ================================= =========================== ===============================
+option           values                            this package's default      challengeR (``--preset challenger``)
+================ ================================= =========================== ===============================
+``ties``         average, min, max, first, last,   average                     min (``ties.method``)
+                 random
+``lower_better`` True / False                      False (or the metric's)     ``smallBetter``, no default
+``missing``      refuse, worst, drop, rank-last,   refuse                      rank-last (``na.treat``: no
+                 a number                                                      default; NA ranks last per case)
+``aggregate``    mean, median, min, max, a         mean                        ``FUN``, no default (mean here)
+                 quantile in (0,1)
+``test``         wilcoxon, t                       wilcoxon                    wilcoxon (``test.fun``)
+``continuity``   True / False                      False                       True (R's ``wilcox.test``)
+``adjustment``   any of statsmodels' (see below)   holm                        none (``p.adjust.method``)
+``alpha``        (0, 0.5)                          0.05                        0.05
+``semantics``    package, challenger               package                     challenger
+``resampling``   weighted, challenger              weighted                    challenger (its ``bootstrap``)
+``collation``    C, locale                         C                           locale (R's ``sort``, ``factor``)
+================ ================================= =========================== ===============================
 
 ``collation``: the order of names wherever challengeR sorts them (its algorithm factor's levels, which ties
 ``first`` and ``last`` follow; ``tidyr::complete``'s and ``merge``'s order of the cases), under challengeR's

@@ -63,8 +63,8 @@ def friedman_tables(tasks: Sequence[TaskScores], options: RankingOptions) -> dic
     return {"friedman.csv": pd.DataFrame(rows),
             "nemenyi.csv": pd.concat(pairs, ignore_index=True)[["task", "run", "other", "mean_rank",
                                                                  "other_mean_rank", "difference", "p", "differ"]],
-            "cd_groups.csv": pd.DataFrame(bars, columns=["task", "group", "first", "last", "runs", "first_mean_rank",
-                                                         "last_mean_rank"])}
+            "cd_groups.csv": pd.DataFrame(bars, columns=["task", "group", "first_run", "last_run", "runs",
+                                                         "first_mean_rank", "last_mean_rank"])}
 
 
 def _cd_bars(task, pairs: pd.DataFrame, cd: float) -> list[tuple]:

@@ -1,0 +1,73 @@
+"""Sphinx configuration of the documentation site (``make docs``: docs/_build/html/index.html).
+
+The pages are the Markdown files of this folder (MyST), the API reference is generated from the numpydoc
+docstrings of the library (autosummary), and the notebooks are executed as the site is built (myst-nb; the BU-BIL
+case study only where the shared data is found, as in the tests). Warnings are errors (``-W`` in the Makefile).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = Path(os.environ.get("ROBUSTNESS_DOCS_REPO", HERE.parent))  # the tests build a copy of docs/ elsewhere
+sys.path.insert(0, str(REPO))
+
+project = "robustness"
+author = "the robustness developers"
+copyright = "2026, the robustness developers"  # noqa: A001 (Sphinx's name)
+release = "0.1.0"
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_nb",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+exclude_patterns = ["_build", "README.md"]
+root_doc = "index"
+
+# the API reference: one page per module, from the docstrings (numpydoc sections)
+templates_path = ["_templates"]  # a module's page: its docstring, its members, its submodules
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True,
+                           "ignore-module-all": True}  # a package's lazy names are documented in their modules
+autodoc_typehints = "none"  # numpydoc's Parameters section says the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# the pages: MyST Markdown (headings get anchors, for the pages' links to sections of one another)
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_heading_anchors = 3
+
+# the notebooks: executed as the site is built (ROBUSTNESS_DOCS_EXECUTE=off builds without running them)
+nb_execution_mode = os.environ.get("ROBUSTNESS_DOCS_EXECUTE", "force")
+nb_execution_timeout = 900
+nb_execution_raise_on_error = True
+
+html_theme = "pydata_sphinx_theme"
+html_title = "robustness"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "header_links_before_dropdown": 2}
+
+
+def _notebooks() -> None:
+    """The notebooks into the site's source (docs/notebooks, not kept in git): the real-data one where its data is."""
+    target = HERE / "notebooks"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    data = Path(os.environ.get("ROBUSTNESS_SHARED_DATA", REPO.parent / "shared" / "data"))
+    for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
+        if "bubil" in notebook.name and not (data / "bu-bil" / "dataset1").is_dir():
+            print(f"docs: {notebook.name} left out: the BU-BIL data is not at {data} (ROBUSTNESS_SHARED_DATA)")
+            continue
+        shutil.copy2(notebook, target / notebook.name)
+
+
+_notebooks()

@@ -1,0 +1,35 @@
+"""The documentation site builds with Sphinx, warnings as errors (``make docs``; issue "Architecture IV", item 10).
+
+Built from a copy of docs/ (the build generates the API pages and copies the notebooks into its source folder),
+without running the notebooks: tests/test_notebooks.py runs them, and ``make docs`` runs them again as it builds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.mark.slow  # about 30 CPU-s: every module's page from its docstrings
+def test_the_site_builds_without_a_warning(tmp_path):
+    pytest.importorskip("sphinx", reason="Sphinx is not installed (pip install -e '.[docs]')")
+    pytest.importorskip("myst_nb", reason="myst-nb is not installed (pip install -e '.[docs]')")
+    source = tmp_path / "docs"
+    shutil.copytree(REPO / "docs", source, ignore=shutil.ignore_patterns("_build", "api", "notebooks",
+                                                                          "jupyter_execute"))
+    env = dict(os.environ, ROBUSTNESS_DOCS_REPO=str(REPO), ROBUSTNESS_DOCS_EXECUTE="off")
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(source),
+                           str(tmp_path / "html")], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-4000:]
+    html = tmp_path / "html"
+    assert (html / "index.html").is_file() and (html / "api.html").is_file()
+    page = (html / "api" / "robustness.statistics.uncertainty.html").read_text()
+    assert "ranking_uncertainty" in page and "Parameters" in page  # numpydoc's sections, from the docstring
+    assert (html / "notebooks" / "01_synthetic_walkthrough.html").is_file()
+    assert (html / "main-job.html").is_file()  # a MyST page
