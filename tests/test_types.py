@@ -42,3 +42,34 @@ def test_a_type_checker_resolves_the_lazy_public_names(tmp_path):
     assert revealed[0].startswith('"def (challenge: robustness.io.challenge.Challenge')
     assert revealed[1].startswith('"def (') and "Any" != revealed[1].strip('"')
     assert "robustness.statistics.bootstrap.BootstrapResult" in revealed[2]  # a submodule through the stubs
+
+
+@pytest.mark.slow  # mypy follows the imports of the results package
+def test_a_misspelled_claim_fails_the_type_check(tmp_path):
+    """A verdict's claim is a ClaimName (issue "Architecture IV", item 2): mypy refuses a claim not declared, where it
+    is written and where a report reads it, before anything runs."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if mypy is None:
+        pytest.skip("mypy is not installed (pip install -e '.[test]' installs it)")
+    user = tmp_path / "user.py"
+    user.write_text("from robustness.results.study_result import StudyResult\n"
+                    "from robustness.results.verdicts import Verdicts\n"
+                    "v = Verdicts()\n"
+                    "v.add('pairs_differ', table='pairwise.parquet')\n"
+                    "v.add('pairs_dffer', table='pairwise.parquet')\n"
+                    "def read(res: StudyResult) -> None:\n"
+                    "    res.verdict('units_needed')\n"
+                    "    res.verdict('units_neded')\n")
+    done = subprocess.run([mypy, "--no-pretty", "--no-error-summary", "--show-error-codes", str(user)], cwd=REPO,
+                          capture_output=True, text=True)
+    errors = [line for line in done.stdout.splitlines() if ": error: " in line]
+    assert [line.split(":")[1] for line in errors] == ["5", "8"], done.stdout
+    assert all("[arg-type]" in line for line in errors), errors
+
+
+def test_the_claim_type_names_every_declared_claim():
+    from typing import get_args
+
+    from robustness.results.claims import CLAIMS, ClaimName
+
+    assert set(get_args(ClaimName)) == set(CLAIMS)

@@ -6,7 +6,66 @@
 
 from __future__ import annotations
 
-__all__ = ["CLAIMS", "register_claim", "known_claim"]
+from typing import Literal
+
+__all__ = ["CLAIMS", "ClaimName", "register_claim", "known_claim"]
+
+#: The claims the package's studies write and its reports read, as a type: mypy checks every name written as a
+#: literal at :meth:`~robustness.results.verdicts.Verdicts.add` and
+#: :meth:`~robustness.results.study_result.StudyResult.verdict` (a typo fails the type check, before any run).
+#: :data:`CLAIMS` holds the same names with their meanings (``tests/test_architecture.py`` checks that they agree); a
+#: claim registered later (:func:`register_claim`, a new study's) is checked at run time only.
+ClaimName = Literal[
+    "actual_distance",
+    "annotation_effort",
+    "best_is_best",
+    "best_stays_first",
+    "closest_scheme",
+    "convergence_point",
+    "curve_auc",
+    "distance_band",
+    "units_needed_range",
+    "encounters_needed",
+    "encounters_needed_new_population",
+    "encounters_needed_by_population",
+    "new_population_bound_left_out",
+    "estimate",
+    "estimate_ratio",
+    "encounters_needed_top1",
+    "fastest_convergence",
+    "first_place",
+    "fit_not_converged",
+    "interval_coverage",
+    "label_tau",
+    "least_gold_agreement",
+    "main_job_size",
+    "method_agreement",
+    "method_agreement_range",
+    "metric_tau",
+    "neighbours_differ",
+    "neighbours_differ_wilcoxon",
+    "neighbours_only_differ",
+    "one_random_annotator",
+    "own_distance_alternative",
+    "own_distance_to_truth",
+    "paper_converged_but_far_share",
+    "paper_converged_share",
+    "paper_point_fraction",
+    "pool_distance",
+    "pairs_differ",
+    "pairs_differ_wilcoxon",
+    "resolution",
+    "twin_resolution",
+    "resolve_units",
+    "random_gold_spread",
+    "recommended_scheme",
+    "small_sd_share",
+    "target",
+    "truth_best",
+    "units_needed",
+    "unlimited_distance",
+    "winner_by_scheme",
+]
 
 
 #: Every claim a study writes into verdicts.csv and a report reads back, declared once: name -> what it claims.

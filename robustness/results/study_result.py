@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 from robustness._lazy import lazy_module
 from robustness.errors import InputError, shown
 from robustness.files import MAX_TABLE_BYTES, read_inside
-from robustness.results.claims import known_claim
+from robustness.results.claims import ClaimName, known_claim
 from robustness.results.escape import csv_unquote
 from robustness.results.folder import open_results
+from robustness.results.verdicts import VERDICT_COLUMNS, Verdicts
 
 if TYPE_CHECKING:
 
@@ -195,13 +196,6 @@ for _name, _holds, _index in (
 ):
     register_table(_name, _holds, index=_index)
 
-#: The columns of the verdicts table. ``subject``: the runs, strategies or ranking methods a claim is about, as a
-#: JSON list (a leader first, then what is tied with it); ``statement``: the outcome (e.g. ``fastest``, ``tied``);
-#: ``value``, ``se``, ``low``, ``high``: the number and its uncertainty (``level``: the confidence of the interval);
-#: ``count`` of ``total``: how many (pairs that differ, images...); ``table``: the file that backs the claim.
-VERDICT_COLUMNS = ("claim", "ranking", "strategy", "metric", "average", "statement", "subject", "value", "se", "low",
-                   "high", "level", "count", "total", "table")
-
 #: Columns that hold names, whatever they look like (a run called ``1`` or ``NA`` stays that text).
 _TEXT = {"run", "system", "other", "next", "task", "absent", "first_run", "last_run",
          "strategy", "other_strategy", "strategy_a", "strategy_b", "metric",
@@ -262,65 +256,6 @@ def _current_names(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.index.name in RENAMED_COLUMNS and RENAMED_COLUMNS[frame.index.name] not in frame.columns:
         frame.index.name = RENAMED_COLUMNS[frame.index.name]
     return frame
-
-
-class Verdicts:
-    """Rows of the verdicts table, added one claim at a time (see :data:`VERDICT_COLUMNS`).
-
-    Examples
-    --------
-    >>> v = Verdicts()
-    >>> v.add("pairs_differ", strategy="majority", metric="jaccard", average="micro", count=3, total=6,
-    ...       table="pairwise.parquet")
-    >>> row = v.frame().iloc[0]
-    >>> row.claim, int(row["count"]), int(row.total), row.table
-    ('pairs_differ', 3, 6, 'pairwise.parquet')
-    """
-
-    def __init__(self) -> None:
-        self.rows: list[dict] = []
-
-    def add(self, claim: str, *, table: str, ranking: str = "aggregate", strategy: str = "", metric: str = "",
-            average: str = "", statement: str = "", subject: Iterable[str] = (), value: float = math.nan,
-            se: float = math.nan, low: float = math.nan, high: float = math.nan, level: float = math.nan,
-            count: int | None = None, total: int | None = None) -> None:
-        """Add one claim.
-
-        Parameters
-        ----------
-        claim : str
-            What is claimed (e.g. ``pairs_differ``).
-        table : str
-            The file that backs it.
-        ranking, strategy, metric, average : str
-            The scheme (and ranking method) it is about.
-        statement : str
-            The outcome (e.g. ``fastest``, ``tied``).
-        subject : iterable of str
-            The runs, strategies or methods it names (a leader first).
-        value, se, low, high, level : float
-            The number, its standard error, its interval and the interval's confidence.
-        count, total : int, optional
-            How many of how many.
-        """
-        self.rows.append({"claim": known_claim(claim), "ranking": ranking, "strategy": strategy, "metric": metric,
-                          "average": average, "statement": statement,
-                          "subject": json.dumps([str(s) for s in subject]), "value": float(value), "se": float(se),
-                          "low": float(low), "high": float(high), "level": float(level),
-                          "count": count, "total": total, "table": table})
-
-    def frame(self) -> pd.DataFrame:
-        """The verdicts table.
-
-        Returns
-        -------
-        pandas.DataFrame
-            :data:`VERDICT_COLUMNS` (``count`` and ``total`` as nullable integers).
-        """
-        frame = pd.DataFrame(self.rows, columns=list(VERDICT_COLUMNS))
-        for column in ("count", "total"):
-            frame[column] = frame[column].astype("Int64")
-        return frame
 
 
 class _Tables(Mapping):
@@ -424,7 +359,7 @@ class StudyResult:
         """
         return name in self.tables
 
-    def verdict(self, claim: str, **where: Any) -> list[dict]:
+    def verdict(self, claim: ClaimName, **where: Any) -> list[dict]:
         """The verdict rows of ``claim`` whose columns equal ``where`` (``subject`` decoded to a list).
 
         Parameters

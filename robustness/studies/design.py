@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from robustness.overlap.gold import is_random, resolve
+from robustness.results.claims import ClaimName
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
 from robustness.simulation import worlds
@@ -396,11 +397,12 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
     for c in rec["calibration"].itertuples():
         key = dict(strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, subject=[f"{c.agreement:g}"],
                    count=int(c.encounters), table="design.csv")
-        for claim, value in (("estimate", c.expected_l1_estimate), ("actual_distance", c.l1_population),
-                             ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
-                             ("paper_converged_share", c.paper_converged_share),
-                             ("paper_point_fraction", c.paper_point_fraction),
-                             ("paper_converged_but_far_share", c.paper_converged_but_far_share)):
+        claims: tuple[tuple[ClaimName, float], ...] = (
+            ("estimate", c.expected_l1_estimate), ("actual_distance", c.l1_population),
+            ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
+            ("paper_converged_share", c.paper_converged_share), ("paper_point_fraction", c.paper_point_fraction),
+            ("paper_converged_but_far_share", c.paper_converged_but_far_share))
+        for claim, value in claims:
             v.add(claim, value=value, **key)
     c = compare_answers(rec)
     if c is not None:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from robustness.overlap.gold import is_random
+from robustness.results.claims import ClaimName
 from robustness.results.study_result import Verdicts
 from robustness.scheme import DEFAULT
 from robustness.statistics.convergence import Convergence
@@ -25,6 +26,13 @@ from robustness.studies.common import only
 __all__ = ["significance_verdicts", "resampling_verdicts", "unlimited_verdicts", "fastest_verdicts",
            "ranking_verdicts"]
 
+
+
+#: The claims of the one significance analysis, by its test (paired t-test, then Wilcoxon) and pairwise.parquet's
+#: column of that test's decisions: all pairs, neighbours.
+_DIFFER: tuple[tuple[ClaimName, ClaimName, str], ...] = (
+    ("pairs_differ", "neighbours_differ", "significant"),
+    ("pairs_differ_wilcoxon", "neighbours_differ_wilcoxon", "significant_wilcoxon"))
 
 def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: Iterable[tuple]) -> None:
     """How many pairs (and neighbouring pairs) of runs differ: the analytic paired test, and the Wilcoxon check.
@@ -47,14 +55,13 @@ def significance_verdicts(verdicts: Verdicts, pairwise: pd.DataFrame, schemes: I
             continue
         n = d[d.neighbours]
         key = dict(strategy=strat, metric=metric, average=average, table="pairwise.parquet")
-        for suffix, column in (("", "significant"), ("_wilcoxon", "significant_wilcoxon")):
+        for pairs, neighbours, column in _DIFFER:
             k = int(d[column].sum())
-            verdicts.add(f"pairs_differ{suffix}", statement="none" if k == 0 else "some", count=k, total=len(d),
-                         **key)
+            verdicts.add(pairs, statement="none" if k == 0 else "some", count=k, total=len(d), **key)
             k = int(n[column].sum())
             same = [f"{x.run} ~ {x.other}" for x in n[~n[column]].itertuples()]
-            verdicts.add(f"neighbours_differ{suffix}", statement="none" if k == 0 else "some", count=k,
-                         total=len(n), subject=same, **key)
+            verdicts.add(neighbours, statement="none" if k == 0 else "some", count=k, total=len(n), subject=same,
+                         **key)
         if "significant_delta_neighbours" in n:
             k = int(n.significant_delta_neighbours.sum())
             verdicts.add("neighbours_only_differ", statement="none" if k == 0 else "some", count=k, total=len(n),
