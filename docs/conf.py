@@ -70,4 +70,6 @@ def _notebooks() -> None:
         shutil.copy2(notebook, target / notebook.name)
 
 
-_notebooks()
+def setup(app):
+    """Sphinx's hook: the notebooks are copied when a build starts (importing this file does nothing)."""
+    app.connect("builder-inited", lambda _app: _notebooks())

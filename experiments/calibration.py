@@ -70,8 +70,9 @@ def parser() -> _cli.Parser:
     g.add_argument("--out", type=_types.output_folder, default="results/calibration", metavar="DIR",
                    help="output folder (default results/calibration)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another study's results")
-    g.add_argument("--n-jobs", type=_types.jobs, default=1,
-                   help="parallel workers for the pixel passes and the test sets (default 1)")
+    g.add_argument("--n-jobs", type=_types.jobs, default=_types.cores(), metavar="N",
+                   help="parallel workers for the pixel passes and the test sets (default: the cores this process "
+                        "may use, here %(default)s; the numbers do not depend on it)")
     g.add_argument("--quiet", action="store_true", help="no progress lines, no report on the terminal")
     p.checks.append(_sizes_fit)
     return p

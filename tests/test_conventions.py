@@ -331,14 +331,14 @@ def test_gold_and_metric_names_are_not_spelled_out_beyond_the_shrinking_list():
 
 #: Ranking method names a module still writes as string literals (docstrings aside), outside the registry
 #: (statistics/ranking_methods.py), in the library, the commands and the figures: a ceiling per module that only
-#: shrinks (issue "Architecture IV", item 5). case_rankings.py holds challengeR's special cases of the test-based
-#: and aggregate methods (what a hook on the method object would own); the rest name the default method.
+#: shrinks (issue "Architecture IV", item 5). Each method owns its special cases (its registry entry's
+#: ``summarises_cases``, ``task_notes`` and ``challenger`` form); what is left names the default method.
 METHOD_LITERALS = {
     "robustness/reporting/rank_plots.py": 1, "robustness/reporting/sections/common.py": 2,
     "robustness/reporting/sections/rank_convergence_agreement.py": 1,
     "robustness/reporting/sections/rank_convergence_uncertainty.py": 2, "robustness/reporting/sections/rankings.py": 1,
-    "robustness/results/study_result.py": 1, "robustness/simulation/rank_intervals.py": 1,
-    "robustness/statistics/case_rankings.py": 11, "robustness/statistics/challenger_order.py": 2,
+    "robustness/results/verdicts.py": 1, "robustness/simulation/rank_intervals.py": 1,
+    "robustness/statistics/case_rankings.py": 3,
     "robustness/statistics/ranking_options.py": 2, "robustness/statistics/schemes.py": 2,
     "robustness/statistics/table_schemes.py": 1, "robustness/statistics/task_statistics.py": 2,
     "robustness/statistics/test_based.py": 1, "robustness/studies/common.py": 1, "robustness/studies/rank_convergence.py": 6,

@@ -112,7 +112,8 @@ def relative_error(estimates: list, truths: list) -> tuple[float, float]:
     (mean, se) : tuple of float
         Of ``estimate / truth - 1`` over the test sets where it is finite; nan with fewer than two.
     """
-    rel = np.asarray(estimates, dtype=float) / np.asarray(truths, dtype=float) - 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # a truth of 0: no relative error, left out as documented
+        rel = np.asarray(estimates, dtype=float) / np.asarray(truths, dtype=float) - 1
     rel = rel[np.isfinite(rel)]
     if rel.size < 2:
         return np.nan, np.nan

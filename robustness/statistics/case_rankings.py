@@ -48,12 +48,11 @@ import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError
-from robustness.statistics.challenger_order import challenger_refusals, r_rows, untestable_pairs
+from robustness.statistics.challenger_order import r_rows
 from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
 from robustness.statistics.ranking_options import RankingOptions, lower_is_better
 from robustness.statistics.ranks import TIE_TOL, rank
-from robustness.statistics.task_statistics import in_r, in_r_resampled, rank_then_aggregate_grouped
 
 __all__ = ["TaskScores", "task_scores", "direction", "check_missing", "treated_scores", "rank_task", "rank_tasks",
            "top", "bootstrap_task_ranks", "RankedTask"]
@@ -252,9 +251,10 @@ def check_missing(tasks: Sequence[TaskScores], methods: Sequence[str], options: 
     """
     for ts in tasks:
         for method in methods:
-            values, _ = treated_scores(ts, ts.values, get_ranking(method), options, direction(ts, options))
-            if options.semantics == "challenger":
-                challenger_refusals(ts, values, method, options)
+            kind = get_ranking(method)
+            values, _ = treated_scores(ts, ts.values, kind, options, direction(ts, options))
+            if options.semantics == "challenger" and kind.challenger and kind.challenger.refuse:
+                kind.challenger.refuse(ts, values, options)
 
 
 # -- one task ----------------------------------------------------------------------------------------------------
@@ -364,19 +364,19 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     notes = list(ts.notes) + notes
     if len(ts.runs) == 1:
         notes.append(f"task {ts.task}: only one run, ranked first")
-    if len(ts.cases) == 1 and method != "aggregate":
+    if len(ts.cases) == 1 and kind.summarises_cases:
         notes.append(f"task {ts.task}: only one case; {method} rests on it alone")
-    if method == "test-based" and len(ts.runs) > 1:
-        notes += untestable_pairs(ts, values, options)
-    rows = r_rows(ts, options.collation) \
-        if options.semantics == "challenger" and method in ("aggregate", "rank-then-aggregate") else None
+    if kind.task_notes is not None:
+        notes += kind.task_notes(ts, values, options)
+    form = kind.challenger if options.semantics == "challenger" else None  # the method's own special cases
+    rows = r_rows(ts, options.collation) if form is not None and form.statistic is not None else None
     exact = rows is not None
-    if rows is not None:
-        statistic = in_r(values, rows, method, options=options, lower_better=lower, rng=gen)
+    if form is not None and form.statistic is not None:
+        statistic = form.statistic(values, rows, options=options, lower_better=lower, rng=gen)
     else:
         statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
     scored = (~np.isnan(values)).any(axis=1)
-    if method == "test-based" and scored.sum() == 1 and options.semantics == "challenger":
+    if form is not None and form.single_run_na and scored.sum() == 1:
         # challengeR: no pair to test, value NA; rankNA2 ranks it 1 under min, average and random ties
         notes.append(f"task {ts.task}: only one run with scores, no test: value nan (challengeR's NA)")
         lone = 1.0 if options.ties in ("min", "average", "random") else np.nan
@@ -487,14 +487,13 @@ def bootstrap_task_ranks(ts: TaskScores, method: str = "aggregate", options: Ran
     else:
         unit_counts = np.asarray(draws, dtype=np.int64).reshape(-1, n_units)
     case_weights = unit_counts[:, ts.units]  # (B, N)
-    if options.semantics == "challenger" and method == "aggregate":  # R's arithmetic, compared exactly
-        stat = in_r_resampled(values, case_weights, case_order([str(c) for c in ts.cases], options.collation),
-                              options=options, lower_better=lower)
+    form = kind.challenger
+    if options.semantics == "challenger" and form is not None and form.resampled is not None:  # R's arithmetic,
+        stat = form.resampled(values, case_weights, case_order([str(c) for c in ts.cases], options.collation),
+                              options=options, lower_better=lower)  # compared exactly
         return np.stack([_final_ranks(s, options, gen, ts.runs, exact=True) for s in stat])
-    if options.resampling == "challenger" and method == "rank-then-aggregate":
-        stat = rank_then_aggregate_grouped(values, case_weights, options=options, lower_better=lower, rng=gen)
+    if options.resampling == "challenger" and form is not None and form.resampling is not None:
+        stat = form.resampling(values, case_weights, options=options, lower_better=lower, rng=gen)
     else:
-        if options.resampling == "challenger" and method == "test-based":
-            case_weights = (case_weights > 0).astype(case_weights.dtype)  # R pairs the distinct cases once
         stat = kind.case_statistic(values, case_weights, options=options, lower_better=lower, rng=gen)
     return np.stack([_final_ranks(s, options, gen, ts.runs) for s in stat])

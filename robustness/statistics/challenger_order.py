@@ -14,7 +14,7 @@ from robustness.errors import InputError
 from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_options import RankingOptions
 
-__all__ = ["r_rows", "untestable_pairs", "challenger_refusals", "TaskLike"]
+__all__ = ["r_rows", "untestable_pairs", "no_rank_left", "TaskLike"]
 
 
 class TaskLike(Protocol):
@@ -104,30 +104,26 @@ def r_rows(ts: TaskLike, collation: str = "C") -> np.ndarray | None:
     return runs[:, None] * len(ts.cases) + cases[None, :]
 
 
-def challenger_refusals(ts: TaskLike, values: np.ndarray, method: str, options: RankingOptions) -> None:
-    """Refuse, before any work, a task challengeR stops on under ``method``.
+def no_rank_left(ts: TaskLike, values: np.ndarray, options: RankingOptions) -> None:
+    """Refuse, before any work, a rank-then-aggregate task challengeR stops on: no per-case rank left.
 
-    A test-based pair of runs that shares no scored case (R's ``wilcox.test``: "not enough observations"); a
-    rank-then-aggregate task left without any per-case rank (every score missing, under ties max, first or last, or
-    dropped: R's ``aggregate``, "no rows to aggregate").
+    Every score missing, under ties max, first or last, or dropped: R's ``aggregate``, "no rows to aggregate" (the
+    method's :attr:`~robustness.statistics.ranking_methods.ChallengerForm.refuse`; a test-based pair that shares no
+    scored case is :func:`untestable_pairs`').
 
     Parameters
     ----------
     ts : TaskLike
     values : ndarray (R, N)
         After the missing-score treatment.
-    method : str
     options : RankingOptions
 
     Raises
     ------
     InputError
-        One line naming the task (and the runs).
+        One line naming the task.
     """
-    if method == "test-based" and len(ts.runs) > 1:
-        untestable_pairs(ts, values, options)
-    if method == "rank-then-aggregate" and np.isnan(values).all() \
-            and (options.missing == "drop" or options.ties in ("max", "first", "last")):
+    if np.isnan(values).all() and (options.missing == "drop" or options.ties in ("max", "first", "last")):
         raise InputError(f"task {ts.task}: every score is missing, so no per-case rank is left under ties "
                          f"{options.ties} and missing scores {options.missing} (challengeR stops here: 'no rows to "
                          "aggregate')")

@@ -58,8 +58,36 @@ from typing import Any
 from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranking_options import RankingOptions
 
-__all__ = ["Rankable", "RankingMethod", "RANKING_METHODS", "DEFAULT_RANKING", "register_ranking", "get_ranking",
-           "parse_rankings", "prepare", "recomputed", "TEST_STEP"]
+__all__ = ["Rankable", "RankingMethod", "ChallengerForm", "RANKING_METHODS", "DEFAULT_RANKING", "register_ranking",
+           "get_ranking", "parse_rankings", "prepare", "recomputed", "TEST_STEP"]
+
+
+@dataclass(frozen=True)
+class ChallengerForm:
+    """A method's own special cases under challengeR's semantics or resampling (``--preset challenger``).
+
+    Attributes
+    ----------
+    statistic : callable, optional
+        ``statistic(values, rows, *, options, lower_better, rng)``: the statistic as R computes it from the rows of
+        the per-case table (``semantics="challenger"``; values then compared exactly).
+    resampled : callable, optional
+        ``resampled(values, case_weights, case_order, *, options, lower_better)``: every bootstrap resample's
+        statistic in R's arithmetic (``semantics="challenger"``; compared exactly).
+    resampling : callable, optional
+        ``resampling(values, case_weights, *, options, lower_better, rng)``: challengeR's bootstrap, where a case drawn
+        k times is k copies of its rows (``resampling="challenger"``).
+    refuse : callable, optional
+        ``refuse(ts, values, options)``: raise where challengeR stops on a task (``semantics="challenger"``).
+    single_run_na : bool
+        A task with one scored run has no test: value NA, ranked as challengeR's ``rankNA2`` ranks it.
+    """
+
+    statistic: Callable[..., Any] | None = None
+    resampled: Callable[..., Any] | None = None
+    resampling: Callable[..., Any] | None = None
+    refuse: Callable[..., None] | None = None
+    single_run_na: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +139,13 @@ class RankingMethod:
         ``{test}`` (the paired test) filled in.
     short_label : str
         A label that fits a figure's tick (may hold line breaks).
+    summarises_cases : bool
+        The statistic summarises the cases one by one (a task of one case gets a note that it rests on it alone).
+    task_notes : callable, optional
+        ``task_notes(ts, values, options) -> list of str``: what the method has to say about a task's scores (the
+        test-based ranking: pairs of runs that share no scored case).
+    challenger : ChallengerForm, optional
+        Its special cases under challengeR's semantics and resampling.
     """
 
     name: str
@@ -128,6 +163,9 @@ class RankingMethod:
     number_format: str = "{:.4f}"
     prose: str = "**{label}** ranks the runs by their {statistic}"
     short_label: str | None = None
+    summarises_cases: bool = True
+    task_notes: Callable[..., list[str]] | None = None
+    challenger: ChallengerForm | None = None
 
     def describe(self, *, case: str, test_unit: str, n_runs: int, ties: str = "average", adjustment: str = "holm",
                  alpha: float = 0.05, aggregate: str | float = "mean", test: str = "wilcoxon",
@@ -197,6 +235,43 @@ def _test_based(values, weights=None, **options):
     return task_statistics.test_based(values, weights, **options)
 
 
+def _in_r(method):
+    def statistic(values, rows, **options):
+        from robustness.statistics import task_statistics
+
+        return task_statistics.in_r(values, rows, method, **options)
+
+    return statistic
+
+
+def _aggregate_in_r_resampled(values, weights, order, **options):
+    from robustness.statistics import task_statistics
+
+    return task_statistics.in_r_resampled(values, weights, order, **options)
+
+
+def _rank_then_aggregate_grouped(values, weights, **options):
+    from robustness.statistics import task_statistics
+
+    return task_statistics.rank_then_aggregate_grouped(values, weights, **options)
+
+
+def _test_based_distinct_cases(values, weights, **options):
+    return _test_based(values, (weights > 0).astype(weights.dtype), **options)  # R pairs the distinct cases once
+
+
+def _untestable_pairs(ts, values, options):
+    from robustness.statistics.challenger_order import untestable_pairs
+
+    return untestable_pairs(ts, values, options) if len(ts.runs) > 1 else []
+
+
+def _no_rank_left(ts, values, options):
+    from robustness.statistics.challenger_order import no_rank_left
+
+    no_rank_left(ts, values, options)
+
+
 def _aggregate_kernel(schemes, options):
     return schemes if options.aggregate == "mean" else None  # the running sums of every scheme's score
 
@@ -242,13 +317,16 @@ def register_ranking(method: RankingMethod) -> RankingMethod:
 register_ranking(RankingMethod(
     "aggregate", "aggregate-then-rank", "score", 1, False,
     "one score per run (micro or macro mean), then rank", _aggregate, _aggregate_kernel, metric_units=True,
-    prose="**{label}** orders the runs by their {aggregate} score"))
+    prose="**{label}** orders the runs by their {aggregate} score", summarises_cases=False,
+    challenger=ChallengerForm(statistic=_in_r("aggregate"), resampled=_aggregate_in_r_resampled)))
 register_ranking(RankingMethod(
     "rank-then-aggregate", "rank-then-aggregate", "mean rank", -1, True,
     "rank the runs on every case (ties: average rank), then order by mean rank; macro only", _rank_then_aggregate,
     _rank_then_aggregate_kernel, ranks_missing=True, number_format="{:.2f}", short_label="rank-then-\naggregate",
     prose="**rank-then-aggregate** ranks the runs on every {case} (ties: {ties} rank; a run without a score "
-          "there is left out of that {case}'s ranking) and orders them by their {aggregate} rank, lower first"))
+          "there is left out of that {case}'s ranking) and orders them by their {aggregate} rank, lower first",
+    challenger=ChallengerForm(statistic=_in_r("rank-then-aggregate"), resampling=_rank_then_aggregate_grouped,
+                              refuse=_no_rank_left)))
 register_ranking(RankingMethod(
     "test-based", "test-based", "runs beaten", 1, True,
     "one-sided paired Wilcoxon signed-rank test for every ordered pair on per-unit scores, Holm over the pairs, 5%; "
@@ -257,7 +335,9 @@ register_ranking(RankingMethod(
     prose="**test-based** runs a one-sided {test} for every ordered pair of runs on "
           "per-{test_unit} scores, adjusts "
           "the {n_pairs} p-values of a scheme {adjusted}, and "
-          "ranks the runs by the number of runs they beat significantly (ties: {ties} rank)"))
+          "ranks the runs by the number of runs they beat significantly (ties: {ties} rank)",
+    task_notes=_untestable_pairs,
+    challenger=ChallengerForm(resampling=_test_based_distinct_cases, refuse=_untestable_pairs, single_run_na=True)))
 
 #: Non-additive methods' curves record every TEST_STEP-th prefix by default: each recorded prefix reruns every
 #: paired test (benchmarks/bench_ranking_methods.py: about 5 ms per recorded prefix and order on the default
