@@ -214,13 +214,15 @@ def test_winner_by_scheme_moves_only_with_confidence():
     ])
     v = Verdicts()
     _winner_verdicts(v, dist, DEFAULT)
-    got = {(r["strategy"], r["average"]): r for r in v.rows}
+    got = {(r.strategy, r.average): r for r in v.rows}
     assert set(got) == {("union", "micro"), ("staple", "micro"), ("majority", "macro")}
-    assert got["union", "micro"]["statement"] == "moves" and json.loads(got["union", "micro"]["subject"]) == ["B", "A"]
-    assert got["union", "micro"]["value"] == 0.99 and got["union", "micro"]["low"] == 0.01
-    assert got["union", "micro"]["count"] == 2  # A's rank under union
-    assert got["staple", "micro"]["statement"] == "may move"
-    assert got["majority", "macro"]["statement"] == "same"
+    assert got["union", "micro"].statement == "moves" and got["union", "micro"].subject == ("B", "A")
+    assert got["union", "micro"].value == 0.99 and got["union", "micro"].low == 0.01
+    assert got["union", "micro"].count == 2  # A's rank under union
+    assert got["staple", "micro"].statement == "may move"
+    assert got["majority", "macro"].statement == "same"
+    frame = v.frame()  # the table writes the subject as a JSON list
+    assert json.loads(frame[(frame.strategy == "union") & (frame.average == "micro")].subject.iloc[0]) == ["B", "A"]
 
 
 def test_shared_authors_are_flagged_in_the_report(tmp_path):
