@@ -107,7 +107,7 @@ class Parser(argparse.ArgumentParser):
         sys.stderr.write(f"error: {one_line(message, MAX_LINE - 7)}\n")
         raise SystemExit(2)
 
-    def parse_args(self, args: Sequence[str] | None = None,
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                    namespace: argparse.Namespace | None = None) -> argparse.Namespace:
         ns = super().parse_args(args, namespace)
         for check in self.checks + [self._out_outside_inputs]:
@@ -143,10 +143,11 @@ class Parser(argparse.ArgumentParser):
                                  "written into an input; choose another --out")
 
 
-jobs.maximum = max_jobs()  # stated in --help
+setattr(jobs, "maximum", max_jobs())  # stated in --help
 
 
-orders.maximum, resamples.maximum, step.maximum = MAX_ORDERS, MAX_RESAMPLES, MAX_STEP
+for _type, _maximum in ((orders, MAX_ORDERS), (resamples, MAX_RESAMPLES), (step, MAX_STEP)):
+    setattr(_type, "maximum", _maximum)
 
 
 # -- data options -----------------------------------------------------------------------------------------------
@@ -430,11 +431,12 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
     Numba's dispatcher wraps one raised while it unpickles a cached kernel in a SystemError.
     """
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
             return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
     return False
 
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from experiments._cli import Parser
 
 DEFINITIONS = "closedquestions_definitions_imageclef2025.json"
 
 
-def add_qa_options(p: argparse.ArgumentParser, *, required: bool) -> None:
+def add_qa_options(p: Parser, *, required: bool) -> None:
     from experiments._cli import renamed
     from experiments._types import existing_file
 

@@ -364,7 +364,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
                          f"{res.study or 'no study'}")
     try:
         entry = res.meta.get("input")
-        read = _design_challenge(folder, entry, data)
+        read = _design_challenge(folder, entry, str(data))  # data: checked above; entry: a dict from here on
         row = _twin_size(folder, res)
         target = size_target(int(res.meta["base_setting"]["runs"]), (res.meta.get("options") or {}).get("target_l1"))
         if not (math.isfinite(target) and target > 0):
@@ -372,7 +372,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
         differs = differing_assumptions(res.table("fit.csv") if res.has("fit.csv") else None)
         failed = failed_fit(res)
         resolution = _twin_resolution(folder, res)
-        base = entry.get("base")
+        base = entry.get("base") if isinstance(entry, dict) else None
         unit = unit_name(base if isinstance(base, dict) else {})
     except InputError:
         raise
@@ -433,13 +433,13 @@ def _twin_size(folder: str, res) -> dict:
         raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.gold}, "
                          f"{DEFAULT.average}, not one")
     columns = ("encounters_for_l1", "encounters_for_l1_optimistic", "encounters_for_l1_conservative", "largest_size")
-    row = {"strategy": DEFAULT.gold, "average": DEFAULT.average} | {c: float(twin[c].iloc[0]) for c in columns}
-    ends = [abs(row[c]) for c in columns[1:3] if math.isfinite(row[c])]
-    if not (math.isfinite(row["largest_size"]) and row["largest_size"] >= 1 and all(ends)
-            and (len(ends) < 2 or ends[0] <= ends[1]) and not row["encounters_for_l1"] == math.inf):
+    size = {c: float(twin[c].iloc[0]) for c in columns}
+    ends = [abs(size[c]) for c in columns[1:3] if math.isfinite(size[c])]
+    if not (math.isfinite(size["largest_size"]) and size["largest_size"] >= 1 and all(ends)
+            and (len(ends) < 2 or ends[0] <= ends[1]) and not size["encounters_for_l1"] == math.inf):
         raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
                          "size with its interval")
-    return row
+    return {"strategy": DEFAULT.gold, "average": DEFAULT.average} | size
 
 
 def _twin_resolution(folder: str, res) -> dict | None:

@@ -89,7 +89,9 @@ def main(argv=None) -> int:
                 bootstrap_unit=args.bootstrap_unit, boundary=args.boundary, primary=_cli.primary_scheme(args, golds),
                 rope=args.rope, resolve=args.resolve, empty_distance=args.empty_distance, one_slice=args.one_slice,
                 border=args.border, min_lesion_size=args.min_lesion_size or "0 voxels")
-            _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args)
+            primary = options.primary
+            assert primary is not None  # primary_scheme gives one
+            _cli.check_label_tolerances(options.boundary + (primary.metric,), args)
         except ValueError as exc:  # an option that contradicts another (e.g. --primary's gold not among --strategies)
             p.error(str(exc))
         say = _study.say(args)
@@ -97,10 +99,10 @@ def main(argv=None) -> int:
                   _study.design_answer(args.design, data=args.data, out=args.out, strategies=golds))
         challenge = _cli.load(args)
         check_target(options.target, challenge.n_runs)
-        if getattr(challenge.source, "labels", None) is not None:
+        labels = getattr(challenge.source, "labels", None)
+        if labels is not None:
             try:
-                _cli.check_label_tolerances(options.boundary + (options.primary.metric,), args,
-                                            found=challenge.source.labels)
+                _cli.check_label_tolerances(options.boundary + (primary.metric,), args, found=labels)
             except ValueError as exc:
                 raise InputError(f"{args.data}: {exc}") from None
         if design is not None:

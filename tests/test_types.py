@@ -1,6 +1,6 @@
-"""The type checker on robustness/ (Architecture III, item 4): mypy with pyproject.toml's [tool.mypy], in make test.
+"""The type checker (Architecture III, item 4; IV): mypy with pyproject.toml's [tool.mypy], in make test.
 
-robustness/ is free of mypy errors; any new one fails here, with mypy's line.
+robustness/, experiments/ and figures/ are free of mypy errors; any new one fails here, with mypy's line.
 """
 
 from __future__ import annotations
