@@ -64,3 +64,14 @@ def test_a_lazy_module_is_imported_on_first_attribute_read(monkeypatch):
     assert "colorsys" not in sys.modules and "not imported yet" in repr(colours)
     assert colours.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0) and "imported" in repr(colours)
     assert lazy_module("sys") is sys  # already imported: the module itself
+
+
+def test_no_other_distribution_provides_the_robustness_package():
+    """This package's distribution is leaderboard-robustness; an extra spelled ``robustness[...]`` would install
+    another project of that name from the index (MadryLab's), whose top-level ``robustness`` a command started from
+    another folder would import instead of this one."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    with pytest.raises(PackageNotFoundError):
+        distribution("robustness")
+    assert distribution("leaderboard-robustness").metadata["Name"] == "leaderboard-robustness"
