@@ -143,11 +143,8 @@ class Parser(argparse.ArgumentParser):
                                  "written into an input; choose another --out")
 
 
-setattr(jobs, "maximum", max_jobs())  # stated in --help
-
-
-for _type, _maximum in ((orders, MAX_ORDERS), (resamples, MAX_RESAMPLES), (step, MAX_STEP)):
-    setattr(_type, "maximum", _maximum)
+for _type, _maximum in ((jobs, max_jobs()), (orders, MAX_ORDERS), (resamples, MAX_RESAMPLES), (step, MAX_STEP)):
+    setattr(_type, "maximum", _maximum)  # stated in --help
 
 
 # -- data options -----------------------------------------------------------------------------------------------
