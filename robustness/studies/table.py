@@ -27,14 +27,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from robustness import _kernels
 from robustness.errors import InputError
 from robustness.io.case_table import SCHEME_COLUMNS
 from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.case_rankings import (
     TaskScores,
-    bootstrap_task_ranks,
     check_missing,
     direction,
     rank_tasks,
@@ -63,6 +61,7 @@ from robustness.studies.table_comparisons import (
     significance_tables,
     task_distance_tables,
 )
+from robustness.studies.table_ranks import bootstrap_rank_tables, case_rank_tables
 
 __all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
            "rank_tables"]
@@ -344,56 +343,14 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     -------
     (tables, notes)
     """
-    gen = options.rng("ranks")
+    gen = options.rng("ranks")  # one stream, drawn from in this order: rankings, bootstrap, case ranks, podium
     ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
     tables = {"ranking.csv": ranking}
-    summary, freq, taus = [], [], []
-    boots = {}
-    for ts in tasks:
-        one_unit = int(ts.units.max()) + 1 < 2
-        if one_unit:
-            notes.append(f"task {ts.task}: one case, left out of the bootstrap (a resample of one case is that case:"
-                         " it says nothing about a new test set; challengeR leaves it out too); no rank intervals")
-        for m in methods:
-            full = ranking[(ranking.task == ts.task) & (ranking.ranking == m)].set_index("run")["rank"]
-            final = full.reindex(ts.runs).to_numpy(dtype=np.float64)
-            if one_unit:  # the consensus's resamples hold its ranks fixed
-                boots[ts.task, m] = np.tile(final, (options.bootstrap, 1))
-                summary += [{"task": ts.task, "ranking": m, "run": run, "rank": final[r], "median_rank": final[r],
-                             "low": np.nan, "high": np.nan, "resamples": 0}
-                            for r, run in enumerate(ts.runs) if not np.isnan(final[r])]
-                continue
-            stage(f"rank bootstrap: {len(boots)}/{len(tasks) * len(methods)} leaderboards", printed=False)
-            boot = bootstrap_task_ranks(ts, m, ranking_options, n_resamples=options.bootstrap, rng=gen)
-            boots[ts.task, m] = boot
-            ranked = ~np.isnan(final)
-            for r, run in enumerate(ts.runs):
-                if not ranked[r]:
-                    continue
-                col = boot[:, r]
-                col = col[~np.isnan(col)]
-                lo, med, hi = np.quantile(col, [0.025, 0.5, 0.975]) if col.size else (np.nan,) * 3
-                summary.append({"task": ts.task, "ranking": m, "run": run, "rank": final[r], "median_rank": med,
-                                "low": lo, "high": hi, "resamples": int(col.size)})
-                values, counts = np.unique(col, return_counts=True)
-                freq += [{"task": ts.task, "ranking": m, "run": run, "rank": v, "share": c / boot.shape[0]}
-                         for v, c in zip(values, counts)]
-            keep = ranked & ~np.isnan(boot).any(axis=0)
-            if keep.sum() >= 2:
-                x = final[keep]
-                taus += [{"task": ts.task, "ranking": m, "resample": b,
-                          "tau": _kernels.kendall_tau_b(x, np.ascontiguousarray(boot[b, keep]))}
-                         for b in range(boot.shape[0])]
+    bootstrap, boots, left_out = bootstrap_rank_tables(tasks, methods, ranking, ranking_options, options.bootstrap,
+                                                       gen)
+    notes += left_out
     stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
-    per_case, case_ranks = [], []
-    for ts in tasks:
-        r_idx, c_idx = np.meshgrid(np.arange(len(ts.runs)), np.arange(len(ts.cases)), indexing="ij")
-        per_case.append(pd.DataFrame({"task": ts.task, "case": np.array(ts.cases)[c_idx.ravel()],
-                                      "algorithm": np.array(ts.runs)[r_idx.ravel()], "value": ts.values.ravel()}))
-        ranks = rank(ts.values.T, ties=ranking_options.ties, lower_better=direction(ts, ranking_options),
-                      rng=gen).T  # (R, N): every run's rank on every case, missing scores last
-        case_ranks += [{"task": ts.task, "run": run, "rank": v, "cases": int(c)} for r, run in enumerate(ts.runs)
-                       for v, c in zip(*np.unique(ranks[r], return_counts=True))]
+    cases = case_rank_tables(tasks, ranking_options, gen)
     families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
     combined = [family for family in families.values() if len(family) > 1]
     if combined and with_consensus:
@@ -414,13 +371,9 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     if k is not None:
         tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
                                       ignore_index=True)
-    tables["per_case.parquet"] = pd.concat(per_case, ignore_index=True)
-    tables["case_ranks.csv"] = pd.DataFrame(case_ranks, columns=["task", "run", "rank", "cases"])
+    tables.update(cases)
     tables["podium.parquet"] = podium_table(tasks, ranking_options, gen)
-    tables["rank_bootstrap.csv"] = pd.DataFrame(summary, columns=[  # its columns when empty (one run, its rank NA)
-        "task", "ranking", "run", "rank", "median_rank", "low", "high", "resamples"])
-    tables["rank_frequency.csv"] = pd.DataFrame(freq, columns=["task", "ranking", "run", "rank", "share"])
-    tables["rank_bootstrap_tau.csv"] = pd.DataFrame(taus, columns=["task", "ranking", "resample", "tau"])
+    tables.update(bootstrap)
     return tables, notes
 
 
