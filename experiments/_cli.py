@@ -456,11 +456,12 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     """
     import warnings
 
+    from experiments._options import for_command_line
     from robustness.errors import MAX_LINE, InputError, NoteWarning, one_line
 
     def show(message, category, *rest, **kw):
         if issubclass(category, NoteWarning):
-            print(f"warning: {one_line(message, MAX_LINE - 9)}", file=sys.stderr)
+            print(f"warning: {one_line(for_command_line(str(message)), MAX_LINE - 9)}", file=sys.stderr)
         else:
             default_show(message, category, *rest, **kw)
 
@@ -476,7 +477,7 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     except SystemExit as exc:  # the parser's one-line errors (and --help)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except InputError as exc:
-        print(f"error: {one_line(exc, MAX_LINE - 7)}", file=sys.stderr)
+        print(f"error: {one_line(for_command_line(str(exc)), MAX_LINE - 7)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return _interrupted(argv)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "MAX_LINE", "DIRECTION_CONTROLS"]
+           "parameter", "MAX_LINE", "DIRECTION_CONTROLS"]
 
 #: The longest line an error or warning prints (a 50 MB table cell or file name is cut, never echoed whole).
 MAX_LINE = 2000
@@ -70,6 +70,31 @@ def one_line(message: object, limit: int = MAX_LINE) -> str:
     if len(text) > limit:  # the cut's note, "... (5000 characters)", counts too
         text = shown(message, max(limit - (len(text) - limit), 0))
     return text
+
+
+def parameter(owner: str, name: str) -> str:
+    """A library parameter as an error message names it: ```owner.name```; the commands show their option instead.
+
+    The library speaks to Python callers in its parameters' names; a command's one-line error and warning lines put
+    the command-line option in their place (``experiments._cli.OPTIONS``, the one table from parameters to options).
+
+    Parameters
+    ----------
+    owner : str
+        The function or options class that takes it (``RankingOptions``, ``read_case_table``).
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> parameter("RankingOptions", "missing")
+    '`RankingOptions.missing`'
+    """
+    return f"`{owner}.{name}`"
 
 
 class InputError(ValueError):

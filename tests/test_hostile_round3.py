@@ -236,7 +236,7 @@ def test_the_distance_to_unlimited_data_counts_its_resamples(monkeypatch):
 def test_the_table_study_names_its_stages_and_counts(monkeypatch, tmp_path):
     import pandas as pd
 
-    import robustness.studies.table as table
+    import robustness.studies.table_ranks as table
     from experiments import table_rank_convergence
     from robustness import progress
 

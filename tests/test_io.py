@@ -104,7 +104,7 @@ def test_annotator_shapes_disagree(tiny_dermavqa):
 
 def test_system_missing_images_error_and_empty(tiny_dermavqa):
     (tiny_dermavqa / "submissions" / "runB" / "IMG_ENC00002_00001_mask_runB.tiff").unlink()
-    with pytest.raises(InputError, match=r"run 'runB' has no mask for image IMG_ENC00002_00001 \(--missing-masks empty scores"):
+    with pytest.raises(InputError, match=r"run 'runB' has no mask for image IMG_ENC00002_00001 \(`loader.missing`='empty' "):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, missing="empty")
     assert "run 'runB' misses 1 of 3 images: scored as empty masks" in ch.notes

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from robustness.errors import InputError, shown
+from robustness.errors import InputError, parameter, shown
 from robustness.files import open_regular
 
 __all__ = ["read_case_table"]
@@ -103,10 +103,10 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     path = Path(path)
     table = _read(path)
     task = task_column if task_column is not None else ("task" if "task" in table.columns else None)
-    for option, column in (("--case", case), ("--algorithm", algorithm), ("--value", value), ("--unit", unit),
-                           ("--task", task)):
+    for option, column in (("case_column", case), ("run_column", algorithm), ("value_column", value),
+                           ("unit_column", unit), ("task_column", task)):
         if column is not None and column not in table.columns:
-            raise InputError(f"{path}: no column {column!r} ({option}); columns: "
+            raise InputError(f"{path}: no column {column!r} ({parameter('read_case_table', option)}); columns: "
                              + _shown(", ".join(map(str, table.columns)), 300))
     if not len(table):
         raise InputError(f"{path}: the table has no rows")
@@ -167,7 +167,8 @@ def _scores(path: Path, table: pd.DataFrame, value: str, algorithm: str, case: s
     bad = (~np.isfinite(numbers.to_numpy()) & ~(empty & allow_missing)) | huge
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        what = "is empty (a missing score: choose a treatment with --missing-scores)" if empty[row] else \
+        what = f"is empty (a missing score: choose a treatment with {parameter('RankingOptions', 'missing')})" \
+            if empty[row] else \
             f"is beyond +-{MAX_VALUE:g} (sums over the cases would overflow)" if huge[row] else \
             "is not a finite number"
         cell = _shown(raw.iloc[row]) if str(raw.iloc[row]).strip() else "nan"

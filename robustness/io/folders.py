@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import kind_of
 from robustness.io.challenge import Challenge
 from robustness.io.file_source import FileSource
@@ -284,7 +284,7 @@ def attach_runs(images: Sequence[str], shapes: Sequence[tuple[int, int]],
             if p is None:
                 if missing == "error":
                     raise InputError(f"run {run!r} has no mask for image {image} "
-                                     "(--missing-masks empty scores missing masks as empty)")
+                                     f"({parameter('loader', 'missing')}='empty' scores missing masks as empty)")
                 n_missing += 1
             else:
                 s = read_shape(p, notes)
@@ -292,7 +292,7 @@ def attach_runs(images: Sequence[str], shapes: Sequence[tuple[int, int]],
                     if mismatched == "error":
                         raise InputError(
                             f"{p}: run {run!r} mask has shape {s}, the image has shape {shapes[i]} "
-                            "(--skip-mismatched drops such images)"
+                            f"({parameter('loader', 'mismatched')}='skip' drops such images)"
                         )
                     keep[i] = False
             paths.append(p)

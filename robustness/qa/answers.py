@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import open_regular
 
 __all__ = ["Question", "QuestionSet", "Answers", "load_definitions", "load_answers"]
@@ -237,8 +237,8 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         row = rows.get(enc)
         if row is None:
             if missing == "error":
-                raise InputError(f"{path}: encounter {enc} is missing (--missing-answers not_mentioned answers it "
-                                 "'Not mentioned' everywhere)")
+                raise InputError(f"{path}: encounter {enc} is missing ({parameter('load_answers', 'missing')}="
+                                 "'not_mentioned' answers it 'Not mentioned' everywhere)")
             n_missing_enc += 1
             row = {}
         for s, q in enumerate(qids):
@@ -246,8 +246,9 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
                 values[e, s] = row[q]
             else:
                 if missing == "error":
-                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer (--missing-answers not_mentioned "
-                                     "answers 'Not mentioned' there)")
+                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer "
+                                     f"({parameter('load_answers', 'missing')}='not_mentioned' answers 'Not mentioned' "
+                                     "there)")
                 if enc in rows:
                     n_missing_slot += 1
                 values[e, s] = questions.questions[s].not_mentioned

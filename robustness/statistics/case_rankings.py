@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.statistics.challenger_order import r_rows
 from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_methods import RANKING_METHODS, RankingMethod, get_ranking
@@ -215,12 +215,13 @@ def treated_scores(ts: TaskScores, values: np.ndarray, method: RankingMethod, op
     count = f"{int(gaps.sum())} missing score(s) in task {ts.task} (e.g. run {ts.runs[r]}, case {ts.cases[c]})"
     where = f"per-case table: no score for run {ts.runs[r]}, case {ts.cases[c]} (task {ts.task})"
     if how == "refuse":
-        raise InputError(f"{where}: choose a treatment with --missing-scores worst|drop|rank-last|<value>")
+        raise InputError(f"{where}: choose a treatment with {parameter('RankingOptions', 'missing')} "
+                         "worst|drop|rank-last|<value>")
     if how == "rank-last" and not method.ranks_missing:
         last = [m.name for m in RANKING_METHODS.values() if m.ranks_missing]
         raise InputError(f"{where}: rank-last ranks missing scores in {', '.join(last)} only, and {method.name} "
-                         "has no per-case ranks; choose its treatment with --missing-scores worst|drop|<value> "
-                         "(challengeR's na.treat)")
+                         f"has no per-case ranks; choose its treatment with {parameter('RankingOptions', 'missing')} "
+                         "worst|drop|<value> (challengeR's na.treat)")
     if how in ("worst", "rank-last"):
         if method.ranks_missing:
             return values, [f"{count}: ranked last on their case"]

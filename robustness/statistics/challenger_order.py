@@ -10,7 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.statistics.collation import case_order, collated_order
 from robustness.statistics.ranking_options import RankingOptions
 
@@ -64,7 +64,8 @@ def untestable_pairs(ts: TaskLike, values: np.ndarray, options: RankingOptions) 
             what = f"task {ts.task}: runs {ts.runs[i]} and {ts.runs[j]} share no scored case"
             if options.semantics == "challenger":
                 raise InputError(f"{what}, so they cannot be tested against each other (challengeR stops here: "
-                                 "'not enough observations'); choose another --missing treatment")
+                                 f"'not enough observations'); choose another {parameter('RankingOptions', 'missing')} "
+                                 "treatment")
             notes.append(f"{what}: they are not tested against each other (neither beats the other)")
     return notes
 

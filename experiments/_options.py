@@ -1,0 +1,45 @@
+"""The one table from the library's parameters to the commands' options.
+
+The library's errors and warnings name a parameter as :func:`robustness.errors.parameter` writes it
+(```RankingOptions.missing```), which is what a Python caller sets. A command prints the option that sets it
+instead (``--missing-scores``): :func:`for_command_line` rewrites a message through :data:`OPTIONS`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["OPTIONS", "for_command_line"]
+
+#: A parameter as the library's messages name it -> the command-line option that sets it.
+OPTIONS = {
+    "`RankingOptions.missing`": "--missing-scores",
+    "`loader.missing`='empty'": "--missing-masks empty",  # load_dermavqa, load_raters
+    "`loader.mismatched`='skip'": "--skip-mismatched",
+    "`load_answers.missing`='not_mentioned'": "--missing-answers not_mentioned",
+    "`read_case_table.case_column`": "--case",
+    "`read_case_table.run_column`": "--algorithm",
+    "`read_case_table.value_column`": "--value",
+    "`read_case_table.unit_column`": "--unit",
+    "`read_case_table.task_column`": "--task",
+}
+
+
+def for_command_line(message: str) -> str:
+    """``message`` with every parameter of :data:`OPTIONS` replaced by its command-line option.
+
+    Parameters
+    ----------
+    message : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> for_command_line("no score: choose a treatment with `RankingOptions.missing` worst|drop")
+    'no score: choose a treatment with --missing-scores worst|drop'
+    """
+    for name in sorted(OPTIONS, key=len, reverse=True):  # the longer first
+        if name in message:
+            message = message.replace(name, OPTIONS[name])
+    return message
