@@ -20,6 +20,13 @@ OPTIONS = {
     "`read_case_table.value_column`": "--value",
     "`read_case_table.unit_column`": "--unit",
     "`read_case_table.task_column`": "--task",
+    "`publish.force`=True": "--force",
+    "`publish.out`": "--out",
+    "`prepare.force`=True": "--force",  # the design study's twin
+    "`prepare.only_task`": "--only-task",  # the per-case table study
+    "`TableOptions.task_weights`": "--task-weights",
+    "`score.primary`": "--primary",
+    "`options.target`": "--target",
 }
 
 

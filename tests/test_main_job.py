@@ -98,7 +98,7 @@ def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch)
     pd.testing.assert_frame_equal(before, pd.read_csv(out / "leaderboard.csv"))
 
     other = write_dermavqa(make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=1, rng=9), tmp_path / "other")
-    with pytest.raises(InputError, match=r"out: output folder holds results of another input; pass --force"):
+    with pytest.raises(InputError, match=r"out: output folder holds results of another input; pass `publish\.force`=True"):
         job.main(["--data", str(other), "--out", str(out)] + ARGS)
     assert job.main(["--data", str(other), "--out", str(tmp_path / "o2"), "--no-figures"] + ARGS) == 0
 

@@ -162,7 +162,7 @@ def test_damaged_meta_deletes_nothing(tmp_path, meta):
         (out / name).write_text("mine")
     (out / "meta.json").write_bytes(meta)
     with pytest.raises(InputError, match=r"meta\.json: damaged or not written by this package; remove it, pass "
-                                         r"--force, or choose another --out$"):
+                                         r"`publish\.force`=True, or choose another `publish\.out`$"):
         ResultsDir(out, fingerprint="A")
     with pytest.raises(InputError, match=r"meta\.json: "):
         open_results(out)

@@ -40,7 +40,7 @@ def test_a_file_where_results_need_a_folder_is_refused_before_anything_is_replac
     second.write_text("bootstrap_ci.csv", "seed 5")
     second.write_text("figures/fig.png", "png")
     with pytest.raises(InputError, match=rf"^{out / 'figures'}: is a file where the results need a folder "
-                                         r"\(figures/fig\.png\); remove it or choose another --out$"):
+                                         r"\(figures/fig\.png\); remove it or choose another `publish\.out`$"):
         second.finish({"seed": 5})
     second._release()
     assert tables(out) == before  # meta.json and the seed-0 tables, whole

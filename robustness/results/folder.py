@@ -21,7 +21,7 @@ import numpy as np
 
 from robustness import background
 from robustness._lazy import lazy_module
-from robustness.errors import InputError, NoteWarning, shown
+from robustness.errors import InputError, NoteWarning, parameter, shown
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.results import transaction
 from robustness.results.checksums import CHECKSUMS, checked, digest, record
@@ -189,8 +189,8 @@ class ResultsDir:
         foreign = [e for e in self.path.iterdir() if e.name not in (LOCK, INPUTS) and not transaction.job_folder(e)]
         marks = {transaction.read_mark(c / INPUTS) for c in [self.path, *self._commits()]}
         if foreign and fingerprint not in marks and not self._only_our_cache(foreign):
-            raise InputError(f"{self.path}: output folder holds results of another input; "
-                             "pass --force to overwrite it or choose another --out")
+            raise InputError(f"{self.path}: output folder holds results of another input; pass "
+                             f"{parameter('publish', 'force')}=True to overwrite it or choose another {_OUT}")
 
     def _only_our_cache(self, foreign: list[Path]) -> bool:
         """Whether a run of ours left only its cache here (refused or interrupted before any result was written).
@@ -209,8 +209,8 @@ class ResultsDir:
         except InputError:
             if force:
                 return []  # cannot tell which files were ours: leave them, overwrite what we write
-            raise InputError(f"{self.path / META}: damaged or not written by this package; "
-                             "remove it, pass --force, or choose another --out") from None
+            raise InputError(f"{self.path / META}: damaged or not written by this package; remove it, pass "
+                             f"{parameter('publish', 'force')}=True, or choose another {_OUT}") from None
 
     # -- writing (into the staging folder) --------------------------------------------------------------------
     def file(self, name: str) -> Path:
@@ -350,8 +350,7 @@ class ResultsDir:
         index : callable
             ``index(name)``: whether a CSV table keeps its index.
         n_jobs : int
-            Above 1, the streamed tables (computed as they are written) are written by a process of their own
-            beside the others (:mod:`robustness.background`); the files are the same.
+            Above 1, the streamed tables are written by a process of their own (:mod:`robustness.background`).
         """
         streamed = {name: value for name, value in tables.items() if callable(value)}
         aside = background.start(self._write_all, streamed, index, n_jobs=n_jobs) if streamed else None
@@ -431,6 +430,7 @@ def integral_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+_OUT = parameter("publish", "out")  # the results folder, as errors name it (a command: --out)
 _COUNTS = {"n", "n_images", "n_units", "convergence_n", "images", "images_used", "annotators", "pixels", "order",
            "position", "iterations", "count"}
 

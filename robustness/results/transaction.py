@@ -44,7 +44,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import MAX_META_BYTES, file_mode, kind_of, read_inside
 
 META = "meta.json"
@@ -240,7 +240,7 @@ def lock(root: Path) -> tuple[int, bool]:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
             raise InputError(f"{root}: another job (process {holder}) is writing results here; wait for it to "
-                             "finish or choose another --out") from None
+                             f"finish or choose another {parameter('publish', 'out')}") from None
         try:
             same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -318,10 +318,10 @@ def check_install(root: Path, names: Iterable[str], previous: Iterable[str] = ()
             last = k == len(parts) - 1
             if last and here.is_dir():
                 raise InputError(f"{here}: is a folder where the results need a file; remove it or choose "
-                                 "another --out")
+                                 f"another {parameter('publish', 'out')}")
             if not last and not here.is_dir() and "/".join(parts[:k + 1]) not in ours:
                 raise InputError(f"{here}: is a file where the results need a folder ({name}); remove it or "
-                                 "choose another --out")
+                                 f"choose another {parameter('publish', 'out')}")
 
 
 def install(root: Path, commit: Path) -> None:

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness._lazy import lazy_module
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 
 if TYPE_CHECKING:
     from scipy import stats
@@ -341,12 +341,14 @@ def check_target(target: float | None, n: int) -> None:
     Raises
     ------
     robustness.errors.InputError
-        One line naming ``--target`` and the range (a ``ValueError``; the commands print it as ``error: ...``).
+        One line naming the target (``options.target``) and the range (a ``ValueError``; the commands print it as
+        ``error: ...``, naming ``--target``).
     """
     if target is None:
         return
     if not 0 < float(target) <= max_l1(n):
-        raise InputError(f"--target {float(target):g}: the target expected L1 must be above 0 (an expected L1 of "
+        raise InputError(f"{parameter('options', 'target')} {float(target):g}: the target expected L1 must be above 0 "
+                         "(an expected L1 of "
                          f"exactly 0 is never certified) and at most {max_l1(n)}, the largest L1 between two "
                          f"rankings of {n} runs")
 

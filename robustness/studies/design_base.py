@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import atomic_write
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
@@ -381,7 +381,8 @@ def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config:
             where = f"; the whole fit: {refused_fit}"
         raise InputError(f"{name}: the twin made of {made} is not like this challenge: {'; '.join(failed)} (the "
                          f"fit's tolerances{where}; a misread input, such as a swapped foreground, fails here; "
-                         "--force plans with the twin anyway, and every report then says it failed)")
+                         f"{parameter('prepare', 'force')}=True plans with the twin anyway, and every report then "
+                         "says it failed)")
     if failed:
         note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
         warn([note])

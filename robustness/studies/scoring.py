@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robustness import seeds
-from robustness.errors import summarise_notes
+from robustness.errors import parameter, summarise_notes
 from robustness.overlap.checks import input_checks
 from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
@@ -56,7 +56,8 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     chosen = resolve(None if strategies is None else list(strategies))
     primary = primary or default_scheme([s.name for s in chosen])
     if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass
-        raise ValueError(f"--primary {primary.text}: its gold {primary.gold!r} is not among the strategies scored")
+        raise ValueError(f"{parameter('score', 'primary')} {primary.text}: its gold {primary.gold!r} is not among the "
+                         "strategies scored")
     over = [s.name for s in chosen if s.macro_only]
     counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,

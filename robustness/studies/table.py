@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.io.case_table import SCHEME_COLUMNS
 from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
@@ -190,7 +190,7 @@ def _only_task(table: pd.DataFrame, task: str | None, only: str | None, source: 
     if only is None:
         return table
     if task is None:
-        raise InputError(f"{source}: --only-task {only}: the table has no task column")
+        raise InputError(f"{source}: {parameter('prepare', 'only_task')} {only}: the table has no task column")
     known = list(dict.fromkeys(table[task]))
     if only not in known:
         raise InputError(f"{source}: no task {only!r} (tasks: {', '.join(known)})")
@@ -271,7 +271,8 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
     known = list(dict.fromkeys(str(v) for v in table[task].unique())) if task else []
     unknown = [name for name, _ in options.task_weights if name not in known]
     if unknown:
-        raise InputError(f"--task-weights names unknown task(s) {', '.join(unknown)} (tasks: "
+        raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
+                         "(tasks: "
                          f"{', '.join(known) or 'none: the table has no task column'})")
     obstacles = ["--rankings-only"] if rankings_only else engine_limits(
         tasks, n_tasks=table[task].nunique() if task else 1)
