@@ -27,6 +27,17 @@ OPTIONS = {
     "`TableOptions.task_weights`": "--task-weights",
     "`score.primary`": "--primary",
     "`options.target`": "--target",
+    "`load_raters.gold`=[R1, R2, ..]": "--layout raters --gold R1,R2,..",
+    "`load_raters.gold`": "--gold",
+    "`load_raters.labels` as regions": "--regions",
+    "`load_raters.labels`='all'": "--labels all",
+    "`load_raters.labels`": "--labels",
+    "`load_raters.empty_folders`='skip'": "--skip-empty-folders",
+    "`load_raters.foreground`": "--foreground",
+    "`load_raters.background`": "--background",
+    "`MaskFormat.binarize`=True": "--binarize",
+    "`MaskFormat.threshold`": "--threshold",
+    "`parallel_backend.scheduler`": "--scheduler",
 }
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robustness._lazy import lazy_module
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.progress import Progress
 
 if TYPE_CHECKING:
@@ -432,7 +432,7 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2) -> Ite
         except ValueError as exc:
             if isinstance(exc, InputError):
                 raise
-            raise InputError(f"--scheduler {exc}") from None
+            raise InputError(f"{parameter('parallel_backend', 'scheduler')} {exc}") from None
     from dask.distributed import Client, LocalCluster
 
     cluster = None
@@ -446,7 +446,8 @@ def parallel_backend(scheduler: str | None = None, *, n_workers: int = 2) -> Ite
     except Exception as exc:  # whatever Dask raises, the user needs one line
         if cluster is not None:
             cluster.close()
-        raise InputError(f"--scheduler {scheduler}: cannot use the Dask cluster ({type(exc).__name__}: "
+        raise InputError(f"{parameter('parallel_backend', 'scheduler')} {scheduler}: cannot use the Dask cluster "
+                         f"({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     try:
         with joblib.parallel_config(backend="dask"):

@@ -229,7 +229,7 @@ def test_threshold_reads_a_0_1_annotator_on_its_own_scale(drive_like):
         assert note == f"{root / 'observer2' / f'{k:02d}.png'}: stored as 0/1 where the others are 0/255: read 1 as " \
                        "255 (foreground)"
     without = MaskFormat(foreground=255, background=0, threshold=128)  # no per-file scale: refused, never empty
-    with pytest.raises(InputError, match=r"00\.png: mask stored as 0/1 where --threshold 128 reads values on 0/255: "
+    with pytest.raises(InputError, match=r"00\.png: mask stored as 0/1 where `MaskFormat\.threshold` 128 reads values on 0/255: "
                                          r"its 1s would be read as background"):
         read_mask(root / "observer2" / "00.png", without)
 

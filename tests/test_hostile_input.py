@@ -117,7 +117,7 @@ def raters(tmp_path):
 def test_rater_folder_that_is_a_broken_link_is_said(raters, tmp_path):
     (raters / "run3").symlink_to(tmp_path / "unmounted" / "run3")
     with pytest.raises(InputError, match=r"raters/run3: rater folder is a broken symbolic link \(is its drive "
-                                         r"mounted\?\) \(--skip-empty-folders drops it with a warning\)$"):
+                                         r"mounted\?\) \(`load_raters\.empty_folders`='skip' drops it with a warning\)$"):
         load_raters(raters, gold=["a", "b"])
     ch = load_raters(raters, gold=["a", "b"], empty_folders="skip")
     assert ch.runs == ("run1", "run2")

@@ -125,7 +125,7 @@ def test_0_255_masks_said_and_binarize_option(tiny_dermavqa):
     m[1:3, 2:5] = 255
     write_tiff(p, m)
     ch = load_dermavqa(tiny_dermavqa)
-    with pytest.raises(InputError, match=r"mask_runA\.tiff: mask stored as 0/255 where foreground is 1 \(the official scorer would score it as empty\); --binarize reads"):
+    with pytest.raises(InputError, match=r"mask_runA\.tiff: mask stored as 0/255 where foreground is 1 \(the official scorer would score it as empty\); `MaskFormat\.binarize`=True reads"):
         ch.run_mask(0, "runA")
     ch = load_dermavqa(tiny_dermavqa, binarize=True)
     assert ch.run_mask(0, "runA").sum() == 6

@@ -154,7 +154,7 @@ def test_labels_all_reads_the_gold_labels_and_says_so(volumes):
     root, _ = volumes
     ch = load_raters(root, gold=GOLD, labels="all")
     assert ch.n_images == 8 and any("labels found in the gold annotators' masks: 1, 2" in n for n in ch.notes)
-    with pytest.raises(InputError, match=r"--labels must list distinct labels >= 1"):
+    with pytest.raises(InputError, match=r"`load_raters\.labels` must list distinct labels >= 1"):
         load_raters(root, gold=GOLD, labels=[1, 1])
 
 

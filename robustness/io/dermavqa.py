@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robustness._lazy import lazy_module
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import file_mode, remove_stale_temporaries
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
@@ -111,7 +111,8 @@ def _raters_hint(root: Path, reference: Path) -> None:
               and any(Path(n).suffix.lower() in MASK_SUFFIXES for n, k in entries(root / name) if k == "file")]
     if raters:
         raise InputError(f"{reference}: reference folder not found; {root} holds {len(raters)} folder(s) of masks "
-                         f"({examples(raters, 3)}): for one folder per rater use --layout raters --gold R1,R2,..")
+                         f"({examples(raters, 3)}): for one folder per rater use {parameter('load_raters', 'gold')}="
+                         "[R1, R2, ..]")
 
 
 def _encounter_of(image: str) -> str:

@@ -48,7 +48,7 @@ import numpy as np
 
 from robustness import _kernels
 from robustness._lazy import lazy_module
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.files import open_regular
 from robustness.io.tiff import read_tiff, tiff_header
 from robustness.io.volumes import VOLUME_SUFFIXES, read_grid, read_volume, volume_suffix
@@ -246,7 +246,7 @@ def _grey(path: Path, out=None, notes: list | None = None) -> np.ndarray:
     labels = read_volume(path, notes=notes)[0]
     if labels.size and labels.max() > 255:
         raise InputError(f"{path}: labels up to {labels.max()}; a mask's values must lie in 0..255 (select a label "
-                         "with --labels)")
+                         f"with {parameter('load_raters', 'labels')})")
     return np.ascontiguousarray(labels, dtype=np.uint8)
 
 
@@ -436,7 +436,7 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
         raise InputError(
             f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
-            "would score it as empty); --binarize reads values > 0 as foreground"
+            f"would score it as empty); {parameter('MaskFormat', 'binarize')}=True reads values > 0 as foreground"
         )
     fraction = n_stray / flat.size
     if fmt.strict or fraction > fmt.stray_tolerance:
@@ -481,6 +481,7 @@ def _own_scale(grey: np.ndarray, fmt: MaskFormat, path: Path) -> tuple[np.ndarra
     if not fmt.rescale:
         if side(top) == side(expected):
             return grey, None
-        raise InputError(f"{path}: mask stored as 0/{top} where --threshold {t} reads values on 0/{expected}: its "
+        raise InputError(f"{path}: mask stored as 0/{top} where {parameter('MaskFormat', 'threshold')} {t} reads "
+                         f"values on 0/{expected}: its "
                          f"{top}s would be read as {side(top)}")
     return scaled, _scale_note({0, top}, {0, expected}, top, side(expected))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robustness.errors import InputError
+from robustness.errors import InputError, parameter
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
     attach_runs,
@@ -41,6 +41,9 @@ from robustness.io.masks import MaskFormat, mask_suffix, read_grey
 from robustness.io.volumes import check_grids, labels_in, read_volume
 
 __all__ = ["detect_scale", "load_raters"]
+
+#: A rater folder without masks, dropped with a warning instead of refused (a command: --skip-empty-folders).
+_SKIP_EMPTY = parameter("load_raters", "empty_folders") + "='skip'"
 
 
 def _stem(p: Path) -> str:
@@ -188,12 +191,12 @@ def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tu
     broken = [name for name, kind in listed if kind == "broken"]
     gold = list(gold)
     if not gold:
-        raise InputError("--gold must name at least one rater")
+        raise InputError(f"{parameter('load_raters', 'gold')} must name at least one rater")
     named = gold + ([] if runs is None else list(runs))
     for name in broken:  # a rater folder on a drive that is not mounted
         if name in named or empty_folders == "error":
             raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
-                             + ("" if name in named else " (--skip-empty-folders drops it with a warning)"))
+                             + ("" if name in named else f" ({_SKIP_EMPTY} drops it with a warning)"))
     if not raters:
         raise InputError(f"{root}: no rater sub-folders found")
     runs = [r for r in raters if r not in gold] if runs is None else list(runs)
@@ -224,7 +227,7 @@ def _rater_masks(root: Path, raters: list, empty_folders: str, notes: list) -> d
             if empty_folders == "error":
                 raise InputError(f"{root / r}: no mask files (.png, .tif, .tiff, .nii, .nii.gz, .nrrd, .mha, .mhd) "
                                  f"found; {what} "
-                                 "(--skip-empty-folders drops such a rater with a warning)")
+                                 f"({_SKIP_EMPTY} drops such a rater with a warning)")
             notes.append(f"{root / r}: dropped rater {r!r} without mask files ({what})")
             continue
         if others:
@@ -351,7 +354,8 @@ def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, no
     if isinstance(labels, dict):
         regions = {str(n): tuple(int(v) for v in values) for n, values in labels.items()}
         if not regions or any(not v or min(v) < 1 or len(set(v)) != len(v) for v in regions.values()):
-            raise InputError(f"--regions: each region lists distinct labels >= 1 (0 is the background), got "
+            raise InputError(f"{parameter('load_raters', 'labels')} as regions: each region lists distinct labels >= 1 "
+                             "(0 is the background), got "
                              f"{labels}")
         named = [(i, name) for i in range(len(images)) for name in regions]
         again = lambda seq: [seq[i] for i, _ in named]  # noqa: E731
@@ -361,19 +365,21 @@ def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, no
                      spacings=None if spacings is None else again(spacings), regions=regions)
     if isinstance(labels, str):
         if labels != "all":
-            raise InputError(f"--labels must be a list of labels or 'all', got {labels!r}")
+            raise InputError(f"{parameter('load_raters', 'labels')} must be a list of labels or 'all', got {labels!r}")
         found: set[int] = set()
         for a in gold:
             for p in ann_paths[a]:
                 if p is not None:
                     found.update(labels_in(read_volume(p)[0]))
         if not found:
-            raise InputError("--labels all: the gold annotators' masks hold no label besides the background 0")
+            raise InputError(f"{parameter('load_raters', 'labels')}='all': the gold annotators' masks hold no label "
+                             "besides the background 0")
         labels = sorted(found)
         notes.append(f"labels found in the gold annotators' masks: {', '.join(map(str, labels))}")
     labels = [int(v) for v in labels]
     if not labels or min(labels) < 1 or len(set(labels)) != len(labels):
-        raise InputError(f"--labels must list distinct labels >= 1 (0 is the background), got {labels}")
+        raise InputError(f"{parameter('load_raters', 'labels')} must list distinct labels >= 1 (0 is the background), "
+                         f"got {labels}")
     rows = [(i, lab) for i in range(len(images)) for lab in labels]
     repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
     return build([f"{images[i]}.label{lab}" for i, lab in rows], repeat(images), repeat(shapes), gold,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robustness.errors import InputError, summarise_notes
+from robustness.errors import InputError, parameter, summarise_notes
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.image_counts import TWIN_JACCARD
 
@@ -415,8 +415,9 @@ def input_checks(challenge: Challenge, counts: OverlapCounts) -> list[str]:
             paths = getattr(challenge.source, "annotator_paths", {})  # a folder's source: the per-rater layout
             first = next((p for ps in paths.values() for p in ps if p is not None), None)
             where = f"{first.parent.parent}: " if first is not None else ""
-            raise InputError(f"{where}{said[0]} (the values were not given: give --foreground and --background to "
-                             "score the masks as read)")
+            raise InputError(f"{where}{said[0]} (the values were not given: give "
+                             f"{parameter('load_raters', 'foreground')} and {parameter('load_raters', 'background')} "
+                             "to score the masks as read)")
         found += said
     return found
 
