@@ -102,9 +102,10 @@ class Parser(argparse.ArgumentParser):
         self.checks: list = []
 
     def error(self, message: str) -> NoReturn:
+        from experiments._options import for_command_line
         from robustness.errors import MAX_LINE, one_line
 
-        sys.stderr.write(f"error: {one_line(message, MAX_LINE - 7)}\n")
+        sys.stderr.write(f"error: {one_line(for_command_line(message), MAX_LINE - 7)}\n")
         raise SystemExit(2)
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]

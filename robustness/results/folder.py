@@ -357,7 +357,7 @@ class ResultsDir:
         self._write_all({name: v for name, v in tables.items() if name not in streamed}, index)
         if aside is not None:
             written, digests = aside.result()  # the other process's bookkeeping, taken over here
-            self.written += [name for name in written if name not in self.written]
+            self.written += written
             self.digests.update(digests)
 
     def _write_all(self, tables: Mapping[str, Any], index: Callable[[str], bool]) -> tuple[list[str], dict]:

@@ -456,5 +456,4 @@ def sizes_by_agreement(summary: pd.DataFrame, base: dict, *, target: float) -> p
     DataFrame
     """
     shown = one_random(summary)
-    rows = at_base(shown.drop(columns="agreement"), {k: v for k, v in base.items() if k != "agreement"})
-    return needed_by_agreement(shown.loc[rows.index], target=target)
+    return needed_by_agreement(at_base(shown, {k: v for k, v in base.items() if k != "agreement"}), target=target)

@@ -370,10 +370,11 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     if kind.task_notes is not None:
         notes += kind.task_notes(ts, values, options)
     form = kind.challenger if options.semantics == "challenger" else None  # the method's own special cases
-    rows = r_rows(ts, options.collation) if form is not None and form.statistic is not None else None
+    in_r = form.statistic if form is not None else None  # R's arithmetic on the table's rows, compared exactly
+    rows = r_rows(ts, options.collation) if in_r is not None else None  # (None: a task without table rows)
     exact = rows is not None
-    if form is not None and form.statistic is not None:
-        statistic = form.statistic(values, rows, options=options, lower_better=lower, rng=gen)
+    if in_r is not None and rows is not None:
+        statistic = in_r(values, rows, options=options, lower_better=lower, rng=gen)
     else:
         statistic = kind.case_statistic(values, None, options=options, lower_better=lower, rng=gen)
     scored = (~np.isnan(values)).any(axis=1)

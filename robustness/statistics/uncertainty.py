@@ -122,9 +122,8 @@ def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, 
             gaps = np.abs(draws[:, :, None] - draws[:, None, :])
             within[s] = ((gaps <= margin).sum(axis=(1, 2)) - n_r).mean() / 2
         est[s], post_sd[s], mc_se[s] = _per_draw(draws, noise, sizes, margin)
-        if full:
-            for k, m in enumerate(sizes):
-                plugin[s, k] = float(noisy_l1(theta[s][None], noise, 1 / np.sqrt(m), margin).mean())
+        if full:  # every size in one call, each size's mean over its own (1, F) rankings
+            plugin[s] = [per.mean() for per in noisy_l1(theta[s][None], noise, 1 / np.sqrt(sizes), margin)]
     return est, post_sd, mc_se, plugin, within
 
 

@@ -161,26 +161,22 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
         for row in rows.itertuples():
             where = f"{row.population}, {row.setting}" if several else row.population  # e.g. p_best's bins
             value = getattr(row, target.column)
+            *golds, metric, average = row.scheme.split()
+            key = dict(strategy=" ".join(golds), metric=metric, average=average, value=value, low=target.low,
+                       high=target.high, subject=[target.estimator, target.column, where, target.says],
+                       table="calibration.csv")
             near_zero = target.estimator == "expected_l1" and row.truth < MIN_RELATIVE_TRUTH
             beyond_need = target.column == "share_beyond" and not np.isfinite(row.true_need)
             # nothing to judge: a relative error of a true distance near 0, no value, or a need beyond the search
             if (target.column == "relative_bias" and near_zero) or not np.isfinite(value) or beyond_need:
-                *golds, metric, average = row.scheme.split()
-                verdicts.add("target", strategy=" ".join(golds), metric=metric, average=average,
-                             statement="not_applicable", subject=[target.estimator, target.column, where,
-                                                                  target.says], value=value, low=target.low,
-                             high=target.high, table="calibration.csv")
+                verdicts.add("target", statement="not_applicable", **key)
                 continue
             se = getattr(row, f"{target.column}_se", np.nan)
             se = float(se) if se is not None and np.isfinite(se) else 0.0
             inside = target.low <= value <= target.high
             near = min(abs(value - target.low), abs(value - target.high)) <= 2 * se  # (an infinite end is never near)
             statement = "undecided" if near and se > 0 else "met" if inside else "not_met"
-            *golds, metric, average = row.scheme.split()
-            strategy = " ".join(golds)
-            verdicts.add("target", strategy=strategy, metric=metric, average=average, statement=statement,
-                         subject=[target.estimator, target.column, where, target.says], value=value,
-                         se=se if se else np.nan, low=target.low, high=target.high, table="calibration.csv")
+            verdicts.add("target", statement=statement, se=se if se else np.nan, **key)
     meta = {"options": asdict(options) | {"margin": margin},
             "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
                                       for p in populations]},
