@@ -372,7 +372,6 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     form = kind.challenger if options.semantics == "challenger" else None  # the method's own special cases
     in_r = form.statistic if form is not None else None  # R's arithmetic on the table's rows, compared exactly
     rows = r_rows(ts, options.collation) if in_r is not None else None  # (None: a task without table rows)
-    exact = rows is not None
     if in_r is not None and rows is not None:
         statistic = in_r(values, rows, options=options, lower_better=lower, rng=gen)
     else:
@@ -388,10 +387,10 @@ def rank_task(ts: TaskScores, method: str = "aggregate", options: RankingOptions
     if unscored.any():
         notes.append(f"task {ts.task}: run(s) {', '.join(np.array(ts.runs)[unscored])} have no score left and "
                      "are not ranked")
-    if not exact:
+    if rows is None:  # compared within the tie tolerance, not exactly as R compares
         notes += _near_ties(ts, statistic, kind.statistic)
     return RankedTask(ts.task, method, ts.runs, kind.value(statistic, lower),
-                      _final_ranks(statistic, options, gen, ts.runs, exact=exact), notes)
+                      _final_ranks(statistic, options, gen, ts.runs, exact=rows is not None), notes)
 
 
 def rank_tasks(tasks: Sequence[TaskScores], methods: Sequence[str] = ("aggregate",),
