@@ -194,7 +194,7 @@ def _dist(rows):
 
 def test_winner_by_scheme_moves_only_with_confidence():
     from robustness.results.study_result import Verdicts
-    from robustness.studies.rank_convergence import _winner_verdicts
+    from robustness.studies.rank_convergence_verdicts import winner_verdicts
 
     dist = _dist([
         ("majority", "jaccard", "micro", "A", 1, {1: 0.9, 2: 0.1}), ("majority", "jaccard", "micro", "B", 2,
@@ -213,7 +213,7 @@ def test_winner_by_scheme_moves_only_with_confidence():
         ("rand1", "jaccard", "micro", "B", 1, {1: 1.0}), ("rand1", "jaccard", "micro", "A", 2, {2: 1.0}),
     ])
     v = Verdicts()
-    _winner_verdicts(v, dist, DEFAULT)
+    winner_verdicts(v, dist, DEFAULT)
     got = {(r.strategy, r.average): r for r in v.rows}
     assert set(got) == {("union", "micro"), ("staple", "micro"), ("majority", "macro")}
     assert got["union", "micro"].statement == "moves" and got["union", "micro"].subject == ("B", "A")

@@ -349,10 +349,10 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     dict
         ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
     """
+    gen = options.rng("uncertainty") if rng is None else rng
     with threads_for_kernels(n_jobs):  # the estimate's and the band's large kernel calls, between the batches
         per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
-                                                groups=options.run_groups, n_jobs=n_jobs, progress=progress,
-                                                rng=options.rng("uncertainty") if rng is None else rng)
+                                                groups=options.run_groups, n_jobs=n_jobs, progress=progress, rng=gen)
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 

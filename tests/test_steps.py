@@ -1,0 +1,85 @@
+"""A study as declared steps: the checks of a list, the running of one, and the main job's own list."""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+import pytest
+
+from robustness.results.study_result import TABLES
+from robustness.studies import rank_convergence
+from robustness.studies.steps import TABLES_SO_FAR, Step, check_steps, run_steps
+
+
+def _double(x):
+    return {"y": 2 * x}
+
+
+def _table(y):
+    return {"leaderboard.csv": [y]}
+
+
+def _seen(tables, y):
+    return {"names": sorted(tables), "z": y + 1}
+
+
+def _pid(x):
+    return {"pid": os.getpid(), "scores.csv": [x]}
+
+
+def test_steps_run_in_order_and_hand_on_values_and_tables():
+    values, tables = run_steps([Step(_double, makes=("y",)), Step(_table, writes=("leaderboard.csv",)),
+                                Step(_seen, makes=("names", "z"))], {"x": 3})
+    assert values["y"] == 6 and values["z"] == 7
+    assert tables == {"leaderboard.csv": [6]}
+    assert values["names"] == ["leaderboard.csv"]  # `tables` is every table written before the step
+
+
+def test_a_need_no_one_makes_is_refused_before_any_step_runs():
+    ran = []
+
+    def first(x):
+        ran.append(x)
+        return {"y": x}
+
+    with pytest.raises(ValueError, match=r"step 'table' needs \['y'\]"):
+        run_steps([Step(_table, writes=("leaderboard.csv",)), Step(first, makes=("y",))], {"x": 1})
+    assert ran == []
+
+
+@pytest.mark.parametrize("steps, message", [
+    ([Step(_double, makes=("y",)), Step(_double, makes=("y",))], r"makes \['y'\] again"),
+    ([Step(_double, makes=("x",))], r"makes \['x'\] again"),  # an input is not made again
+    ([Step(_table, writes=("not_a_table.csv",))], "registered tables"),
+    ([Step(_double, makes=("y.csv",))], "registered tables"),
+])
+def test_a_list_that_does_not_check(steps, message):
+    with pytest.raises(ValueError, match=message):
+        check_steps(steps, ["x", "y"] if "_table" in repr(steps) else ["x"])
+
+
+def test_a_step_returning_other_than_it_declared_is_refused():
+    with pytest.raises(ValueError, match=r"step 'double' returned \['y'\]; it declares makes=\['w'\]"):
+        run_steps([Step(_double, makes=("w",))], {"x": 1})
+    with pytest.raises(ValueError, match="writes=\\[\\]"):  # a table it did not declare
+        run_steps([Step(_double, makes=("y",)), Step(_table)], {"x": 1})
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_background_step_is_collected_where_needed(n_jobs):
+    values, tables = run_steps([Step(_pid, makes=("pid",), writes=("scores.csv",), background=True),
+                                Step(_double, makes=("y",)), Step(_seen, makes=("names", "z"))],
+                               {"x": 4}, n_jobs=n_jobs)
+    assert values["y"] == 8 and tables == {"scores.csv": [4]} and values["names"] == ["scores.csv"]
+    forked = n_jobs > 1 and os.name == "posix"
+    assert (values["pid"] != os.getpid()) == forked
+
+
+def test_the_main_jobs_steps_check_and_each_writes_registered_tables():
+    given = inspect.signature(rank_convergence.run).parameters
+    check_steps(rank_convergence.STEPS, list(given))
+    written = [t for s in rank_convergence.STEPS for t in s.writes]
+    assert len(written) == len(set(written)) and set(written) <= set(TABLES)
+    assert {n for s in rank_convergence.STEPS for n in s.needs} <= set(given) | {
+        m for s in rank_convergence.STEPS for m in s.makes} | {TABLES_SO_FAR}
