@@ -353,6 +353,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     """
     from robustness.errors import InputError
     from robustness.reporting.sections.design_twin import failed_fit
+    from robustness.results.design_meta import DesignMeta
     from robustness.results.study_result import StudyResult
     from robustness.statistics.ranks import size_target
     from robustness.studies.design import differing_assumptions, unit_name
@@ -362,24 +363,20 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     if res.study != "design_study":
         raise InputError(f"{folder}: --design names a design study's results folder; this one holds "
                          f"{res.study or 'no study'}")
+    meta = DesignMeta.of(res)  # every field it reads, checked once
+    read = _design_challenge(folder, meta, str(data))  # data: checked above
+    target = size_target(meta.runs, meta.target_l1)
     try:
-        entry = res.meta.get("input")
-        read = _design_challenge(folder, entry, str(data))  # data: checked above; entry: a dict from here on
         row = _twin_size(folder, res)
-        target = size_target(int(res.meta["base_setting"]["runs"]), (res.meta.get("options") or {}).get("target_l1"))
-        if not (math.isfinite(target) and target > 0):
-            raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
         differs = differing_assumptions(res.table("fit.csv") if res.has("fit.csv") else None)
         failed = failed_fit(res)
         resolution = _twin_resolution(folder, res)
-        base = entry.get("base") if isinstance(entry, dict) else None
-        unit = unit_name(base if isinstance(base, dict) else {})
     except InputError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # its tables, not its meta.json
         raise InputError(f"{folder}: damaged design-study folder ({type(exc).__name__}: {exc}); run the design "
                          "study again") from None
-    return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit, "target": target,
+    return {"folder": str(folder), "twin": row, "differs": differs, "unit": unit_name(meta.base), "target": target,
             "challenge": read, "fit_failed": failed, "resolution": resolution}
 
 
@@ -404,22 +401,20 @@ def _check_design_folder(folder: str, *, data: str | None, out: str, strategies:
                          f"{DEFAULT.metric}: keep {DEFAULT.gold} in --strategies")
 
 
-def _design_challenge(folder: str, entry, data: str) -> str:
+def _design_challenge(folder: str, meta, data: str) -> str:
     """The fingerprint of the challenge the design study read; it must have been run ``--like`` ``data``."""
     from robustness.errors import InputError
 
-    like = entry.get("like") if isinstance(entry, dict) else None
-    if not isinstance(like, str) or like == "synthetic" or not os.path.isabs(like):
-        raise InputError(f"{folder}: a design study not run --like a folder of masks ({like!r}); run it again "
+    if meta.like is None or meta.like == "synthetic" or not os.path.isabs(meta.like):
+        raise InputError(f"{folder}: a design study not run --like a folder of masks ({meta.like!r}); run it again "
                          "with --like the --data of this job")
-    if os.path.realpath(like) != os.path.realpath(data):
-        raise InputError(f"{folder}: a design study of {like}, not of {data} (--design needs one run --like "
+    if os.path.realpath(meta.like) != os.path.realpath(data):
+        raise InputError(f"{folder}: a design study of {meta.like}, not of {data} (--design needs one run --like "
                          "this --data)")
-    read = entry.get("challenge")
-    if not isinstance(read, str):
+    if meta.challenge is None:
         raise InputError(f"{folder}: the design study does not record the challenge it read (written before "
                          "--design existed): run it again")
-    return read
+    return meta.challenge
 
 
 def _twin_size(folder: str, res) -> dict:

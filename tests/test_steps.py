@@ -8,7 +8,7 @@ import os
 import pytest
 
 from robustness.results.study_result import TABLES
-from robustness.studies import rank_convergence
+from robustness.studies import rank_convergence, table
 from robustness.studies.steps import TABLES_SO_FAR, Step, check_steps, run_steps
 
 
@@ -83,3 +83,22 @@ def test_the_main_jobs_steps_check_and_each_writes_registered_tables():
     assert len(written) == len(set(written)) and set(written) <= set(TABLES)
     assert {n for s in rank_convergence.STEPS for n in s.needs} <= set(given) | {
         m for s in rank_convergence.STEPS for m in s.makes} | {TABLES_SO_FAR}
+
+
+def test_a_step_runs_only_when_its_value_is_there():
+    steps = [Step(_double, makes=("y",), when="x"), Step(_table, writes=("leaderboard.csv",), when="y")]
+    values, tables = run_steps(steps, {"x": None})
+    assert values["y"] is None and tables == {}  # skipped: its values None, its tables not written
+    values, tables = run_steps(steps, {"x": 2})
+    assert values["y"] == 4 and tables == {"leaderboard.csv": [4]}
+    with pytest.raises(ValueError, match=r"needs \['w'\]"):  # `when` names a need like any other
+        check_steps([Step(_double, makes=("y",), when="w")], ["x"])
+
+
+def test_the_table_studys_steps_check():
+
+
+    given = ["tasks", "schemes", "options", "ranking_options", "methods", "source", "unit", "n_jobs", "progress",
+             "notes"]
+    check_steps(table.STEPS, given)
+    assert [s.name for s in table.STEPS if s.when is None] == ["rankings", "input_meta", "meta"]

@@ -4,11 +4,13 @@
 
 from . import checksums as checksums
 from . import claims as claims
+from . import design_meta as design_meta
 from . import escape as escape
 from . import folder as folder
 from . import study_result as study_result
 from .claims import CLAIMS as CLAIMS
 from .claims import register_claim as register_claim
+from .design_meta import DesignMeta as DesignMeta
 from .folder import ResultsDir as ResultsDir
 from .folder import open_results as open_results
 from .study_result import StudyResult as StudyResult
@@ -17,11 +19,13 @@ from .study_result import register_table as register_table
 
 __all__ = [
     "CLAIMS",
+    "DesignMeta",
     "ResultsDir",
     "StudyResult",
     "Verdicts",
     "checksums",
     "claims",
+    "design_meta",
     "escape",
     "folder",
     "open_results",

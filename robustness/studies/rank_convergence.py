@@ -51,7 +51,7 @@ from robustness.studies.rank_convergence_metrics import PerImage, label_tables, 
 from robustness.studies.rank_convergence_options import RankConvergenceOptions
 from robustness.studies.rank_convergence_verdicts import verdicts
 from robustness.studies.steps import Step, run_steps
-from robustness.studies.table import rank_tables
+from robustness.studies.table_ranks import rank_tables
 
 if TYPE_CHECKING:
 
@@ -147,7 +147,7 @@ def _headline_rank_tables(conv_schemes, counts, primary: Scheme, options) -> dic
     """The headline gold and metric's per-case (macro) leaderboard under the ranking options, with rank intervals.
 
     The tables of the per-case figures (podium, heatmap, rank frequencies...;
-    :func:`robustness.studies.table.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
+    :func:`robustness.studies.table_ranks.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
     the both-empty policy are left out of a run's mean, as in the leaderboard.
     """
     frames = [f for f in per_case_frames(conv_schemes, counts) if f.strategy.iloc[0] == primary.gold and

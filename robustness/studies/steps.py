@@ -65,6 +65,9 @@ class Step:
         The status line's subject while it runs (a background step: while the study waits for it).
     background : bool
         Run beside the following steps (in a forked process when the study has two cores).
+    when : str, optional
+        Run only where this value (an input or an earlier step's) is not None; otherwise every value it makes is
+        None and it writes nothing.
     """
 
     fn: Callable[..., dict[str, Any]]
@@ -72,6 +75,7 @@ class Step:
     writes: tuple[str, ...] = ()
     status: str | None = None
     background: bool = False
+    when: str | None = None
 
     @property
     def name(self) -> str:
@@ -104,7 +108,7 @@ def check_steps(steps: Sequence[Step], given: Iterable[str], *, registered: Iter
     tables = set(TABLES if registered is None else registered)
     known, written = set(given) | {TABLES_SO_FAR}, set[str]()
     for step in steps:
-        missing = [n for n in step.needs if n not in known]
+        missing = [n for n in step.needs + ((step.when,) if step.when else ()) if n not in known]
         if missing:
             raise ValueError(f"step {step.name!r} needs {missing}, which neither an input nor an earlier step makes")
         twice = sorted((set(step.makes) & known) | (set(step.writes) & written))
@@ -152,7 +156,10 @@ def run_steps(steps: Sequence[Step], given: Mapping[str, Any], *, n_jobs: int = 
                 _take(step, job.result(), values, tables)
 
     for k, step in enumerate(steps):
-        collect(step.needs)
+        collect(step.needs + ((step.when,) if step.when else ()))
+        if step.when is not None and values[step.when] is None:
+            values.update(dict.fromkeys(step.makes))
+            continue
         if step.status is not None and not step.background:
             stage(step.status, printed=False)
         args = {n: tables if n == TABLES_SO_FAR else values[n] for n in step.needs}

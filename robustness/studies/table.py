@@ -22,26 +22,21 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from robustness.errors import InputError, parameter
 from robustness.io.case_table import SCHEME_COLUMNS
-from robustness.progress import stage
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.case_rankings import (
     TaskScores,
     check_missing,
     direction,
-    rank_tasks,
     task_scores,
-    top,
 )
-from robustness.statistics.consensus import HIGHER_BETTER, consensus, consensus_values
 from robustness.statistics.ranking_options import RankingOptions
-from robustness.statistics.ranks import check_target, rank
+from robustness.statistics.ranks import check_target
 from robustness.statistics.schemes import Schemes
 from robustness.statistics.table_schemes import schemes_from_table
 from robustness.studies.common import (
@@ -53,15 +48,8 @@ from robustness.studies.common import (
     uncertainty_tables,
 )
 from robustness.studies.resampling_verdicts import ranking_verdicts, resampling_verdicts
-from robustness.studies.table_comparisons import (
-    bayes_tables,
-    friedman_tables,
-    podium_table,
-    rliable_tables,
-    significance_tables,
-    task_distance_tables,
-)
-from robustness.studies.table_ranks import bootstrap_rank_tables, case_rank_tables
+from robustness.studies.steps import Step, run_steps
+from robustness.studies.table_ranks import rank_tables
 
 __all__ = ["TableOptions", "PreparedTable", "prepare", "engine_ranking", "run", "fingerprint", "engine_limits",
            "rank_tables"]
@@ -290,94 +278,6 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
     return PreparedTable(tasks, schemes, notes)
 
 
-def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_options):
-    """The consensus of one method with each run's 95% interval of its consensus rank over the resamples.
-
-    ``tasks``: the leaderboards of one scheme. The tasks' cases are resampled independently; resample ``b`` of
-    every task is combined into one consensus. ``--task-weights`` names the tasks by their task column's value.
-    """
-    given = dict(options.task_weights)
-    weights = {t.task: given[_task_part(t)] for t in tasks if _task_part(t) in given} or None
-    ranking = ranking[ranking.task.isin([t.task for t in tasks])]
-    ties = ranking_options.ties if ranking_options.ties != "random" else "min"
-    frame = consensus(ranking[ranking.ranking == method], method=options.consensus, weights=weights, ties=ties)
-    runs = list(frame.run)
-    w = np.array([float((weights or {}).get(t.task, 1.0)) for t in tasks])
-    per_task = []
-    for t in tasks:
-        b = boots[t.task, method]  # (B, R_t), nan: not ranked in that resample
-        full = np.full((b.shape[0], len(runs)), np.nan)
-        idx = [runs.index(r) for r in t.runs if r in runs]
-        full[:, idx] = b[:, [k for k, r in enumerate(t.runs) if r in runs]]
-        per_task.append(full)
-    stat = consensus_values(np.stack(per_task, axis=2), w, options.consensus)  # ranks (B, R, T)
-    ranks = rank(stat, ties=ties, lower_better=options.consensus not in HIGHER_BETTER)
-    lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
-    return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0], scheme=tasks[0].scheme)
-
-
-def _task_part(t: TaskScores) -> str:
-    """The value of the task column in a leaderboard's name (its first part: ``task / strategy / metric``)."""
-    return t.task if not t.scheme else t.task[: -len(t.scheme) - 3]
-
-
-def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
-                options: TableOptions, *, n_jobs: int = 1, with_consensus: bool = True,
-                significance: bool = True) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
-
-    Parameters
-    ----------
-    tasks : sequence of TaskScores
-    methods : sequence of str
-    ranking_options : RankingOptions
-    options : TableOptions
-        ``bootstrap`` resamples, ``seed``, ``consensus`` and ``task_weights``.
-    n_jobs : int
-        Unused (the rankings of a per-case table take seconds); kept for the studies' common signature.
-    with_consensus : bool
-        Combine several tasks into ``consensus.csv`` (not for leaderboards of one task under several metrics).
-    significance : bool
-        The significance map's tests (``significance.csv``).
-
-    Returns
-    -------
-    (tables, notes)
-    """
-    gen = options.rng("ranks")  # one stream, drawn from in this order: rankings, bootstrap, case ranks, podium
-    ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
-    tables = {"ranking.csv": ranking}
-    bootstrap, boots, left_out = bootstrap_rank_tables(tasks, methods, ranking, ranking_options, options.bootstrap,
-                                                       gen)
-    notes += left_out
-    stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
-    cases = case_rank_tables(tasks, ranking_options, gen)
-    families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
-    combined = [family for family in families.values() if len(family) > 1]
-    if combined and with_consensus:
-        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
-                                                                       ranking_options)
-                                             for family in combined for m in methods], ignore_index=True)
-        tables.update(task_distance_tables(ranking, combined))
-    tables.update(friedman_tables(tasks, ranking_options))
-    if significance:  # the main job has its own, over its resampling units (pairwise.parquet)
-        extra, significance_notes = significance_tables(tasks, ranking, ranking_options)
-        tables.update(extra)
-        notes += significance_notes
-    tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
-    rope = getattr(options, "rope", None)  # --rope (the per-case table command and the main job)
-    if rope is not None:
-        tables.update(bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes")))
-    k = getattr(options, "top", None)  # the per-case table command's --top
-    if k is not None:
-        tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
-                                      ignore_index=True)
-    tables.update(cases)
-    tables["podium.parquet"] = podium_table(tasks, ranking_options, gen)
-    tables.update(bootstrap)
-    return tables, notes
-
-
 def fingerprint(tasks: Sequence[TaskScores]) -> str:
     """The identity of a table's scores (decides whether a results folder holds this input's results).
 
@@ -425,30 +325,86 @@ def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOpti
     -------
     StudyResult
     """
-    ranking_options = ranking_options or RankingOptions()
-    stage("rankings of every task", printed=False)
-    tables, rank_notes = rank_tables(tasks, methods or options.ranking, ranking_options, options, n_jobs=n_jobs)
+    given = {"tasks": tasks, "schemes": schemes, "options": options,
+             "ranking_options": ranking_options or RankingOptions(), "methods": methods or options.ranking,
+             "source": source, "unit": unit, "n_jobs": n_jobs, "progress": progress, "notes": list(notes)}
+    values, tables = run_steps(STEPS, given, n_jobs=n_jobs)
+    verdicts = values["verdicts"] if values["verdicts"] is not None else Verdicts()
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=values["meta"])
+
+
+def _rankings(tasks, methods, ranking_options: RankingOptions, options: TableOptions, n_jobs: int) -> dict:
+    """Every task's ranking under every method, the consensus, the comparisons and the rank distributions."""
+    tables, rank_notes = rank_tables(tasks, methods, ranking_options, options, n_jobs=n_jobs)
+    return tables | {"rank_notes": rank_notes}
+
+
+def _input_meta(tasks, schemes: Schemes | None, source: str, unit: str) -> dict:
+    """What the report says of the input (meta.json's ``input``)."""
     inputs = {"table": source, "fingerprint": fingerprint(tasks), "tasks": [t.task for t in tasks],
               "runs": len({r for t in tasks for r in t.runs}),
               "units": schemes.n_units if schemes is not None else int(max(t.units.max() + 1 for t in tasks)),
               "unit": schemes.unit if schemes is not None else unit,
               "schemes": [list(n) for n in schemes.names] if schemes is not None else []}
-    meta: dict[str, Any] = {"options": asdict(options), "ranking_options": asdict(ranking_options),
-            "ranking_options_text": ranking_options.describe(), "methods": methods_meta(),
-            "ranking": list(options.ranking), "input": inputs,
-            "warnings": list(notes) + [n for n in rank_notes if n not in notes]}
-    if schemes is None:
-        return StudyResult(STUDY, tables=tables, verdicts=Verdicts().frame(), meta=meta)
-    lenient = options.size_target(len(schemes.runs))
-    meta["target"] = options.target_meta(len(schemes.runs))
-    resampled = resample(schemes, options, n_jobs=n_jobs, progress=progress)
-    tables.update(uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient, progress=progress))
+    return {"input_meta": inputs}
+
+
+def _meta(options: TableOptions, ranking_options: RankingOptions, input_meta: dict, notes, rank_notes, target,
+          curve_notes) -> dict:
+    """meta.json's study fields: the options, the input, the warnings and (where the engines ran) the target."""
+    warnings = notes + [n for n in rank_notes if n not in notes] + (curve_notes or [])
+    return {"meta": {"options": asdict(options), "ranking_options": asdict(ranking_options),
+                     "ranking_options_text": ranking_options.describe(), "methods": methods_meta(),
+                     "ranking": list(options.ranking), "input": input_meta, "warnings": warnings}
+            | ({"target": target} if target is not None else {})}
+
+
+def _target(schemes: Schemes, options: TableOptions) -> dict:
+    """The size target of the engines' answers, and its record for the metadata."""
+    return {"lenient": options.size_target(len(schemes.runs)), "target": options.target_meta(len(schemes.runs))}
+
+
+def _resample(schemes: Schemes, options: TableOptions, n_jobs: int, progress: bool) -> dict:
+    """Convergence curves over random orders and the bootstrap of units, every ranking method."""
+    return {"resampled": resample(schemes, options, n_jobs=n_jobs, progress=progress)}
+
+
+def _uncertainty(schemes: Schemes, options: TableOptions, lenient: float, n_jobs: int, progress: bool) -> dict:
+    """The distance to unlimited data and the test-set size needed."""
+    return uncertainty_tables(schemes, options, n_jobs=n_jobs, tolerance=lenient, progress=progress)
+
+
+def _curves(resampled, options: TableOptions, lenient: float) -> dict:
+    """The convergence tables (and their notes) and the bootstrap's tables."""
     curves, curve_notes = convergence_tables(resampled.convergence, tolerance=options.tolerance, lenient=lenient,
                                              all_curves=options.all_curves)
-    tables.update(curves)
-    tables.update(bootstrap_tables(resampled.bootstrap, agreement_file="agreement.csv"))
-    verdicts = Verdicts()
-    resampling_verdicts(verdicts, tables, schemes.names, lenient=lenient, tolerance=options.tolerance)
-    ranking_verdicts(verdicts, tables, schemes.names[:SHOWN_SCHEMES], agreement_file="agreement.csv")
-    meta["warnings"] += curve_notes
-    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+    return curves | bootstrap_tables(resampled.bootstrap, agreement_file="agreement.csv") | {
+        "curve_notes": curve_notes}
+
+
+def _verdicts(tables, schemes: Schemes, options: TableOptions, lenient: float) -> dict:
+    """The engines' verdicts (the rankings alone state none)."""
+    v = Verdicts()
+    resampling_verdicts(v, tables, schemes.names, lenient=lenient, tolerance=options.tolerance)
+    ranking_verdicts(v, tables, schemes.names[:SHOWN_SCHEMES], agreement_file="agreement.csv")
+    return {"verdicts": v}
+
+
+#: The table study, step by step (:mod:`robustness.studies.steps`); the resampling engines' steps run where the
+#: table allows them (``schemes`` not None; :func:`engine_limits` says why not).
+STEPS = (
+    Step(_rankings, makes=("rank_notes",), status="rankings of every task",
+         writes=("ranking.csv", "consensus.csv", "task_distances.csv", "friedman.csv", "nemenyi.csv",
+                 "cd_groups.csv", "significance.csv", "iqm.csv", "improvement.csv", "performance_profile.csv",
+                 "bayes_signed_rank.csv", "top.csv", "per_case.parquet", "case_ranks.csv", "podium.parquet",
+                 "rank_bootstrap.csv", "rank_frequency.csv", "rank_bootstrap_tau.csv")),
+    Step(_input_meta, makes=("input_meta",)),
+    Step(_target, makes=("lenient", "target"), when="schemes"),
+    Step(_resample, makes=("resampled",), when="schemes"),
+    Step(_uncertainty, writes=("ranking_uncertainty.csv", "rank_keep.csv", "test_set_size.csv"), when="schemes"),
+    Step(_curves, makes=("curve_notes",), when="schemes",
+         writes=("orders.csv", "curves.parquet", "curves_summary.csv", "convergence.csv", "strategy_comparison.csv",
+                 "bootstrap_ci.csv", "rank_distribution.csv", "stability.csv", "pairwise.parquet", "agreement.csv")),
+    Step(_verdicts, makes=("verdicts",), when="schemes"),
+    Step(_meta, makes=("meta",)),
+)

@@ -2,7 +2,8 @@
 
 Demšar's Friedman and Nemenyi tests (:mod:`robustness.statistics.friedman`) and rliable's interquartile mean,
 probability of improvement and performance profiles (:mod:`robustness.statistics.rliable_metrics`), per
-leaderboard of a per-case table or of the main job's per-case scores (:func:`robustness.studies.table.rank_tables`).
+leaderboard of a per-case table or of the main job's per-case scores
+(:func:`robustness.studies.table_ranks.rank_tables`).
 """
 
 from __future__ import annotations

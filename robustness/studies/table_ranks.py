@@ -1,7 +1,7 @@
-"""The rank tables of a per-case study: each leaderboard's bootstrap rank distribution, and each case's ranks.
+"""The rank tables of a per-case study: every leaderboard's ranking, bootstrap rank distribution and case ranks.
 
-Parts of :func:`robustness.studies.table.rank_tables`, which calls them in turn on one random stream (the order
-of the draws is the table study's, so the numbers are those of one pass).
+:func:`rank_tables` computes them, and the comparisons of :mod:`robustness.studies.table_comparisons`, on one
+random stream (the order of the draws is the table study's, so the numbers are those of one pass).
 """
 
 from __future__ import annotations
@@ -13,11 +13,21 @@ import pandas as pd
 
 from robustness import _kernels
 from robustness.progress import stage
-from robustness.statistics.case_rankings import TaskScores, bootstrap_task_ranks, direction
+from robustness.statistics.case_rankings import TaskScores, bootstrap_task_ranks, direction, rank_tasks, top
+from robustness.statistics.consensus import HIGHER_BETTER, consensus, consensus_values
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import rank
+from robustness.studies.common import ResamplingOptions
+from robustness.studies.table_comparisons import (
+    bayes_tables,
+    friedman_tables,
+    podium_table,
+    rliable_tables,
+    significance_tables,
+    task_distance_tables,
+)
 
-__all__ = ["bootstrap_rank_tables", "case_rank_tables"]
+__all__ = ["rank_tables", "bootstrap_rank_tables", "case_rank_tables"]
 
 
 def bootstrap_rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking: pd.DataFrame,
@@ -129,3 +139,91 @@ def case_rank_tables(tasks: Sequence[TaskScores], ranking_options: RankingOption
                        for v, c in zip(*np.unique(ranks[r], return_counts=True))]
     return {"per_case.parquet": pd.concat(per_case, ignore_index=True),
             "case_ranks.csv": pd.DataFrame(case_ranks, columns=["task", "run", "rank", "cases"])}
+
+
+def _consensus_with_intervals(ranking, boots, tasks, method, options, ranking_options):
+    """The consensus of one method with each run's 95% interval of its consensus rank over the resamples.
+
+    ``tasks``: the leaderboards of one scheme. The tasks' cases are resampled independently; resample ``b`` of
+    every task is combined into one consensus. ``--task-weights`` names the tasks by their task column's value.
+    """
+    given = dict(options.task_weights)
+    weights = {t.task: given[_task_part(t)] for t in tasks if _task_part(t) in given} or None
+    ranking = ranking[ranking.task.isin([t.task for t in tasks])]
+    ties = ranking_options.ties if ranking_options.ties != "random" else "min"
+    frame = consensus(ranking[ranking.ranking == method], method=options.consensus, weights=weights, ties=ties)
+    runs = list(frame.run)
+    w = np.array([float((weights or {}).get(t.task, 1.0)) for t in tasks])
+    per_task = []
+    for t in tasks:
+        b = boots[t.task, method]  # (B, R_t), nan: not ranked in that resample
+        full = np.full((b.shape[0], len(runs)), np.nan)
+        idx = [runs.index(r) for r in t.runs if r in runs]
+        full[:, idx] = b[:, [k for k, r in enumerate(t.runs) if r in runs]]
+        per_task.append(full)
+    stat = consensus_values(np.stack(per_task, axis=2), w, options.consensus)  # ranks (B, R, T)
+    ranks = rank(stat, ties=ties, lower_better=options.consensus not in HIGHER_BETTER)
+    lo, med, hi = np.quantile(ranks, [0.025, 0.5, 0.975], axis=0)
+    return frame.assign(median_rank=med, low=lo, high=hi, resamples=ranks.shape[0], scheme=tasks[0].scheme)
+
+
+def _task_part(t: TaskScores) -> str:
+    """The value of the task column in a leaderboard's name (its first part: ``task / strategy / metric``)."""
+    return t.task if not t.scheme else t.task[: -len(t.scheme) - 3]
+
+
+def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_options: RankingOptions,
+                options: ResamplingOptions, *, n_jobs: int = 1, with_consensus: bool = True,
+                significance: bool = True) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Every task's ranking under every method, the consensus, and bootstrap rank distributions (module notes).
+
+    Parameters
+    ----------
+    tasks : sequence of TaskScores
+    methods : sequence of str
+    ranking_options : RankingOptions
+    options : ResamplingOptions
+        ``bootstrap`` resamples and ``seed``; a table study's ``consensus`` and ``task_weights``, ``rope`` and ``top``.
+    n_jobs : int
+        Unused (the rankings of a per-case table take seconds); kept for the studies' common signature.
+    with_consensus : bool
+        Combine several tasks into ``consensus.csv`` (not for leaderboards of one task under several metrics).
+    significance : bool
+        The significance map's tests (``significance.csv``).
+
+    Returns
+    -------
+    (tables, notes)
+    """
+    gen = options.rng("ranks")  # one stream, drawn from in this order: rankings, bootstrap, case ranks, podium
+    ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
+    tables = {"ranking.csv": ranking}
+    bootstrap, boots, left_out = bootstrap_rank_tables(tasks, methods, ranking, ranking_options, options.bootstrap,
+                                                       gen)
+    notes += left_out
+    stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
+    cases = case_rank_tables(tasks, ranking_options, gen)
+    families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
+    combined = [family for family in families.values() if len(family) > 1]
+    if combined and with_consensus:
+        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
+                                                                       ranking_options)
+                                             for family in combined for m in methods], ignore_index=True)
+        tables.update(task_distance_tables(ranking, combined))
+    tables.update(friedman_tables(tasks, ranking_options))
+    if significance:  # the main job has its own, over its resampling units (pairwise.parquet)
+        extra, significance_notes = significance_tables(tasks, ranking, ranking_options)
+        tables.update(extra)
+        notes += significance_notes
+    tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
+    rope = getattr(options, "rope", None)  # --rope (the per-case table command and the main job)
+    if rope is not None:
+        tables.update(bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes")))
+    k = getattr(options, "top", None)  # the per-case table command's --top
+    if k is not None:
+        tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
+                                      ignore_index=True)
+    tables.update(cases)
+    tables["podium.parquet"] = podium_table(tasks, ranking_options, gen)
+    tables.update(bootstrap)
+    return tables, notes

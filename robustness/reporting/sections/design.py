@@ -7,6 +7,8 @@ section alone.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -15,6 +17,7 @@ from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.design_twin import failed_fit_bullets, fit_section, resolution_bullet
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
+from robustness.results.design_meta import DesignMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.simulation.recommendation import one_random
@@ -82,15 +85,15 @@ def unit_word(res: StudyResult) -> str:
     -------
     str
     """
-    return unit_of(res.meta.get("input", {}).get("base", {}))
+    return unit_of(DesignMeta.of(res).base)
 
 
-def unit_of(base: dict) -> str:
+def unit_of(base: Mapping[str, Any]) -> str:
     """The test-set unit's name from a design study's base generator parameters (``meta.json``'s input base).
 
     Parameters
     ----------
-    base : dict
+    base : mapping
 
     Returns
     -------
@@ -265,7 +268,7 @@ def _indicative(res: StudyResult) -> str:
     """
     g = res.meta.get("grid") or {}
     replicates = int(g.get("replicates", 0) or 0)
-    if not (res.meta.get("options") or {}).get("quick") and replicates >= 20:
+    if not DesignMeta.of(res).quick and replicates >= 20:
         return ""
     return (f" With {replicates} replicates (each one test set of one run population) this interval is indicative: "
             "it samples neither the test sets nor the run populations enough to hold on a new run population; "
@@ -444,7 +447,7 @@ def _metrics(r: Report, res: StudyResult) -> None:
                    & (summary.strategy == "majority") & (summary.average == "macro")].sort_values("encounters")
     r.heading("Does the metric change the ranking? (simulated)")
     unit = ("mm (the twin keeps the input's physical size with fewer, larger voxels)"
-            if res.meta.get("input", {}).get("base", {}).get("depth") else
+            if DesignMeta.of(res).base.get("depth") else
             "simulated pixels (the simulated images are smaller than a real challenge's, so a tolerance in its "
             "pixels does not carry over)")
     r.paragraph(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import strategy_label
+from robustness.results.design_meta import DesignMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.simulation.twin import fit_failures
@@ -18,7 +19,7 @@ __all__ = ["fit_section", "failed_fit", "failed_fit_bullets", "resolution_bullet
 
 def _unit(res: StudyResult) -> str:
     """The test-set unit in the data's words (the design study's base)."""
-    return unit_name(res.meta.get("input", {}).get("base", {}))
+    return unit_name(DesignMeta.of(res).base)
 
 
 def fit_section(r: Report, res: StudyResult) -> None:
@@ -33,7 +34,7 @@ def fit_section(r: Report, res: StudyResult) -> None:
     """
     if not res.has("fit.csv"):
         return
-    images = (res.meta.get("input", {}).get("base") or {}).get("world") == "image twin"
+    images = DesignMeta.of(res).base.get("world") == "image twin"
     r.heading("The challenge and its twin")
     if images:
         r.paragraph("The twin is made of the challenge's own images (robustness.synthetic.image_twin): each image's "
