@@ -164,6 +164,23 @@ def test_tests_use_encounters_not_images():
     assert (pe.diff_high - pe.diff_low) / (pi.diff_high - pi.diff_low) == pytest.approx(np.sqrt(10), rel=0.3)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_rank_test_is_the_packages_wilcoxon_equal_to_scipys(seed):
+    """pairwise.parquet's p_wilcoxon is the package's signed-rank test (robustness.statistics.paired), two-sided:
+    equal to scipy's asymptotic Wilcoxon to the last digit, ties and zero differences included."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 40))
+    values = {f"r{k}": rng.normal(size=n).round(int(rng.integers(0, 3))) for k in range(4)}
+    values["copy"] = values["r0"].copy()  # every difference zero: p = 1
+    by_case = schemes_from_table(table(values))
+    pw = pairwise_comparisons(bootstrap(by_case, n_resamples=20, rng=0))
+    u = dict(zip(by_case.runs, by_case.unit_scores()[0]))
+    for row in pw.itertuples():
+        d = u[row.run] - u[row.other]
+        expected = wilcoxon(d, method="asymptotic").pvalue if (d != 0).any() else 1.0
+        assert row.p_wilcoxon == expected, (row.run, row.other)
+
+
 # -- Table 4 and truth ------------------------------------------------------------------------------------
 
 def test_table4_pooled_variant_by_hand():

@@ -17,14 +17,12 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 from scipy.stats import t as student
-from scipy.stats import wilcoxon
 
 from robustness import _kernels
 from robustness.scheme import DEFAULT
@@ -82,7 +80,9 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
     - ``p_wilcoxon``, ``p_wilcoxon_holm``, ``significant_wilcoxon``: two-sided
       Wilcoxon signed-rank test on the unit-level scores (one score per unit and
       run: micro re-sums the unit's counts, macro averages its images), the
-      rank-based check (normal approximation, zero differences dropped);
+      rank-based check: the package's test (:func:`robustness.statistics.paired.paired_p_values`, normal
+      approximation with the tie correction, differences within ``TIE_TOL`` of zero dropped), twice the smaller
+      one-sided p-value (scipy's ``wilcoxon(method="asymptotic")`` to the last digit, tested);
     - ``neighbours``: the two runs are next to each other on the leaderboard;
       ``unit`` and ``n_units``: what was resampled and how many.
 
@@ -113,15 +113,11 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
             p_boot = np.where(sd > 0, 2 * ndtr(-np.abs(diff) / np.where(sd > 0, sd, 1)),
                               np.where(diff == 0, 1.0, 0.0))
         p_boot = np.nan_to_num(p_boot, nan=1.0)
-        du = per_unit[s][i] - per_unit[s][j]  # (pairs, U)
+        ok = ~np.isnan(per_unit[s]).any(axis=0)  # the units every run has a score on
         p_w = np.ones(i.size)
-        ok = ~np.isnan(du).any(axis=0)
-        nonzero = (du[:, ok] != 0).any(axis=1)
-        if nonzero.any() and ok.sum() > 1:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                p_w[nonzero] = wilcoxon(du[nonzero][:, ok], axis=1, method="asymptotic").pvalue
-        p_w = np.nan_to_num(p_w, nan=1.0)
+        if ok.sum() > 1:  # the package's Wilcoxon (paired.py), two-sided: twice the smaller one-sided p
+            one = paired_p_values(per_unit[s][:, ok])
+            p_w = np.minimum(1.0, 2 * np.minimum(one[i, j], one[j, i]))
         ph, pwh = adjust(p_boot, "holm"), adjust(p_w, "holm")
         neighbours = pos[j] - pos[i] == 1
         p_d = np.full(i.size, np.nan)
