@@ -36,6 +36,8 @@ _hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 # carry @pytest.mark.slow: `make test-fast` (-m "not slow") leaves it out. CPU time, not wall time, so that a
 # machine shared with other work does not fail the suite; ROBUSTNESS_SLOW_LIMIT overrides the limit (0: off).
 SLOW_CPU_S = float(os.environ.get("ROBUSTNESS_SLOW_LIMIT", "15"))
+#: ROBUSTNESS_CPU_LOG=FILE appends each test's CPU seconds (setup and call, compilation apart) to FILE.
+CPU_LOG = os.environ.get("ROBUSTNESS_CPU_LOG")
 
 
 def _cpu_seconds() -> float:
@@ -82,7 +84,7 @@ def _compile_clock():
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
-    if SLOW_CPU_S > 0:
+    if SLOW_CPU_S > 0 or CPU_LOG:
         item._cpu_start = (_cpu_seconds(), _compile_clock().total)
     yield
 
@@ -92,9 +94,15 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     start = getattr(item, "_cpu_start", None)
-    if call.when != "call" or start is None or not report.passed or item.get_closest_marker("slow"):
+    if call.when != "call" or start is None:
         return
-    spent = _cpu_seconds() - start[0] - (_compile_clock().total - start[1])
+    compiled = _compile_clock().total - start[1]
+    spent = _cpu_seconds() - start[0] - compiled
+    if CPU_LOG:  # one line per test: where the suite's CPU goes (tests/cpu_report.py sums it)
+        with open(CPU_LOG, "a") as log:
+            log.write(f"{item.nodeid}\t{spent:.3f}\t{compiled:.3f}\t{int(bool(item.get_closest_marker('slow')))}\n")
+    if not report.passed or item.get_closest_marker("slow"):
+        return
     if spent > SLOW_CPU_S:
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} took {spent:.1f} CPU-seconds (setup and call, numba compilation left "
