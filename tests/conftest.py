@@ -103,7 +103,7 @@ def pytest_runtest_makereport(item, call):
             log.write(f"{item.nodeid}\t{spent:.3f}\t{compiled:.3f}\t{int(bool(item.get_closest_marker('slow')))}\n")
     if not report.passed or item.get_closest_marker("slow"):
         return
-    if spent > SLOW_CPU_S:
+    if SLOW_CPU_S > 0 and spent > SLOW_CPU_S:
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} took {spent:.1f} CPU-seconds (setup and call, numba compilation left "
                            f"out), over the {SLOW_CPU_S:g} s a test may take unmarked: mark it @pytest.mark.slow "

@@ -23,7 +23,7 @@ from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
-from robustness.statistics.inference import quantile_interval
+from robustness.statistics.inference import quantile_interval, t_interval
 from robustness.statistics.table_schemes import schemes_from_table
 from robustness.statistics.truth import truth_agreement
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
@@ -70,6 +70,19 @@ def test_quantile_interval_covers_the_true_quantile():
         lo, hi = quantile_interval(rng.exponential(size=200), 0.95)
         hits += lo <= truth <= hi
     assert 0.93 <= hits / 400 <= 0.995
+
+
+def test_t_interval_is_the_textbook_one_and_covers_a_known_mean():
+    """mean +- t(0.975, n-1) s / sqrt(n), by hand (2 x 1 values: +-12.706 s/sqrt 2), nan below two values; 95% of
+    intervals from normal samples hold the true mean."""
+    mean, low, high = t_interval([1.0, 3.0, np.nan])
+    assert mean == 2.0 and low == pytest.approx(2 - 12.706204736 * np.sqrt(2) / np.sqrt(2), rel=1e-9)
+    assert high == pytest.approx(2 + 12.706204736, rel=1e-9)
+    assert t_interval([4.0])[0] == 4.0 and np.isnan(t_interval([4.0])[1:]).all()
+    assert np.isnan(t_interval([])).all()
+    rng = np.random.default_rng(8)
+    hits = sum(lo <= 1.5 <= hi for _, lo, hi in (t_interval(rng.normal(1.5, 2.0, 6)) for _ in range(2000)))
+    assert 0.94 <= hits / 2000 <= 0.96  # 2 SE of 0.95 in 2000 draws is 0.0097
 
 
 def test_identical_strategies_are_reported_as_tied():

@@ -197,9 +197,11 @@ def test_one_image_per_encounter_is_one_unit_in_the_coverage_warning():
 def test_a_quick_size_interval_is_called_indicative():
     from robustness.reporting.sections.design import _indicative
 
-    class Result:
-        def __init__(self, quick, replicates):
-            self.meta = {"options": {"quick": quick}, "grid": {"replicates": replicates}}
+    from robustness.results.study_result import StudyResult
+
+    def Result(quick, replicates):  # noqa: N802 (a design study's results with these fields)
+        return StudyResult("design_study", meta={"options": {"quick": quick}, "grid": {"replicates": replicates},
+                                                 "base_setting": {"runs": 5}})
 
     assert "With 4 replicates" in _indicative(Result(True, 4)) and "indicative" in _indicative(Result(True, 4))
     assert _indicative(Result(False, 20)) == ""
