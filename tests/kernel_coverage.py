@@ -1,7 +1,7 @@
 """The numba kernels' line coverage by their twin tests, measured with the JIT off.
 
 Jitted code is invisible to coverage tools; with ``NUMBA_DISABLE_JIT=1`` every kernel runs as the Python it is
-written in, so the lines the twin tests (``tests/test_kernels.py``, ``tests/test_boundary.py``) execute can be
+written in, so the lines the twin tests (``tests/kernels/test_kernels.py``, ``tests/overlap/test_boundary.py``) execute can be
 counted. Needs the ``coverage`` package (``pip install coverage``; not a test dependency: ``make test`` does not
 run this). Usage, from the repository::
 
@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-TESTS = ["tests/test_kernels.py", "tests/test_boundary.py"]
+TESTS = ["tests/kernels/test_kernels.py", "tests/overlap/test_boundary.py"]
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Slow, obviously correct numpy twins of every numba kernel in ``robustness._kernels``, in one place.
 
 Each ``twin_<kernel>`` computes what the kernel of the same name computes, by
-the plainest route (Python loops, scipy). ``tests/test_kernels.py`` compares
+the plainest route (Python loops, scipy). ``tests/kernels/test_kernels.py`` compares
 every kernel with its twin on random inputs (hypothesis) and on the hand-made
 cases of :func:`tiny_cases`, which the suite also runs with numba's JIT
 disabled (``NUMBA_DISABLE_JIT=1``) so that the kernels' Python source is

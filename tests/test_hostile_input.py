@@ -31,8 +31,8 @@ from experiments._cli import run
 from robustness.errors import InputError
 from robustness.io import load_dermavqa, load_raters
 from tests.conftest import REPO, tree_digest, write_png
-from tests.test_options import refused
-from tests.test_warnings import everywhere
+from tests.experiments.test_options import refused
+from tests.io.test_warnings import everywhere
 
 ARGS = ["--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet", "--no-figures"]
 

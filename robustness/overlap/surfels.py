@@ -9,8 +9,9 @@ outside holds a piece of the iso-surface at 0.5, weighted by that piece's area (
 - a cube's piece is the classic marching-cubes triangulation (Lorensen and Cline 1987) of its minority corners (the
   inside corners when at most four are inside, else the outside ones), vertices at the edges' midpoints;
   :data:`_TRIANGLES` holds every one of the 256 cubes' triangles as area vectors in eighths of a voxel face,
-  generated with scikit-image's ``marching_cubes(method="lorensen")`` (``tests/test_surfels.py`` regenerates it);
-  under a spacing ``(s0, s1, s2)`` a triangle's area is the norm of its vector times ``(s1 s2, s0 s2, s0 s1)``;
+  generated with scikit-image's ``marching_cubes(method="lorensen")``
+  (``tests/overlap/test_surfels.py`` regenerates it); under a spacing ``(s0, s1, s2)`` a triangle's area is the norm
+  of its vector times ``(s1 s2, s0 s2, s0 s1)``;
 - in 2D a square holds a segment: half its diagonal for one or three inside corners, a side for two corners on
   one side, the whole diagonal for two opposite corners;
 - the mask is padded with background, so an object touching the array's edge has a closed surface;

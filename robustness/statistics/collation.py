@@ -13,8 +13,8 @@ cases' order).
 
 ``locale`` uses ``pyuca`` (a Python implementation of the algorithm with the Unicode Consortium's table); checked
 against R 4.2.2's ``sort`` under en_US.UTF-8 on 416 random names of letters in both cases, digits, accents,
-spaces and punctuation: the same order (40 of them in ``tests/test_challenger_ties.py``). Locales with their own
-rules (Swedish, Lithuanian, ...) sort some letters elsewhere; those are not reproduced.
+spaces and punctuation: the same order (40 of them in ``tests/statistics/test_challenger_ties.py``). Locales with
+their own rules (Swedish, Lithuanian, ...) sort some letters elsewhere; those are not reproduced.
 
 Case names made only of numbers are ordered as numbers, as R reads such a column (a number column, sorted by value).
 """

@@ -23,8 +23,8 @@ The two two-stage methods estimate the number of true nulls at the level ``alpha
 mean "rejected at ``alpha``" and nothing at other levels, so they are statsmodels' own computation, called
 here; every other method is written below, operation for operation as R's ``p.adjust`` where R has it, and
 checked against statsmodels (equal, or within one unit in the last place for BH and BY, which statsmodels
-computes as ``p / (i / n)``) and against a naive twin in ``tests/test_multiplicity.py``. nan p-values are left
-out of the family and stay nan.
+computes as ``p / (i / n)``) and against a naive twin in ``tests/statistics/test_multiplicity.py``. nan p-values
+are left out of the family and stay nan.
 """
 
 from __future__ import annotations

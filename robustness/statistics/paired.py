@@ -11,7 +11,7 @@ each of its thousand resamples go through the same lines:
 - the paired t-test, one-sided (two-pass variance, as ``numpy.std``).
 
 The resampling engines' test-based ranking runs the same Wilcoxon test (no continuity correction) in a numba
-kernel (:mod:`robustness._kernels.signed_rank`); ``tests/test_paired.py`` holds both to scipy's
+kernel (:mod:`robustness._kernels.signed_rank`); ``tests/statistics/test_paired.py`` holds both to scipy's
 ``wilcoxon`` and ``ttest_1samp`` and to a naive twin.
 """
 

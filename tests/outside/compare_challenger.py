@@ -5,7 +5,7 @@
 Needs ``Rscript`` with challengeR 1.0.5 installed (``R CMD INSTALL`` from its repository, github.com/wiesenfa/
 challengeR; its dependencies from the distribution's r-cran-* packages and relations from CRAN's mirror) and the
 en_US.UTF-8 locale. Draws N random tables (default 1,000) with the random comparison's generator
-(:func:`tests.test_challenger_port.random_case`: rows in random order, ties, missing scores, absent rows, run and
+(:func:`tests.statistics.test_challenger_port.random_case`: rows in random order, ties, missing scores, absent rows, run and
 case names in both cases, every method, tie rule except random, aggregation and adjustment, both directions and
 both collations), writes each as a CSV, ranks them all in R with challengeR (``as.challenge``,
 ``aggregateThenRank``, ``rankThenAggregate``, ``testThenRank``; under ``LC_ALL=en_US.UTF-8`` for the ``locale``
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from robustness.errors import InputError  # noqa: E402
-from tests.test_challenger_port import (  # noqa: E402
+from tests.statistics.test_challenger_port import (  # noqa: E402
     ADJUST,
     agrees,
     collation_matters,

@@ -247,7 +247,7 @@ def test_threshold_with_a_0_1_annotator_through_score(drive_like, tmp_path, caps
 
 
 def test_annotator_empty_on_every_image_is_a_warning(drive_like, tmp_path, capsys):
-    from tests.test_warnings import everywhere
+    from tests.io.test_warnings import everywhere
 
     root, _ = drive_like
     for p in (root / "observer2").iterdir():

@@ -4,7 +4,7 @@ wording that fits the data, and a report page a reader can navigate.
 - the main summary opens with "What to conclude" (at most six bullets, each read from verdicts.csv) and puts the
   warnings before the leaderboard;
 - the main summary and the design study agree on the gold and the size (the default challenge here; BU-BIL
-  dataset 1 in tests/test_walkthrough.py, which runs docs/organiser-walkthrough.md);
+  dataset 1 in tests/experiments/test_walkthrough.py, which runs docs/organiser-walkthrough.md);
 - the design study refuses a misread input's failed fit (the swapped foreground of BU-BIL) and says why;
 - random single-annotator golds are one scheme, never separate candidates in a tie list;
 - Table 4's text is right for any number of annotators, the paper is quoted only on its data, coinciding golds

@@ -18,7 +18,7 @@ from robustness.overlap import compute_overlap
 from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 
 sitk = pytest.importorskip("SimpleITK")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONFIG = VolumeConfig(n_volumes=4, shape=(8, 24, 28), spacing=(3.0, 0.8, 0.7), labels=2, n_annotators=3, n_runs=5)
 GOLD = ["ann1", "ann2", "ann3"]
 

@@ -1,7 +1,7 @@
 """docs/organiser-walkthrough.md runs: its commands (with fewer resamples) and the sentences it marks *checked*.
 
 The main job and the design study on BU-BIL dataset 1 also check that the two reports agree on the gold and
-the size (the checks of tests/test_decision.py's ``_agree``), from another folder than the repository.
+the size (the checks of tests/experiments/test_decision.py's ``_agree``), from another folder than the repository.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from experiments import _cli
 from experiments import design_study as design_job
 from experiments import rank_convergence as main_job
 from tests.conftest import REPO, shared_data
-from tests.test_decision import _agree
+from tests.experiments.test_decision import _agree
 
 #: The page's main job and design study on real data take about 30 CPU-seconds (the module's fixture).
 pytestmark = pytest.mark.slow

@@ -101,7 +101,7 @@ def _ranking(ranks: dict) -> pd.DataFrame:
 
 def test_borda_copeland_and_pairwise_majority_by_hand():
     # T1 = {A 0.9, B 0.9, C 0.1}, T2 = {C 0.9, A 0.5, B 0.1} under min ties (relations' values from R:
-    # tests/test_challenger_ties.py)
+    # tests/statistics/test_challenger_ties.py)
     ranking = _ranking({"T1": {"A": 1, "B": 1, "C": 3}, "T2": {"C": 1, "A": 2, "B": 3}})
     borda = consensus(ranking, method="borda").set_index("run")
     # runs at or above: T1 A 2, B 2, C 3; T2 C 1, A 2, B 3

@@ -196,7 +196,6 @@ def test_one_image_per_encounter_is_one_unit_in_the_coverage_warning():
 
 def test_a_quick_size_interval_is_called_indicative():
     from robustness.reporting.sections.design import _indicative
-
     from robustness.results.study_result import StudyResult
 
     def Result(quick, replicates):  # noqa: N802 (a design study's results with these fields)

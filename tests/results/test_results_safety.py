@@ -18,7 +18,7 @@ from experiments._cli import run
 from robustness.errors import InputError
 from robustness.results.folder import ResultsDir, open_results
 from tests.conftest import tree_digest
-from tests.test_options import refused
+from tests.experiments.test_options import refused
 
 
 def tables(out):
@@ -106,7 +106,7 @@ def test_recovery_never_deletes_a_users_folders(users_things):
 
 
 def test_a_killed_jobs_staging_and_commit_are_still_cleaned(tmp_path):
-    from tests.test_results import killed
+    from tests.results.test_results import killed
 
     out = tmp_path / "out"
     first = ResultsDir(out, fingerprint="A")
@@ -145,7 +145,7 @@ def test_out_inside_the_input_is_refused_when_parsed(tiny_dermavqa, tmp_path, ca
 
 def test_out_inside_a_raters_folder_is_refused(tmp_path, capsys):
     from tests.conftest import write_png
-    from tests.test_decoding import MASK
+    from tests.io.test_decoding import MASK
 
     root = tmp_path / "raters"
     for r in ("a", "b", "run"):

@@ -87,7 +87,7 @@ def test_the_readme_names_every_metric_family_and_the_notebooks():
     and `make run` installs the runtime alone (the test tools come with `make test`)."""
     from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     readme = (repo / "README.md").read_text()
     for name in ("hd95_surfel", "nsd_surfel@t", "hd95_pooled", "lesion_f1", "lesion_hd95_pooled", "pq", "brats_dice",
                  "brats_hd95", "volume_similarity", "--min-lesion-size", "notebooks/", "01_synthetic_walkthrough.ipynb",
