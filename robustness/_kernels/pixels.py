@@ -241,17 +241,89 @@ def _positive_at(coarse, y, x, sy, sx):
     return top * (1 - ty) + bot * ty > 0.0
 
 
+#: A cell whose four corners all lie in (SURE_POSITIVE, inf) interpolates to > 0 everywhere inside it: each
+#: weight is at least 2**-53, so no product underflows (see :func:`_cell_signs`).
+SURE_POSITIVE = 1e-200
+
+
+@njit(cache=True, nogil=True)
+def _cell_signs(coarse):
+    """Per coarse cell: 1 where every pixel inside interpolates to > 0, -1 where none does, 0 to compute each.
+
+    Exact, not approximate: inside a cell the bilinear value is a sum of corners times weights in [2**-53, 1]
+    (``1 - t`` with ``t`` in [0, 1)) and [0, 1); four finite corners above :data:`SURE_POSITIVE` give a positive
+    sum, four corners at or below 0 a sum at or below 0 (an infinite or nan corner is left to the pixel). The
+    clipped last row and column of pixels (``t`` may reach 1 there) are always computed (:func:`_axis_cells`).
+    """
+    ch, cw = coarse.shape
+    out = np.zeros((ch - 1, cw - 1), dtype=np.int8)
+    for y in range(ch - 1):
+        for x in range(cw - 1):
+            a, b, c, d = coarse[y, x], coarse[y, x + 1], coarse[y + 1, x], coarse[y + 1, x + 1]
+            if (SURE_POSITIVE < a < np.inf and SURE_POSITIVE < b < np.inf and SURE_POSITIVE < c < np.inf
+                    and SURE_POSITIVE < d < np.inf):
+                out[y, x] = 1
+            elif a <= 0.0 and b <= 0.0 and c <= 0.0 and d <= 0.0:
+                out[y, x] = -1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _axis_cells(n, c):
+    """The coarse cell of each of ``n`` pixels along an axis of ``c`` coarse points, -1 where it is clipped."""
+    s = (c - 1) / max(n - 1, 1)
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        i = int(k * s)  # as _positive_at computes it
+        out[k] = i if i <= c - 2 else -1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sign_at(signs, rows, cols, y, x):
+    """The cell sign of pixel (y, x): 0 (compute it) on a clipped row or column."""
+    r, c = rows[y], cols[x]
+    return 0 if r < 0 or c < 0 else signs[r, c]
+
+
 @njit(cache=True, nogil=True)
 def upsample_positive(coarse, h, w):
-    """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0."""
+    """Bilinear interpolation of a coarse field to (h, w), thresholded at > 0.
+
+    Pixels in a cell whose corners decide the sign (:func:`_cell_signs`) take it; the others are interpolated.
+    """
     ch, cw = coarse.shape
     out = np.empty((h, w), dtype=np.bool_)
     sy = (ch - 1) / max(h - 1, 1)
     sx = (cw - 1) / max(w - 1, 1)
+    if ch < 2 or cw < 2:
+        for y in range(h):
+            for x in range(w):
+                out[y, x] = _positive_at(coarse, y, x, sy, sx)
+        return out
+    signs, rows, cols = _cell_signs(coarse), _axis_cells(h, ch), _axis_cells(w, cw)
     for y in range(h):
         for x in range(w):
-            out[y, x] = _positive_at(coarse, y, x, sy, sx)
+            s = _sign_at(signs, rows, cols, y, x)
+            out[y, x] = s > 0 if s != 0 else _positive_at(coarse, y, x, sy, sx)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _count_positive(f, truth, rows, cols, sy, sx):
+    """The pixels of ``truth``'s shape where the upsampled ``f`` is > 0, and how many of them are in ``truth``."""
+    h, w = truth.shape
+    whole = f.shape[0] > 1 and f.shape[1] > 1
+    signs = _cell_signs(f) if whole else np.zeros((1, 1), dtype=np.int8)
+    size = 0
+    tp = 0
+    for y in range(h):
+        for x in range(w):
+            s = _sign_at(signs, rows, cols, y, x) if whole else 0
+            if s > 0 or s == 0 and _positive_at(f, y, x, sy, sx):
+                size += 1
+                tp += truth[y, x]
+    return size, tp
 
 
 @njit(cache=True, nogil=True)
@@ -275,6 +347,7 @@ def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of
     f = np.empty((ch, cw))
     sy = (ch - 1) / max(h - 1, 1)
     sx = (cw - 1) / max(w - 1, 1)
+    rows, cols = _axis_cells(h, ch), _axis_cells(w, cw)
     for r in range(n_r):
         used = 0
         f[:, :] = -np.inf
@@ -294,13 +367,7 @@ def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of
         for y in range(ch):
             for x in range(cw):
                 f[y, x] = (f[y, x] + level[r]) + amp[r] * z[y, x]
-        tp = 0
-        size = 0
-        for y in range(h):
-            for x in range(w):
-                if _positive_at(f, y, x, sy, sx):
-                    size += 1
-                    tp += truth[y, x]
+        size, tp = _count_positive(f, truth, rows, cols, sy, sx)
         out[r, 0] = tp
         out[r, 1] = size - tp
         out[r, 2] = n_t - tp
