@@ -112,3 +112,27 @@ def test_a_tied_pair_beats_nobody_in_either_path(adjustment):
     for alpha in (0.05, 0.4999):
         engine = PairedTests.from_schemes(schemes_from_table(table), alpha=alpha, adjustment=adjustment).scores()[0]
         assert engine.tolist() == runs_beaten(values, adjustment=adjustment, alpha=alpha).tolist() == [0.0, 0.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 40), st.integers(0, 2), st.booleans(), st.floats(0, 0.3),
+       st.integers(0, 2**32 - 1))
+def test_every_pair_at_once_is_the_pair_by_pair_test(n_runs, n_cases, decimals, continuity, missing, seed):
+    """One weighting runs every pair in one pass (ties, nan cases, identical runs, blocks of pairs): the same
+    p-values to the last digit as the pair-by-pair path that every weighting takes."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n_runs, n_cases)).round(decimals)
+    values[rng.random(values.shape) < missing] = np.nan
+    values[-1] = values[0]  # one pair with every difference zero
+    once = paired_p_values(values, continuity=continuity)
+    each = paired_p_values(values, np.ones(n_cases), continuity=continuity)  # 1-D weights: the per-pair path
+    np.testing.assert_array_equal(once, each)
+
+
+def test_blocks_of_pairs_change_nothing(monkeypatch):
+    from robustness.statistics import paired
+
+    values = np.random.default_rng(4).normal(size=(9, 30)).round(1)
+    whole = paired_p_values(values)
+    monkeypatch.setattr(paired, "_BLOCK", 31)  # one pair per block
+    np.testing.assert_array_equal(paired_p_values(values), whole)
