@@ -353,7 +353,7 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     """
     from robustness.errors import InputError
     from robustness.reporting.sections.design_twin import failed_fit
-    from robustness.results.design_meta import DesignMeta
+    from robustness.results.meta import DesignMeta
     from robustness.results.study_result import StudyResult
     from robustness.statistics.ranks import size_target
     from robustness.studies.design import differing_assumptions, unit_name

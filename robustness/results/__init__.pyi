@@ -4,15 +4,16 @@
 
 from . import checksums as checksums
 from . import claims as claims
-from . import design_meta as design_meta
 from . import escape as escape
 from . import folder as folder
+from . import meta as meta
 from . import study_result as study_result
 from .claims import CLAIMS as CLAIMS
 from .claims import register_claim as register_claim
-from .design_meta import DesignMeta as DesignMeta
 from .folder import ResultsDir as ResultsDir
 from .folder import open_results as open_results
+from .meta import DesignMeta as DesignMeta
+from .meta import MainJobMeta as MainJobMeta
 from .study_result import StudyResult as StudyResult
 from .study_result import Verdicts as Verdicts
 from .study_result import register_table as register_table
@@ -20,14 +21,15 @@ from .study_result import register_table as register_table
 __all__ = [
     "CLAIMS",
     "DesignMeta",
+    "MainJobMeta",
     "ResultsDir",
     "StudyResult",
     "Verdicts",
     "checksums",
     "claims",
-    "design_meta",
     "escape",
     "folder",
+    "meta",
     "open_results",
     "register_claim",
     "register_table",

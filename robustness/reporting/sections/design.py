@@ -17,7 +17,7 @@ from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.design_twin import failed_fit_bullets, fit_section, resolution_bullet
 from robustness.reporting.sections.registry import ci, register_section, register_study, strategy_label
-from robustness.results.design_meta import DesignMeta
+from robustness.results.meta import DesignMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.simulation.recommendation import one_random

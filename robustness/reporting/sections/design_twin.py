@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import strategy_label
-from robustness.results.design_meta import DesignMeta
+from robustness.results.meta import DesignMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, metric_label
 from robustness.simulation.twin import fit_failures

@@ -38,6 +38,7 @@ from robustness.reporting.sections.registry import (
     register_study,
     strategy_label,
 )
+from robustness.results.meta import MainJobMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT, Scheme, metric_label
 from robustness.statistics.ranks import format_target, same_target
@@ -59,8 +60,9 @@ def design_command(res: StudyResult) -> str:
     -------
     str
     """
-    reading = res.meta["input"].get("reading") or {}  # how the job read its input (meta.json, named fields)
-    t = res.meta.get("target") or {}
+    m = MainJobMeta.of(res)
+    reading = m.reading or {}  # how the job read its input (meta.json, named fields)
+    t = m.target or {}
     target = f" --target {t['l1']:g}" if t.get("set_by") == "--target" else ""
     if not reading.get("folder"):  # the embedded synthetic challenge: the design study's default is its generator
         return "python -m experiments.design_study --quick" + target
@@ -125,8 +127,9 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         items.append(f"**Which gold**: this test set cannot say which gold ranks closer to the truth ({why}, and the "
                      "convergence curves measure how soon a subset agrees with this test set's own ranking, "
                      "not accuracy). The design study answers it by simulating challenges like this one: "
-                     + (f"its recommendation.md in {res.meta['design_answer']['folder']} (--design)."
-                        if res.meta.get("design_answer") else f"`{design_command(res)}` (recommendation.md)."))
+                     + (f"its recommendation.md in {design['folder']} (--design)."
+                        if (design := MainJobMeta.of(res).design_answer) else
+                        f"`{design_command(res)}` (recommendation.md)."))
     r.heading("What to conclude")
     r.bullets(items[:6])
 
@@ -172,7 +175,7 @@ def _design_sentence(res: StudyResult) -> str:
     job's, for majority, micro Jaccard (the scheme the twin is fitted to); nothing is compared where the twin
     failed its fit.
     """
-    d = res.meta.get("design_answer")
+    d = MainJobMeta.of(res).design_answer
     if not d:
         return ""
     if d.get("fit_failed"):  # two answers agree only when both rest on fits that passed
@@ -293,32 +296,32 @@ def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
 
 def _overview(r: Report, res: StudyResult) -> None:
     """What was studied and how."""
-    o, inp = res.options, res.meta["input"]
+    o, m = res.options, MainJobMeta.of(res)
     images = res.table("images.csv")
     per_image = images.annotators.value_counts().sort_index()
     boot_unit, _ = bootstrap_units(res)
-    grouped = f" in {inp['encounters']} encounters" if inp["encounters"] != inp["images"] else ""
-    if inp.get("labels"):  # multi-label volumes: an image is one label of one file, its encounter the file
-        kind = "volumes" if inp.get("volumes") else "images"
+    grouped = f" in {m.encounters} encounters" if m.encounters != m.images else ""
+    if m.labels:  # multi-label volumes: an image is one label of one file, its encounter the file
+        kind = "volumes" if m.volumes else "images"
         how = (f"the bootstrap resamples {kind} with all their labels" if boot_unit == "encounter" else
                "the bootstrap resamples label masks one by one")
-        regions = inp.get("regions")
+        regions = m.regions
         named = (", ".join(f"{n} (labels {'+'.join(map(str, v))})" for n, v in regions.items()) if regions else
-                 ", ".join(map(str, inp["labels"])))
-        grouped = (f" ({inp['encounters']} {kind} x {len(inp['labels'])} {'regions' if regions else 'labels'} "
+                 ", ".join(map(str, m.labels)))
+        grouped = (f" ({m.encounters} {kind} x {len(m.labels)} {'regions' if regions else 'labels'} "
                    f"{named}; {how})")
-        r.paragraph(f"Input: {inp['source']} — {inp['images']} label masks per run{grouped}, "
-                    f"{inp['runs']} runs, annotators per label mask: "
+        r.paragraph(f"Input: {m.source} — {m.images} label masks per run{grouped}, "
+                    f"{m.runs} runs, annotators per label mask: "
                     + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
-    elif inp.get("volumes"):
-        r.paragraph(f"Input: {inp['source']} — {inp['images']} volumes{grouped}, {inp['runs']} runs, annotators "
+    elif m.volumes:
+        r.paragraph(f"Input: {m.source} — {m.images} volumes{grouped}, {m.runs} runs, annotators "
                     "per volume: " + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     else:
-        r.paragraph(f"Input: {inp['source']} — {inp['images']} images{grouped}, "
-                    f"{inp['runs']} runs, annotators per image: "
+        r.paragraph(f"Input: {m.source} — {m.images} images{grouped}, "
+                    f"{m.runs} runs, annotators per image: "
                     + ", ".join(f"{k} on {v}" for k, v in per_image.items()) + ".")
     r.paragraph(f"Settings: {o['orders']} random orders (unit: {o['unit']}), {o['bootstrap']} bootstrap resamples "
-                f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {res.meta['empty_policy']}.")
+                f"(unit: {boot_unit}), seed {o['seed']}, both-empty pairs score: {m.empty_policy}.")
     r.paragraph(_headline_sentence(res))
     if paper_data(res):  # elsewhere each section names the overview with its reference where it applies
         r.paragraph("\"The paper\" below is the MEDIQA-MAGIC 2025 task overview (ImageCLEF 2025, CLEF 2025 Working "

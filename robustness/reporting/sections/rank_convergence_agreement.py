@@ -23,6 +23,7 @@ from robustness.reporting.sections.registry import (
     names,
     strategy_label,
 )
+from robustness.results.meta import MainJobMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import Scheme, from_meta, lower_is_better
 from robustness.statistics.ranks import format_target, target_text
@@ -65,7 +66,8 @@ def bootstrap_units(res: StudyResult) -> tuple[str, int]:
     -------
     (str, int)
     """
-    return res.meta["bootstrap_unit"], int(res.meta["bootstrap_units"])
+    m = MainJobMeta.of(res)
+    return m.bootstrap_unit, m.bootstrap_units
 
 
 def headline(res: StudyResult) -> Scheme:
@@ -142,7 +144,7 @@ def paper_data(res: StudyResult) -> bool:
     -------
     bool
     """
-    reading = res.meta["input"].get("reading")
+    reading = MainJobMeta.of(res).reading
     if not reading:  # a folder written before meta.json recorded how its input was read
         return headline(res).official
     return reading.get("layout") == "dermavqa" or not reading.get("folder")
@@ -288,7 +290,8 @@ def metrics_section(r: Report, res: StudyResult) -> None:
         "metrics, computed with the images' voxel spacing (NSD at a tolerance in the images' physical units, "
         "higher is better; HD95 and ASSD, lower is better). Boundary metrics are not ratios of overlap counts, so "
         "they exist only per image (macro). A pair where run and gold are both empty follows the both-empty policy "
-        f"({res.meta['empty_policy']}); a pair where one of them is empty scores the worst value (NSD 0, distances "
+        f"({MainJobMeta.of(res).empty_policy}); a pair where one of them is empty scores the worst value (NSD 0, "
+        "distances "
         f"{_empty_distance_text(res.options.get('empty_distance', 'diagonal'))}). "
         + _conventions_text(res.options)
         + "Kendall's tau-b compares two metrics' rankings; its 95% interval is the percentile "
@@ -337,7 +340,7 @@ def size_target_caption(res: StudyResult) -> str:
     -------
     str
     """
-    return target_text(size_target_of(res), res.meta["input"]["runs"])
+    return target_text(size_target_of(res), MainJobMeta.of(res).runs)
 
 
 def _within_target(res: StudyResult) -> str:

@@ -14,6 +14,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import group_word, size_target_of, target_words
 from robustness.reporting.sections.rank_convergence_agreement import bootstrap_units, headline
 from robustness.reporting.sections.registry import strategy_label
+from robustness.results.meta import MainJobMeta
 from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import format_target
 from robustness.statistics.resolution import ALPHA, POWER
@@ -35,9 +36,9 @@ def unit_word(res: StudyResult) -> str:
     str
     """
     unit = bootstrap_units(res)[0]
-    inp = res.meta["input"]
-    if unit == "encounter" and inp.get("encounters") == inp.get("images"):
-        return "volume" if inp.get("volumes") else "image"
+    m = MainJobMeta.of(res)
+    if unit == "encounter" and m.encounters == m.images:
+        return "volume" if m.volumes else "image"
     return unit
 
 
@@ -109,7 +110,8 @@ def size_bullet(res: StudyResult, *, design: str = "") -> str | None:
         v = rv[0]
         close = (f"{v['count']} of the {v['total']} neighbouring pairs lie closer than that" if v["total"] else
                  "there are no neighbouring pairs")
-        parts.append(f"with its {res.meta['bootstrap_units']} {unit}s this test set resolves a true difference of "
+        n_units = MainJobMeta.of(res).bootstrap_units
+        parts.append(f"with its {n_units} {unit}s this test set resolves a true difference of "
                      f"{number(v['value'])} in {p.metric_label} between neighbouring runs ({v['level']:.0%} CI "
                      f"{number(v['low'])} to {number(v['high'])}; paired t-test at {ALPHA:.0%}, {POWER:.0%} power); "
                      f"{close}.")
@@ -123,7 +125,7 @@ def size_bullet(res: StudyResult, *, design: str = "") -> str | None:
     if dist and nd:
         d = dist[0]
         parts.append(f"Ranks: L1 {d['value']:.1f} ({d['low']:.1f} to {d['high']:.1f}) to the ranking on unlimited "
-                     f"data; {target_words(size_target_of(res), res.meta['input']['runs'])} needs "
+                     f"data; {target_words(size_target_of(res), MainJobMeta.of(res).runs)} needs "
                      f"{_size_claim(nd[0], unit)}" + _flag_clause(res, key, unit) + ".")
     if not parts:
         return None
@@ -165,7 +167,7 @@ def resolution_section(r: Report, res: StudyResult) -> None:
     table = res.table("resolution.csv")
     p = headline(res)
     unit = unit_word(res)
-    n_units = int(res.meta["bootstrap_units"])
+    n_units = MainJobMeta.of(res).bootstrap_units
     r.heading("How small a difference can this test set resolve?")
     r.paragraph(
         f"A size in rank places depends on how close next year's runs will be; a size in score differences depends "

@@ -29,6 +29,7 @@ from robustness.reporting.sections.registry import (
     names,
     strategy_label,
 )
+from robustness.results.meta import MainJobMeta
 from robustness.results.study_result import StudyResult
 from robustness.scheme import Scheme
 from robustness.statistics.ranks import format_target
@@ -43,9 +44,9 @@ def _resampled(res: StudyResult) -> str:
     encounter holds one image or the bootstrap resamples images.
     """
     boot = bootstrap_units(res)[0]
-    inp = res.meta["input"]
-    item = "volume" if inp.get("volumes") else "image"
-    if boot != "encounter" or inp.get("encounters") == inp.get("images"):
+    m = MainJobMeta.of(res)
+    item = "volume" if m.volumes else "image"
+    if boot != "encounter" or m.encounters == m.images:
         return f"{item}s drawn with replacement"
     return f"{boot}s drawn with replacement, each with all its {item}s"
 
@@ -125,7 +126,7 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
         The main job's results folder.
     """
     boot_unit, n_units = bootstrap_units(res)
-    n_runs = res.meta["input"]["runs"]
+    n_runs = MainJobMeta.of(res).runs
     per_size, needed = res.table("ranking_uncertainty.csv"), res.table("test_set_size.csv")
     p = headline(res)
     first = per_size.iloc[0]
@@ -233,7 +234,7 @@ def convergence_section(r: Report, res: StudyResult) -> None:
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
                         f"{_resampled(res)}, "
-                        f"{res.meta.get('gold_orders', 10)} orders each; strategy_comparison.csv, columns "
+                        f"{MainJobMeta.of(res).gold_orders} orders each; strategy_comparison.csv, columns "
                         "auc_diff_test_sets): a claim "
                         "about the golds that should hold on a new test set, not only on this one's orders "
                         "(auc_diff, the paired difference over this test set's orders, is kept beside it).")

@@ -1,4 +1,4 @@
-"""A design study's meta.json read once into a typed, checked object (robustness.results.design_meta)."""
+"""A design study's meta.json read once into a typed, checked object (robustness.results.meta)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from robustness.errors import InputError
-from robustness.results.design_meta import DesignMeta
+from robustness.results.meta import DesignMeta
 from robustness.results.study_result import StudyResult
 
 GOOD = {"options": {"target_l1": None, "quick": True}, "base_setting": {"runs": 6, "annotators": 3},
@@ -58,3 +58,32 @@ def test_a_damaged_field_is_named_in_one_line(path, value, said):
 def test_a_missing_required_field_is_named():
     with pytest.raises(InputError, match=r"meta.json's base_setting.runs is missing, not an integer"):
         DesignMeta.of(_res({"input": GOOD["input"]}))
+
+
+def test_the_main_jobs_metadata_reads_as_written():
+    """The library's own main job on a tiny challenge: every field typed as the report reads it."""
+    from robustness.results.meta import MainJobMeta
+    from robustness.studies.rank_convergence import RankConvergenceOptions, run
+    from robustness.synthetic.challenge import make_challenge
+
+    ch = make_challenge(n_encounters=6, n_images=10, n_runs=3, n_teams=1, rng=0)
+    res = run(ch, RankConvergenceOptions(orders=5, bootstrap=20, outer=4), source="tiny")
+    m = MainJobMeta.of(res)
+    assert (m.source, m.images, m.encounters, m.runs) == ("tiny", 10, 6, 3) and m.where == "the main job"
+    assert m.bootstrap_unit == "encounter" and m.bootstrap_units == 6 and m.gold_orders == 10
+    assert m.annotators == tuple(ch.annotators) and m.volumes is False and m.labels is None
+    assert m.reading is None and m.design_answer is None  # the command adds them; the library alone does not
+    assert m.target is not None and m.target["l1"] > 0 and m.empty_policy == res.meta["empty_policy"]
+
+
+def test_a_damaged_main_job_field_is_named_and_an_old_folder_takes_the_old_defaults():
+    from robustness.results.meta import MainJobMeta
+
+    meta = {"input": {"source": "s", "images": 4, "encounters": 2, "runs": 3}, "bootstrap_unit": "image",
+            "bootstrap_units": 4, "empty_policy": "one"}
+    m = MainJobMeta.of(StudyResult("rank_convergence", meta=meta, folder=Path("/r")))
+    assert (m.gold_orders, m.target, m.reading, m.annotators, m.regions) == (10, None, None, (), None)
+    meta["input"]["runs"] = "3"
+    with pytest.raises(InputError, match=r"^/r: damaged main-job folder \(meta.json's input.runs is '3', not an "
+                                         r"integer\); run the main job again$"):
+        MainJobMeta.of(StudyResult("rank_convergence", meta=meta, folder=Path("/r")))

@@ -1,0 +1,199 @@
+"""A study's ``meta.json``, read once into a typed, checked object: the design study's and the main job's.
+
+Reports and commands that read another study's metadata read the fields below through :meth:`DesignMeta.of` and
+:meth:`MainJobMeta.of`, which check each one's type and say which field of which folder is damaged (one line,
+:class:`~robustness.errors.InputError`), instead of indexing nested dicts where they are used. A field a folder
+of an earlier version lacks takes the default its readers used before.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from robustness.errors import InputError
+
+if TYPE_CHECKING:
+    from robustness.results.study_result import StudyResult
+
+__all__ = ["DesignMeta", "MainJobMeta"]
+
+_NOTHING = object()
+_KINDS = {str: "text", int: "an integer", float: "a number", dict: "an object", list: "a list",
+          bool: "true or false", type(None): "null"}
+
+
+def _where(res: StudyResult, study: str) -> str:
+    return str(res.folder) if res.folder is not None else f"the {study}"
+
+
+def _reader(meta: Mapping, where: str, study: str) -> Callable[..., Any]:  # study: "design study", "main job"
+    """``read(path, kinds, default)``: the field at the dotted ``path``, of one of ``kinds``, or ``default``."""
+
+    def read(path: str, kinds: tuple[type, ...], default: Any = _NOTHING) -> Any:
+        value: Any = meta
+        for part in path.split("."):
+            value = value.get(part, _NOTHING) if isinstance(value, Mapping) else _NOTHING
+        if value is _NOTHING and default is not _NOTHING:
+            return default
+        if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+            shown = "missing" if value is _NOTHING else f"{value!r}"
+            raise InputError(f"{where}: damaged {study.replace(' ', '-')} folder (meta.json's {path} is {shown}, not "
+                             f"{' or '.join(_KINDS[k] for k in kinds)}); run the {study} again")
+        return value
+
+    return read
+
+
+@dataclass(frozen=True)
+class DesignMeta:
+    """The fields of a design study's ``meta.json`` that other readers use.
+
+    Attributes
+    ----------
+    where : str
+        The folder (or ``"the design study"`` for results not yet written), for messages.
+    study : str
+        The study's name (``design_study`` for a design study; the results' own).
+    base : mapping
+        The twin's or the generator's parameters (``input.base``): the unit's name, the world, the depth...
+    runs : int
+        The runs of the base setting (``base_setting.runs``): the size target depends on it.
+    target_l1 : float or None
+        The target expected L1 the study was given (``options.target_l1``; None: the default target).
+    quick : bool
+        Whether it ran ``--quick`` (``options.quick``).
+    like : str or None
+        The challenge folder its twin was made of (``input.like``; None or ``"synthetic"``: the generator), as
+        the command recorded it.
+    challenge : str or None
+        The fingerprint of the challenge it read (``input.challenge``; None when written by the library alone or
+        before ``--design`` existed).
+    """
+
+    where: str
+    study: str
+    base: Mapping[str, Any]
+    runs: int
+    target_l1: float | None
+    quick: bool
+    like: str | None
+    challenge: str | None
+
+    @classmethod
+    def of(cls, res: StudyResult) -> DesignMeta:
+        """Read and check the fields of ``res.meta``.
+
+        Parameters
+        ----------
+        res : StudyResult
+            A design study's results (loaded from a folder or just computed).
+
+        Returns
+        -------
+        DesignMeta
+
+        Raises
+        ------
+        InputError
+            A field is missing or of the wrong type: one line naming the folder and the field.
+        """
+        where = _where(res, "design study")
+        read = _reader(res.meta, where, "design study")
+        target = read("options.target_l1", (int, float, type(None)), None)
+        runs = read("base_setting.runs", (int,))
+        if runs < 1 or target is not None and not (math.isfinite(target) and target > 0):
+            raise InputError(f"{where}: damaged design-study folder (meta.json's base_setting.runs {runs!r} or "
+                             f"options.target_l1 {target!r} out of range); run the design study again")
+        return cls(where=where, study=res.study, base=read("input.base", (dict,), {}), runs=runs,
+                   target_l1=None if target is None else float(target),
+                   quick=read("options.quick", (bool,), False), like=read("input.like", (str, type(None)), None),
+                   challenge=read("input.challenge", (str, type(None)), None))
+
+
+@dataclass(frozen=True)
+class MainJobMeta:
+    """The fields of the main job's ``meta.json`` (``rank_convergence``) that its report reads.
+
+    Attributes
+    ----------
+    where : str
+        The folder (or ``"the main job"``), for messages.
+    source : str
+        The input in prose (``input.source``).
+    images, encounters, runs : int
+        What the challenge holds (``input``).
+    annotators : tuple of str
+        The annotators' names.
+    volumes : bool
+        3D input (``input.volumes``).
+    labels : tuple or None
+        The labels of a multi-label challenge (``input.labels``).
+    regions : mapping or None
+        The regions each label stands for (``input.regions``).
+    reading : mapping or None
+        How the command read its input (``input.reading``: ``layout``, ``folder``, ``options``; None in folders
+        written before it was recorded, or by the library alone).
+    bootstrap_unit : str
+        What the bootstrap resampled (``image`` or ``encounter``).
+    bootstrap_units : int
+        How many of them.
+    empty_policy : str
+        The both-empty policy's name.
+    gold_orders : int
+        Random orders per resampled test set behind the golds' comparison (10 in folders without the field).
+    target : mapping or None
+        The size target's record (``target``: ``l1``, ``set_by``...; None in older folders).
+    design_answer : mapping or None
+        The design study's answers compared with this job's (``--design``).
+    """
+
+    where: str
+    source: str
+    images: int
+    encounters: int
+    runs: int
+    annotators: tuple[str, ...]
+    volumes: bool
+    labels: tuple | None
+    regions: Mapping[str, Any] | None
+    reading: Mapping[str, Any] | None
+    bootstrap_unit: str
+    bootstrap_units: int
+    empty_policy: str
+    gold_orders: int
+    target: Mapping[str, Any] | None
+    design_answer: Mapping[str, Any] | None
+
+    @classmethod
+    def of(cls, res: StudyResult) -> MainJobMeta:
+        """Read and check the fields of ``res.meta``.
+
+        Parameters
+        ----------
+        res : StudyResult
+            The main job's results (loaded from a folder or just computed).
+
+        Returns
+        -------
+        MainJobMeta
+
+        Raises
+        ------
+        InputError
+            A field is missing or of the wrong type: one line naming the folder and the field.
+        """
+        read = _reader(res.meta, _where(res, "main job"), "main job")
+        labels = read("input.labels", (list, type(None)), None)
+        return cls(where=_where(res, "main job"), source=read("input.source", (str,)),
+                   images=read("input.images", (int,)), encounters=read("input.encounters", (int,)),
+                   runs=read("input.runs", (int,)), annotators=tuple(read("input.annotators", (list,), [])),
+                   volumes=read("input.volumes", (bool,), False), labels=None if labels is None else tuple(labels),
+                   regions=read("input.regions", (dict, type(None)), None),
+                   reading=read("input.reading", (dict, type(None)), None) or None,
+                   bootstrap_unit=read("bootstrap_unit", (str,)), bootstrap_units=read("bootstrap_units", (int,)),
+                   empty_policy=read("empty_policy", (str,)), gold_orders=read("gold_orders", (int,), 10),
+                   target=read("target", (dict, type(None)), None),
+                   design_answer=read("design_answer", (dict, type(None)), None) or None)
