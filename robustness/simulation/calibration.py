@@ -296,6 +296,56 @@ def _resolution_claims(resolution, pairs, key: dict, theta: np.ndarray, test: Sc
             "claim_units": claim, "need_units": need}
 
 
+def _truth_of(spec: PopulationSpec, counts: OverlapCounts, grid: np.ndarray, options: CalibrationOptions,
+              margin: float) -> tuple[PopulationTruth, list[pd.DataFrame]]:
+    """A population's truth (expected L1 by size, its teams' spread test, its resolution) and its truth rows."""
+    truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
+                             rng=stream(options.seed, "truth", spec.index, calibration=True))
+    labels = run_groups(list(counts.runs))[0]
+    spread_p = np.array([spread_test(scores, np.zeros((scores.size, scores.size)), labels,
+                                     rng=stream(options.seed, "truth", spec.index, 2, calibration=True))[1]
+                         for scores in truth.scores])
+    truth = replace(truth, resolution=detectable_difference(truth.pair_sd, options.test_size), spread_p=spread_p)
+    frames = [pd.DataFrame({"population": spec.name, "strategy": name[0], "metric": name[1], "average": name[2],
+                            "m": truth.sizes, "expected_l1": truth.expected_l1[s],
+                            "expected_l1_se": truth.expected_l1_se[s]})
+              for s, name in enumerate(truth.schemes)]
+    return truth, frames
+
+
+def _golds_and_draws(spec: PopulationSpec, counts: OverlapCounts, options: CalibrationOptions) -> tuple:
+    """The golds' truth, and the test sets (each one's images and its two generators).
+
+    The test sets are drawn in order before any work: the same test sets and streams for any ``n_jobs``.
+    """
+    n = options.test_size
+    encounters = np.asarray(counts.encounters)
+    ids = np.unique(encounters)
+    images_of = [np.flatnonzero(encounters == e) for e in ids]
+    golds = gold_truth(counts, images_of, n, draws=max(20, options.truth_draws // 10), n_orders=GOLD_ORDERS,
+                       rng=stream(options.seed, "truth", spec.index, 1, calibration=True))
+    rng = stream(options.seed, "test_sets", spec.index, calibration=True)
+    draws = []
+    for _ in range(options.test_sets):
+        chosen = np.sort(rng.choice(ids.size, n, replace=False))
+        draws.append((np.concatenate([images_of[k] for k in chosen]), *rng.spawn(2)))
+    return golds, draws
+
+
+def _test_set_rows(spec: PopulationSpec, results: list[dict], truth: PopulationTruth, n: int,
+                   target: float) -> tuple[list[dict], list[dict]]:
+    """Every test set's distance estimates and size claims, as rows of the distances and claims tables."""
+    raw, claims = [], []
+    for t, r in enumerate(results):
+        raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
+                 "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
+        claims += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
+                    "rule": x.get("rule", "reported"), **{k: x[k] for k in CLAIM_COLUMNS}, "target": target,
+                    "holds": size_claim_holds(x["beyond"], x["truth_at_claim"], target)}
+                   for x in r["needed"] + r["needed_rules"]]
+    return raw, claims
+
+
 def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = CalibrationOptions(), *,
               margin: float = 0.0, cache_dir: Path | str | None = None, n_jobs: int = 1, progress: bool = False,
               say: Callable[..., None] | None = None
@@ -337,28 +387,9 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         say(f"population {spec.name}: {options.population} encounters")
         counts = population_counts(spec, options.population, seed=options.seed, cache_dir=cache_dir, n_jobs=n_jobs,
                                    progress=progress)
-        truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
-                                 rng=stream(options.seed, "truth", spec.index, calibration=True))
-        labels = run_groups(list(counts.runs))[0]
-        spread_p = np.array([spread_test(scores, np.zeros((scores.size, scores.size)), labels,
-                                         rng=stream(options.seed, "truth", spec.index, 2, calibration=True))[1]
-                             for scores in truth.scores])
-        truth = replace(truth, resolution=detectable_difference(truth.pair_sd, n), spread_p=spread_p)
-        for s, name in enumerate(truth.schemes):
-            truth_rows.append(pd.DataFrame({"population": spec.name, "strategy": name[0], "metric": name[1],
-                                            "average": name[2], "m": truth.sizes,
-                                            "expected_l1": truth.expected_l1[s],
-                                            "expected_l1_se": truth.expected_l1_se[s]}))
-        encounters = np.asarray(counts.encounters)
-        ids = np.unique(encounters)
-        images_of = [np.flatnonzero(encounters == e) for e in ids]
-        golds = gold_truth(counts, images_of, n, draws=max(20, options.truth_draws // 10), n_orders=GOLD_ORDERS,
-                           rng=stream(options.seed, "truth", spec.index, 1, calibration=True))
-        rng = stream(options.seed, "test_sets", spec.index, calibration=True)
-        draws = []  # drawn in order, before any work: the same test sets and streams for any n_jobs
-        for _ in range(options.test_sets):
-            chosen = np.sort(rng.choice(ids.size, n, replace=False))
-            draws.append((np.concatenate([images_of[k] for k in chosen]), *rng.spawn(2)))
+        truth, truth_frames = _truth_of(spec, counts, grid, options, margin)
+        truth_rows += truth_frames
+        golds, draws = _golds_and_draws(spec, counts, options)
         batches = [(counts, draws[i:i + 5], truth, golds, options, margin) for i in range(0, len(draws), 5)]
         results = []
         for done in run_batches(_test_set_batch, batches, n_jobs=n_jobs, prefer="threads"):
@@ -369,14 +400,9 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
                                      test_size=options.test_size, n_runs=len(counts.runs))
         best += [dict(x, scheme=" ".join(truth.schemes[x["scheme"]]), population=spec.name)
                  for r in results for x in r["best"]]
-        for t, r in enumerate(results):
-            raw += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
-                     "m": x["factor"] * n, **{k: x[k] for k in DISTANCE_COLUMNS}} for x in r["distance"]]
-            target = size_target(len(counts.runs))
-            claims += [{"population": spec.name, "test_set": t, "scheme": " ".join(truth.schemes[x["scheme"]]),
-                        "rule": x.get("rule", "reported"), **{k: x[k] for k in CLAIM_COLUMNS}, "target": target,
-                        "holds": size_claim_holds(x["beyond"], x["truth_at_claim"], target)}
-                       for x in r["needed"] + r["needed_rules"]]
+        more_raw, more_claims = _test_set_rows(spec, results, truth, n, size_target(len(counts.runs)))
+        raw += more_raw
+        claims += more_claims
     rows += averaged(rows, [spec.name for spec in populations if spec.name.startswith("design-")])
     rows += pooled_reliability(best, len(populations), test_sets=options.test_sets)
     return (pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS)), pd.concat(truth_rows, ignore_index=True),

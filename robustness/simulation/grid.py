@@ -176,6 +176,32 @@ def _write_pool(scores: dict, f) -> None:
     f.write(json.dumps({"|".join(k): v.tolist() for k, v in scores.items()}).encode())
 
 
+def _population_pools(base: World, grid: Grid, parts: Path, seed: int, options: DesignOptions, *, n_jobs: int,
+                      progress: bool, notes: list[str]) -> dict:
+    """The population pools of every ``(spread, runs, correlation)`` of ``grid`` and population.
+
+    Read from ``parts`` where kept, computed (and kept) otherwise; what happened to a damaged part goes to ``notes``.
+    """
+    settings = grid.settings()
+    pools: dict = {}
+    todo: list[tuple[tuple[float, int, float], int, Path]] = []
+    for key in sorted({(s.spread, s.runs, s.correlation) for s in settings}):
+        for p in range(grid.populations):
+            path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
+            found = _read_pool(path, notes)
+            if found is None:
+                todo.append((key, p, path))
+            else:
+                pools[(key, p)] = found
+    batches = [(base, Setting(settings[0].annotators, settings[0].agreement, key[0], key[1], key[2]), grid.sizes,
+                p, seed, options) for key, p, _ in todo]
+    bar = progress_bar(progress, len(batches), "population pools", unit="pool")
+    for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
+        pools[(key, p)] = scores
+        atomic_write(path, partial(_write_pool, scores))
+    return pools
+
+
 def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
              n_jobs: int = 1, progress: bool = False,
              say: Callable | None = None) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
@@ -210,23 +236,7 @@ def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cach
     remove_stale_temporaries(parts)
     notes: list[str] = []
     settings = grid.settings()
-    pool_keys = sorted({(s.spread, s.runs, s.correlation) for s in settings})
-    pools: dict = {}
-    todo: list[tuple[tuple[float, int, float], int, Path]] = []
-    for key in pool_keys:
-        for p in range(grid.populations):
-            path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
-            found = _read_pool(path, notes)
-            if found is None:
-                todo.append((key, p, path))
-            else:
-                pools[(key, p)] = found
-    batches = [(base, Setting(settings[0].annotators, settings[0].agreement, key[0], key[1], key[2]), grid.sizes,
-                p, seed, options) for key, p, _ in todo]
-    bar = progress_bar(progress, len(batches), "population pools", unit="pool")
-    for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
-        pools[(key, p)] = scores
-        atomic_write(path, partial(_write_pool, scores))
+    pools = _population_pools(base, grid, parts, seed, options, n_jobs=n_jobs, progress=progress, notes=notes)
     jobs = [(s, r) for s in settings for r in range(grid.replicates)]
     path_of = {(s.key, r): parts / f"{s.key}-r{r}.parquet" for s, r in jobs}
     done: dict = {}

@@ -199,6 +199,28 @@ def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing=True, s
     return best[0]
 
 
+def _fit_runs(search: SyntheticConfig, target: dict, seed: int) -> SyntheticConfig:
+    """The runs' skills fitted under each of :data:`_RUN_SHAPES` (bias spread, gross-failure rate).
+
+    Returns the shape whose best, median and worst run Jaccard lie closest to the target's.
+    """
+    best_fit: tuple[float, SyntheticConfig] | None = None
+    for bias, failure in _RUN_SHAPES:
+        c = replace(search, run_bias_sd=bias, run_failure=failure)
+        hi = _bisect(c, lambda c, v: replace(c, skill_range=(min(c.skill_range[0], v), v)), "run_jaccard_best",
+                     target["run_jaccard_best"], 0.05, 1.0, seed=seed)
+        c = replace(c, skill_range=(min(c.skill_range[0], hi), hi))
+        lo = _bisect(c, lambda c, v: replace(c, skill_range=(v, c.skill_range[1])), "run_jaccard_worst",
+                     target["run_jaccard_worst"], 0.0, c.skill_range[1], seed=seed)
+        c = replace(c, skill_range=(lo, c.skill_range[1]))
+        got = _simulate(c, seed)
+        err = sum((got[k] - target[k]) ** 2 for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
+        if best_fit is None or err < best_fit[0]:
+            best_fit = (err, c)
+    assert best_fit is not None  # _RUN_SHAPES is not empty
+    return best_fit[1]
+
+
 def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, megapixels: float = 0.0006,
         rounds: int = 1, max_encounters: int = 40, depth: int | None = None,
         spacing: tuple | None = None) -> tuple[SyntheticConfig, pd.DataFrame]:
@@ -264,22 +286,7 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
         search = replace(search, agreement=_bisect(
             search, lambda c, v: replace(c, agreement=v), "annotator_pairwise_jaccard_median",
             target["annotator_pairwise_jaccard_median"], 0.0, 1.0, seed=seed))
-        best_fit: tuple[float, SyntheticConfig] | None = None
-        for bias, failure in _RUN_SHAPES:  # the runs' bias spread and gross-failure rate, by the error they leave
-            c = replace(search, run_bias_sd=bias, run_failure=failure)
-            hi = _bisect(c, lambda c, v: replace(c, skill_range=(min(c.skill_range[0], v), v)), "run_jaccard_best",
-                         target["run_jaccard_best"], 0.05, 1.0, seed=seed)
-            c = replace(c, skill_range=(min(c.skill_range[0], hi), hi))
-            lo = _bisect(c, lambda c, v: replace(c, skill_range=(v, c.skill_range[1])), "run_jaccard_worst",
-                         target["run_jaccard_worst"], 0.0, c.skill_range[1], seed=seed)
-            c = replace(c, skill_range=(lo, c.skill_range[1]))
-            got = _simulate(c, seed)
-            err = sum((got[k] - target[k]) ** 2
-                      for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
-            if best_fit is None or err < best_fit[0]:
-                best_fit = (err, c)
-        assert best_fit is not None  # _RUN_SHAPES is not empty
-        search = best_fit[1]
+        search = _fit_runs(search, target, seed)
         if np.isfinite(target.get("icc", np.nan)) and n_img > n_enc:
             search = replace(search, encounter_correlation=_bisect(
                 search, lambda c, v: replace(c, encounter_correlation=v), "icc", target["icc"], 0.0, 1.0, seed=seed))

@@ -78,6 +78,24 @@ def per_case_table(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one",
     return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)
 
 
+def _checked_columns(table: pd.DataFrame, case: str, run: str, value: str, by: tuple) -> list[str]:
+    """The ``by`` columns present, after refusing a missing column or a case scored twice by one run."""
+    for c in (case, run, value):
+        if c not in table:
+            raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
+    columns = [b for b in by if b in table]
+    keys = [case, run, *columns]
+    repeated = table.duplicated(keys, keep=False)
+    if repeated.any():
+        r = table[repeated].iloc[0]
+        other = [c for c in ("task", "strategy", "metric") if c in table and c not in columns]
+        hint = f": is {other[0]!r} a column that names schemes? pass it in by" if other else ""
+        n_rows = int(((table[keys] == r[keys]).all(axis=1)).sum())
+        raise InputError(f"per-case table: algorithm {r[run]!r}, case {r[case]!r} has {n_rows} rows"
+                         f"{' for one ' + '/'.join(columns) if columns else ''}{hint}")
+    return columns
+
+
 def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_column: str = "algorithm",
                        value_column: str = "value", by: tuple = ("strategy", "metric"), unit_column: str | None = None,
                        unit_name: str | None = None) -> Schemes:
@@ -106,19 +124,7 @@ def schemes_from_table(table: pd.DataFrame, *, case_column: str = "case", run_co
         One macro scheme per value of the ``by`` columns.
     """
     case, run, value = case_column, run_column, value_column
-    for c in (case, run, value):
-        if c not in table:
-            raise InputError(f"per-case table has no column {c!r} (columns: {', '.join(map(str, table.columns))})")
-    columns = [b for b in by if b in table]
-    keys = [case, run, *columns]
-    repeated = table.duplicated(keys, keep=False)
-    if repeated.any():
-        r = table[repeated].iloc[0]
-        other = [c for c in ("task", "strategy", "metric") if c in table and c not in columns]
-        hint = f": is {other[0]!r} a column that names schemes? pass it in by" if other else ""
-        n_rows = int(((table[keys] == r[keys]).all(axis=1)).sum())
-        raise InputError(f"per-case table: algorithm {r[run]!r}, case {r[case]!r} has {n_rows} rows"
-                         f"{' for one ' + '/'.join(columns) if columns else ''}{hint}")
+    columns = _checked_columns(table, case, run, value, by)
     groups = table.groupby(columns, sort=False) if columns else [((), table)]
     runs = tuple(sorted(table[run].unique()))
     cases = tuple(sorted(table[case].unique()))
