@@ -125,17 +125,7 @@ class SyntheticConfig:
             raise ValueError("need 1 <= min_annotators <= n_annotators")
         if self.n_teams < 1 or self.n_runs < self.n_teams:
             raise ValueError("need n_runs >= n_teams >= 1")
-        if self.size not in ("small", "realistic"):
-            raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
-        if self.megapixels is not None and not self.megapixels > 0:
-            raise ValueError(f"megapixels must be positive, got {self.megapixels}")
-        if self.depth is not None and not 1 <= self.depth <= max_depth(self.size, self.megapixels):
-            raise ValueError(f"depth must be >= 1 slice and at most {max_depth(self.size, self.megapixels)} slices of "
-                             f"{self.megapixels or SLICE_MEGAPIXELS[self.size][1]:g} MP at most (a volume holds at "
-                             f"most {MAX_VOXELS} voxels), got {self.depth}")
-        if len(self.spacing) != 3 or not all(MIN_SPACING <= float(v) <= MAX_SPACING for v in self.spacing):
-            raise ValueError(f"spacing must be three positive voxel sizes (z, y, x) from {MIN_SPACING:g} to "
-                             f"{MAX_SPACING:g} mm, got {self.spacing}")
+        self._check_geometry()
         if not 0.0 <= self.run_failure <= 2.0:
             raise ValueError(f"run_failure must be in [0, 2], got {self.run_failure}")
         for name in ("agreement", "encounter_correlation", "p_all_annotators"):
@@ -147,6 +137,20 @@ class SyntheticConfig:
         lo, hi = self.coverage_range
         if not 0.0 < lo <= hi < 1.0:
             raise ValueError(f"coverage_range must satisfy 0 < low <= high < 1, got {self.coverage_range}")
+
+    def _check_geometry(self) -> None:
+        """Check the images' size, depth and voxel spacing."""
+        if self.size not in ("small", "realistic"):
+            raise ValueError(f"size must be 'small' or 'realistic', got {self.size!r}")
+        if self.megapixels is not None and not self.megapixels > 0:
+            raise ValueError(f"megapixels must be positive, got {self.megapixels}")
+        if self.depth is not None and not 1 <= self.depth <= max_depth(self.size, self.megapixels):
+            raise ValueError(f"depth must be >= 1 slice and at most {max_depth(self.size, self.megapixels)} slices of "
+                             f"{self.megapixels or SLICE_MEGAPIXELS[self.size][1]:g} MP at most (a volume holds at "
+                             f"most {MAX_VOXELS} voxels), got {self.depth}")
+        if len(self.spacing) != 3 or not all(MIN_SPACING <= float(v) <= MAX_SPACING for v in self.spacing):
+            raise ValueError(f"spacing must be three positive voxel sizes (z, y, x) from {MIN_SPACING:g} to "
+                             f"{MAX_SPACING:g} mm, got {self.spacing}")
 
 
 @dataclass(frozen=True, eq=False)
