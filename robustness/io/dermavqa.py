@@ -217,13 +217,7 @@ def load_dermavqa(
     ref_dir = folder(reference, "reference")
     sub_dir = folder(submissions, "submissions")
     notes: list[str] = []
-    by_rater, others = _scan_dermavqa(ref_dir, "reference", notes)
-    if not by_rater:
-        raise InputError(f"{ref_dir}: no reference masks named {_NAMING.format('annotator')} found"
-                         + (f" (it holds {len(others)} other file(s), e.g. {examples(others, 2)})" if others else ""))
-    if others:
-        notes.append(f"{ref_dir}: ignored {len(others)} file(s) not named {_NAMING.format('annotator')}: "
-                     f"{examples(others)}")
+    by_rater = _reference_masks(ref_dir, notes)
     annotators = sorted(by_rater)
     images = sorted({im for v in by_rater.values() for im in v})
     ann_paths = {a: [by_rater[a].get(im) for im in images] for a in annotators}
@@ -238,6 +232,18 @@ def load_dermavqa(
     encounters = [_encounter_of(im) for im in images]
     truth = _truth_paths(root / "truth", images) if data is not None and (root / "truth").exists() else None
     return build(images, encounters, shapes, annotators, ann_paths, run_paths, keep, fmt, fmt, notes, truth)
+
+
+def _reference_masks(ref_dir: Path, notes: list[str]) -> dict:
+    """The reference folder's masks by annotator and image; other files are noted (none at all: refused)."""
+    by_rater, others = _scan_dermavqa(ref_dir, "reference", notes)
+    if not by_rater:
+        raise InputError(f"{ref_dir}: no reference masks named {_NAMING.format('annotator')} found"
+                         + (f" (it holds {len(others)} other file(s), e.g. {examples(others, 2)})" if others else ""))
+    if others:
+        notes.append(f"{ref_dir}: ignored {len(others)} file(s) not named {_NAMING.format('annotator')}: "
+                     f"{examples(others)}")
+    return by_rater
 
 
 def _truth_paths(truth_dir: Path, images) -> list:
