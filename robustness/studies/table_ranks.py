@@ -18,6 +18,7 @@ from robustness.statistics.consensus import HIGHER_BETTER, consensus, consensus_
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import rank
 from robustness.studies.common import ResamplingOptions
+from robustness.studies.steps import Step, run_steps
 from robustness.studies.table_comparisons import (
     bayes_tables,
     friedman_tables,
@@ -27,7 +28,7 @@ from robustness.studies.table_comparisons import (
     task_distance_tables,
 )
 
-__all__ = ["rank_tables", "bootstrap_rank_tables", "case_rank_tables"]
+__all__ = ["rank_tables", "RANK_STEPS", "bootstrap_rank_tables", "case_rank_tables"]
 
 
 def bootstrap_rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking: pd.DataFrame,
@@ -195,35 +196,102 @@ def rank_tables(tasks: Sequence[TaskScores], methods: Sequence[str], ranking_opt
     -------
     (tables, notes)
     """
-    gen = options.rng("ranks")  # one stream, drawn from in this order: rankings, bootstrap, case ranks, podium
+    given = {"tasks": tasks, "methods": methods, "ranking_options": ranking_options, "options": options,
+             # one stream, drawn from in the steps' order: rankings, bootstrap, case ranks, podium
+             "gen": options.rng("ranks"), "with_consensus": with_consensus or None,
+             "significance": significance or None,
+             "rope": getattr(options, "rope", None),  # --rope (the per-case table command and the main job)
+             "top_k": getattr(options, "top", None)}  # the per-case table command's --top
+    values, tables = run_steps(RANK_STEPS, given)
+    return tables, values["notes"]
+
+
+def _rankings(tasks, methods, ranking_options: RankingOptions, gen: np.random.Generator) -> dict:
+    """Every task's ranking under every method."""
     ranking, notes = rank_tasks(tasks, methods, ranking_options, rng=gen)
-    tables = {"ranking.csv": ranking}
-    bootstrap, boots, left_out = bootstrap_rank_tables(tasks, methods, ranking, ranking_options, options.bootstrap,
-                                                       gen)
-    notes += left_out
-    stage("per-case tables: case ranks, consensus, tests, IQM, podium", printed=False)
-    cases = case_rank_tables(tasks, ranking_options, gen)
+    return {"ranking": ranking, "ranking.csv": ranking, "rank_notes": notes}
+
+
+def _bootstrap(tasks, methods, ranking: pd.DataFrame, ranking_options: RankingOptions, options: ResamplingOptions,
+               gen: np.random.Generator) -> dict:
+    """Every leaderboard's bootstrap rank distribution (:func:`bootstrap_rank_tables`)."""
+    tables, boots, left_out = bootstrap_rank_tables(tasks, methods, ranking, ranking_options, options.bootstrap, gen)
+    return tables | {"boots": boots, "left_out": left_out}
+
+
+def _case_ranks(tasks, ranking_options: RankingOptions, gen: np.random.Generator) -> dict:
+    """Each case's ranks (:func:`case_rank_tables`)."""
+    return case_rank_tables(tasks, ranking_options, gen)
+
+
+def _families(tasks, with_consensus) -> dict:
+    """The tasks that combine into a consensus (leaderboards of one scheme), where the study wants one."""
     families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
     combined = [family for family in families.values() if len(family) > 1]
-    if combined and with_consensus:
-        tables["consensus.csv"] = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options,
-                                                                       ranking_options)
-                                             for family in combined for m in methods], ignore_index=True)
-        tables.update(task_distance_tables(ranking, combined))
-    tables.update(friedman_tables(tasks, ranking_options))
-    if significance:  # the main job has its own, over its resampling units (pairwise.parquet)
-        extra, significance_notes = significance_tables(tasks, ranking, ranking_options)
-        tables.update(extra)
-        notes += significance_notes
-    tables.update(rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable")))
-    rope = getattr(options, "rope", None)  # --rope (the per-case table command and the main job)
-    if rope is not None:
-        tables.update(bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes")))
-    k = getattr(options, "top", None)  # the per-case table command's --top
-    if k is not None:
-        tables["top.csv"] = pd.concat([top(g, k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
-                                      ignore_index=True)
-    tables.update(cases)
-    tables["podium.parquet"] = podium_table(tasks, ranking_options, gen)
-    tables.update(bootstrap)
-    return tables, notes
+    return {"combined": combined if combined and with_consensus else None}
+
+
+def _consensus(ranking: pd.DataFrame, boots: dict, combined: list, methods, options: ResamplingOptions,
+               ranking_options: RankingOptions) -> dict:
+    """consensus.csv (with each run's interval of its consensus rank) and the distances between the tasks."""
+    consensus_table = pd.concat([_consensus_with_intervals(ranking, boots, family, m, options, ranking_options)
+                                 for family in combined for m in methods], ignore_index=True)
+    return {"consensus.csv": consensus_table} | task_distance_tables(ranking, combined)
+
+
+def _friedman(tasks, ranking_options: RankingOptions) -> dict:
+    """Friedman's and Nemenyi's tests, and the critical-difference groups."""
+    return friedman_tables(tasks, ranking_options)
+
+
+def _significance(tasks, ranking: pd.DataFrame, ranking_options: RankingOptions) -> dict:
+    """The significance map's tests (the main job has its own, over its resampling units: pairwise.parquet)."""
+    tables, notes = significance_tables(tasks, ranking, ranking_options)
+    return tables | {"significance_notes": notes}
+
+
+def _rliable(tasks, ranking: pd.DataFrame, ranking_options: RankingOptions, options: ResamplingOptions) -> dict:
+    """The interquartile mean, the probability of improvement and the performance profiles."""
+    return rliable_tables(tasks, ranking, ranking_options, options.bootstrap, options.rng("rliable"))
+
+
+def _bayes(tasks, ranking: pd.DataFrame, ranking_options: RankingOptions, rope: float,
+           options: ResamplingOptions) -> dict:
+    """The Bayesian signed-rank test with a rope (``--rope``)."""
+    return bayes_tables(tasks, ranking, ranking_options, rope, options.rng("bayes"))
+
+
+def _top(ranking: pd.DataFrame, top_k: int) -> dict:
+    """The first ``top_k`` runs of every leaderboard (``--top``)."""
+    return {"top.csv": pd.concat([top(g, top_k) for _, g in ranking.groupby(["task", "ranking"], sort=False)],
+                                 ignore_index=True)}
+
+
+def _podium(tasks, ranking_options: RankingOptions, gen: np.random.Generator) -> dict:
+    """The podium plot's table."""
+    return {"podium.parquet": podium_table(tasks, ranking_options, gen)}
+
+
+def _notes(rank_notes: list, left_out: list, significance_notes: list | None) -> dict:
+    """What the rankings, the bootstrap and the tests noted, in that order."""
+    return {"notes": rank_notes + left_out + (significance_notes or [])}
+
+
+#: The per-case tables of :func:`rank_tables`, step by step (:mod:`robustness.studies.steps`): the steps that draw
+#: from the one ``gen`` stream (rankings, bootstrap, case ranks, podium) keep that order.
+RANK_STEPS = (
+    Step(_rankings, makes=("ranking", "rank_notes"), writes=("ranking.csv",)),
+    Step(_bootstrap, makes=("boots", "left_out"),
+         writes=("rank_bootstrap.csv", "rank_frequency.csv", "rank_bootstrap_tau.csv")),
+    Step(_case_ranks, writes=("per_case.parquet", "case_ranks.csv"),
+         status="per-case tables: case ranks, consensus, tests, IQM, podium"),
+    Step(_families, makes=("combined",)),
+    Step(_consensus, writes=("consensus.csv", "task_distances.csv"), when="combined"),
+    Step(_friedman, writes=("friedman.csv", "nemenyi.csv", "cd_groups.csv")),
+    Step(_significance, makes=("significance_notes",), writes=("significance.csv",), when="significance"),
+    Step(_rliable, writes=("iqm.csv", "improvement.csv", "performance_profile.csv")),
+    Step(_bayes, writes=("bayes_signed_rank.csv",), when="rope"),
+    Step(_top, writes=("top.csv",), when="top_k"),
+    Step(_podium, writes=("podium.parquet",)),
+    Step(_notes, makes=("notes",)),
+)

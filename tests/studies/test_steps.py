@@ -102,3 +102,12 @@ def test_the_table_studys_steps_check():
              "notes"]
     check_steps(table.STEPS, given)
     assert [s.name for s in table.STEPS if s.when is None] == ["rankings", "input_meta", "meta"]
+
+
+def test_the_per_case_tables_steps_check_and_keep_the_streams_order():
+    from robustness.studies.table_ranks import RANK_STEPS
+
+    check_steps(RANK_STEPS, ["tasks", "methods", "ranking_options", "options", "gen", "with_consensus",
+                             "significance", "rope", "top_k"])
+    drawing = [s.name for s in RANK_STEPS if "gen" in s.needs]  # one stream: the order of the draws is the order
+    assert drawing == ["rankings", "bootstrap", "case_ranks", "podium"]
