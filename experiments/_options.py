@@ -33,6 +33,7 @@ OPTIONS = {
     "`load_raters.labels`='all'": "--labels all",
     "`load_raters.labels`": "--labels",
     "`load_raters.empty_folders`='skip'": "--skip-empty-folders",
+    "`load_dermavqa.empty_folders`='skip'": "--skip-empty-folders",
     "`load_raters.foreground`": "--foreground",
     "`load_raters.background`": "--background",
     "`MaskFormat.binarize`=True": "--binarize",

@@ -130,7 +130,7 @@ def test_rater_folder_that_is_a_broken_link_is_said(raters, tmp_path):
 def test_run_folder_that_is_a_broken_link_is_said(tiny_dermavqa, tmp_path):
     (tiny_dermavqa / "submissions" / "runC").symlink_to(tmp_path / "unmounted")
     with pytest.raises(InputError, match=r"submissions/runC: run folder is a broken symbolic link \(is its drive "
-                                         r"mounted\?\) \(--skip-empty-folders drops it with a warning\)$"):
+                                         r"mounted\?\) \(`load_dermavqa.empty_folders`='skip' drops it with a warning\)$"):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, empty_folders="skip")
     assert any("dropped 1 entr" in n and "runC" in n for n in ch.notes)

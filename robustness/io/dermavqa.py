@@ -120,6 +120,32 @@ def _encounter_of(image: str) -> str:
     return m["encounter"] if m else image
 
 
+#: How to drop such an entry with a warning instead (a command: --skip-empty-folders).
+_HINT = f" ({parameter('load_dermavqa', 'empty_folders')}='skip' drops it with a warning)"
+
+
+def _folder_runs(sub: Path, empty_folders: str, notes: list, skipped: list) -> dict[str, dict[str, Path]]:
+    """The runs of one run folder: itself, or one per suffix of its masks (none: an error, or skipped)."""
+    name = sub.name
+    check_run_name(name, sub)
+    found, others = _scan_dermavqa(sub, f"run {name}", notes)
+    if not found:
+        what = f"holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "is empty"
+        if empty_folders == "error":
+            raise InputError(f"{sub}: run folder without masks named {_NAMING.format('run')}; it {what}{_HINT}")
+        skipped.append(f"{name} ({what})")
+        return {}
+    if others:
+        notes.append(f"{sub}: ignored {len(others)} file(s) not named {_NAMING.format('run')}: {examples(others)}")
+    if len(found) == 1:
+        return {name: next(iter(found.values()))}
+    runs = {}
+    for suffix, files in found.items():
+        check_run_name(f"{name}/{suffix}", next(iter(files.values())))
+        runs[f"{name}/{suffix}"] = files
+    return runs
+
+
 def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str, Path]]:
     """Every run of a submissions folder.
 
@@ -127,29 +153,11 @@ def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str,
     sub-folder or file that yields no mask is an error, or with ``empty_folders='skip'`` a note.
     """
     check_policy("empty_folders", empty_folders)
-    hint = " (--skip-empty-folders drops it with a warning)"
     runs: dict[str, dict[str, Path]] = {}
-    skipped = []
+    skipped: list[str] = []
     for name, kind in entries(sub_dir):
-        if kind != "dir":
-            continue
-        sub = sub_dir / name
-        check_run_name(name, sub)
-        found, others = _scan_dermavqa(sub, f"run {name}", notes)
-        if not found:
-            what = f"holds {len(others)} other file(s), e.g. {examples(others, 2)}" if others else "is empty"
-            if empty_folders == "error":
-                raise InputError(f"{sub}: run folder without masks named {_NAMING.format('run')}; it {what}{hint}")
-            skipped.append(f"{name} ({what})")
-            continue
-        if others:
-            notes.append(f"{sub}: ignored {len(others)} file(s) not named {_NAMING.format('run')}: {examples(others)}")
-        if len(found) == 1:
-            runs[name] = next(iter(found.values()))
-        else:
-            for suffix, files in found.items():
-                check_run_name(f"{name}/{suffix}", next(iter(files.values())))
-                runs[f"{name}/{suffix}"] = files
+        if kind == "dir":
+            runs.update(_folder_runs(sub_dir / name, empty_folders, notes, skipped))
     broken = {name for name, kind in entries(sub_dir) if kind == "broken"}
     found, others = _scan_dermavqa(sub_dir, "submission")
     for suffix, files in found.items():
@@ -159,9 +167,9 @@ def _runs(sub_dir: Path, empty_folders: str, notes: list) -> dict[str, dict[str,
         runs[suffix] = files
     for name in others:
         if empty_folders == "error" and name in broken:
-            raise InputError(f"{sub_dir / name}: run folder is a broken symbolic link (is its drive mounted?){hint}")
+            raise InputError(f"{sub_dir / name}: run folder is a broken symbolic link (is its drive mounted?){_HINT}")
         if empty_folders == "error":
-            raise InputError(f"{sub_dir / name}: neither a run folder nor a mask named {_NAMING.format('run')}{hint}")
+            raise InputError(f"{sub_dir / name}: neither a run folder nor a mask named {_NAMING.format('run')}{_HINT}")
         skipped.append(name)
     if skipped:
         notes.append(f"{sub_dir}: dropped {len(skipped)} entr(y/ies) that yield no run masks: {examples(skipped)}")

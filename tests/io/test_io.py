@@ -334,7 +334,7 @@ def test_run_that_yields_no_masks_is_an_error_or_a_named_warning(tiny_dermavqa, 
     else:
         (sub / "notes.txt").write_text("a plain file among the runs")
     name = "notes.txt" if make == "plain_file" else "runB"
-    with pytest.raises(InputError, match=rf"submissions/{re.escape(name)}: .*--skip-empty-folders drops"):
+    with pytest.raises(InputError, match=rf"submissions/{re.escape(name)}: .*`load_dermavqa.empty_folders`='skip' drops"):
         load_dermavqa(tiny_dermavqa)
     ch = load_dermavqa(tiny_dermavqa, empty_folders="skip")
     assert ("runB" in ch.runs) == (make == "plain_file")
