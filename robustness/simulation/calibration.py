@@ -181,6 +181,35 @@ def _test_set_batch(counts: OverlapCounts, draws: list, truth: PopulationTruth, 
     return out
 
 
+def _distance_row(s: int, factor: int, row: pd.Series, known: float, true: float) -> dict:
+    """One test set's distance estimate at ``factor`` times its size, beside the truth and the known-prior one."""
+    return {"scheme": s, "factor": factor, "estimate": row.expected_l1, "plugin": row.plugin_l1,
+            "known_prior": known, "low": row.low, "high": row.high, "se": row.expected_l1_se,
+            "posterior_se": row.posterior_se, "sampling_se": row.sampling_se, "truth": true,
+            "per_team": row.expected_l1_per_team, "band_low": row.band_low, "band_high": row.band_high,
+            "prior_gap": row.prior_gap, "spread_p": row.spread_p, "per_team_low": row.expected_l1_per_team_low}
+
+
+def _rule_claims(s: int, ps: pd.DataFrame, claim: float, beyond: bool, truth: PopulationTruth, target: float,
+                 need: float) -> list[dict]:
+    """The size each rule of :data:`CLAIM_RULES` would claim from one test set's band (``ps``, by size)."""
+    grid = ps.index.to_numpy(dtype=np.float64)
+    band = {"band_mid": (ps.band_low + ps.band_high) / 2, "band_high": ps.band_high}
+    flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
+    band["flagged"] = band["band_high"] if flagged else None
+    band["adaptive"] = band["flagged"] if ps.band_other.iloc[0] == "per_team" else band["band_mid"]
+    out = []
+    for rule in CLAIM_RULES:
+        if band[rule] is None:  # the reported claim
+            at, over = claim, beyond
+        else:
+            size, over, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
+            at = float(grid[-1]) if over else size
+        out.append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(over), "truth_at_claim": truth.at(s, at),
+                    "true_need": need, "largest": float(grid[-1])})
+    return out
+
+
 def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOptions, rng: np.random.Generator,
                   margin: float) -> dict:
     """Every claim of one test set beside its truth."""
@@ -204,39 +233,15 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         key = dict(zip(("strategy", "metric", "average"), name))
         sel = (per_size.strategy == key["strategy"]) & (per_size.average == key["average"])
         ps = per_size[sel].set_index("m")
-        for factor in (1, 8):
-            m = factor * n
-            row = ps.loc[m]
-            true = truth.at(s, m)
-            out["distance"].append({"scheme": s, "factor": factor, "estimate": row.expected_l1,
-                                    "plugin": row.plugin_l1,
-                                    "known_prior": known[s, factor // 8],
-                                    "low": row.low, "high": row.high,
-                                    "se": row.expected_l1_se, "posterior_se": row.posterior_se,
-                                    "sampling_se": row.sampling_se, "truth": true,
-                                    "per_team": row.expected_l1_per_team, "band_low": row.band_low,
-                                    "band_high": row.band_high, "prior_gap": row.prior_gap,
-                                    "spread_p": row.spread_p, "per_team_low": row.expected_l1_per_team_low})
+        out["distance"] += [_distance_row(s, factor, ps.loc[factor * n], known[s, factor // 8],
+                                          truth.at(s, factor * n)) for factor in (1, 8)]
         nd = needed[(needed.strategy == key["strategy"]) & (needed.average == key["average"])].iloc[0]
         claim = float(nd.largest_size) if nd.beyond else float(nd.units_needed)
         need = truth.needed(s, target)
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
                               "truth_at_claim": truth.at(s, claim), "true_need": need,
                               "point": float(nd.units_needed_point), "largest": float(nd.largest_size)})
-        grid = ps.index.to_numpy(dtype=np.float64)
-        band = {"band_mid": (ps.band_low + ps.band_high) / 2, "band_high": ps.band_high}
-        flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
-        band["flagged"] = band["band_high"] if flagged else None
-        band["adaptive"] = band["flagged"] if ps.band_other.iloc[0] == "per_team" else band["band_mid"]
-        for rule in CLAIM_RULES:
-            if band[rule] is None:  # the reported claim
-                at, beyond = claim, bool(nd.beyond)
-            else:
-                size, beyond, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
-                at = float(grid[-1]) if beyond else size
-            out["needed_rules"].append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(beyond),
-                                        "truth_at_claim": truth.at(s, at), "true_need": need,
-                                        "largest": float(grid[-1])})
+        out["needed_rules"] += _rule_claims(s, ps, claim, bool(nd.beyond), truth, target, need)
         theta = truth.scores[s]
         for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]
