@@ -124,6 +124,37 @@ def agreement(overlap: OverlapCounts, *, gold: str = "majority") -> dict:
     }
 
 
+def _variant_scores(overlap: OverlapCounts, metric: str, variant: str, empty: str | EmptyPolicy) -> tuple:
+    """Each annotator's score against the variant's gold, which annotators count, and each run's score (per image).
+
+    ``staple``: against STAPLE; ``leave_one_out``: each annotator against the others' majority, and each run
+    against the same golds, averaged over the valid ones.
+    """
+    if variant == "staple":
+        if "staple" not in overlap.strategies:
+            raise ValueError("gold_spread needs the 'staple' strategy")
+        s = overlap.strategies.index("staple")
+        g = pair_score(overlap.annotator_vs_gold[:, s], metric, empty=empty)  # (n_ann, n_img)
+        return g, overlap.annotator_valid, pair_score(overlap.counts[s], metric, empty=empty)  # run: (R, n_img)
+    if variant == "leave_one_out":
+        g = pair_score(overlap.loo_annotator, metric, empty=empty)  # (n_ann, n_img)
+        valid = overlap.loo_valid
+        loo = pair_score(overlap.loo_counts, metric, empty=empty)  # (n_ann, R, n_img)
+        w = valid[:, None, :]
+        return g, valid, np.where(w, loo, 0.0).sum(axis=0) / np.maximum(w.sum(axis=0), 1)
+    raise ValueError(f"variant must be 'staple' or 'leave_one_out', got {variant!r}")
+
+
+def _per_run_interval(draws: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile interval of each run (row) over its finite resampled values (nan where none is finite)."""
+    draws = np.where(np.isfinite(draws), draws, np.nan)
+    ok = ~np.isnan(draws).all(axis=1)
+    low, high = np.full(draws.shape[0], np.nan), np.full(draws.shape[0], np.nan)
+    if ok.any():
+        low[ok], high[ok] = np.nanquantile(draws[ok], [lo, hi], axis=1)
+    return low, high
+
+
 def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str = "staple", ddof: int = 1,
                 empty: str | EmptyPolicy = "one", n_resamples: int = 1000, confidence: float = 0.95,
                 rng: SeedLike = None) -> pd.DataFrame:
@@ -181,21 +212,7 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
     per-image ratios is dominated by a few images. ``z_pooled`` is the version
     that does not depend on them.
     """
-    if variant == "staple":
-        if "staple" not in overlap.strategies:
-            raise ValueError("gold_spread needs the 'staple' strategy")
-        s = overlap.strategies.index("staple")
-        g = pair_score(overlap.annotator_vs_gold[:, s], metric, empty=empty)  # (n_ann, n_img)
-        valid = overlap.annotator_valid
-        run = pair_score(overlap.counts[s], metric, empty=empty)  # (R, n_img)
-    elif variant == "leave_one_out":
-        g = pair_score(overlap.loo_annotator, metric, empty=empty)  # (n_ann, n_img)
-        valid = overlap.loo_valid
-        loo = pair_score(overlap.loo_counts, metric, empty=empty)  # (n_ann, R, n_img)
-        w = valid[:, None, :]
-        run = np.where(w, loo, 0.0).sum(axis=0) / np.maximum(w.sum(axis=0), 1)
-    else:
-        raise ValueError(f"variant must be 'staple' or 'leave_one_out', got {variant!r}")
+    g, valid, run = _variant_scores(overlap, metric, variant, empty)
     k = valid.sum(axis=0)
     gv = np.where(valid, g, np.nan)
     with warnings.catch_warnings():
@@ -226,16 +243,8 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
         z_mean_b = (zs @ w.T) / (w @ zc)  # (R, B)
         z_pool_b = ((ds @ w.T) / (w @ dc)) / np.sqrt((w @ vs) / (w @ dc))
         z_pooled = diff.mean(axis=1) / np.sqrt(var.mean()) if var.size and var.mean() > 0 else np.full(len(run), np.nan)
-    def interval(draws):  # percentile interval per run over the finite resampled values
-        draws = np.where(np.isfinite(draws), draws, np.nan)
-        ok = ~np.isnan(draws).all(axis=1)
-        low, high = np.full(draws.shape[0], np.nan), np.full(draws.shape[0], np.nan)
-        if ok.any():
-            low[ok], high[ok] = np.nanquantile(draws[ok], [lo, hi], axis=1)
-        return low, high
-
-    z_mean_low, z_mean_high = interval(z_mean_b) if use.any() else (np.nan, np.nan)
-    z_pooled_low, z_pooled_high = interval(z_pool_b) if var.size else (np.nan, np.nan)
+    z_mean_low, z_mean_high = _per_run_interval(z_mean_b, lo, hi) if use.any() else (np.nan, np.nan)
+    z_pooled_low, z_pooled_high = _per_run_interval(z_pool_b, lo, hi) if var.size else (np.nan, np.nan)
     order = np.argsort(sd[use], kind="stable")[: max(1, int(round(0.1 * use.sum())))] if use.any() else \
         np.zeros(0, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
