@@ -98,7 +98,7 @@ def pytest_runtest_makereport(item, call):
         return
     compiled = _compile_clock().total - start[1]
     spent = _cpu_seconds() - start[0] - compiled
-    if CPU_LOG:  # one line per test: where the suite's CPU goes (tests/cpu_report.py sums it)
+    if CPU_LOG:  # one line per test: node id, CPU seconds, compile seconds, slow mark (tab-separated)
         with open(CPU_LOG, "a") as log:
             log.write(f"{item.nodeid}\t{spent:.3f}\t{compiled:.3f}\t{int(bool(item.get_closest_marker('slow')))}\n")
     if not report.passed or item.get_closest_marker("slow"):
