@@ -219,7 +219,6 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
     data = _read_json(path)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of answer records")
-    qids = questions.qids
     notes = []
     rows, cut = _answer_rows(path, data, questions)
     if cut:
@@ -231,6 +230,21 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
     extra = [e for e in rows if e not in set(wanted)]
     if extra:
         notes.append(f"{path.name}: {len(extra)} encounter(s) not in the reference ignored, e.g. {extra[0]}")
+    values, n_missing_enc, n_missing_slot = _answer_matrix(path, rows, wanted, questions, missing)
+    if n_missing_enc or n_missing_slot:
+        notes.append(f"{path.name}: {n_missing_enc} missing encounter(s) and {n_missing_slot} missing slot(s) "
+                     "answered 'Not mentioned'")
+    return Answers(name or path.stem, tuple(wanted), values, questions, tuple(notes))
+
+
+def _answer_matrix(path: Path, rows: dict[str, dict], wanted: list, questions: QuestionSet,
+                   missing: str) -> tuple[np.ndarray, int, int]:
+    """The answers of the ``wanted`` encounters, slot by slot (encounters x questions), and what was missing.
+
+    Returns the matrix and how many encounters and slots were missing (answered 'Not mentioned' with
+    ``missing='not_mentioned'``; refused otherwise).
+    """
+    qids = questions.qids
     values = np.empty((len(wanted), len(qids)), dtype=np.int64)
     n_missing_enc = n_missing_slot = 0
     for e, enc in enumerate(wanted):
@@ -244,18 +258,14 @@ def load_answers(path: str | os.PathLike, questions: QuestionSet, *, name: str |
         for s, q in enumerate(qids):
             if q in row:
                 values[e, s] = row[q]
-            else:
-                if missing == "error":
-                    raise InputError(f"{path}: encounter {enc}, slot {q}: no answer "
-                                     f"({parameter('load_answers', 'missing')}='not_mentioned' answers 'Not mentioned' "
-                                     "there)")
-                if enc in rows:
-                    n_missing_slot += 1
-                values[e, s] = questions.questions[s].not_mentioned
-    if n_missing_enc or n_missing_slot:
-        notes.append(f"{path.name}: {n_missing_enc} missing encounter(s) and {n_missing_slot} missing slot(s) "
-                     "answered 'Not mentioned'")
-    return Answers(name or path.stem, tuple(wanted), values, questions, tuple(notes))
+                continue
+            if missing == "error":
+                raise InputError(f"{path}: encounter {enc}, slot {q}: no answer "
+                                 f"({parameter('load_answers', 'missing')}='not_mentioned' answers 'Not mentioned' "
+                                 "there)")
+            n_missing_slot += enc in rows
+            values[e, s] = questions.questions[s].not_mentioned
+    return values, n_missing_enc, n_missing_slot
 
 
 def _answer_rows(path: Path, data: list, questions: QuestionSet) -> tuple[dict[str, dict], list]:

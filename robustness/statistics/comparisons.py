@@ -82,7 +82,8 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
       run: micro re-sums the unit's counts, macro averages its images), the
       rank-based check: the package's test (:func:`robustness.statistics.paired.paired_p_values`, normal
       approximation with the tie correction, differences within ``TIE_TOL`` of zero dropped), twice the smaller
-      one-sided p-value (scipy's ``wilcoxon(method="asymptotic")`` to the last digit, tested);
+      one-sided p-value (scipy's ``wilcoxon(method="asymptotic")`` to the last digit where no difference is
+      float noise, tested; scipy counts a difference of 1e-16 as signed, the package as a tie);
     - ``neighbours``: the two runs are next to each other on the leaderboard;
       ``unit`` and ``n_units``: what was resampled and how many.
 
