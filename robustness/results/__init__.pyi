@@ -14,6 +14,7 @@ from .folder import ResultsDir as ResultsDir
 from .folder import open_results as open_results
 from .meta import DesignMeta as DesignMeta
 from .meta import MainJobMeta as MainJobMeta
+from .meta import TableMeta as TableMeta
 from .study_result import StudyResult as StudyResult
 from .study_result import Verdicts as Verdicts
 from .study_result import register_table as register_table
@@ -24,6 +25,7 @@ __all__ = [
     "MainJobMeta",
     "ResultsDir",
     "StudyResult",
+    "TableMeta",
     "Verdicts",
     "checksums",
     "claims",

@@ -1,9 +1,9 @@
-"""A study's ``meta.json``, read once into a typed, checked object: the design study's and the main job's.
+"""A study's ``meta.json``, read once into a typed, checked object: the design study's, the main job's, a table's.
 
-Reports and commands that read another study's metadata read the fields below through :meth:`DesignMeta.of` and
-:meth:`MainJobMeta.of`, which check each one's type and say which field of which folder is damaged (one line,
-:class:`~robustness.errors.InputError`), instead of indexing nested dicts where they are used. A field a folder
-of an earlier version lacks takes the default its readers used before.
+Reports and commands that read a study's metadata read the fields below through :meth:`DesignMeta.of`,
+:meth:`MainJobMeta.of` and :meth:`TableMeta.of`, which check each one's type and say which field of which folder
+is damaged (one line, :class:`~robustness.errors.InputError`), instead of indexing nested dicts where they are
+used. A field a folder of an earlier version lacks takes the default its readers used before.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from robustness.errors import InputError
 if TYPE_CHECKING:
     from robustness.results.study_result import StudyResult
 
-__all__ = ["DesignMeta", "MainJobMeta"]
+__all__ = ["DesignMeta", "MainJobMeta", "TableMeta"]
 
 _NOTHING = object()
 _KINDS = {str: "text", int: "an integer", float: "a number", dict: "an object", list: "a list",
@@ -197,3 +197,62 @@ class MainJobMeta:
                    empty_policy=read("empty_policy", (str,)), gold_orders=read("gold_orders", (int,), 10),
                    target=read("target", (dict, type(None)), None),
                    design_answer=read("design_answer", (dict, type(None)), None) or None)
+
+
+@dataclass(frozen=True)
+class TableMeta:
+    """The fields of the per-case table study's ``meta.json`` (``table_rank_convergence``) that its report reads.
+
+    Attributes
+    ----------
+    where : str
+        The folder (or ``"the table study"``), for messages.
+    table : str
+        The table's path (``input.table``).
+    tasks : tuple of str
+        Its leaderboards.
+    runs : int
+        How many algorithms it ranks.
+    units : int
+        How many resampling units it holds.
+    unit : str
+        What a unit is (the unit column's name, or ``case``).
+    schemes : tuple of (str, str, str)
+        The resampling engines' schemes (empty where the engines did not run).
+    """
+
+    where: str
+    table: str
+    tasks: tuple[str, ...]
+    runs: int
+    units: int
+    unit: str
+    schemes: tuple[tuple[str, str, str], ...]
+
+    @classmethod
+    def of(cls, res: StudyResult) -> TableMeta:
+        """Read and check the fields of ``res.meta``.
+
+        Parameters
+        ----------
+        res : StudyResult
+            The table study's results (loaded from a folder or just computed).
+
+        Returns
+        -------
+        TableMeta
+
+        Raises
+        ------
+        InputError
+            A field is missing or of the wrong type: one line naming the folder and the field.
+        """
+        where = _where(res, "table study")
+        read = _reader(res.meta, where, "table study")
+        schemes = read("input.schemes", (list,), [])
+        if not all(isinstance(n, list) and len(n) == 3 for n in schemes):
+            raise InputError(f"{where}: damaged table-study folder (meta.json's input.schemes is not a list of "
+                             "(gold, metric, averaging) names); run the table study again")
+        return cls(where=where, table=read("input.table", (str,)), tasks=tuple(read("input.tasks", (list,), [])),
+                   runs=read("input.runs", (int,)), units=read("input.units", (int,)), unit=read("input.unit", (str,)),
+                   schemes=tuple(tuple(n) for n in schemes))

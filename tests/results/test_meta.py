@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from robustness.errors import InputError
@@ -87,3 +89,25 @@ def test_a_damaged_main_job_field_is_named_and_an_old_folder_takes_the_old_defau
     with pytest.raises(InputError, match=r"^/r: damaged main-job folder \(meta.json's input.runs is '3', not an "
                                          r"integer\); run the main job again$"):
         MainJobMeta.of(StudyResult("rank_convergence", meta=meta, folder=Path("/r")))
+
+
+def test_the_table_studys_metadata_reads_as_written_and_a_damaged_scheme_is_named(tmp_path):
+    """A real per-case table study's folder reads back typed; a scheme that is not three names is refused."""
+    import json
+
+    from experiments import table_rank_convergence
+    from robustness.results.meta import TableMeta
+
+    rng = np.random.default_rng(2)
+    rows = [{"case": f"c{k}", "algorithm": f"r{j}", "value": float(rng.random())} for k in range(8) for j in range(3)]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "out"
+    assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "10",
+                                        "--outer", "4", "--out", str(out), "--quiet", "--no-figures"]) == 0
+    m = TableMeta.of(StudyResult.load(out))
+    assert (m.table, m.runs, m.units, m.unit) == (str(tmp_path / "t.csv"), 3, 8, "case") and m.where == str(out)
+    assert m.schemes == (("table", "value", "macro"),) and len(m.tasks) == 1
+    meta = json.loads((out / "meta.json").read_text())
+    meta["input"]["schemes"] = [["table", "value"]]
+    with pytest.raises(InputError, match=r"damaged table-study folder \(meta.json's input.schemes is not a list"):
+        TableMeta.of(StudyResult("table_rank_convergence", meta=meta, folder=out))

@@ -6,6 +6,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
+from robustness.results.meta import TableMeta
 from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import format_target, same_target, target_text
 
@@ -30,10 +31,10 @@ def _schemes(r: Report, res: StudyResult) -> None:
     """Every scheme of the table: intervals, convergence points, significance, distance to unlimited data."""
     if not res.has("bootstrap_ci.csv"):
         return
-    o, inp = res.options, res.meta["input"]
-    names = [tuple(n) for n in inp["schemes"]]
-    n_runs, unit = inp["runs"], inp["unit"]
-    r.paragraph(f"Input: {inp['table']} — {n_runs} algorithms, {inp['units']} units ({unit}), {len(names)} "
+    o, m = res.options, TableMeta.of(res)
+    names = list(m.schemes)
+    n_runs, unit = m.runs, m.unit
+    r.paragraph(f"Input: {m.table} — {n_runs} algorithms, {m.units} units ({unit}), {len(names)} "
                 f"scheme(s); {o['orders']} orders, {o['bootstrap']} resamples, seed {o['seed']}.")
     ci_table = default_rows(res.table("bootstrap_ci.csv"))
     ci_table = ci_table[ci_table.reported]
@@ -62,9 +63,9 @@ def _ranking_methods(r: Report, res: StudyResult) -> None:
     """The comparison of ranking methods (only when the study ran several)."""
     if not res.has("bootstrap_ci.csv"):
         return
-    inp = res.meta["input"]
-    ranking_methods_section(r, res, schemes=[tuple(n) for n in inp["schemes"]][:SHOWN_SCHEMES], case="case",
-                            unit=inp["unit"], test_unit=inp["unit"],
+    m = TableMeta.of(res)
+    ranking_methods_section(r, res, schemes=list(m.schemes)[:SHOWN_SCHEMES], case="case", unit=m.unit,
+                            test_unit=m.unit,
                             convergence_figure="figures/fig_08_table_convergence",
                             agreement_file="agreement.csv")
 
