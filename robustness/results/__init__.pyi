@@ -14,6 +14,7 @@ from .folder import ResultsDir as ResultsDir
 from .folder import open_results as open_results
 from .meta import DesignMeta as DesignMeta
 from .meta import MainJobMeta as MainJobMeta
+from .meta import QAMeta as QAMeta
 from .meta import TableMeta as TableMeta
 from .study_result import StudyResult as StudyResult
 from .study_result import Verdicts as Verdicts
@@ -23,6 +24,7 @@ __all__ = [
     "CLAIMS",
     "DesignMeta",
     "MainJobMeta",
+    "QAMeta",
     "ResultsDir",
     "StudyResult",
     "TableMeta",

@@ -1,9 +1,9 @@
-"""A study's ``meta.json``, read once into a typed, checked object: the design study's, the main job's, a table's.
+"""A study's ``meta.json``, read once into a typed, checked object: the design, main-job, table and QA studies'.
 
 Reports and commands that read a study's metadata read the fields below through :meth:`DesignMeta.of`,
-:meth:`MainJobMeta.of` and :meth:`TableMeta.of`, which check each one's type and say which field of which folder
-is damaged (one line, :class:`~robustness.errors.InputError`), instead of indexing nested dicts where they are
-used. A field a folder of an earlier version lacks takes the default its readers used before.
+:meth:`MainJobMeta.of`, :meth:`TableMeta.of` and :meth:`QAMeta.of`, which check each one's type and say which field
+of which folder is damaged (one line, :class:`~robustness.errors.InputError`), instead of indexing nested dicts
+where they are used. A field a folder of an earlier version lacks takes the default its readers used before.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from robustness.errors import InputError
 if TYPE_CHECKING:
     from robustness.results.study_result import StudyResult
 
-__all__ = ["DesignMeta", "MainJobMeta", "TableMeta"]
+__all__ = ["DesignMeta", "MainJobMeta", "TableMeta", "QAMeta"]
 
 _NOTHING = object()
 _KINDS = {str: "text", int: "an integer", float: "a number", dict: "an object", list: "a list",
@@ -256,3 +256,48 @@ class TableMeta:
         return cls(where=where, table=read("input.table", (str,)), tasks=tuple(read("input.tasks", (list,), [])),
                    runs=read("input.runs", (int,)), units=read("input.units", (int,)), unit=read("input.unit", (str,)),
                    schemes=tuple(tuple(n) for n in schemes))
+
+
+@dataclass(frozen=True)
+class QAMeta:
+    """The fields of the closed-QA study's ``meta.json`` (``qa_rank_convergence``) that its report reads.
+
+    Attributes
+    ----------
+    where : str
+        The folder (or ``"the QA study"``), for messages.
+    source : str
+        The input in prose.
+    encounters : int
+        How many encounters it scores.
+    runs : tuple of str
+        The runs' names.
+    """
+
+    where: str
+    source: str
+    encounters: int
+    runs: tuple[str, ...]
+
+    @classmethod
+    def of(cls, res: StudyResult) -> QAMeta:
+        """Read and check the fields of ``res.meta``.
+
+        Parameters
+        ----------
+        res : StudyResult
+            The QA study's results (loaded from a folder or just computed).
+
+        Returns
+        -------
+        QAMeta
+
+        Raises
+        ------
+        InputError
+            A field is missing or of the wrong type: one line naming the folder and the field.
+        """
+        where = _where(res, "QA study")
+        read = _reader(res.meta, where, "QA study")
+        return cls(where=where, source=read("input.source", (str,)), encounters=read("input.encounters", (int,)),
+                   runs=tuple(read("input.runs", (list,))))

@@ -111,3 +111,15 @@ def test_the_table_studys_metadata_reads_as_written_and_a_damaged_scheme_is_name
     meta["input"]["schemes"] = [["table", "value"]]
     with pytest.raises(InputError, match=r"damaged table-study folder \(meta.json's input.schemes is not a list"):
         TableMeta.of(StudyResult("table_rank_convergence", meta=meta, folder=out))
+
+
+def test_the_qa_studys_metadata_is_typed_and_a_damaged_field_named():
+    from robustness.results.meta import QAMeta
+
+    meta = {"input": {"source": "s", "encounters": 5, "runs": ["a", "b"]}}
+    m = QAMeta.of(StudyResult("qa_rank_convergence", meta=meta))
+    assert (m.source, m.encounters, m.runs, m.where) == ("s", 5, ("a", "b"), "the QA study")
+    meta["input"]["runs"] = 2
+    with pytest.raises(InputError, match=r"the QA study: damaged QA-study folder \(meta.json's input.runs is 2, not a "
+                                         r"list\)"):
+        QAMeta.of(StudyResult("qa_rank_convergence", meta=meta))

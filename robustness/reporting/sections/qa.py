@@ -8,6 +8,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
+from robustness.results.meta import QAMeta
 from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import format_target, target_rule
 
@@ -17,13 +18,13 @@ register_study(STUDY, "Closed-QA leaderboard robustness report")
 
 
 def _n_runs(res: StudyResult) -> int:
-    return len(res.meta["input"]["runs"])
+    return len(QAMeta.of(res).runs)
 
 
 def _leaderboard(r: Report, res: StudyResult) -> None:
     """What was studied, and the official leaderboard with bootstrap intervals."""
-    o, inp = res.options, res.meta["input"]
-    r.paragraph(f"Input: {inp['source']} — {inp['encounters']} encounters, {_n_runs(res)} runs; {o['orders']} random "
+    o, m = res.options, QAMeta.of(res)
+    r.paragraph(f"Input: {m.source} — {m.encounters} encounters, {len(m.runs)} runs; {o['orders']} random "
                 f"orders and {o['bootstrap']} bootstrap resamples of encounters, seed {o['seed']}.")
     r.heading("Leaderboard (official partial-credit accuracy)")
     ci_table = default_rows(res.table("bootstrap_ci.csv"))
@@ -31,7 +32,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     sel = ci_table[ci_table.metric == "all"].set_index("run")
     tab = res.table("leaderboard.csv")[["accuracy_all"]].copy()
     tab["95% CI"] = [f"[{sel.loc[x, 'low']:.4f}, {sel.loc[x, 'high']:.4f}]" for x in tab.index]
-    r.table(tab.reset_index(), caption=f"95% CI: {interval_name(sel)} over the {inp['encounters']} encounters.")
+    r.table(tab.reset_index(), caption=f"95% CI: {interval_name(sel)} over the {m.encounters} encounters.")
 
 
 def _convergence(r: Report, res: StudyResult) -> None:
