@@ -366,6 +366,8 @@ def design_answer(folder: str, *, data: str | None, out: str, strategies: Iterab
     meta = DesignMeta.of(res)  # every field it reads, checked once
     read = _design_challenge(folder, meta, str(data))  # data: checked above
     target = size_target(meta.runs, meta.target_l1)
+    if not (math.isfinite(target) and target > 0):
+        raise InputError(f"{folder}: its target L1 {target:g} is not a positive number")
     try:
         row = _twin_size(folder, res)
         differs = differing_assumptions(res.table("fit.csv") if res.has("fit.csv") else None)

@@ -109,7 +109,8 @@ class DesignMeta:
                              f"options.target_l1 {target!r} out of range); run the design study again")
         return cls(where=where, study=res.study, base=read("input.base", (dict,), {}), runs=runs,
                    target_l1=None if target is None else float(target),
-                   quick=read("options.quick", (bool,), False), like=read("input.like", (str, type(None)), None),
+                   quick=bool(read("options.quick", (bool, type(None)), False)),
+                   like=read("input.like", (str, type(None)), None),
                    challenge=read("input.challenge", (str, type(None)), None))
 
 

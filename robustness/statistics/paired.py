@@ -68,7 +68,7 @@ def _signed_rank_rows(d: np.ndarray, *, continuity: bool, tol: float) -> tuple[n
     n_rows, n_cases = d.shape
     a = np.abs(d)
     kept = a > tol
-    key = np.where(kept, a, np.inf)
+    key = np.where(kept, a, np.nan)  # nan sorts after every size, an infinite one too
     order = np.argsort(key, axis=1, kind="stable")  # the kept differences first, in _signed_rank's order
     a = np.take_along_axis(key, order, axis=1)
     positive = np.take_along_axis(kept & (d > 0), order, axis=1)

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from robustness import background
 from robustness.progress import stage
 from robustness.results.study_result import TABLES
@@ -64,7 +66,9 @@ class Step:
     status : str, optional
         The status line's subject while it runs (a background step: while the study waits for it).
     background : bool
-        Run beside the following steps (in a forked process when the study has two cores).
+        Run beside the following steps (in a forked process when the study has two cores). Its inputs must not
+        change after it starts, it may not need ``tables``, and it may not be handed a random generator (a forked
+        copy would not advance this process's stream): otherwise its numbers would depend on ``n_jobs``.
     when : str, optional
         Run only where this value (an input or an earlier step's) is not None; otherwise every value it makes is
         None and it writes nothing.
@@ -103,7 +107,8 @@ def check_steps(steps: Sequence[Step], given: Iterable[str], *, registered: Iter
     ------
     ValueError
         A step needs what neither an input nor an earlier step makes; a value or a table is made twice; a step's
-        ``writes`` holds a name that is not a registered table, or its ``makes`` one that is a table.
+        ``writes`` holds a name that is not a registered table, or its ``makes`` one that is a table; a background
+        step needs ``tables``.
     """
     tables = set(TABLES if registered is None else registered)
     known, written = set(given) | {TABLES_SO_FAR}, set[str]()
@@ -114,6 +119,9 @@ def check_steps(steps: Sequence[Step], given: Iterable[str], *, registered: Iter
         twice = sorted((set(step.makes) & known) | (set(step.writes) & written))
         if twice:
             raise ValueError(f"step {step.name!r} makes {twice} again")
+        if step.background and TABLES_SO_FAR in step.needs:
+            raise ValueError(f"step {step.name!r} runs in the background and needs `tables`: what it would see "
+                             "would depend on n_jobs (a forked copy at its start, or every table at its collection)")
         wrong = [n for n in step.writes if n not in tables] + [n for n in step.makes if is_table(n)]
         if wrong:
             raise ValueError(f"step {step.name!r}: {wrong} must be registered tables in `writes` "
@@ -141,7 +149,8 @@ def run_steps(steps: Sequence[Step], given: Mapping[str, Any], *, n_jobs: int = 
     Raises
     ------
     ValueError
-        The list does not check (:func:`check_steps`), or a step returned other than it declared.
+        The list does not check (:func:`check_steps`), a step returned other than it declared, or a background
+        step is handed a random generator.
     """
     check_steps(steps, given)
     values, tables = dict(given), dict[str, Any]()
@@ -164,6 +173,9 @@ def run_steps(steps: Sequence[Step], given: Mapping[str, Any], *, n_jobs: int = 
             stage(step.status, printed=False)
         args = {n: tables if n == TABLES_SO_FAR else values[n] for n in step.needs}
         if step.background:
+            if any(isinstance(v, np.random.Generator) for v in args.values()):
+                raise ValueError(f"step {step.name!r} runs in the background with a random generator: a forked "
+                                 "copy would not advance this process's stream, so the numbers would depend on n_jobs")
             pending[k] = (step, background.start(functools.partial(step.fn, **args), n_jobs=n_jobs))
         else:
             _take(step, step.fn(**args), values, tables)

@@ -43,7 +43,7 @@ def test_optional_fields_take_their_defaults():
     (("base_setting", "runs"), 0, "base_setting.runs 0"),
     (("options", "target_l1"), -1.0, "options.target_l1 -1.0 out of range"),
     (("options", "target_l1"), float("nan"), "out of range"),
-    (("options", "quick"), "yes", "options.quick is 'yes', not true or false"),
+    (("options", "quick"), "yes", "options.quick is 'yes', not true or false or null"),
     (("input", "like"), 5, "input.like is 5, not text or null"),
     (("input", "base"), [1], "input.base is [1], not an object"),
 ])

@@ -136,3 +136,12 @@ def test_blocks_of_pairs_change_nothing(monkeypatch):
     whole = paired_p_values(values)
     monkeypatch.setattr(paired, "_BLOCK", 31)  # one pair per block
     np.testing.assert_array_equal(paired_p_values(values), whole)
+
+
+def test_an_infinite_difference_is_the_largest_and_a_dropped_case_stays_out():
+    """An infinite difference ranks above every finite one and apart from the cases the test drops (nan, ties):
+    the one-pass path equals the pair-by-pair one (an infinite distance, e.g. HD with empty_distance='inf')."""
+    for values in (np.array([[np.inf, 1.0, 2.0, 3.0], [1.0, 1.0, 1.0, 1.0]]),
+                   np.array([[np.inf, 1.0, 2.0, np.nan], [1.0, 1.0, 1.0, 5.0]]),
+                   np.array([[np.inf, -np.inf, 2.0, 1.0, np.nan], [0.0, 0.0, 2.0, 1.0, 1.0]])):
+        np.testing.assert_array_equal(paired_p_values(values), paired_p_values(values, np.ones(values.shape[1])))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 
+import numpy as np
 import pytest
 
 from robustness.results.study_result import TABLES
@@ -111,3 +112,16 @@ def test_the_per_case_tables_steps_check_and_keep_the_streams_order():
                              "significance", "rope", "top_k"])
     drawing = [s.name for s in RANK_STEPS if "gen" in s.needs]  # one stream: the order of the draws is the order
     assert drawing == ["rankings", "bootstrap", "case_ranks", "podium"]
+
+
+def _gen_user(gen):
+    return {"draw": float(gen.random())}
+
+
+def test_a_background_step_that_would_depend_on_n_jobs_is_refused():
+    """A background step sees a forked copy at its start: `tables` (more of them by its collection) and a random
+    generator (whose forked copy would not advance this process's stream) would make it depend on n_jobs."""
+    with pytest.raises(ValueError, match="runs in the background and needs `tables`"):
+        check_steps([Step(_seen, makes=("names", "z"), background=True)], ["y"])
+    with pytest.raises(ValueError, match="runs in the background with a random generator"):
+        run_steps([Step(_gen_user, makes=("draw",), background=True)], {"gen": np.random.default_rng(0)})
