@@ -270,7 +270,10 @@ def _cell_signs(coarse):
 
 @njit(cache=True, nogil=True)
 def _axis_cells(n, c):
-    """The coarse cell of each of ``n`` pixels along an axis of ``c`` coarse points, -1 where it is clipped."""
+    """The coarse cell of each of ``n`` pixels along an axis of ``c`` coarse points, -1 where it is clipped.
+
+    With one coarse point every pixel is clipped: no cell decides, each pixel is interpolated as before.
+    """
     s = (c - 1) / max(n - 1, 1)
     out = np.empty(n, dtype=np.int64)
     for k in range(n):
@@ -296,11 +299,6 @@ def upsample_positive(coarse, h, w):
     out = np.empty((h, w), dtype=np.bool_)
     sy = (ch - 1) / max(h - 1, 1)
     sx = (cw - 1) / max(w - 1, 1)
-    if ch < 2 or cw < 2:
-        for y in range(h):
-            for x in range(w):
-                out[y, x] = _positive_at(coarse, y, x, sy, sx)
-        return out
     signs, rows, cols = _cell_signs(coarse), _axis_cells(h, ch), _axis_cells(w, cw)
     for y in range(h):
         for x in range(w):
@@ -313,13 +311,12 @@ def upsample_positive(coarse, h, w):
 def _count_positive(f, truth, rows, cols, sy, sx):
     """The pixels of ``truth``'s shape where the upsampled ``f`` is > 0, and how many of them are in ``truth``."""
     h, w = truth.shape
-    whole = f.shape[0] > 1 and f.shape[1] > 1
-    signs = _cell_signs(f) if whole else np.zeros((1, 1), dtype=np.int8)
+    signs = _cell_signs(f)
     size = 0
     tp = 0
     for y in range(h):
         for x in range(w):
-            s = _sign_at(signs, rows, cols, y, x) if whole else 0
+            s = _sign_at(signs, rows, cols, y, x)
             if s > 0 or s == 0 and _positive_at(f, y, x, sy, sx):
                 size += 1
                 tp += truth[y, x]

@@ -25,12 +25,14 @@ _KINDS = {str: "text", int: "an integer", float: "a number", dict: "an object", 
           bool: "true or false", type(None): "null"}
 
 
-def _where(res: StudyResult, study: str) -> str:
-    return str(res.folder) if res.folder is not None else f"the {study}"
+def _reader(res: StudyResult, study: str) -> tuple[str, Callable[..., Any]]:  # study: "design study", "main job"
+    """Where the results are (for messages), and their field reader.
 
-
-def _reader(meta: Mapping, where: str, study: str) -> Callable[..., Any]:  # study: "design study", "main job"
-    """``read(path, kinds, default)``: the field at the dotted ``path``, of one of ``kinds``, or ``default``."""
+    ``read(path, kinds, default)`` gives the field of ``res.meta`` at the dotted ``path``, of one of ``kinds``, or
+    ``default`` where it is missing; anything else is one line naming the folder and the field.
+    """
+    meta = res.meta
+    where = str(res.folder) if res.folder is not None else f"the {study}"
 
     def read(path: str, kinds: tuple[type, ...], default: Any = _NOTHING) -> Any:
         value: Any = meta
@@ -44,7 +46,7 @@ def _reader(meta: Mapping, where: str, study: str) -> Callable[..., Any]:  # stu
                              f"{' or '.join(_KINDS[k] for k in kinds)}); run the {study} again")
         return value
 
-    return read
+    return where, read
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,7 @@ class DesignMeta:
         InputError
             A field is missing or of the wrong type: one line naming the folder and the field.
         """
-        where = _where(res, "design study")
-        read = _reader(res.meta, where, "design study")
+        where, read = _reader(res, "design study")
         target = read("options.target_l1", (int, float, type(None)), None)
         runs = read("base_setting.runs", (int,))
         if runs < 1 or target is not None and not (math.isfinite(target) and target > 0):
@@ -186,9 +187,9 @@ class MainJobMeta:
         InputError
             A field is missing or of the wrong type: one line naming the folder and the field.
         """
-        read = _reader(res.meta, _where(res, "main job"), "main job")
+        where, read = _reader(res, "main job")
         labels = read("input.labels", (list, type(None)), None)
-        return cls(where=_where(res, "main job"), source=read("input.source", (str,)),
+        return cls(where=where, source=read("input.source", (str,)),
                    images=read("input.images", (int,)), encounters=read("input.encounters", (int,)),
                    runs=read("input.runs", (int,)), annotators=tuple(read("input.annotators", (list,), [])),
                    volumes=read("input.volumes", (bool,), False), labels=None if labels is None else tuple(labels),
@@ -248,8 +249,7 @@ class TableMeta:
         InputError
             A field is missing or of the wrong type: one line naming the folder and the field.
         """
-        where = _where(res, "table study")
-        read = _reader(res.meta, where, "table study")
+        where, read = _reader(res, "table study")
         schemes = read("input.schemes", (list,), [])
         if not all(isinstance(n, list) and len(n) == 3 for n in schemes):
             raise InputError(f"{where}: damaged table-study folder (meta.json's input.schemes is not a list of "
@@ -298,7 +298,6 @@ class QAMeta:
         InputError
             A field is missing or of the wrong type: one line naming the folder and the field.
         """
-        where = _where(res, "QA study")
-        read = _reader(res.meta, where, "QA study")
+        where, read = _reader(res, "QA study")
         return cls(where=where, source=read("input.source", (str,)), encounters=read("input.encounters", (int,)),
                    runs=tuple(read("input.runs", (list,))))

@@ -48,9 +48,17 @@ def _signed_rank(d: np.ndarray, w: np.ndarray, *, continuity: bool, tol: float) 
         counts = positive = np.zeros((w.shape[0], 0))
     ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2.0
     w_plus = (ranks * positive).sum(axis=1)
-    n = counts.sum(axis=1)
+    return _normal_p(w_plus, counts.sum(axis=1), (counts ** 3 - counts).sum(axis=1), continuity=continuity)
+
+
+def _normal_p(w_plus: np.ndarray, n: np.ndarray, ties: np.ndarray, *,
+              continuity: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two one-sided p-values of the signed-rank statistic ``w_plus`` of ``n`` differences.
+
+    Normal approximation; ``ties`` is the sum of ``t^3 - t`` over the groups of equal ``|d|``; 1 where ``n`` is 0.
+    """
     total = n * (n + 1) / 2.0
-    sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - (counts ** 3 - counts).sum(axis=1) / 48.0)
+    sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - ties / 48.0)
     cc = 0.5 if continuity else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         z_pos = (w_plus - n * (n + 1) / 4.0 - cc) / sigma
@@ -85,13 +93,7 @@ def _signed_rank_rows(d: np.ndarray, *, continuity: bool, tol: float) -> tuple[n
     ranks = start + (size + 1) / 2.0  # midranks
     w_plus = np.where(inside & positive, ranks, 0.0).sum(axis=1)
     ties = np.where(inside, size * size - 1, 0.0).sum(axis=1)  # a group of t adds t (t^2 - 1) = t^3 - t
-    total = n * (n + 1) / 2.0
-    sigma = np.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - ties / 48.0)
-    cc = 0.5 if continuity else 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z_pos = (w_plus - n * (n + 1) / 4.0 - cc) / sigma
-        z_neg = (total - w_plus - n * (n + 1) / 4.0 - cc) / sigma
-    return np.where(n > 0, ndtr(-z_pos), 1.0), np.where(n > 0, ndtr(-z_neg), 1.0)
+    return _normal_p(w_plus, n, ties, continuity=continuity)
 
 
 def _t(d: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -271,15 +271,15 @@ def _images(counts, conv_schemes) -> dict:
         "per_case.parquet": lambda: per_case_frames(conv_schemes, counts)}
 
 
-def _labels(challenge) -> np.ndarray | None:
-    """The challenge's labels when it has several (None otherwise)."""
+def _labels(challenge) -> dict:
+    """The challenge's labels, where it has several (None otherwise)."""
     labels = getattr(challenge.source, "labels", None)
-    return np.asarray(labels) if labels is not None and len(set(labels)) > 1 else None
+    return {"labels": np.asarray(labels) if labels is not None and len(set(labels)) > 1 else None}
 
 
-def _per_image(challenge, counts, primary: Scheme, empty, boot_schemes) -> dict:
+def _per_image(counts, primary: Scheme, empty, boot_schemes, labels) -> dict:
     """The headline gold's per-image values of every metric, where the boundary or label tables need them."""
-    needed = counts.boundary is not None or _labels(challenge) is not None
+    needed = counts.boundary is not None or labels is not None
     return {"per_image": PerImage.of(counts, primary, empty, boot_schemes.unit) if needed else None}
 
 
@@ -290,12 +290,9 @@ def _metric_tables(counts, per_image, options: RankConvergenceOptions, n_jobs: i
     return metric_tables(counts, per_image, options, n_jobs=n_jobs, lenient=lenient)
 
 
-def _label_tables(challenge, counts, per_image, over, options: RankConvergenceOptions, n_jobs: int,
+def _label_tables(counts, labels, per_image, over, options: RankConvergenceOptions, n_jobs: int,
                   lenient: float) -> dict:
     """The per-label tables, on a challenge of several labels."""
-    labels = _labels(challenge)
-    if labels is None:
-        return {}
     return label_tables(counts, labels, per_image, over, options, n_jobs=n_jobs, lenient=lenient)
 
 
@@ -368,10 +365,11 @@ STEPS = (
          writes=("orders.csv", "curves.parquet", "curves_summary.csv", "convergence.csv", "strategy_comparison.csv")),
     Step(_gold_spread, writes=("gold_spread.csv",)),
     Step(_images, writes=("images.csv", "per_case.parquet")),
+    Step(_labels, makes=("labels",)),
     Step(_per_image, makes=("per_image",)),
     Step(_metric_tables, writes=("metric_leaderboard.csv", "metric_agreement.csv", "metric_convergence.csv")),
     Step(_label_tables, writes=("label_scores.csv", "label_convergence.csv", "label_leaderboard.csv",
-                                "label_agreement.csv")),
+                                "label_agreement.csv"), when="labels"),
     Step(_verdicts, makes=("verdicts",)),
     Step(_warnings, makes=("warnings", "study_notes")),
     Step(_input_meta, makes=("input_meta",)),

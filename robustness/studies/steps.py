@@ -91,6 +91,11 @@ class Step:
         """What the step needs: its function's parameter names."""
         return tuple(inspect.signature(self.fn).parameters)
 
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """What must be known before the step runs: its needs, and the value its ``when`` names."""
+        return self.needs + ((self.when,) if self.when else ())
+
 
 def check_steps(steps: Sequence[Step], given: Iterable[str], *, registered: Iterable[str] | None = None) -> None:
     """Check a list of steps without running it.
@@ -113,7 +118,7 @@ def check_steps(steps: Sequence[Step], given: Iterable[str], *, registered: Iter
     tables = set(TABLES if registered is None else registered)
     known, written = set(given) | {TABLES_SO_FAR}, set[str]()
     for step in steps:
-        missing = [n for n in step.needs + ((step.when,) if step.when else ()) if n not in known]
+        missing = [n for n in step.requires if n not in known]
         if missing:
             raise ValueError(f"step {step.name!r} needs {missing}, which neither an input nor an earlier step makes")
         twice = sorted((set(step.makes) & known) | (set(step.writes) & written))
@@ -165,7 +170,7 @@ def run_steps(steps: Sequence[Step], given: Mapping[str, Any], *, n_jobs: int = 
                 _take(step, job.result(), values, tables)
 
     for k, step in enumerate(steps):
-        collect(step.needs + ((step.when,) if step.when else ()))
+        collect(step.requires)
         if step.when is not None and values[step.when] is None:
             values.update(dict.fromkeys(step.makes))
             continue

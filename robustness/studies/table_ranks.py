@@ -219,11 +219,6 @@ def _bootstrap(tasks, methods, ranking: pd.DataFrame, ranking_options: RankingOp
     return tables | {"boots": boots, "left_out": left_out}
 
 
-def _case_ranks(tasks, ranking_options: RankingOptions, gen: np.random.Generator) -> dict:
-    """Each case's ranks (:func:`case_rank_tables`)."""
-    return case_rank_tables(tasks, ranking_options, gen)
-
-
 def _families(tasks, with_consensus) -> dict:
     """The tasks that combine into a consensus (leaderboards of one scheme), where the study wants one."""
     families = {scheme: [t for t in tasks if t.scheme == scheme] for scheme in dict.fromkeys(t.scheme for t in tasks)}
@@ -283,7 +278,7 @@ RANK_STEPS = (
     Step(_rankings, makes=("ranking", "rank_notes"), writes=("ranking.csv",)),
     Step(_bootstrap, makes=("boots", "left_out"),
          writes=("rank_bootstrap.csv", "rank_frequency.csv", "rank_bootstrap_tau.csv")),
-    Step(_case_ranks, writes=("per_case.parquet", "case_ranks.csv"),
+    Step(case_rank_tables, writes=("per_case.parquet", "case_ranks.csv"),
          status="per-case tables: case ranks, consensus, tests, IQM, podium"),
     Step(_families, makes=("combined",)),
     Step(_consensus, writes=("consensus.csv", "task_distances.csv"), when="combined"),

@@ -111,7 +111,7 @@ def test_the_per_case_tables_steps_check_and_keep_the_streams_order():
     check_steps(RANK_STEPS, ["tasks", "methods", "ranking_options", "options", "gen", "with_consensus",
                              "significance", "rope", "top_k"])
     drawing = [s.name for s in RANK_STEPS if "gen" in s.needs]  # one stream: the order of the draws is the order
-    assert drawing == ["rankings", "bootstrap", "case_ranks", "podium"]
+    assert drawing == ["rankings", "bootstrap", "case_rank_tables", "podium"]
 
 
 def _gen_user(gen):
