@@ -14,6 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from experiments._options import for_command_line
 from experiments._types import (
     MAX_ORDERS,
     MAX_RESAMPLES,
@@ -102,7 +103,6 @@ class Parser(argparse.ArgumentParser):
         self.checks: list = []
 
     def error(self, message: str) -> NoReturn:
-        from experiments._options import for_command_line
         from robustness.errors import MAX_LINE, one_line
 
         sys.stderr.write(f"error: {one_line(for_command_line(message), MAX_LINE - 7)}\n")
@@ -384,11 +384,11 @@ def load(args: argparse.Namespace) -> Challenge:
 # -- warnings ---------------------------------------------------------------------------------------------------
 
 def say(notes: Iterable[str]) -> None:
-    """Print notes as ``warning: ...`` lines on stderr (even with --quiet: they are about the results)."""
+    """Print notes as ``warning: ...`` lines on stderr (even with --quiet: they are about the results), in options."""
     from robustness.errors import MAX_LINE, one_line
 
     for note in notes:
-        print(f"warning: {one_line(note, MAX_LINE - 9)}", file=sys.stderr)
+        print(f"warning: {one_line(for_command_line(note), MAX_LINE - 9)}", file=sys.stderr)
 
 
 def source(args: argparse.Namespace) -> str:
@@ -457,7 +457,6 @@ def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None =
     """
     import warnings
 
-    from experiments._options import for_command_line
     from robustness.errors import MAX_LINE, InputError, NoteWarning, one_line
 
     def show(message, category, *rest, **kw):

@@ -1,8 +1,9 @@
 """The one table from the library's parameters to the commands' options.
 
-The library's errors and warnings name a parameter as :func:`robustness.errors.parameter` writes it
+The library's errors, warnings and reports name a parameter as :func:`robustness.errors.parameter` writes it
 (```RankingOptions.missing```), which is what a Python caller sets. A command prints the option that sets it
-instead (``--missing-scores``): :func:`for_command_line` rewrites a message through :data:`OPTIONS`.
+instead (``--missing-scores``): :func:`for_command_line` rewrites a message through :data:`OPTIONS`, and the
+commands hand it to the reports they write (``publish``'s ``spell``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,24 @@ OPTIONS = {
     "`MaskFormat.binarize`=True": "--binarize",
     "`MaskFormat.threshold`": "--threshold",
     "`parallel_backend.scheduler`": "--scheduler",
+    "`load_raters.threshold`": "--threshold",
+    "`load_raters.runs`": "--runs",
+    "`options.empty`": "--empty",
+    "`ResamplingOptions.all_curves`=True": "--all-curves",
+    "`ResamplingOptions.margin`": "--margin",
+    "`RankingOptions.lower_better`=True": "--lower-better",
+    "`RankConvergenceOptions.primary`": "--primary",
+    "`RankConvergenceOptions.one_slice`": "--one-slice",
+    "`RankConvergenceOptions.empty_distance`": "--empty-distance",
+    "`RankConvergenceOptions.border`": "--border",
+    "`RankConvergenceOptions.min_lesion_size`": "--min-lesion-size",
+    "`TableOptions.step`": "--step",
+    "`prepare.rankings_only`=True": "--rankings-only",
+    "`prepare.challenge`": "--like",  # the design study's
+    "`DesignStudyOptions.quick`=True": "--quick",
+    "`DesignStudyOptions.pool`": "--pool",
+    "`DesignStudyOptions.replicates`": "--replicates",
+    "`DesignStudyOptions.max_encounters`": "--max-encounters",
 }
 
 

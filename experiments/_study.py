@@ -283,6 +283,7 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
 
     Returns the report as Markdown (printed by the commands unless ``--quiet``).
     """
+    from experiments._options import for_command_line
     from robustness.reporting.publish import publish
 
     figures = not getattr(args, "no_figures", True)
@@ -294,7 +295,7 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
     return publish(result, out, figures=figures, command=command, parameters=vars(args),
                    seed=getattr(args, "seed", None), started=started, meta=meta, pdf=getattr(args, "pdf", False),
-                   n_jobs=max(getattr(args, "n_jobs", 1), 1), draw=draw)
+                   n_jobs=max(getattr(args, "n_jobs", 1), 1), draw=draw, spell=for_command_line)
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

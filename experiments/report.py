@@ -27,9 +27,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run the command on ``argv`` (default: the command line); returns the exit status."""
     args = parser().parse_args(argv)
+    from experiments._options import for_command_line
     from robustness.reporting.report import write
 
-    written = write(args.results)
+    written = write(args.results, spell=for_command_line)
     if not args.quiet:
         from experiments._study import conclusions
 

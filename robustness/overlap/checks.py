@@ -129,10 +129,11 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
     n_big = int((share > 0.5).sum())
     if share.size == 0 or n_big <= share.size / 2:
         return []
-    how = f"--threshold {threshold} " if threshold is not None else ""
+    how = f"{parameter('load_raters', 'threshold')} {threshold} " if threshold is not None else ""
     return [f"the foreground (value {foreground}{', ' + how.strip() if how else ''}) covers more than half of the "
             f"image in {n_big} of {share.size} annotator masks (median {np.median(share):.0%}): did you mean "
-            f"--foreground {background} --background {foreground}?"]
+            f"{parameter('load_raters', 'foreground')} {background} {parameter('load_raters', 'background')} "
+            f"{foreground}?"]
 
 
 #: The share of annotator masks whose foreground covers more than half of their image above which a foreground
@@ -196,7 +197,8 @@ def empty_annotators(counts: OverlapCounts) -> list[str]:
         if n and not size[a][valid[a]].any():
             out.append(f"annotator {name!r} is empty on all {n} image(s) it drew: a mask on another scale (0/1 "
                        "where the others are 0/255) or read with the wrong foreground value or threshold reads as "
-                       "empty; check its files and --foreground/--background/--threshold")
+                       "empty; check its files and "
+                       + "/".join(parameter("load_raters", x) for x in ("foreground", "background", "threshold")))
     return out
 
 
@@ -331,8 +333,9 @@ def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
         on = np.asarray(values == label)
         if not drawn[on].any():
             out.append(f"label {label} is in no mask: every annotator and every run is empty for it on all "
-                       f"{int(on.sum())} file(s), so each of its images is a both-empty pair (scored by the --empty "
-                       "policy, 1.0 by default); check the label numbers given to --labels")
+                       f"{int(on.sum())} file(s), so each of its images is a both-empty pair (scored by the "
+                       f"{parameter('options', 'empty')} policy, 1.0 by default); check the label numbers given to "
+                       f"{parameter('load_raters', 'labels')}")
     return out
 
 
@@ -379,7 +382,7 @@ def shared_authors(annotators: Sequence[str], runs: Sequence[str]) -> list[str]:
                        + ", ".join(f"'{a}'" for a in same)
                        + f" of the gold share the name part '{_NAME_PARTS.split(str(run).strip(), 1)[0]}': if one "
                        "person or team made both, the run is scored against a gold it helped draw (its agreement is "
-                       "not independent evidence); --runs can leave it out")
+                       f"not independent evidence); {parameter('load_raters', 'runs')} can leave it out")
     return out
 
 

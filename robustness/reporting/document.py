@@ -8,9 +8,11 @@ URL, and reads on a laptop and on a phone (tables scroll sideways); it opens
 with a table of contents of its sections (each an anchor), and every file of the
 results folder it names links to the file. Columns of whole numbers print as
 integers in both.
-Inline markup in text: ``**bold**`` and ```code```. Every text is escaped for the medium it is written into:
-HTML by ``html.escape``, Markdown by :func:`robustness.results.escape.markdown` (a run named ``<script>`` is
-shown, never run, in either).
+Inline markup in text: ``**bold**`` and ```code```. A report made for a command (``spell``: the command's
+spelling, e.g. ``experiments._options.for_command_line``) names its options where the library names parameters
+(```RankingOptions.missing```, :func:`robustness.errors.parameter`). Every text is escaped for the medium it is
+written into: HTML by ``html.escape``, Markdown by :func:`robustness.results.escape.markdown` (a run named
+``<script>`` is shown, never run, in either).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import base64
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -148,10 +150,23 @@ a{color:#0b5cad}h2{scroll-margin-top:.5rem}
 
 @dataclass
 class Report:
-    """An ordered list of blocks; see the module notes."""
+    """An ordered list of blocks; see the module notes.
+
+    Attributes
+    ----------
+    title : str
+    blocks : list
+    spell : callable, optional
+        Applied to every text as it is added (headings, paragraphs, bullets, captions): how the reader's interface
+        names what the library calls a parameter (None: as the library names it).
+    """
 
     title: str
     blocks: list = field(default_factory=list)
+    spell: Callable[[str], str] | None = field(default=None, repr=False, compare=False)
+
+    def _said(self, text: str) -> str:
+        return text if self.spell is None else self.spell(text)
 
     def heading(self, text: str, level: int = 2) -> Report:
         """Add a heading (``level`` 2: a section).
@@ -166,7 +181,7 @@ class Report:
         Report
             This report (calls chain).
         """
-        self.blocks.append(("heading", level, text))
+        self.blocks.append(("heading", level, self._said(text)))
         return self
 
     def paragraph(self, text: str) -> Report:
@@ -180,7 +195,7 @@ class Report:
         -------
         Report
         """
-        self.blocks.append(("paragraph", text))
+        self.blocks.append(("paragraph", self._said(text)))
         return self
 
     def bullets(self, items: Iterable[str]) -> Report:
@@ -194,7 +209,7 @@ class Report:
         -------
         Report
         """
-        self.blocks.append(("bullets", list(items)))
+        self.blocks.append(("bullets", [self._said(x) for x in items]))
         return self
 
     def table(self, frame: pd.DataFrame, *, floatfmt: str = "{:.4f}", caption: str | None = None,
@@ -214,7 +229,7 @@ class Report:
         -------
         Report
         """
-        self.blocks.append(("table", frame, floatfmt, caption, max_rows))
+        self.blocks.append(("table", frame, floatfmt, None if caption is None else self._said(caption), max_rows))
         return self
 
     def warnings(self, warnings: Iterable[str]) -> Report:
@@ -245,7 +260,7 @@ class Report:
         -------
         Report
         """
-        self.blocks.append(("figure", path, caption))
+        self.blocks.append(("figure", path, self._said(caption)))
         return self
 
     def figures(self) -> list[str]:

@@ -59,7 +59,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
             fingerprint: str | None = None, force: bool = False, command: str | None = None,
             parameters: dict | None = None, seed: int | None = None, started: float | None = None,
             meta: dict | None = None, pdf: bool = False, n_jobs: int = 1,
-            draw: Callable[..., list] | None = None) -> str:
+            draw: Callable[..., list] | None = None, spell: Callable[[str], str] | None = None) -> str:
     """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
 
     Parameters
@@ -92,6 +92,9 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
     draw : callable, optional
         The figure drawer (default: the installed one, :func:`figure_drawer`; looked up before anything is
         written).
+    spell : callable, optional
+        How the report names the library's parameters (a command: its options,
+        :func:`robustness.reporting.report.build`); meta.json keeps the library's names.
 
     Returns
     -------
@@ -121,7 +124,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
                             "versions": versions()}
     full["warnings"] = list(full.get("warnings", []))
     stage("writing the report", printed=False)
-    report = build(out.staging, meta=full)
+    report = build(out.staging, meta=full, spell=spell)
     for name, text in outputs(report, out.staging, result.study, pdf=pdf).items():
         if isinstance(text, bytes):
             out.write_bytes(name, text)

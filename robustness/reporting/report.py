@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,7 +61,7 @@ def _files_section(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(rows))
 
 
-def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
+def build(results_dir: Path | str, *, meta: dict | None = None, spell: Callable[[str], str] | None = None) -> Report:
     """The report of the study whose results are in ``results_dir``.
 
     Parameters
@@ -69,6 +70,9 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
         A complete results folder, or a study's staging folder when ``meta`` is given.
     meta : dict, optional
         The metadata, before ``meta.json`` is written.
+    spell : callable, optional
+        How the reader's interface names the library's parameters (:class:`Report`'s ``spell``; a command passes
+        its options' table).
 
     Returns
     -------
@@ -76,14 +80,14 @@ def build(results_dir: Path | str, *, meta: dict | None = None) -> Report:
     """
     res = StudyResult.load(results_dir, meta=meta)
     listed = sections(res.study)
-    r = Report(TITLES[res.study])
+    r = Report(TITLES[res.study], spell=spell)
     first = None
     for section in listed:
         section.build(r, res)
         first = len(r.blocks) if first is None else first
     # the warnings right after the first section (what to conclude, the recommendation): before any table they
     # may change the reading of
-    warned = Report(r.title).warnings(res.warnings).blocks
+    warned = Report(r.title, spell=spell).warnings(res.warnings).blocks
     r.blocks[first or 0:first or 0] = warned
 
     # a figure the folder does not hold is left out; one that is there but a link (or a FIFO...) is refused when read
@@ -118,7 +122,7 @@ def outputs(report: Report, results_dir: Path | str, study: str, *, pdf: bool = 
     return out
 
 
-def write(results_dir: Path | str) -> list[Path]:
+def write(results_dir: Path | str, *, spell: Callable[[str], str] | None = None) -> list[Path]:
     """Rebuild the report of a complete results folder in place (no recomputation).
 
     The folder is locked while the files are replaced (atomically), and only files ``meta.json`` already lists
@@ -128,6 +132,8 @@ def write(results_dir: Path | str) -> list[Path]:
     Parameters
     ----------
     results_dir : path
+    spell : callable, optional
+        As :func:`build`'s.
 
     Returns
     -------
@@ -137,7 +143,7 @@ def write(results_dir: Path | str) -> list[Path]:
     folder, meta = open_results(results_dir)
     with hold(folder):
         try:
-            report = build(folder)  # in memory: nothing is written before the checks below
+            report = build(folder, spell=spell)  # in memory: nothing is written before the checks below
             texts = outputs(report, folder, meta.get("study", ""), pdf="report.pdf" in meta.get("files", []))
         except (InputError, KeyboardInterrupt, MemoryError):
             raise

@@ -172,8 +172,8 @@ for _name, _holds, _index in (
                            "and Kendall's tau between their rankings (the dendrogram and network of tasks)", False),
     ("bayes_signed_rank.csv", "per leaderboard: the Bayesian signed-rank test with a rope between each run and the "
                               "next one down (probabilities better, equivalent, worse; the decision)", False),
-    ("top.csv", "per leaderboard and ranking method: the runs ranked --top K or better (more where runs tie at the "
-                "cut)", False),
+    ("top.csv", "per leaderboard and ranking method: the runs in the first K places, K the option top (more where "
+                "runs tie at the cut)", False),
     ("iqm.csv", "per leaderboard and run: the interquartile mean over its cases with a 95% bootstrap interval",
      False),
     ("improvement.csv", "per leaderboard: the probability that each run beats the next one down on a case, with a "

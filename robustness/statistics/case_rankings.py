@@ -175,7 +175,7 @@ def task_scores(table: pd.DataFrame, *, case_column: str = "case", run_column: s
         metric = str(dict(zip(keys, key))["metric"]) if "metric" in keys else None
         if metric is not None and not lower_is_better(metric)[1]:  # a known metric's direction is no news
             notes.append(f"metric {metric} is not one this package knows: ranked higher first unless "
-                         "--lower-better")
+                         f"{parameter('RankingOptions', 'lower_better')}=True")
         parts = dict(zip(keys, key))
         scheme = " / ".join(str(v) for k, v in parts.items() if k != task_column)
         out.append(TaskScores(name, runs, cases, values, units, notes, metric, rows, scheme))

@@ -11,6 +11,7 @@ the verdicts the reports state on them are :mod:`robustness.studies.resampling_v
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from robustness import seeds
+from robustness.errors import parameter
 from robustness.kernel_threads import threads_for_kernels
 from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.bootstrap import bootstrap as run_bootstrap
@@ -163,19 +165,21 @@ class ResamplingOptions:
         """
         return target_record(n_runs, self.target)
 
-    def rng(self, stream: str) -> np.random.Generator:
+    def rng(self, stream: str, *index: int) -> np.random.Generator:
         """The generator of a named stream under this seed.
 
         Parameters
         ----------
         stream : str
             A name of :data:`robustness.seeds.STUDY_STREAMS`.
+        *index : int
+            One of the stream's own streams (:func:`robustness.seeds.stream`).
 
         Returns
         -------
         numpy.random.Generator
         """
-        return seeds.stream(self.seed, stream)
+        return seeds.stream(self.seed, stream, *index)
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,7 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
     boot_schemes = schemes if boot_schemes is None else boot_schemes
     convs, boots = {}, {}
     chosen = options.ranking_options()
+    orders, resamples = options.rng("orders"), options.rng("bootstrap")  # each method draws from a copy: paired
     for name in options.ranking:
         boot_stats = prepare(boot_schemes, name, chosen)
         if not recomputed(boot_stats):
@@ -219,10 +224,10 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
         else:
             conv_stats, step = boot_stats, options.test_step
         convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, ties=options.ties,
-                                       n_jobs=n_jobs, progress=progress, rng=options.rng("orders"))
+                                       n_jobs=n_jobs, progress=progress, rng=copy.deepcopy(orders))
         if bootstrap:
             boots[name] = run_bootstrap(boot_stats, n_resamples=options.bootstrap, ties=options.ties, n_jobs=n_jobs,
-                                        progress=progress, rng=options.rng("bootstrap"))
+                                        progress=progress, rng=copy.deepcopy(resamples))
     return Resampled(convs, boots)
 
 
@@ -233,7 +238,7 @@ def _curve_orders(conv, *, all_curves: bool = False):
     note = None if k == conv.n_orders else (
         f"curves.parquet holds the curves of the first {k} of {conv.n_orders} orders ({k * per_order} rows; "
         "every order would take more than 5 million rows): curves_summary.csv and convergence.csv use all "
-        "orders; --all-curves writes every order")
+        f"orders; {parameter('ResamplingOptions', 'all_curves')}=True writes every order")
     return range(k), note
 
 
@@ -326,7 +331,7 @@ def bootstrap_tables(boots: dict, *, agreement_file: str = "kendall_tau.csv") ->
 
 
 def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, tolerance: float,
-                       rng: np.random.Generator | None = None, progress: bool = False) -> dict:
+                       stream: tuple[int, ...] = (), progress: bool = False) -> dict:
     """The distance to unlimited data (empirical-Bayes estimate with its interval) and the test-set size needed.
 
     Parameters
@@ -339,8 +344,8 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
         numbers do not depend on it).
     tolerance : float
         The expected L1 whose test-set size is wanted.
-    rng : numpy.random.Generator, optional
-        Default: the options' ``uncertainty`` stream.
+    stream : tuple of int
+        Which of the options' ``uncertainty`` streams (default: the stream itself; ``(1,)``: its first own stream).
     progress : bool
         Count the resamples.
 
@@ -349,7 +354,7 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     dict
         ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv.
     """
-    gen = options.rng("uncertainty") if rng is None else rng
+    gen = options.rng("uncertainty", *stream)
     with threads_for_kernels(n_jobs):  # the estimate's and the band's large kernel calls, between the batches
         per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
                                                 groups=options.run_groups, n_jobs=n_jobs, progress=progress, rng=gen)

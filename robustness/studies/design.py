@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from robustness.errors import parameter
 from robustness.overlap.gold import is_random, resolve
 from robustness.results.claims import ClaimName
 from robustness.results.study_result import StudyResult, Verdicts
@@ -232,12 +233,13 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
         out.append(f"the population ranking of run population(s) {', '.join(map(str, blunt.index))} is not sharp: "
                    f"its pool's own L1 is {blunt.max():g} (target {simulation.pool_l1_target:g}) after "
                    f"{int(design.pool_images.max())} images; the distances to it are inflated by up to that much "
-                   "(a larger --pool sharpens it)")
+                   f"(a larger {parameter('DesignStudyOptions', 'pool')} sharpens it)")
     largest = design[design.stage == "grid"].groupby("encounters").images.mean().max() if "stage" in design else 0
     pool = float(design.pool_images.min())
     if largest > pool:
         out.append(f"the largest test sets simulated ({largest:.0f} images) are larger than a run population's pool "
-                   f"({pool:.0f} images): the population ranking is then hardly sharper than theirs (a larger --pool)")
+                   f"({pool:.0f} images): the population ranking is then hardly sharper than theirs (a larger "
+                   f"{parameter('DesignStudyOptions', 'pool')})")
     strat, average = rec["chosen"]
     reach = rec["reach"]
     said = f"L1 <= {target_text(target, int(rec['n_runs']))}"
@@ -247,9 +249,8 @@ def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, targ
                    f"{reach['own_distance_high']:.1f}) at {reach['encounters']} {unit}s")
     elif search == "capped":
         out.append(f"the size search stopped at {int(design.encounters.max())} {unit}s (twice that exceeds "
-                   f"--max-encounters {cap}) before {strat} ({average}) met {said} at 95% "
-                   "confidence; the "
-                   "sizes needed are larger than the search could show")
+                   f"{parameter('DesignStudyOptions', 'max_encounters')} {cap}) before {strat} ({average}) met "
+                   f"{said} at 95% confidence; the sizes needed are larger than the search could show")
     return out
 
 
@@ -266,7 +267,8 @@ def _coverage_warnings(rec: dict, unit: str = "encounter") -> list[str]:
     return [f"the twin's bootstrap intervals {'may be' if unsure else 'are'} too narrow: they cover the runs' "
             f"population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
             f"{low[0]['n']:.0f} {unit}s (nominal 95%): {said}"
-            + ("; each CI includes the nominal 95% (more --replicates tell)" if unsure else
+            + (f"; each CI includes the nominal 95% (more {parameter('DesignStudyOptions', 'replicates')} tell)"
+               if unsure else
                "; claims resting on such intervals overstate their confidence")]
 
 

@@ -384,7 +384,7 @@ def prepare(challenge: Challenge | None, options: DesignStudyOptions, *, config:
                          f"{parameter('prepare', 'force')}=True plans with the twin anyway, and every report then "
                          "says it failed)")
     if failed:
-        note = f"the fitted twin is not like the challenge (--force): {'; '.join(failed)}"
+        note = f"the fitted twin is not like the challenge ({parameter('prepare', 'force')}=True): {'; '.join(failed)}"
         warn([note])
         warnings.append(note)
     target = size_target(challenge.n_runs, options.target_l1)

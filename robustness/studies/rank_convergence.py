@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from robustness import seeds
-from robustness.errors import summarise_notes
+from robustness.errors import parameter, summarise_notes
 from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.checks import input_checks
 from robustness.overlap.empty import empty_policy
@@ -182,14 +181,12 @@ def _uncertainty(boot_schemes, n_extra: int, options: RankConvergenceOptions, le
     A boundary headline's schemes (the last ``n_extra``) draw from a stream of their own (``uncertainty``, index
     1), so that choosing the headline changes no other scheme's numbers.
     """
-    if not n_extra:
-        return uncertainty_tables(boot_schemes, options, n_jobs=n_jobs, tolerance=lenient, progress=progress)
-    k = len(boot_schemes.names) - n_extra
-    base = uncertainty_tables(boot_schemes.select(range(k)), options, n_jobs=n_jobs, tolerance=lenient,
-                              progress=progress)
-    more = uncertainty_tables(boot_schemes.select(range(k, len(boot_schemes.names))), options, n_jobs=n_jobs,
-                              tolerance=lenient, rng=seeds.stream(options.seed, "uncertainty", 1), progress=progress)
-    return {name: pd.concat([base[name], more[name]], ignore_index=True) for name in base}
+    n, k = len(boot_schemes.names), len(boot_schemes.names) - n_extra
+    parts = [boot_schemes] if not n_extra else [boot_schemes.select(range(k)), boot_schemes.select(range(k, n))]
+    found = [uncertainty_tables(part, options, n_jobs=n_jobs, tolerance=lenient, stream=stream, progress=progress)
+             for part, stream in zip(parts, [(), (1,)])]
+    return found[0] if len(found) == 1 else {name: pd.concat([f[name] for f in found], ignore_index=True)
+                                             for name in found[0]}
 
 
 def _resolution(boot_schemes, options: RankConvergenceOptions, primary: Scheme) -> dict:
@@ -390,9 +387,10 @@ def _one_slice_note(challenge, options, boundary: bool) -> list[str]:
     n = sum(len(shape) == 3 and shape[0] == 1 for shape in challenge.shapes)
     if not boundary or not n:
         return []
-    how = ("as the 2D images they are (their border in the plane; --one-slice 3d scores them as slabs whose every "
+    one = parameter("RankConvergenceOptions", "one_slice")
+    how = (f"as the 2D images they are (their border in the plane; {one} 3d scores them as slabs whose every "
            "voxel is border, MetricsReloaded's and MONAI's numbers)" if options.one_slice == "2d" else
-           "as 3D slabs whose every voxel is border (--one-slice 3d; --one-slice 2d scores them as the 2D images "
+           f"as 3D slabs whose every voxel is border ({one} 3d; {one} 2d scores them as the 2D images "
            "they are, SimpleITK's and seg-metrics' numbers)")
     return [f"{n} of {challenge.n_images} images are volumes of one slice (1 x H x W): their boundary metrics are "
             f"computed {how}"]

@@ -108,7 +108,8 @@ def engine_limits(tasks: Sequence[TaskScores], *, n_tasks: int = 1) -> list:
     if max(int(t.units.max()) + 1 for t in tasks) < 2:
         why.append("one unit only (curves and resamples need at least 2)")
     if n_tasks > 1:
-        why.append("the table has several tasks (the curves are per leaderboard: select one task with --only-task)")
+        why.append("the table has several tasks (the curves are per leaderboard: select one task with "
+                   f"{parameter('prepare', 'only_task')})")
     if any(np.isnan(t.values).any() for t in tasks) and len(_complete_cases(tasks)) < 2:
         why.append("fewer than 2 cases have a score for every run (the curves and resamples compare every run on "
                    "the same cases)")
@@ -262,12 +263,12 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
                          "(tasks: "
                          f"{', '.join(known) or 'none: the table has no task column'})")
-    obstacles = ["--rankings-only"] if rankings_only else engine_limits(
+    obstacles = [f"{parameter('prepare', 'rankings_only')}=True"] if rankings_only else engine_limits(
         tasks, n_tasks=table[task].nunique() if task else 1)
     n_units = max(int(t.units.max()) + 1 for t in tasks)
     if not obstacles and options.step >= n_units:
-        obstacles.append(f"--step {options.step} leaves fewer than 2 recorded prefixes of the {n_units} units "
-                         "(use a step below that)")
+        obstacles.append(f"{parameter('TableOptions', 'step')} {options.step} leaves fewer than 2 recorded prefixes "
+                         f"of the {n_units} units (use a step below that)")
     if obstacles and not rankings_only:
         notes.append("convergence curves, score intervals and pairwise differences over resampled units not "
                      "computed: " + "; ".join(obstacles) + " (the rankings, consensus, bootstrap rank distributions, "

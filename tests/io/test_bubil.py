@@ -96,4 +96,4 @@ def test_copied_rater_and_swapped_foreground_are_said(experts, bubil):
     swapped = load_raters(bubil / "ExpertsAnnotations", gold=GOLD, runs=["Person1_ImageJ"])
     wrong = compute_overlap(swapped, rng=0)
     assert foreground_coverage(wrong, foreground=255, background=0)[0].endswith(
-        "did you mean --foreground 0 --background 255?")
+        "did you mean `load_raters.foreground` 0 `load_raters.background` 255?")

@@ -99,6 +99,6 @@ def test_swapped_foreground_is_suspected(tmp_path):
             write_png(root / r / f"s{k}.png", np.where(rng.random((10, 10)) < 0.1, 0, 255).astype(np.uint8))
     wrong = compute_overlap(load_raters(root, gold=["a", "b"]), rng=0)  # default foreground 255: the background
     found = foreground_coverage(wrong, foreground=255, background=0)
-    assert len(found) == 1 and found[0].endswith("did you mean --foreground 0 --background 255?")
+    assert len(found) == 1 and found[0].endswith("did you mean `load_raters.foreground` 0 `load_raters.background` 255?")
     right = compute_overlap(load_raters(root, gold=["a", "b"], foreground=0, background=255), rng=0)
     assert foreground_coverage(right, foreground=0, background=255) == []

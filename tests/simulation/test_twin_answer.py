@@ -134,7 +134,7 @@ def test_low_interval_coverage_is_a_warning_and_opens_the_recommendation():
     assert "are too narrow" in warning and "percentile over encounters (micro) 67.9% (95% CI 60.0% to 75.0%)" in warning
     assert "93.0%" not in warning
     [unsure] = design._coverage_warnings({"coverage": cov.assign(coverage_high=0.99)})  # 4 replicates: CI wide
-    assert "may be too narrow" in unsure and "more --replicates" in unsure
+    assert "may be too narrow" in unsure and "more `DesignStudyOptions.replicates` tell" in unsure
     assert design._coverage_warnings({"coverage": cov.assign(coverage=0.95)}) == []
 
     from robustness.reporting.sections.design import _coverage_bullets

@@ -80,7 +80,7 @@ def test_metric_directions_default_from_the_metric_and_can_be_overridden():
     t2 = pd.concat([one.assign(task="T1", metric="mystery"), one.assign(task="T2", metric="mystery")])
     ranking, notes = rank_tasks(task_scores(t2, by=["task", "metric"]))
     assert [n for n in notes if "mystery" in n] == ["metric mystery is not one this package knows: ranked higher "
-                                                    "first unless --lower-better"]
+                                                    "first unless `RankingOptions.lower_better`=True"]
 
 
 def test_one_case_and_one_run_tables_are_ranked_with_a_reason_for_what_is_not(tmp_path):

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from robustness.errors import parameter
 from robustness.reporting.document import Report
 from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
@@ -272,7 +273,7 @@ def _indicative(res: StudyResult) -> str:
         return ""
     return (f" With {replicates} replicates (each one test set of one run population) this interval is indicative: "
             "it samples neither the test sets nor the run populations enough to hold on a new run population; "
-            "without --quick the study runs 20.")
+            f"without {parameter('DesignStudyOptions', 'quick')}=True the study runs 20.")
 
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
@@ -285,7 +286,8 @@ def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
     return [f"**Warning: the twin's intervals {'may be' if unsure else 'are'} too narrow.** The runs' bootstrap "
             f"intervals cover their population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
             f"{low[0]['n']} {unit}s (nominal 95%): {said}"
-            + ("; each CI still includes 95% (more --replicates tell)." if unsure else
+            + (f"; each CI still includes 95% (more {parameter('DesignStudyOptions', 'replicates')} tell)."
+               if unsure else
                ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
 
 

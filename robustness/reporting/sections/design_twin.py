@@ -6,6 +6,7 @@ design study's ``fit.csv``, meta.json's ``fit``, and the verdict ``twin_resoluti
 
 from __future__ import annotations
 
+from robustness.errors import parameter
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import strategy_label
 from robustness.results.meta import DesignMeta
@@ -45,9 +46,9 @@ def fit_section(r: Report, res: StudyResult) -> None:
                     "twin masks, beside the challenge's: the objects are the real ones, so their size is checked "
                     "within 10%.")
     else:
-        r.paragraph("The generator was fitted to the challenge given with --like (agreement, run skill range and "
-                    "bias, within-encounter correlation, object sizes; see robustness.simulation.twin); its "
-                    "statistics beside the challenge's.")
+        r.paragraph(f"The generator was fitted to the challenge given as {parameter('prepare', 'challenge')} (its "
+                    "agreement, run skill range and bias, within-encounter correlation, object sizes; see "
+                    "robustness.simulation.twin); its statistics beside the challenge's.")
     r.paragraph("The runs' separability (how far apart their scores are against their noise) and the main job's "
                 "distance to unlimited data at the challenge's size are checked too: they decide the size answer. "
                 "A row 'not checked' is not a pass; 'copied' is structure set, not fitted; 'set' a parameter of the "
@@ -101,8 +102,9 @@ def failed_fit_bullets(res: StudyResult) -> list[str]:
     failed = failed_fit(res)
     if not failed:
         return []
-    return [f"**The twin failed its fit** (planned anyway with --force): {'; '.join(failed)} (fit.csv). Every answer "
-            "below is about a simulated challenge unlike this one; none is compared with the main job's."]
+    return [f"**The twin failed its fit** (planned anyway with {parameter('prepare', 'force')}=True): "
+            f"{'; '.join(failed)} (fit.csv). Every answer below is about a simulated challenge unlike this one; none "
+            "is compared with the main job's."]
 
 
 def resolution_bullet(res: StudyResult, unit: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from robustness.errors import parameter
 from robustness.overlap.gold import STRATEGIES
 from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
@@ -73,6 +74,8 @@ def design_command(res: StudyResult) -> str:
         parts.append(f"--{name}" if value is True else f"--{name} {value}")
     return " ".join(parts) + target
 
+
+_PRIMARY = parameter("RankConvergenceOptions", "primary")
 
 #: Data options renamed since earlier versions recorded them in meta.json (their old names still work, with a warning).
 RENAMED_OPTIONS = {"systems": "runs"}
@@ -179,7 +182,8 @@ def _design_sentence(res: StudyResult) -> str:
     if not d:
         return ""
     if d.get("fit_failed"):  # two answers agree only when both rest on fits that passed
-        return (f"The design study in {d['folder']} planned with a twin that failed its fit (--force: "
+        return (f"The design study in {d['folder']} planned with a twin that failed its fit ("
+                f"{parameter('prepare', 'force')}=True: "
                 f"{'; '.join(d['fit_failed'])}): its answers are not compared with this job's.")
     parts = []
     twin = d.get("resolution")
@@ -341,12 +345,12 @@ def _headline_sentence(res: StudyResult) -> str:
     p = headline(res)
     set_by = (res.meta.get("primary") or {}).get("set_by")
     if set_by == "--primary":
-        why = "the organiser's choice (--primary)"
+        why = f"the organiser's choice ({_PRIMARY})"
     elif p.official:
-        why = "the official scorer's leaderboard on this layout; another with --primary GOLD:METRIC:AVERAGING"
+        why = f"the official scorer's leaderboard on this layout; another with {_PRIMARY} GOLD:METRIC:AVERAGING"
     else:
-        why = ("the package's default, not this challenge's decision: name the challenge's own with --primary "
-               "GOLD:METRIC:AVERAGING")
+        why = ("the package's default, not this challenge's decision: name the challenge's own with "
+               f"{_PRIMARY} GOLD:METRIC:AVERAGING")
     direction = "lower is better" if p.lower_better else "higher is better"
     return (f"Headline scheme: {p.label} ({p.text}; {direction}), {why}. The leaderboard, the significance "
             "analysis, the distance to unlimited data and the conclusions are about it; every other gold, metric "

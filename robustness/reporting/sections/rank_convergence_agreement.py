@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from robustness.errors import parameter
 from robustness.overlap.lesions import is_lesion_metric
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
@@ -36,20 +37,24 @@ __all__ = ["headline", "size_target_caption", "bootstrap_units", "paper_data",
 
 def _empty_distance_text(value) -> str:
     """The distance an empty mask scores against a non-empty one, in words."""
-    return "the image's diagonal" if value == "diagonal" else f"{value:g} (--empty-distance)"
+    if value == "diagonal":
+        return "the image's diagonal"
+    return f"{value:g} ({parameter('RankConvergenceOptions', 'empty_distance')})"
 
 
 def _conventions_text(options: dict) -> str:
     """The surface conventions in effect, where they differ from the defaults (face borders, one slice as 2D)."""
     parts = []
     if options.get("border", "face") == "full":
-        parts.append("a border voxel has a background neighbour across a face, an edge or a corner (--border full, "
+        parts.append("a border voxel has a background neighbour across a face, an edge or a corner ("
+                     f"{parameter('RankConvergenceOptions', 'border')} full, "
                      "seg-metrics' borders; the default counts faces only, MetricsReloaded's)")
     if options.get("one_slice", "2d") == "3d":
-        parts.append("a volume of one slice is a slab whose every voxel is border (--one-slice 3d)")
+        parts.append("a volume of one slice is a slab whose every voxel is border ("
+                     f"{parameter('RankConvergenceOptions', 'one_slice')} 3d)")
     if not str(options.get("min_lesion_size", "0 voxels")).startswith("0 "):
         parts.append(f"connected components smaller than {options['min_lesion_size']} are not lesions "
-                     "(--min-lesion-size)")
+                     f"({parameter('RankConvergenceOptions', 'min_lesion_size')})")
     if any("_surfel" in str(m) for m in options.get("boundary", ())):
         parts.append("metrics named *_surfel weight surface elements by their area (DeepMind's surface-distance) "
                      "where the others count border voxels")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from robustness.errors import parameter
 from robustness.reporting.document import Report
 from robustness.reporting.sections.common import (
     CALIBRATION_SENTENCE,
@@ -146,7 +147,8 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
         + (f" Runs within {first.margin:g} of each other in the population count as tied (either order is right); "
            f"under {p.title} ({p.label}) the posterior expects {_within(per_size, p):.1f} pairs of runs "
            "within that margin (pairs_within_margin)." if first.margin > 0 else
-           " No equivalence margin (--margin 0): runs count as tied only where their population scores are equal."))
+           f" No equivalence margin ({parameter('ResamplingOptions', 'margin')} 0): runs count as tied only where "
+           "their population scores are equal."))
     for average in p.averages:
         if res.verdict("unlimited_distance", strategy=p.gold, metric=p.metric, average=average):
             r.paragraph(f"**{p.gold_label}, {average} {p.metric_label}**: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from robustness.errors import parameter
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import register_section, register_study
 from robustness.results.study_result import StudyResult
@@ -21,9 +22,10 @@ def _score_input(r: Report, res: StudyResult) -> None:
 
         p = from_meta(res.meta)
         set_by = (res.meta["primary"] or {}).get("set_by")
-        why = ("the organiser's choice (--primary)" if set_by == "--primary" else
+        why = (f"the organiser's choice ({parameter('score', 'primary')})" if set_by == "--primary" else
                "the official scorer's on this layout" if p.official else
-               "the package's default, not this challenge's decision (--primary names another)")
+               f"the package's default, not this challenge's decision ({parameter('score', 'primary')} names "
+               "another)")
         r.paragraph(f"leaderboard.csv is sorted by {p.title}: {p.label} ({p.text}; "
                     f"{'lower' if p.lower_better else 'higher'} is better), {why}. Scores only: which runs differ, "
                     "and how far this ranking is from the ranking on unlimited data, is the main job's "
