@@ -1,75 +1,322 @@
-"""Each public function that documents the columns of the frame it returns returns those columns, in that order.
+"""Each public function that documents the columns of the frame it returns returns those columns.
 
-(Issue "Architecture IV", item 7: docstrings still named a ``system`` column that the code writes as ``run``.) The
-documented list is the first ````a, b, c```` span of the docstring's Returns section.
+(Issue "Architecture IV", item 7: docstrings still named a ``system`` column that the code writes as ``run``.) A
+docstring's Returns section documents a frame's columns in one of four ways, each checked in both directions:
+
+- a list (``Columns ````a, b, c````) or a constant (``:data:`RESOLUTION_COLUMNS```): the frame's columns are
+  exactly those, in that order;
+- a first ````a, b, c```` span, perhaps followed by more names: every name of the span is a column, and every
+  column is named somewhere in the Returns or Notes sections;
+- "columns below": every column is named in the Notes.
+
+Every public function the library documents this way has an example call here (or a reason in ``ELSEWHERE``), so a
+new one cannot go unchecked.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import re
+from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from robustness.overlap import compute_overlap
 from robustness.statistics import comparisons, leaderboard
-from robustness.statistics.bootstrap import BootstrapResult, bootstrap
+from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.count_schemes import schemes_from_counts
-from robustness.statistics.test_based import PairedTests
 from robustness.statistics.uncertainty import ranking_uncertainty
 from robustness.synthetic.challenge import make_challenge
+from tests.conftest import REPO
+
+_LISTED = re.compile(r"[Cc]olumns\s+``([^`]+)``")
+_CONSTANT = re.compile(r":data:`~?([\w.]*COLUMNS)`")
+_SPAN = re.compile(r"``([^`]+)``")
 
 
-def documented(function) -> list[str]:
-    """The first ````a, b, c```` list of ``function``'s Returns section (its columns, as documented)."""
-    doc = function.__doc__ or ""
-    returns = doc[doc.index("Returns"):] if "Returns" in doc else doc
-    spans = [s for s in re.findall(r"``([^`]+)``", returns.replace("\n", " ")) if "," in s]
-    assert spans, f"{function.__qualname__} documents no column list in its Returns section"
-    return [c.strip() for c in re.sub(r"\s+", " ", spans[0]).split(",") if c.strip()]
+def _returns(doc: str) -> str:
+    """The Returns section of a numpydoc docstring and what follows it (Notes), without the Examples."""
+    after = doc.split("Returns\n", 1)[1] if "Returns\n" in doc else ""
+    return after.split("Examples\n", 1)[0]
 
+
+def _names(span: str) -> list[str]:
+    return [c.strip() for c in re.sub(r"\s+", " ", span).split(",") if c.strip()]
+
+
+def _form(section: str) -> str | None:
+    """How a Returns section documents its frame's columns (None: it does not)."""
+    if "DataFrame" not in section:
+        return None
+    if _LISTED.search(section):
+        return "listed"
+    if _CONSTANT.search(section):
+        return "constant"
+    if "columns below" in section:
+        return "below"
+    if any("," in s for s in _SPAN.findall(section.replace("\n", " "))):
+        return "span"
+    return None
+
+
+def _documented_functions() -> dict[str, str]:
+    """Qualified name -> form, for every public function and method that documents its frame's columns."""
+    found = {}
+    for path in sorted((REPO / "robustness").rglob("*.py")):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        tree = ast.parse(path.read_text())
+        functions = [(None, f) for f in tree.body if isinstance(f, ast.FunctionDef)] + [
+            (c.name, f) for c in tree.body if isinstance(c, ast.ClassDef) and not c.name.startswith("_")
+            for f in c.body if isinstance(f, ast.FunctionDef)]
+        for owner, f in functions:
+            form = _form(_returns(ast.get_docstring(f) or ""))
+            if form and not f.name.startswith("_"):
+                found[".".join(x for x in (module, owner, f.name) if x)] = form
+    return found
+
+
+def _resolve(qualname: str):
+    parts = qualname.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[k:]:
+            obj = getattr(obj, name)
+        return obj
+    raise LookupError(qualname)
+
+
+def check_columns(function, frame: pd.DataFrame) -> None:
+    """Assert that ``frame`` has the columns ``function``'s docstring documents (module notes)."""
+    section = _returns(inspect.getdoc(function) or "")
+    form = _form(section)
+    assert form, f"{function.__qualname__} documents no columns"
+    columns = list(frame.columns)
+    if form == "listed":
+        assert columns == _names(_LISTED.search(section).group(1)), (function.__qualname__, columns)
+        return
+    if form == "constant":
+        name = _CONSTANT.search(section).group(1)
+        module, _, attr = name.rpartition(".")
+        value = getattr(importlib.import_module(module or function.__module__), attr)
+        assert columns == list(value), (function.__qualname__, columns, list(value))
+        return
+    named = {n for s in _SPAN.findall(section.replace("\n", " ")) for n in _names(s)}
+    named |= {n.split("/")[0] for n in named}
+    assert not [c for c in columns if c not in named], \
+        f"{function.__qualname__} returns columns its docstring does not name: {[c for c in columns if c not in named]}"
+    if form == "span":
+        first = _names(next(s for s in _SPAN.findall(section.replace("\n", " ")) if "," in s))
+        assert not [c for c in first if c not in columns], \
+            f"{function.__qualname__} documents columns it does not return: {[c for c in first if c not in columns]}"
+
+
+# -- small inputs -------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def counts():
-    return compute_overlap(make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=3), rng=0)
+def ctx():
+    from robustness.statistics.case_rankings import task_scores
+    from robustness.statistics.convergence import rank_convergence
 
-
-@pytest.fixture(scope="module")
-def boot(counts) -> BootstrapResult:
-    return bootstrap(schemes_from_counts(counts, unit="encounter"), n_resamples=20, rng=0)
-
-
-def test_the_overlap_counts_tidy_table(counts):
-    assert list(counts.to_frame().columns) == documented(type(counts).to_frame)
-
-
-def test_the_scores_frame(counts):
-    assert list(leaderboard.scores_frame(counts).columns) == documented(leaderboard.scores_frame)
-    ranked = leaderboard.scores_frame(counts, ranks=True)
-    assert list(ranked.columns) == [*documented(leaderboard.scores_frame), "rank"]
-
-
-def test_the_bootstrap_tables(boot):
-    assert list(boot.intervals().columns) == documented(BootstrapResult.intervals)
-    assert list(boot.rank_distribution().columns) == documented(BootstrapResult.rank_distribution)
-
-
-def test_the_comparisons(counts, boot):
+    counts = compute_overlap(make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=3), rng=0)
+    schemes = schemes_from_counts(counts, unit="encounter")
     macro = schemes_from_counts(counts, unit="image")
     macro = macro.select([k for k, n in enumerate(macro.names) if n[2] == "macro"])
-    assert list(comparisons.pairwise_tests(macro).columns) == documented(comparisons.pairwise_tests)
-    strategy, metric, average = boot.schemes.names[0]
-    pairs = comparisons.adjacent_pairs(boot, strategy=strategy, metric=metric, average=average)
-    assert list(pairs.columns) == documented(comparisons.adjacent_pairs)
-    tests = PairedTests.from_schemes(macro)
-    assert list(tests.tests_frame().columns) == documented(PairedTests.tests_frame)
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame([{"task": task, "case": f"c{k}", "algorithm": run, "value": float(rng.random())}
+                          for task in ("T1", "T2") for run in ("a", "b", "c") for k in range(12)])
+    return SimpleNamespace(counts=counts, schemes=schemes, macro=macro, boot=bootstrap(schemes, n_resamples=20, rng=0),
+                           conv=rank_convergence(schemes, n_orders=5, rng=0),
+                           per_size=ranking_uncertainty(schemes, n_resamples=4, rng=0)[0],
+                           tasks=task_scores(table, by=["task"]))
 
 
-def test_the_distance_to_unlimited_datas_per_run_table(counts):
-    _, per_run = ranking_uncertainty(schemes_from_counts(counts, unit="encounter"), n_resamples=4, rng=0)
+def _verdicts(c):
+    from robustness.results.verdicts import Verdicts
+
+    v = Verdicts()
+    v.add("pairs_differ", table="pairwise.parquet", strategy="majority", metric="jaccard", average="micro",
+          count=3, total=6)
+    return v.frame()
+
+
+def _resolution(c):
+    from robustness.statistics.resolution import resolution_table
+
+    return resolution_table(c.schemes, sizes=[6, 24])
+
+
+def _replicates(c):
+    from robustness.simulation.twin_resolution import resolution_from_replicates
+
+    rng = np.random.default_rng(0)
+    design = pd.DataFrame([{"strategy": "majority", "metric": "jaccard", "average": average, "encounters": n,
+                            "pair_sd": float(rng.uniform(0.05, 0.1)), "pair_sd_q75": 0.12, "runs": 5}
+                           for average in ("micro", "macro") for n in (20, 40) for _ in range(3)])
+    return resolution_from_replicates(design, at=pd.Series(True, index=design.index), test_units=30,
+                                      unit="encounter")
+
+
+def _needed(c):
+    from robustness.simulation.recommendation import needed_by_agreement
+
+    summary = pd.DataFrame(dict(strategy="majority", average="micro", agreement=0.6, encounters=[50, 100, 200],
+                                l1_population=[80.0, 40.0, 20.0], l1_population_low=[60.0, 30.0, 10.0],
+                                l1_population_high=[100.0, 60.0, 45.0]))
+    return needed_by_agreement(summary, target=40.0)
+
+
+def _over_test_sets(c):
+    from robustness.statistics.convergence import compare_over_test_sets
+
+    auc = np.random.default_rng(0).random((len(c.schemes.names), 8))
+    return compare_over_test_sets(auc, c.schemes.names)
+
+
+def _ranked(c):
+    from robustness.statistics.case_rankings import rank_task
+
+    return rank_task(c.tasks[0], "aggregate").frame()
+
+
+def _consensus(c):
+    from robustness.statistics.case_rankings import rank_tasks
+    from robustness.statistics.consensus import consensus
+
+    return consensus(rank_tasks(c.tasks)[0])
+
+
+def _podium(c):
+    from robustness.statistics.ranking_options import RankingOptions
+    from robustness.studies.table_comparisons import podium_table
+
+    return podium_table(c.tasks, RankingOptions(), np.random.default_rng(0))
+
+
+def _per_case(c):
+    from robustness.statistics.table_schemes import per_case_table
+
+    return per_case_table(c.counts)
+
+
+def _paired_tests(c):
+    from robustness.statistics.test_based import PairedTests
+
+    return PairedTests.from_schemes(c.macro).tests_frame()
+
+
+def _units_needed(c):
+    from robustness.statistics.uncertainty import units_needed
+
+    return units_needed(c.per_size, tolerance=4.0)
+
+
+def _resolve_table(c):
+    from robustness.statistics.resolution import resolve_table
+
+    return resolve_table(_resolution(c), 0.05)
+
+
+def _adjacent(c):
+    strategy, metric, average = c.boot.schemes.names[0]
+    return comparisons.adjacent_pairs(c.boot, strategy=strategy, metric=metric, average=average)
+
+
+EXAMPLES = {
+    "robustness.overlap.counts.OverlapCounts.to_frame": lambda c: c.counts.to_frame(),
+    "robustness.results.verdicts.Verdicts.frame": _verdicts,
+    "robustness.simulation.recommendation.needed_by_agreement": _needed,
+    "robustness.simulation.twin_resolution.resolution_from_replicates": _replicates,
+    "robustness.statistics.bootstrap.BootstrapResult.intervals": lambda c: c.boot.intervals(),
+    "robustness.statistics.bootstrap.BootstrapResult.rank_distribution": lambda c: c.boot.rank_distribution(),
+    "robustness.statistics.bootstrap.BootstrapResult.stability": lambda c: c.boot.stability(),
+    "robustness.statistics.case_rankings.RankedTask.frame": _ranked,
+    "robustness.statistics.comparisons.pairwise_comparisons": lambda c: comparisons.pairwise_comparisons(c.boot),
+    "robustness.statistics.comparisons.pairwise_tests": lambda c: comparisons.pairwise_tests(c.macro),
+    "robustness.statistics.comparisons.strategy_agreement": lambda c: comparisons.strategy_agreement(c.schemes),
+    "robustness.statistics.comparisons.ranking_agreement": lambda c: comparisons.ranking_agreement([c.boot]),
+    "robustness.statistics.comparisons.adjacent_pairs": _adjacent,
+    "robustness.statistics.consensus.consensus": _consensus,
+    "robustness.statistics.convergence.compare_over_test_sets": _over_test_sets,
+    "robustness.statistics.convergence.Convergence.to_frame": lambda c: c.conv.to_frame(),
+    "robustness.statistics.convergence.Convergence.orders_frame": lambda c: c.conv.orders_frame(),
+    "robustness.statistics.convergence.Convergence.summary": lambda c: c.conv.summary(),
+    "robustness.statistics.convergence.Convergence.convergence_points": lambda c: c.conv.convergence_points(),
+    "robustness.statistics.convergence.Convergence.compare_strategies": lambda c: c.conv.compare_strategies(),
+    "robustness.statistics.leaderboard.scores_frame": lambda c: leaderboard.scores_frame(c.counts),
+    "robustness.statistics.resolution.resolution_table": _resolution,
+    "robustness.statistics.resolution.resolve_table": _resolve_table,
+    "robustness.statistics.schemes.Schemes.labels_frame": lambda c: c.schemes.labels_frame(),
+    "robustness.statistics.table_schemes.per_case_table": _per_case,
+    "robustness.statistics.test_based.PairedTests.tests_frame": _paired_tests,
+    "robustness.statistics.uncertainty.ranking_uncertainty": lambda c: c.per_size,
+    "robustness.statistics.uncertainty.units_needed": _units_needed,
+    "robustness.studies.table_comparisons.podium_table": _podium,
+}
+
+#: Functions whose docstrings match a form above but are checked elsewhere or do not list columns, with why.
+ELSEWHERE = {
+    "robustness.simulation.calibration.calibrate": "a whole calibration study; tests/statistics/test_population.py "
+                                                   "builds calibration.csv from CALIBRATION_COLUMNS",
+    "robustness.simulation.grid.run_grid": "its span names a dictionary's key (spread, runs, correlation), not columns",
+    "robustness.simulation.twin.fit": "a whole fit of the generator (tests/simulation/test_twin*.py read fit.csv's "
+                                      "statistic, target and fitted columns)",
+    "robustness.simulation.image_fit.fit_image_twin": "a whole fit of the image twin (tests/synthetic/"
+                                                      "test_image_twin.py and the walkthrough read fit.csv)",
+}
+
+
+def test_every_function_that_documents_its_columns_is_checked():
+    found = _documented_functions()
+    assert len(found) > 20, f"the scan finds too few documented frames: {found}"
+    assert set(found) - set(EXAMPLES) - set(ELSEWHERE) == set(), "give these an example call in EXAMPLES"
+    assert set(EXAMPLES) | set(ELSEWHERE) <= set(found), "these no longer document columns: drop them"
+
+
+@pytest.mark.parametrize("qualname", sorted(EXAMPLES))
+def test_the_documented_columns_are_the_returned_ones(ctx, qualname):
+    frame = EXAMPLES[qualname](ctx)
+    assert len(frame), f"{qualname}: the example returns no rows"
+    check_columns(_resolve(qualname), frame)
+
+
+def test_the_check_fails_on_a_wrong_docstring():
+    """A documented column the frame lacks, or a column the docstring does not name, fails the check."""
+    def listed():
+        """Returns
+        -------
+        pandas.DataFrame
+            Columns ``run, system``.
+        """
+
+    def spanned():
+        """Returns
+        -------
+        pandas.DataFrame
+            ``run, score`` and ``rank``.
+        """
+
+    frame = pd.DataFrame({"run": ["a"], "score": [1.0], "rank": [1]})
+    with pytest.raises(AssertionError):
+        check_columns(listed, frame)
+    check_columns(spanned, frame)
+    with pytest.raises(AssertionError, match="does not name"):
+        check_columns(spanned, frame.assign(extra=0))
+    with pytest.raises(AssertionError, match="does not return"):
+        check_columns(spanned, frame.drop(columns="score"))
+
+
+def test_the_distance_to_unlimited_datas_per_run_table(ctx):
+    _, per_run = ranking_uncertainty(ctx.schemes, n_resamples=4, rng=0)
     doc = ranking_uncertainty.__doc__
     listed = re.search(r"``per_run`` \(at ``m = N``\): ``([^`]+)``", doc.replace("\n", " "))
     assert listed is not None
-    named = [c.strip() for c in re.sub(r"\s+", " ", listed.group(1)).split(",")]
+    named = _names(listed.group(1))
     assert list(per_run.columns)[: len(named)] == named
     assert np.isin(["p_best_shared", "p_best_per_team", "p_keep_rank"], per_run.columns).all()

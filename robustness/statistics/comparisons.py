@@ -57,8 +57,8 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
 
     Notes
     -----
-    For each scheme and each unordered pair of runs (``run`` ranked above
-    ``other`` on the whole test set):
+    For each scheme (``strategy``, ``metric``, ``average``) and each unordered pair of runs (``run`` ranked above
+    ``other`` on the whole test set, at ``rank`` and ``other_rank``):
 
     - ``diff``: score of ``run`` minus score of ``other``, in the metric's own sign (negative for a metric
       where smaller is better); ``diff_low``,
@@ -85,7 +85,7 @@ def pairwise_comparisons(boot: BootstrapResult, *, alpha: float = 0.05, confiden
       one-sided p-value (scipy's ``wilcoxon(method="asymptotic")`` to the last digit where no difference is
       float noise, tested; scipy counts a difference of 1e-16 as signed, the package as a tie);
     - ``neighbours``: the two runs are next to each other on the leaderboard;
-      ``unit`` and ``n_units``: what was resampled and how many.
+      ``unit`` and ``n_units``: what was resampled and how many; ``n_resamples``: the bootstrap's resamples.
 
     A pair that is not significant has *no evidence of a difference* at this
     level; that is not evidence that the runs are equivalent.

@@ -220,10 +220,12 @@ class Convergence:
 
         Notes
         -----
+        Each row names its scheme (``strategy``, ``metric``, ``average``) and ``ranking`` method, with
+        ``n_units`` (the test set's units) and ``n_orders``.
         ``convergence_n``, the smallest prefix length n after which L1
         stays <= ``tolerance`` in at least ``coverage`` of the orders (the
         ``coverage`` quantile of the per-order points, an observed value), with
-        ``convergence_n_low``/``_high``, a distribution-free ``confidence``
+        ``convergence_n_low``/``convergence_n_high``, a distribution-free ``confidence``
         interval for that quantile over the random orders (order statistics,
         binomial); ``reached`` (the point lies before the whole test set);
         ``median_n``, ``p05_n``, ``p95_n`` (spread of the per-order points; the
