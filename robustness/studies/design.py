@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -147,42 +147,10 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
     design, coverage, notes, pools = run_grid(base, grid, simulation, seed=options.seed, cache_dir=cache,
                                               n_jobs=n_jobs, progress=progress, say=say)
     notes = list(warnings) + notes
-    base_setting = Setting(annotators=base.min_annotators if base.min_annotators in grid.annotators
-                           else grid.annotators[0],
-                           agreement=min(grid.agreement, key=lambda a: abs(a - base.agreement)),
-                           spread=grid.spread[0], runs=grid.runs[0], correlation=grid.correlation[0])
-    size = min(grid.sizes, key=lambda n: abs(n - base.n_encounters))
-    target_l1 = size_target(base_setting.runs, options.target_l1)
-    # the size search
-    strat, average = choose_scheme(design, base=base_setting, size=size)["chosen"]
-    # the size search scores the chosen gold and the official one (majority): the statements it backs
-    counted = {g.name for g in resolve(None, macro_only="drop")}
-    golds = [g for g in dict.fromkeys([strat, "majority"]) if g in counted and not is_random(g)] or ["majority"]
-    largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base, options.quick), "met"
-    while True:
-        summary = summarise(design)
-        mine = summary[(summary.strategy == strat) & (summary.average == average)
-                       & at_setting(summary, base_setting)].sort_values("encounters")
-        first, last = mine.iloc[0], mine.iloc[-1]
-        if first.l1_population <= target_l1 and first.encounters >= 4:  # met below the grid: halve
-            n = int(first.encounters) // 2
-        elif last.l1_population_high <= target_l1:
-            break
-        elif last.l1_same_images_low > target_l1:
-            search = "unreachable"
-            break
-        elif 2 * largest > cap:
-            search = "capped"
-            break
-        else:
-            largest *= 2
-            n = largest
-        say(f"size search: {grid.replicates} test sets of {n} {unit_name(base)}s ({strat}, {average})")
-        rows, more = run_size(base, base_setting, n, replicates=grid.replicates, populations=grid.populations,
-                              pools=pools, options=simulation, seed=options.seed, cache_dir=cache, strategies=golds,
-                              n_jobs=n_jobs, progress=progress)
-        design = pd.concat([design, rows], ignore_index=True)
-        notes += more
+    plan = _plan(base, grid, simulation, options, cache)
+    base_setting, size, target_l1 = plan.setting, plan.size, plan.target_l1
+    design, more, search, cap = _size_search(plan, design, pools, n_jobs=n_jobs, progress=progress, say=say)
+    notes += more
     summary, coverage_summary = summarise(design, coverage)
     tables = {"design.csv": design, "coverage.csv": coverage, "design_summary.csv": summary,
               "coverage_summary.csv": coverage_summary}
@@ -221,6 +189,79 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
                              "input": {"base": worlds.record(base), "fingerprint": key}, "warnings": notes,
                              "fit": {"world": worlds.world_name(base), "failed": failed,
                                      "checked": fit_table is not None}})
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the grid leaves fixed for the size search: the challenge's setting and size, the target, the cache."""
+
+    base: World
+    grid: Grid
+    simulation: DesignOptions
+    options: DesignStudyOptions
+    setting: Setting
+    size: int
+    target_l1: float
+    cache: Path
+
+
+def _plan(base: World, grid: Grid, simulation: DesignOptions, options: DesignStudyOptions, cache: Path) -> _Plan:
+    """The challenge's own setting and size, and the size target for its runs.
+
+    The setting: its annotators, the nearest agreement, the grid's first run population; the size: the grid's
+    nearest to its own.
+    """
+    annotators = base.min_annotators if base.min_annotators in grid.annotators else grid.annotators[0]
+    setting = Setting(annotators=annotators,
+                      agreement=min(grid.agreement, key=lambda a: abs(a - base.agreement)),
+                      spread=grid.spread[0], runs=grid.runs[0], correlation=grid.correlation[0])
+    size = min(grid.sizes, key=lambda n: abs(n - base.n_encounters))
+    return _Plan(base, grid, simulation, options, setting, size, size_target(setting.runs, options.target_l1), cache)
+
+
+def _size_search(plan: _Plan, design: pd.DataFrame, pools: dict, *, n_jobs: int, progress: bool,
+                 say: Callable) -> tuple[pd.DataFrame, list[str], str, int]:
+    """The size search: test sets twice as large at the challenge's setting until the target is met.
+
+    Under the scheme chosen at the challenge's size, sizes double (or halve, where the grid's smallest already
+    meets the target) until the target is met at 95% confidence, cannot be met (the gold's own distance to the
+    truth exceeds it) or the cap is reached.
+
+    Returns the design with the search's rows, the search's notes, how it ended (``met``, ``unreachable``,
+    ``capped``) and the cap.
+    """
+    base, grid, options, setting, target_l1 = plan.base, plan.grid, plan.options, plan.setting, plan.target_l1
+    strat, average = choose_scheme(design, base=setting, size=plan.size)["chosen"]
+    # the size search scores the chosen gold and the official one (majority): the statements it backs
+    counted = {g.name for g in resolve(None, macro_only="drop")}
+    golds = [g for g in dict.fromkeys([strat, "majority"]) if g in counted and not is_random(g)] or ["majority"]
+    largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base, options.quick), "met"
+    notes: list[str] = []
+    while True:
+        summary = summarise(design)
+        mine = summary[(summary.strategy == strat) & (summary.average == average)
+                       & at_setting(summary, setting)].sort_values("encounters")
+        first, last = mine.iloc[0], mine.iloc[-1]
+        if first.l1_population <= target_l1 and first.encounters >= 4:  # met below the grid: halve
+            n = int(first.encounters) // 2
+        elif last.l1_population_high <= target_l1:
+            break
+        elif last.l1_same_images_low > target_l1:
+            search = "unreachable"
+            break
+        elif 2 * largest > cap:
+            search = "capped"
+            break
+        else:
+            largest *= 2
+            n = largest
+        say(f"size search: {grid.replicates} test sets of {n} {unit_name(base)}s ({strat}, {average})")
+        rows, more = run_size(base, setting, n, replicates=grid.replicates, populations=grid.populations,
+                              pools=pools, options=plan.simulation, seed=options.seed, cache_dir=plan.cache,
+                              strategies=golds, n_jobs=n_jobs, progress=progress)
+        design = pd.concat([design, rows], ignore_index=True)
+        notes += more
+    return design, notes, search, cap
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
