@@ -114,7 +114,7 @@ def main(argv=None) -> int:
                          progress=_study.progress(args), source=_cli.source(args))
         _cli.say(result.meta["checks"] + result.meta["study_notes"])  # the loader's notes were printed as read
         result.meta["input"].update(data=_cli.data_description(args), reading=_cli.reading(args))
-        result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
+        result.meta["primary"]["set_by"] = "organiser" if args.primary else "default"  # the command resolves it
         if design is not None:
             result.meta["design_answer"] = design
         text = _study.finish(out, result, args, argv=argv, started=started)

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                        cache_dir=out.path / "cache", progress=_study.progress(args),
                        source=args.data or args.reference or "the synthetic challenge", primary=primary)
         _cli.say(result.meta["checks"])
-        result.meta["primary"]["set_by"] = "--primary" if args.primary else "default"
+        result.meta["primary"]["set_by"] = "organiser" if args.primary else "default"  # the command resolves it
         _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:
             board = result.tables["leaderboard.csv"]

@@ -22,7 +22,7 @@ sign (:attr:`robustness.statistics.schemes.Schemes.signs`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,8 @@ from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
 if TYPE_CHECKING:
     from robustness.overlap.gold import GoldStrategy
 
-__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "lower_is_better", "metric_unit"]
+__all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "lower_is_better", "metric_unit",
+           "set_by_organiser"]
 
 
 @dataclass(frozen=True)
@@ -304,3 +305,28 @@ def from_meta(meta: dict) -> Scheme:
     gold = meta.get("official", DEFAULT.gold)
     return Scheme(gold, DEFAULT.metric, DEFAULT.average if not get_strategy(gold).macro_only else "macro",
                   official=True)
+
+
+#: How meta.json says a choice was the organiser's (``set_by``): this version's word, and the option's name that
+#: folders written before it recorded.
+ORGANISER = ("organiser", "--primary", "--target")
+
+
+def set_by_organiser(record: Mapping | None) -> bool:
+    """Whether meta.json's record of the headline scheme or of the size target says the organiser chose it.
+
+    Parameters
+    ----------
+    record : mapping or None
+        meta.json's ``primary`` or ``target``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> set_by_organiser({"set_by": "organiser"}), set_by_organiser({"set_by": "default"}), set_by_organiser(None)
+    (True, False, False)
+    """
+    return (record or {}).get("set_by") in ORGANISER

@@ -215,13 +215,13 @@ def target_rule(target: float, n: int) -> str:
     Examples
     --------
     >>> target_rule(40.0, 40), target_rule(size_target(6), 6), target_rule(3.0, 6)
-    ('one place per run', "a tenth of a random order's distance", 'set with --target')
+    ('one place per run', "a tenth of a random order's distance", 'set by the organiser')
     """
     if same_target(target, float(n)):
         return "one place per run"
     if same_target(target, TARGET_SHARE * random_l1(n)):
         return "a tenth of a random order's distance"
-    return "set with --target"
+    return "set by the organiser"
 
 
 def same_target(a: float, b: float) -> bool:
@@ -306,7 +306,7 @@ def target_record(n: int, target: float | None = None) -> dict:
     {'l1': 40.0, 'rule': 'one place per run', 'set_by': 'default'}
     """
     t = size_target(n, target)
-    return {"l1": t, "rule": target_rule(t, n), "set_by": "default" if target is None else "--target"}
+    return {"l1": t, "rule": target_rule(t, n), "set_by": "default" if target is None else "organiser"}
 
 
 def max_l1(n: int) -> int:

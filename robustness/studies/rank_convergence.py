@@ -324,7 +324,7 @@ def _meta(challenge, options: RankConvergenceOptions, chosen, empty, primary: Sc
         "strategies": [s.name for s in chosen],
         "ranking": list(options.ranking),
         "ranking_options_text": rank_text,
-        "primary": primary.to_meta(),
+        "primary": primary.to_meta() | {"set_by": "organiser" if options.primary is not None else "default"},
         "target": options.target_meta(challenge.n_runs),
         "input": input_meta,
         "bootstrap_unit": boot_schemes.unit, "bootstrap_units": boot_schemes.n_units}}

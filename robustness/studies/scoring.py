@@ -54,6 +54,7 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         ``leaderboard.csv`` and ``official/<run>.json`` (when the majority gold is scored).
     """
     chosen = resolve(None if strategies is None else list(strategies))
+    set_by = "organiser" if primary is not None else "default"
     primary = primary or default_scheme([s.name for s in chosen])
     if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass
         raise ValueError(f"{parameter('score', 'primary')} {primary.text}: its gold {primary.gold!r} is not among the "
@@ -72,7 +73,7 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
     board = score_tables.leaderboard(counts, empty=empty, annotators=over, primary=primary,
                                      boundary=(primary.metric,) if primary.boundary else ())
     return StudyResult("score", tables={"leaderboard.csv": board}, verdicts=Verdicts().frame(), files=files, meta={
-        "empty_policy": empty, "primary": primary.to_meta(),
+        "empty_policy": empty, "primary": primary.to_meta() | {"set_by": set_by},
         "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})

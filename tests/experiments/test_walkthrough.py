@@ -86,7 +86,7 @@ def test_the_headline_is_the_organisers_and_nobody_is_official(walked):
     main = walked / "main"
     meta = json.loads((main / "meta.json").read_text())
     assert meta["primary"].items() >= {"gold": "staple", "metric": "dice", "average": "macro", "official": False,
-                                       "set_by": "--primary"}.items()
+                                       "set_by": "organiser"}.items()
     summary = (main / "summary.md").read_text()
     assert "## Leaderboard under the headline scheme (STAPLE, macro Dice)" in summary
     assert "official" not in summary.lower() and "official" not in (main / "report.html").read_text().lower()

@@ -169,7 +169,7 @@ def test_the_default_target_is_one_place_per_run_at_most_a_tenth_of_random(n):
     assert t <= n and t <= 0.1 * random_l1(n) + 1e-12  # never looser than either rule
     assert t == (n if n >= 31 else pytest.approx((n * n - 1) / 30))  # (n^2 - 1) / 30 crosses n between 30 and 31
     assert target_rule(t, n) == ("one place per run" if n >= 31 else "a tenth of a random order's distance")
-    assert size_target(n, 2.5) == 2.5 and target_rule(2.5, n) == "set with --target"
+    assert size_target(n, 2.5) == 2.5 and target_rule(2.5, n) == "set by the organiser"
 
 
 def test_few_runs_say_why_the_target_is_a_tenth_of_random():

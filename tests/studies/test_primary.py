@@ -114,7 +114,7 @@ def test_the_chosen_scheme_is_what_every_headline_names(organiser):
     out, _ = organiser
     meta = json.loads((out / "meta.json").read_text())
     assert meta["primary"]["gold"] == "staple" and meta["primary"]["metric"] == "dice"
-    assert meta["primary"]["average"] == "macro" and meta["primary"]["set_by"] == "--primary"
+    assert meta["primary"]["average"] == "macro" and meta["primary"]["set_by"] == "organiser"
     assert meta["primary"]["official"] is False and "official" not in meta
 
     board = pd.read_csv(out / "leaderboard.csv", index_col=0)
@@ -312,9 +312,9 @@ def test_with_few_runs_the_size_target_is_a_tenth_of_a_random_order(organiser, t
     assert main_job.main(["--data", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", *FAST,
                           "--no-figures", "--target", "3", "--out", str(out)]) == 0
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["target"] == {"l1": 3.0, "rule": "set with --target", "set_by": "--target"}
+    assert meta["target"] == {"l1": 3.0, "rule": "set by the organiser", "set_by": "organiser"}
     assert set(pd.read_csv(out / "test_set_size.csv").tolerance) == {3.0}
-    assert "an expected L1 of at most 3 (set with --target) needs" in (out / "summary.md").read_text()
+    assert "an expected L1 of at most 3 (set by the organiser) needs" in (out / "summary.md").read_text()
 
 
 @pytest.mark.parametrize("value", ["-1", "nan", "x", "0", "1e308", "800.5"])
@@ -402,3 +402,22 @@ def test_a_boundary_headline_ranks_smallest_first_everywhere(organiser, tmp_path
     for name in ("test_set_size.csv", "ranking_uncertainty.csv", "bootstrap_ci.csv", "rank_keep.csv"):
         a, b = pd.read_csv(default / name), pd.read_csv(out / name)
         pd.testing.assert_frame_equal(a, b[b.metric != "hd95"].reset_index(drop=True), check_exact=True)
+
+
+def test_a_python_callers_headline_is_said_to_be_the_organisers(tmp_path):
+    """The library records who chose the headline (not only the commands): a Python caller's ``primary`` is the
+    organiser's choice in meta.json and in the report, no primary is the package's default, and a folder written
+    before this version (``set_by`` "--primary") still reads as the organiser's."""
+    from robustness import publish
+    from robustness.scheme import set_by_organiser
+    from robustness.studies.scoring import score
+    from robustness.synthetic.challenge import make_challenge
+
+    challenge = make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=2, rng=2)
+    chosen = score(challenge, primary=Scheme("staple", "dice", "macro"))
+    assert chosen.meta["primary"]["set_by"] == "organiser"
+    summary = publish(chosen, tmp_path / "chosen", figures=False)
+    assert "the organiser's choice (`score.primary`)" in summary and "package's default" not in summary
+    assert score(challenge).meta["primary"]["set_by"] == "default"
+    assert set_by_organiser({"set_by": "--primary"}) and set_by_organiser({"set_by": "--target"})
+    assert not set_by_organiser({"set_by": "default"}) and not set_by_organiser({})

@@ -41,7 +41,7 @@ from robustness.reporting.sections.registry import (
 )
 from robustness.results.meta import MainJobMeta
 from robustness.results.study_result import StudyResult
-from robustness.scheme import DEFAULT, Scheme, metric_label
+from robustness.scheme import DEFAULT, Scheme, metric_label, set_by_organiser
 from robustness.statistics.ranks import format_target, same_target
 from robustness.statistics.size_answers import compare_answers, comparison_fields
 
@@ -64,7 +64,7 @@ def design_command(res: StudyResult) -> str:
     m = MainJobMeta.of(res)
     reading = m.reading or {}  # how the job read its input (meta.json, named fields)
     t = m.target or {}
-    target = f" --target {t['l1']:g}" if t.get("set_by") == "--target" else ""
+    target = f" --target {t['l1']:g}" if set_by_organiser(t) else ""
     if not reading.get("folder"):  # the embedded synthetic challenge: the design study's default is its generator
         return "python -m experiments.design_study --quick" + target
     parts = ["python -m experiments.design_study --quick --like", str(reading["folder"]), "--layout",
@@ -343,8 +343,7 @@ def _overview(r: Report, res: StudyResult) -> None:
 def _headline_sentence(res: StudyResult) -> str:
     """Which scheme the leaderboard and the conclusions are about, and who chose it."""
     p = headline(res)
-    set_by = (res.meta.get("primary") or {}).get("set_by")
-    if set_by == "--primary":
+    if set_by_organiser(res.meta.get("primary")):
         why = f"the organiser's choice ({_PRIMARY})"
     elif p.official:
         why = f"the official scorer's leaderboard on this layout; another with {_PRIMARY} GOLD:METRIC:AVERAGING"

@@ -6,7 +6,7 @@ from robustness.errors import parameter
 from robustness.reporting.document import Report
 from robustness.reporting.sections.registry import register_section, register_study
 from robustness.results.study_result import StudyResult
-from robustness.scheme import from_meta
+from robustness.scheme import from_meta, set_by_organiser
 
 register_study("score", "Scores")
 register_study("qa_score", "Closed-QA scores")
@@ -21,11 +21,10 @@ def _score_input(r: Report, res: StudyResult) -> None:
     if "primary" in res.meta:  # folders written before the headline scheme existed have none
 
         p = from_meta(res.meta)
-        set_by = (res.meta["primary"] or {}).get("set_by")
-        why = (f"the organiser's choice ({parameter('score', 'primary')})" if set_by == "--primary" else
+        option = parameter("score", "primary")
+        why = (f"the organiser's choice ({option})" if set_by_organiser(res.meta["primary"]) else
                "the official scorer's on this layout" if p.official else
-               f"the package's default, not this challenge's decision ({parameter('score', 'primary')} names "
-               "another)")
+               f"the package's default, not this challenge's decision ({option} names another)")
         r.paragraph(f"leaderboard.csv is sorted by {p.title}: {p.label} ({p.text}; "
                     f"{'lower' if p.lower_better else 'higher'} is better), {why}. Scores only: which runs differ, "
                     "and how far this ranking is from the ranking on unlimited data, is the main job's "
