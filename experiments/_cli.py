@@ -14,7 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from experiments._options import for_command_line
+from experiments._options import data_tokens, for_command_line
 from experiments._types import (
     MAX_ORDERS,
     MAX_RESAMPLES,
@@ -396,24 +396,14 @@ def source(args: argparse.Namespace) -> str:
     return args.data or "the embedded synthetic challenge"
 
 
-#: The data options that read a challenge as a command read it (the design study's ``--like`` takes the same).
-DATA_OPTIONS = ("layout", "reference", "submissions", "gold", "runs", "foreground", "background", "threshold",
-                "labels", "binarize")
-
-
 def reading(args: argparse.Namespace) -> dict:
     """How the input was read, as meta.json's ``input.reading`` records it for the reports.
 
     Named fields, not the command line's namespace: ``layout`` (``dermavqa``, ``raters``), ``folder`` (None for the
-    embedded synthetic challenge, which is written in the dermavqa layout) and ``options``, the data options given
-    (:data:`DATA_OPTIONS`, as the design study's ``--like`` takes them).
+    embedded synthetic challenge, which is written in the dermavqa layout) and ``data_options``, the data options
+    given as the design study's ``--like`` takes them (:func:`experiments._options.data_tokens`).
     """
-    def given(value) -> bool:
-        return not (value is None or value is False or value == "")
-
-    return {"layout": args.layout, "folder": args.data,
-            "options": {name: getattr(args, name) for name in DATA_OPTIONS
-                        if name != "layout" and given(getattr(args, name, None))}}
+    return {"layout": args.layout, "folder": args.data, "data_options": data_tokens(args)}
 
 
 def data_description(args: argparse.Namespace) -> str:

@@ -8,7 +8,7 @@ commands hand it to the reports they write (``publish``'s ``spell``).
 
 from __future__ import annotations
 
-__all__ = ["OPTIONS", "for_command_line"]
+__all__ = ["OPTIONS", "for_command_line", "DATA_FLAGS", "data_tokens"]
 
 #: A parameter as the library's messages name it -> the command-line option that sets it.
 OPTIONS = {
@@ -52,7 +52,6 @@ OPTIONS = {
     "`RankConvergenceOptions.border`": "--border",
     "`RankConvergenceOptions.min_lesion_size`": "--min-lesion-size",
     "`TableOptions.step`": "--step",
-    "`prepare.rankings_only`=True": "--rankings-only",
     "`prepare.challenge`": "--like",  # the design study's
     "`DesignStudyOptions.quick`=True": "--quick",
     "`DesignStudyOptions.pool`": "--pool",
@@ -81,3 +80,42 @@ def for_command_line(message: str) -> str:
         if name in message:
             message = message.replace(name, OPTIONS[name])
     return message
+
+
+#: The options a challenge's folder is read with, as every command takes them: the namespace's name -> the option.
+DATA_FLAGS = {"gold": "--gold", "runs": "--runs", "foreground": "--foreground", "background": "--background",
+              "threshold": "--threshold", "binarize": "--binarize", "strict": "--strict", "labels": "--labels",
+              "regions": "--regions", "missing": "--missing-masks", "skip_mismatched": "--skip-mismatched",
+              "skip_empty_folders": "--skip-empty-folders"}
+
+
+def data_tokens(args) -> list[str]:
+    """The data options ``args`` holds, as command-line tokens that read the challenge the same way.
+
+    What the reports print for another command on the same challenge (the design study's ``--like``): every option
+    given, its value spelled as the option takes it (``--labels 1,2``, ``--regions WT=1,2 X=7``); a default is left
+    out. tests/experiments/test_options.py parses them back.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A command's parsed options.
+
+    Returns
+    -------
+    list of str
+    """
+    out: list[str] = []
+    for name, flag in DATA_FLAGS.items():
+        value = getattr(args, name, None)
+        if value is None or value is False or (name == "missing" and value == "error"):
+            continue
+        if value is True:
+            out.append(flag)
+        elif name == "regions":
+            out += [flag, *(f"{region}={','.join(map(str, labels))}" for region, labels in value)]
+        elif isinstance(value, (tuple, list)):
+            out += [flag, ",".join(map(str, value))]
+        else:
+            out += [flag, str(value)]
+    return out

@@ -242,7 +242,9 @@ def lesion_size(text: str) -> str:
     try:
         amount, unit = parse(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).replace("min_lesion_size", "expected", 1)) from None
+        # argparse names the option: "min_lesion_size must be X" reads "expected X", "min_lesion_size: X" reads "X"
+        said = str(exc).replace("min_lesion_size must be ", "expected ", 1).replace("min_lesion_size: ", "", 1)
+        raise argparse.ArgumentTypeError(said) from None
     return f"{amount:g} {unit}"
 
 

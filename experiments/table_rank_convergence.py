@@ -135,6 +135,7 @@ def _main(args: argparse.Namespace, argv) -> int:
         with _study.execution(args) as n_jobs:
             result = run(tasks, schemes, options, ranking_options=ranking, methods=methods, source=args.table,
                          unit=args.unit or "case", n_jobs=n_jobs, progress=_study.progress(args), notes=notes)
+        _cli.say([w for w in result.warnings if w not in notes])  # what the rankings and curves noted
         text = _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:
             print(_study.conclusions(text, out.path))

@@ -376,6 +376,14 @@ def test_a_label_no_mask_holds_is_a_warning(tmp_path, capsys):
     assert "warning: label 7 is in no mask: every annotator and every run is empty for it on all 3 file(s)" in err
     assert "label 7 is in no mask" in (out / "summary.md").read_text()
     assert "label 1 is in no mask" not in err
+    assert "check the label numbers given to --labels" in err
+    # labels given as regions: the region is named, and the option the user gave
+    assert run(rank_convergence.main, ["--layout", "raters", "--data", str(data), "--gold", "ann1,ann2", "--regions",
+                                       "WT=1,2", "X=7", "--out", str(tmp_path / "regions"), *FAST, "--no-figures"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: region X is in no mask: every annotator and every run is empty for it on all 3 file(s)" in err
+    assert "check the labels of region X given to --regions" in err and "--labels" not in err
+    assert "region WT is in no mask" not in err
 
 
 # -- item 8, 9 (and 14): per-case tables: names are text, values bounded, messages bounded ----------------------------

@@ -332,10 +332,12 @@ def absent_labels(labels: Sequence[int], counts: OverlapCounts) -> list[str]:
     for label in dict.fromkeys(values.tolist()):
         on = np.asarray(values == label)
         if not drawn[on].any():
-            out.append(f"label {label} is in no mask: every annotator and every run is empty for it on all "
-                       f"{int(on.sum())} file(s), so each of its images is a both-empty pair (scored by the "
-                       f"{parameter('options', 'empty')} policy, 1.0 by default); check the label numbers given to "
-                       f"{parameter('load_raters', 'labels')}")
+            region = isinstance(label, str)  # a region's name (labels given as regions), else a label number
+            given = (f"the labels of region {label} given to {parameter('load_raters', 'labels')} as regions"
+                     if region else f"the label numbers given to {parameter('load_raters', 'labels')}")
+            out.append(f"{'region' if region else 'label'} {label} is in no mask: every annotator and every run is "
+                       f"empty for it on all {int(on.sum())} file(s), so each of its images is a both-empty pair "
+                       f"(scored by the {parameter('options', 'empty')} policy, 1.0 by default); check {given}")
     return out
 
 

@@ -263,17 +263,16 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
                          "(tasks: "
                          f"{', '.join(known) or 'none: the table has no task column'})")
-    obstacles = [f"{parameter('prepare', 'rankings_only')}=True"] if rankings_only else engine_limits(
-        tasks, n_tasks=table[task].nunique() if task else 1)
+    obstacles = [] if rankings_only else engine_limits(tasks, n_tasks=table[task].nunique() if task else 1)
     n_units = max(int(t.units.max()) + 1 for t in tasks)
-    if not obstacles and options.step >= n_units:
+    if not rankings_only and not obstacles and options.step >= n_units:
         obstacles.append(f"{parameter('TableOptions', 'step')} {options.step} leaves fewer than 2 recorded prefixes "
                          f"of the {n_units} units (use a step below that)")
-    if obstacles and not rankings_only:
+    if obstacles:  # asked for rankings only: nothing to say
         notes.append("convergence curves, score intervals and pairwise differences over resampled units not "
                      "computed: " + "; ".join(obstacles) + " (the rankings, consensus, bootstrap rank distributions, "
                      "significance maps and the per-leaderboard comparisons are)")
-    schemes = None if obstacles else _engine_schemes(
+    schemes = None if rankings_only or obstacles else _engine_schemes(
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
     return PreparedTable(tasks, schemes, notes)

@@ -198,3 +198,39 @@ def test_the_design_studys_grid_of_run_counts_is_n_runs():
 
     text = design_study.parser().format_help()
     assert "--n-runs R1,.." in text and "--runs R1,R2,.." in text  # counts, and the data option: the runs' names
+
+
+@pytest.mark.parametrize("data", [
+    ["--gold", "a,b", "--runs", "c,d", "--foreground", "0", "--background", "255", "--strict",
+     "--missing-masks", "empty", "--skip-mismatched", "--skip-empty-folders"],
+    ["--gold", "a b,c", "--labels", "1,2"],
+    ["--gold", "a,b", "--labels", "all"],
+    ["--gold", "a,b", "--regions", "WT=1,2", "X=7"],
+    ["--gold", "a,b", "--threshold", "128"],
+    ["--gold", "a,b", "--binarize"],
+])
+def test_the_data_options_a_report_prints_read_the_challenge_the_same_way(data):
+    """The tokens the main job records for the design study's ``--like`` (its report prints them) parse, in the
+    design study, to the options the main job was given: nothing dropped (--regions, --strict, --skip-*), nothing
+    spelled as Python (a tuple of labels)."""
+    import shlex
+
+    from experiments import design_study
+    from experiments import rank_convergence as main_job
+    from experiments._options import DATA_FLAGS, data_tokens
+    from robustness.reporting.sections.rank_convergence import design_command
+    from robustness.results.study_result import StudyResult
+
+    given = main_job.parser().parse_args(["--data", "/x y/ch", "--layout", "raters", *data])
+    tokens = data_tokens(given)
+    again = design_study.parser().parse_args(["--quick", "--like", "/x y/ch", "--layout", "raters", *tokens])
+    assert {k: getattr(again, k) for k in DATA_FLAGS} == {k: getattr(given, k) for k in DATA_FLAGS}
+    reading = {"layout": "raters", "folder": "/x y/ch", "data_options": tokens}
+    meta = {"input": {"source": "/x y/ch", "images": 4, "encounters": 4, "runs": 2, "reading": reading},
+            "bootstrap_unit": "image", "bootstrap_units": 4, "empty_policy": "one"}
+    res = StudyResult("rank_convergence", tables={}, meta=meta)
+    printed = shlex.split(design_command(res))  # as a shell reads the report's command
+    assert printed[:3] == ["python", "-m", "experiments.design_study"]
+    parsed = design_study.parser().parse_args(printed[3:])
+    assert parsed.like == "/x y/ch" and {k: getattr(parsed, k) for k in DATA_FLAGS} == \
+        {k: getattr(given, k) for k in DATA_FLAGS}

@@ -205,3 +205,7 @@ def test_a_quick_size_interval_is_called_indicative():
     assert "With 4 replicates" in _indicative(Result(True, 4)) and "indicative" in _indicative(Result(True, 4))
     assert _indicative(Result(False, 20)) == ""
     assert "With 8 replicates" in _indicative(Result(False, 8))
+    # what would sample more: without quick where it was quick, more replicates where it was not
+    assert "`DesignStudyOptions.quick`=True the study runs 20" in _indicative(Result(True, 4))
+    assert "quick" not in _indicative(Result(False, 8)) and "20 or more `DesignStudyOptions.replicates`" in \
+        _indicative(Result(False, 8))

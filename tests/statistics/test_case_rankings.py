@@ -83,6 +83,20 @@ def test_metric_directions_default_from_the_metric_and_can_be_overridden():
                                                     "first unless `RankingOptions.lower_better`=True"]
 
 
+def test_the_table_command_prints_what_the_rankings_note(tmp_path, capsys):
+    """A note the rankings make (an unknown metric's direction) is printed, as the reading's are, not only listed
+    in the report's warnings; each once."""
+    rng = np.random.default_rng(1)
+    t = pd.DataFrame([{"metric": "mystery", "case": f"c{k}", "algorithm": run, "value": float(rng.random())}
+                      for run in ("a", "b", "c") for k in range(6)])
+    out, code = command(tmp_path, t, "--orders", "4", "--outer", "4")
+    assert code == 0
+    err = capsys.readouterr().err
+    line = "warning: metric mystery is not one this package knows: ranked higher first unless --lower-better"
+    assert err.count(line) == 1, err
+    assert "ranked higher first unless --lower-better" in (out / "summary.md").read_text()
+
+
 def test_one_case_and_one_run_tables_are_ranked_with_a_reason_for_what_is_not(tmp_path):
     one_case = pd.DataFrame({"case": ["c1", "c1"], "algorithm": ["a", "b"], "value": [0.9, 0.1]})
     out, code = command(tmp_path, one_case)

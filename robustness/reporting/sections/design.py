@@ -269,11 +269,13 @@ def _indicative(res: StudyResult) -> str:
     """
     g = res.meta.get("grid") or {}
     replicates = int(g.get("replicates", 0) or 0)
-    if not DesignMeta.of(res).quick and replicates >= 20:
+    quick = DesignMeta.of(res).quick
+    if not quick and replicates >= 20:
         return ""
+    more = (f"without {parameter('DesignStudyOptions', 'quick')}=True the study runs 20" if quick else
+            f"20 or more {parameter('DesignStudyOptions', 'replicates')} (the default) sample them")
     return (f" With {replicates} replicates (each one test set of one run population) this interval is indicative: "
-            "it samples neither the test sets nor the run populations enough to hold on a new run population; "
-            f"without {parameter('DesignStudyOptions', 'quick')}=True the study runs 20.")
+            f"it samples neither the test sets nor the run populations enough to hold on a new run population; {more}.")
 
 
 def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 import pandas as pd
 
@@ -67,9 +69,11 @@ def design_command(res: StudyResult) -> str:
     target = f" --target {t['l1']:g}" if set_by_organiser(t) else ""
     if not reading.get("folder"):  # the embedded synthetic challenge: the design study's default is its generator
         return "python -m experiments.design_study --quick" + target
-    parts = ["python -m experiments.design_study --quick --like", str(reading["folder"]), "--layout",
-             str(reading["layout"])]
-    for name, value in (reading.get("options") or {}).items():
+    parts = ["python -m experiments.design_study --quick --like", shlex.quote(str(reading["folder"])), "--layout",
+             shlex.quote(str(reading["layout"]))]
+    if "data_options" in reading:  # the command's own tokens for the options it read the challenge with
+        parts += [shlex.quote(str(token)) for token in reading["data_options"]]
+    for name, value in (reading.get("options") or {}).items():  # a folder written before 2026-12-06
         name = RENAMED_OPTIONS.get(name, name)  # a folder of an earlier version records the option's old name
         parts.append(f"--{name}" if value is True else f"--{name} {value}")
     return " ".join(parts) + target
