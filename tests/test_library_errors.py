@@ -105,7 +105,7 @@ def test_a_report_names_the_parameter_for_python_and_the_option_for_a_command(tm
 #: parameter), ``python -m robustness.simulation.metric_tau --labels`` (a command) and a cell of the design study's
 #: fit.csv (tables are not respelled).
 FLAGS_IN_MESSAGES = {
-    "robustness/reporting/sections/rank_convergence.py": 6,
+    "robustness/reporting/sections/rank_convergence.py": 5,
     "robustness/reporting/sections/rank_convergence_agreement.py": 1,
     "robustness/scheme.py": 2,
     "robustness/simulation/metric_tau.py": 1,

@@ -263,11 +263,7 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
                          "(tasks: "
                          f"{', '.join(known) or 'none: the table has no task column'})")
-    obstacles = [] if rankings_only else engine_limits(tasks, n_tasks=table[task].nunique() if task else 1)
-    n_units = max(int(t.units.max()) + 1 for t in tasks)
-    if not rankings_only and not obstacles and options.step >= n_units:
-        obstacles.append(f"{parameter('TableOptions', 'step')} {options.step} leaves fewer than 2 recorded prefixes "
-                         f"of the {n_units} units (use a step below that)")
+    obstacles = [] if rankings_only else _obstacles(tasks, table[task].nunique() if task else 1, options.step)
     if obstacles:  # asked for rankings only: nothing to say
         notes.append("convergence curves, score intervals and pairwise differences over resampled units not "
                      "computed: " + "; ".join(obstacles) + " (the rankings, consensus, bootstrap rank distributions, "
@@ -276,6 +272,16 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
     return PreparedTable(tasks, schemes, notes)
+
+
+def _obstacles(tasks: Sequence[TaskScores], n_tasks: int, step: int) -> list[str]:
+    """Why the resampling engines cannot run on ``tasks`` (:func:`engine_limits`, or a step past the units)."""
+    found = engine_limits(tasks, n_tasks=n_tasks)
+    n_units = max(int(t.units.max()) + 1 for t in tasks)
+    if not found and step >= n_units:
+        found.append(f"{parameter('TableOptions', 'step')} {step} leaves fewer than 2 recorded prefixes of the "
+                     f"{n_units} units (use a step below that)")
+    return found
 
 
 def fingerprint(tasks: Sequence[TaskScores]) -> str:

@@ -234,3 +234,21 @@ def test_the_data_options_a_report_prints_read_the_challenge_the_same_way(data):
     parsed = design_study.parser().parse_args(printed[3:])
     assert parsed.like == "/x y/ch" and {k: getattr(parsed, k) for k in DATA_FLAGS} == \
         {k: getattr(given, k) for k in DATA_FLAGS}
+
+
+def test_a_python_callers_report_names_no_folder_it_does_not_know():
+    """The library alone records no reading (a Python caller read the challenge): the design command names FOLDER
+    and says what it is, rather than pointing at the synthetic generator; the embedded challenge's command (folder
+    None) plans with the generator."""
+    from robustness.reporting.sections.rank_convergence import _design_pointer, design_command
+    from robustness.results.study_result import StudyResult
+
+    meta = {"input": {"source": "the challenge", "images": 4, "encounters": 4, "runs": 2},
+            "bootstrap_unit": "image", "bootstrap_units": 4, "empty_policy": "one"}
+    python = StudyResult("rank_convergence", tables={}, meta=meta)
+    assert design_command(python) == "python -m experiments.design_study --quick --like FOLDER"
+    assert "FOLDER being this challenge's folder" in _design_pointer(python)
+    embedded = StudyResult("rank_convergence", tables={}, meta=meta | {
+        "input": meta["input"] | {"reading": {"layout": "dermavqa", "folder": None, "data_options": []}}})
+    assert design_command(embedded) == "python -m experiments.design_study --quick"
+    assert "FOLDER" not in _design_pointer(embedded)

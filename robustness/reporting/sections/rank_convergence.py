@@ -67,10 +67,13 @@ def design_command(res: StudyResult) -> str:
     reading = m.reading or {}  # how the job read its input (meta.json, named fields)
     t = m.target or {}
     target = f" --target {t['l1']:g}" if set_by_organiser(t) else ""
-    if not reading.get("folder"):  # the embedded synthetic challenge: the design study's default is its generator
-        return "python -m experiments.design_study --quick" + target
-    parts = ["python -m experiments.design_study --quick --like", shlex.quote(str(reading["folder"])), "--layout",
-             shlex.quote(str(reading["layout"]))]
+    parts = ["python -m experiments.design_study --quick"]
+    if m.reading is not None and not reading.get("folder"):  # the embedded synthetic challenge: the generator
+        return parts[0] + target
+    parts.append("--like")
+    if m.reading is None:  # a Python caller's study: the folder is theirs to name (_design_pointer says so)
+        return " ".join(parts) + " FOLDER" + target
+    parts += [shlex.quote(str(reading["folder"])), "--layout", shlex.quote(str(reading["layout"]))]
     if "data_options" in reading:  # the command's own tokens for the options it read the challenge with
         parts += [shlex.quote(str(token)) for token in reading["data_options"]]
     for name, value in (reading.get("options") or {}).items():  # a folder written before 2026-12-06
@@ -80,6 +83,15 @@ def design_command(res: StudyResult) -> str:
 
 
 _PRIMARY = parameter("RankConvergenceOptions", "primary")
+
+
+def _design_pointer(res: StudyResult) -> str:
+    """The design-study command in a sentence, saying what FOLDER is where a Python caller ran the study."""
+    said = f"`{design_command(res)}` (recommendation.md)"
+    if MainJobMeta.of(res).reading is None:
+        said += ", FOLDER being this challenge's folder, with the options that read it"
+    return said
+
 
 #: Data options renamed since earlier versions recorded them in meta.json (their old names still work, with a warning).
 RENAMED_OPTIONS = {"systems": "runs"}
@@ -127,7 +139,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         items.append(f"**Which gold**: against the latent truth on this test set ({p.average} {p.metric_label}) "
                      f"{said}; one random "
                      f"annotator is a draw, not a choice. Which gold and how many {unit}s a new challenge needs: "
-                     f"`{design_command(res)}` (recommendation.md).")
+                     f"{_design_pointer(res)}.")
     else:
         why = (f"{p.metric_label} is not computed against the true masks: truth.csv compares the golds under the "
                "overlap metrics" if res.has("truth.csv") else "there is no truth")
@@ -136,7 +148,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      "not accuracy). The design study answers it by simulating challenges like this one: "
                      + (f"its recommendation.md in {design['folder']} (--design)."
                         if (design := MainJobMeta.of(res).design_answer) else
-                        f"`{design_command(res)}` (recommendation.md)."))
+                        f"{_design_pointer(res)}."))
     r.heading("What to conclude")
     r.bullets(items[:6])
 
