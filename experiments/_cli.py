@@ -14,7 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from experiments._options import data_tokens, for_command_line
+from experiments._options import data_tokens, for_command_line, synthetic_tokens
 from experiments._types import (
     MAX_ORDERS,
     MAX_RESAMPLES,
@@ -400,10 +400,14 @@ def reading(args: argparse.Namespace) -> dict:
     """How the input was read, as meta.json's ``input.reading`` records it for the reports.
 
     Named fields, not the command line's namespace: ``layout`` (``dermavqa``, ``raters``), ``folder`` (None for the
-    embedded synthetic challenge, which is written in the dermavqa layout) and ``data_options``, the data options
-    given as the design study's ``--like`` takes them (:func:`experiments._options.data_tokens`).
+    embedded synthetic challenge, which is written in the dermavqa layout, and for ``--reference``/``--submissions``),
+    ``data_options``, the data options given as the design study's ``--like`` takes them
+    (:func:`experiments._options.data_tokens`), and ``synthetic`` (the embedded challenge's shape options, as the
+    design study takes them; None where the challenge was read from files).
     """
-    return {"layout": args.layout, "folder": args.data, "data_options": data_tokens(args)}
+    synthetic = args.data is None and not (getattr(args, "reference", None) or getattr(args, "submissions", None))
+    return {"layout": args.layout, "folder": args.data, "data_options": data_tokens(args),
+            "synthetic": synthetic_tokens(args) if synthetic else None}
 
 
 def data_description(args: argparse.Namespace) -> str:

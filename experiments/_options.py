@@ -8,7 +8,7 @@ commands hand it to the reports they write (``publish``'s ``spell``).
 
 from __future__ import annotations
 
-__all__ = ["OPTIONS", "for_command_line", "DATA_FLAGS", "data_tokens"]
+__all__ = ["OPTIONS", "for_command_line", "DATA_FLAGS", "data_tokens", "SYNTHETIC_FLAGS", "synthetic_tokens"]
 
 #: A parameter as the library's messages name it -> the command-line option that sets it.
 OPTIONS = {
@@ -114,8 +114,32 @@ def data_tokens(args) -> list[str]:
             out.append(flag)
         elif name == "regions":
             out += [flag, *(f"{region}={','.join(map(str, labels))}" for region, labels in value)]
-        elif isinstance(value, (tuple, list)):
-            out += [flag, ",".join(map(str, value))]
         else:
-            out += [flag, str(value)]
+            text = ",".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
+            out += [f"{flag}={text}"] if text.startswith("-") else [flag, text]  # a value argparse reads as one
+    return out
+
+
+#: The embedded synthetic challenge's shape, as the commands take it (the design study plans with it).
+SYNTHETIC_FLAGS = {"synthetic_size": "--synthetic-size", "synthetic_depth": "--synthetic-depth",
+                   "synthetic_spacing": "--synthetic-spacing"}
+
+
+def synthetic_tokens(args) -> list[str]:
+    """The embedded synthetic challenge's shape options ``args`` holds (not their defaults), as tokens.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    list of str
+    """
+    out: list[str] = []
+    for name, flag in SYNTHETIC_FLAGS.items():
+        value = getattr(args, name, None)
+        if value is None or (name == "synthetic_size" and value == "small"):
+            continue
+        out += [flag, ",".join(f"{v:g}" for v in value) if isinstance(value, (tuple, list)) else str(value)]
     return out

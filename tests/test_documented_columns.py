@@ -38,10 +38,22 @@ _CONSTANT = re.compile(r":data:`~?([\w.]*COLUMNS)`")
 _SPAN = re.compile(r"``([^`]+)``")
 
 
+_HEADING = re.compile(r"^(Parameters|Returns|Yields|Raises|Warns|Notes|See Also|Examples|References|Attributes)\n-{3,}\n",
+                      re.M)
+
+
+def _section(doc: str, name: str) -> str:
+    """One numpydoc section of a (dedented) docstring, up to the next heading."""
+    found = list(_HEADING.finditer(doc))
+    for k, m in enumerate(found):
+        if m.group(1) == name:
+            return doc[m.end(): found[k + 1].start() if k + 1 < len(found) else len(doc)]
+    return ""
+
+
 def _returns(doc: str) -> str:
-    """The Returns section of a numpydoc docstring and what follows it (Notes), without the Examples."""
-    after = doc.split("Returns\n", 1)[1] if "Returns\n" in doc else ""
-    return after.split("Examples\n", 1)[0]
+    """The Returns section of a numpydoc docstring."""
+    return _section(doc, "Returns")
 
 
 def _names(span: str) -> list[str]:
@@ -60,6 +72,8 @@ def _form(section: str) -> str | None:
         return "below"
     if any("," in s for s in _SPAN.findall(section.replace("\n", " "))):
         return "span"
+    if len(_identifiers(section)) >= 3:  # names its columns one by one (````z_mean````, ````z_median````, ...)
+        return "named"
     return None
 
 
@@ -80,7 +94,7 @@ def _documented_functions() -> dict[str, str]:
 
 
 def _resolve(qualname: str):
-    parts = qualname.split(".")
+    parts = qualname.split("#")[0].split(".")
     for k in range(len(parts) - 1, 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:k]))
@@ -92,10 +106,28 @@ def _resolve(qualname: str):
     raise LookupError(qualname)
 
 
-def check_columns(function, frame: pd.DataFrame) -> None:
-    """Assert that ``frame`` has the columns ``function``'s docstring documents (module notes)."""
-    section = _returns(inspect.getdoc(function) or "")
-    form = _form(section)
+def _identifiers(text: str) -> set[str]:
+    """The names ``text`` writes as code (````a````, ````a, b````, ````a/b````), constants apart."""
+    names = {n.strip() for span in _SPAN.findall(text.replace("\n", " ")) for n in re.split(r"[,/]", span)}
+    return {n for n in names if re.fullmatch(r"[a-z_][a-z0-9_]*", n)}
+
+
+def _part(section: str, part: str) -> str:
+    """Where a Returns section documents several frames (``(a, b) : DataFrames``), the text about frame ``part``."""
+    returned = re.findall(r"\w+", section.split(":", 1)[0])
+    text = section.split(f"``{part}``", 1)[1]
+    for other in returned:
+        if other != part:
+            text = text.split(f"``{other}``", 1)[0]
+    return text
+
+
+def check_columns(function, frame: pd.DataFrame, part: str | None = None, symbols: set = frozenset()) -> None:
+    """Assert that ``frame`` (``part``, of several) has the columns ``function``'s docstring documents (module
+    notes)."""
+    doc = inspect.getdoc(function) or ""
+    form = _form(_returns(doc))
+    section = _returns(doc) if part is None else _part(_returns(doc), part)
     assert form, f"{function.__qualname__} documents no columns"
     columns = list(frame.columns)
     if form == "listed":
@@ -107,20 +139,27 @@ def check_columns(function, frame: pd.DataFrame) -> None:
         value = getattr(importlib.import_module(module or function.__module__), attr)
         assert columns == list(value), (function.__qualname__, columns, list(value))
         return
-    named = {n for s in _SPAN.findall(section.replace("\n", " ")) for n in _names(s)}
-    named |= {n.split("/")[0] for n in named}
-    assert not [c for c in columns if c not in named], \
-        f"{function.__qualname__} returns columns its docstring does not name: {[c for c in columns if c not in named]}"
-    if form == "span":
-        first = _names(next(s for s in _SPAN.findall(section.replace("\n", " ")) if "," in s))
-        assert not [c for c in first if c not in columns], \
-            f"{function.__qualname__} documents columns it does not return: {[c for c in first if c not in columns]}"
+    named = _identifiers(section + (_section(doc, "Notes") if form == "below" else "")) - set(symbols)
+    unnamed = [c for c in columns if c not in named]
+    assert not unnamed, f"{function.__qualname__} returns columns its docstring does not name: {unnamed}"
+    missing = sorted(named - set(columns) - set(inspect.signature(function).parameters))  # a parameter named
+    assert not missing, f"{function.__qualname__} documents columns it does not return: {missing}"
 
 
 # -- small inputs -------------------------------------------------------------------------------------------
 
+def _metric_agreement(c):
+    from robustness.statistics.metric_agreement import metric_agreement
+
+    rng = np.random.default_rng(0)
+    values = rng.random((2, 3, 8))  # (metric, run, image)
+    return metric_agreement(values, np.array([False, True]), ["dice", "hd95"], ["a", "b", "c"], np.arange(8),
+                            n_resamples=20, rng=0)
+
+
 @pytest.fixture(scope="module")
-def ctx():
+def ctx(tmp_path_factory):
+    from robustness.qa import make_qa_challenge
     from robustness.statistics.case_rankings import task_scores
     from robustness.statistics.convergence import rank_convergence
 
@@ -131,7 +170,10 @@ def ctx():
     rng = np.random.default_rng(5)
     table = pd.DataFrame([{"task": task, "case": f"c{k}", "algorithm": run, "value": float(rng.random())}
                           for task in ("T1", "T2") for run in ("a", "b", "c") for k in range(12)])
-    return SimpleNamespace(counts=counts, schemes=schemes, macro=macro, boot=bootstrap(schemes, n_resamples=20, rng=0),
+    table_path = tmp_path_factory.mktemp("table") / "t.csv"
+    table.assign(unit=table.case.str[:2], strategy="majority", metric="dice").to_csv(table_path, index=False)
+    return SimpleNamespace(table_path=table_path, qa=make_qa_challenge(n_encounters=6, n_runs=3, rng=0),
+                           counts=counts, schemes=schemes, macro=macro, boot=bootstrap(schemes, n_resamples=20, rng=0),
                            conv=rank_convergence(schemes, n_orders=5, rng=0),
                            per_size=ranking_uncertainty(schemes, n_resamples=4, rng=0)[0],
                            tasks=task_scores(table, by=["task"]))
@@ -249,16 +291,30 @@ EXAMPLES = {
     "robustness.statistics.convergence.Convergence.summary": lambda c: c.conv.summary(),
     "robustness.statistics.convergence.Convergence.convergence_points": lambda c: c.conv.convergence_points(),
     "robustness.statistics.convergence.Convergence.compare_strategies": lambda c: c.conv.compare_strategies(),
-    "robustness.statistics.leaderboard.scores_frame": lambda c: leaderboard.scores_frame(c.counts),
+    "robustness.statistics.leaderboard.scores_frame": lambda c: leaderboard.scores_frame(c.counts, ranks=True),
     "robustness.statistics.resolution.resolution_table": _resolution,
     "robustness.statistics.resolution.resolve_table": _resolve_table,
     "robustness.statistics.schemes.Schemes.labels_frame": lambda c: c.schemes.labels_frame(),
     "robustness.statistics.table_schemes.per_case_table": _per_case,
     "robustness.statistics.test_based.PairedTests.tests_frame": _paired_tests,
-    "robustness.statistics.uncertainty.ranking_uncertainty": lambda c: c.per_size,
+    "robustness.statistics.uncertainty.ranking_uncertainty#per_size": lambda c: c.per_size,
+    "robustness.statistics.metric_agreement.metric_agreement#boards": lambda c: _metric_agreement(c)[0],
+    "robustness.statistics.metric_agreement.metric_agreement#agreement": lambda c: _metric_agreement(c)[1],
+    "robustness.statistics.spread.gold_spread": lambda c: __import__(
+        "robustness.statistics.spread", fromlist=["x"]).gold_spread(c.counts, n_resamples=20, rng=0),
+    "robustness.io.case_table.read_case_table": lambda c: __import__(
+        "robustness.io.case_table", fromlist=["x"]).read_case_table(c.table_path, task_column="task",
+                                                                    unit_column="unit")[0],
+    "robustness.qa.scoring.qa_table": lambda c: __import__("robustness.qa.scoring", fromlist=["x"]).qa_table(*c.qa),
+    "robustness.simulation.rank_intervals.rank_interval_coverage": lambda c: __import__(
+        "robustness.simulation.rank_intervals", fromlist=["x"]).rank_interval_coverage(
+        spreads=(0.3,), sizes=(10,), n_populations=2, n_test_sets=2, n_resamples=20, truth_cases=2000),
     "robustness.statistics.uncertainty.units_needed": _units_needed,
     "robustness.studies.table_comparisons.podium_table": _podium,
 }
+
+#: Names a docstring writes as code that are not columns (symbols of its formulas), per function.
+NOT_COLUMNS = {"robustness.statistics.spread.gold_spread": {"z_i", "sigma_i", "mu_i", "score_i", "sigma"}}
 
 #: Functions whose docstrings match a form above but are checked elsewhere or do not list columns, with why.
 ELSEWHERE = {
@@ -269,21 +325,28 @@ ELSEWHERE = {
                                       "statistic, target and fitted columns)",
     "robustness.simulation.image_fit.fit_image_twin": "a whole fit of the image twin (tests/synthetic/"
                                                       "test_image_twin.py and the walkthrough read fit.csv)",
+    "robustness.simulation.recommendation.summarise": "names the frames it returns (design_summary, "
+                                                      "coverage_summary), not their columns",
+    "robustness.simulation.recommendation.choose_scheme": "returns a dict; its random entry's columns in prose",
+    "robustness.studies.qa.answer_counts": "one column per parent question and its _low/_high, named by pattern; "
+                                           "tests/qa/test_qa.py reads answer_counts.csv",
 }
 
 
 def test_every_function_that_documents_its_columns_is_checked():
     found = _documented_functions()
     assert len(found) > 20, f"the scan finds too few documented frames: {found}"
-    assert set(found) - set(EXAMPLES) - set(ELSEWHERE) == set(), "give these an example call in EXAMPLES"
-    assert set(EXAMPLES) | set(ELSEWHERE) <= set(found), "these no longer document columns: drop them"
+    examples = {name.partition("#")[0] for name in EXAMPLES}
+    assert set(found) - examples - set(ELSEWHERE) == set(), "give these an example call in EXAMPLES"
+    assert examples | set(ELSEWHERE) <= set(found), "these no longer document columns: drop them"
 
 
 @pytest.mark.parametrize("qualname", sorted(EXAMPLES))
 def test_the_documented_columns_are_the_returned_ones(ctx, qualname):
     frame = EXAMPLES[qualname](ctx)
     assert len(frame), f"{qualname}: the example returns no rows"
-    check_columns(_resolve(qualname), frame)
+    name, _, part = qualname.partition("#")  # a function returning several frames: the one named after #
+    check_columns(_resolve(qualname), frame, part or None, NOT_COLUMNS.get(name, set()))
 
 
 def test_the_check_fails_on_a_wrong_docstring():
@@ -310,6 +373,38 @@ def test_the_check_fails_on_a_wrong_docstring():
         check_columns(spanned, frame.assign(extra=0))
     with pytest.raises(AssertionError, match="does not return"):
         check_columns(spanned, frame.drop(columns="score"))
+    with pytest.raises(AssertionError, match="does not return"):  # a later span is a column too
+        check_columns(spanned, frame.drop(columns="rank"))
+
+    def raises():
+        """Returns
+        -------
+        pandas.DataFrame
+            ``run, score``.
+
+        Raises
+        ------
+        ValueError
+            A ``system`` column.
+        """
+
+    with pytest.raises(AssertionError, match="does not name"):  # named in Raises is not documented as a column
+        check_columns(raises, frame.drop(columns="rank").assign(system=0))
+
+    def below():
+        """Returns
+        -------
+        pandas.DataFrame
+            The columns below.
+
+        Notes
+        -----
+        ``run`` and ``score``; ``rank``.
+        """
+
+    check_columns(below, frame)
+    with pytest.raises(AssertionError, match="does not return"):  # both directions in the Notes too
+        check_columns(below, frame[["run"]])
 
 
 def test_the_distance_to_unlimited_datas_per_run_table(ctx):

@@ -89,8 +89,8 @@ def read_case_table(path: str | os.PathLike, *, case_column: str = "case", run_c
     Returns
     -------
     table : pandas.DataFrame
-        ``case`` and ``algorithm`` (and ``unit``, ``strategy``, ``metric`` when present) as text, ``value`` as
-        float64, exact duplicate rows dropped.
+        ``case`` and ``algorithm`` (and ``task`` and ``unit`` where their columns are named, ``strategy`` and
+        ``metric`` when present) as text, ``value`` as float64, exact duplicate rows dropped.
     notes : list of str
         What was done with imperfect input (one line each, naming the file): dropped duplicate rows.
 

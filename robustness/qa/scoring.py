@@ -134,8 +134,8 @@ def qa_table(gold: Answers, runs: list[Answers]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``case`` (encounter), ``algorithm`` (run), ``value``, ``strategy`` ("gold"), ``metric`` (``all`` = mean
-        over parents, or a parent id). The mean of ``all`` over encounters is ``accuracy_all``.
+        ``case`` (encounter), ``algorithm`` (run), ``value``, ``strategy`` ("gold"), ``metric`` ("all" = mean
+        over parents, or a parent id). The mean of "all" over encounters is the run's accuracy_all.
     """
     frames = []
     for run in runs:

@@ -42,9 +42,9 @@ def rank_interval_coverage(*, spreads: tuple = (0.3, 0.1), sizes: tuple = (30, 1
     Returns
     -------
     pandas.DataFrame
-        One row per spread and size: ``coverage`` (share of (run, test set) pairs covered), ``coverage_se``
-        (its Monte Carlo SE over test sets), ``all_runs`` (share of test sets where every run's interval
-        covers), ``width`` (mean interval width in places), ``test_sets``.
+        One row per spread and size (``spread``, ``cases``): ``coverage`` (share of (run, test set) pairs
+        covered), ``coverage_se`` (its Monte Carlo SE over test sets), ``all_runs`` (share of test sets where
+        every run's interval covers), ``width`` (mean interval width in places), ``test_sets``.
     """
     gen = np.random.default_rng(rng)
     options = RankingOptions(ties="min")

@@ -147,9 +147,9 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
     Returns
     -------
     (boards, agreement) : (pandas.DataFrame, pandas.DataFrame)
-        ``boards``: metric, lower_better, run, value (mean over images), rank, rank_low, rank_high, value_low,
-        value_high; ``agreement``: metric_a, metric_b, tau (on the test set), tau_low, tau_high, tau_median,
-        n_resamples, unit_count.
+        ``boards``: ``metric, lower_better, run, value, value_low, value_high, rank, rank_low, rank_high``
+        (``value``: the mean over images); ``agreement``: ``metric_a, metric_b, tau, tau_low, tau_high,
+        tau_median, n_resamples, units`` (``tau`` on the test set; ``units``: the units resampled).
     """
     rng = np.random.default_rng(rng)
     skip = empty_policy(empty).skip

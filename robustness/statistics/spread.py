@@ -185,7 +185,7 @@ def gold_spread(overlap: OverlapCounts, *, metric: str = "jaccard", variant: str
     Returns
     -------
     pandas.DataFrame
-        One row per run:
+        One row per run (``run``):
 
         - ``z_mean`` (paper-compatible: the mean of ``z_i`` over the images with
           ``sigma_i > 0``; positive = the run agrees less with the consensus

@@ -72,7 +72,7 @@ def per_case_table(overlap: OverlapCounts, *, empty: str | EmptyPolicy = "one",
     -------
     pandas.DataFrame
         ``case, algorithm, value, strategy, metric, encounter``; one row per image, run, strategy (plus
-        ``mean``/``max`` over annotators) and metric.
+        the mean and the max over annotators, as strategies) and metric.
     """
     s = schemes_from_counts(overlap, empty=empty, metrics=metrics, averages=("macro",))
     return pd.concat(list(per_case_frames(s, overlap)), ignore_index=True)

@@ -275,7 +275,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         (Monte Carlo error of the estimate), ``plugin_l1`` (the plug-in bootstrap's estimate, biased low, for
         comparison), ``expected_l1_per_team`` (the estimate with each team of two or more runs its own
         within-team variance; nan without such a team or without ``n_resamples``), ``band_other`` (the band's other
-        end: ``per_team``, or ``plugin`` without a team of two or more runs), ``expected_l1_per_team_low`` (the
+        end: 'per_team', or 'plugin' without a team of two or more runs), ``expected_l1_per_team_low`` (the
         estimate with each team's within-team variance at its one-sided lower confidence limit,
         :data:`~robustness.statistics.population.LOW_LEVEL`), ``band_low``, ``band_high`` (the prior-sensitivity
         band: the interval, extended down to the per-team estimate and up to the lower-limit one, each widened by

@@ -208,6 +208,7 @@ def test_the_design_studys_grid_of_run_counts_is_n_runs():
     ["--gold", "a,b", "--regions", "WT=1,2", "X=7"],
     ["--gold", "a,b", "--threshold", "128"],
     ["--gold", "a,b", "--binarize"],
+    ["--gold=-a,b", "--runs=-c"],  # values argparse would read as options unless joined to theirs
 ])
 def test_the_data_options_a_report_prints_read_the_challenge_the_same_way(data):
     """The tokens the main job records for the design study's ``--like`` (its report prints them) parse, in the
@@ -248,7 +249,31 @@ def test_a_python_callers_report_names_no_folder_it_does_not_know():
     python = StudyResult("rank_convergence", tables={}, meta=meta)
     assert design_command(python) == "python -m experiments.design_study --quick --like FOLDER"
     assert "FOLDER being this challenge's folder" in _design_pointer(python)
-    embedded = StudyResult("rank_convergence", tables={}, meta=meta | {
-        "input": meta["input"] | {"reading": {"layout": "dermavqa", "folder": None, "data_options": []}}})
+    def read(reading):
+        return StudyResult("rank_convergence", tables={}, meta=meta | {"input": meta["input"] | {"reading": reading}})
+
+    embedded = read({"layout": "dermavqa", "folder": None, "data_options": [], "synthetic": []})
     assert design_command(embedded) == "python -m experiments.design_study --quick"
     assert "FOLDER" not in _design_pointer(embedded)
+    older = read({"layout": "dermavqa", "folder": None, "options": {}})  # a folder written before 2026-12-06
+    assert design_command(older) == "python -m experiments.design_study --quick"
+    shaped = read({"layout": "dermavqa", "folder": None, "data_options": [],
+                   "synthetic": ["--synthetic-depth", "8", "--synthetic-spacing", "2,1,1"]})
+    assert design_command(shaped) == ("python -m experiments.design_study --quick --synthetic-depth 8 "
+                                      "--synthetic-spacing 2,1,1")
+    files = read({"layout": "dermavqa", "folder": None, "data_options": [], "synthetic": None})  # --reference...
+    assert design_command(files).endswith("--like FOLDER") and "FOLDER being" in _design_pointer(files)
+    dashed = read({"layout": "raters", "folder": "-odd", "data_options": ["--gold=-a,b"]})
+    assert design_command(dashed) == "python -m experiments.design_study --quick --like=-odd --layout raters --gold=-a,b"
+
+
+def test_the_reading_records_the_synthetic_shape_and_no_folder_for_masks_given_apart():
+    from experiments import rank_convergence as main_job
+    from experiments._cli import reading
+
+    p = main_job.parser()
+    assert reading(p.parse_args([]))["synthetic"] == []
+    shaped = reading(p.parse_args(["--synthetic-depth", "4", "--synthetic-spacing", "2.5,1,1"]))
+    assert shaped["synthetic"] == ["--synthetic-depth", "4", "--synthetic-spacing", "2.5,1,1"]
+    apart = reading(p.parse_args(["--reference", "/r", "--submissions", "/s"]))
+    assert apart["folder"] is None and apart["synthetic"] is None

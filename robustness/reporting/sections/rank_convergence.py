@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -67,19 +68,28 @@ def design_command(res: StudyResult) -> str:
     reading = m.reading or {}  # how the job read its input (meta.json, named fields)
     t = m.target or {}
     target = f" --target {t['l1']:g}" if set_by_organiser(t) else ""
-    parts = ["python -m experiments.design_study --quick"]
-    if m.reading is not None and not reading.get("folder"):  # the embedded synthetic challenge: the generator
-        return parts[0] + target
-    parts.append("--like")
-    if m.reading is None:  # a Python caller's study: the folder is theirs to name (_design_pointer says so)
-        return " ".join(parts) + " FOLDER" + target
-    parts += [shlex.quote(str(reading["folder"])), "--layout", shlex.quote(str(reading["layout"]))]
+    parts, like = ["python -m experiments.design_study --quick"], "--like"
+    if _synthetic(m.reading):  # the embedded synthetic challenge: the design study's generator, of its shape
+        return " ".join(parts + [shlex.quote(str(t)) for t in reading.get("synthetic") or []]) + target
+    if not reading.get("folder"):  # a Python caller's study, or masks given as --reference/--submissions: the
+        return " ".join([*parts, like, "FOLDER"]) + target  # folder is theirs to name (_design_pointer says so)
+    folder = str(reading["folder"])
+    parts += [shlex.quote(f"{like}={folder}") if folder.startswith("-") else f"{like} {shlex.quote(folder)}",
+              "--layout", shlex.quote(str(reading["layout"]))]
     if "data_options" in reading:  # the command's own tokens for the options it read the challenge with
         parts += [shlex.quote(str(token)) for token in reading["data_options"]]
     for name, value in (reading.get("options") or {}).items():  # a folder written before 2026-12-06
         name = RENAMED_OPTIONS.get(name, name)  # a folder of an earlier version records the option's old name
-        parts.append(f"--{name}" if value is True else f"--{name} {value}")
+        text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+        parts.append(f"--{name}" if value is True else f"--{name} {shlex.quote(text)}")
     return " ".join(parts) + target
+
+
+def _synthetic(reading: Mapping | None) -> bool:
+    """Whether the main job read the embedded synthetic challenge (a folder before 2026-12-06: no folder named)."""
+    if reading is None:
+        return False
+    return reading.get("synthetic") is not None if "synthetic" in reading else not reading.get("folder")
 
 
 _PRIMARY = parameter("RankConvergenceOptions", "primary")
@@ -88,7 +98,7 @@ _PRIMARY = parameter("RankConvergenceOptions", "primary")
 def _design_pointer(res: StudyResult) -> str:
     """The design-study command in a sentence, saying what FOLDER is where a Python caller ran the study."""
     said = f"`{design_command(res)}` (recommendation.md)"
-    if MainJobMeta.of(res).reading is None:
+    if " FOLDER" in said:
         said += ", FOLDER being this challenge's folder, with the options that read it"
     return said
 
