@@ -106,11 +106,10 @@ def test_a_report_names_the_parameter_for_python_and_the_option_for_a_command(tm
 #: comments apart), per module: a ceiling that only shrinks (52 in 17 modules before the reports were spelled for
 #: their reader). What stays: the design study's command the main job's report prints (a command line, the
 #: design_command helper), the values older folders recorded for the organiser's choices (``set_by`` "--primary"
-#: and "--target", read as "organiser"), the main job's ``--design`` (a command feature with no library
-#: parameter), ``python -m robustness.simulation.metric_tau --labels`` (a command) and a cell of the design study's
-#: fit.csv (tables are not respelled).
+#: and "--target", read as "organiser"), ``python -m robustness.simulation.metric_tau --labels`` (a command) and a
+#: cell of the design study's fit.csv (tables are not respelled).
 FLAGS_IN_MESSAGES = {
-    "robustness/reporting/sections/rank_convergence.py": 5,
+    "robustness/reporting/sections/rank_convergence.py": 4,
     "robustness/reporting/sections/rank_convergence_agreement.py": 1,
     "robustness/scheme.py": 2,
     "robustness/simulation/metric_tau.py": 1,

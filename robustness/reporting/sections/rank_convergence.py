@@ -156,7 +156,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
         items.append(f"**Which gold**: this test set cannot say which gold ranks closer to the truth ({why}, and the "
                      "convergence curves measure how soon a subset agrees with this test set's own ranking, "
                      "not accuracy). The design study answers it by simulating challenges like this one: "
-                     + (f"its recommendation.md in {design['folder']} (--design)."
+                     + (f"its recommendation.md in {design['folder']} (the design study this job was given)."
                         if (design := MainJobMeta.of(res).design_answer) else
                         f"{_design_pointer(res)}."))
     r.heading("What to conclude")
