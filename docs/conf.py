@@ -57,17 +57,35 @@ html_title = "robustness"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "header_links_before_dropdown": 2}
 
 
-def _notebooks() -> None:
-    """The notebooks into the site's source (docs/notebooks, not kept in git): the real-data one where its data is."""
-    target = HERE / "notebooks"
+#: What the site says in place of a notebook whose real data the build did not find.
+_NO_DATA = """# {title}
+
+This case study runs on the real BU-BIL multi-rater masks, which this build of the site did not find (the folder
+`../shared/data` beside the repository, or `ROBUSTNESS_SHARED_DATA`). Its notebook is
+`notebooks/{name}` in the repository; build the site where the data is (`make docs`) to read it here, executed.
+"""
+
+
+def _notebooks(target: Path = HERE / "notebooks", data: Path | None = None) -> list[str]:
+    """The notebooks into the site's source (docs/notebooks, not kept in git); returns the pages written.
+
+    A notebook that needs the real data, where the data is not found, becomes a page saying so (the contents
+    name it either way, so the build has no missing page to warn about).
+    """
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir()
-    data = Path(os.environ.get("ROBUSTNESS_SHARED_DATA", REPO.parent / "shared" / "data"))
+    data = data or Path(os.environ.get("ROBUSTNESS_SHARED_DATA", REPO.parent / "shared" / "data"))
+    written = []
     for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
         if "bubil" in notebook.name and not (data / "bu-bil" / "dataset1").is_dir():
-            print(f"docs: {notebook.name} left out: the BU-BIL data is not at {data} (ROBUSTNESS_SHARED_DATA)")
+            print(f"docs: {notebook.name} not executed: the BU-BIL data is not at {data} (ROBUSTNESS_SHARED_DATA)")
+            page = target / notebook.with_suffix(".md").name
+            page.write_text(_NO_DATA.format(title="BU-BIL case study (needs the real data)", name=notebook.name))
+            written.append(page.name)
             continue
         shutil.copy2(notebook, target / notebook.name)
+        written.append(notebook.name)
+    return written
 
 
 def setup(app):

@@ -33,3 +33,24 @@ def test_the_site_builds_without_a_warning(tmp_path):
     assert "ranking_uncertainty" in page and "Parameters" in page  # numpydoc's sections, from the docstring
     assert (html / "notebooks" / "01_synthetic_walkthrough.html").is_file()
     assert (html / "main-job.html").is_file()  # a MyST page
+
+
+def test_a_notebook_whose_data_is_absent_becomes_a_page_saying_so(tmp_path):
+    """The contents name the BU-BIL notebook whatever the machine: where its data is not found the build writes a
+    page saying so (a missing page would be a warning, and `make docs` fails on warnings); where it is, the
+    notebook itself."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_conf", REPO / "docs" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    written = conf._notebooks(tmp_path / "absent", data=tmp_path / "no-data")
+    assert written == ["01_synthetic_walkthrough.ipynb", "02_bubil_case_study.md"]
+    page = (tmp_path / "absent" / "02_bubil_case_study.md").read_text()
+    assert page.startswith("# BU-BIL case study") and "did not find" in page and "notebooks/02_bubil_case_study" in page
+    present = tmp_path / "data"
+    (present / "bu-bil" / "dataset1").mkdir(parents=True)
+    assert conf._notebooks(tmp_path / "present", data=present) == ["01_synthetic_walkthrough.ipynb",
+                                                                     "02_bubil_case_study.ipynb"]
+    toctree = (REPO / "docs" / "index.md").read_text()
+    assert "notebooks/02_bubil_case_study" in toctree  # one name, either page
