@@ -105,19 +105,7 @@ def data_tokens(args) -> list[str]:
     -------
     list of str
     """
-    out: list[str] = []
-    for name, flag in DATA_FLAGS.items():
-        value = getattr(args, name, None)
-        if value is None or value is False or (name == "missing" and value == "error"):
-            continue
-        if value is True:
-            out.append(flag)
-        elif name == "regions":
-            out += [flag, *(f"{region}={','.join(map(str, labels))}" for region, labels in value)]
-        else:
-            text = ",".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
-            out += [f"{flag}={text}"] if text.startswith("-") else [flag, text]  # a value argparse reads as one
-    return out
+    return _tokens(args, DATA_FLAGS)
 
 
 #: The embedded synthetic challenge's shape, as the commands take it (the design study plans with it).
@@ -136,10 +124,28 @@ def synthetic_tokens(args) -> list[str]:
     -------
     list of str
     """
+    return _tokens(args, SYNTHETIC_FLAGS)
+
+
+#: The options' defaults a command line need not repeat (beside None and False).
+_DEFAULTS = {"missing": "error", "synthetic_size": "small"}
+
+
+def _tokens(args, flags: dict[str, str]) -> list[str]:
+    """The options of ``flags`` that ``args`` sets to other than their defaults, spelled as the commands take them."""
+    def text(v) -> str:
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
     out: list[str] = []
-    for name, flag in SYNTHETIC_FLAGS.items():
+    for name, flag in flags.items():
         value = getattr(args, name, None)
-        if value is None or (name == "synthetic_size" and value == "small"):
+        if value is None or value is False or _DEFAULTS.get(name) == value:
             continue
-        out += [flag, ",".join(f"{v:g}" for v in value) if isinstance(value, (tuple, list)) else str(value)]
+        if value is True:
+            out.append(flag)
+        elif name == "regions":
+            out += [flag, *(f"{region}={','.join(map(text, labels))}" for region, labels in value)]
+        else:
+            said = ",".join(map(text, value)) if isinstance(value, (tuple, list)) else text(value)
+            out += [f"{flag}={said}"] if said.startswith("-") else [flag, said]  # a value argparse reads as one
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from robustness.errors import InputError
 
@@ -49,8 +49,40 @@ def _reader(res: StudyResult, study: str) -> tuple[str, Callable[..., Any]]:  # 
     return where, read
 
 
+class _StudyMeta:
+    """A study's metadata, read from ``meta.json`` once (:meth:`of`); each study's class names its fields."""
+
+    STUDY: ClassVar[str] = "study"
+
+    @classmethod
+    def of(cls, res: StudyResult) -> Self:
+        """Read and check the fields of ``res.meta``.
+
+        Parameters
+        ----------
+        res : StudyResult
+            The study's results (loaded from a folder or just computed).
+
+        Returns
+        -------
+        DesignMeta, MainJobMeta, TableMeta or QAMeta
+            This class's fields of ``res``.
+
+        Raises
+        ------
+        InputError
+            A field is missing or of the wrong type: one line naming the folder and the field.
+        """
+        where, read = _reader(res, cls.STUDY)
+        return cls._read(res, where, read)
+
+    @classmethod
+    def _read(cls, res: StudyResult, where: str, read: Callable[..., Any]) -> Self:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class DesignMeta:
+class DesignMeta(_StudyMeta):
     """The fields of a design study's ``meta.json`` that other readers use.
 
     Attributes
@@ -84,25 +116,10 @@ class DesignMeta:
     like: str | None
     challenge: str | None
 
+    STUDY: ClassVar[str] = "design study"
+
     @classmethod
-    def of(cls, res: StudyResult) -> DesignMeta:
-        """Read and check the fields of ``res.meta``.
-
-        Parameters
-        ----------
-        res : StudyResult
-            A design study's results (loaded from a folder or just computed).
-
-        Returns
-        -------
-        DesignMeta
-
-        Raises
-        ------
-        InputError
-            A field is missing or of the wrong type: one line naming the folder and the field.
-        """
-        where, read = _reader(res, "design study")
+    def _read(cls, res: StudyResult, where: str, read: Callable[..., Any]) -> DesignMeta:
         target = read("options.target_l1", (int, float, type(None)), None)
         runs = read("base_setting.runs", (int,))
         if runs < 1 or target is not None and not (math.isfinite(target) and target > 0):
@@ -116,7 +133,7 @@ class DesignMeta:
 
 
 @dataclass(frozen=True)
-class MainJobMeta:
+class MainJobMeta(_StudyMeta):
     """The fields of the main job's ``meta.json`` (``rank_convergence``) that its report reads.
 
     Attributes
@@ -169,25 +186,10 @@ class MainJobMeta:
     target: Mapping[str, Any] | None
     design_answer: Mapping[str, Any] | None
 
+    STUDY: ClassVar[str] = "main job"
+
     @classmethod
-    def of(cls, res: StudyResult) -> MainJobMeta:
-        """Read and check the fields of ``res.meta``.
-
-        Parameters
-        ----------
-        res : StudyResult
-            The main job's results (loaded from a folder or just computed).
-
-        Returns
-        -------
-        MainJobMeta
-
-        Raises
-        ------
-        InputError
-            A field is missing or of the wrong type: one line naming the folder and the field.
-        """
-        where, read = _reader(res, "main job")
+    def _read(cls, res: StudyResult, where: str, read: Callable[..., Any]) -> MainJobMeta:
         labels = read("input.labels", (list, type(None)), None)
         return cls(where=where, source=read("input.source", (str,)),
                    images=read("input.images", (int,)), encounters=read("input.encounters", (int,)),
@@ -202,7 +204,7 @@ class MainJobMeta:
 
 
 @dataclass(frozen=True)
-class TableMeta:
+class TableMeta(_StudyMeta):
     """The fields of the per-case table study's ``meta.json`` (``table_rank_convergence``) that its report reads.
 
     Attributes
@@ -231,25 +233,10 @@ class TableMeta:
     unit: str
     schemes: tuple[tuple[str, str, str], ...]
 
+    STUDY: ClassVar[str] = "table study"
+
     @classmethod
-    def of(cls, res: StudyResult) -> TableMeta:
-        """Read and check the fields of ``res.meta``.
-
-        Parameters
-        ----------
-        res : StudyResult
-            The table study's results (loaded from a folder or just computed).
-
-        Returns
-        -------
-        TableMeta
-
-        Raises
-        ------
-        InputError
-            A field is missing or of the wrong type: one line naming the folder and the field.
-        """
-        where, read = _reader(res, "table study")
+    def _read(cls, res: StudyResult, where: str, read: Callable[..., Any]) -> TableMeta:
         schemes = read("input.schemes", (list,), [])
         if not all(isinstance(n, list) and len(n) == 3 for n in schemes):
             raise InputError(f"{where}: damaged table-study folder (meta.json's input.schemes is not a list of "
@@ -260,7 +247,7 @@ class TableMeta:
 
 
 @dataclass(frozen=True)
-class QAMeta:
+class QAMeta(_StudyMeta):
     """The fields of the closed-QA study's ``meta.json`` (``qa_rank_convergence``) that its report reads.
 
     Attributes
@@ -280,24 +267,9 @@ class QAMeta:
     encounters: int
     runs: tuple[str, ...]
 
+    STUDY: ClassVar[str] = "QA study"
+
     @classmethod
-    def of(cls, res: StudyResult) -> QAMeta:
-        """Read and check the fields of ``res.meta``.
-
-        Parameters
-        ----------
-        res : StudyResult
-            The QA study's results (loaded from a folder or just computed).
-
-        Returns
-        -------
-        QAMeta
-
-        Raises
-        ------
-        InputError
-            A field is missing or of the wrong type: one line naming the folder and the field.
-        """
-        where, read = _reader(res, "QA study")
+    def _read(cls, res: StudyResult, where: str, read: Callable[..., Any]) -> QAMeta:
         return cls(where=where, source=read("input.source", (str,)), encounters=read("input.encounters", (int,)),
                    runs=tuple(read("input.runs", (list,))))

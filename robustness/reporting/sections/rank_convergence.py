@@ -70,9 +70,9 @@ def design_command(res: StudyResult) -> str:
     target = f" --target {t['l1']:g}" if set_by_organiser(t) else ""
     parts, like = ["python -m experiments.design_study --quick"], "--like"
     if _synthetic(m.reading):  # the embedded synthetic challenge: the design study's generator, of its shape
-        return " ".join(parts + [shlex.quote(str(t)) for t in reading.get("synthetic") or []]) + target
-    if not reading.get("folder"):  # a Python caller's study, or masks given as --reference/--submissions: the
-        return " ".join([*parts, like, "FOLDER"]) + target  # folder is theirs to name (_design_pointer says so)
+        return " ".join(parts + [shlex.quote(str(token)) for token in reading.get("synthetic") or []]) + target
+    if _folder_unknown(m.reading):  # the folder is the reader's to name (_design_pointer says so)
+        return " ".join([*parts, like, "FOLDER"]) + target
     folder = str(reading["folder"])
     parts += [shlex.quote(f"{like}={folder}") if folder.startswith("-") else f"{like} {shlex.quote(folder)}",
               "--layout", shlex.quote(str(reading["layout"]))]
@@ -92,13 +92,18 @@ def _synthetic(reading: Mapping | None) -> bool:
     return reading.get("synthetic") is not None if "synthetic" in reading else not reading.get("folder")
 
 
+def _folder_unknown(reading: Mapping | None) -> bool:
+    """Whether the results name no folder for the design study: a Python caller's, or masks given apart."""
+    return not _synthetic(reading) and not (reading or {}).get("folder")
+
+
 _PRIMARY = parameter("RankConvergenceOptions", "primary")
 
 
 def _design_pointer(res: StudyResult) -> str:
     """The design-study command in a sentence, saying what FOLDER is where a Python caller ran the study."""
     said = f"`{design_command(res)}` (recommendation.md)"
-    if " FOLDER" in said:
+    if _folder_unknown(MainJobMeta.of(res).reading):
         said += ", FOLDER being this challenge's folder, with the options that read it"
     return said
 
