@@ -18,6 +18,7 @@ from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.leaderboard import scores_frame
 from robustness.synthetic.challenge import make_challenge
+from tests.source import parsed
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +168,7 @@ def _imports(name, path, is_package, known):
     ``if TYPE_CHECKING:`` imports of annotations: a reader and a type checker follow those too)."""
     import ast
 
-    tree = ast.parse(path.read_text())
+    tree = parsed(path)
     base = name.split(".") if is_package else name.split(".")[:-1]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -186,6 +187,7 @@ def _imports(name, path, is_package, known):
                 yield sub if sub in known else module
 
 
+@pytest.mark.slow
 def test_the_import_graph_has_no_cycle():
     """Walk every import of every module, including the ones inside functions and the type-only ones, and fail on
     any cycle."""
@@ -279,16 +281,17 @@ def test_no_report_or_figure_reads_the_command_line():
     files = [f for f in files if f.name != "publish.py"]  # the one writer of the record, never a reader
     assert len(files) > 20
     for path in files:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Constant) and node.value == "parameters":
                 raise AssertionError(f"{path.relative_to(root)}:{node.lineno} reads meta.json's 'parameters'")
 
 
+@pytest.mark.slow
 def test_no_module_imports_another_modules_private_names():
     import ast
 
     for name, path, _ in _modules():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robustness"):
                 if node.module.startswith(("robustness._kernels", "robustness._lazy")):
                     continue  # the private kernel package and the lazy exports are shared by design
@@ -333,6 +336,7 @@ def median_job(tmp_path_factory):
         ranking_methods.RANKING_METHODS.pop("median-then-rank", None)
 
 
+@pytest.mark.slow
 def test_a_new_ranking_method_is_one_registration(median_job):
     """The toy method goes through every engine, table, figure and the report; its numbers equal numpy's."""
     from robustness.statistics.count_schemes import schemes_from_counts
@@ -358,6 +362,7 @@ def test_a_new_ranking_method_is_one_registration(median_job):
     assert "first under median-then-rank:" in summary
 
 
+@pytest.mark.slow
 def test_a_new_ranking_method_ranks_a_per_case_table_too(median_job):
     """The same registration ranks a table's leaderboards and their bootstrap (no second dispatch)."""
     from robustness.statistics.case_rankings import bootstrap_task_ranks, rank_task, task_scores
@@ -373,6 +378,7 @@ def test_a_new_ranking_method_ranks_a_per_case_table_too(median_job):
     assert boots.shape == (50, 3) and set(np.unique(boots)) <= {1.0, 2.0, 3.0}
 
 
+@pytest.mark.slow
 def test_the_report_rebuilds_from_the_folder_alone(median_job, monkeypatch):
     """`python -m experiments.report` writes the same summary.md and report.html as the job did."""
     from experiments import report
@@ -385,6 +391,7 @@ def test_the_report_rebuilds_from_the_folder_alone(median_job, monkeypatch):
         assert (out / name).read_bytes() == data, name
 
 
+@pytest.mark.slow
 def test_a_new_report_table_is_one_section_and_one_registration(median_job, tmp_path):
     """A section that shows the stability of every gold is one function and one registration; the rebuilt report
     holds it, read from the folder."""
@@ -447,6 +454,7 @@ def test_the_python_api_writes_the_commands_folder(tmp_path):
     assert changed <= {"primary", "strategies"}, changed  # None (the defaults) in the API; the command resolves them
 
 
+@pytest.mark.slow
 def test_every_claim_is_declared_once_and_read_by_that_name():
     """Each claim a study writes (``Verdicts.add``) or a report reads (``StudyResult.verdict``) by a literal name is
     in CLAIMS; both refuse any other name at run time too."""
@@ -458,7 +466,7 @@ def test_every_claim_is_declared_once_and_read_by_that_name():
     root = Path(__file__).resolve().parents[1]
     used = set()
     for path in [*(root / "robustness").rglob("*.py"), *(root / "figures").glob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
                 continue
             first = node.args[0]
@@ -483,6 +491,7 @@ def test_figures_read_tables_one_way():
     assert "filters=" in (root / "fig_02_micro_convergence.py").read_text()
 
 
+@pytest.mark.slow
 def test_the_library_imports_no_application_code():
     """Nothing under robustness/ imports the figures or the commands (issue "Architecture IV", item 1), at a module's
     top or inside a function: publish() draws with the drawer it is handed, or the one installed as an entry point."""
@@ -491,7 +500,7 @@ def test_the_library_imports_no_application_code():
     root = Path(__file__).resolve().parents[1]
     found = []
     for path in (root / "robustness").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             found += [f"{path.relative_to(root)}:{node.lineno} {n}" for n in names
@@ -534,7 +543,7 @@ def test_figures_draw_from_the_folder_and_never_compute():
                                                                       "inference_plots", "task_plots"))]
     found = []
     for path in files:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith(watched):
                 extra = {a.name for a in node.names} - allowed.get(node.module, set())
                 found += [f"{path.relative_to(root)}:{node.lineno} {node.module}: {sorted(extra)}"] if extra else []

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source import parsed
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "robustness"
 
@@ -20,7 +22,7 @@ def _classes():
     """Every class of the package by name: its base names and its methods."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ClassDef):
                 bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases]
                 methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
@@ -60,7 +62,7 @@ def public_functions(*, inherited: bool = True):
         rel = path.relative_to(PACKAGE)
         if any(part.startswith("_") and part != "__init__.py" for part in rel.parts):
             continue
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
 
         def visit(body, owner=""):
             for node in body:
@@ -200,7 +202,7 @@ LAZY_IMPORTS = {
 
 
 def _function_level_imports(path: Path) -> list[int]:
-    tree = ast.parse(path.read_text())
+    tree = parsed(path)
     top = {id(m) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.If, ast.Try))
            for m in ast.walk(n)}
     return sorted(n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top)
@@ -227,7 +229,7 @@ def test_lazy_names_are_the_stubs_and_resolve():
         package = ".".join(path.parent.relative_to(REPO).parts)
         module = importlib.import_module(package)
         named, offered = {}, set()
-        for node in ast.parse(path.read_text()).body:
+        for node in parsed(path).body:
             if isinstance(node, ast.ImportFrom):
                 assert node.level == 1, f"{path}: lazy_loader reads relative imports only (from .module import x)"
                 for alias in node.names:
@@ -313,7 +315,7 @@ _HOMES = {"robustness/overlap/gold.py", "robustness/overlap/metrics.py", "robust
 
 def _literal_names(path: Path, names=_NAMES) -> int:
     """How many string literals of ``names`` the module writes, docstrings aside."""
-    tree = ast.parse(path.read_text())
+    tree = parsed(path)
     docs = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}

@@ -32,6 +32,7 @@ from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.uncertainty import ranking_uncertainty
 from robustness.synthetic.challenge import make_challenge
 from tests.conftest import REPO
+from tests.source import parsed
 
 _LISTED = re.compile(r"[Cc]olumns\s+``([^`]+)``")
 _CONSTANT = re.compile(r":data:`~?([\w.]*COLUMNS)`")
@@ -82,7 +83,7 @@ def _documented_functions() -> dict[str, str]:
     found = {}
     for path in sorted((REPO / "robustness").rglob("*.py")):
         module = ".".join(path.relative_to(REPO).with_suffix("").parts)
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         functions = [(None, f) for f in tree.body if isinstance(f, ast.FunctionDef)] + [
             (c.name, f) for c in tree.body if isinstance(c, ast.ClassDef) and not c.name.startswith("_")
             for f in c.body if isinstance(f, ast.FunctionDef)]

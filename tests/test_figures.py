@@ -229,6 +229,7 @@ def test_a_png_is_drawn_once_and_cut_to_what_is_drawn(tmp_path):
     assert Image.open(path).size[0] > 3.0 * 50  # savefig's tight box grew the picture: nothing clipped
 
 
+@pytest.mark.slow
 def test_figures_drawn_in_processes_are_those_drawn_in_one(tmp_path):
     """make_all with two processes writes the same files, in the same order, as with one."""
     from experiments import rank_convergence as job

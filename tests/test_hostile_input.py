@@ -63,6 +63,7 @@ def test_staple_runs_to_convergence_and_equals_simpleitk_uncapped():
     assert not capped.converged and (capped.lut[codes].reshape(19, 359) != ref).sum() == 259
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["score", "rank_convergence"])
 def test_unconverged_staple_is_a_warning_in_every_command(tiny_dermavqa, tmp_path, capsys, monkeypatch, command):
     from robustness.overlap.pixel_pass import compute_overlap
@@ -434,6 +435,7 @@ def test_macro_only_strategies_are_refused_when_parsed(tiny_dermavqa, tmp_path, 
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["shape", "missing"])
 def test_cache_with_wrong_shapes_or_a_missing_array_is_a_warning(tiny_dermavqa, tmp_path, capsys, damage):
     out = tmp_path / "o"

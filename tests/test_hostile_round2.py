@@ -161,6 +161,7 @@ def _copy(folder, tmp_path):
     return dest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["figure", "table"])
 def test_report_rebuild_follows_no_link_out_of_the_folder(hostile_results, tmp_path, outside, capsys, what):
     folder = _copy(hostile_results, tmp_path)
@@ -173,6 +174,7 @@ def test_report_rebuild_follows_no_link_out_of_the_folder(hostile_results, tmp_p
     assert (folder / "report.html").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_report_rebuild_follows_no_linked_folder(hostile_results, tmp_path, outside, capsys):
     folder = _copy(hostile_results, tmp_path)
     shutil.rmtree(folder / "figures")
@@ -181,6 +183,7 @@ def test_report_rebuild_follows_no_linked_folder(hostile_results, tmp_path, outs
     one_line_error(capsys, code, "is a symbolic link")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["fifo", "zero", "link"])
 def test_meta_json_that_is_a_fifo_or_a_device_is_refused_without_blocking(hostile_results, tmp_path, outside,
                                                                             capsys, damage):
@@ -198,6 +201,7 @@ def test_meta_json_that_is_a_fifo_or_a_device_is_refused_without_blocking(hostil
     one_line_error(capsys, done[0], "meta.json: meta.json is (a symbolic link|not a regular file)")
 
 
+@pytest.mark.slow
 def test_a_figure_over_the_size_bound_is_refused(hostile_results, tmp_path, capsys, monkeypatch):
     from robustness.reporting import document  # where the report reads the bound
 
@@ -222,6 +226,7 @@ DAMAGES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
 def test_report_rebuild_on_a_damaged_folder_is_one_line(hostile_results, tmp_path, capsys, damage):
     import json
@@ -247,6 +252,7 @@ def test_report_rebuild_on_a_damaged_folder_is_one_line(hostile_results, tmp_pat
 
 # -- item 3: names in summary.md are escaped for Markdown ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_summary_md_holds_no_raw_html_from_names(hostile_results):
     from robustness.results.escape import markdown
 
@@ -267,6 +273,7 @@ def test_summary_md_holds_no_raw_html_from_names(hostile_results):
 
 # -- item 4: CSV cells a spreadsheet would run are quoted, and read back as written ----------------------------------
 
+@pytest.mark.slow
 def test_no_csv_cell_starts_a_formula_and_names_round_trip(hostile_results):
     from robustness.results.study_result import read_table
 
@@ -361,6 +368,7 @@ def test_itk_errors_name_the_problem_not_an_itk_source_file(tmp_path, capfd):
 
 # -- item 7: a label asked for that no mask holds ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_label_no_mask_holds_is_a_warning(tmp_path, capsys):
     data = tmp_path / "challenge"
     for rater in ("ann1", "ann2", "run1", "run2"):
@@ -481,6 +489,7 @@ def test_synthetic_volume_options_are_bounded_when_parsed(tmp_path, capsys, argv
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_names_are_drawn_as_text_never_mathtext(hostile_results):
     import matplotlib
 
@@ -529,6 +538,7 @@ def test_a_data_file_naming_the_folder_itself_is_one_line(tmp_path, target):
     assert "names a folder, not a data file" in _refusal(path)
 
 
+@pytest.mark.slow
 def test_a_lock_file_that_is_a_fifo_is_one_line(hostile_results, tmp_path, capsys):
     folder = _copy(hostile_results, tmp_path)
     (folder / ".lock").unlink(missing_ok=True)
@@ -537,6 +547,7 @@ def test_a_lock_file_that_is_a_fifo_is_one_line(hostile_results, tmp_path, capsy
     one_line_error(capsys, code, r"\.lock: the lock file is not a regular file \(a FIFO\); remove it")
 
 
+@pytest.mark.slow
 def test_a_folder_where_the_report_goes_is_one_line(hostile_results, tmp_path, capsys):
     folder = _copy(hostile_results, tmp_path)
     (folder / "summary.md").unlink()
@@ -545,6 +556,7 @@ def test_a_folder_where_the_report_goes_is_one_line(hostile_results, tmp_path, c
     one_line_error(capsys, code, r"summary\.md: is a folder where a result file goes")
 
 
+@pytest.mark.slow
 def test_a_table_with_a_planted_giant_header_is_refused_before_parsing(hostile_results, tmp_path, capsys):
     folder = _copy(hostile_results, tmp_path)
     (folder / "ranking.csv").write_text(",".join(f"c{k}" for k in range(300_000)) + "\n")

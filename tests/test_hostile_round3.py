@@ -132,6 +132,7 @@ def run_main(argv):
     return run(rank_convergence.main, argv + FAST + ["--no-figures"])
 
 
+@pytest.mark.slow
 def test_the_main_job_takes_a_minimum_lesion_size(tmp_path):
     import json
 
@@ -218,6 +219,7 @@ def test_the_pixel_pass_counts_within_an_image(monkeypatch, tmp_path):
     assert len(counts) == 2 and 0 < counts[0] < 1 < counts[1] < 2, seen
 
 
+@pytest.mark.slow
 def test_the_distance_to_unlimited_data_counts_its_resamples(monkeypatch):
     import robustness.statistics.uncertainty as uncertainty
     from robustness import progress
@@ -320,6 +322,7 @@ def test_an_empty_distance_beyond_the_bound_is_refused(value, tmp_path, capsys):
     assert conventions(empty_distance=1e6)["empty_distance"] == 1e6
 
 
+@pytest.mark.slow
 def test_a_run_without_spread_gets_an_interval_and_the_caption_says_which(tmp_path):
     """A run equal to the gold on every image (HD95 0 everywhere) has a standard error of 0: the studentized
     interval is undefined there and showed [nan, nan] without a word. Its interval is the percentile bootstrap's
@@ -348,6 +351,7 @@ def test_a_run_without_spread_gets_an_interval_and_the_caption_says_which(tmp_pa
 
 # -- item 8: --top K where runs tie at the cut -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_top_k_keeps_the_runs_tied_at_the_cut(tmp_path):
     import pandas as pd
 
@@ -391,6 +395,7 @@ def table_results(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncate", "edit", "remove", "figure"])
 def test_a_damaged_table_is_refused_before_a_rebuild(table_results, tmp_path, capsys, damage):
     import shutil
@@ -422,6 +427,7 @@ def test_a_damaged_table_is_refused_before_a_rebuild(table_results, tmp_path, ca
     assert (folder / "summary.md").read_bytes() == before  # nothing rebuilt from it
 
 
+@pytest.mark.slow
 def test_an_intact_folder_rebuilds_and_an_old_one_says_it_is_not_checked(table_results, tmp_path, capsys):
     import json
     import shutil
@@ -447,6 +453,7 @@ def test_an_intact_folder_rebuilds_and_an_old_one_says_it_is_not_checked(table_r
 RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "evil\u202egpj.exe" shows as "evilexe.jpg"
 
 
+@pytest.mark.slow
 def test_direction_controls_are_escaped_in_every_medium(tmp_path):
     import pandas as pd
 
@@ -508,6 +515,7 @@ def test_the_design_warning_says_sizes_in_words():
 
 # -- item 5: a long name is shortened for a figure, whole in the tables ----------------------------------------------
 
+@pytest.mark.slow
 def test_a_long_name_is_shortened_in_figures_and_whole_in_the_tables(tmp_path, capsys):
     import pandas as pd
     from PIL import Image
@@ -559,6 +567,7 @@ def hd95_results(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_forest_plot_names_its_interval_once_and_distances_carry_their_unit(hd95_results, drawn, tmp_path):
     from figures import fig_04_forest
 
@@ -584,6 +593,7 @@ def _scheme(text):
     return Scheme(*text.split(":"))
 
 
+@pytest.mark.slow
 def test_distances_in_pixels_for_plain_images_and_per_case_axes_carry_the_unit(hd95_results, drawn, tmp_path):
     import json
 
@@ -636,6 +646,7 @@ def test_the_tau_densities_give_every_task_a_row_of_its_own(drawn, tmp_path):
     assert all(hi < k + 1 for k, spans in rows.items() for _, hi in spans)
 
 
+@pytest.mark.slow
 def test_the_leaderboard_interval_column_names_the_headline_scheme(hd95_results):
     summary = (hd95_results / "summary.md").read_text()
     board = summary.split("## Leaderboard", 1)[1].split("\n## ", 1)[0]

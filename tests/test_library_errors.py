@@ -18,6 +18,7 @@ import pytest
 from experiments._options import OPTIONS, for_command_line
 from robustness.errors import InputError
 from tests.conftest import REPO
+from tests.source import parsed
 
 #: Command-line options the library's raised messages still name, per module: a ceiling that only shrinks (none
 #: now: 35 in 15 modules at the start).
@@ -25,7 +26,7 @@ FLAGS_IN_ERRORS: dict[str, int] = {}
 
 
 def _raised_strings(path):
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Raise) and node.exc is not None:
             yield from (s.value for s in ast.walk(node.exc) if isinstance(s, ast.Constant) and isinstance(s.value, str))
 
@@ -50,7 +51,7 @@ def test_options_in_library_errors_only_shrink():
 def test_every_parameter_the_library_names_has_its_option():
     named = set()
     for path in (REPO / "robustness").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "parameter" \
                     and all(isinstance(a, ast.Constant) for a in node.args):
                 named.add(f"`{node.args[0].value}.{node.args[1].value}`")
@@ -118,7 +119,7 @@ FLAGS_IN_MESSAGES = {
 
 
 def _message_strings(path):
-    tree = ast.parse(path.read_text())
+    tree = parsed(path)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}

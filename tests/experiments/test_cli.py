@@ -37,6 +37,7 @@ def test_help_imports_nothing_heavy(module):
     assert "HEAVY []" in out.stdout
 
 
+@pytest.mark.slow
 def test_score_writes_leaderboard_and_official_json(tiny_dermavqa, tmp_path):
     before = tree_digest(tiny_dermavqa)
     out = tmp_path / "out"

@@ -113,6 +113,7 @@ def test_the_design_study_refuses_a_misread_challenge(bubil, tmp_path, capsys):
     assert "--force" in line and str(out / "refused" / "fit.csv") in line
 
 
+@pytest.mark.slow
 def test_what_to_conclude_opens_the_summary_and_warnings_come_before_the_leaderboard(tmp_path):
     """A run that is a copy of an annotator (a warning that changes the reading) is said before any table."""
     import shutil
@@ -151,6 +152,7 @@ def test_random_golds_are_one_item_in_every_tie_list():
     assert names(["rand2"]) == "one random annotator"
 
 
+@pytest.mark.slow
 def test_two_annotators_table4_and_coinciding_golds_are_said(tmp_path):
     """With two annotators leave-one-out is undefined (said, no best/worst labels), the golds that coincide are
     named, the degrees of freedom are not those of three annotators, and the paper is not quoted on other data."""

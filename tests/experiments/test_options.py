@@ -75,6 +75,7 @@ def complete(tiny):
     (["--layout", "raters"], r"--layout raters needs --data FOLDER and --gold R1,R2,\.\."),
     (["--binarize", "--threshold", "9"], r"--binarize and --threshold"),
 ])
+@pytest.mark.slow
 def test_bad_study_options_leave_previous_results_intact(tiny, complete, capsys, option, match):
     before = tree_digest(complete)
     data = [] if "--layout" in option else ["--data", str(tiny)]

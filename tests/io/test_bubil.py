@@ -81,6 +81,7 @@ def test_inputs_never_modified(bubil):
     assert tree_digest(folder) == before
 
 
+@pytest.mark.slow
 def test_copied_rater_and_swapped_foreground_are_said(experts, bubil):
     """Person2_ImageJ is pixel-identical to Person2_Amira (a gold annotator) on all 35 images; reading the
     masks without --foreground 0 --background 255 makes every rater agree with everyone (J = 0.99)."""

@@ -138,6 +138,7 @@ def test_one_value_given_takes_the_other_end_of_0_255(tmp_path, capsys):
     assert "both 255" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_refused_run_does_not_block_the_corrected_one(tmp_path, capsys):
     """The refusal leaves only the counts' cache in --out; the rerun with the values the error names proceeds."""
     root = _raters(tmp_path / "d", 255, inverted=True)

@@ -27,6 +27,7 @@ def everywhere(out, err, text):
     assert "## Warnings\n\n- " in summary and text in summary.split("## Warnings")[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["rank_convergence", "score"])
 def test_loader_notes_are_printed_listed_and_kept(tiny_dermavqa, tmp_path, capsys, command):
     (tiny_dermavqa / "submissions" / "runB" / "IMG_ENC00002_00001_mask_runB.tiff").unlink()
@@ -37,6 +38,7 @@ def test_loader_notes_are_printed_listed_and_kept(tiny_dermavqa, tmp_path, capsy
     everywhere(out, capsys.readouterr().err, "run 'runB' misses 1 of 3 images: scored as empty masks")
 
 
+@pytest.mark.slow
 def test_decoding_repairs_are_listed(tmp_path, capsys):
     rng = np.random.default_rng(1)
     root = tmp_path / "raters"
@@ -58,6 +60,7 @@ def test_synthetic_summary_prints_warnings(tiny_dermavqa, capsys):
     assert "warning: " in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_duplicate_runs_and_copied_annotator(tiny_dermavqa, tmp_path, capsys):
     sub = tiny_dermavqa / "submissions"
     shutil.copytree(sub / "runA", sub / "runC")

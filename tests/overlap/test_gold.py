@@ -107,6 +107,7 @@ def test_staple_with_a_degenerate_annotator():
     assert np.abs(prob - ref).max() > 1e-9  # why the tolerance: not identical here
 
 
+@pytest.mark.slow
 def test_staple_equals_simpleitk_on_synthetic_images():
     from robustness.synthetic.challenge import make_challenge
 

@@ -200,6 +200,7 @@ def _region(part):
     return box
 
 
+@pytest.mark.slow
 def test_the_main_job_ranks_by_lesion_wise_metrics(tmp_path):
     import pandas as pd
 

@@ -74,6 +74,7 @@ def official_folder(tmp_path_factory):
     return write_dermavqa(ch, tmp_path_factory.mktemp("off") / "challenge")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("empty", ["one", "official"])
 def test_official_numbers_bit_for_bit(official_folder, empty):
     ch = load_dermavqa(official_folder)

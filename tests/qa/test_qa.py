@@ -227,6 +227,7 @@ def test_qa_score_missing_run_encounter_is_one_line(qa_files, capsys):
                                                     "(--missing-answers not_mentioned answers it 'Not mentioned' everywhere)")
 
 
+@pytest.mark.slow
 def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
     """The README's command: baselines from the train gold, studied on the validation split."""
     import pandas as pd
@@ -247,6 +248,7 @@ def test_qa_rank_convergence_on_validation_split(dermavqa, tmp_path):
     assert "Table 5" in (out / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_qa_rank_convergence_synthetic_default(tmp_path):
     from experiments import qa_rank_convergence as job
 

@@ -62,6 +62,7 @@ def test_a_missing_required_field_is_named():
         DesignMeta.of(_res({"input": GOOD["input"]}))
 
 
+@pytest.mark.slow
 def test_the_main_jobs_metadata_reads_as_written():
     """The library's own main job on a tiny challenge: every field typed as the report reads it."""
     from robustness.results.meta import MainJobMeta

@@ -53,6 +53,7 @@ def complete(data, out, *extra):
     return tables(out)
 
 
+@pytest.mark.slow
 def test_bad_mask_found_in_the_pixel_pass_keeps_previous_results(data, tmp_path, capsys):
     import shutil
 
@@ -116,6 +117,7 @@ def test_files_of_an_interrupted_run_never_survive_beside_results(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [".inputs", ".lock", "leaderboard.csv", "meta.json"]
 
 
+@pytest.mark.slow
 def test_stale_temporaries_are_cleaned(tmp_path, data):
     out = tmp_path / "out"
     complete(data, out)
@@ -173,6 +175,7 @@ def test_damaged_meta_deletes_nothing(tmp_path, meta):
     assert open_results(out)[1]["files"] == ["t.csv"] and (out / "t.csv").read_text() == "new table"
 
 
+@pytest.mark.slow
 def test_damaged_meta_is_one_line_on_the_command_line(data, tmp_path, capsys):
     out = tmp_path / "out"
     complete(data, out)
@@ -183,6 +186,7 @@ def test_damaged_meta_is_one_line_on_the_command_line(data, tmp_path, capsys):
                    "or choose another --out")
 
 
+@pytest.mark.slow
 def test_damaged_inputs_mark_is_one_line(data, tmp_path, capsys):
     out = tmp_path / "out"
     complete(data, out)
@@ -240,6 +244,7 @@ def done(data):
     return out
 
 
+@pytest.mark.slow
 def test_tables_are_readable_by_everyone(done):
     out = done
     old = os.umask(0o022)
@@ -251,6 +256,7 @@ def test_tables_are_readable_by_everyone(done):
         os.umask(old)
 
 
+@pytest.mark.slow
 def test_csv_floats_round_trip_without_noise_and_counts_are_integers(data, done, tmp_path):
     out = done
     text = (out / "leaderboard.csv").read_text()
@@ -282,6 +288,7 @@ def test_score_command_is_staged_and_locked_too(data, tmp_path):
     json.loads((out / "official" / "team1-run1.json").read_text())
 
 
+@pytest.mark.slow
 def test_shared_cache_with_concurrent_readers(data, tmp_path):
     """Two processes fill and read one cache folder at once: both get the same counts, nothing half-read."""
     code = textwrap.dedent(f"""

@@ -46,6 +46,7 @@ def test_encounter_icc_recovers_a_known_correlation():
     assert np.isnan(encounter_icc(values[:, :5], np.arange(5))).all()  # no encounter with two images
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho, low, high", [(0.0, -0.1, 0.1), (0.9, 0.35, 1.0)])
 def test_within_encounter_correlation_is_a_knob(rho, low, high):
     from robustness.overlap.metrics import pair_score
@@ -147,6 +148,7 @@ def test_design_study_command_resumes_and_does_not_depend_on_n_jobs(tmp_path, mo
     assert "**Use " in text and "Test-set size" in text
 
 
+@pytest.mark.slow
 def test_a_damaged_design_cache_is_computed_again_with_a_warning(tmp_path, capsys):
     """A replicate or pool file that cannot be read (cut short, overwritten) is never trusted: it is simulated again,
     the run says so in one warning line and in meta.json, and the numbers equal a clean run's."""
@@ -259,6 +261,7 @@ def test_run_counts_equal_counting_the_masks(volume, common):
         np.testing.assert_array_equal(counts, expected)
 
 
+@pytest.mark.slow
 def test_common_random_numbers_keep_each_runs_scores_and_sharpen_the_ranking():
     """Each run's expected score is the same with and without common random numbers (within Monte Carlo error);
     runs with equal parameters then draw equal masks; and the pool ranks the runs more consistently."""

@@ -190,6 +190,7 @@ def test_signed_rank_p_equals_scipy_and_the_port(seed):
         assert mine == pytest.approx(r, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh"])
 def test_adjust_equals_statsmodels_and_the_port(method):
     from statsmodels.stats.multitest import multipletests

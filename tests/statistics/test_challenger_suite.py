@@ -191,6 +191,7 @@ def check(ranking, expected, method):
             assert v == pytest.approx(value, abs=1e-12), (task, algo, got)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_challenger_ranking_case(case, tmp_path, capsys):
     _, _, method, data, options, expected = case
@@ -215,6 +216,7 @@ def test_challenger_ranking_case(case, tmp_path, capsys):
         assert any(note in w for w in warnings), warnings
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", SUBSETS, ids=[s[0] for s in SUBSETS])
 def test_challenger_subset_case(case, tmp_path):
     _, _, data, n_boot, k, expected = case

@@ -331,6 +331,7 @@ def test_the_podium_is_challenger_s(tmp_path):
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_the_significance_map_fills_its_canvas_and_the_profiles_have_bands(tmp_path):
     import matplotlib
 

@@ -105,6 +105,7 @@ def test_identical_strategies_are_reported_as_tied():
     assert best_with_ties(np.vstack([base[0], base[0]]), ["a", "b"]) == Verdict(None, ["a", "b"], 0.95)
 
 
+@pytest.mark.slow
 def test_main_job_says_tied_when_all_golds_coincide(tmp_path):
     """Annotators who all draw the same mask make every gold the same: no strategy may be called fastest."""
     from experiments import rank_convergence as job

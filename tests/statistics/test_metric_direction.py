@@ -68,6 +68,7 @@ def _long_table(names: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_every_registered_metric_walks_through_the_table_commands_tables_summary_and_figure(tmp_path):
     """ranking.csv, rank_bootstrap.csv, iqm.csv, the summary's leaderboards and the dot-box figure's run order all
     put the smallest values first exactly where the registry says smaller is better; no warning about an unknown

@@ -74,6 +74,7 @@ def test_every_method_equals_its_definition(p):
         np.testing.assert_allclose(adjust(p, method), twin(p, method), rtol=1e-12, atol=1e-15, err_msg=method)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.sampled_from([0.01, 0.05, 0.1]))
 def test_every_method_equals_statsmodels(p, alpha):

@@ -37,6 +37,7 @@ def three_tasks(seed=4, runs=5, cases=25):
 
 # -- significance map ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("adjustment", ["holm", "none", "hommel"])
 def test_significance_table_equals_scipy_and_statsmodels(tmp_path, adjustment):
     from scipy.stats import wilcoxon
@@ -128,6 +129,7 @@ def test_pairwise_majority_weights_and_a_condorcet_cycle():
     assert w.to_dict() == {"A": 1.0, "B": 0.0, "C": -1.0}
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 6), st.integers(1, 5), st.integers(0, 2**31 - 1))
 def test_relations_scores_are_max_ranks_and_average_ranks(n_runs, n_tasks, seed):
@@ -168,6 +170,7 @@ def test_symdiff_by_hand_and_absent_runs_refused():
         symdiff_distance(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
 
 
+@pytest.mark.slow
 def test_task_distances_and_the_figures(tmp_path):
     from scipy.stats import kendalltau
 
@@ -223,6 +226,7 @@ def test_thetas_at_the_rope_s_ends_by_hand():
     np.testing.assert_allclose(got, [better, 1 - better, 0.0], atol=1e-15)
 
 
+@pytest.mark.slow
 def test_probabilities_by_hand_and_the_posterior_mean():
     far = bayes_signed_rank(np.full(10, 0.9), np.full(10, 0.1), rope=0.05, rng=0, n_samples=2000)
     assert (far.p_better, far.p_rope, far.p_worse, far.decision) == (1.0, 0.0, 0.0, "better")
@@ -274,6 +278,7 @@ def _pages(pdf: bytes) -> int:
     return len(re.findall(rb"/Type /Page[^s]", pdf))
 
 
+@pytest.mark.slow
 def test_pdf_pages_hold_text_tables_and_figures(tmp_path):
     import matplotlib
 
@@ -302,6 +307,7 @@ def test_pdf_pages_hold_text_tables_and_figures(tmp_path):
     with pytest.raises(Exception, match="link|symlink"):
         to_pdf(r, tmp_path)
 
+@pytest.mark.slow
 def test_pdf_report_is_written_listed_and_rebuilt(tmp_path):
     import json
 

@@ -143,6 +143,7 @@ def slow_mean_ranks(values, cases):
     return per_case[:, cases].mean(axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", ["image", "encounter"])
 def test_rank_then_aggregate_engines_equal_a_slow_loop(small_counts, unit):
     sc = schemes_from_counts(small_counts, unit=unit, averages=("macro",))
@@ -423,6 +424,7 @@ def test_the_engines_rank_what_the_leaderboard_ranks(name, given, lower):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_the_engines_run_a_median_aggregate_on_a_table(tmp_path):
     """--aggregate median: curves, intervals and tests from the recomputed statistic (before: not computed)."""
     from experiments import table_rank_convergence as job
@@ -440,6 +442,7 @@ def test_the_engines_run_a_median_aggregate_on_a_table(tmp_path):
     assert shown.to_dict() == pytest.approx(medians, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_random_ties_are_refused_before_any_work_unless_rankings_only(tmp_path, capsys):
     from experiments import table_rank_convergence as job
 

@@ -54,6 +54,7 @@ def reference_l1(oc, conv):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", ["image", "encounter"])
 def test_convergence_matches_slow_reference(small_counts, unit):
     sc = schemes_from_counts(small_counts, unit=unit)

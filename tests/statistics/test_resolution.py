@@ -136,6 +136,7 @@ def test_the_sds_interval_is_the_jackknife_on_the_log_scale_by_hand():
     assert row.pair_sd_high == pytest.approx(np.exp(np.log(whole) + q * se), rel=1e-10)
 
 
+@pytest.mark.slow
 def test_the_detectable_difference_falls_with_n_at_every_level():
     """scipy's noncentral t returns nan in some far tails (a strict Holm level, a large noncentrality): the power is
     then integrated over the chi distribution; either way the detectable difference falls as units are added."""
@@ -176,6 +177,7 @@ def resolved(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_main_job_states_one_size_answer_with_the_resolution(resolved):
     import json
 

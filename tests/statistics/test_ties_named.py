@@ -41,6 +41,7 @@ def _conclude(out):
     return summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
 
 
+@pytest.mark.slow
 def test_an_exact_tie_for_first_is_called_a_tie(tied):
     out, best = tied
     import pandas as pd
@@ -69,6 +70,7 @@ def test_no_other_neighbouring_places_where_every_one_is_said(tmp_path):
     assert separable_text(0, 3).endswith("neighbouring places are not established.")
 
 
+@pytest.mark.slow
 def test_reports_on_other_data_name_no_paper_and_no_teams(tied):
     """Issue 48 item 10: on data that is not MEDIQA-MAGIC's, "the paper" is never named without its reference, no
     heading cites "the paper's" figures, and the runs' groups are groups, not teams."""

@@ -31,6 +31,7 @@ def tiny(tmp_path_factory):
     return data, out
 
 
+@pytest.mark.slow
 def test_tables_match_library(tiny):
     data, out = tiny
     path, meta = open_results(out)
@@ -87,6 +88,7 @@ def test_tables_match_library(tiny):
         assert heading in report
 
 
+@pytest.mark.slow
 def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch):
     data, out = tiny
     calls = []
@@ -103,6 +105,7 @@ def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch)
     assert job.main(["--data", str(other), "--out", str(tmp_path / "o2"), "--no-figures"] + ARGS) == 0
 
 
+@pytest.mark.slow
 def test_interrupted_run_leaves_nothing_trusted(tiny, tmp_path, monkeypatch):
     data, _ = tiny
     out = tmp_path / "out"
@@ -144,6 +147,7 @@ def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
     assert (out / "leaderboard.csv").exists()
 
 
+@pytest.mark.slow
 def test_summary_sentences_say_what_the_tables_hold(tiny):
     """The neighbours sentence and the lowest-tau sentence follow pairwise.parquet and kendall_tau.csv."""
     from robustness.reporting.sections.registry import strategy_label
@@ -168,6 +172,7 @@ def test_summary_sentences_say_what_the_tables_hold(tiny):
             else "lies below those of every other pair") in report
 
 
+@pytest.mark.slow
 def test_distance_to_unlimited_data_is_reported_with_its_interval_and_margin(tiny, tmp_path):
     data, out = tiny
     per_size = pd.read_csv(out / "ranking_uncertainty.csv")
@@ -187,6 +192,7 @@ def test_distance_to_unlimited_data_is_reported_with_its_interval_and_margin(tin
     assert set(reported.method) == {"studentized"} and {"percentile", "bca"} <= set(ci.method)
 
 
+@pytest.mark.slow
 def test_rope_adds_the_bayesian_signed_rank_test_on_encounter_means(tiny, tmp_path):
     from robustness.statistics.bayes_signed_rank import bayes_signed_rank
 

@@ -110,6 +110,7 @@ def organiser(tmp_path_factory):
     return chosen, default
 
 
+@pytest.mark.slow
 def test_the_chosen_scheme_is_what_every_headline_names(organiser):
     out, _ = organiser
     meta = json.loads((out / "meta.json").read_text())
@@ -143,6 +144,7 @@ def test_the_chosen_scheme_is_what_every_headline_names(organiser):
     assert rows[1].split("|")[1].strip() == board.index[0]
 
 
+@pytest.mark.slow
 def test_no_report_calls_a_scheme_official_off_the_mediqa_layout(organiser):
     for out in organiser:
         for name in ("summary.md", "report.html"):
@@ -156,6 +158,7 @@ def test_no_report_calls_a_scheme_official_off_the_mediqa_layout(organiser):
     assert "## Leaderboard under the headline scheme (majority, micro Jaccard)" in summary
 
 
+@pytest.mark.slow
 def test_figures_show_the_headline_scheme(organiser, monkeypatch):
     import figures
     from figures import fig_04_forest, fig_09_significance_map
@@ -225,6 +228,7 @@ def test_winner_by_scheme_moves_only_with_confidence():
     assert json.loads(frame[(frame.strategy == "union") & (frame.average == "micro")].subject.iloc[0]) == ["B", "A"]
 
 
+@pytest.mark.slow
 def test_shared_authors_are_flagged_in_the_report(tmp_path):
     from robustness.overlap.checks import shared_authors
     from robustness.synthetic.challenge import make_challenge
@@ -287,6 +291,7 @@ def test_primary_is_spelled_as_the_registries_spell_it(text):
 
 # -- the size target ----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_with_few_runs_the_size_target_is_a_tenth_of_a_random_order(organiser, tmp_path):
     from robustness.statistics.ranks import random_l1
 

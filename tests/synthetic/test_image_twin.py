@@ -165,6 +165,7 @@ def small_twin():
     return ch, config, table
 
 
+@pytest.mark.slow
 def test_a_twin_of_the_challenges_size_reuses_its_images_and_draws_its_own_masks(small_twin):
     ch, config, _ = small_twin
     same = it.make_twin_challenge(config, rng=5, every_unit=True)
@@ -184,6 +185,7 @@ def test_a_twin_of_the_challenges_size_reuses_its_images_and_draws_its_own_masks
     np.testing.assert_array_equal(sub.read(1, "run", ch.runs[0])[0], same.read(5, "run", ch.runs[0])[0])
 
 
+@pytest.mark.slow
 def test_a_larger_test_set_draws_units_with_replacement_each_with_its_images(small_twin):
     ch, config, _ = small_twin
     big = it.make_twin_challenge(config.at(n_encounters=40), rng=1)
@@ -196,6 +198,7 @@ def test_a_larger_test_set_draws_units_with_replacement_each_with_its_images(sma
         assert len(mine) == sum(1 for e in ch.encounters if e == real_units[mine[0]])
 
 
+@pytest.mark.slow
 def test_populations_and_pools(small_twin):
     _, config, _ = small_twin
     real = it.real_population(config)
@@ -210,6 +213,7 @@ def test_populations_and_pools(small_twin):
     assert (counts[:, :, 0] + counts[:, :, 2] == counts[0, :, 0] + counts[0, :, 2]).all()  # one truth per image
 
 
+@pytest.mark.slow
 def test_the_fit_table_checks_the_objects_size(small_twin):
     _, _, table = small_twin
     row = table[table.statistic.str.startswith("gold object size")].iloc[0]

@@ -52,6 +52,7 @@ def test_deterministic_under_seed():
     np.testing.assert_array_equal(d.run_mask(4, d.runs[1]), a.run_mask(4, a.runs[1]))
 
 
+@pytest.mark.slow
 def test_agreement_levels_like_the_real_challenge(default_counts):
     a = agreement(default_counts)
     assert 0.58 <= a["run_micro_jaccard_vs_majority_best"] <= 0.68
@@ -61,6 +62,7 @@ def test_agreement_levels_like_the_real_challenge(default_counts):
     assert a["gold_coverage_p5"] < 0.01 and a["gold_coverage_p95"] > 0.4
 
 
+@pytest.mark.slow
 def test_true_skill_drives_scores(default_challenge, default_counts):
     j = micro(default_counts.strategy_counts("majority"), "jaccard")
     skill = np.array([default_challenge.source.skill[s] for s in default_challenge.runs])
@@ -99,6 +101,7 @@ VOLUMES = dict(n_encounters=12, n_images=24, n_runs=6, n_teams=3, depth=10, spac
                megapixels=0.004)
 
 
+@pytest.mark.slow
 def test_volumes_have_depth_spacing_and_a_3d_lesion():
     ch = make_challenge(rng=1, **VOLUMES)
     assert all(len(s) == 3 and s[0] == 10 for s in ch.shapes) and ch.spacing(0) == (2.5, 0.8, 0.8)
@@ -115,6 +118,7 @@ def test_volumes_have_depth_spacing_and_a_3d_lesion():
     assert inside >= 0.8 * ch.n_images
 
 
+@pytest.mark.slow
 def test_volume_knobs_act_as_in_2d():
     """agreement 1: every annotator draws the truth; the runs' true skill orders their Jaccard with the truth."""
     from scipy.stats import spearmanr
@@ -140,6 +144,7 @@ def test_volume_knobs_act_as_in_2d():
     assert within(1.0) < 0.5 * within(0.0)
 
 
+@pytest.mark.slow
 def test_main_job_on_synthetic_volumes_scores_boundaries_and_the_truth():
     """The generator in 3D through the main job (volumes in the report's words, boundary metrics with the spacing,
     the agreement with the latent truth), and the command line's options that make the embedded challenge 3D."""
