@@ -163,7 +163,10 @@ def test_markers_are_declared_and_enforced():
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in config["addopts"]
-    assert any(m.startswith("slow:") for m in config["markers"])
+    slow = next(m for m in config["markers"] if m.startswith("slow:"))
+    # the marker says the limit tests/conftest.py enforces by default, in the same unit (CPU seconds)
+    limit = re.search(r'ROBUSTNESS_SLOW_LIMIT", "([0-9.]+)"', (REPO / "tests" / "conftest.py").read_text()).group(1)
+    assert f"fails an unmarked test over {limit} CPU-seconds" in slow, (slow, limit)
 
 
 def test_no_function_over_complexity_20():
