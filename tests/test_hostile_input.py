@@ -44,6 +44,7 @@ ARGS = ["--orders", "3", "--bootstrap", "5", "--outer", "4", "--quiet", "--no-fi
 SLOW_HIST = [6139, 327, 45, 0, 214, 0, 85, 11]
 
 
+@pytest.mark.slow
 def test_staple_runs_to_convergence_and_equals_simpleitk_uncapped():
     import SimpleITK as sitk
 
@@ -457,6 +458,7 @@ def test_cache_with_wrong_shapes_or_a_missing_array_is_a_warning(tiny_dermavqa, 
     assert (out / "leaderboard.csv").read_bytes() == first
 
 
+@pytest.mark.slow
 def test_damaged_cache_notice_is_a_warning_line(tiny_dermavqa, tmp_path, capsys):
     out = tmp_path / "o"
     assert run(score.main, ["--data", str(tiny_dermavqa), "--out", str(out), "--quiet"]) == 0

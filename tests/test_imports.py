@@ -31,6 +31,7 @@ def test_importing_the_scoring_path_leaves_matplotlib_and_scipy_stats_out():
     assert not heavy, f"the scoring path imports {heavy} at start-up (make them lazy: robustness._lazy.lazy_module)"
 
 
+@pytest.mark.slow
 def test_the_score_command_never_loads_what_it_does_not_use(tiny_dermavqa, tmp_path):
     """End to end (the pixel pass, the leaderboard, the report): no figure, statistics or medical-image library."""
     code = ("import sys\nfrom experiments import score\n"

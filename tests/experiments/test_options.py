@@ -123,6 +123,7 @@ def test_every_command_uses_the_same_convention(tmp_path, capsys):
             r"--bootstrap: must be an integer in 1\.\.")
 
 
+@pytest.mark.slow
 def test_a_study_needs_two_runs(tiny_dermavqa, tmp_path, capsys):
     import shutil
 

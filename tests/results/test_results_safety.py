@@ -51,6 +51,7 @@ def test_a_file_where_results_need_a_folder_is_refused_before_anything_is_replac
     assert open_results(out)[1]["seed"] == 6 and (out / "figures").is_file()
 
 
+@pytest.mark.slow
 def test_a_file_where_results_need_a_folder_through_a_command(tiny_dermavqa, tmp_path, capsys):
     out = tmp_path / "out"
     assert run(score.main, ["--data", str(tiny_dermavqa), "--out", str(out), "--strategies", "staple",

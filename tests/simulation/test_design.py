@@ -85,6 +85,7 @@ def replicate():
                                   options=OPTIONS)
 
 
+@pytest.mark.slow
 def test_perfect_annotators_give_the_true_ranking_exactly(replicate):
     _, _, (design, _) = replicate
     perfect = design[(design.agreement == 1.0) & design.strategy.isin(["majority", "intersection", "union", "staple"])]
@@ -98,6 +99,7 @@ def test_noisier_annotators_lower_tau_to_the_truth(replicate):
     assert consensus[consensus.agreement == 0.2].tau_same_images.mean() < 1.0
 
 
+@pytest.mark.slow
 def test_replicates_reproduce_and_columns_are_complete(replicate):
     setting, pop, (design, coverage) = replicate
     again, cov_again = simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population_index=0, population=pop, seed=7,

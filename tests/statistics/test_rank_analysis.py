@@ -254,6 +254,7 @@ def test_same_seed_same_answer_and_bad_arguments():
         bayes_signed_rank(np.array([np.nan]), np.array([1.0]), 0.1)
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_test_and_refuses_a_bad_rope(tmp_path, capsys):
     rows = three_tasks(seed=2, runs=3)
     out = tmp_path / "out"

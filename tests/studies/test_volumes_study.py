@@ -104,6 +104,7 @@ def _hand_nsd(a, b, spacing, tol):
     return ((d.min(1) <= tol).sum() + (d.min(0) <= tol).sum()) / (len(pa) + len(pb))
 
 
+@pytest.mark.slow
 def test_kits_regions_with_a_tolerance_each_equal_a_hand_computation(volumes, tmp_path, capsys):
     """KiTS23 style: regions as unions of labels, each scored by the NSD at its own tolerance
     (nsd@kidney=1.033/tumor=1.15), equal to a brute-force NSD of the region's masks at that tolerance; a label
@@ -275,6 +276,7 @@ def _check_label_tables(root, out, summary):
            "robustness.simulation.metric_tau --labels" in summary  # 4 volumes for 5 runs: the interval can miss
 
 
+@pytest.mark.slow
 def test_boundary_metrics_of_the_pixel_pass_equal_direct_recomputation(volumes):
     """The pass's boundary metrics against the majority gold and against each annotator equal boundary_scores on
     masks built with numpy from the files, and SimpleITK's Hausdorff filter gives the same Hausdorff distance."""
