@@ -179,6 +179,29 @@ def tiny_dermavqa(tmp_path) -> Path:
     return root
 
 
+#: The shared main job's options (:func:`tiny_main`); a test running the job again on its data passes the same.
+TINY_MAIN_ARGS = ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
+
+
+@pytest.fixture(scope="session")
+def tiny_main(tmp_path_factory) -> tuple[Path, Path]:
+    """The main job, figures included, on a 6-encounter challenge of 5 runs in 2 teams: (its data, its results).
+
+    One run for the session, shared by the tests that read a whole results folder (tables, summary, report,
+    figures). They only read it: a test that runs the job again into a folder copies it first
+    (``shutil.copytree``), so the next test finds the folder as this run wrote it.
+    """
+    from experiments import rank_convergence as job
+    from robustness.io import write_dermavqa
+    from robustness.synthetic.challenge import make_challenge
+
+    root = tmp_path_factory.mktemp("tiny_main")
+    data = write_dermavqa(make_challenge(n_encounters=6, n_images=12, n_runs=5, n_teams=2, rng=5), root / "challenge")
+    out = root / "out"
+    assert job.main(["--data", str(data), "--out", str(out), *TINY_MAIN_ARGS]) == 0  # PNG only (above)
+    return data, out
+
+
 def spread_challenge():
     """Two 4x4 images, three annotators, one run (the hand-made Table 4 case).
 

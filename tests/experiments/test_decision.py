@@ -178,14 +178,8 @@ def test_two_annotators_table4_and_coinciding_golds_are_said(tmp_path):
 
 
 @pytest.mark.slow
-def test_report_html_is_navigable_and_self_contained(tmp_path):
-    from robustness.io import write_dermavqa
-    from robustness.synthetic.challenge import make_challenge
-
-    data = write_dermavqa(make_challenge(n_encounters=6, n_images=12, n_runs=4, n_teams=2, rng=1), tmp_path / "c")
-    out = tmp_path / "out"
-    assert main_job.main(["--data", str(data), "--out", str(out), "--orders", "8", "--bootstrap", "30", "--outer",
-                          "4", "--quiet"]) == 0
+def test_report_html_is_navigable_and_self_contained(tiny_main):
+    _, out = tiny_main  # the session's main job with its figures (tests/conftest.py)
     page = (out / "report.html").read_text()
     ids = re.findall(r'<h[23] id="([^"]+)"', page)
     assert len(ids) == len(set(ids)) and len(ids) >= 5  # every section an anchor, each once

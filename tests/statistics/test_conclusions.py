@@ -234,15 +234,10 @@ def test_truth_is_recovered_when_annotators_are_perfect():
 # -- the HTML report -------------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_report_html_is_self_contained_and_complete(tmp_path):
-    from experiments import rank_convergence as job
-    from robustness.io import write_dermavqa
+def test_report_html_is_self_contained_and_complete(tiny_main):
     from robustness.results.folder import open_results
-    from robustness.synthetic.challenge import make_challenge
 
-    data = write_dermavqa(make_challenge(n_encounters=5, n_images=9, n_runs=4, n_teams=2, rng=2), tmp_path / "c")
-    out = tmp_path / "out"
-    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "20", "--outer", "4", "--quiet"]) == 0
+    _, out = tiny_main  # the session's main job with its figures (tests/conftest.py)
     _, meta = open_results(out)
     page = (out / "report.html").read_text()
     assert "report.html" in meta["files"] and "summary.md" in meta["files"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,18 +20,15 @@ from robustness.statistics import rank_convergence, schemes_from_counts
 from robustness.statistics import spread as spread_tables
 from robustness.statistics.bootstrap import bootstrap
 from robustness.synthetic.challenge import make_challenge
+from tests.conftest import TINY_MAIN_ARGS
 
-ARGS = ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
+ARGS = TINY_MAIN_ARGS
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("job")
-    ch = make_challenge(n_encounters=6, n_images=12, n_runs=5, n_teams=2, rng=5)
-    data = write_dermavqa(ch, root / "challenge")
-    out = root / "out"
-    assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0  # PNG only (tests/conftest.py)
-    return data, out
+@pytest.fixture
+def tiny(tiny_main):
+    """The session's shared main job on a 6-encounter challenge (tests/conftest.py): its data and results folder."""
+    return tiny_main
 
 
 @pytest.mark.slow
@@ -90,7 +90,8 @@ def test_tables_match_library(tiny):
 
 @pytest.mark.slow
 def test_rerun_reuses_cache_and_refuses_other_input(tiny, tmp_path, monkeypatch):
-    data, out = tiny
+    data, shared = tiny
+    out = Path(shutil.copytree(shared, tmp_path / "out"))  # the shared folder stays as the job wrote it
     calls = []
     real = ov._pixel_pass
     monkeypatch.setattr(ov, "_pixel_pass", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -134,9 +135,8 @@ def test_bad_input_is_one_line(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_rerun_removes_the_previous_runs_files_only(tiny, tmp_path):
-    data, _ = tiny
-    out = tmp_path / "out"
-    assert job.main(["--data", str(data), "--out", str(out)] + ARGS) == 0
+    data, shared = tiny
+    out = Path(shutil.copytree(shared, tmp_path / "out"))  # a run with figures (the shared one, copied)
     assert (out / "figures" / "fig_02_micro_convergence.png").exists()
     (out / "my_notes.txt").write_text("mine")  # not ours: must survive
     assert job.main(["--data", str(data), "--out", str(out), "--no-figures"] + ARGS) == 0
