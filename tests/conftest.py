@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,20 @@ def pytest_runtest_setup(item):
     if SLOW_CPU_S > 0 or CPU_LOG:
         item._cpu_start = (_cpu_seconds(), _compile_clock().total)
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """After each test, stop the package's kept pool of worker processes and wait for them.
+
+    A process's CPU counts once it has ended and been waited for: a pool kept from one test and ended in a later
+    one would put the first test's worker CPU on the second (a cheap unmarked test could then fail the limit, and
+    ROBUSTNESS_CPU_LOG would say the wrong test). Each test that runs work in processes forks its own.
+    """
+    yield
+    parallel = sys.modules.get("robustness.parallel")
+    if parallel is not None:
+        parallel._shutdown()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -700,10 +700,13 @@ def test_ctrl_c_during_the_lesion_metrics_stops_the_job(tmp_path):
                             cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=terminal_job)
     started = time.time()
-    while time.time() - started < 60 and not (out / "cache").exists():  # the folder's cache: the pass has begun
+    # the job's staging folder appears as the job starts; its pass over the volumes then takes about 9 s here and
+    # writes the folder's cache when it ends (so the cache is the sign the pass is over, not that it began)
+    while time.time() - started < 60 and not list(out.glob(".staging-*/.job")):
         time.sleep(0.05)
-    time.sleep(1.0)  # inside the lesion metrics of the first volumes
+    time.sleep(2.0)  # inside the lesion metrics of the first volumes
     assert proc.poll() is None, proc.communicate()
+    assert not (out / "cache").exists(), "the pass ended before the signal: give it more work"
     os.killpg(proc.pid, signal.SIGINT)
     stopped = time.time()
     _, err = proc.communicate(timeout=60)
