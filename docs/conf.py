@@ -89,11 +89,12 @@ def _notebooks(target: Path = HERE / "notebooks", data: Path | None = None) -> l
 
 
 def _one_docstring_template() -> None:
-    """One jinja2 environment for numpydoc's docstring template, made once per build.
+    """One jinja2 environment for numpydoc's docstring template, made once per process (one build).
 
     numpydoc 1.11 makes a new environment, and so compiles its template again, for every docstring it formats
     (twice an object: about a fifth of the build's CPU, measured with cProfile). The template and its loader
-    (numpydoc's folder, through the builder's loader) are the same for every docstring of a build.
+    (numpydoc's folder, through the builder's loader) are the same for every docstring of a build; a second
+    build in the same process would reuse the first one's environment (Sphinx's command makes one build).
     """
     from numpydoc import docscrape_sphinx
 

@@ -32,9 +32,10 @@ _hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 
 # -- the slow marker, enforced ------------------------------------------------------------------------------------
-# `make test-fast` (-m "not slow") is the quick loop, about a minute of CPU: every test over about half a CPU-second
-# (whole-study runs, and every test of a module fixture that runs one) carries @pytest.mark.slow and runs only in
-# `make test`. A test that takes more than SLOW_CPU_S seconds of CPU unmarked fails (this process and the commands
+# `make test-fast` (-m "not slow") is the quick loop, about a minute of CPU: a test over about half a CPU-second
+# (whole-study runs, every test of a module fixture that runs one) carries @pytest.mark.slow and runs only in
+# `make test`, unless it is one of the quick loop's checks of the code as a whole (static checks, import probes, the
+# kernels run with the JIT off; docs/development.md). A test that takes more than SLOW_CPU_S seconds of CPU unmarked fails (this process and the commands
 # it waited for, setup and call; the time numba spends compiling kernels left out, in CPU seconds too, so that a
 # cold cache on a fresh clone does not count). CPU time, not wall time, so that a machine shared with other work does
 # not fail the suite; the limit is six times the half second, for what a first import costs on a fresh machine (a

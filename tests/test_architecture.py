@@ -187,7 +187,6 @@ def _imports(name, path, is_package, known):
                 yield sub if sub in known else module
 
 
-@pytest.mark.slow
 def test_the_import_graph_has_no_cycle():
     """Walk every import of every module, including the ones inside functions and the type-only ones, and fail on
     any cycle."""
@@ -286,7 +285,6 @@ def test_no_report_or_figure_reads_the_command_line():
                 raise AssertionError(f"{path.relative_to(root)}:{node.lineno} reads meta.json's 'parameters'")
 
 
-@pytest.mark.slow
 def test_no_module_imports_another_modules_private_names():
     import ast
 
@@ -454,7 +452,6 @@ def test_the_python_api_writes_the_commands_folder(tmp_path):
     assert changed <= {"primary", "strategies"}, changed  # None (the defaults) in the API; the command resolves them
 
 
-@pytest.mark.slow
 def test_every_claim_is_declared_once_and_read_by_that_name():
     """Each claim a study writes (``Verdicts.add``) or a report reads (``StudyResult.verdict``) by a literal name is
     in CLAIMS; both refuse any other name at run time too."""
@@ -491,7 +488,6 @@ def test_figures_read_tables_one_way():
     assert "filters=" in (root / "fig_02_micro_convergence.py").read_text()
 
 
-@pytest.mark.slow
 def test_the_library_imports_no_application_code():
     """Nothing under robustness/ imports the figures or the commands (issue "Architecture IV", item 1), at a module's
     top or inside a function: publish() draws with the drawer it is handed, or the one installed as an entry point."""

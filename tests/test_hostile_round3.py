@@ -699,12 +699,17 @@ def test_ctrl_c_during_the_lesion_metrics_stops_the_job(tmp_path):
                              str(out), *FAST, "--no-figures", "--n-jobs", "2"],
                             cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=terminal_job)
+    # the pass over the volumes runs its first batch in the job's process, then forks the workers (the first
+    # children of the process) for the others, and writes the folder's cache when it ends: the signal comes once
+    # the workers exist, while the cache is not yet written (about 9 s of pass here)
+    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
     started = time.time()
-    # the job's staging folder appears as the job starts; its pass over the volumes then takes about 9 s here and
-    # writes the folder's cache when it ends (so the cache is the sign the pass is over, not that it began)
-    while time.time() - started < 60 and not list(out.glob(".staging-*/.job")):
+    while time.time() - started < 120 and proc.poll() is None:
+        with open(children) as f:
+            if f.read().split():
+                break
         time.sleep(0.05)
-    time.sleep(2.0)  # inside the lesion metrics of the first volumes
+    time.sleep(0.5)  # the workers at work on the lesion metrics
     assert proc.poll() is None, proc.communicate()
     assert not (out / "cache").exists(), "the pass ended before the signal: give it more work"
     os.killpg(proc.pid, signal.SIGINT)

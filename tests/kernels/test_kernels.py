@@ -299,7 +299,6 @@ def test_tiny_cases_jitted():
     assert tiny_cases() == 25
 
 
-@pytest.mark.slow
 def test_tiny_cases_pure_python():
     """The kernels' Python source, run by the interpreter (numba's JIT off), gives the same answers."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")

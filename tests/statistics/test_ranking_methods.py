@@ -433,7 +433,7 @@ def test_the_engines_run_a_median_aggregate_on_a_table(tmp_path):
     long_table({a: rng.random(12) + k / 10 for k, a in enumerate("ABC")}).to_csv(tmp_path / "t.csv", index=False)
     out = tmp_path / "out"
     assert job.main(["--table", str(tmp_path / "t.csv"), "--out", str(out), "--aggregate", "median", "--orders", "5",
-                     "--bootstrap", "30", "--outer", "3", "--quiet", "--no-figures"]) == 0
+                     "--bootstrap", "30", "--outer", "3", "--quiet"]) == 0
     curves = pd.read_parquet(out / "curves.parquet")
     assert len(curves) and curves.groupby("order").l1.last().eq(0).all()
     ci = pd.read_csv(out / "bootstrap_ci.csv")
