@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +37,9 @@ _hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 # `make test-fast` (-m "not slow") is the quick loop, about a minute of CPU: a test over about half a CPU-second
 # (whole-study runs, every test of a module fixture that runs one) carries @pytest.mark.slow and runs only in
 # `make test`, unless it is one of the quick loop's checks of the code as a whole (static checks, import probes, the
-# kernels run with the JIT off; docs/development.md). A test that takes more than SLOW_CPU_S seconds of CPU unmarked fails (this process and the commands
-# it waited for, setup and call; the time numba spends compiling kernels left out, in CPU seconds too, so that a
-# cold cache on a fresh clone does not count). CPU time, not wall time, so that a machine shared with other work does
+# kernels run with the JIT off; docs/development.md). A test that takes more than SLOW_CPU_S seconds of CPU
+# unmarked fails (this process and the commands it waited for, setup and call; the time numba spends compiling
+# kernels left out, in CPU seconds too, so that a cold cache on a fresh clone does not count). CPU time, not wall time, so that a machine shared with other work does
 # not fail the suite; the limit is six times the half second, for what a first import costs on a fresh machine (a
 # font cache). ROBUSTNESS_SLOW_LIMIT overrides it (0: off).
 SLOW_CPU_S = float(os.environ.get("ROBUSTNESS_SLOW_LIMIT", "3"))
@@ -193,6 +195,27 @@ def tiny_dermavqa(tmp_path) -> Path:
             write_tiff(root / "submissions" / run / f"{im}_mask_{run}.tiff",
                        (rng.random(shape) < 0.4).astype(np.uint8))
     return root
+
+
+def as_a_terminal_job() -> None:
+    """Child set-up (``preexec_fn``): a new process group, and Ctrl-C handled as in a terminal's foreground job.
+
+    A shell that starts a job in the background (``make test &``, a CI runner) has it ignore SIGINT, and the
+    child would inherit that: Python then installs no KeyboardInterrupt handler at all.
+    """
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_for_workers(proc, timeout: float = 120.0) -> None:
+    """Wait until the process ``proc`` has a child (the workers it forked), it has ended, or ``timeout`` s passed."""
+    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        with open(children) as f:
+            if f.read().split():
+                return
+        time.sleep(0.05)
 
 
 #: The shared main job's options (:func:`tiny_main`); a test running the job again on its data passes the same.

@@ -30,7 +30,7 @@ from experiments import (
 from experiments._cli import run
 from robustness.errors import InputError
 from robustness.io import load_dermavqa, load_raters
-from tests.conftest import REPO, tree_digest, write_png
+from tests.conftest import REPO, as_a_terminal_job, tree_digest, wait_for_workers, write_png
 from tests.experiments.test_options import refused
 from tests.io.test_warnings import everywhere
 
@@ -362,19 +362,9 @@ sys.exit(run(main, []))
 """
 
 
-def _as_a_terminal_job():
-    """Child set-up: a new process group, and Ctrl-C handled as in a terminal's foreground job.
-
-    A shell that starts a job in the background (``make test &``, a CI runner) has it ignore SIGINT, and the
-    child would inherit that: Python then installs no KeyboardInterrupt handler at all.
-    """
-    os.setsid()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_with_an_idle_worker_is_one_line():
     proc = subprocess.Popen([sys.executable, "-c", IDLE_WORKER], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_terminal_job)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_job)
     assert proc.stdout.readline() == "ready\n"
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: every process of the job gets it
     _, err = proc.communicate(timeout=60)
@@ -409,14 +399,8 @@ def test_ctrl_c_with_two_jobs_is_one_line(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "experiments.rank_convergence", "--n-jobs", "2", "--quiet",
                              "--no-figures", "--orders", "2000", "--bootstrap", "20000", "--out", str(out)],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_as_a_terminal_job)
-    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        with open(children) as f:
-            if f.read().split():
-                break
-        time.sleep(0.2)
+                            preexec_fn=as_a_terminal_job)
+    wait_for_workers(proc)
     time.sleep(1.0)  # the workers are at work
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGINT)

@@ -17,7 +17,7 @@ from experiments import rank_convergence
 from experiments._cli import run
 from robustness.errors import InputError
 from robustness.io import load_raters
-from tests.conftest import write_png
+from tests.conftest import as_a_terminal_job, wait_for_workers, write_png
 
 FAST = ["--orders", "3", "--bootstrap", "10", "--outer", "4", "--quiet"]
 
@@ -690,25 +690,15 @@ def test_ctrl_c_during_the_lesion_metrics_stops_the_job(tmp_path):
             sitk.WriteImage(img, str(data / r / f"case{v}.nii.gz"))
     out = tmp_path / "out"
 
-    def terminal_job():
-        os.setsid()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-
     proc = subprocess.Popen([sys.executable, "-m", "experiments.rank_convergence", "--layout", "raters", "--data",
                              str(data), "--gold", "ann1,ann2", "--boundary", "lesion_hd95,lesion_f1", "--out",
                              str(out), *FAST, "--no-figures", "--n-jobs", "2"],
                             cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=terminal_job)
+                            text=True, preexec_fn=as_a_terminal_job)
     # the pass over the volumes runs its first batch in the job's process, then forks the workers (the first
     # children of the process) for the others, and writes the folder's cache when it ends: the signal comes once
     # the workers exist, while the cache is not yet written (about 9 s of pass here)
-    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
-    started = time.time()
-    while time.time() - started < 120 and proc.poll() is None:
-        with open(children) as f:
-            if f.read().split():
-                break
-        time.sleep(0.05)
+    wait_for_workers(proc)
     time.sleep(0.5)  # the workers at work on the lesion metrics
     assert proc.poll() is None, proc.communicate()
     assert not (out / "cache").exists(), "the pass ended before the signal: give it more work"
