@@ -18,6 +18,7 @@ from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.leaderboard import scores_frame
 from robustness.synthetic.challenge import make_challenge
+from tests.conftest import TINY_MAIN_ARGS
 from tests.source import parsed
 
 
@@ -422,29 +423,29 @@ def test_a_new_report_table_is_one_section_and_one_registration(median_job, tmp_
 
 
 @pytest.mark.slow
-def test_the_python_api_writes_the_commands_folder(tmp_path):
-    """docs/python-api.md's two calls (run, publish) give the folder the command gives: every table byte for byte,
-    the same figures and report files (meta.json differs in the command line and the wall time only)."""
-    from experiments import rank_convergence as job
-    from robustness import load_dermavqa, publish, write_dermavqa
+def test_the_python_api_writes_the_commands_folder(tiny_main, tmp_path):
+    """docs/python-api.md's two calls (run, publish) give the folder the command gives (the session's tiny main
+    job, conftest's ``tiny_main``): every table byte for byte, the same figures and report files (meta.json differs
+    in the command line and the wall time only)."""
+    from robustness import load_dermavqa, publish
     from robustness.studies.rank_convergence import RankConvergenceOptions, run
 
-    data = write_dermavqa(make_challenge(n_encounters=6, n_images=10, n_runs=4, n_teams=2, rng=5), tmp_path / "ch")
-    assert job.main(["--data", str(data), "--out", str(tmp_path / "cmd"), "--orders", "6", "--bootstrap", "20",
-                     "--outer", "4", "--quiet"]) == 0
-    result = run(load_dermavqa(data), RankConvergenceOptions(orders=6, bootstrap=20, outer=4))
+    data, cmd = tiny_main
+    assert TINY_MAIN_ARGS == ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
+    result = run(load_dermavqa(data), RankConvergenceOptions(orders=8, bootstrap=30, outer=4, seed=3))
     publish(result, tmp_path / "api")
+    folders = {"api": tmp_path / "api", "cmd": cmd}
 
     def files(folder):
         return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
                       if p.is_file() and "cache" not in p.relative_to(folder).parts)
 
-    assert files(tmp_path / "api") == files(tmp_path / "cmd")
-    tables = [f for f in files(tmp_path / "cmd") if f.endswith((".csv", ".parquet"))]
+    assert files(folders["api"]) == files(folders["cmd"])
+    tables = [f for f in files(folders["cmd"]) if f.endswith((".csv", ".parquet"))]
     assert len(tables) > 20
     for name in tables:
-        assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cmd" / name).read_bytes(), name
-    meta = {k: json.loads((tmp_path / d / "meta.json").read_text()) for k, d in (("api", "api"), ("cmd", "cmd"))}
+        assert (folders["api"] / name).read_bytes() == (folders["cmd"] / name).read_bytes(), name
+    meta = {k: json.loads((folder / "meta.json").read_text()) for k, folder in folders.items()}
     differ = {k for k in meta["cmd"] if meta["cmd"][k] != meta["api"].get(k)}
     assert differ <= {"command", "parameters", "seed", "wall_time_s", "input", "primary", "options", "pixel_pass_s"}, \
         {k: (meta["cmd"][k], meta["api"].get(k)) for k in differ}
