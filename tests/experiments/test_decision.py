@@ -3,8 +3,13 @@ wording that fits the data, and a report page a reader can navigate.
 
 - the main summary opens with "What to conclude" (at most six bullets, each read from verdicts.csv) and puts the
   warnings before the leaderboard;
-- the main summary and the design study agree on the gold and the size (the default challenge here; BU-BIL
-  dataset 1 in tests/experiments/test_walkthrough.py, which runs docs/organiser-walkthrough.md);
+- the main summary and the design study agree on the gold (the default challenge here; BU-BIL dataset 1 in
+  tests/experiments/test_walkthrough.py, which runs docs/organiser-walkthrough.md, where the design study also
+  compares its size with the main job's estimator on the same images, ``main_job_size``). Their sizes are not
+  compared on the default challenge: at a test's two replicates the design study's interval runs from "at most 50"
+  to "more than the largest size searched", which overlaps any size (measured: the main job's 283 to 730
+  encounters against the design study's at most 50 to more than 200), so the check could not fail; six replicates
+  searched to 800 encounters give 292 to more than 400 (90 CPU-s, beyond a test's budget);
 - the design study refuses a misread input's failed fit (the swapped foreground of BU-BIL) and says why;
 - random single-annotator golds are one scheme, never separate candidates in a tie list;
 - Table 4's text is right for any number of annotators, the paper is quoted only on its data, coinciding golds
@@ -15,7 +20,6 @@ wording that fits the data, and a report page a reader can navigate.
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import numpy as np
@@ -40,16 +44,8 @@ def _verdicts(folder, claim, **key):
     return [r | {"subject": json.loads(r["subject"])} for r in v.to_dict("records")]
 
 
-def _interval(low, high):
-    """A size interval from a verdict's ends: nan is beyond the search (open above), negative is 'at most'."""
-    lo = 0.0 if (isinstance(low, float) and math.isnan(low)) else abs(float(low))
-    hi = math.inf if (isinstance(high, float) and math.isnan(high)) else abs(float(high))
-    return lo, hi
-
-
-def _agree(main, design, *, size=True):
-    """The two reports' gold and size statements agree (see the module notes); ``size``: the main summary states
-    the size for majority, micro Jaccard (its default headline)."""
+def _agree(main, design):
+    """The two reports' gold statements agree (see the module notes)."""
     rec = _verdicts(design, "recommended_scheme")[0]
     summary = (main / "summary.md").read_text()
     conclusions = summary.split("## What to conclude", 1)[1].split("\n## ", 1)[0]
@@ -61,25 +57,15 @@ def _agree(main, design, *, size=True):
     else:
         assert "cannot say which gold" in conclusions and "experiments.design_study" in conclusions
     assert "fastest" not in conclusions and "rand1" not in conclusions
-    if not size:
-        return
-    # size: the main summary's statement (the official scheme, majority micro: its estimate to its one-sided 95%
-    # bound) and the design study's for the same scheme (95% interval over replicates) overlap
-    n = _verdicts(main, "units_needed", strategy="majority", metric="jaccard", average="micro")[0]
-    rec = _verdicts(design, "encounters_needed", strategy="majority", average="micro")[0]
-    main_lo, main_hi = _interval(n["value"] if n["statement"] != "already" else 0.0, n["high"])
-    if n["statement"] == "beyond":
-        main_lo, main_hi = float(n["count"]), math.inf
-    design_lo, design_hi = _interval(rec["low"] if rec["low"] == rec["low"] else rec["value"], rec["high"])
-    assert main_lo <= design_hi and design_lo <= main_hi, (main_lo, main_hi, design_lo, design_hi)
 
 
 @pytest.mark.slow
 def test_main_summary_and_design_study_agree_on_the_default_challenge(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main_job.main(["--out", "main", *MAIN_FAST]) == 0
+    # no size search beyond the grid (--max-encounters 100): the sizes are not compared here (module notes)
     assert design_job.main(["--encounters", "50,100", "--annotators", "3", "--agreement", "0.6", "--pool", "2000",
-                            "--max-encounters", "200", "--populations", "1", "--out", "design", *DESIGN_FAST,
+                            "--max-encounters", "100", "--populations", "1", "--out", "design", *DESIGN_FAST,
                             "--replicates", "2"]) == 0
     _agree(tmp_path / "main", tmp_path / "design")
     assert (pd.read_csv(tmp_path / "design" / "design.csv").pool_l1 <= 2).all()

@@ -1,7 +1,8 @@
 """docs/organiser-walkthrough.md runs: its commands (with fewer resamples) and the sentences it marks *checked*.
 
-The main job and the design study on BU-BIL dataset 1 also check that the two reports agree on the gold and
-the size (the checks of tests/experiments/test_decision.py's ``_agree``), from another folder than the repository.
+The main job and the design study on BU-BIL dataset 1 also check that the two reports agree on the gold (the checks
+of tests/experiments/test_decision.py's ``_agree``) and that the design study's size overlaps the main job's
+estimator on the same images (its ``main_job_size`` verdict), from another folder than the repository.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def test_shared_authors_and_what_moves_the_winner_are_said(walked):
 def test_the_twin_is_checked_and_the_two_answers_are_read_together(walked):
     # the gold statements agree; the size for majority, micro Jaccard is the main job's estimator on the same
     # images (the design study runs it: the main summary here is about the headline, STAPLE macro Dice)
-    _agree(walked / "main", walked / "design", size=False)
+    _agree(walked / "main", walked / "design")
     v = pd.read_csv(walked / "design" / "verdicts.csv", keep_default_na=False, na_values=[""])
     assert v[v.claim == "main_job_size"].statement.tolist() == ["overlap"]
     fit = pd.read_csv(walked / "design" / "fit.csv").set_index("statistic")
