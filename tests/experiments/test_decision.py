@@ -7,9 +7,10 @@ wording that fits the data, and a report page a reader can navigate.
   tests/experiments/test_walkthrough.py, which runs docs/organiser-walkthrough.md, where the design study also
   compares its size with the main job's estimator on the same images, ``main_job_size``). Their sizes are not
   compared on the default challenge: at a test's two replicates the design study's interval runs from "at most 50"
-  to "more than the largest size searched", which overlaps any size (measured: the main job's 283 to 730
-  encounters against the design study's at most 50 to more than 200), so the check could not fail; six replicates
-  searched to 800 encounters give 292 to more than 400 (90 CPU-s, beyond a test's budget);
+  to "more than the largest size searched", which overlaps any size (measured with --max-encounters 200: the
+  main job's 283 to 730 encounters against the design study's at most 50 to more than 200), so the check could not
+  fail; six replicates with --max-encounters 800 give 292 to more than 400, the largest size that search reached
+  (90 CPU-s, beyond a test's budget);
 - the design study refuses a misread input's failed fit (the swapped foreground of BU-BIL) and says why;
 - random single-annotator golds are one scheme, never separate candidates in a tie list;
 - Table 4's text is right for any number of annotators, the paper is quoted only on its data, coinciding golds

@@ -256,10 +256,11 @@ def test_blob_fields_match_twin(n, ny, nx, data):
                                rtol=1e-9, atol=1e-9)
 
 
-
 def _blob_fields_point_by_point(ys, xs, area, cy, cx, aspect, angle, amps, phases):
     """The kernel's arithmetic one point at a time in Python floats (IEEE doubles, the same operations in the same
-    order): the row-at-a-time kernel must equal it bit for bit, not just to rounding."""
+    order): the row-at-a-time kernel must equal it bit for bit, not just to rounding. The blobs' cos and sin come
+    from ``math`` here and from numba's ``np.cos`` there, the same libm without Intel's SVML (with SVML, numba may
+    vectorise the phases' cos to within an ulp, and this test would fail on the constants, not the kernel)."""
     out = np.empty((area.size, ys.size, xs.size))
     for b in range(area.size):
         r, ca, sa, sq = math.sqrt(area[b] / math.pi), math.cos(angle[b]), math.sin(angle[b]), math.sqrt(aspect[b])
@@ -289,6 +290,7 @@ def test_blob_fields_equal_the_point_by_point_arithmetic_bit_for_bit(n, ny, nx, 
     args[1][0], args[2][0] = ys[data.draw(st.integers(0, ny - 1))], xs[data.draw(st.integers(0, nx - 1))]  # d = 0
     got, want = _kernels.blob_fields(ys, xs, *args), _blob_fields_point_by_point(ys, xs, *args)
     assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
+
 
 # -- test-based ranking kernels ---------------------------------------------------------------------
 
