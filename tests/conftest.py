@@ -39,9 +39,9 @@ _hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 # `make test`, unless it is one of the quick loop's checks of the code as a whole (static checks, import probes, the
 # kernels run with the JIT off; docs/development.md). A test that takes more than SLOW_CPU_S seconds of CPU
 # unmarked fails (this process and the commands it waited for, setup and call; the time numba spends compiling
-# kernels left out, in CPU seconds too, so that a cold cache on a fresh clone does not count). CPU time, not wall time, so that a machine shared with other work does
-# not fail the suite; the limit is six times the half second, for what a first import costs on a fresh machine (a
-# font cache). ROBUSTNESS_SLOW_LIMIT overrides it (0: off).
+# kernels left out, in CPU seconds too, so that a cold cache on a fresh clone does not count). CPU time, not wall
+# time, so that a machine shared with other work does not fail the suite; the limit is six times the half second,
+# for what a first import costs on a fresh machine (a font cache). ROBUSTNESS_SLOW_LIMIT overrides it (0: off).
 SLOW_CPU_S = float(os.environ.get("ROBUSTNESS_SLOW_LIMIT", "3"))
 #: ROBUSTNESS_CPU_LOG=FILE appends each test's CPU seconds (setup and call, compilation apart) to FILE.
 CPU_LOG = os.environ.get("ROBUSTNESS_CPU_LOG")
@@ -218,8 +218,10 @@ def wait_for_workers(proc, timeout: float = 120.0) -> None:
         time.sleep(0.05)
 
 
-#: The shared main job's options (:func:`tiny_main`); a test running the job again on its data passes the same.
-TINY_MAIN_ARGS = ["--orders", "8", "--bootstrap", "30", "--outer", "4", "--seed", "3", "--quiet"]
+#: The shared main job's resampling options (:func:`tiny_main`), as the Python API takes them
+#: (``RankConvergenceOptions``) and, below, as the command line does; a test running the job again passes the same.
+TINY_MAIN_OPTIONS = {"orders": 8, "bootstrap": 30, "outer": 4, "seed": 3}
+TINY_MAIN_ARGS = [*(w for k, v in TINY_MAIN_OPTIONS.items() for w in (f"--{k}", str(v))), "--quiet"]
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source import parsed
+
 REPO = Path(__file__).resolve().parents[1]
 RATCHET = Path(__file__).with_name("complexity_ratchet.json")
 FOLDERS = ("robustness", "experiments", "figures")
@@ -68,11 +70,10 @@ def pylint_rules() -> set[str]:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     done = subprocess.run([ruff, "check", "--select", ",".join(RULES), "--output-format", "json", "--exit-zero",
                            *FOLDERS], cwd=REPO, capture_output=True, text=True, check=True)
-    trees: dict[str, ast.Module] = {}
     out = set()
     for hit in json.loads(done.stdout):
         rel = str(Path(hit["filename"]).resolve().relative_to(REPO))
-        tree = trees.setdefault(rel, ast.parse((REPO / rel).read_text()))
+        tree = parsed(REPO / rel)
         out.add(f"{rel}::{_function_at(tree, hit['location']['row'])}::{hit['code']}")
     return out
 
