@@ -40,6 +40,7 @@ def parser() -> _cli.Parser:
     g.add_argument("--like", metavar="CHALLENGE",
                    help="also a population of runs fitted to this challenge (layout options as above)")
     p.checks.insert(0, _like_is_the_data)
+    p.checks.append(_design_check_count)
     g.add_argument("--design-populations", type=integer(0, 20), metavar="P",
                    help="the default design study's first P run populations (default 8; --quick 0)")
     g.add_argument("--no-held-out", action="store_true",
@@ -48,6 +49,12 @@ def parser() -> _cli.Parser:
                         "spreads lie ten times apart)")
     g.add_argument("--population", type=integer(200, 100_000), metavar="N",
                    help="encounters per population (default 10000; --quick 2000)")
+    g = p.add_argument_group("the design study checked")
+    g.add_argument("--design-check", type=integer(0, 100), metavar="K", default=0,
+                   help="also run the design study around the default challenge (its --quick form with --quick) and "
+                        "hold its sizes against K run populations it never drew (default 0: not run)")
+    g.add_argument("--design-check-test-sets", type=integer(2, 1000), metavar="T", default=8,
+                   help="test sets of each of those populations per size (default 8)")
     g = p.add_argument_group("test sets")
     g.add_argument("--test-sets", type=integer(2, 10_000), metavar="K",
                    help="test sets per population (default 100)")
@@ -84,6 +91,13 @@ def _like_is_the_data(args: argparse.Namespace) -> None:
         if args.data is not None and args.data != args.like:
             raise ValueError(f"--like {args.like} and --data {args.data} name two challenges; give one")
         args.data = args.like
+
+
+def _design_check_count(args: argparse.Namespace) -> None:
+    """One run population says nothing about another: the check needs two or more."""
+    if args.design_check == 1:
+        raise ValueError("--design-check 1: one run population says nothing about how often a size holds; give 2 or "
+                         "more (or 0 to leave the check out)")
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -147,12 +161,25 @@ def main(argv: list[str] | None = None) -> int:
         options = CalibrationOptions(population=s["population"], test_sets=s["test_sets"], test_size=test_size,
                                      truth_draws=s["truth_draws"], outer=s["outer"], bootstrap=s["bootstrap"],
                                      seed=args.seed)
-        key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin,
+        check = None
+        if args.design_check:
+            from robustness.studies.design_base import DesignStudyOptions
+            from robustness.studies.design_check import DesignCheckOptions
+
+            check = DesignCheckOptions(populations=args.design_check, test_sets=args.design_check_test_sets,
+                                       design=DesignStudyOptions(quick=args.quick, seed=args.seed))
+        key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin, "design_check": repr(check),
                                          "populations": [(p.name, record(p.config), p.runs.runs) for p in populations]},
                                         sort_keys=True, default=str).encode()).hexdigest()
         out = ResultsDir(args.out, fingerprint=key, force=args.force)
         result = calibration.run(populations, options, margin=args.margin, cache_dir=out.path / "cache",
                                  n_jobs=args.n_jobs, progress=_study.progress(args), say=say, notes=notes)
+        if check is not None:
+            from robustness.studies.design_check import check_design
+
+            checked = check_design(check, cache_dir=out.path / "cache" / "design-check", n_jobs=args.n_jobs,
+                                   progress=_study.progress(args), say=say)
+            result = calibration.with_design_check(result, checked)
         text = _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:
             print(_study.conclusions(text, out.path))

@@ -62,7 +62,8 @@ STUDY_STREAMS: dict[str, int | None] = {"random_golds": None, "orders": 1, "boot
 
 #: The design study's streams.
 DESIGN_STREAMS: dict[str, int] = {"population": 0, "pool": 1, "test_set": 2, "random_golds": 3, "orders": 4,
-                                  "uncertainty": 5, "coverage": 6, "size_test_set": 7, "size_random_golds": 8}
+                                  "uncertainty": 5, "coverage": 6, "size_test_set": 7, "size_random_golds": 8,
+                                  "new_population_test_set": 9, "new_population_random_golds": 10}
 
 
 #: The calibration study's streams (``[seed, 100, k, p]``: apart from every other study's).

@@ -162,6 +162,8 @@ for _name, _holds, _index in (
      False),
     ("calibration_claims.csv", "the calibration study: every test set's size claim under each rule, scored against "
                                "the truth", False),
+    ("calibration_design.csv", "the calibration study's check of the design study: each run population it never "
+                               "drew, its expected L1 at every size measured and its own need", False),
     ("ranking.csv", "every task's leaderboard under every ranking method: value and rank of each run", False),
     ("consensus.csv", "the consensus ranking across the tasks of each strategy and metric, under every ranking "
                       "method", False),

@@ -76,6 +76,7 @@ from robustness.simulation.populations import (
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets
+from robustness.statistics.inference import members
 from robustness.statistics.population import run_groups, spread_test
 from robustness.statistics.ranks import size_target
 from robustness.statistics.resolution import detectable_difference, resolution_table, units_for_difference
@@ -324,9 +325,7 @@ def _golds_and_draws(spec: PopulationSpec, counts: OverlapCounts, options: Calib
     The test sets are drawn in order before any work: the same test sets and streams for any ``n_jobs``.
     """
     n = options.test_size
-    encounters = np.asarray(counts.encounters)
-    ids = np.unique(encounters)
-    images_of = [np.flatnonzero(encounters == e) for e in ids]
+    ids, images_of = members(np.asarray(counts.encounters))
     golds = gold_truth(counts, images_of, n, draws=max(20, options.truth_draws // 10), n_orders=GOLD_ORDERS,
                        rng=stream(options.seed, "truth", spec.index, 1, calibration=True))
     rng = stream(options.seed, "test_sets", spec.index, calibration=True)

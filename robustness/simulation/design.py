@@ -362,12 +362,15 @@ def _scheme_rows(sub, population: dict) -> tuple:
 
 def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate: int, *, population_index: int,
                   population: dict, seed: int, options: DesignOptions,
-                  strategies: Iterable[str] | None = None) -> pd.DataFrame:
+                  strategies: Iterable[str] | None = None, new_population: bool = False) -> pd.DataFrame:
     """One replicate of a larger test set at one setting: only the rankings' distances (the size search).
 
     The test set of ``size`` encounters draws from stream ``size_test_set`` ``(replicate, size)`` and its random
     golds from ``size_random_golds`` (:data:`robustness.seeds.DESIGN_STREAMS`); the rows are :func:`simulate`'s
-    without the paper's curve, the package's estimate and the coverage (nan).
+    without the paper's curve, the package's estimate and the coverage (nan). With ``new_population`` (a run
+    population the study never drew, :func:`robustness.simulation.grid.run_new_populations`) the streams are
+    ``new_population_test_set`` and ``new_population_random_golds`` ``(population_index, replicate, size)``: test
+    sets the study's own never share.
 
     Parameters
     ----------
@@ -383,6 +386,8 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     options : DesignOptions
     strategies : iterable of str, optional
         The golds to score (default: every default gold).
+    new_population : bool
+        Draw from the new populations' streams.
 
     Returns
     -------
@@ -390,10 +395,11 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     """
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
     runs = worlds.population(config, population_index, seed=seed)
-    challenge = worlds.challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
-                                 population=runs)
+    names, index = (("new_population_test_set", "new_population_random_golds"), (population_index, replicate, size)) \
+        if new_population else (("size_test_set", "size_random_golds"), (replicate, size))
+    challenge = worlds.challenge(config, rng=stream(seed, names[0], *index, design=True), population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
-                             leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
+                             leave_one_out=False, rng=stream(seed, names[1], *index, design=True))
     label = dict(encounters=int(size), annotators=setting.annotators, agreement=float(setting.agreement),
                  spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
                  population=population_index, images=counts.n_images)

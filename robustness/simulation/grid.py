@@ -14,7 +14,7 @@ draws from its own named streams (:mod:`robustness.seeds`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     pass
 
-__all__ = ["Grid", "run_grid", "run_size"]
+__all__ = ["Grid", "NewPopulations", "run_grid", "run_size", "run_new_populations"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,86 @@ def run_size(base: World, setting: Setting, size: int, *, replicates: int, popul
     return pd.concat([done[r] for r in range(replicates)], ignore_index=True), notes
 
 
+@dataclass(frozen=True)
+class NewPopulations:
+    """Run populations a design study never drew, and what to measure on each.
+
+    Attributes
+    ----------
+    setting : Setting
+        The setting simulated (the study's own).
+    sizes : tuple of int
+        Test-set sizes.
+    populations : tuple of int
+        The run populations' indices (beyond the study's own: its ``population`` stream, so drawn like them).
+    test_sets : int
+        Per population and size.
+    strategies : tuple of str or None
+        The golds scored (None: every default gold).
+    """
+
+    setting: Setting
+    sizes: tuple
+    populations: tuple
+    test_sets: int
+    strategies: tuple | None = None
+
+
+def _new_population_set(base, plan: NewPopulations, seed, options, size, replicate, population_index, pool):
+    return simulate_size(base, plan.setting, size, replicate, population_index=population_index, population=pool,
+                         seed=seed, options=options,
+                         strategies=None if plan.strategies is None else list(plan.strategies), new_population=True)
+
+
+def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, options: DesignOptions, seed: int,
+                        cache_dir: Path | str, n_jobs: int = 1,
+                        progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """Test sets of run populations a design study never drew: their own distances to their population ranking.
+
+    Each population ``p`` of ``plan`` gets its pool as the study's populations do (:func:`run_grid`'s, at
+    ``grid``'s sizes) and ``plan.test_sets`` test sets of every size, test set ``j`` of size ``n`` from the streams
+    ``new_population_*`` ``(p, j, n)`` (:func:`~robustness.simulation.design.simulate_size`). Resumable like
+    :func:`run_size`.
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    grid : Grid
+        The study's grid (its sizes set the populations' pools as they set the study's).
+    plan : NewPopulations
+    options : DesignOptions
+    seed : int
+    cache_dir : path
+    n_jobs : int
+    progress : bool
+
+    Returns
+    -------
+    (rows, notes) : DataFrame, list of str
+        :func:`~robustness.simulation.design.simulate_size`'s rows (``replicate`` is the test set ``j``).
+    """
+    parts = Path(cache_dir)
+    parts.mkdir(parents=True, exist_ok=True)
+    pools, notes = _population_pools(base, grid, parts, seed, options, n_jobs=n_jobs, progress=progress,
+                                     populations=plan.populations)
+    setting = plan.setting
+    key = (setting.spread, setting.runs, setting.correlation)
+    jobs = [(p, int(n), j) for p in plan.populations for n in plan.sizes for j in range(plan.test_sets)]
+    path_of = {(p, n, j): parts / f"new-{setting.key}-p{p}-n{n}-t{j}.parquet" for p, n, j in jobs}
+    done = {}
+    for job in jobs:
+        found = _read_parts([path_of[job]], notes)
+        if found is not None:
+            done[job] = found[0]
+    todo = [job for job in jobs if job not in done]
+    batches = [(base, plan, seed, options, n, j, p, pools[(key, p)]) for p, n, j in todo]
+    bar = progress_bar(progress, len(batches), "new run populations' test sets", unit="test set")
+    for job, rows in zip(todo, run_batches(_new_population_set, batches, n_jobs=n_jobs, progress=bar)):
+        atomic_write(path_of[job], partial(_write_parquet, rows))
+        done[job] = rows
+    return pd.concat([done[job] for job in jobs], ignore_index=True), notes
+
+
 def _write_parquet(frame: pd.DataFrame, f) -> None:
     frame.to_parquet(f, index=False)
 
@@ -177,16 +257,18 @@ def _write_pool(scores: dict, f) -> None:
 
 
 def _population_pools(base: World, grid: Grid, parts: Path, seed: int, options: DesignOptions, *, n_jobs: int,
-                      progress: bool, notes: list[str]) -> dict:
-    """The population pools of every ``(spread, runs, correlation)`` of ``grid`` and population.
+                      progress: bool, populations: Iterable[int] | None = None) -> tuple[dict, list[str]]:
+    """The population pools of every ``(spread, runs, correlation)`` of ``grid`` and population, and notes.
 
-    Read from ``parts`` where kept, computed (and kept) otherwise; what happened to a damaged part goes to ``notes``.
+    The grid's populations, or ``populations``. Read from ``parts`` where kept, computed (and kept) otherwise; what
+    happened to a damaged part goes to the notes.
     """
     settings = grid.settings()
+    notes: list[str] = []
     pools: dict = {}
     todo: list[tuple[tuple[float, int, float], int, Path]] = []
     for key in sorted({(s.spread, s.runs, s.correlation) for s in settings}):
-        for p in range(grid.populations):
+        for p in (range(grid.populations) if populations is None else populations):
             path = parts / f"pool-{key[0]:g}-{key[1]}-{key[2]:g}-p{p}.json"
             found = _read_pool(path, notes)
             if found is None:
@@ -199,7 +281,7 @@ def _population_pools(base: World, grid: Grid, parts: Path, seed: int, options: 
     for (key, p, path), scores in zip(todo, run_batches(_pool, batches, n_jobs=n_jobs, progress=bar)):
         pools[(key, p)] = scores
         atomic_write(path, partial(_write_pool, scores))
-    return pools
+    return pools, notes
 
 
 def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cache_dir: Path | str,
@@ -234,9 +316,8 @@ def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cach
     parts = Path(cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(parts)
-    notes: list[str] = []
     settings = grid.settings()
-    pools = _population_pools(base, grid, parts, seed, options, n_jobs=n_jobs, progress=progress, notes=notes)
+    pools, notes = _population_pools(base, grid, parts, seed, options, n_jobs=n_jobs, progress=progress)
     jobs = [(s, r) for s in settings for r in range(grid.replicates)]
     path_of = {(s.key, r): parts / f"{s.key}-r{r}.parquet" for s, r in jobs}
     done: dict = {}

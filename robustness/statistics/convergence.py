@@ -29,7 +29,7 @@ from scipy.special import ndtri
 
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
-from robustness.statistics.inference import quantile_interval, tails
+from robustness.statistics.inference import members, quantile_interval, tails
 from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import TIE_TOL, rank, ties_code
 
@@ -356,10 +356,9 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
     if n_resamples < 2 or n_orders < 1:
         raise ValueError("n_resamples must be >= 2 and n_orders >= 1")
     labels = np.arange(schemes.n_units) if clusters is None else np.asarray(clusters)
-    ids, inverse = np.unique(labels, return_inverse=True)
-    members = [np.flatnonzero(inverse == k) for k in range(ids.size)]
+    _, units = members(labels)
     sizes = batch_sizes(n_resamples, 10)
-    args = [(schemes, members, n_orders, step, float(tol), ties, size, g)
+    args = [(schemes, units, n_orders, step, float(tol), ties, size, g)
             for size, g in zip(sizes, batch_generators(rng, len(sizes)))]
     bar = progress_bar(progress, n_resamples, "curves over new test sets", unit="test set")
     return np.concatenate(list(run_batches(_test_set_batch, args, n_jobs=n_jobs, prefer="threads", progress=bar,

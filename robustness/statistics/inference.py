@@ -29,7 +29,8 @@ else:
     stats = lazy_module("scipy.stats")
 
 __all__ = ["tails", "nanquantile_columns", "draw_indices", "draw_counts", "bootstrap_interval",
-           "studentized_interval", "percentile_interval", "mean_interval", "t_interval", "quantile_interval"]
+           "studentized_interval", "percentile_interval", "mean_interval", "t_interval", "quantile_interval",
+           "members"]
 
 
 def nanquantile_columns(a: np.ndarray, q: float | Sequence[float] | np.ndarray, *,
@@ -348,3 +349,29 @@ def quantile_interval(values: ArrayLike, q: float, *, confidence: float = 0.95) 
     lo = int(stats.binom.ppf(lo_level, k, q))
     hi = int(stats.binom.ppf(hi_level, k, q)) + 1
     return x[min(max(lo, 1), k) - 1], x[min(max(hi, 1), k) - 1]
+
+
+def members(labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each distinct label and the positions that hold it (ascending): the units of a clustered resample.
+
+    One stable sort instead of a scan per label (linear in the labels, not quadratic).
+
+    Parameters
+    ----------
+    labels : array_like (n,)
+
+    Returns
+    -------
+    (ids, positions) : ndarray (K,), list of K ndarray of int
+        ``ids`` as :func:`numpy.unique` gives them; ``positions[k]`` equals ``np.flatnonzero(labels == ids[k])``.
+
+    Examples
+    --------
+    >>> ids, where = members(np.array(["b", "a", "b", "c"]))
+    >>> ids.tolist(), [w.tolist() for w in where]
+    (['a', 'b', 'c'], [[1], [0, 2], [3]])
+    """
+    ids, inverse = np.unique(np.asarray(labels), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    return ids, np.split(order, np.cumsum(np.bincount(inverse, minlength=ids.size))[:-1])

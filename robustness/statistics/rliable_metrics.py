@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from robustness.statistics.inference import members
+
 __all__ = ["iqm", "probability_of_improvement", "performance_profile", "bootstrap_profile", "bootstrap_iqm",
            "bootstrap_improvement"]
 
@@ -135,10 +137,9 @@ def _resampled(n: int, units: np.ndarray | None, n_resamples: int, rng: np.rando
     """Each resample's case indices: ``n`` cases drawn with replacement, or whole units (clusters) where given."""
     if units is None:
         return list(rng.integers(0, n, size=(n_resamples, n)))
-    labels, index = np.unique(units, return_inverse=True)
-    members = [np.flatnonzero(index == k) for k in range(labels.size)]
+    labels, where = members(units)
     draws = rng.integers(0, labels.size, size=(n_resamples, labels.size))
-    return [np.concatenate([members[k] for k in d]) for d in draws]
+    return [np.concatenate([where[k] for k in d]) for d in draws]
 
 
 def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator,

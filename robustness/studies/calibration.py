@@ -6,23 +6,26 @@ populations asked for, states which targets are met (a verdict per check) and re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.simulation import worlds
 from robustness.simulation.calibration import CalibrationOptions, calibrate
-from robustness.simulation.calibration_summary import FLAG_FIRES, FLAG_SILENT, MIN_RELATIVE_TRUTH
+from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS, FLAG_FIRES, FLAG_SILENT, MIN_RELATIVE_TRUTH
 from robustness.simulation.populations import PopulationSpec
 from robustness.simulation.twin import fit_counts
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
+from robustness.studies.design_check import DesignCheck, calibration_rows
 
-__all__ = ["STUDY", "TARGETS", "Target", "like_population", "run"]
+__all__ = ["STUDY", "TARGETS", "Target", "like_population", "run", "with_design_check"]
 
 STUDY = "calibration"
 
@@ -114,6 +117,8 @@ TARGETS = (
     Target("score_interval_studentized", "", "coverage", 0.94, 0.96, "score intervals cover 94-96%"),
     Target("pairs_differ_delta", "", "share_wrong", -np.inf, 0.05, "at most 5% of 'these two runs differ' claims "
            "are wrong"),
+    Target("design_size_new_population", "", "share_reaching_target", 0.80, np.inf, "the design study's size for "
+           "a new run population reaches the target on at least 80% of run populations it never drew"),
     Target("gold_statement", "", "share_holding", 0.90, np.inf, "gold statements hold on at least 90% of new test "
            "sets"),
     Target("resolution", "", "power", 0.75, np.inf, "pairs at least the claimed resolution apart are declared in at "
@@ -154,6 +159,55 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
     """
     table, truth, distances, claims = calibrate(populations, options, margin=margin, cache_dir=cache_dir, n_jobs=n_jobs,
                              progress=progress, say=say)
+    tables = {"calibration.csv": table, "calibration_truth.csv": truth, "calibration_distances.csv": distances,
+              "calibration_claims.csv": claims}
+    verdicts = _judged(table)
+    meta = {"options": asdict(options) | {"margin": margin},
+            "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
+                                      for p in populations]},
+            "warnings": list(notes or [])}
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=meta)
+
+
+def with_design_check(result: StudyResult, check: DesignCheck) -> StudyResult:
+    """The calibration study's result with the design study's check added (:mod:`robustness.studies.design_check`).
+
+    calibration.csv gains the rows ``design_size`` and ``design_size_new_population``
+    (:func:`~robustness.studies.design_check.calibration_rows`), judged like the others; calibration_design.csv
+    holds the new run populations' curves; meta.json's ``design_check`` the study's claims and settings; the checked
+    design study's warnings join the calibration's.
+
+    Parameters
+    ----------
+    result : StudyResult
+        :func:`run`'s.
+    check : DesignCheck
+        :func:`~robustness.studies.design_check.check_design`'s.
+
+    Returns
+    -------
+    StudyResult
+    """
+    rows = pd.DataFrame(calibration_rows(check), columns=list(CALIBRATION_COLUMNS))
+    table = pd.concat([result.table("calibration.csv"), rows], ignore_index=True)
+    verdicts = pd.concat([result.verdicts, _judged(rows).frame()], ignore_index=True)
+    record = json.loads(check.study.files["design_base.json"])
+    meta = dict(result.meta) | {"design_check": {
+        "populations": int(check.measured.population.nunique()), "test_sets": int(check.measured.test_sets.max()),
+        "study_populations": int(check.study.meta["grid"]["populations"]), "strategy": check.strategy,
+        "average": check.average, "target": check.target, "largest_size": check.largest,
+        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"), "claims": check.claims,
+        "design": check.study.meta["options"]}}
+    meta["warnings"] = result.warnings + check.notes + [f"the design study checked: {w}" for w in check.study.warnings]
+    tables = dict(result.tables) | {"calibration.csv": table, "calibration_design.csv": check.measured}
+    return StudyResult(STUDY, tables=tables, verdicts=verdicts, meta=meta)
+
+
+def _judged(table: pd.DataFrame) -> Verdicts:
+    """Every row of calibration.csv a target applies to, judged.
+
+    ``met``, ``not_met``, ``undecided`` (the target within two Monte Carlo standard errors) or ``not_applicable``.
+    """
     verdicts = Verdicts()
     for target in TARGETS:
         rows = table[(table.estimator == target.estimator) & table.setting.str.startswith(target.setting)]
@@ -177,10 +231,4 @@ def run(populations: list[PopulationSpec], options: CalibrationOptions = Calibra
             near = min(abs(value - target.low), abs(value - target.high)) <= 2 * se  # (an infinite end is never near)
             statement = "undecided" if near and se > 0 else "met" if inside else "not_met"
             verdicts.add("target", statement=statement, se=se if se else np.nan, **key)
-    meta = {"options": asdict(options) | {"margin": margin},
-            "input": {"populations": [{"name": p.name, "runs": len(p.runs.runs), "index": p.index}
-                                      for p in populations]},
-            "warnings": list(notes or [])}
-    return StudyResult(STUDY, tables={"calibration.csv": table, "calibration_truth.csv": truth,
-                                      "calibration_distances.csv": distances, "calibration_claims.csv": claims},
-                       verdicts=verdicts.frame(), meta=meta)
+    return verdicts

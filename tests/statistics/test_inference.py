@@ -5,10 +5,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustness.statistics.inference import nanquantile_columns
+from robustness.statistics.inference import members, nanquantile_columns
 
 
 @given(st.integers(1, 40), st.integers(1, 4), st.integers(1, 6), st.floats(0, 0.6), st.booleans(),
@@ -38,3 +38,16 @@ def test_nanquantile_columns_by_hand():
         warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN column, as numpy warns
         low, mid = nanquantile_columns(a, [0.25, 0.5])
     assert low[:2].tolist() == [1.5, 4.5] and mid[:2].tolist() == [2.0, 5.0] and np.isnan(low[2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=40))
+def test_members_are_the_positions_of_each_label_by_a_scan_per_label(labels):
+
+
+    labels = np.array(labels)
+    ids, where = members(labels)
+    assert ids.tolist() == sorted(set(labels.tolist()))
+    assert [w.tolist() for w in where] == [np.flatnonzero(labels == i).tolist() for i in ids]
+    numbers, _ = members(np.array([3, 1, 3, 2]))  # integers too, as numpy.unique orders them
+    assert numbers.tolist() == [1, 2, 3]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.sections.design import size_words
 from robustness.reporting.sections.registry import register_section, register_study
 from robustness.results.study_result import StudyResult
 
@@ -56,6 +58,12 @@ MEANINGS = {
     "p_best_pooled_per_team": "the same for the per-team prior's p_best alone",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
+    "design_size": "the design study's recommended size (runs like the challenge's, on average), run around the "
+                   "default challenge: share of run populations it never drew whose own need it reaches; median "
+                   "claim over their needs (no target: a size for the average run population reaches about half "
+                   "of them)",
+    "design_size_new_population": "the design study's size for one new run population (a 95% prediction bound over "
+                                  "its run populations): the same share, against at least 80%",
     "resolution": "the resolution at N (the smallest true difference the paired t-test declares with 80% power, "
                   "for the median neighbouring pair): among pairs whose true difference is at least the claim, the "
                   "share declared at 5% the right way round (power); the claim against the population's resolution",
@@ -112,6 +120,45 @@ def _targets(r: Report, res: StudyResult) -> None:
             "(calibration.csv).")
 
 
+def _design_check(r: Report, res: StudyResult) -> None:
+    """The design study's sizes held against run populations it never drew (``design_check`` in meta.json)."""
+    check = res.meta.get("design_check")
+    if not check:
+        return
+    measured = res.table("calibration_design.csv")
+    needs = measured.groupby("population").true_need.first()
+    largest, claims, unit = check["largest_size"], check["claims"], check.get("unit", "encounter")
+    typical, new = (float(claims[k]) for k in ("design_size", "design_size_new_population"))
+    n, beyond = len(needs), int(needs.isna().sum())
+    within = needs.dropna()
+
+    def reached(claim: float) -> str:
+        hit = int((needs.fillna(float("inf")) <= abs(claim)).sum())
+        return f"{hit} of {n}"
+
+    spread = (f"from {size_words(within.min(), largest)} to {size_words(within.max(), largest)} {unit}s"
+              if len(within) else "beyond every size measured")
+    r.heading("The design study on run populations it never drew")
+    text = (f"The design study around the default challenge ({check['study_populations']} run populations, its size "
+            f"search to {largest} {unit}s, {'quick form' if check['design'].get('quick') else 'full form'}) "
+            f"recommends {check['strategy']} ({check['average']}) and {size_words(typical, largest)} {unit}s for runs "
+            f"like these on average; for one new run population, {size_words(new, largest)}. {n} run populations it "
+            f"never drew (its own population stream, indices beyond its own; {check['test_sets']} test sets of each "
+            f"at every size) need {spread}"
+            + (f" ({beyond} of {n} more than {largest})" if beyond and len(within) else "")
+            + f" to bring their expected L1 to their population ranking to {check['target']:g}. ")
+    if np.isfinite(typical):
+        text += f"The recommended size reaches it on {reached(typical)}. "
+    if np.isfinite(new):
+        text += (f"The size for a new run population reaches it on {reached(new)} (target: at least 80%; the "
+                 "verdict is in the table above).")
+    else:
+        text += (f"For a new run population the design study cannot name a size within its search (more than "
+                 f"{largest}): the range above is what such populations need, and no size is held against the "
+                 "80% target.")
+    r.paragraph(text)
+
+
 def _table(r: Report, res: StudyResult) -> None:
     """The calibration table."""
     t = res.table("calibration.csv")
@@ -125,4 +172,5 @@ def _table(r: Report, res: StudyResult) -> None:
 
 register_section(STUDY, _overview)
 register_section(STUDY, _targets)
+register_section(STUDY, _design_check)
 register_section(STUDY, _table)

@@ -55,8 +55,21 @@ register_study(STUDY, "Design study: which gold, and how large a test set?",
                extra_outputs=lambda report: {"recommendation.md": recommendation_markdown(report)})
 
 
-def _size(value, largest) -> str:
-    """A size of :func:`robustness.simulation.recommendation.recommend`: nan beyond the search, negative at first."""
+def size_words(value: float | None, largest: int | str) -> str:
+    """A size of :func:`robustness.simulation.recommendation.recommend` in words.
+
+    Parameters
+    ----------
+    value : float or None
+        The size: nan (or None) beyond the search, negative where the grid's first size already reaches the target.
+    largest : int or str
+        The largest size searched.
+
+    Returns
+    -------
+    str
+        ``"more than 400"``, ``"at most 25"`` or ``"321"``.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"more than {largest}"
     if value < 0:
@@ -193,12 +206,12 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
                      f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
     else:
-        conservative = _size(rec["high"], largest)
+        conservative = size_words(rec["high"], largest)
         items.append(
             f"**Test-set size**: the expected L1 to the runs' population ranking falls to {format_target(target)} "
             f"({per_run}) with "
-            f"{_about(_size(rec['value'], largest))} {unit}s (95% interval over replicates: "
-            f"{_size(rec['low'], largest)} to {conservative}); "
+            f"{_about(size_words(rec['value'], largest))} {unit}s (95% interval over replicates: "
+            f"{size_words(rec['low'], largest)} to {conservative}); "
             + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
                f"{conservative} {unit}s are needed to meet it with 95% confidence.")
             + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
@@ -213,24 +226,24 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
                      f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
                      f"for L1 <= {format_target(target)} "
-                     + (f"is {_size(x['low'], largest)} {unit}s in every population where the search found one"
-                        if _size(x['low'], largest) == _size(x['high'], largest) else
-                        f"ranges from {_size(x['low'], largest)} to {_size(x['high'], largest)} {unit}s")
-                     + f" (median {_size(x['value'], largest)}; {x['count']} of {x['total']} populations "
+                     + (f"is {size_words(x['low'], largest)} {unit}s in every population where the search found one"
+                        if size_words(x['low'], largest) == size_words(x['high'], largest) else
+                        f"ranges from {size_words(x['low'], largest)} to {size_words(x['high'], largest)} {unit}s")
+                     + f" (median {size_words(x['value'], largest)}; {x['count']} of {x['total']} populations "
                      f"found{beyond}).")
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
     if top1:
         t = top1[0]
         items.append(f"The population's best run is ranked first in {float(t['subject'][0]):.0%} of replicates with "
-                     f"{_about(_size(t['value'], largest))} {unit}s (95% interval over replicates: "
-                     f"{_size(t['low'], largest)} to {_size(t['high'], largest)}).")
+                     f"{_about(size_words(t['value'], largest))} {unit}s (95% interval over replicates: "
+                     f"{size_words(t['low'], largest)} to {size_words(t['high'], largest)}).")
     official = res.verdict("encounters_needed", strategy=DEFAULT.gold, average=DEFAULT.average)
     if official and (strat, average) != (DEFAULT.gold, DEFAULT.average):
         o = official[0]
         items.append(f"Under {strategy_label(DEFAULT.gold)}, {DEFAULT.average} (the main job's default headline "
                      "scheme) the same target needs "
-                     f"{_about(_size(o['value'], o['count']))} {unit}s (95% interval {_size(o['low'], o['count'])} to "
-                     f"{_size(o['high'], o['count'])}).")
+                     f"{_about(size_words(o['value'], o['count']))} {unit}s (95% interval "
+                     f"{size_words(o['low'], o['count'])} to {size_words(o['high'], o['count'])}).")
     effort = res.verdict("annotation_effort", strategy=strat, average=average)
     if len({e["count"] for e in effort}) > 1:
         e = sorted(effort, key=lambda x: x["count"])
@@ -250,7 +263,7 @@ def _new_population(res: StudyResult, unit: str, largest: int) -> str:
         return ""
     x = found[0]
     text = (f" For a new run population drawn with these settings (the upper end of a 95% prediction interval "
-            f"over the {x['total']} run populations simulated): {_size(x['value'], largest)} {unit}s.")
+            f"over the {x['total']} run populations simulated): {size_words(x['value'], largest)} {unit}s.")
     held = res.verdict("new_population_bound_left_out")
     if held:
         h = held[0]
@@ -329,7 +342,7 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rul
         return x is not None and math.isfinite(float(x))
 
     low, high, largest = (float(x) for x in v["subject"])
-    design = f"{_size(low, f'{largest:.0f}')} to {_size(high, f'{largest:.0f}')}"
+    design = f"{size_words(low, f'{largest:.0f}')} to {size_words(high, f'{largest:.0f}')}"
     high_text = f"{v['high']:.0f}" if finite(v["high"]) else f"more than {v['count']}"
     real = f"{v['low']:.0f} to {high_text}" if finite(v["low"]) and v["low"] > 0 else f"at most {high_text}"
     est = (f"about {v['value']:.0f}" if finite(v["value"]) else
