@@ -192,15 +192,22 @@ def with_design_check(result: StudyResult, check: DesignCheck) -> StudyResult:
     table = pd.concat([result.table("calibration.csv"), rows], ignore_index=True)
     verdicts = pd.concat([result.verdicts, _judged(rows).frame()], ignore_index=True)
     record = json.loads(check.study.files["design_base.json"])
+    (chosen,) = check.study.verdict("recommended_scheme")
     meta = dict(result.meta) | {"design_check": {
         "populations": int(check.measured.population.nunique()), "test_sets": int(check.measured.test_sets.max()),
         "study_populations": int(check.study.meta["grid"]["populations"]), "strategy": check.strategy,
         "average": check.average, "target": check.target, "largest_size": check.largest,
-        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"), "claims": check.claims,
+        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"), "claims": {k: _finite(v) for k, v in check.claims.items()},
+        "recommended_interval": [_finite(chosen["low"]), _finite(chosen["high"])],
         "design": check.study.meta["options"]}}
     meta["warnings"] = result.warnings + check.notes + [f"the design study checked: {w}" for w in check.study.warnings]
     tables = dict(result.tables) | {"calibration.csv": table, "calibration_design.csv": check.measured}
     return StudyResult(STUDY, tables=tables, verdicts=verdicts, meta=meta)
+
+
+def _finite(value: float) -> float | None:
+    """A number for meta.json: None for nan (a size beyond the search), which JSON cannot hold."""
+    return float(value) if value is not None and np.isfinite(value) else None
 
 
 def _judged(table: pd.DataFrame) -> Verdicts:

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from robustness.reporting.document import Report
 from robustness.reporting.sections.design import size_words
@@ -110,7 +111,8 @@ def _targets(r: Report, res: StudyResult) -> None:
     rows = []
     for row in v.itertuples():
         estimator, column, population, says = json.loads(row.subject)
-        value = f"{row.value:.3f}" + (f" ± {2 * row.se:.3f}" if pd.notna(row.se) else "")
+        value = (f"{row.value:.3f}" + (f" ± {2 * row.se:.3f}" if pd.notna(row.se) else "")) if pd.notna(row.value) \
+            else "none"  # e.g. no size to hold
         wanted = (f"<= {row.high:g}" if row.low == -float("inf") else f">= {row.low:g}" if row.high == float("inf")
                   else f"{row.low:g} to {row.high:g}")
         rows.append({"target": says, "population": population, "scheme": row.average, "value": value,
@@ -118,6 +120,12 @@ def _targets(r: Report, res: StudyResult) -> None:
     r.table(pd.DataFrame(rows), caption="Each check's value (± 2 SE: over test sets; over populations for the design "
             "populations' average) against its target "
             "(calibration.csv).")
+
+
+def _share(hit: int, n: int) -> str:
+    """``hit`` of ``n`` with the share's exact 95% interval (Clopper-Pearson): the populations are a sample."""
+    ci = binomtest(hit, n).proportion_ci(0.95)
+    return f"{hit} of {n} (95% interval {ci.low:.2f} to {ci.high:.2f} of run populations like these)"
 
 
 def _design_check(r: Report, res: StudyResult) -> None:
@@ -128,29 +136,31 @@ def _design_check(r: Report, res: StudyResult) -> None:
     measured = res.table("calibration_design.csv")
     needs = measured.groupby("population").true_need.first()
     largest, claims, unit = check["largest_size"], check["claims"], check.get("unit", "encounter")
-    typical, new = (float(claims[k]) for k in ("design_size", "design_size_new_population"))
-    n, beyond = len(needs), int(needs.isna().sum())
-    within = needs.dropna()
-
-    def reached(claim: float) -> str:
-        hit = int((needs.fillna(float("inf")) <= abs(claim)).sum())
-        return f"{hit} of {n}"
-
-    spread = (f"from {size_words(within.min(), largest)} to {size_words(within.max(), largest)} {unit}s"
-              if len(within) else "beyond every size measured")
+    typical, new = (np.nan if claims[k] is None else float(claims[k]) for k in ("design_size",
+                                                                             "design_size_new_population"))
+    n, within = len(needs), needs.dropna()
+    beyond = n - len(within)
+    if not len(within):
+        spread = f"more than {largest} {unit}s, every one"
+    else:
+        spread = (f"{size_words(within.min(), largest)} to {size_words(within.max(), largest)} {unit}s"
+                  + (f" ({len(within)} of {n}; the others more than {largest})" if beyond else ""))
+    low, high = check.get("recommended_interval") or (np.nan, np.nan)
+    interval = (f" (95% interval over its run populations: {size_words(low, largest)} to {size_words(high, largest)})"
+                if "recommended_interval" in check else "")
     r.heading("The design study on run populations it never drew")
     text = (f"The design study around the default challenge ({check['study_populations']} run populations, its size "
             f"search to {largest} {unit}s, {'quick form' if check['design'].get('quick') else 'full form'}) "
             f"recommends {check['strategy']} ({check['average']}) and {size_words(typical, largest)} {unit}s for runs "
-            f"like these on average; for one new run population, {size_words(new, largest)}. {n} run populations it "
-            f"never drew (its own population stream, indices beyond its own; {check['test_sets']} test sets of each "
-            f"at every size) need {spread}"
-            + (f" ({beyond} of {n} more than {largest})" if beyond and len(within) else "")
-            + f" to bring their expected L1 to their population ranking to {check['target']:g}. ")
+            f"like these on average{interval}; for one new run population, {size_words(new, largest)}. To bring their expected L1 "
+            f"to their population ranking to {check['target']:g}, {n} run populations it never drew (its own "
+            f"population stream, indices beyond its own; {check['test_sets']} test sets of each at every size) "
+            f"need {spread}. ")
     if np.isfinite(typical):
-        text += f"The recommended size reaches it on {reached(typical)}. "
+        text += f"The recommended size reaches it on {_share(int((needs.fillna(np.inf) <= abs(typical)).sum()), n)}. "
     if np.isfinite(new):
-        text += (f"The size for a new run population reaches it on {reached(new)} (target: at least 80%; the "
+        text += (f"The size for a new run population reaches it on "
+                 f"{_share(int((needs.fillna(np.inf) <= abs(new)).sum()), n)}; its target is at least 80% (the "
                  "verdict is in the table above).")
     else:
         text += (f"For a new run population the design study cannot name a size within its search (more than "
