@@ -197,7 +197,8 @@ def with_design_check(result: StudyResult, check: DesignCheck) -> StudyResult:
         "populations": int(check.measured.population.nunique()), "test_sets": int(check.measured.test_sets.max()),
         "study_populations": int(check.study.meta["grid"]["populations"]), "strategy": check.strategy,
         "average": check.average, "target": check.target, "largest_size": check.largest,
-        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"), "claims": {k: _finite(v) for k, v in check.claims.items()},
+        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"),
+        "claims": {k: _finite(v) for k, v in check.claims.items()},
         "recommended_interval": [_finite(chosen["low"]), _finite(chosen["high"])],
         "design": check.study.meta["options"]}}
     meta["warnings"] = result.warnings + check.notes + [f"the design study checked: {w}" for w in check.study.warnings]

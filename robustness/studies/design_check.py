@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import isotonic_regression
 
+from robustness.errors import parameter
 from robustness.overlap.gold import is_random, resolve
 from robustness.results.claims import ClaimName
 from robustness.results.study_result import StudyResult
@@ -109,6 +110,7 @@ class DesignCheck:
     measured: pd.DataFrame
     notes: list = field(default_factory=list)
 
+
 def _measured_size(claim: float) -> int:
     """The size at which a claim is measured: its absolute value, rounded up (a test set holds whole units)."""
     return int(math.ceil(abs(claim) - 1e-9))
@@ -122,8 +124,6 @@ def _claims(study: StudyResult) -> tuple[str, str, dict]:
         found = study.verdict(claim)
         ok = found and found[0].get("statement") != "undefined"
         claims[name] = float(found[0]["value"]) if ok else np.nan
-        if not ok and name != "design_size":
-            raise ValueError("the design study checked needs two or more run populations (its new-population size)")
     return str(chosen["strategy"]), str(chosen["average"]), claims
 
 
@@ -149,6 +149,11 @@ def check_design(options: DesignCheckOptions = DesignCheckOptions(), *, base: wo
     """
     say = say or (lambda *a: None)
     base = base if base is not None else SyntheticConfig()
+    grid = design.make_grid(base, options.design)
+    if grid.populations < 2:  # refused before any work: one population gives no size for a new one
+        raise ValueError(f"the design study checked needs two or more run populations (its size for a new run "
+                         f"population), got {grid.populations}: raise {parameter('DesignStudyOptions', 'populations')}"
+                         f" and {parameter('DesignStudyOptions', 'replicates')}")
     say("the design study checked on run populations it never drew: the study itself")
     study = design.run(base, options.design, cache_dir=Path(cache_dir) / "design", n_jobs=n_jobs, progress=progress,
                        say=say)
@@ -165,7 +170,6 @@ def check_design(options: DesignCheckOptions = DesignCheckOptions(), *, base: wo
     golds = [strategy] if strategy in counted and not is_random(strategy) else [DEFAULT.gold]
     say(f"{options.populations} new run populations (indices {own} to {own + options.populations - 1}), "
         f"{options.test_sets} test sets of each of {len(sizes)} sizes")
-    grid = design.make_grid(base, options.design)
     plan = NewPopulations(setting, tuple(sizes), tuple(new), options.test_sets, tuple(golds))
     rows, notes = run_new_populations(base, grid, plan, options=options.design.simulation(base),
                                       seed=options.design.seed, cache_dir=Path(cache_dir) / "new-populations",

@@ -130,6 +130,14 @@ def test_the_options_are_checked():
         DesignCheckOptions(test_sets=1)
 
 
+def test_a_design_study_of_one_run_population_is_refused_before_any_work(tmp_path):
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="needs two or more run populations.*got 1.*DesignStudyOptions.populations"):
+        check_design(DesignCheckOptions(design=replace(TINY, populations=1)), cache_dir=tmp_path / "c")
+    assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.slow
 def test_the_calibration_study_judges_the_check_and_its_report_states_the_range(checked):
     """with_design_check: the check's two rows in calibration.csv, a target verdict for the size for a new run

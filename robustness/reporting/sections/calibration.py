@@ -152,9 +152,9 @@ def _design_check(r: Report, res: StudyResult) -> None:
     text = (f"The design study around the default challenge ({check['study_populations']} run populations, its size "
             f"search to {largest} {unit}s, {'quick form' if check['design'].get('quick') else 'full form'}) "
             f"recommends {check['strategy']} ({check['average']}) and {size_words(typical, largest)} {unit}s for runs "
-            f"like these on average{interval}; for one new run population, {size_words(new, largest)}. To bring their expected L1 "
-            f"to their population ranking to {check['target']:g}, {n} run populations it never drew (its own "
-            f"population stream, indices beyond its own; {check['test_sets']} test sets of each at every size) "
+            f"like these on average{interval}; for one new run population, {size_words(new, largest)}. To bring their "
+            f"expected L1 to their population ranking to {check['target']:g}, {n} run populations it never drew (its "
+            f"own population stream, indices beyond its own; {check['test_sets']} test sets of each at every size) "
             f"need {spread}. ")
     if np.isfinite(typical):
         text += f"The recommended size reaches it on {_share(int((needs.fillna(np.inf) <= abs(typical)).sum()), n)}. "
