@@ -56,6 +56,7 @@ OPTIONS = {
     "`DesignStudyOptions.quick`=True": "--quick",
     "`DesignStudyOptions.pool`": "--pool",
     "`DesignStudyOptions.replicates`": "--replicates",
+    "`DesignStudyOptions.populations`": "--populations",
     "`DesignStudyOptions.max_encounters`": "--max-encounters",
 }
 
