@@ -181,3 +181,31 @@ def test_the_command_refuses_one_new_population_before_any_work(tmp_path, capsys
     assert "--design-check 1: one run population says nothing" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     assert calibration.parser().parse_args(["--design-check", "3"]).design_check_test_sets == 8
+
+
+def test_the_report_counts_the_reached_populations_and_those_within_their_noise():
+    """Needs of 100, 200, 300, 350 and beyond; at the claimed 320 the populations' mean L1 are 30, 35, 39, 41 and
+    80 (SE 1, target 40): reached on 3 of 5 (Clopper-Pearson 0.15 to 0.95), two within 2 SE of the target."""
+    from scipy.stats import binomtest
+
+    from robustness.reporting.document import Report
+    from robustness.reporting.sections.calibration import _design_check
+    from robustness.results.study_result import StudyResult
+
+    needs, at = [100.0, 200.0, 300.0, 350.0, np.nan], [30.0, 35.0, 39.0, 41.0, 80.0]
+    rows = [{"population": 3 + i, "encounters": n, "l1_population": at[i] if n == 320 else 60.0,
+             "l1_population_se": 1.0, "test_sets": 8, "l1_population_fit": 0.0, "true_need": need}
+            for i, need in enumerate(needs) for n in (100, 320, 400)]
+    meta = {"design_check": {"largest_size": 400, "claims": {"design_size": None, "design_size_new_population": 320.0},
+                             "unit": "case", "study_populations": 4, "design": {"quick": True}, "test_sets": 8,
+                             "strategy": "majority", "average": "macro", "target": 40.0,
+                             "recommended_interval": [None, None]}}
+    res = StudyResult("calibration", tables={"calibration_design.csv": pd.DataFrame(rows)}, meta=meta)
+    r = Report("calibration")
+    _design_check(r, res)
+    text = r.to_markdown()
+    ci = binomtest(3, 5).proportion_ci(0.95)
+    assert f"reaches it on 3 of 5 (95% interval {ci.low:.2f} to {ci.high:.2f}" in text
+    assert "2 of them lie within two Monte Carlo SE" in text
+    assert "need 100 to 350 cases (4 of 5; the others more than 400)" in text
+    assert "more than 400 cases for runs like these on average;" in text  # beyond the search, no interval
