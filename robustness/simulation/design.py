@@ -49,9 +49,9 @@ comparison is paired. Results are identical for any number of jobs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -76,7 +76,8 @@ if TYPE_CHECKING:
 
     from robustness.synthetic.challenge import SyntheticConfig
 
-__all__ = ["Setting", "DesignOptions", "setting_config", "population_scores", "simulate", "SETTING_COLUMNS",
+__all__ = ["Setting", "DesignOptions", "NewPopulations", "simulate_new_population", "setting_config",
+           "population_scores", "simulate", "SETTING_COLUMNS",
            "simulate_size", "METRIC"]
 
 #: The metric every scheme of the design study ranks by. A scheme means one thing in the package, a gold, a metric
@@ -297,10 +298,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
         challenge = worlds.challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
         counts = compute_overlap(challenge, leave_one_out=False, boundary=tuple(options.boundary),
                                  rng=stream(seed, "random_golds", replicate, design=True))
-        order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
-        enc_index = np.array([order[e] for e in counts.encounters])
-        for n_enc in sizes:
-            sub = counts.select(np.flatnonzero(enc_index < n_enc))
+        for n_enc, sub in _prefixes(counts, sizes):
             label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(agreement),
                          spread=setting.spread, runs=setting.runs, correlation=setting.correlation,
                          replicate=replicate, population=population_index, images=sub.n_images)
@@ -337,6 +335,14 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     return pd.DataFrame(rows).assign(stage="grid"), pd.DataFrame(coverage)
 
 
+def _prefixes(counts, sizes: list[int]) -> Iterator[tuple[int, Any]]:
+    """Each nested test set: the first ``n`` encounters of ``counts`` (in their order) for every ``n`` of ``sizes``."""
+    order = {e: n for n, e in enumerate(dict.fromkeys(counts.encounters))}
+    enc_index = np.array([order[e] for e in counts.encounters])
+    for n_enc in sizes:
+        yield n_enc, counts.select(np.flatnonzero(enc_index < n_enc))
+
+
 def _scheme_rows(sub, population: dict) -> tuple:
     """Every scheme's ranking on the test set ``sub`` against the truth's, on the same images and the population's.
 
@@ -362,15 +368,12 @@ def _scheme_rows(sub, population: dict) -> tuple:
 
 def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate: int, *, population_index: int,
                   population: dict, seed: int, options: DesignOptions,
-                  strategies: Iterable[str] | None = None, new_population: bool = False) -> pd.DataFrame:
+                  strategies: Iterable[str] | None = None) -> pd.DataFrame:
     """One replicate of a larger test set at one setting: only the rankings' distances (the size search).
 
     The test set of ``size`` encounters draws from stream ``size_test_set`` ``(replicate, size)`` and its random
     golds from ``size_random_golds`` (:data:`robustness.seeds.DESIGN_STREAMS`); the rows are :func:`simulate`'s
-    without the paper's curve, the package's estimate and the coverage (nan). With ``new_population`` (a run
-    population the study never drew, :func:`robustness.simulation.grid.run_new_populations`) the streams are
-    ``new_population_test_set`` and ``new_population_random_golds`` ``(population_index, replicate, size)``: test
-    sets the study's own never share.
+    without the paper's curve, the package's estimate and the coverage (nan).
 
     Parameters
     ----------
@@ -386,8 +389,6 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     options : DesignOptions
     strategies : iterable of str, optional
         The golds to score (default: every default gold).
-    new_population : bool
-        Draw from the new populations' streams.
 
     Returns
     -------
@@ -395,17 +396,85 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     """
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
     runs = worlds.population(config, population_index, seed=seed)
-    names, index = (("new_population_test_set", "new_population_random_golds"), (population_index, replicate, size)) \
-        if new_population else (("size_test_set", "size_random_golds"), (replicate, size))
-    challenge = worlds.challenge(config, rng=stream(seed, names[0], *index, design=True), population=runs)
+    challenge = worlds.challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
+                                 population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
-                             leave_one_out=False, rng=stream(seed, names[1], *index, design=True))
+                             leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
     label = dict(encounters=int(size), annotators=setting.annotators, agreement=float(setting.agreement),
                  spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
                  population=population_index, images=counts.n_images)
     rows = [label | row for row in _scheme_rows(counts, population)[2]]
     return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
                                      stage="size search")
+
+
+@dataclass(frozen=True)
+class NewPopulations:
+    """Run populations a design study never drew, and what to measure on each.
+
+    Attributes
+    ----------
+    setting : Setting
+        The setting simulated (the study's own).
+    sizes : tuple of int
+        Test-set sizes.
+    populations : tuple of int
+        The run populations' indices (beyond the study's own: its ``population`` stream, so drawn like them).
+    test_sets : int
+        Per population and size.
+    strategies : tuple of str or None
+        The golds scored (None: every default gold).
+    """
+
+    setting: Setting
+    sizes: tuple
+    populations: tuple
+    test_sets: int
+    strategies: tuple | None = None
+
+
+def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_set: int, *, population_index: int,
+                            population: dict, seed: int, options: DesignOptions) -> pd.DataFrame:
+    """One test set of a run population a study never drew, at every nested size: the rankings' distances.
+
+    The test set of the largest size draws from stream ``new_population_test_set`` ``(population_index,
+    test_set)`` and its random golds from ``new_population_random_golds`` (:data:`robustness.seeds.DESIGN_STREAMS`:
+    never a study's own); every smaller size is its first encounters, as in :func:`simulate`. The rows are
+    :func:`simulate_size`'s (``replicate`` is ``test_set``; ``stage`` is ``new population``).
+
+    Parameters
+    ----------
+    base : SyntheticConfig
+    plan : NewPopulations
+        The setting, the sizes and the golds scored.
+    test_set : int
+    population_index : int
+    population : dict
+        :func:`population_scores` of population ``population_index``.
+    seed : int
+    options : DesignOptions
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    setting, strategies = plan.setting, plan.strategies
+    sizes = sorted(int(n) for n in plan.sizes)
+    config = setting_config(base, setting, sizes[-1], megapixels=options.megapixels)
+    runs = worlds.population(config, population_index, seed=seed)
+    challenge = worlds.challenge(config, rng=stream(seed, "new_population_test_set", population_index, test_set,
+                                                    design=True), population=runs)
+    counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
+                             leave_one_out=False, rng=stream(seed, "new_population_random_golds", population_index,
+                                                             test_set, design=True))
+    rows = []
+    for n_enc, sub in _prefixes(counts, sizes):
+        label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(setting.agreement),
+                     spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=test_set,
+                     population=population_index, images=sub.n_images)
+        rows += [label | row for row in _scheme_rows(sub, population)[2]]
+    return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
+                                     stage="new population")
 
 
 def _metric_taus(counts, boundary) -> tuple[list, dict]:

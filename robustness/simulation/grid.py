@@ -25,14 +25,22 @@ import pandas as pd
 
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.parallel import progress_bar, run_batches
-from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate, simulate_size
+from robustness.simulation.design import (
+    DesignOptions,
+    NewPopulations,
+    Setting,
+    population_scores,
+    simulate,
+    simulate_new_population,
+    simulate_size,
+)
 from robustness.simulation.worlds import World
 
 if TYPE_CHECKING:
 
     pass
 
-__all__ = ["Grid", "NewPopulations", "run_grid", "run_size", "run_new_populations"]
+__all__ = ["Grid", "run_grid", "run_size", "run_new_populations"]
 
 
 @dataclass(frozen=True)
@@ -168,35 +176,9 @@ def run_size(base: World, setting: Setting, size: int, *, replicates: int, popul
     return pd.concat([done[r] for r in range(replicates)], ignore_index=True), notes
 
 
-@dataclass(frozen=True)
-class NewPopulations:
-    """Run populations a design study never drew, and what to measure on each.
-
-    Attributes
-    ----------
-    setting : Setting
-        The setting simulated (the study's own).
-    sizes : tuple of int
-        Test-set sizes.
-    populations : tuple of int
-        The run populations' indices (beyond the study's own: its ``population`` stream, so drawn like them).
-    test_sets : int
-        Per population and size.
-    strategies : tuple of str or None
-        The golds scored (None: every default gold).
-    """
-
-    setting: Setting
-    sizes: tuple
-    populations: tuple
-    test_sets: int
-    strategies: tuple | None = None
-
-
-def _new_population_set(base, plan: NewPopulations, seed, options, size, replicate, population_index, pool):
-    return simulate_size(base, plan.setting, size, replicate, population_index=population_index, population=pool,
-                         seed=seed, options=options,
-                         strategies=None if plan.strategies is None else list(plan.strategies), new_population=True)
+def _new_population_set(base, plan: NewPopulations, seed, options, test_set, population_index, pool):
+    return simulate_new_population(base, plan, test_set, population_index=population_index, population=pool,
+                                   seed=seed, options=options)
 
 
 def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, options: DesignOptions, seed: int,
@@ -205,9 +187,9 @@ def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, option
     """Test sets of run populations a design study never drew: their own distances to their population ranking.
 
     Each population ``p`` of ``plan`` gets its pool as the study's populations do (:func:`run_grid`'s, at
-    ``grid``'s sizes) and ``plan.test_sets`` test sets of every size, test set ``j`` of size ``n`` from the streams
-    ``new_population_*`` ``(p, j, n)`` (:func:`~robustness.simulation.design.simulate_size`). Resumable like
-    :func:`run_size`.
+    ``grid``'s sizes) and ``plan.test_sets`` test sets, test set ``j`` of the largest size from the streams
+    ``new_population_*`` ``(p, j)`` and the smaller sizes its first encounters
+    (:func:`~robustness.simulation.design.simulate_new_population`). Resumable like :func:`run_size`.
 
     Parameters
     ----------
@@ -224,7 +206,8 @@ def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, option
     Returns
     -------
     (rows, notes) : DataFrame, list of str
-        :func:`~robustness.simulation.design.simulate_size`'s rows (``replicate`` is the test set ``j``).
+        :func:`~robustness.simulation.design.simulate_new_population`'s rows (``replicate`` is the test set
+        ``j``).
     """
     parts = Path(cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
@@ -232,15 +215,16 @@ def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, option
                                      populations=plan.populations)
     setting = plan.setting
     key = (setting.spread, setting.runs, setting.correlation)
-    jobs = [(p, int(n), j) for p in plan.populations for n in plan.sizes for j in range(plan.test_sets)]
-    path_of = {(p, n, j): parts / f"new-{setting.key}-p{p}-n{n}-t{j}.parquet" for p, n, j in jobs}
+    sizes = "-".join(str(int(n)) for n in sorted(plan.sizes))
+    jobs = [(p, j) for p in plan.populations for j in range(plan.test_sets)]
+    path_of = {(p, j): parts / f"new-{setting.key}-p{p}-t{j}-n{sizes}.parquet" for p, j in jobs}
     done = {}
     for job in jobs:
         found = _read_parts([path_of[job]], notes)
         if found is not None:
             done[job] = found[0]
     todo = [job for job in jobs if job not in done]
-    batches = [(base, plan, seed, options, n, j, p, pools[(key, p)]) for p, n, j in todo]
+    batches = [(base, plan, seed, options, j, p, pools[(key, p)]) for p, j in todo]
     bar = progress_bar(progress, len(batches), "new run populations' test sets", unit="test set")
     for job, rows in zip(todo, run_batches(_new_population_set, batches, n_jobs=n_jobs, progress=bar)):
         atomic_write(path_of[job], partial(_write_parquet, rows))

@@ -5,7 +5,8 @@ recommendation, ``recommended_scheme``) and for one new run population drawn wit
 of a 95% prediction interval over its run populations, ``encounters_needed_new_population``). Its own check holds
 each of its populations against the bound from the others. Here the study runs as an organiser runs it; then run
 populations it never drew (its ``population`` stream beyond its own indices: drawn exactly like its own) are
-measured, each over test sets of its own at every size the study simulated and at the sizes it claimed. A
+measured, each over test sets of its own at every size the study simulated and at the sizes it claimed (nested:
+the first encounters of each test set of the largest size, as in the study's grid). A
 population's expected L1 to its population ranking is the mean over its test sets at each size, made
 non-increasing in the size (isotonic regression weighted by test sets: more units never move a ranking away from
 its population's in expectation, so a rise is test-set noise); its need is where that curve falls to the study's
@@ -33,8 +34,8 @@ from robustness.results.study_result import StudyResult
 from robustness.scheme import DEFAULT
 from robustness.simulation import worlds
 from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS
-from robustness.simulation.design import Setting
-from robustness.simulation.grid import NewPopulations, run_new_populations
+from robustness.simulation.design import NewPopulations, Setting
+from robustness.simulation.grid import run_new_populations
 from robustness.statistics.uncertainty import crossing
 from robustness.studies import design
 from robustness.studies.design_base import DesignStudyOptions

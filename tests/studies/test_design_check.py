@@ -45,7 +45,7 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     and at its claims, over test sets drawn from the new populations' streams; the curve is the isotonic fit of the
     means and the need is its log-linear crossing of the target; a second call resumes from the cache."""
     from robustness.overlap.gold import resolve
-    from robustness.simulation.design import Setting, simulate_size
+    from robustness.simulation.design import NewPopulations, Setting, simulate_new_population, simulate_size
     from robustness.statistics.uncertainty import crossing
 
     check, cache = checked
@@ -62,17 +62,22 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     setting = Setting(**{k: json.loads(record)[k] for k in ("annotators", "agreement", "spread", "runs",
                                                             "correlation")})
     p, n = own + 1, max(simulated)
-    cached = pd.read_parquet(next((cache / "new-populations").glob(f"new-{setting.key}-p{p}-n{n}-t1.parquet")))
+    cached = pd.read_parquet(next((cache / "new-populations").glob(f"new-{setting.key}-p{p}-t1-n*.parquet")))
     pool = json.loads(next((cache / "new-populations").glob(f"pool-*-p{p}.json")).read_bytes())
     pool = {tuple(k.split("|")): np.array(v) for k, v in pool.items()}
     counted = {g.name for g in resolve(None, macro_only="drop")}
     golds = [check.strategy] if check.strategy in counted else ["majority"]
-    again = simulate_size(_default_challenge(), setting, n, 1, population_index=p, population=pool, seed=0,
-                          options=TINY.simulation(_default_challenge()), strategies=golds, new_population=True)
+    sizes = sorted(m.encounters.unique())
+    plan = NewPopulations(setting, tuple(sizes), (p,), 2, tuple(golds))
+    again = simulate_new_population(_default_challenge(), plan, 1, population_index=p, population=pool, seed=0,
+                                    options=TINY.simulation(_default_challenge()))
     pd.testing.assert_frame_equal(cached.reset_index(drop=True), again.reset_index(drop=True))
+    assert sorted(again.encounters.unique()) == sizes and (np.diff(again.groupby("encounters").images.first()) > 0).all()
     own_set = simulate_size(_default_challenge(), setting, n, 1, population_index=p, population=pool, seed=0,
                             options=TINY.simulation(_default_challenge()), strategies=golds)
-    assert not own_set.equals(again)  # the study's own streams draw other test sets
+    largest = again[again.encounters == n].reset_index(drop=True)
+    assert not own_set.l1_population.equals(largest.l1_population) or not own_set.images.equals(largest.images) \
+        or not own_set.tau_population.equals(largest.tau_population)  # the study's own streams draw other test sets
     for q, d in m.groupby("population"):
         d = d.sort_values("encounters")
         fit = _isotonic_by_hand(d.l1_population, d.test_sets)
