@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
 
             check = DesignCheckOptions(populations=args.design_check, test_sets=args.design_check_test_sets,
                                        design=DesignStudyOptions(quick=args.quick, seed=args.seed))
-        key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin, "design_check": repr(check),
+        asked = {"design_check": repr(check)} if check is not None else {}  # folders without it keep their key
+        key = hashlib.sha256(json.dumps({"options": repr(options), "margin": args.margin, **asked,
                                          "populations": [(p.name, record(p.config), p.runs.runs) for p in populations]},
                                         sort_keys=True, default=str).encode()).hexdigest()
         out = ResultsDir(args.out, fingerprint=key, force=args.force)

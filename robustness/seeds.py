@@ -21,17 +21,22 @@ gold_comparison 8 the resampled test sets (and their orders) behind the comparis
 ranks           9 per-case tables: random tie-breaking and the resamples of every task's rank distributions
 =============== = ===========================================================================================
 
-The design study (``index``: the population ``p`` or the replicate ``r``):
+The design study (``index``: the population ``p``, the replicate ``r``, the size ``n``, the test set ``j``):
 
-============ = ================================================================
-population   0 a population of runs (``p``)
-pool         1 the population's pool of images (``p``)
-test_set     2 a replicate's test set (``r``)
-random_golds 3 its ``randN`` golds (``r``)
-orders       4 its convergence orders (``r``)
-uncertainty  5 its bootstrap estimate of the distance to unlimited data (``r``)
-coverage     6 its bootstrap intervals, judged for coverage (``r``)
-============ = ================================================================
+=========================== == =====================================================================================
+population                  0  a population of runs (``p``)
+pool                        1  the population's pool of images (``p``)
+test_set                    2  a replicate's test set (``r``)
+random_golds                3  its ``randN`` golds (``r``)
+orders                      4  its convergence orders (``r``)
+uncertainty                 5  its bootstrap estimate of the distance to unlimited data (``r``)
+coverage                    6  its bootstrap intervals, judged for coverage (``r``)
+size_test_set               7  the size search's test set of ``n`` encounters (``r, n``)
+size_random_golds           8  its ``randN`` golds (``r, n``)
+new_population_test_set     9  a test set of a run population the study never drew (``p, j``; the calibration's
+                               check of the design study)
+new_population_random_golds 10 its ``randN`` golds (``p, j``)
+=========================== == =====================================================================================
 
 The calibration study (``python -m experiments.calibration``; ``index``: the population ``p``):
 

@@ -372,6 +372,8 @@ def members(labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     (['a', 'b', 'c'], [[1], [0, 2], [3]])
     """
     ids, inverse = np.unique(np.asarray(labels), return_inverse=True)
+    if not ids.size:
+        return ids, []
     inverse = inverse.reshape(-1)
     order = np.argsort(inverse, kind="stable")
     return ids, np.split(order, np.cumsum(np.bincount(inverse, minlength=ids.size))[:-1])

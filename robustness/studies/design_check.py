@@ -10,12 +10,14 @@ the first encounters of each test set of the largest size, as in the study's gri
 population's expected L1 to its population ranking is the mean over its test sets at each size, made
 non-increasing in the size (isotonic regression weighted by test sets: more units never move a ranking away from
 its population's in expectation, so a rise is test-set noise); its need is where that curve falls to the study's
-target (log-linear between the sizes measured; none beyond the largest), and a claimed size reaches the target on
+target (log-linear between the sizes measured; none beyond the largest; "at most" the smallest where the curve
+starts below it), and a claimed size reaches the target on
 the population where the need is at most the claim.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable
@@ -26,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.optimize import isotonic_regression
+from scipy.stats import binomtest
 
 from robustness.errors import parameter
 from robustness.overlap.gold import is_random, resolve
@@ -97,7 +100,8 @@ class DesignCheck:
     measured : pandas.DataFrame
         Per new population and size: ``population``, ``encounters``, ``l1_population`` (the mean over its test
         sets), ``l1_population_se``, ``test_sets``, ``l1_population_fit`` (the means made non-increasing) and the
-        population's ``true_need`` (nan beyond ``largest``).
+        population's ``true_need`` (nan beyond ``largest``; negative, as the design study's sizes, where the curve
+        is at the target already at the smallest size: at most that size).
     notes : list of str
         What happened to the new populations' cache (parts computed again).
     """
@@ -172,8 +176,11 @@ def check_design(options: DesignCheckOptions = DesignCheckOptions(), *, base: wo
     say(f"{options.populations} new run populations (indices {own} to {own + options.populations - 1}), "
         f"{options.test_sets} test sets of each of {len(sizes)} sizes")
     plan = NewPopulations(setting, tuple(sizes), tuple(new), options.test_sets, tuple(golds))
+    # the new populations' cache is the study's (its fingerprint: the base, the grid, the options and the seed) and
+    # the golds': another seed or another study never reads these pools and test sets
+    key = hashlib.sha256(json.dumps([study.meta["input"]["fingerprint"], golds]).encode()).hexdigest()[:16]
     rows, notes = run_new_populations(base, grid, plan, options=options.design.simulation(base),
-                                      seed=options.design.seed, cache_dir=Path(cache_dir) / "new-populations",
+                                      seed=options.design.seed, cache_dir=Path(cache_dir) / "new-populations" / key,
                                       n_jobs=n_jobs, progress=progress)
     mine = rows[(rows.strategy == strategy) & (rows.average == average)]
     measured = (mine.groupby(["population", "encounters"]).l1_population
@@ -185,9 +192,9 @@ def check_design(options: DesignCheckOptions = DesignCheckOptions(), *, base: wo
     for p, d in measured.groupby("population", sort=False):
         fit = isotonic_regression(d.l1_population.to_numpy(), weights=d.test_sets.to_numpy(float),
                                   increasing=False).x
-        need, beyond, _ = crossing(d.encounters.to_numpy(float), fit, target)
+        need, beyond, already = crossing(d.encounters.to_numpy(float), fit, target)
         fits.append(fit)
-        needs[p] = np.nan if beyond else need
+        needs[p] = np.nan if beyond else -need if already else need  # negative: at most the smallest size
     measured["l1_population_fit"] = np.concatenate(fits)
     measured["true_need"] = measured.population.map(needs)
     return DesignCheck(study, strategy, average, target, largest, claims, measured, notes)
@@ -197,13 +204,15 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
     """calibration.csv's rows of the check: one per claim.
 
     ``estimate`` is the claimed size (nan: "more than ``largest_size``"), ``truth`` and ``true_need`` the new
-    populations' median need (nan where more than half lie beyond ``largest_size``), ``share_reaching_target`` the
-    share of new populations whose need is at most the claimed size (nan for a claim "more than the largest size":
-    there is no size to hold; it is conservative wherever a need lies beyond it too),
-    ``share_reaching_target_se`` its binomial standard error over populations, ``share_beyond`` (for a claim "more
+    populations' median need (nan where half or more lie beyond ``largest_size``; a need "at most the smallest size"
+    counts as that size), ``share_reaching_target`` the share of new populations whose need is at most the claimed
+    size (nan for a claim "more than the largest size": there is no size to hold; it is conservative wherever a need
+    lies beyond it too), ``share_reaching_target_se`` half the wider side of the share's exact (Clopper-Pearson)
+    95% interval over populations, so that the target's verdict is "undecided" wherever that interval holds the
+    target (a Wald error is 0 at 8 of 8, where the interval runs from 0.63), ``share_beyond`` (for a claim "more
     than the largest size") the share of new populations whose need lies within it, ``claim_to_need`` the median
     over populations of the claim over the need (nan where half or more lie beyond the largest size), ``n_claims``
-    the new populations.
+    the new populations, ``n_test_sets`` their test sets (each measured at every size, nested).
 
     Parameters
     ----------
@@ -213,7 +222,7 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
     -------
     list of dict
     """
-    needs = check.measured.groupby("population").true_need.first()
+    needs = check.measured.groupby("population").true_need.first().abs()  # "at most n" as n
     n = len(needs)
     median_need = float(np.nanmedian(needs.fillna(np.inf))) if n else np.nan
     median_need = median_need if np.isfinite(median_need) else np.nan
@@ -221,7 +230,8 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
     for name, claim in check.claims.items():
         r: dict[str, Any] = dict.fromkeys(CALIBRATION_COLUMNS, np.nan)
         r.update(estimator=name, setting=f"target L1 <= {check.target:g}", population=f"new run populations ({n})",
-                 scheme=f"{check.strategy} jaccard {check.average}", n_test_sets=int(check.measured.test_sets.sum()),
+                 scheme=f"{check.strategy} jaccard {check.average}",
+                 n_test_sets=n * int(check.measured.test_sets.max()),
                  n_claims=n, estimate=claim, truth=median_need, true_need=median_need, largest_size=check.largest)
         if np.isfinite(claim):
             reached = needs.fillna(np.inf).to_numpy() <= abs(claim)
@@ -230,7 +240,8 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
             # while fewer than half lie beyond
             ratio = float(np.median(abs(claim) / needs.fillna(np.inf).to_numpy())) if 2 * needs.isna().sum() < n \
                 else np.nan
-            r.update(share_reaching_target=share, share_reaching_target_se=float(np.sqrt(share * (1 - share) / n)),
+            ci = binomtest(int(reached.sum()), n).proportion_ci(0.95)
+            r.update(share_reaching_target=share, share_reaching_target_se=max(share - ci.low, ci.high - share) / 2,
                      claim_to_need=ratio, relative_bias=ratio - 1)
         else:
             r.update(share_beyond=float(needs.notna().mean()))

@@ -49,5 +49,7 @@ def test_members_are_the_positions_of_each_label_by_a_scan_per_label(labels):
     ids, where = members(labels)
     assert ids.tolist() == sorted(set(labels.tolist()))
     assert [w.tolist() for w in where] == [np.flatnonzero(labels == i).tolist() for i in ids]
-    numbers, _ = members(np.array([3, 1, 3, 2]))  # integers too, as numpy.unique orders them
-    assert numbers.tolist() == [1, 2, 3]
+    numbers, where = members(np.array([3, 1, 3, 2]))  # integers too, as numpy.unique orders them
+    assert numbers.tolist() == [1, 2, 3] and [w.tolist() for w in where] == [[1], [3], [0, 2]]
+    none, groups = members(np.array([], dtype=int))
+    assert none.size == 0 and groups == []

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import binomtest
 
 from robustness.simulation import grid as grid_module
 from robustness.studies.design_base import DesignStudyOptions
@@ -44,8 +45,18 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     """The new run populations come after the study's own indices; each is measured at every size the study simulated
     and at its claims, over test sets drawn from the new populations' streams; the curve is the isotonic fit of the
     means and the need is its log-linear crossing of the target; a second call resumes from the cache."""
+    from robustness.overlap import compute_overlap
     from robustness.overlap.gold import resolve
-    from robustness.simulation.design import NewPopulations, Setting, simulate_new_population, simulate_size
+    from robustness.seeds import stream
+    from robustness.simulation import worlds
+    from robustness.simulation.design import (
+        NewPopulations,
+        Setting,
+        _scheme_rows,
+        setting_config,
+        simulate_new_population,
+        simulate_size,
+    )
     from robustness.statistics.uncertainty import crossing
 
     check, cache = checked
@@ -62,8 +73,8 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     setting = Setting(**{k: json.loads(record)[k] for k in ("annotators", "agreement", "spread", "runs",
                                                             "correlation")})
     p, n = own + 1, max(simulated)
-    cached = pd.read_parquet(next((cache / "new-populations").glob(f"new-{setting.key}-p{p}-t1-n*.parquet")))
-    pool = json.loads(next((cache / "new-populations").glob(f"pool-*-p{p}.json")).read_bytes())
+    cached = pd.read_parquet(next((cache / "new-populations").rglob(f"new-{setting.key}-p{p}-t1-n*.parquet")))
+    pool = json.loads(next((cache / "new-populations").rglob(f"pool-*-p{p}.json")).read_bytes())
     pool = {tuple(k.split("|")): np.array(v) for k, v in pool.items()}
     counted = {g.name for g in resolve(None, macro_only="drop")}
     golds = [check.strategy] if check.strategy in counted else ["majority"]
@@ -73,6 +84,19 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
                                     options=TINY.simulation(_default_challenge()))
     pd.testing.assert_frame_equal(cached.reset_index(drop=True), again.reset_index(drop=True))
     assert sorted(again.encounters.unique()) == sizes and (np.diff(again.groupby("encounters").images.first()) > 0).all()
+    # by hand: the test set of the largest size from stream new_population_test_set (p, 1), its first encounters
+    config = setting_config(_default_challenge(), setting, max(sizes), megapixels=TINY.simulation(
+        _default_challenge()).megapixels)
+    challenge = worlds.challenge(config, rng=stream(0, "new_population_test_set", p, 1, design=True),
+                                 population=worlds.population(config, p, seed=0))
+    counts = compute_overlap(challenge, strategies=golds, leave_one_out=False,
+                             rng=stream(0, "new_population_random_golds", p, 1, design=True))
+    first = list(dict.fromkeys(counts.encounters))[:sizes[0]]
+    sub = counts.select([i for i, e in enumerate(counts.encounters) if e in first])
+    hand = pd.DataFrame(_scheme_rows(sub, pool)[2])
+    smallest = again[again.encounters == sizes[0]].reset_index(drop=True)
+    assert np.array_equal(hand.l1_population.to_numpy(), smallest.l1_population.to_numpy())
+    assert (smallest.images == sub.n_images).all()
     own_set = simulate_size(_default_challenge(), setting, n, 1, population_index=p, population=pool, seed=0,
                             options=TINY.simulation(_default_challenge()), strategies=golds)
     largest = again[again.encounters == n].reset_index(drop=True)
@@ -91,6 +115,22 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     again = check_design(DesignCheckOptions(populations=3, test_sets=2, design=TINY), cache_dir=cache)
     assert calls == []
     pd.testing.assert_frame_equal(again.measured, m)
+
+
+@pytest.mark.slow
+def test_another_seed_does_not_read_the_new_populations_of_this_one(checked, monkeypatch):
+    """The new populations' cache is the study's (its fingerprint holds the seed): a study with another seed in the
+    same folder simulates its own populations and reads none of the first one's."""
+    from dataclasses import replace
+
+    check, cache = checked
+    calls = []
+    real = grid_module._new_population_set
+    monkeypatch.setattr(grid_module, "_new_population_set", lambda *x: calls.append(x) or real(*x))
+    other = check_design(DesignCheckOptions(populations=3, test_sets=2, design=replace(TINY, seed=1)),
+                         cache_dir=cache)
+    assert len(calls) == 3 * 2 and len(list((cache / "new-populations").iterdir())) == 2
+    assert not other.measured.l1_population.equals(check.measured.l1_population)
 
 
 @pytest.mark.slow
@@ -117,15 +157,34 @@ def test_calibration_rows_count_the_populations_a_claim_reaches():
     typical, new = calibration_rows(check)
     assert typical["estimator"] == "design_size" and new["estimator"] == "design_size_new_population"
     assert new["share_reaching_target"] == pytest.approx(3 / 5)
-    assert new["share_reaching_target_se"] == pytest.approx(np.sqrt(0.6 * 0.4 / 5))
+    ci = binomtest(3, 5).proportion_ci(0.95)  # half the exact interval's wider side
+    assert new["share_reaching_target_se"] == pytest.approx(max(0.6 - ci.low, ci.high - 0.6) / 2)
     assert new["claim_to_need"] == pytest.approx(320 / 300) and new["true_need"] == pytest.approx(300)
     assert typical["share_reaching_target"] == pytest.approx(1 / 5) and new["n_claims"] == 5
-    assert new["n_test_sets"] == 5 * 4 * 4 and new["scheme"] == "majority jaccard macro"
+    assert new["n_test_sets"] == 5 * 4 and new["scheme"] == "majority jaccard macro"  # populations x test sets
     beyond = calibration_rows(_hand_made({"design_size": -25.0, "design_size_new_population": np.nan},
                                          [100.0, np.nan, np.nan]))
     assert beyond[0]["share_reaching_target"] == 0  # 'at most 25' reaches none of needs 100 and beyond
     assert np.isnan(beyond[0]["claim_to_need"]) and np.isnan(beyond[0]["true_need"])  # most lie beyond
     assert np.isnan(beyond[1]["share_reaching_target"]) and beyond[1]["share_beyond"] == pytest.approx(1 / 3)
+    # a need "at most 25" (the curve at the target from the smallest size) is reached by any claim of 25 or more
+    (_, small) = calibration_rows(_hand_made({"design_size": 30.0, "design_size_new_population": 30.0},
+                                             [-25.0, 100.0, 20.0]))
+    assert small["share_reaching_target"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("reached, verdict", [(8, "undecided"), (6, "undecided"), (2, "not_met")])
+def test_the_new_population_target_is_judged_with_the_share_s_exact_interval(reached, verdict):
+    """8 of 8 is not 'met' against 80% (its exact interval runs from 0.63); 6 of 8 is undecided; 2 of 8 is not met
+    (0.03 to 0.65 lies below)."""
+    from robustness.studies.calibration import _judged
+
+    needs = [100.0] * reached + [np.nan] * (8 - reached)
+    rows = pd.DataFrame(calibration_rows(_hand_made({"design_size": 150.0, "design_size_new_population": 150.0},
+                                                    needs)))
+    v = _judged(rows)
+    (row,) = v.frame().itertuples()
+    assert row.statement == verdict and row.value == pytest.approx(reached / 8)
 
 
 def test_the_options_are_checked():

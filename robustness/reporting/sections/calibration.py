@@ -61,9 +61,10 @@ MEANINGS = {
                         "against the same",
     "design_size": "the design study's recommended size (runs like the challenge's, on average), run around the "
                    "default challenge: share of run populations it never drew whose own need it reaches; median "
-                   "claim over their needs (no target: a size for the average run population reaches about half "
-                   "of them)",
-    "design_size_new_population": "the design study's size for one new run population (a 95% prediction bound over "
+                   "claim over their needs (no target: it is a size for the average over run populations, not for "
+                   "each)",
+    "design_size_new_population": "the design study's size for one new run population (the upper end of a two-sided "
+                                  "95% prediction interval, so 97.5% nominal; the issue's target is 80%) over "
                                   "its run populations): the same share, against at least 80%",
     "resolution": "the resolution at N (the smallest true difference the paired t-test declares with 80% power, "
                   "for the median neighbouring pair): among pairs whose true difference is at least the claim, the "
@@ -137,7 +138,7 @@ def _reached(measured: pd.DataFrame, claim: float, target: float) -> str:
     needs = measured.groupby("population").true_need.first()
     at = measured[measured.encounters == int(np.ceil(abs(claim) - 1e-9))]
     near = int((np.abs(at.l1_population - target) <= 2 * at.l1_population_se).sum())
-    text = _share(int((needs.fillna(np.inf) <= abs(claim)).sum()), len(needs))
+    text = _share(int((needs.abs().fillna(np.inf) <= abs(claim)).sum()), len(needs))  # "at most n": n
     return text + (f"; at that size {near} of them lie within two Monte Carlo SE of the target, so more test sets "
                    "could move them either way" if near else "")
 
@@ -157,7 +158,8 @@ def _design_check(r: Report, res: StudyResult) -> None:
     if not len(within):
         spread = f"more than {largest} {unit}s, every one"
     else:
-        spread = (f"{size_words(within.min(), largest)} to {size_words(within.max(), largest)} {unit}s"
+        first, last = within[within.abs().idxmin()], within[within.abs().idxmax()]  # negative: "at most"
+        spread = (f"{size_words(first, largest)} to {size_words(last, largest)} {unit}s"
                   + (f" ({len(within)} of {n}; the others more than {largest})" if beyond else ""))
     low, high = check.get("recommended_interval") or (np.nan, np.nan)
     interval = (f" (95% interval over its run populations: {size_words(low, largest)} to {size_words(high, largest)})"
