@@ -299,7 +299,7 @@ def test_the_earlier_gold_registration_name_warns():
 #: that only shrinks. Most are the official scorer's and the paper's own definitions (the official leaderboard's
 #: majority Jaccard and Dice, Table 4's majority and STAPLE), the rest default arguments to move to scheme.DEFAULT.
 LITERAL_NAMES = {
-    "robustness/statistics/spread.py": 9, "robustness/studies/design.py": 2,
+    "robustness/statistics/spread.py": 9,
     "robustness/statistics/leaderboard.py": 8, "robustness/simulation/populations.py": 7,
     "robustness/statistics/ranking_options.py": 6,
     "robustness/simulation/twin.py": 4, "robustness/overlap/counts.py": 3, "robustness/reporting/plotting.py": 3,

@@ -400,12 +400,21 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
                                  population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
                              leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
-    label = dict(encounters=int(size), annotators=setting.annotators, agreement=float(setting.agreement),
-                 spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
-                 population=population_index, images=counts.n_images)
-    rows = [label | row for row in _scheme_rows(counts, population)[2]]
+    return _distance_rows([(int(size), counts)], setting, replicate=replicate, population_index=population_index,
+                          population=population, stage="size search")
+
+
+def _distance_rows(test_sets: Iterable[tuple[int, Any]], setting: Setting, *, replicate: int, population_index: int,
+                   population: dict, stage: str) -> pd.DataFrame:
+    """Every scheme's distances on each ``(size, counts)`` test set, labelled; no curve, estimate or coverage (nan)."""
+    rows = []
+    for n_enc, sub in test_sets:
+        label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(setting.agreement),
+                     spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
+                     population=population_index, images=sub.n_images)
+        rows += [label | row for row in _scheme_rows(sub, population)[2]]
     return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
-                                     stage="size search")
+                                     stage=stage)
 
 
 @dataclass(frozen=True)
@@ -467,14 +476,9 @@ def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_se
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
                              leave_one_out=False, rng=stream(seed, "new_population_random_golds", population_index,
                                                              test_set, design=True))
-    rows = []
-    for n_enc, sub in _prefixes(counts, sizes):
-        label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(setting.agreement),
-                     spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=test_set,
-                     population=population_index, images=sub.n_images)
-        rows += [label | row for row in _scheme_rows(sub, population)[2]]
-    return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
-                                     stage="new population")
+    return _distance_rows(_prefixes(counts, sizes), setting, replicate=test_set, population_index=population_index,
+                          population=population, stage="new population")
+
 
 
 def _metric_taus(counts, boundary) -> tuple[list, dict]:

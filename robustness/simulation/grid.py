@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -158,22 +158,31 @@ def run_size(base: World, setting: Setting, size: int, *, replicates: int, popul
     """
     parts = Path(cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
-    notes: list[str] = []
     key = (setting.spread, setting.runs, setting.correlation)
     path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(replicates)}
+    return _resumed(_size_replicate, path_of, lambda r: (base, setting, size, r, r % populations,
+                                                         pools[(key, r % populations)], seed, options, strategies),
+                    what=f"test sets of {size}", unit="replicate", n_jobs=n_jobs, progress=progress)
+
+
+def _resumed(fn: Callable[..., pd.DataFrame], path_of: dict, batch_of: Callable[[Any], tuple], *, what: str,
+             unit: str, n_jobs: int, progress: bool) -> tuple[pd.DataFrame, list[str]]:
+    """Every part of ``path_of`` (in its order): read where kept, else ``fn(*batch_of(key))``, kept as it finishes.
+
+    A part that cannot be read back is computed again, with a note. Returns the parts concatenated and the notes.
+    """
+    notes: list[str] = []
     done = {}
-    for r, path in path_of.items():
+    for k, path in path_of.items():
         found = _read_parts([path], notes)
         if found is not None:
-            done[r] = found[0]
-    todo = [r for r in range(replicates) if r not in done]
-    batches = [(base, setting, size, r, r % populations, pools[(key, r % populations)], seed, options, strategies)
-               for r in todo]
-    bar = progress_bar(progress, len(batches), f"test sets of {size}", unit="replicate")
-    for r, rows in zip(todo, run_batches(_size_replicate, batches, n_jobs=n_jobs, progress=bar)):
-        atomic_write(path_of[r], partial(_write_parquet, rows))
-        done[r] = rows
-    return pd.concat([done[r] for r in range(replicates)], ignore_index=True), notes
+            done[k] = found[0]
+    todo = [k for k in path_of if k not in done]
+    bar = progress_bar(progress, len(todo), what, unit=unit)
+    for k, rows in zip(todo, run_batches(fn, [batch_of(k) for k in todo], n_jobs=n_jobs, progress=bar)):
+        atomic_write(path_of[k], partial(_write_parquet, rows))
+        done[k] = rows
+    return pd.concat([done[k] for k in path_of], ignore_index=True), notes
 
 
 def _new_population_set(base, plan: NewPopulations, seed, options, test_set, population_index, pool):
@@ -216,20 +225,12 @@ def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, option
     setting = plan.setting
     key = (setting.spread, setting.runs, setting.correlation)
     sizes = "-".join(str(int(n)) for n in sorted(plan.sizes))
-    jobs = [(p, j) for p in plan.populations for j in range(plan.test_sets)]
-    path_of = {(p, j): parts / f"new-{setting.key}-p{p}-t{j}-n{sizes}.parquet" for p, j in jobs}
-    done = {}
-    for job in jobs:
-        found = _read_parts([path_of[job]], notes)
-        if found is not None:
-            done[job] = found[0]
-    todo = [job for job in jobs if job not in done]
-    batches = [(base, plan, seed, options, j, p, pools[(key, p)]) for p, j in todo]
-    bar = progress_bar(progress, len(batches), "new run populations' test sets", unit="test set")
-    for job, rows in zip(todo, run_batches(_new_population_set, batches, n_jobs=n_jobs, progress=bar)):
-        atomic_write(path_of[job], partial(_write_parquet, rows))
-        done[job] = rows
-    return pd.concat([done[job] for job in jobs], ignore_index=True), notes
+    path_of = {(p, j): parts / f"new-{setting.key}-p{p}-t{j}-n{sizes}.parquet"
+               for p in plan.populations for j in range(plan.test_sets)}
+    rows, more = _resumed(_new_population_set, path_of, lambda job: (base, plan, seed, options, job[1], job[0],
+                                                                     pools[(key, job[0])]),
+                          what="new run populations' test sets", unit="test set", n_jobs=n_jobs, progress=progress)
+    return rows, notes + more
 
 
 def _write_parquet(frame: pd.DataFrame, f) -> None:

@@ -20,7 +20,7 @@ from robustness.statistics.ranks import size_target
 from robustness.statistics.verdicts import best_with_ties
 
 __all__ = ["MEASURES", "summarise", "recommend", "needed_by_agreement", "one_random", "at_base", "sizes_by_agreement",
-           "choose_scheme", "simplicity", "SIMPLICITY", "at_setting"]
+           "choose_scheme", "simplicity", "SIMPLICITY", "at_setting", "measured_size"]
 
 
 MEASURES = ("tau_same_images", "l1_same_images", "tau_population", "l1_population", "top1_correct",
@@ -129,6 +129,27 @@ def _left_out_bound(rows: pd.DataFrame, population: int, target: float) -> float
     sizes = np.sort(others.encounters.unique())
     high = [_new_population_high(others[others.encounters == n], "l1_population") for n in sizes]
     return _interpolate_size(sizes, high, target)
+
+
+def measured_size(claim: float) -> int:
+    """The test-set size a claimed size is measured at: its absolute value rounded up.
+
+    A test set holds whole units; a negative size is "at most" its absolute value.
+
+    Parameters
+    ----------
+    claim : float
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> measured_size(321.36), measured_size(-25.0), measured_size(400.0)
+    (322, 25, 400)
+    """
+    return int(np.ceil(abs(claim) - 1e-9))
 
 
 def _interpolate_size(sizes, values, target):

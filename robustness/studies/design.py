@@ -45,7 +45,7 @@ from robustness.statistics.size_answers import (  # noqa: F401 (the design study
 from robustness.studies.design_base import DesignStudyOptions, max_encounters
 from robustness.synthetic.image_twin import ImageTwinConfig
 
-__all__ = ["DesignStudyOptions", "make_grid", "run"]
+__all__ = ["DesignStudyOptions", "make_grid", "run", "counted_golds"]
 
 STUDY = "design_study"
 
@@ -233,8 +233,7 @@ def _size_search(plan: _Plan, design: pd.DataFrame, pools: dict, *, n_jobs: int,
     base, grid, options, setting, target_l1 = plan.base, plan.grid, plan.options, plan.setting, plan.target_l1
     strat, average = choose_scheme(design, base=setting, size=plan.size)["chosen"]
     # the size search scores the chosen gold and the official one (majority): the statements it backs
-    counted = {g.name for g in resolve(None, macro_only="drop")}
-    golds = [g for g in dict.fromkeys([strat, "majority"]) if g in counted and not is_random(g)] or ["majority"]
+    golds = counted_golds(strat, DEFAULT.gold)
     largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base, options.quick), "met"
     notes: list[str] = []
     while True:
@@ -262,6 +261,25 @@ def _size_search(plan: _Plan, design: pd.DataFrame, pools: dict, *, n_jobs: int,
         design = pd.concat([design, rows], ignore_index=True)
         notes += more
     return design, notes, search, cap
+
+
+def counted_golds(*names: str) -> list[str]:
+    """Of ``names``, the golds the pixel pass counts (not the random single-annotator ones), in order, once each.
+
+    A scheme such as the mean over annotators is scored from any pass; where no name is a counted gold, the
+    default gold (:data:`robustness.scheme.DEFAULT`) is counted.
+
+    Parameters
+    ----------
+    *names : str
+        Gold strategies.
+
+    Returns
+    -------
+    list of str
+    """
+    counted = {g.name for g in resolve(None, macro_only="drop")}
+    return [g for g in dict.fromkeys(names) if g in counted and not is_random(g)] or [DEFAULT.gold]
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +30,13 @@ from scipy.optimize import isotonic_regression
 from scipy.stats import binomtest
 
 from robustness.errors import parameter
-from robustness.overlap.gold import is_random, resolve
 from robustness.results.claims import ClaimName
 from robustness.results.study_result import StudyResult
-from robustness.scheme import DEFAULT
 from robustness.simulation import worlds
 from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS
 from robustness.simulation.design import NewPopulations, Setting
 from robustness.simulation.grid import run_new_populations
+from robustness.simulation.recommendation import measured_size
 from robustness.statistics.uncertainty import crossing
 from robustness.studies import design
 from robustness.studies.design_base import DesignStudyOptions
@@ -116,11 +114,6 @@ class DesignCheck:
     notes: list = field(default_factory=list)
 
 
-def _measured_size(claim: float) -> int:
-    """The size at which a claim is measured: its absolute value, rounded up (a test set holds whole units)."""
-    return int(math.ceil(abs(claim) - 1e-9))
-
-
 def _claims(study: StudyResult) -> tuple[str, str, dict]:
     """The recommended scheme and the two claimed sizes."""
     (chosen,) = study.verdict("recommended_scheme")
@@ -168,11 +161,10 @@ def check_design(options: DesignCheckOptions = DesignCheckOptions(), *, base: wo
     table = study.table("design.csv")
     simulated = sorted({int(n) for n in table.encounters})
     largest = max(simulated)
-    sizes = sorted(set(simulated) | {_measured_size(c) for c in claims.values() if np.isfinite(c)})
+    sizes = sorted(set(simulated) | {measured_size(c) for c in claims.values() if np.isfinite(c)})
     own = int(study.meta["grid"]["populations"])
     new = range(own, own + options.populations)
-    counted = {g.name for g in resolve(None, macro_only="drop")}
-    golds = [strategy] if strategy in counted and not is_random(strategy) else [DEFAULT.gold]
+    golds = design.counted_golds(strategy)
     say(f"{options.populations} new run populations (indices {own} to {own + options.populations - 1}), "
         f"{options.test_sets} test sets of each of {len(sizes)} sizes")
     plan = NewPopulations(setting, tuple(sizes), tuple(new), options.test_sets, tuple(golds))

@@ -12,6 +12,7 @@ from robustness.reporting.document import Report
 from robustness.reporting.sections.design import size_words
 from robustness.reporting.sections.registry import register_section, register_study
 from robustness.results.study_result import StudyResult
+from robustness.simulation.recommendation import measured_size
 
 STUDY = "calibration"
 register_study(STUDY, "Calibration: the package's claims against populations of known truth")
@@ -129,14 +130,13 @@ def _share(hit: int, n: int) -> str:
     return f"{hit} of {n} (95% interval {ci.low:.2f} to {ci.high:.2f} of run populations like these)"
 
 
-def _reached(measured: pd.DataFrame, claim: float, target: float) -> str:
+def _reached(measured: pd.DataFrame, needs: pd.Series, claim: float, target: float) -> str:
     """How many new populations a claimed size reaches, and how many lie within 2 Monte Carlo SE of the target there.
 
     A population whose mean L1 at the claimed size lies within two of its standard errors (over its test sets) of
     the target could fall either side with more test sets.
     """
-    needs = measured.groupby("population").true_need.first()
-    at = measured[measured.encounters == int(np.ceil(abs(claim) - 1e-9))]
+    at = measured[measured.encounters == measured_size(claim)]
     near = int((np.abs(at.l1_population - target) <= 2 * at.l1_population_se).sum())
     text = _share(int((needs.abs().fillna(np.inf) <= abs(claim)).sum()), len(needs))  # "at most n": n
     return text + (f"; at that size {near} of them lie within two Monte Carlo SE of the target, so more test sets "
@@ -161,9 +161,9 @@ def _design_check(r: Report, res: StudyResult) -> None:
         first, last = within[within.abs().idxmin()], within[within.abs().idxmax()]  # negative: "at most"
         spread = (f"{size_words(first, largest)} to {size_words(last, largest)} {unit}s"
                   + (f" ({len(within)} of {n}; the others more than {largest})" if beyond else ""))
-    low, high = check.get("recommended_interval") or (np.nan, np.nan)
+    low, high = check.get("recommended_interval") or (None, None)
     interval = (f" (95% interval over its run populations: {size_words(low, largest)} to {size_words(high, largest)})"
-                if any(v is not None for v in check.get("recommended_interval") or ()) else "")
+                if low is not None or high is not None else "")
     r.heading("The design study on run populations it never drew")
     text = (f"The design study around the default challenge ({check['study_populations']} run populations, its size "
             f"search to {largest} {unit}s, {'quick form' if check['design'].get('quick') else 'full form'}) "
@@ -173,10 +173,10 @@ def _design_check(r: Report, res: StudyResult) -> None:
             f"own population stream, indices beyond its own; {check['test_sets']} test sets of each at every size) "
             f"need {spread}. ")
     if np.isfinite(typical):
-        text += f"The recommended size reaches it on {_reached(measured, typical, check['target'])}. "
+        text += f"The recommended size reaches it on {_reached(measured, needs, typical, check['target'])}. "
     if np.isfinite(new):
-        text += (f"The size for a new run population reaches it on {_reached(measured, new, check['target'])}; its "
-                 "target is at least 80% (the verdict is in the table above).")
+        text += (f"The size for a new run population reaches it on {_reached(measured, needs, new, check['target'])}; "
+                 "its target is at least 80% (the verdict is in the table above).")
     else:
         text += (f"For a new run population the design study cannot name a size within its search (more than "
                  f"{largest}): the range above is what such populations need, and no size is held against the "
