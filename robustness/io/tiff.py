@@ -250,21 +250,7 @@ def tiff_header(source: bytes | bytearray | memoryview | BinaryIO, path: str | o
         data = _Bytes(source, len(source))
     else:
         data = _Bytes(source, os.fstat(source.fileno()).st_size)
-    head = data.read(0, 16) or data.read(0, 8)
-    if len(head) < 8:
-        raise _cut(path, f"{data.size} bytes, no TIFF header")
-    if head[:2] not in (b"II", b"MM"):
-        raise InputError(f"{path}: cannot read the file (not a TIFF file)")
-    e = "<" if head[:2] == b"II" else ">"
-    (version,) = struct.unpack_from(e + "H", head, 2)
-    if version == 42:
-        big = False
-        (offset,) = struct.unpack_from(e + "I", head, 4)
-    elif version == 43 and len(head) == 16 and struct.unpack_from(e + "HH", head, 4) == (8, 0):
-        big = True
-        (offset,) = struct.unpack_from(e + "Q", head, 8)
-    else:
-        raise InputError(f"{path}: cannot read the file (not a TIFF file)")
+    e, big, offset = _header(data, path)
     if offset < 8 or offset >= data.size:
         raise _cut(path, "no image directory" if offset < 8 else
                    f"the image directory at byte {offset} lies beyond the end of the file ({data.size} bytes)")
@@ -278,7 +264,30 @@ def tiff_header(source: bytes | bytearray | memoryview | BinaryIO, path: str | o
                          f"({data.size} bytes)")
     tags = {tag: _values(data, e, big, tag, *entries[tag], path) for tag in entries if tag in _WANTED}
     header = TiffHeader(0, 0, tags, big, e)
-    one = header.one
+    height, width = _image(header, path, max_pixels)
+    _check_data(header, data, path, height, width)
+    return TiffHeader(height, width, tags, big, e)
+
+
+def _header(data: _Bytes, path) -> tuple[str, bool, int]:
+    """The file's byte order (``<`` or ``>``), whether it is a BigTIFF, and its first directory's offset."""
+    head = data.read(0, 16) or data.read(0, 8)
+    if len(head) < 8:
+        raise _cut(path, f"{data.size} bytes, no TIFF header")
+    if head[:2] not in (b"II", b"MM"):
+        raise InputError(f"{path}: cannot read the file (not a TIFF file)")
+    e = "<" if head[:2] == b"II" else ">"
+    (version,) = struct.unpack_from(e + "H", head, 2)
+    if version == 42:
+        return e, False, struct.unpack_from(e + "I", head, 4)[0]
+    if version == 43 and len(head) == 16 and struct.unpack_from(e + "HH", head, 4) == (8, 0):
+        return e, True, struct.unpack_from(e + "Q", head, 8)[0]
+    raise InputError(f"{path}: cannot read the file (not a TIFF file)")
+
+
+def _image(header: TiffHeader, path, max_pixels: int | None) -> tuple[int, int]:
+    """The first image's (height, width), checked: not empty, within ``max_pixels``, one 2-D page of a kind read."""
+    one, tags = header.one, header.tags
     width, height = one(256), one(257)
     if width is None or height is None:
         raise _damaged(path, f"no {_name(256 if width is None else 257)}")
@@ -300,8 +309,7 @@ def tiff_header(source: bytes | bytearray | memoryview | BinaryIO, path: str | o
         raise InputError(f"{path}: TIFF with {samples} sample(s) per pixel (photometric "
                          f"{shown}, extra samples {tuple(extra)}): expected grey, "
                          "grey + alpha, RGB, RGBA or palette")
-    _check_data(header, data, path, int(height), int(width))
-    return TiffHeader(int(height), int(width), tags, big, e)
+    return int(height), int(width)
 
 
 def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int) -> None:
@@ -316,15 +324,7 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
     if len(offsets) != len(counts):
         raise _damaged(path, f"{len(offsets)} {what} offsets but {len(counts)} byte counts")
     samples = one(277, 1)
-    planes = samples if one(284, 1) == 2 else 1
-    if tiled:
-        tw, tl = one(322, 0), one(323, 0)
-        if not tw or not tl:
-            raise _damaged(path, f"tiles of {tl} x {tw} pixels")
-        needed = -(-height // tl) * -(-width // tw) * planes
-    else:
-        rows = min(one(278, height) or height, height)
-        needed = -(-height // rows) * planes
+    needed = _pieces(header, path, height, width)
     if len(offsets) < needed:
         raise _damaged(path, f"{len(offsets)} {what}(s) where a {height} x {width} image needs {needed}")
     for k, (off, cnt) in enumerate(zip(offsets, counts)):
@@ -341,6 +341,19 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
         kind = {1: "uncompressed", 32773: "PackBits"}.get(one(259, 1), "deflate")
         raise _damaged(path, f"its {what}s hold {held} bytes of {kind} data; a {height} x {width} image needs "
                              f"{needed_bytes} bytes" + (f" (at most {ratio} per stored byte)" if ratio > 1 else ""))
+
+
+def _pieces(header: TiffHeader, path, height: int, width: int) -> int:
+    """How many strips (or tiles) a ``height`` x ``width`` image of the header's layout needs."""
+    one = header.one
+    planes = one(277, 1) if one(284, 1) == 2 else 1
+    if 322 in header.tags or 324 in header.tags:
+        tw, tl = one(322, 0), one(323, 0)
+        if not tw or not tl:
+            raise _damaged(path, f"tiles of {tl} x {tw} pixels")
+        return -(-height // tl) * -(-width // tw) * planes
+    rows = min(one(278, height) or height, height)
+    return -(-height // rows) * planes
 
 
 def _inflater():

@@ -125,6 +125,40 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
 
 
+def _html_text(text: str, root: Path) -> str:
+    """A text of the report as HTML: escaped, its inline markup and the folder's file names as links."""
+    return _linked(_inline(text), root)
+
+
+def _html_table(block: tuple, root: Path) -> list[str]:
+    """A table block as HTML: its caption, the table in a sideways-scrolling box, how many rows it left out."""
+    _, frame, floatfmt, caption, max_rows = block
+    out = [f'<p class="caption">{_html_text(caption, root)}</p>'] if caption else []
+    shown = frame if max_rows is None else frame.head(max_rows)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+    cells = cells_of(shown, floatfmt)
+    long = ' class="long"'  # a long cell may wrap in a wide table
+    rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_linked(html.escape(v), root)}"
+                                    "</td>" for v in row) + "</tr>" for row in cells)
+    widest = [max([len(str(c))] + [len(row[k]) for row in cells]) for k, c in enumerate(shown.columns)]
+    wrap = ' class="wrap"' if sum(widest) + 3 * len(widest) > 100 else ""  # ~ the column's characters
+    out.append(f'<div class="scroll"><table{wrap}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+    if max_rows is not None and len(frame) > max_rows:
+        out.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
+    return out
+
+
+def _html_figure(block: tuple, root: Path) -> str:
+    """A figure block as HTML: the PNG embedded as a data URI, its caption with links to its files."""
+    _, path, caption = block
+    png = read_inside(root, path, limit=MAX_FIGURE_BYTES, what="figure")
+    data = base64.b64encode(png).decode()
+    files = [path] + [f for f in (str(Path(path).with_suffix(".pdf")),) if exists_inside(root, f)]
+    links = " ".join(f'<a href="{f}">{Path(f).suffix[1:].upper()}</a>' for f in files)
+    return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{_html_text(caption, root)} ({links})</figcaption></figure>")
+
+
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;margin:0;color:#1a1a1a;
 background:#fff}
@@ -317,9 +351,6 @@ class Report:
         taken: set = set()
         toc, body = [], []
 
-        def text(t):
-            return _linked(_inline(t), root)
-
         for block in self.blocks:
             kind = block[0]
             if kind == "heading":
@@ -328,32 +359,13 @@ class Report:
                     toc.append(f'<li><a href="#{anchor}">{_inline(block[2])}</a></li>')
                 body.append(f'<h{block[1]} id="{anchor}">{_inline(block[2])}</h{block[1]}>')
             elif kind == "paragraph":
-                body.append(f"<p>{text(block[1])}</p>")
+                body.append(f"<p>{_html_text(block[1], root)}</p>")
             elif kind == "bullets":
-                body.append("<ul>" + "".join(f"<li>{text(i)}</li>" for i in block[1]) + "</ul>")
+                body.append("<ul>" + "".join(f"<li>{_html_text(i, root)}</li>" for i in block[1]) + "</ul>")
             elif kind == "table":
-                _, frame, floatfmt, caption, max_rows = block
-                if caption:
-                    body.append(f'<p class="caption">{text(caption)}</p>')
-                shown = frame if max_rows is None else frame.head(max_rows)
-                head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-                cells = cells_of(shown, floatfmt)
-                long = ' class="long"'  # a long cell may wrap in a wide table
-                rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_linked(html.escape(v), root)}"
-                                                "</td>" for v in row) + "</tr>" for row in cells)
-                widest = [max([len(str(c))] + [len(row[k]) for row in cells]) for k, c in enumerate(shown.columns)]
-                wrap = ' class="wrap"' if sum(widest) + 3 * len(widest) > 100 else ""  # ~ the column's characters
-                body.append(f'<div class="scroll"><table{wrap}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
-                            "</table></div>")
-                if max_rows is not None and len(frame) > max_rows:
-                    body.append(f'<p class="caption">({len(frame) - max_rows} more rows in the table file)</p>')
+                body += _html_table(block, root)
             elif kind == "figure":
-                png = read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure")
-                data = base64.b64encode(png).decode()
-                files = [block[1]] + [f for f in (str(Path(block[1]).with_suffix(".pdf")),) if exists_inside(root, f)]
-                links = " ".join(f'<a href="{f}">{Path(f).suffix[1:].upper()}</a>' for f in files)
-                body.append(f'<figure><img alt="{html.escape(block[2])}" src="data:image/png;base64,{data}">'
-                            f"<figcaption>{text(block[2])} ({links})</figcaption></figure>")
+                body.append(_html_figure(block, root))
         nav = f'<nav class="toc"><p>Contents</p><ol>{"".join(toc)}</ol></nav>' if len(toc) > 1 else ""
         body = [f"<h1>{_inline(self.title)}</h1>", nav, *body]
         return visible("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"  # no name reorders text

@@ -121,6 +121,53 @@ def _table_lines(frame, floatfmt: str, budget: int) -> list[str]:
     return lines
 
 
+def _heading(pages: _Pages, block: tuple, root: Path) -> None:
+    size = {2: 12.5, 3: 10.5}.get(block[1], 10)
+    pages.room(0.9)
+    pages.gap(0.12)
+    for text in textwrap.wrap(_plain(block[2]), 80):
+        pages.line(text, size=size, weight="bold")
+    pages.gap(0.04)
+
+
+def _paragraph(pages: _Pages, block: tuple, root: Path) -> None:
+    for text in textwrap.wrap(_plain(block[1]), _WIDTH_CHARS) or [""]:
+        pages.line(text)
+    pages.gap(0.08)
+
+
+def _bullets(pages: _Pages, block: tuple, root: Path) -> None:
+    for item in block[1]:
+        for k, text in enumerate(textwrap.wrap(_plain(item), _WIDTH_CHARS - 4) or [""]):
+            pages.line(("• " if k == 0 else "  ") + text, indent=0.1)
+    pages.gap(0.08)
+
+
+def _table(pages: _Pages, block: tuple, root: Path) -> None:
+    """A table in a fixed-width font, shrunk to the width (down to :data:`_SMALLEST`), its caption above."""
+    _, frame, floatfmt, caption, max_rows = block
+    if caption:
+        for text in textwrap.wrap(_plain(caption), _WIDTH_CHARS + 10):
+            pages.line(text, size=8, color="0.25")
+    shown = frame if max_rows is None else frame.head(max_rows)
+    natural = max(len(x) for x in _table_lines(shown, floatfmt, 10**6))
+    size = max(_SMALLEST, min(7.5, _TEXT_WIDTH * 72 / (0.6 * max(natural, 1))))
+    for text in _table_lines(shown, floatfmt, int(_TEXT_WIDTH * 72 / (0.6 * size))):
+        pages.line(text, size=size, family="monospace")
+    if max_rows is not None and len(frame) > max_rows:
+        pages.line(f"({len(frame) - max_rows} more rows in the table file)", size=7.5, color="0.25")
+    pages.gap(0.1)
+
+
+def _figure(pages: _Pages, block: tuple, root: Path) -> None:
+    pages.image(read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure"), block[2])
+    pages.gap(0.1)
+
+
+#: How each kind of block of a :class:`~robustness.reporting.document.Report` goes onto the pages.
+_BLOCKS = {"heading": _heading, "paragraph": _paragraph, "bullets": _bullets, "table": _table, "figure": _figure}
+
+
 def to_pdf(report: Report, root: Path | str) -> bytes:
     """The report as a PDF document.
 
@@ -143,38 +190,6 @@ def to_pdf(report: Report, root: Path | str) -> bytes:
             pages.line(text, size=15, weight="bold")
         pages.gap(0.1)
         for block in report.blocks:
-            kind = block[0]
-            if kind == "heading":
-                size = {2: 12.5, 3: 10.5}.get(block[1], 10)
-                pages.room(0.9)
-                pages.gap(0.12)
-                for text in textwrap.wrap(_plain(block[2]), 80):
-                    pages.line(text, size=size, weight="bold")
-                pages.gap(0.04)
-            elif kind == "paragraph":
-                for text in textwrap.wrap(_plain(block[1]), _WIDTH_CHARS) or [""]:
-                    pages.line(text)
-                pages.gap(0.08)
-            elif kind == "bullets":
-                for item in block[1]:
-                    for k, text in enumerate(textwrap.wrap(_plain(item), _WIDTH_CHARS - 4) or [""]):
-                        pages.line(("• " if k == 0 else "  ") + text, indent=0.1)
-                pages.gap(0.08)
-            elif kind == "table":
-                _, frame, floatfmt, caption, max_rows = block
-                if caption:
-                    for text in textwrap.wrap(_plain(caption), _WIDTH_CHARS + 10):
-                        pages.line(text, size=8, color="0.25")
-                shown = frame if max_rows is None else frame.head(max_rows)
-                natural = max(len(x) for x in _table_lines(shown, floatfmt, 10**6))
-                size = max(_SMALLEST, min(7.5, _TEXT_WIDTH * 72 / (0.6 * max(natural, 1))))
-                for text in _table_lines(shown, floatfmt, int(_TEXT_WIDTH * 72 / (0.6 * size))):
-                    pages.line(text, size=size, family="monospace")
-                if max_rows is not None and len(frame) > max_rows:
-                    pages.line(f"({len(frame) - max_rows} more rows in the table file)", size=7.5, color="0.25")
-                pages.gap(0.1)
-            elif kind == "figure":
-                pages.image(read_inside(root, block[1], limit=MAX_FIGURE_BYTES, what="figure"), block[2])
-                pages.gap(0.1)
+            _BLOCKS[block[0]](pages, block, root)
         pages.finish()
     return buffer.getvalue()

@@ -445,16 +445,7 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
         v.add("encounters_needed_top1", value=_number(row.encounters_for_top1),
               low=_number(row.encounters_for_top1_optimistic), high=_number(row.encounters_for_top1_conservative),
               level=0.95, count=int(row.largest_size), subject=[f"{options.target_top1:g}"], **key)
-    effort = rec["annotators"]
-    if len(effort):
-        for (strat, average), e in effort.groupby(["strategy", "average"], sort=False):
-            e = e.sort_values("annotators")
-            tied = len(e) > 1 and not (e.l1_population_high.min() < e.l1_population_low.max())
-            for x in e.itertuples():
-                v.add("annotation_effort", strategy=strat, average=average, metric=METRIC,
-                      statement="tied" if tied else "apart", value=x.l1_population, low=x.l1_population_low,
-                      high=x.l1_population_high, level=0.95, count=int(x.annotators), subject=[f"{x.encounters:.0f}"],
-                      table="design_summary.csv")
+    _effort_verdicts(v, rec["annotators"])
     for c in rec["calibration"].itertuples():
         key = dict(strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, subject=[f"{c.agreement:g}"],
                    count=int(c.encounters), table="design.csv")
@@ -465,6 +456,25 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
             ("paper_converged_but_far_share", c.paper_converged_but_far_share))
         for claim, value in claims:
             v.add(claim, value=value, **key)
+    _comparison_verdicts(v, rec)
+    return v
+
+
+def _effort_verdicts(v: Verdicts, effort: pd.DataFrame) -> None:
+    """More annotators or more units at the same effort, per scheme: tied where the intervals overlap."""
+    if len(effort):
+        for (strat, average), e in effort.groupby(["strategy", "average"], sort=False):
+            e = e.sort_values("annotators")
+            tied = len(e) > 1 and not (e.l1_population_high.min() < e.l1_population_low.max())
+            for x in e.itertuples():
+                v.add("annotation_effort", strategy=strat, average=average, metric=METRIC,
+                      statement="tied" if tied else "apart", value=x.l1_population, low=x.l1_population_low,
+                      high=x.l1_population_high, level=0.95, count=int(x.annotators), subject=[f"{x.encounters:.0f}"],
+                      table="design_summary.csv")
+
+
+def _comparison_verdicts(v: Verdicts, rec: dict) -> None:
+    """The twin against the main job on the real challenge (size, resolution), and the intervals' coverage."""
     c = compare_answers(rec)
     if c is not None:
         f = comparison_fields(c)
@@ -486,4 +496,3 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
             v.add("interval_coverage", metric=x.metric, average=x.average, subject=[x.unit, x.method],
                   value=x.coverage, low=x.coverage_low, high=x.coverage_high, level=0.95, count=int(x.encounters),
                   table="coverage_summary.csv")
-    return v

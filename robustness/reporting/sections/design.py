@@ -168,12 +168,8 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     n_runs = base["runs"]
     r.heading("Recommendation")
     rec = res.verdict("recommended_scheme")[0]
-    closest = res.verdict("closest_scheme")[0]
     strat, average = rec["strategy"], rec["average"]
-    name = f"{strategy_label(strat)} ({average})"
-    largest = rec["count"]
     target = float(res.verdict("encounters_needed", strategy=strat, average=average)[0]["subject"][0])
-    per_run = f"{target_rule(target, n_runs)}; {random_baseline(n_runs, target)}"
     r.paragraph(
         f"For a challenge like this one ({base['annotators']} annotators per image, agreement {base['agreement']:g}, "
         f"{n_runs} runs, {size} test {unit}s), simulated {g['replicates']} times over {g['populations']} run "
@@ -181,56 +177,16 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         "independent images, see below). Intervals are 95% over replicates"
         + (", t over the run populations' means (runs drawn like this challenge's are the unit)."
            if g["populations"] < g["replicates"] else ", each its own run population."))
-    others = [t for t in closest["subject"] if t != f"{strat} ({average})"]
-    if closest["statement"] == "best":
-        why = ("its L1 to the runs' population ranking is smaller than every other scheme's in paired comparisons "
-               f"over replicates (Bonferroni-adjusted {closest['level']:.1%} intervals)")
-    else:
-        why = (f"tied with it for the ranking closest to the runs' population ranking: "
-               f"{', '.join(_scheme(t) for t in others)} (the t intervals of their mean paired differences over "
-               "replicates, Bonferroni-adjusted, include zero); among "
-               "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
-               "the others) and, of its averagings, the one closer on average")
-    items = failed_fit_bullets(res) + _coverage_bullets(res, unit) + [f"**Use {name}**: {why}."]
+    items = failed_fit_bullets(res) + _coverage_bullets(res, unit) + [_use_bullet(res, rec)]
+    largest = rec["count"]
     random = res.verdict("one_random_annotator")
     if random:
         parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
                  f"{float(x['subject'][0]):.1f} to {float(x['subject'][1]):.1f}" for x in random]
         items.append("**One random annotator** as the gold (a draw, not a choice an organiser can adopt; reported "
                      "as one scheme): " + "; ".join(parts) + ".")
-    reach = res.verdict("own_distance_to_truth")[0]
-    if reach["statement"] == "unreachable":
-        items.append(f"**Test-set size**: no test-set size reaches an expected L1 <= {format_target(target)} "
-                     f"({per_run}) with "
-                     f"{name}: its own distance to the truth is "
-                     f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
-                     f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
-    else:
-        conservative = size_words(rec["high"], largest)
-        items.append(
-            f"**Test-set size**: the expected L1 to the runs' population ranking falls to {format_target(target)} "
-            f"({per_run}) with "
-            f"{_about(size_words(rec['value'], largest))} {unit}s (95% interval over replicates: "
-            f"{size_words(rec['low'], largest)} to {conservative}); "
-            + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
-               f"{conservative} {unit}s are needed to meet it with 95% confidence.")
-            + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
-    for bullet in (resolution_bullet(res, unit), _main_job_bullet(res, unit, target)):
-        if bullet:
-            items.append(bullet)
-    spread = res.verdict("encounters_needed_by_population")
-    if spread:
-        x = spread[0]
-        beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
-        reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
-        items.append(f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
-                     f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
-                     f"for L1 <= {format_target(target)} "
-                     + (f"is {size_words(x['low'], largest)} {unit}s in every population where the search found one"
-                        if size_words(x['low'], largest) == size_words(x['high'], largest) else
-                        f"ranges from {size_words(x['low'], largest)} to {size_words(x['high'], largest)} {unit}s")
-                     + f" (median {size_words(x['value'], largest)}; {x['count']} of {x['total']} populations "
-                     f"found{beyond}).")
+    items += [b for b in (_size_bullet(res, rec, unit, target, n_runs), resolution_bullet(res, unit),
+                          _main_job_bullet(res, unit, target), _spread_bullet(res, unit, target, largest)) if b]
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
     if top1:
         t = top1[0]
@@ -254,6 +210,63 @@ def _recommendation(r: Report, res: StudyResult) -> None:
                      + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
     r.bullets(items)
     _how_far(r, res, size, unit, n_runs)
+
+
+def _use_bullet(res: StudyResult, rec: dict) -> str:
+    """"Use" the recommended scheme, and why: best in paired comparisons, or the simplest of those tied."""
+    closest = res.verdict("closest_scheme")[0]
+    strat, average = rec["strategy"], rec["average"]
+    others = [t for t in closest["subject"] if t != f"{strat} ({average})"]
+    if closest["statement"] == "best":
+        why = ("its L1 to the runs' population ranking is smaller than every other scheme's in paired comparisons "
+               f"over replicates (Bonferroni-adjusted {closest['level']:.1%} intervals)")
+    else:
+        why = (f"tied with it for the ranking closest to the runs' population ranking: "
+               f"{', '.join(_scheme(t) for t in others)} (the t intervals of their mean paired differences over "
+               "replicates, Bonferroni-adjusted, include zero); among "
+               "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
+               "the others) and, of its averagings, the one closer on average")
+    return f"**Use {strategy_label(strat)} ({average})**: {why}."
+
+
+def _size_bullet(res: StudyResult, rec: dict, unit: str, target: float, n_runs: int) -> str:
+    """The test-set size for the target with the recommended scheme, or why no size reaches it."""
+    strat, average, largest = rec["strategy"], rec["average"], rec["count"]
+    name = f"{strategy_label(strat)} ({average})"
+    per_run = f"{target_rule(target, n_runs)}; {random_baseline(n_runs, target)}"
+    reach = res.verdict("own_distance_to_truth")[0]
+    if reach["statement"] == "unreachable":
+        return (f"**Test-set size**: no test-set size reaches an expected L1 <= {format_target(target)} "
+                f"({per_run}) with "
+                f"{name}: its own distance to the truth is "
+                f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
+                f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
+    conservative = size_words(rec["high"], largest)
+    return (f"**Test-set size**: the expected L1 to the runs' population ranking falls to {format_target(target)} "
+            f"({per_run}) with "
+            f"{_about(size_words(rec['value'], largest))} {unit}s (95% interval over replicates: "
+            f"{size_words(rec['low'], largest)} to {conservative}); "
+            + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
+               f"{conservative} {unit}s are needed to meet it with 95% confidence.")
+            + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
+
+
+def _spread_bullet(res: StudyResult, unit: str, target: float, largest: int) -> str:
+    """How the size varies between run populations (empty where the study did not measure it)."""
+    spread = res.verdict("encounters_needed_by_population")
+    if not spread:
+        return ""
+    x = spread[0]
+    beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
+    reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
+    return (f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
+            f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
+            f"for L1 <= {format_target(target)} "
+            + (f"is {size_words(x['low'], largest)} {unit}s in every population where the search found one"
+               if size_words(x['low'], largest) == size_words(x['high'], largest) else
+               f"ranges from {size_words(x['low'], largest)} to {size_words(x['high'], largest)} {unit}s")
+            + f" (median {size_words(x['value'], largest)}; {x['count']} of {x['total']} populations "
+            f"found{beyond}).")
 
 
 def _new_population(res: StudyResult, unit: str, largest: int) -> str:
