@@ -83,6 +83,20 @@ class ArraySource:
         return {"arrays": h.hexdigest()}
 
 
+def _annotated_shape(image, masks: dict, names: tuple) -> tuple[int, ...]:
+    """The shape of an image's annotator masks (``masks``: annotator -> mask), which must all have it."""
+    shape: tuple[int, ...] | None = None
+    for a in names:
+        m = masks.get(a)
+        if m is not None:
+            if shape is not None and np.shape(m) != shape:
+                raise InputError(f"image {image}: annotator {a} mask has shape {np.shape(m)}, others {shape}")
+            shape = np.shape(m)
+    if shape is None:
+        raise InputError(f"image {image}: no annotator mask")
+    return tuple(int(x) for x in shape)
+
+
 def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
                 truth: dict | None = None) -> Challenge:
     """A challenge from in-memory masks.
@@ -122,19 +136,9 @@ def from_arrays(annotators: dict, runs: dict, *, encounters: dict | None = None,
     images = tuple(annotators)
     names = tuple(sorted({a for v in annotators.values() for a in v}))
     masks: dict = {}
-    shapes = []
-    for i, im in enumerate(images):
-        shape: tuple[int, ...] | None = None
-        for a in names:
-            m = annotators[im].get(a)
-            masks.setdefault(("annotator", a), [None] * len(images))[i] = m
-            if m is not None:
-                if shape is not None and np.shape(m) != shape:
-                    raise InputError(f"image {im}: annotator {a} mask has shape {np.shape(m)}, others {shape}")
-                shape = np.shape(m)
-        if shape is None:
-            raise InputError(f"image {im}: no annotator mask")
-        shapes.append(tuple(int(x) for x in shape))
+    shapes = [_annotated_shape(im, annotators[im], names) for im in images]
+    for a in names:
+        masks[("annotator", a)] = [annotators[im].get(a) for im in images]
     for run, per_image in runs.items():
         missing = [im for im in images if im not in per_image]
         if missing:

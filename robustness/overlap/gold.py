@@ -333,22 +333,27 @@ def resolve(names: Iterable[str | GoldStrategy] | None = None, *, macro_only: st
     if names is None:
         out = [s for s in STRATEGIES.values() if s.default]
     else:
-        names = list(names)
-        if not names:
-            raise ValueError("no gold strategy given")
-        out = [get_strategy(n) for n in names]
-        seen = [s.name for s in out]
-        dup = next((n for n in seen if seen.count(n) > 1), None)
-        if dup is not None:
-            raise ValueError(f"gold strategy {dup!r} is given twice")
-        rand = sorted(s.index for s in out if s.kind == "random" and s.index is not None)
-        if rand != list(range(1, len(rand) + 1)):
-            raise ValueError("random strategies must be rand1..randN without gaps, got "
-                             + ", ".join(f"rand{i}" for i in rand))
+        out = _given(list(names))
         if macro_only == "default" and not any(s.macro_only for s in out):
             out += [s for s in STRATEGIES.values() if s.default and s.macro_only]
     if macro_only == "drop":
         out = [s for s in out if not s.macro_only]
+    return out
+
+
+def _given(names: list) -> list[GoldStrategy]:
+    """The strategies named, checked: at least one, none twice, ``rand1..randN`` without gaps."""
+    if not names:
+        raise ValueError("no gold strategy given")
+    out = [get_strategy(n) for n in names]
+    seen = [s.name for s in out]
+    dup = next((n for n in seen if seen.count(n) > 1), None)
+    if dup is not None:
+        raise ValueError(f"gold strategy {dup!r} is given twice")
+    rand = sorted(s.index for s in out if s.kind == "random" and s.index is not None)
+    if rand != list(range(1, len(rand) + 1)):
+        raise ValueError("random strategies must be rand1..randN without gaps, got "
+                         + ", ".join(f"rand{i}" for i in rand))
     return out
 
 

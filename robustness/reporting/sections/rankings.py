@@ -135,6 +135,19 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
                  "on all, under the same method.")
 
 
+def _lead(g: pd.DataFrame, top: pd.DataFrame, share: dict) -> str:
+    """Who leads one leaderboard: the runs whose rank interval includes first place, and how often each is first."""
+    if g.low.isna().all():
+        return "no rank intervals: one case, left out of the bootstrap"
+    if len(top) == 1 and top.high.iloc[0] <= 1:
+        return f"{top.run.iloc[0]} is first in at least 97.5% of resamples"
+    if len(top) == 1:
+        return (f"{top.run.iloc[0]} is the only run whose 95% rank interval includes first place (ranked 1 "
+                f"alone in {share[top.run.iloc[0]]:.0%} of resamples)")
+    return (f"tied at the top: {', '.join(top.run)} (their 95% rank intervals include first place; ranked "
+            "1 alone in " + ", ".join(f"{v:.0%}" for v in share.values()) + " of resamples)")
+
+
 def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Leaderboards", intro: str = "",
                               max_rows: int | None = None, unit: str | None = None) -> None:
     """Every leaderboard of ``ranking.csv`` under every ranking method, with bootstrap rank intervals.
@@ -171,17 +184,7 @@ def case_leaderboards_section(r: Report, res: StudyResult, *, heading: str = "Le
             columns={"median_rank": "median rank", "low": "rank 2.5%", "high": "rank 97.5%"})
         top = g[g.low <= 1]
         firsts = freq[(freq.task == task) & (freq.ranking == method) & (freq["rank"] == 1)].set_index("run").share
-        share = {run: float(firsts.get(run, 0.0)) for run in top.run}
-        if g.low.isna().all():
-            lead = "no rank intervals: one case, left out of the bootstrap"
-        elif len(top) == 1 and top.high.iloc[0] <= 1:
-            lead = f"{top.run.iloc[0]} is first in at least 97.5% of resamples"
-        elif len(top) == 1:
-            lead = (f"{top.run.iloc[0]} is the only run whose 95% rank interval includes first place (ranked 1 "
-                    f"alone in {share[top.run.iloc[0]]:.0%} of resamples)")
-        else:
-            lead = (f"tied at the top: {', '.join(top.run)} (their 95% rank intervals include first place; ranked "
-                    "1 alone in " + ", ".join(f"{v:.0%}" for v in share.values()) + " of resamples)")
+        lead = _lead(g, top, {run: float(firsts.get(run, 0.0)) for run in top.run})
         r.heading(f"{task}: {method}", level=3)
         r.table(shown, floatfmt="{:.4g}", caption=f"{len(g)} runs; {lead}.", **({"max_rows": max_rows} if max_rows
                                                                                  else {}))
