@@ -290,6 +290,15 @@ def _check_data_options(args: argparse.Namespace) -> None:
         raise ValueError("--binarize and --threshold are two ways to read grey masks: give one of them")
     if args.layout == "raters" and args.foreground is not None and args.foreground == args.background:
         raise ValueError(f"--foreground and --background are both {args.foreground}")
+    _check_label_options(args)
+    if args.layout == "dermavqa" and (args.foreground is not None or args.background is not None
+                                      or args.threshold is not None):
+        raise ValueError("--foreground, --background and --threshold apply to --layout raters; the dermavqa "
+                         "layout's foreground is the value 1 (--binarize reads values > 0)")
+
+
+def _check_label_options(args: argparse.Namespace) -> None:
+    """``--labels`` or ``--regions`` (one of them, each region named once): multi-label rater folders only."""
     labels = getattr(args, "labels", None)
     regions = getattr(args, "regions", None)
     if regions is not None:
@@ -306,10 +315,6 @@ def _check_data_options(args: argparse.Namespace) -> None:
                                     or args.threshold is not None or args.binarize):
         raise ValueError(f"{which} reads each label's voxels as its mask: --foreground, --background, --threshold "
                          "and --binarize do not apply")
-    if args.layout == "dermavqa" and (args.foreground is not None or args.background is not None
-                                      or args.threshold is not None):
-        raise ValueError("--foreground, --background and --threshold apply to --layout raters; the dermavqa "
-                         "layout's foreground is the value 1 (--binarize reads values > 0)")
 
 
 def add_scoring_options(g) -> None:

@@ -418,8 +418,17 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     mask = flat.view(bool).reshape(shape)
     if n_stray == 0 or fmt.binarize:
         return done(mask)
-    # rare: values besides the two expected ones. Decode again to see them.
+    return done(*_with_strays(path, fmt, mask, n_stray))
+
+
+def _with_strays(path: Path, fmt: MaskFormat, mask: np.ndarray, n_stray: int) -> tuple[np.ndarray, str | None]:
+    """A mask whose file holds values besides the two expected (rare), and what is said of it.
+
+    The file is decoded again to see the values; it is then read on the other scale (0/1 for 0/255 or back),
+    refused, or each stray value assigned to the nearer of foreground and background.
+    """
     grey = _grey(path)
+    shape = mask.shape
     if grey.shape != shape:
         raise InputError(f"{path}: the file changed while it was read (decoded as {' x '.join(map(str, shape))} "
                          f"pixels, then as {' x '.join(map(str, grey.shape))})")
@@ -431,8 +440,8 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     for scale, other, high in (({0, 255}, {0, 1}, 1), ({0, 1}, {0, 255}, 255)):
         if fmt.rescale and expected == scale and set(present) <= other:  # the file uses the other scale
             value = fmt.foreground if fmt.foreground == 0 else high
-            return done(grey == value, _scale_note(other, scale, high,
-                                                   "foreground" if max(scale) == fmt.foreground else "background"))
+            return grey == value, _scale_note(other, scale, high,
+                                              "foreground" if max(scale) == fmt.foreground else "background")
     if (fmt.foreground, fmt.background) == (1, 0) and set(present) <= {0, 255}:
         raise InputError(
             f"{path}: mask stored as 0/255 where foreground is 1 (the official scorer "
@@ -447,11 +456,11 @@ def read_mask(path: str | os.PathLike, fmt: MaskFormat = MaskFormat(), *,
     to_fg = [v for v in stray if abs(int(v) - fmt.foreground) < abs(int(v) - fmt.background)]
     if to_fg:
         mask = mask | np.isin(grey, to_fg)  # mask holds value == foreground already
-    return done(mask, (
+    return mask, (
         f"{n_stray} pixel(s) with value(s) {_show(stray)} besides foreground "
         f"{fmt.foreground} and background {fmt.background}: each assigned to the nearer of foreground "
         f"{fmt.foreground} and background {fmt.background} (strict refuses such masks)"
-    ))
+    )
 
 
 def _scale_note(other, scale, high, reads: str) -> str:

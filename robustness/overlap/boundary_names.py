@@ -292,70 +292,22 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
     """
     if isinstance(name, BoundaryMetric):
         return name
-    directed = _DIRECTED.match(str(name))
-    if directed is not None:
-        base = boundary_metric(directed.group("stem") + (directed.group("rest") or ""))
-        if base.kind not in _DISTANCE_KINDS or base.tolerances or base.pooled:
-            raise ValueError(f"{name}: one direction applies to nsd@<tolerance>, hd95, hd<P>, assd, masd and hd")
-        stem, at, rest = base.name.partition("@")
-        way = directed.group("direction")
-        words = ("from the run's border to the reference's" if way == "run_to_ref" else
-                 "from the reference's border to the run's")
-        return replace(base, name=f"{stem}_{way}{at}{rest}", direction=way,
-                       description=f"{base.description}, one direction: {words}")
-    surfel = _SURFEL.match(str(name))
-    if surfel is not None:
-        base = boundary_metric(surfel.group("base") + (surfel.group("rest") or ""))
-        if base.kind not in _DISTANCE_KINDS:
-            raise ValueError(f"{name}: surface elements apply to nsd, hd95, hd<P>, assd, masd and hd")
-        stem, at, rest = base.name.partition("@")
-        return replace(base, name=f"{stem}_surfel{at}{rest}", surface="elements",
-                       description=base.description + ", on surface elements weighted by area (DeepMind's)")
-    pooled = _POOLED.match(str(name))
-    if pooled is not None:
-        base = boundary_metric(pooled.group("base"))
-        if base.kind not in ("hd95", "hdp"):
-            raise ValueError(f"{name}: the pooled percentile applies to hd95 and hd<P>")
-        return replace(base, name=f"{base.name}_pooled", pooled=True,
-                       description=f"{base.percentile:g}th percentile of both directions' surface distances pooled "
-                                   "(medpy's)")
+    text = str(name)
+    for pattern, build in _VARIANTS:  # a metric with a variant: its base named in the rest of the name
+        match = pattern.match(text)
+        if match is not None:
+            return build(name, match)
     if name in BOUNDARY_METRICS:
         return BOUNDARY_METRICS[name]
-    brats = _BRATS.match(str(name))
-    if brats is not None:
-        setting = brats.group("setting") or "gli"
-        if setting not in BRATS_SETTINGS:
-            raise ValueError(f"{name}: the BraTS settings are {', '.join(BRATS_SETTINGS)}")
-        dilation, min_volume = BRATS_SETTINGS[setting]
-        stat = brats.group("stat")
-        spelled = f"brats_{stat}" + ("" if setting == "gli" else f"@{setting}")
-        return BoundaryMetric(spelled, "brats", lower_better=stat == "hd95", statistic=stat,
-                              description=f"BraTS 2023's lesion-wise {'Dice' if stat == 'dice' else 'HD95'} "
-                                          f"({setting.upper()}: lesions matched by {dilation} dilations, lesions of "
-                                          f"at most {min_volume:g} left out, {HD95_PENALTY:g} for a missed or false "
-                                          "lesion's HD95)")
-    per_label = _NSD_PER_LABEL.match(str(name))
-    if per_label is not None:
-        pairs = [part.split("=") for part in per_label.group("spec").split("/")]
-        tolerances = tuple((label, float(tol)) for label, tol in pairs)
-        if any(not t > 0 for _, t in tolerances) or len({n for n, _ in tolerances}) != len(tolerances):
-            raise ValueError(f"{name}: each label once, with a positive tolerance")
-        spelled = "/".join(f"{label}={_spelled(t, tol)}" for (label, tol), (_, t) in zip(pairs, tolerances))
-        return BoundaryMetric(f"nsd@{spelled}", "nsd", 0.0, lower_better=False, tolerances=tolerances,
-                              description="normalised surface distance at a tolerance per label: " + ", ".join(
-                                  f"{label} {t:g}" for label, t in tolerances))
-    hdp = _HDP.match(str(name))
-    if hdp is not None:
-        p = float(hdp.group("p"))
-        if not 0 < p <= 100:
-            raise ValueError(f"{name}: the percentile must lie in (0, 100]")
-        return BoundaryMetric(f"hd{_spelled(p, hdp.group('p'))}", "hdp", p,
-                              description=f"{p:g}th percentile Hausdorff distance (max of both directions)")
-    if is_lesion_metric(str(name)):
-        statistic, tol, lower, text = lesion_kind(str(name))
-        spelled = str(name) if statistic != "lesion_nsd" else f"lesion_nsd@{_spelled(tol, str(name).split('@')[1])}"
-        return BoundaryMetric(spelled, "lesion", tol, lower_better=lower, description=text, statistic=statistic)
-    match = _NSD.match(str(name))
+    for pattern, build in _SPELLED:
+        match = pattern.match(text)
+        if match is not None:
+            return build(name, match)
+    if is_lesion_metric(text):
+        statistic, tol, lower, about = lesion_kind(text)
+        spelled = text if statistic != "lesion_nsd" else f"lesion_nsd@{_spelled(tol, text.split('@')[1])}"
+        return BoundaryMetric(spelled, "lesion", tol, lower_better=lower, description=about, statistic=statistic)
+    match = _NSD.match(text)
     if match is None:
         known = (", ".join(sorted(BOUNDARY_METRICS)) + ", nsd@<tolerance>, hd<percentile>, "
                  + ", ".join(LESION_METRICS) + ", lesion_nsd@<tolerance>")
@@ -365,6 +317,81 @@ def boundary_metric(name: str | BoundaryMetric) -> BoundaryMetric:
         raise ValueError(f"{name}: the NSD's tolerance must be positive")
     return BoundaryMetric(f"nsd@{_spelled(tol, match.group('tol'))}", "nsd", tol, lower_better=False,
                           description=f"normalised surface distance at a tolerance of {tol:g}")
+
+
+def _read_directed(name, match: re.Match) -> BoundaryMetric:
+    """A distance in one direction (``hd95_run_to_ref``)."""
+    base = boundary_metric(match.group("stem") + (match.group("rest") or ""))
+    if base.kind not in _DISTANCE_KINDS or base.tolerances or base.pooled:
+        raise ValueError(f"{name}: one direction applies to nsd@<tolerance>, hd95, hd<P>, assd, masd and hd")
+    stem, at, rest = base.name.partition("@")
+    way = match.group("direction")
+    words = ("from the run's border to the reference's" if way == "run_to_ref" else
+             "from the reference's border to the run's")
+    return replace(base, name=f"{stem}_{way}{at}{rest}", direction=way,
+                   description=f"{base.description}, one direction: {words}")
+
+
+def _read_surfel(name, match: re.Match) -> BoundaryMetric:
+    """A distance on surface elements weighted by area (``nsd_surfel@1``)."""
+    base = boundary_metric(match.group("base") + (match.group("rest") or ""))
+    if base.kind not in _DISTANCE_KINDS:
+        raise ValueError(f"{name}: surface elements apply to nsd, hd95, hd<P>, assd, masd and hd")
+    stem, at, rest = base.name.partition("@")
+    return replace(base, name=f"{stem}_surfel{at}{rest}", surface="elements",
+                   description=base.description + ", on surface elements weighted by area (DeepMind's)")
+
+
+def _read_pooled(name, match: re.Match) -> BoundaryMetric:
+    """A percentile of both directions' distances pooled (``hd95_pooled``)."""
+    base = boundary_metric(match.group("base"))
+    if base.kind not in ("hd95", "hdp"):
+        raise ValueError(f"{name}: the pooled percentile applies to hd95 and hd<P>")
+    return replace(base, name=f"{base.name}_pooled", pooled=True,
+                   description=f"{base.percentile:g}th percentile of both directions' surface distances pooled "
+                               "(medpy's)")
+
+
+def _read_brats(name, match: re.Match) -> BoundaryMetric:
+    """BraTS 2023's lesion-wise Dice or HD95 in one of its settings (``brats_hd95@met``)."""
+    setting = match.group("setting") or "gli"
+    if setting not in BRATS_SETTINGS:
+        raise ValueError(f"{name}: the BraTS settings are {', '.join(BRATS_SETTINGS)}")
+    dilation, min_volume = BRATS_SETTINGS[setting]
+    stat = match.group("stat")
+    spelled = f"brats_{stat}" + ("" if setting == "gli" else f"@{setting}")
+    return BoundaryMetric(spelled, "brats", lower_better=stat == "hd95", statistic=stat,
+                          description=f"BraTS 2023's lesion-wise {'Dice' if stat == 'dice' else 'HD95'} "
+                                      f"({setting.upper()}: lesions matched by {dilation} dilations, lesions of "
+                                      f"at most {min_volume:g} left out, {HD95_PENALTY:g} for a missed or false "
+                                      "lesion's HD95)")
+
+
+def _read_nsd_per_label(name, match: re.Match) -> BoundaryMetric:
+    """The NSD at a tolerance per label (``nsd@1=2/2=1``)."""
+    pairs = [part.split("=") for part in match.group("spec").split("/")]
+    tolerances = tuple((label, float(tol)) for label, tol in pairs)
+    if any(not t > 0 for _, t in tolerances) or len({n for n, _ in tolerances}) != len(tolerances):
+        raise ValueError(f"{name}: each label once, with a positive tolerance")
+    spelled = "/".join(f"{label}={_spelled(t, tol)}" for (label, tol), (_, t) in zip(pairs, tolerances))
+    return BoundaryMetric(f"nsd@{spelled}", "nsd", 0.0, lower_better=False, tolerances=tolerances,
+                          description="normalised surface distance at a tolerance per label: " + ", ".join(
+                              f"{label} {t:g}" for label, t in tolerances))
+
+
+def _read_hdp(name, match: re.Match) -> BoundaryMetric:
+    """A percentile Hausdorff distance (``hd90``)."""
+    p = float(match.group("p"))
+    if not 0 < p <= 100:
+        raise ValueError(f"{name}: the percentile must lie in (0, 100]")
+    return BoundaryMetric(f"hd{_spelled(p, match.group('p'))}", "hdp", p,
+                          description=f"{p:g}th percentile Hausdorff distance (max of both directions)")
+
+
+#: Names read in this order: the variants of a base metric first, then (after the registry's names) the
+#: spelled families; a lesion-wise name and ``nsd@<tolerance>`` last.
+_VARIANTS = ((_DIRECTED, _read_directed), (_SURFEL, _read_surfel), (_POOLED, _read_pooled))
+_SPELLED = ((_BRATS, _read_brats), (_NSD_PER_LABEL, _read_nsd_per_label), (_HDP, _read_hdp))
 
 
 def _spelled(tol: float, given: str) -> str:
