@@ -307,6 +307,38 @@ def _pair_distances(a: Lesions, i: int, b: Lesions, j: int, spacing: np.ndarray,
     return _kernels.surface_distances(_component(a, i, lo, shape), _component(b, j, lo, shape), spacing, planar)
 
 
+@dataclass(frozen=True)
+class _Detection:
+    """One run's lesions matched to one reference's: what the detection metrics are computed from."""
+
+    run: Lesions
+    reference: Lesions
+    pairs: list
+    tp: int
+    fp: int
+    fn: int
+    ious: list
+    voxel: float
+
+    def unmatched_volume(self, lesions: Lesions, matched: set) -> float:
+        """The volume (physical units) of ``lesions`` not in ``matched``."""
+        return self.voxel * sum(int(lesions.sizes[i]) for i in range(lesions.n) if i not in matched)
+
+
+#: The lesion-wise metrics of detection (counts, F1, panoptic quality, unmatched volumes) by statistic.
+_DETECTION: dict[str, Callable[[_Detection], float]] = {
+    "lesion_f1": lambda m: 2 * m.tp / (2 * m.tp + m.fp + m.fn),
+    "lesion_precision": lambda m: m.tp / (m.tp + m.fp) if m.tp + m.fp else 0.0,
+    "lesion_recall": lambda m: m.tp / (m.tp + m.fn) if m.tp + m.fn else 0.0,
+    "pq": lambda m: sum(m.ious) / (m.tp + m.fp / 2 + m.fn / 2),
+    "sq": lambda m: sum(m.ious) / m.tp if m.tp else 0.0,
+    "fp_lesions": lambda m: m.fp,
+    "fn_lesions": lambda m: m.fn,
+    "fp_volume": lambda m: m.unmatched_volume(m.run, {i for i, _, _ in m.pairs}),
+    "fn_volume": lambda m: m.unmatched_volume(m.reference, {j for _, j, _ in m.pairs}),
+}
+
+
 def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: np.ndarray, planar: bool,
                   worst_distance: float) -> np.ndarray:
     """Every lesion-wise metric of ``names`` for one run's lesions against one reference's (module notes).
@@ -332,10 +364,8 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
     pairs = match(run, reference)
     tp, fp, fn = len(pairs), run.n - len(pairs), reference.n - len(pairs)
     total = tp + fp + fn
-    matched_run = {i for i, _, _ in pairs}
-    matched_ref = {j for _, j, _ in pairs}
-    voxel = float(np.prod(spacing))
     ious = [inter / (run.sizes[i] + reference.sizes[j] - inter) for i, j, inter in pairs]
+    counts = _Detection(run, reference, pairs, tp, fp, fn, ious, float(np.prod(spacing)))
     distances = {}
     out = np.empty(len(names))
     for k, name in enumerate(names):
@@ -355,24 +385,8 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
                            nsd_of(d_ab, d_ba, tol))
             penalty = 0.0 if statistic == "lesion_nsd" else worst_distance
             out[k] = (sum(per) + penalty * (fp + fn)) / total
-        elif statistic == "lesion_f1":
-            out[k] = 2 * tp / (2 * tp + fp + fn)
-        elif statistic == "lesion_precision":
-            out[k] = tp / (tp + fp) if tp + fp else 0.0
-        elif statistic == "lesion_recall":
-            out[k] = tp / (tp + fn) if tp + fn else 0.0
-        elif statistic == "pq":
-            out[k] = sum(ious) / (tp + fp / 2 + fn / 2)
-        elif statistic == "sq":
-            out[k] = sum(ious) / tp if tp else 0.0
-        elif statistic == "fp_lesions":
-            out[k] = fp
-        elif statistic == "fn_lesions":
-            out[k] = fn
-        elif statistic == "fp_volume":
-            out[k] = voxel * sum(int(run.sizes[i]) for i in range(run.n) if i not in matched_run)
-        else:  # fn_volume
-            out[k] = voxel * sum(int(reference.sizes[j]) for j in range(reference.n) if j not in matched_ref)
+        else:
+            out[k] = _DETECTION[statistic](counts)
     return out
 
 

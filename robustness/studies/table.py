@@ -257,12 +257,7 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
     if task is None and len({t.scheme for t in tasks}) > 1:
         notes.append(f"no task column: each of the {len(tasks)} strategy and metric leaderboards is ranked on its "
                      "own, and none is combined with another into a consensus (a consensus combines tasks)")
-    known = list(dict.fromkeys(str(v) for v in table[task].unique())) if task else []
-    unknown = [name for name, _ in options.task_weights if name not in known]
-    if unknown:
-        raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
-                         "(tasks: "
-                         f"{', '.join(known) or 'none: the table has no task column'})")
+    _check_task_weights(options, list(dict.fromkeys(str(v) for v in table[task].unique())) if task else [])
     obstacles = [] if rankings_only else _obstacles(tasks, table[task].nunique() if task else 1, options.step)
     if obstacles:  # asked for rankings only: nothing to say
         notes.append("convergence curves, score intervals and pairwise differences over resampled units not "
@@ -272,6 +267,15 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
     return PreparedTable(tasks, schemes, notes)
+
+
+def _check_task_weights(options: TableOptions, known: list[str]) -> None:
+    """The tasks weighted are the table's (``known``)."""
+    unknown = [name for name, _ in options.task_weights if name not in known]
+    if unknown:
+        raise InputError(f"{parameter('TableOptions', 'task_weights')} names unknown task(s) {', '.join(unknown)} "
+                         "(tasks: "
+                         f"{', '.join(known) or 'none: the table has no task column'})")
 
 
 def _obstacles(tasks: Sequence[TaskScores], n_tasks: int, step: int) -> list[str]:
