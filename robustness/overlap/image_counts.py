@@ -20,7 +20,7 @@ from robustness.overlap.patterns import annotator_luts
 from robustness.overlap.staple import STAPLE_MAX_ITER, staple
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from robustness.overlap.gold import GoldStrategy
 
@@ -130,9 +130,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
         decoding notes and the pairs of runs that are copies of each other.
     """
-    chosen_golds: list[GoldStrategy] = [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass] \
-        if golds is None else [get_strategy(g) for g in golds]
-    golds = chosen_golds
+    golds = _pixel_golds(golds)
     # the image's share of a counted stage (robustness.progress.advance): the golds, each run, the boundary metrics
     shares = (0.05, 0.05, 0.9) if boundary else (0.5, 0.5, 0.0)
     given = 0.0
@@ -144,47 +142,16 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
 
     names = challenge.annotators_of(image)
     present = [challenge.annotators.index(a) for a in names]
-    notes = []
+    notes: list[str] = []
     k = len(names)
     n = int(np.prod(challenge.shapes[image]))
-    # the annotators' masks are decoded straight into their rows, zero-padded to whole 64-pixel words
-    masks = np.zeros((k, -(-n // 64) * 64), dtype=np.uint8)
-    for j, a in enumerate(names):
-        m, note = challenge.read(image, "annotator", a, out=masks[j, :n])
-        if not np.shares_memory(m, masks[j]):
-            masks[j, :n] = m.reshape(-1).view(np.uint8)
-        if note:
-            notes.append(note)
-    ann_words = _kernels.pack_rows(masks)
-    del masks
+    ann_words = _annotator_words(challenge, image, names, n, notes)
     hist = _kernels.pattern_hist(ann_words, n)
-    truth_words = truth_annotator = None
-    if challenge.has_truth:  # the latent truth: one more gold, packed once
-        t, _ = challenge.read(image, "truth", "truth")
-        truth_words = _kernels.pack_rows(t.reshape(1, -1).view(np.uint8))
-        truth_size = int(t.sum())
-        tp = np.bitwise_count(ann_words & truth_words).sum(axis=1)
-        size = np.bitwise_count(ann_words).sum(axis=1)
-        truth_annotator = np.stack([tp, size - tp, truth_size - tp], axis=1).astype(np.int64)
-    luts = [annotator_luts(k)]
-    fits = []
-    for g in golds:
-        lut, fit = g.fit(k, hist, max_iter=staple_max_iter)
-        luts.append(lut[None, :])
-        if g.kind == "histogram":
-            fits.append(fit)
-    # leave-one-annotator-out STAPLE (Table 4): consensus of the others, one per annotator present
-    n_loo = 0
-    if loo and k >= 2:
-        for j in range(k):
-            lut_j, fit = _staple_without(hist, k, j, staple_max_iter)
-            luts.append(lut_j[None, :])
-            if not fit.converged:
-                notes.append(f"image {challenge.images[image]}: the leave-one-out STAPLE without annotator "
-                             f"{names[j]!r} did not converge within {fit.iterations} EM iterations (its mask is the "
-                             "last iterate's)")
-        n_loo = k
-    lut = np.concatenate(luts).astype(np.uint8)  # (g, 2**k)
+    truth_words, truth_size, truth_annotator = _truth_words(challenge, image, ann_words)
+    lut, fits = _gold_luts(golds, k, hist, staple_max_iter)
+    n_loo = k if loo and k >= 2 else 0
+    if n_loo:  # leave-one-annotator-out STAPLE (Table 4): consensus of the others, one per annotator present
+        lut = np.concatenate([lut, _loo_luts(hist, names, staple_max_iter, challenge.images[image], notes)])
     gold_words = _kernels.golds_from_words(ann_words, lut, n)
     gold_size = lut.astype(np.int64) @ hist  # (g,)
     del ann_words
@@ -197,34 +164,18 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
     run_golds, run_gold_size = gold_words, gold_size
     if truth_words is not None:
         run_golds, run_gold_size = np.concatenate([gold_words, truth_words]), np.append(gold_size, truth_size)
-    sys_counts = np.empty((run_golds.shape[0], challenge.n_runs, 3), dtype=np.int64)
-    sizes = np.empty(challenge.n_runs, dtype=np.int64)
-    buffer = np.empty(n, dtype=np.uint8)  # one run's mask at a time, decoded into the same memory
     advance(shares[0])
-    for r, run in enumerate(challenge.runs):
-        m, note = challenge.read(image, "run", run, out=buffer)
-        if note:
-            notes.append(note)
-        size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), run_golds)
-        if boundary:
-            boundary_runs.append(crop(m.reshape(shape), chosen["one_slice"]))
-        sizes[r] = size
-        sys_counts[:, r, 0] = tp
-        sys_counts[:, r, 1] = size - tp
-        sys_counts[:, r, 2] = run_gold_size - tp
-        advance(shares[1] / challenge.n_runs)
+    sys_counts, sizes = _count_runs(challenge, image, run_golds, run_gold_size, notes,
+                                    (lambda m: boundary_runs.append(crop(m.reshape(shape), chosen["one_slice"])))
+                                    if boundary else None, lambda: advance(shares[1] / challenge.n_runs))
     truth = None
     if truth_words is not None:
         truth, sys_counts = sys_counts[-1], sys_counts[:-1]
     boundary_out = None
     if boundary:  # both-empty pairs nan: the policy applies later
         assert boundary_golds is not None  # cut above when boundary metrics are asked for
-        labels = getattr(challenge.source, "labels", None)
-        boundary_out = boundary_matrix(boundary_runs, boundary_golds, boundary, challenge.spacing(image),
-                                       label=None if labels is None else labels[image], empty="official",
-                                       empty_distance=chosen["empty_distance"], border=chosen["border"],
-                                       min_lesion_size=chosen["min_lesion_size"],
-                                       advance=lambda done: advance(shares[2] * done))
+        boundary_out = _boundary(challenge, image, (boundary_runs, boundary_golds), boundary, chosen,
+                                 lambda done: advance(shares[2] * done))
         del boundary_runs, boundary_golds
     advance(1.0 - given)  # the image is done: its shares add up to one image
 
@@ -241,6 +192,112 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         boundary=boundary_out,
         diagonal=_worst(shape, challenge.spacing(image), chosen["empty_distance"]),
     )
+
+
+def _pixel_golds(golds: Iterable[str | GoldStrategy] | None) -> list[GoldStrategy]:
+    """The strategies named, or the registry's default ones that have a pixel-level gold."""
+    if golds is None:
+        return [s for s in resolve(None, macro_only="drop") if s.in_pixel_pass]
+    return [get_strategy(g) for g in golds]
+
+
+def _boundary(challenge: Challenge, image: int, masks: tuple, metrics: tuple, chosen: dict,
+              advance: Callable[[float], None]) -> np.ndarray:
+    """The boundary metrics of every run's cropped mask against every gold's (``masks``: (runs, golds)).
+
+    Both-empty pairs are nan here: the study's both-empty policy applies later.
+    """
+    labels = getattr(challenge.source, "labels", None)
+    runs, golds = masks
+    return boundary_matrix(runs, golds, metrics, challenge.spacing(image),
+                           label=None if labels is None else labels[image], empty="official",
+                           empty_distance=chosen["empty_distance"], border=chosen["border"],
+                           min_lesion_size=chosen["min_lesion_size"], advance=advance)
+
+
+def _count_runs(challenge: Challenge, image: int, golds: np.ndarray, gold_size: np.ndarray, notes: list,
+                keep: Callable[[np.ndarray], None] | None,
+                advance: Callable[[], None]) -> tuple[np.ndarray, np.ndarray]:
+    """Every run's (tp, fp, fn) against every packed gold of the image, (g, runs, 3), and its size.
+
+    One run's mask at a time, decoded into the same memory; ``keep`` sees each mask (before the next is decoded),
+    ``advance`` is called after each run.
+    """
+    counts = np.empty((golds.shape[0], challenge.n_runs, 3), dtype=np.int64)
+    sizes = np.empty(challenge.n_runs, dtype=np.int64)
+    buffer = np.empty(int(np.prod(challenge.shapes[image])), dtype=np.uint8)
+    for r, run in enumerate(challenge.runs):
+        m, note = challenge.read(image, "run", run, out=buffer)
+        if note:
+            notes.append(note)
+        size, tp = _kernels.count_run(m.reshape(-1).view(np.uint8), golds)
+        if keep is not None:
+            keep(m)
+        sizes[r] = size
+        counts[:, r, 0] = tp
+        counts[:, r, 1] = size - tp
+        counts[:, r, 2] = gold_size - tp
+        advance()
+    return counts, sizes
+
+
+def _annotator_words(challenge: Challenge, image: int, names: tuple, n: int, notes: list) -> np.ndarray:
+    """The image's annotator masks packed in 64-pixel words, one row each (decoding notes added to ``notes``).
+
+    The masks are decoded straight into their rows, zero-padded to whole words.
+    """
+    masks = np.zeros((len(names), -(-n // 64) * 64), dtype=np.uint8)
+    for j, a in enumerate(names):
+        m, note = challenge.read(image, "annotator", a, out=masks[j, :n])
+        if not np.shares_memory(m, masks[j]):
+            masks[j, :n] = m.reshape(-1).view(np.uint8)
+        if note:
+            notes.append(note)
+    return _kernels.pack_rows(masks)
+
+
+def _truth_words(challenge: Challenge, image: int, ann_words: np.ndarray) -> tuple:
+    """The latent truth packed (one more gold), its size and each annotator's counts against it; Nones without it."""
+    if not challenge.has_truth:
+        return None, None, None
+    t, _ = challenge.read(image, "truth", "truth")
+    truth_words = _kernels.pack_rows(t.reshape(1, -1).view(np.uint8))
+    truth_size = int(t.sum())
+    tp = np.bitwise_count(ann_words & truth_words).sum(axis=1)
+    size = np.bitwise_count(ann_words).sum(axis=1)
+    return truth_words, truth_size, np.stack([tp, size - tp, truth_size - tp], axis=1).astype(np.int64)
+
+
+def _gold_luts(golds: list, k: int, hist: np.ndarray, staple_max_iter: int) -> tuple[np.ndarray, list]:
+    """The annotators' and the golds' look-up tables over the ``2**k`` patterns (uint8, one row each), and fits.
+
+    The fits are those of the golds fitted to the pattern histogram (STAPLE's).
+    """
+    luts = [annotator_luts(k)]
+    fits = []
+    for g in golds:
+        lut, fit = g.fit(k, hist, max_iter=staple_max_iter)
+        luts.append(lut[None, :])
+        if g.kind == "histogram":
+            fits.append(fit)
+    return np.concatenate(luts).astype(np.uint8), fits
+
+
+def _loo_luts(hist: np.ndarray, names: tuple, staple_max_iter: int, image_id: str, notes: list) -> np.ndarray:
+    """Each annotator's leave-one-out STAPLE as a look-up table (uint8, one row each).
+
+    A fit that did not converge is noted in ``notes``.
+    """
+    k = len(names)
+    luts = []
+    for j in range(k):
+        lut_j, fit = _staple_without(hist, k, j, staple_max_iter)
+        luts.append(lut_j[None, :])
+        if not fit.converged:
+            notes.append(f"image {image_id}: the leave-one-out STAPLE without annotator "
+                         f"{names[j]!r} did not converge within {fit.iterations} EM iterations (its mask is the "
+                         "last iterate's)")
+    return np.concatenate(luts).astype(np.uint8)
 
 
 def _worst(shape: tuple, spacing, empty_distance: str | float) -> float:
