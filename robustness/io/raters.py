@@ -151,12 +151,7 @@ def load_raters(
     notes: list[str] = []
     gold, runs = _named_raters(root, gold, runs, empty_folders, notes)
     files = _rater_masks(root, gold + runs, empty_folders, notes)
-    gold = [r for r in gold if r in files]
-    runs = [r for r in runs if r in files]
-    if not gold:
-        raise InputError(f"{root}: no gold rater with masks left")
-    if not runs:
-        raise InputError(f"{root}: no rater left to score as a run")
+    gold, runs = _with_masks(root, gold, runs, files)
     keys, spelled = _image_keys(files, gold, runs, notes)
     images = [spelled[k] for k in keys]
     ann_paths = {a: [files[a].get(k) for k in keys] for a in gold}
@@ -168,20 +163,41 @@ def load_raters(
     spacings = check_grids(images, gold, ann_paths, run_paths)
     if spacings is not None:
         spacings = [(1.0,) * len(shape) if sp is None else sp for sp, shape in zip(spacings, shapes)]
-    given = foreground is not None or background is not None or threshold is not None
-    if not given and not binarize and labels is None:
-        foreground, background = detect_scale([p for a in gold for p in ann_paths[a] if p is not None])
-    if foreground is None:  # one value given: the other is the other end of 0/255
-        foreground = 255 if background != 255 else 0
-    if background is None:
-        background = 0 if foreground != 0 else 255
-    if given and threshold is None and not binarize:
-        check_given_scale({a: ann_paths[a] for a in gold}, foreground, background)
+    foreground, background, given = _scale({a: ann_paths[a] for a in gold}, foreground, background, threshold,
+                                           binarize, labels)
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
         return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
     return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings)
+
+
+def _with_masks(root: Path, gold: list, runs: list, files: dict) -> tuple[list, list]:
+    """The gold and run raters left with masks (``files``): at least one of each."""
+    gold = [r for r in gold if r in files]
+    runs = [r for r in runs if r in files]
+    if not gold:
+        raise InputError(f"{root}: no gold rater with masks left")
+    if not runs:
+        raise InputError(f"{root}: no rater left to score as a run")
+    return gold, runs
+
+
+def _scale(gold_paths: dict, foreground, background, threshold, binarize: bool, labels) -> tuple[int, int, bool]:
+    """The foreground and background values (detected where none is given), and whether any value was given.
+
+    One value given: the other is the other end of 0/255. Given values are checked against the gold's masks.
+    """
+    given = foreground is not None or background is not None or threshold is not None
+    if not given and not binarize and labels is None:
+        foreground, background = detect_scale([p for paths in gold_paths.values() for p in paths if p is not None])
+    if foreground is None:
+        foreground = 255 if background != 255 else 0
+    if background is None:
+        background = 0 if foreground != 0 else 255
+    if given and threshold is None and not binarize:
+        check_given_scale(gold_paths, foreground, background)
+    return foreground, background, given
 
 
 def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tuple[list, list]:
@@ -192,11 +208,7 @@ def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tu
     gold = list(gold)
     if not gold:
         raise InputError(f"{parameter('load_raters', 'gold')} must name at least one rater")
-    named = gold + ([] if runs is None else list(runs))
-    for name in broken:  # a rater folder on a drive that is not mounted
-        if name in named or empty_folders == "error":
-            raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
-                             + ("" if name in named else f" ({_SKIP_EMPTY} drops it with a warning)"))
+    _check_broken(root, broken, gold + ([] if runs is None else list(runs)), empty_folders)
     if not raters:
         raise InputError(f"{root}: no rater sub-folders found")
     runs = [r for r in raters if r not in gold] if runs is None else list(runs)
@@ -215,6 +227,14 @@ def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tu
     if loose:
         notes.append(f"{root}: ignored {len(loose)} file(s) that are not rater folders: {examples(loose)}")
     return gold, runs
+
+
+def _check_broken(root: Path, broken: list, named: list, empty_folders: str) -> None:
+    """A rater folder that is a broken link (on a drive that is not mounted) is refused where named or not skipped."""
+    for name in broken:
+        if name in named or empty_folders == "error":
+            raise InputError(f"{root / name}: rater folder is a broken symbolic link (is its drive mounted?)"
+                             + ("" if name in named else f" ({_SKIP_EMPTY} drops it with a warning)"))
 
 
 def _rater_masks(root: Path, raters: list, empty_folders: str, notes: list) -> dict[str, dict[str, Path]]:
@@ -349,28 +369,24 @@ def check_given_scale(paths: dict[str, list], foreground: int, background: int) 
         f"are drawn as {low}, foreground {high} and background {low} if they are drawn as {high}")
 
 
-def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:
-    """One image per (file, label) or (file, region): the file's paths repeated, each reading one label or region."""
-    if isinstance(labels, dict):
-        regions = {str(n): tuple(int(v) for v in values) for n, values in labels.items()}
-        if not regions or any(not v or min(v) < 1 or len(set(v)) != len(v) for v in regions.values()):
-            raise InputError(f"{parameter('load_raters', 'labels')} as regions: each region lists distinct labels >= 1 "
-                             "(0 is the background), got "
-                             f"{labels}")
-        named = [(i, name) for i in range(len(images)) for name in regions]
-        again = lambda seq: [seq[i] for i, _ in named]  # noqa: E731
-        return build([f"{images[i]}.{name}" for i, name in named], again(images), again(shapes), gold,
-                     {a: again(v) for a, v in ann_paths.items()}, {r: again(v) for r, v in run_paths.items()},
-                     np.array(again(list(keep))), fmt, fmt, notes, labels=[name for _, name in named],
-                     spacings=None if spacings is None else again(spacings), regions=regions)
+def _regions(labels: dict) -> dict[str, tuple[int, ...]]:
+    """Regions (name -> labels), checked: each lists distinct labels >= 1."""
+    regions = {str(n): tuple(int(v) for v in values) for n, values in labels.items()}
+    if not regions or any(not v or min(v) < 1 or len(set(v)) != len(v) for v in regions.values()):
+        raise InputError(f"{parameter('load_raters', 'labels')} as regions: each region lists distinct labels >= 1 "
+                         "(0 is the background), got "
+                         f"{labels}")
+    return regions
+
+
+def _labels(labels, gold_paths: list, notes: list) -> list[int]:
+    """The labels to score, checked: those listed, or with 'all' those found in the gold annotators' masks (said)."""
     if isinstance(labels, str):
         if labels != "all":
             raise InputError(f"{parameter('load_raters', 'labels')} must be a list of labels or 'all', got {labels!r}")
         found: set[int] = set()
-        for a in gold:
-            for p in ann_paths[a]:
-                if p is not None:
-                    found.update(labels_in(read_volume(p)[0]))
+        for p in gold_paths:
+            found.update(labels_in(read_volume(p)[0]))
         if not found:
             raise InputError(f"{parameter('load_raters', 'labels')}='all': the gold annotators' masks hold no label "
                              "besides the background 0")
@@ -380,9 +396,18 @@ def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, no
     if not labels or min(labels) < 1 or len(set(labels)) != len(labels):
         raise InputError(f"{parameter('load_raters', 'labels')} must list distinct labels >= 1 (0 is the background), "
                          f"got {labels}")
-    rows = [(i, lab) for i in range(len(images)) for lab in labels]
+    return labels
+
+
+def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:
+    """One image per (file, label) or (file, region): the file's paths repeated, each reading one label or region."""
+    regions = _regions(labels) if isinstance(labels, dict) else None
+    chosen = list(regions) if regions is not None else _labels(
+        labels, [p for a in gold for p in ann_paths[a] if p is not None], notes)
+    rows = [(i, x) for i in range(len(images)) for x in chosen]
     repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
-    return build([f"{images[i]}.label{lab}" for i, lab in rows], repeat(images), repeat(shapes), gold,
+    named = "{}" if regions is not None else "label{}"  # an image per region is named by the region
+    return build([f"{images[i]}.{named.format(x)}" for i, x in rows], repeat(images), repeat(shapes), gold,
                  {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
-                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[lab for _, lab in rows],
-                 spacings=None if spacings is None else repeat(spacings))
+                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[x for _, x in rows],
+                 spacings=None if spacings is None else repeat(spacings), regions=regions)
