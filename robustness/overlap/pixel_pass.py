@@ -199,6 +199,48 @@ def _draw_random(valid, n_rand, rng):
     return choice
 
 
+def _chosen(strategies: Iterable[str | GoldStrategy] | None, n_random: int | None) -> list[GoldStrategy]:
+    """The strategies asked for (``n_random``: that many random golds beside the default others), resolved."""
+    if strategies is None and n_random is not None:
+        strategies = [f"rand{i}" for i in range(1, n_random + 1)] + [
+            s.name for s in resolve(None, macro_only="drop") if s.kind != "random"]
+    return resolve(strategies, macro_only="drop")
+
+
+def _cached(cache_dir, key: str, challenge: Challenge, golds: list, boundary: tuple) -> tuple:
+    """The pass's counts from the cache folder where they are there and whole: (data or None, path, note)."""
+    if cache_dir is None:
+        return None, None, None
+    cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
+    remove_stale_temporaries(cache_dir)
+    data, cache_note = _load_cache(cache_path, key, _shapes(challenge, golds, boundary))
+    return data, cache_path, cache_note
+
+
+def _gold_rows(chosen: list, golds: list, data: dict, choice: np.ndarray, img: np.ndarray,
+               boundary: bool) -> tuple[list, list, list]:
+    """Each strategy's counts, annotators against its gold and boundary metrics, in the order asked for.
+
+    A random gold takes each image's drawn annotator (``choice``) from the annotators' own counts.
+    """
+    rows, vs_rows, b_rows = [], [], []
+    for s in chosen:
+        if s.kind == "random":
+            assert s.index is not None  # a random gold is numbered
+            c = choice[s.index - 1]
+            rows.append(data["ann_counts"][c, :, img].transpose(1, 0, 2))
+            vs_rows.append(data["pair"][:, c, img])
+            if boundary:
+                b_rows.append(data["ann_boundary"][c, :, img].transpose(1, 0, 2))
+        else:
+            g = golds.index(s)
+            rows.append(data["gold_counts"][g])
+            vs_rows.append(data["ann_vs_gold"][:, g])
+            if boundary:
+                b_rows.append(data["gold_boundary"][g])
+    return rows, vs_rows, b_rows
+
+
 def compute_overlap(
     challenge: Challenge,
     *,
@@ -271,10 +313,7 @@ def compute_overlap(
     >>> oc.counts.shape
     (7, 2, 4, 3)
     """
-    if strategies is None and n_random is not None:
-        strategies = [f"rand{i}" for i in range(1, n_random + 1)] + [
-            s.name for s in resolve(None, macro_only="drop") if s.kind != "random"]
-    chosen = resolve(strategies, macro_only="drop")
+    chosen = _chosen(strategies, n_random)
     golds = [s for s in chosen if s.in_pixel_pass]
     n_rand = sum(s.kind == "random" for s in chosen)
     k = challenge.annotated.sum(axis=1)
@@ -286,12 +325,7 @@ def compute_overlap(
     boundary = tuple(dict.fromkeys(boundary_metric(b).name for b in boundary))  # nsd@2.0 and nsd@2: one metric
     chosen_conventions = conventions(**dict(boundary_conventions or {}))
     key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary, chosen_conventions)
-    data = None
-    cache_path = cache_note = None
-    if cache_dir is not None:
-        cache_path = Path(cache_dir) / f"overlap-{key[:20]}.npz"
-        remove_stale_temporaries(cache_dir)
-        data, cache_note = _load_cache(cache_path, key, _shapes(challenge, golds, boundary))
+    data, cache_path, cache_note = _cached(cache_dir, key, challenge, golds, boundary)
     if cache_note:
         warnings.warn(cache_note, NoteWarning, stacklevel=2)
     if data is None:
@@ -308,21 +342,7 @@ def compute_overlap(
     choice = _draw_random(valid, n_rand, rng)
     img = np.arange(challenge.n_images)
     ann_counts, pair = data["ann_counts"], data["pair"]
-    rows, vs_rows, b_rows = [], [], []
-    for s in chosen:  # in the order asked for
-        if s.kind == "random":
-            assert s.index is not None  # a random gold is numbered
-            c = choice[s.index - 1]
-            rows.append(ann_counts[c, :, img].transpose(1, 0, 2))
-            vs_rows.append(pair[:, c, img])
-            if boundary:
-                b_rows.append(data["ann_boundary"][c, :, img].transpose(1, 0, 2))
-        else:
-            g = golds.index(s)
-            rows.append(data["gold_counts"][g])
-            vs_rows.append(data["ann_vs_gold"][:, g])
-            if boundary:
-                b_rows.append(data["gold_boundary"][g])
+    rows, vs_rows, b_rows = _gold_rows(chosen, golds, data, choice, img, bool(boundary))
     return OverlapCounts(
         strategies=tuple(s.name for s in chosen),
         runs=challenge.runs,
