@@ -167,18 +167,7 @@ class _Nifti:
     """The fields of a NIfTI-1 or NIfTI-2 header the checks need."""
 
     def __init__(self, path: Path, head: bytes):
-        if len(head) < 4:
-            raise InputError(f"{path}: not a readable medical image (a NIfTI file of {len(head)} bytes, no header)")
-        order: Literal["<", ">"]
-        for order in ("<", ">"):
-            size = struct.unpack(order + "i", head[:4])[0]
-            if size in (348, 540):
-                break
-        else:
-            raise InputError(f"{path}: not a readable medical image (NIfTI header size field "
-                             f"{struct.unpack('<i', head[:4])[0]}, expected 348 or 540)")
-        if len(head) < size:
-            raise InputError(f"{path}: the NIfTI header is cut short ({len(head)} of {size} bytes)")
+        order, size = _nifti_version(path, head)
         self.order = order
         if size == 348:
             self.dim = struct.unpack(order + "8h", head[40:56])
@@ -205,13 +194,34 @@ class _Nifti:
         if self.bitpix != 8 * self.dtype.itemsize:
             raise InputError(f"{path}: NIfTI bitpix {self.bitpix} does not match its datatype {self.datatype} "
                              f"({8 * self.dtype.itemsize} bits)")
-        # spacing along the image axes (a 2D image stored as x, y, 1 has only two)
-        for axis, n in enumerate(self.sizes[:3], start=1):
-            s = float(self.pixdim[axis])
-            if not (math.isfinite(s) and s > 0):
-                raise InputError(f"{path}: voxel spacing pixdim[{axis}] = {s:g}; a spacing must be a positive "
-                                 "number (SimpleITK would read it as 1 mm or as negative)")
+        _check_spacing(path, self.pixdim, len(self.sizes[:3]))
         self.nbytes = _voxels(path, self.sizes) * self.dtype.itemsize
+
+
+def _nifti_version(path: Path, head: bytes) -> tuple[Literal["<", ">"], int]:
+    """A NIfTI header's byte order and size (348: NIfTI-1, 540: NIfTI-2), from its first field; checked whole."""
+    if len(head) < 4:
+        raise InputError(f"{path}: not a readable medical image (a NIfTI file of {len(head)} bytes, no header)")
+    order: Literal["<", ">"]
+    for order in ("<", ">"):
+        size = struct.unpack(order + "i", head[:4])[0]
+        if size in (348, 540):
+            break
+    else:
+        raise InputError(f"{path}: not a readable medical image (NIfTI header size field "
+                         f"{struct.unpack('<i', head[:4])[0]}, expected 348 or 540)")
+    if len(head) < size:
+        raise InputError(f"{path}: the NIfTI header is cut short ({len(head)} of {size} bytes)")
+    return order, size
+
+
+def _check_spacing(path: Path, pixdim, axes: int) -> None:
+    """The voxel spacing along the image's first ``axes`` axes (a 2D image stored as x, y, 1 has only two)."""
+    for axis in range(1, axes + 1):
+        s = float(pixdim[axis])
+        if not (math.isfinite(s) and s > 0):
+            raise InputError(f"{path}: voxel spacing pixdim[{axis}] = {s:g}; a spacing must be a positive "
+                             "number (SimpleITK would read it as 1 mm or as negative)")
 
 
 def _nifti_stream(path: Path):
