@@ -23,7 +23,14 @@ from scipy.optimize import least_squares
 from scipy.special import ndtr
 
 from robustness.io.challenge import Challenge
-from robustness.simulation.twin import FIT_SEEDS, STAT_LABELS, challenge_stats, check_statistic, fit_counts
+from robustness.simulation.twin import (
+    FIT_SEEDS,
+    STAT_LABELS,
+    bisect_closest,
+    challenge_stats,
+    check_statistic,
+    fit_counts,
+)
 from robustness.statistics.population import run_groups
 from robustness.synthetic.image_twin import (
     MISS_CLASSES,
@@ -390,21 +397,6 @@ def _twin_stats(config: ImageTwinConfig, seed: int) -> dict:
     return challenge_stats(fit_counts(make_twin_challenge(config, rng=seed, every_unit=True), leave_one_out=False))
 
 
-def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing, steps=7):
-    """The value in [lo, hi] whose twin statistic is closest to ``target`` (bisection, common random numbers)."""
-    best = None
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        value = _twin_stats(set_value(config, mid), seed)[stat]
-        if best is None or abs(value - target) < best[1]:
-            best = (mid, abs(value - target))
-        if (value < target) == increasing:
-            lo = mid
-        else:
-            hi = mid
-    return best[0]
-
-
 def fit_image_twin(challenge: Challenge, *, target: dict, seed: int = 0, say: Callable[..., None] | None = None
                    ) -> tuple[ImageTwinConfig, pd.DataFrame]:
     """The twin made of the challenge's images, fitted and checked (module notes).
@@ -431,12 +423,13 @@ def fit_image_twin(challenge: Challenge, *, target: dict, seed: int = 0, say: Ca
     if say is not None:
         say("twin: fitting the annotators' agreement and the runs' separability")
     if challenge.n_annotators > 1 and np.isfinite(target["annotator_pairwise_jaccard_median"]):
-        scale = _bisect(config, lambda c, v: replace(c, annotator_scale=v), "annotator_pairwise_jaccard_median",
-                        target["annotator_pairwise_jaccard_median"], 0.0, 3.0, seed=seed, increasing=False, steps=6)
+        scale = bisect_closest(lambda v: _twin_stats(replace(config, annotator_scale=v), seed)[
+            "annotator_pairwise_jaccard_median"], target["annotator_pairwise_jaccard_median"], 0.0, 3.0,
+            increasing=False)
         config = replace(config, annotator_scale=scale)
     if challenge.n_runs > 2 and np.isfinite(target["run_separability"]):
-        scale = _bisect(config, lambda c, v: replace(c, run_scale=v), "run_separability",
-                        target["run_separability"], 0.0, 2.0, seed=seed, increasing=True, steps=6)
+        scale = bisect_closest(lambda v: _twin_stats(replace(config, run_scale=v), seed)["run_separability"],
+                               target["run_separability"], 0.0, 2.0)
         config = replace(config, run_scale=scale)
     twins = [_twin_stats(config, seed + k) for k in range(FIT_SEEDS)]
     rows = []

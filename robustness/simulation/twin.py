@@ -32,12 +32,13 @@ from robustness.statistics.uncertainty import expected_l1
 from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
 
     from robustness.io.challenge import Challenge
     from robustness.overlap.counts import OverlapCounts
 
 __all__ = ["challenge_stats", "fit_counts", "check_statistic", "fit", "fit_failures", "STAT_LABELS", "FIT_TOLERANCES",
-           "FIT_SEEDS"]
+           "FIT_SEEDS", "bisect_closest"]
 
 STAT_LABELS = {
     "images": "images",
@@ -184,18 +185,38 @@ def _simulate(config, seed):
     return challenge_stats(fit_counts(make_challenge(config, rng=seed), leave_one_out=False))
 
 
-def _bisect(config, set_value, stat, target, lo, hi, *, seed, increasing=True, steps=6):
-    """The value in [lo, hi] whose simulated ``stat`` is closest to ``target`` (bisection, common random numbers)."""
-    best = None
+def bisect_closest(measure: Callable[[float], float], target: float, lo: float, hi: float, *,
+                   increasing: bool = True, steps: int = 6) -> float:
+    """The value in ``[lo, hi]`` whose ``measure`` is closest to ``target``, by bisection.
+
+    Parameters
+    ----------
+    measure : callable
+        A value's statistic (a twin simulated with it, with common random numbers across values).
+    target : float
+    lo, hi : float
+        The interval searched.
+    increasing : bool
+        Whether the statistic grows with the value.
+    steps : int
+        Bisection steps (``measure`` is called once each).
+
+    Returns
+    -------
+    float
+        Of the midpoints tried, the one whose statistic was closest to ``target``.
+    """
+    best: tuple[float, float] | None = None
     for _ in range(steps):
         mid = (lo + hi) / 2
-        value = _simulate(set_value(config, mid), seed)[stat]
+        value = measure(mid)
         if best is None or abs(value - target) < best[1]:
             best = (mid, abs(value - target))
         if (value < target) == increasing:
             lo = mid
         else:
             hi = mid
+    assert best is not None  # steps >= 1
     return best[0]
 
 
@@ -207,11 +228,11 @@ def _fit_runs(search: SyntheticConfig, target: dict, seed: int) -> SyntheticConf
     best_fit: tuple[float, SyntheticConfig] | None = None
     for bias, failure in _RUN_SHAPES:
         c = replace(search, run_bias_sd=bias, run_failure=failure)
-        hi = _bisect(c, lambda c, v: replace(c, skill_range=(min(c.skill_range[0], v), v)), "run_jaccard_best",
-                     target["run_jaccard_best"], 0.05, 1.0, seed=seed)
+        hi = bisect_closest(lambda v: _simulate(replace(c, skill_range=(min(c.skill_range[0], v), v)), seed)[
+            "run_jaccard_best"], target["run_jaccard_best"], 0.05, 1.0)
         c = replace(c, skill_range=(min(c.skill_range[0], hi), hi))
-        lo = _bisect(c, lambda c, v: replace(c, skill_range=(v, c.skill_range[1])), "run_jaccard_worst",
-                     target["run_jaccard_worst"], 0.0, c.skill_range[1], seed=seed)
+        lo = bisect_closest(lambda v: _simulate(replace(c, skill_range=(v, c.skill_range[1])), seed)[
+            "run_jaccard_worst"], target["run_jaccard_worst"], 0.0, c.skill_range[1])
         c = replace(c, skill_range=(lo, c.skill_range[1]))
         got = _simulate(c, seed)
         err = sum((got[k] - target[k]) ** 2 for k in ("run_jaccard_best", "run_jaccard_median", "run_jaccard_worst"))
@@ -283,13 +304,14 @@ def fit(target: dict, *, base: SyntheticConfig | None = None, seed: int = 0, meg
             config = replace(config, coverage_range=(low, high))
     search = replace(config, **small)
     for _ in range(rounds):
-        search = replace(search, agreement=_bisect(
-            search, lambda c, v: replace(c, agreement=v), "annotator_pairwise_jaccard_median",
-            target["annotator_pairwise_jaccard_median"], 0.0, 1.0, seed=seed))
+        search = replace(search, agreement=bisect_closest(
+            lambda v: _simulate(replace(search, agreement=v), seed)["annotator_pairwise_jaccard_median"],
+            target["annotator_pairwise_jaccard_median"], 0.0, 1.0))
         search = _fit_runs(search, target, seed)
         if np.isfinite(target.get("icc", np.nan)) and n_img > n_enc:
-            search = replace(search, encounter_correlation=_bisect(
-                search, lambda c, v: replace(c, encounter_correlation=v), "icc", target["icc"], 0.0, 1.0, seed=seed))
+            search = replace(search, encounter_correlation=bisect_closest(
+                lambda v: _simulate(replace(search, encounter_correlation=v), seed)["icc"], target["icc"], 0.0,
+                1.0))
     config = replace(search, n_encounters=n_enc, n_images=n_img)
     # the twin at the challenge's size, four times: the first is the fit, the spread is its own sampling noise
     twins = [_simulate(config, seed + k) for k in range(FIT_SEEDS)]
