@@ -221,8 +221,8 @@ def measure(challenge: Challenge, *, say: Callable[..., None] | None = None) -> 
             nears.append((kind, name, near, len(sizes)))
         if not truth.any():  # every drawn voxel is a false object's
             for kind, name, _, n_false in nears:
-                _record(challenge, kind, name, i, (0.0, 0.1 * min(spacing)), n_false, np.zeros(n_class),
-                        np.zeros(n_class), arrays)
+                _record(challenge, kind, name, i, (0.0, 0.1 * min(spacing)),
+                        (n_false, np.zeros(n_class), np.zeros(n_class)), arrays)
             continue
         box = _box([truth] + [n for _, _, n, _ in nears], truth.shape, 3)
         t_box = truth[box]
@@ -244,8 +244,8 @@ def measure(challenge: Challenge, *, say: Callable[..., None] | None = None) -> 
         for kind, name, missed, fp, fn, region, n_false in found:
             centres, counts = _histogram(d[region], 0.25 * min(spacing), span)
             ow = fit_offset_wobble(centres, counts, fp, fn, floor=floor, reach=span)
-            _record(challenge, kind, name, i, ow, n_false, np.bincount(classes[missed], minlength=n_class),
-                    per_class, arrays)
+            _record(challenge, kind, name, i, ow, (n_false, np.bincount(classes[missed], minlength=n_class),
+                                                   per_class), arrays)
         if i in profiled:
             profiles += _displacements(d, [n[box] for _, _, n, _ in nears], spacing, i)
         if say is not None and (i + 1) % 10 == 0:
@@ -255,10 +255,15 @@ def measure(challenge: Challenge, *, say: Callable[..., None] | None = None) -> 
                     arrays[8], arrays[9], ball_sizes, displacement_length(profiles), reach)
 
 
-def _record(challenge, kind, name, i, ow, n_false, lost, per_class, arrays) -> None:
-    """Store one real rater's parameters on image ``i``."""
+def _record(challenge, kind, name, i, ow, objects, arrays) -> None:
+    """Store one real rater's parameters on image ``i``.
+
+    ``ow`` is its border's (offset, wobble); ``objects`` its (false objects, objects missed per size class, the
+    truth's objects per size class).
+    """
     a_off, a_lw, a_miss, a_obj, a_spur, r_off, r_lw, r_miss, r_obj, r_spur = arrays
     o, w = ow
+    n_false, lost, per_class = objects
     if kind == "annotator":
         a = challenge.annotators.index(name)
         a_off[a, i], a_lw[a, i], a_spur[a, i] = o, np.log(w), n_false

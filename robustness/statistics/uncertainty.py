@@ -154,7 +154,7 @@ def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
     return np.stack(out)
 
 
-def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, total_se) -> dict:
+def _band(parts, labels, sizes, margin, k, rng, estimate: tuple, z: float) -> dict:
     """The prior-sensitivity band of the expected L1 (S, M): the estimate's interval, extended to other priors'.
 
     The estimate's prior shares one within-team variance among the teams. The band's lower end reaches down to
@@ -169,8 +169,10 @@ def _band(parts, labels, sizes, margin, k, rng, est, plugin, sampling_se, z, tot
     for the population's, widened by ``z`` sampling SEs on both sides. The band always holds the estimate's
     interval (``z`` total SEs) and is floored at 0; nan without an outer bootstrap (no sampling SE). ``gap``: the
     per-team end relative to the estimate, ``(other - est) / est``, large where the answer depends on how tight
-    the teams are, which the test set cannot resolve.
+    the teams are, which the test set cannot resolve. ``estimate``: the estimate, the plug-in, the sampling SE and
+    the total SE, each (S, M).
     """
+    est, plugin, sampling_se, total_se = estimate
     teams = _has_teams(labels)
     resampled = bool(np.isfinite(sampling_se).any())
     per_team = np.full_like(est, np.nan)
@@ -335,7 +337,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         sampling_se = np.full_like(est, np.nan)
     total_se = np.sqrt(sampling_se**2 + post_sd**2)
     z = float(ndtri(tails(confidence)[1]))
-    band = _band(parts, labels, sizes, margin, k, band_stream, est, plugin, sampling_se, z, total_se)
+    band = _band(parts, labels, sizes, margin, k, band_stream, (est, plugin, sampling_se, total_se), z)
     step(1)
     theta, cov = delta_covariance(*parts)
     spread_p = np.array([spread_test(theta[s], cov[s], labels, rng=spread_stream)[1]

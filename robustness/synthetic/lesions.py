@@ -83,8 +83,9 @@ def _mixed_normal(encounter_rng, image_rng, rho, size):
     return np.sqrt(rho) * encounter_rng.standard_normal(size) + np.sqrt(1.0 - rho) * image_rng.standard_normal(size)
 
 
-def _fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
-    """Blob fields on the coarse grid, one per row of the parameters: (n, ch, cw) (:func:`_kernels.blob_fields`)."""
+def _fields(grid, area, cy, cx, aspect, angle, amps, phases):
+    """Blob fields on the coarse grid ``(ys, xs)``, one per row of the parameters: (n, ch, cw) (its kernel's)."""
+    ys, xs = grid
     f = np.ascontiguousarray
     return blob_fields(f(ys.ravel(), dtype=np.float64), f(xs.ravel(), dtype=np.float64), f(area, dtype=np.float64),
                        f(cy, dtype=np.float64), f(cx, dtype=np.float64), f(aspect, dtype=np.float64),
@@ -202,7 +203,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     low_y, low_x = np.minimum(r, h / 2), np.minimum(r, w / 2)
     cy = low_y + np.clip(py, 0, 1) * (np.maximum(h - r, h / 2) - low_y)
     cx = low_x + np.clip(px, 0, 1) * (np.maximum(w - r, w / 2) - low_x)
-    blobs = _fields(ys, xs, area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
+    blobs = _fields((ys, xs), area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
                     0.07 * blob[:, 6:6 + _HARM.size], 2 * np.pi * ndtr(blob[:, 6 + _HARM.size:]))
     if len(grid) == 3:  # each blob's slice and half-height, shared within the encounter like its other draws
         uz = ndtr(_mixed_normal(_stream(src.entropy, 6, e), _stream(src.entropy, 7, i), rho, (_MAX_BLOBS, 2)))
@@ -226,7 +227,7 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
         if x is not None:
             q = np.clip(x, 1e-12, 1 - 1e-12)
             harm = slice(5 + _HARM.size, 5 + 2 * _HARM.size)
-            false_blobs = _fields(ys, xs, small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
+            false_blobs = _fields((ys, xs), small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
                                   np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
                                   2 * np.pi * x[:, harm])
             if len(grid) == 3:
