@@ -10,6 +10,7 @@ coarse grid and upsampled to the image.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -168,12 +169,70 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     shape, annotated = src.shapes[i], src.annotated[i]
     i = int(src.image_key(i))  # the streams are the whole challenge's image's
     rho = c.encounter_correlation
+    scene, difficulty = _scene(src, i, e, shape)
+    n_blobs = scene.n_blobs
+    out = {("truth", "truth"): _upsample(scene.blobs.max(axis=0), shape)}
+    if annotators:
+        kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
+        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, scene.grid)
+        which = np.flatnonzero(annotated)
+        bias = 0.1 * pop.annotator_z
+        masks = _draw(scene, draws, which, _RaterModel(
+            level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
+            amp=[kn * 0.16 * difficulty] * len(which),
+            p_miss=[min(1.0, kn * (0.08 if n_blobs > 1 else 0.02))] * len(which),
+            extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
+            p_empty=[min(1.0, kn * 0.02)] * len(which)))
+        out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
+    n_draws = 1 if common_runs else len(pop.runs)
+    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), n_draws, rho, scene.grid)
+    s_, b_ = pop.run_skill, pop.run_bias
+    masks = _draw(scene, draws, np.zeros(len(pop.runs), dtype=int) if common_runs else np.arange(len(pop.runs)),
+                  _RaterModel(level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
+                                     for r in range(len(pop.runs))],
+                              amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=c.run_failure * 0.35 * (1 - s_),
+                              extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_)),
+                  truth=out[("truth", "truth")] if run_counts else None)
+    if run_counts and isinstance(masks, np.ndarray):
+        out[("run", "counts")] = masks
+    elif run_counts:  # volumes: count the masks
+        t = out[("truth", "truth")]
+        n_t = int(t.sum())
+        tp = np.array([np.count_nonzero(m & t) for m in masks], dtype=np.int64)
+        out[("run", "counts")] = np.stack([tp, np.array([m.sum() for m in masks]) - tp, n_t - tp], axis=1)
+    else:
+        out.update({("run", name): m for name, m in zip(pop.runs, masks)})
+    return out
+
+
+@dataclass(frozen=True)
+class _Scene:
+    """One image's coarse grid and its lesion's blob fields: what every rater's mask of the image is drawn from."""
+
+    shape: tuple
+    grid: tuple  # the coarse grid's shape: (ch, cw), or (cz, ch, cw) for a volume
+    ys: np.ndarray
+    xs: np.ndarray
+    zs: np.ndarray | None  # a volume's coarse slices
+    depth: int
+    blobs: np.ndarray
+    n_blobs: int
+
+
+def _scene(src: ImageModel, i: int, e: int, shape: tuple) -> tuple[_Scene, float]:
+    """Image ``i``'s (the challenge's key) coarse grid and lesion, seen in this image, and the lesion's difficulty.
+
+    The lesion is the encounter's (``e``); every draw has a fixed size, so images stay aligned.
+    """
+    c = src.config
+    rho = c.encounter_correlation
     h, w = shape[-2:]
     step = max(1.0, max(h, w) / _COARSE)
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
     xs = np.linspace(0.0, w - 1.0, cw)[None, :]
     grid: tuple[int, ...] = (ch, cw)
+    zs, depth = None, 1
     if len(shape) == 3:  # a volume: coarse slices as far apart (in mm) as the coarse grid's in-plane points
         depth = shape[0]
         sz, sy = c.spacing[0], c.spacing[1]
@@ -181,8 +240,6 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
         zs = np.linspace(0.0, depth - 1.0, cz)
         grid = (cz, ch, cw)
     lesion_rng = _stream(src.entropy, 1, i)
-
-    # the lesion: the encounter's, seen in this image (every draw has a fixed size, so images stay aligned)
     z = _mixed_normal(_stream(src.entropy, 0, e), lesion_rng, rho, 4 + _MAX_BLOBS * (6 + 2 * _HARM.size))
     u = ndtr(z)
     n_blobs = 1 if u[0] < 0.6 else 2 + min(int((u[0] - 0.6) / 0.4 * 3), 2)
@@ -205,87 +262,81 @@ def generate_image(src: ImageModel, i: int, *, annotators: bool = True, common_r
     cx = low_x + np.clip(px, 0, 1) * (np.maximum(w - r, w / 2) - low_x)
     blobs = _fields((ys, xs), area, cy, cx, np.exp(0.25 * blob[:, 3]), np.pi * ndtr(blob[:, 4]) + rot,
                     0.07 * blob[:, 6:6 + _HARM.size], 2 * np.pi * ndtr(blob[:, 6 + _HARM.size:]))
-    if len(grid) == 3:  # each blob's slice and half-height, shared within the encounter like its other draws
+    if zs is not None:  # each blob's slice and half-height, shared within the encounter like its other draws
         uz = ndtr(_mixed_normal(_stream(src.entropy, 6, e), _stream(src.entropy, 7, i), rho, (_MAX_BLOBS, 2)))
         uz = uz[:n_blobs]
         blobs = _extrude(blobs, zs, depth * (0.3 + 0.4 * uz[:, 0]), np.maximum(depth * (0.15 + 0.25 * uz[:, 1]), 1.0))
+    return _Scene(tuple(shape), grid, ys, xs, zs, depth, blobs, n_blobs), difficulty
+
+
+@dataclass(frozen=True)
+class _RaterModel:
+    """Per-rater parameters of a group of raters, one entry each.
+
+    The level (a function of the rater's jitter), the noise's amplitude, the chance to miss each blob, the rate of
+    false blobs and the chance of an empty mask.
+    """
+
+    level: list
+    amp: Any
+    p_miss: Any
+    extra_rate: Any
+    p_empty: Any
+
+
+def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndarray | None = None):
+    """The masks of raters ``which`` (rows of the draws); false blobs computed in one call.
+
+    With ``truth`` (2D) their counts against it instead (:func:`robustness._kernels.rater_counts`).
+    """
+    level, amp, p_miss, extra_rate, p_empty = model.level, model.amp, model.p_miss, model.extra_rate, model.p_empty
+    blobs, n_blobs, grid, shape = scene.blobs, scene.n_blobs, scene.grid, scene.shape
+    jitter, u_miss, u_extra, u_empty, noise, extra = draws
+    n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
+    # each draw's false blobs once (raters sharing a draw, common_runs, take the first ones they need)
+    most: dict[int, int] = {}
+    for k, m in zip(which, n_extra):
+        most[k] = max(most.get(k, 0), m)
+    offset = dict(zip(most, np.cumsum([0, *most.values()])[:-1].tolist()))
+    x = np.concatenate([extra[k, :m] for k, m in most.items()]) if sum(n_extra) else None
+    if x is not None:
+        false_blobs = _false_blobs(scene, x)
+    if truth is not None and len(grid) == 2:
+        fields = blobs if x is None else np.concatenate([blobs, false_blobs])
+        which = np.asarray(which)
+        return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),
+                            u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
+                            np.array([offset.get(k, 0) for k in which], dtype=np.int64),
+                            np.array(n_extra, dtype=np.int64),
+                            np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
+                            np.asarray(amp, dtype=np.float64), np.ascontiguousarray(noise, dtype=np.float64),
+                            which.astype(np.int64), u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
+    masks = []
+    for n, k in enumerate(which):
+        keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
+        if n_extra[n]:
+            keep = np.concatenate([keep, false_blobs[offset[k]:offset[k] + n_extra[n]]])
+        if u_empty[k] < p_empty[n] or not len(keep):
+            masks.append(np.zeros(shape, dtype=bool))
+            continue
+        f = keep.max(axis=0) + level[n](jitter[k]) + amp[n] * noise[k]
+        masks.append(_upsample(f, shape))
+    return masks
+
+
+def _false_blobs(scene: _Scene, x: np.ndarray) -> np.ndarray:
+    """The fields of false blobs with parameters ``x`` (one row each, uniforms) on the scene's coarse grid."""
+    h, w = scene.shape[-2:]
     small_area = max(0.002 * h * w, 20.0)
-
-    def raters(draws, which, level, amp, p_miss, extra_rate, p_empty, truth=None):
-        """The masks of raters ``which`` (arrays of per-rater parameters); false blobs computed in one call.
-
-        With ``truth`` (2D) their counts against it instead (:func:`robustness._kernels.rater_counts`).
-        """
-        jitter, u_miss, u_extra, u_empty, noise, extra = draws
-        n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
-        # each draw's false blobs once (raters sharing a draw, common_runs, take the first ones they need)
-        most = {}
-        for k, m in zip(which, n_extra):
-            most[k] = max(most.get(k, 0), m)
-        offset = dict(zip(most, np.cumsum([0, *most.values()])[:-1].tolist()))
-        x = np.concatenate([extra[k, :m] for k, m in most.items()]) if sum(n_extra) else None
-        if x is not None:
-            q = np.clip(x, 1e-12, 1 - 1e-12)
-            harm = slice(5 + _HARM.size, 5 + 2 * _HARM.size)
-            false_blobs = _fields((ys, xs), small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
-                                  np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
-                                  2 * np.pi * x[:, harm])
-            if len(grid) == 3:
-                false_blobs = _extrude(false_blobs, zs, depth * x[:, -2],
-                                       np.maximum(depth * (0.05 + 0.1 * x[:, -1]), 1.0))
-        if truth is not None and len(grid) == 2:
-            fields = blobs if x is None else np.concatenate([blobs, false_blobs])
-            which = np.asarray(which)
-            return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),
-                                u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
-                                np.array([offset.get(k, 0) for k in which], dtype=np.int64),
-                                np.array(n_extra, dtype=np.int64),
-                                np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
-                                np.asarray(amp, dtype=np.float64), np.ascontiguousarray(noise, dtype=np.float64),
-                                which.astype(np.int64), u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
-        masks = []
-        for n, k in enumerate(which):
-            keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]
-            if n_extra[n]:
-                keep = np.concatenate([keep, false_blobs[offset[k]:offset[k] + n_extra[n]]])
-            if u_empty[k] < p_empty[n] or not len(keep):
-                masks.append(np.zeros(shape, dtype=bool))
-                continue
-            f = keep.max(axis=0) + level[n](jitter[k]) + amp[n] * noise[k]
-            masks.append(_upsample(f, shape))
-        return masks
-
-    out = {("truth", "truth"): _upsample(blobs.max(axis=0), shape)}
-    if annotators:
-        kn = (1.0 - c.agreement) / 0.4  # annotator noise scale: 1 at the default agreement, 0 at agreement 1
-        draws = _raters(_stream(src.entropy, 2, i), _stream(src.entropy, 3, e), len(pop.annotators), rho, grid)
-        which = np.flatnonzero(annotated)
-        bias = 0.1 * pop.annotator_z
-        masks = raters(draws, which, level=[lambda jit, b=bias[j]: kn * (b + 0.06 * jit) for j in which],
-                       amp=[kn * 0.16 * difficulty] * len(which),
-                       p_miss=[min(1.0, kn * (0.08 if n_blobs > 1 else 0.02))] * len(which),
-                       extra_rate=[-np.log1p(-min(0.999, kn * 0.05))] * len(which),  # P(at least one) = 0.05 k
-                       p_empty=[min(1.0, kn * 0.02)] * len(which))
-        out.update({("annotator", pop.annotators[j]): m for j, m in zip(which, masks)})
-    n_draws = 1 if common_runs else len(pop.runs)
-    draws = _raters(_stream(src.entropy, 4, i), _stream(src.entropy, 5, e), n_draws, rho, grid)
-    s_, b_ = pop.run_skill, pop.run_bias
-    masks = raters(draws, np.zeros(len(pop.runs), dtype=int) if common_runs else np.arange(len(pop.runs)),
-                   level=[lambda jit, b=b_[r], s=s_[r]: b + (0.01 + 0.29 * (1 - s)) * difficulty * jit
-                          for r in range(len(pop.runs))],
-                   amp=(0.03 + 0.67 * (1 - s_)) * difficulty, p_miss=c.run_failure * 0.35 * (1 - s_),
-                   extra_rate=c.run_failure * 2.0 * (1 - s_), p_empty=c.run_failure * 0.1 * (1 - s_),
-                   truth=out[("truth", "truth")] if run_counts else None)
-    if run_counts and isinstance(masks, np.ndarray):
-        out[("run", "counts")] = masks
-    elif run_counts:  # volumes: count the masks
-        t = out[("truth", "truth")]
-        n_t = int(t.sum())
-        tp = np.array([np.count_nonzero(m & t) for m in masks], dtype=np.int64)
-        out[("run", "counts")] = np.stack([tp, np.array([m.sum() for m in masks]) - tp, n_t - tp], axis=1)
-    else:
-        out.update({("run", name): m for name, m in zip(pop.runs, masks)})
-    return out
+    q = np.clip(x, 1e-12, 1 - 1e-12)
+    harm = slice(5 + _HARM.size, 5 + 2 * _HARM.size)
+    false_blobs = _fields((scene.ys, scene.xs), small_area * (0.5 + 2.5 * x[:, 0]), h * x[:, 1], w * x[:, 2],
+                          np.exp(0.25 * ndtri(q[:, 3])), np.pi * x[:, 4], 0.07 * ndtri(q[:, 5:5 + _HARM.size]),
+                          2 * np.pi * x[:, harm])
+    if scene.zs is not None:
+        false_blobs = _extrude(false_blobs, scene.zs, scene.depth * x[:, -2],
+                               np.maximum(scene.depth * (0.05 + 0.1 * x[:, -1]), 1.0))
+    return false_blobs
 
 
 def _poisson_ppf(u: float, rate: float) -> int:
