@@ -169,7 +169,7 @@ def load_raters(
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
         return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
-    return _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings)
+    return _per_label(labels, (images, shapes, gold, ann_paths, run_paths, keep, spacings), fmt, notes)
 
 
 def _with_masks(root: Path, gold: list, runs: list, files: dict) -> tuple[list, list]:
@@ -399,8 +399,13 @@ def _labels(labels, gold_paths: list, notes: list) -> list[int]:
     return labels
 
 
-def _per_label(labels, images, shapes, gold, ann_paths, run_paths, keep, fmt, notes, spacings) -> Challenge:
-    """One image per (file, label) or (file, region): the file's paths repeated, each reading one label or region."""
+def _per_label(labels, files: tuple, fmt: MaskFormat, notes: list) -> Challenge:
+    """One image per (file, label) or (file, region): the file's paths repeated, each reading one label or region.
+
+    ``files``: the images, their shapes, the gold raters, the annotators' and the runs' paths, which images are
+    kept and their spacings, as :func:`load_raters` found them.
+    """
+    images, shapes, gold, ann_paths, run_paths, keep, spacings = files
     regions = _regions(labels) if isinstance(labels, dict) else None
     chosen = list(regions) if regions is not None else _labels(
         labels, [p for a in gold for p in ann_paths[a] if p is not None], notes)
