@@ -378,8 +378,8 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     for surface in ("voxels", "elements"):
         chosen = [k for k in at["distance"] if every[k].surface == surface]
         if chosen:
-            out[:, :, chosen] = _distances(items, len(runs), [every[k] for k in chosen], sp, planar,
-                                           (worst_distance, policy), (surface, border), step)
+            out[:, :, chosen] = _distances(items, len(runs), [every[k] for k in chosen], sp, planar, worst_distance,
+                                           policy, surface, border, step)
     return out
 
 
@@ -460,15 +460,11 @@ def _brats(items, n_r, table, sp, planar, both_empty, step=lambda _: None):
     return out
 
 
-def _distances(items, n_r, table, sp, planar, empty: tuple, model: tuple, step=lambda _: None):
+def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face", step=lambda _: None):
     """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
 
     One distance transform per mask, on the box that holds every mask's foreground (``step(1)`` after each).
-    ``empty``: an empty mask's distance and the both-empty policy; ``model``: the surface (voxels or elements)
-    and the voxels' border convention.
     """
-    worst_distance, policy = empty
-    surface, border = model
     out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
@@ -476,8 +472,7 @@ def _distances(items, n_r, table, sp, planar, empty: tuple, model: tuple, step=l
         step(len(items))
         return out
     lo, hi = box
-    borders: list[np.ndarray] = []
-    weights: list[np.ndarray | None] = []
+    borders, weights = [], []
     for box, inside, _, _ in items:
         placed = np.zeros(tuple(hi - lo), dtype=bool)
         if box is not None:
