@@ -163,8 +163,7 @@ def load_raters(
     spacings = check_grids(images, gold, ann_paths, run_paths)
     if spacings is not None:
         spacings = [(1.0,) * len(shape) if sp is None else sp for sp, shape in zip(spacings, shapes)]
-    foreground, background, given = _scale({a: ann_paths[a] for a in gold}, foreground, background, threshold,
-                                           binarize, labels)
+    foreground, background, given = _scale(ann_paths, foreground, background, threshold, binarize, labels)
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
@@ -190,7 +189,7 @@ def _scale(gold_paths: dict, foreground, background, threshold, binarize: bool, 
     """
     given = foreground is not None or background is not None or threshold is not None
     if not given and not binarize and labels is None:
-        foreground, background = detect_scale([p for paths in gold_paths.values() for p in paths if p is not None])
+        foreground, background = detect_scale(_files(gold_paths))
     if foreground is None:
         foreground = 255 if background != 255 else 0
     if background is None:
@@ -198,6 +197,11 @@ def _scale(gold_paths: dict, foreground, background, threshold, binarize: bool, 
     if given and threshold is None and not binarize:
         check_given_scale(gold_paths, foreground, background)
     return foreground, background, given
+
+
+def _files(paths: dict) -> list[Path]:
+    """Every file of ``paths`` (rater -> one path or None per image), rater by rater."""
+    return [p for rater_paths in paths.values() for p in rater_paths if p is not None]
 
 
 def _named_raters(root: Path, gold, runs, empty_folders: str, notes: list) -> tuple[list, list]:
@@ -407,8 +411,7 @@ def _per_label(labels, files: tuple, fmt: MaskFormat, notes: list) -> Challenge:
     """
     images, shapes, gold, ann_paths, run_paths, keep, spacings = files
     regions = _regions(labels) if isinstance(labels, dict) else None
-    chosen = list(regions) if regions is not None else _labels(
-        labels, [p for a in gold for p in ann_paths[a] if p is not None], notes)
+    chosen = list(regions) if regions is not None else _labels(labels, _files(ann_paths), notes)
     rows = [(i, x) for i in range(len(images)) for x in chosen]
     repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
     named = "{}" if regions is not None else "label{}"  # an image per region is named by the region

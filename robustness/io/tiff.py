@@ -324,7 +324,7 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
     if len(offsets) != len(counts):
         raise _damaged(path, f"{len(offsets)} {what} offsets but {len(counts)} byte counts")
     samples = one(277, 1)
-    needed = _pieces(header, path, height, width)
+    needed = _pieces(header, path, height, width, tiled)
     if len(offsets) < needed:
         raise _damaged(path, f"{len(offsets)} {what}(s) where a {height} x {width} image needs {needed}")
     for k, (off, cnt) in enumerate(zip(offsets, counts)):
@@ -343,11 +343,11 @@ def _check_data(header: TiffHeader, data: _Bytes, path, height: int, width: int)
                              f"{needed_bytes} bytes" + (f" (at most {ratio} per stored byte)" if ratio > 1 else ""))
 
 
-def _pieces(header: TiffHeader, path, height: int, width: int) -> int:
-    """How many strips (or tiles) a ``height`` x ``width`` image of the header's layout needs."""
+def _pieces(header: TiffHeader, path, height: int, width: int, tiled: bool) -> int:
+    """How many strips (or tiles, where ``tiled``) a ``height`` x ``width`` image of the header's layout needs."""
     one = header.one
     planes = one(277, 1) if one(284, 1) == 2 else 1
-    if 322 in header.tags or 324 in header.tags:
+    if tiled:
         tw, tl = one(322, 0), one(323, 0)
         if not tw or not tl:
             raise _damaged(path, f"tiles of {tl} x {tw} pixels")

@@ -365,7 +365,7 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
     tp, fp, fn = len(pairs), run.n - len(pairs), reference.n - len(pairs)
     total = tp + fp + fn
     ious = [inter / (run.sizes[i] + reference.sizes[j] - inter) for i, j, inter in pairs]
-    counts = _Detection(run, reference, pairs, tp, fp, fn, ious, float(np.prod(spacing)))
+    detection = _Detection(run, reference, pairs, tp, fp, fn, ious, float(np.prod(spacing)))
     distances = {}
     out = np.empty(len(names))
     for k, name in enumerate(names):
@@ -386,7 +386,7 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
             penalty = 0.0 if statistic == "lesion_nsd" else worst_distance
             out[k] = (sum(per) + penalty * (fp + fn)) / total
         else:
-            out[k] = _DETECTION[statistic](counts)
+            out[k] = _DETECTION[statistic](detection)
     return out
 
 

@@ -6,7 +6,6 @@ populations asked for, states which targets are met (a verdict per check) and re
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,12 +15,14 @@ import pandas as pd
 
 from robustness.io.challenge import Challenge
 from robustness.overlap.checks import input_warnings
+from robustness.results.meta import DesignMeta
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.simulation import worlds
 from robustness.simulation.calibration import CalibrationOptions, calibrate
 from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS, FLAG_FIRES, FLAG_SILENT, MIN_RELATIVE_TRUTH
 from robustness.simulation.populations import PopulationSpec
 from robustness.simulation.twin import fit_counts
+from robustness.statistics.size_answers import unit_name
 from robustness.studies.design_base import DesignStudyOptions, base_from_challenge
 from robustness.studies.design_check import DesignCheck, calibration_rows
 
@@ -191,13 +192,12 @@ def with_design_check(result: StudyResult, check: DesignCheck) -> StudyResult:
     rows = pd.DataFrame(calibration_rows(check), columns=list(CALIBRATION_COLUMNS))
     table = pd.concat([result.table("calibration.csv"), rows], ignore_index=True)
     verdicts = pd.concat([result.verdicts, _judged(rows).frame()], ignore_index=True)
-    record = json.loads(check.study.files["design_base.json"])
     (chosen,) = check.study.verdict("recommended_scheme")
     meta = dict(result.meta) | {"design_check": {
         "populations": int(check.measured.population.nunique()), "test_sets": int(check.measured.test_sets.max()),
         "study_populations": int(check.study.meta["grid"]["populations"]), "strategy": check.strategy,
         "average": check.average, "target": check.target, "largest_size": check.largest,
-        "search": check.study.meta["search"], "unit": record.get("test_unit", "encounter"),
+        "search": check.study.meta["search"], "unit": unit_name(DesignMeta.of(check.study).base),
         "claims": {k: _finite(v) for k, v in check.claims.items()},
         "recommended_interval": [_finite(chosen["low"]), _finite(chosen["high"])],
         "design": check.study.meta["options"]}}

@@ -216,7 +216,8 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
     """
     needs = check.measured.groupby("population").true_need.first().abs()  # "at most n" as n
     n = len(needs)
-    median_need = float(np.nanmedian(needs.fillna(np.inf))) if n else np.nan
+    need = needs.fillna(np.inf).to_numpy()  # beyond the largest size: more than any claim
+    median_need = float(np.median(need)) if n else np.nan
     median_need = median_need if np.isfinite(median_need) else np.nan
     out = []
     for name, claim in check.claims.items():
@@ -226,11 +227,11 @@ def calibration_rows(check: DesignCheck) -> list[dict]:
                  n_test_sets=n * int(check.measured.test_sets.max()),
                  n_claims=n, estimate=claim, truth=median_need, true_need=median_need, largest_size=check.largest)
         if np.isfinite(claim):
-            reached = needs.fillna(np.inf).to_numpy() <= abs(claim)
+            reached = need <= abs(claim)
             share = float(reached.mean())
             # a population beyond the largest size: its ratio is below claim / largest, so a median is known only
             # while fewer than half lie beyond
-            ratio = float(np.median(abs(claim) / needs.fillna(np.inf).to_numpy())) if 2 * needs.isna().sum() < n \
+            ratio = float(np.median(abs(claim) / need)) if 2 * needs.isna().sum() < n \
                 else np.nan
             ci = binomtest(int(reached.sum()), n).proportion_ci(0.95)
             r.update(share_reaching_target=share, share_reaching_target_se=max(share - ci.low, ci.high - share) / 2,

@@ -210,13 +210,18 @@ class _Scene:
     """One image's coarse grid and its lesion's blob fields: what every rater's mask of the image is drawn from."""
 
     shape: tuple
-    grid: tuple  # the coarse grid's shape: (ch, cw), or (cz, ch, cw) for a volume
-    ys: np.ndarray
-    xs: np.ndarray
+    ys: np.ndarray  # (ch, 1)
+    xs: np.ndarray  # (1, cw)
     zs: np.ndarray | None  # a volume's coarse slices
     depth: int
     blobs: np.ndarray
     n_blobs: int
+
+    @property
+    def grid(self) -> tuple[int, ...]:
+        """The coarse grid's shape: (ch, cw), or (cz, ch, cw) for a volume."""
+        plane = (self.ys.shape[0], self.xs.shape[1])
+        return plane if self.zs is None else (self.zs.size, *plane)
 
 
 def _scene(src: ImageModel, i: int, e: int, shape: tuple) -> tuple[_Scene, float]:
@@ -231,14 +236,12 @@ def _scene(src: ImageModel, i: int, e: int, shape: tuple) -> tuple[_Scene, float
     ch, cw = max(2, int(np.ceil(h / step))), max(2, int(np.ceil(w / step)))
     ys = np.linspace(0.0, h - 1.0, ch)[:, None]
     xs = np.linspace(0.0, w - 1.0, cw)[None, :]
-    grid: tuple[int, ...] = (ch, cw)
     zs, depth = None, 1
     if len(shape) == 3:  # a volume: coarse slices as far apart (in mm) as the coarse grid's in-plane points
         depth = shape[0]
         sz, sy = c.spacing[0], c.spacing[1]
         cz = max(1, min(depth, int(np.ceil(depth * sz / (step * sy))) + 1))
         zs = np.linspace(0.0, depth - 1.0, cz)
-        grid = (cz, ch, cw)
     lesion_rng = _stream(src.entropy, 1, i)
     z = _mixed_normal(_stream(src.entropy, 0, e), lesion_rng, rho, 4 + _MAX_BLOBS * (6 + 2 * _HARM.size))
     u = ndtr(z)
@@ -266,7 +269,7 @@ def _scene(src: ImageModel, i: int, e: int, shape: tuple) -> tuple[_Scene, float
         uz = ndtr(_mixed_normal(_stream(src.entropy, 6, e), _stream(src.entropy, 7, i), rho, (_MAX_BLOBS, 2)))
         uz = uz[:n_blobs]
         blobs = _extrude(blobs, zs, depth * (0.3 + 0.4 * uz[:, 0]), np.maximum(depth * (0.15 + 0.25 * uz[:, 1]), 1.0))
-    return _Scene(tuple(shape), grid, ys, xs, zs, depth, blobs, n_blobs), difficulty
+    return _Scene(tuple(shape), ys, xs, zs, depth, blobs, n_blobs), difficulty
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndar
     With ``truth`` (2D) their counts against it instead (:func:`robustness._kernels.rater_counts`).
     """
     level, amp, p_miss, extra_rate, p_empty = model.level, model.amp, model.p_miss, model.extra_rate, model.p_empty
-    blobs, n_blobs, grid, shape = scene.blobs, scene.n_blobs, scene.grid, scene.shape
+    blobs, n_blobs, shape = scene.blobs, scene.n_blobs, scene.shape
     jitter, u_miss, u_extra, u_empty, noise, extra = draws
     n_extra = [min(_poisson_ppf(u_extra[k], extra_rate[n]), _MAX_EXTRA) for n, k in enumerate(which)]
     # each draw's false blobs once (raters sharing a draw, common_runs, take the first ones they need)
@@ -301,7 +304,7 @@ def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndar
     x = np.concatenate([extra[k, :m] for k, m in most.items()]) if sum(n_extra) else None
     if x is not None:
         false_blobs = _false_blobs(scene, x)
-    if truth is not None and len(grid) == 2:
+    if truth is not None and scene.zs is None:
         fields = blobs if x is None else np.concatenate([blobs, false_blobs])
         which = np.asarray(which)
         return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),

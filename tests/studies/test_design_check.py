@@ -229,6 +229,7 @@ def test_the_calibration_study_judges_the_check_and_its_report_states_the_range(
     else:
         assert row.statement == "not_applicable"
     assert res.meta["design_check"]["study_populations"] == 3 and res.warnings[0] == "an input warning"
+    assert res.meta["design_check"]["unit"] == json.loads(check.study.files["design_base.json"])["test_unit"]
     json.dumps(res.meta, allow_nan=False)  # a size beyond the search is null in meta.json, not NaN
     r = Report("calibration")
     _design_check(r, res)
