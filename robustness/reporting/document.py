@@ -10,9 +10,10 @@ results folder it names links to the file. Columns of whole numbers print as
 integers in both.
 Inline markup in text: ``**bold**`` and ```code```. A report made for a command (``spell``: the command's
 spelling, e.g. ``experiments._options.for_command_line``) names its options where the library names parameters
-(```RankingOptions.missing```, :func:`robustness.errors.parameter`). Every text is escaped for the medium it is
-written into: HTML by ``html.escape``, Markdown by :func:`robustness.results.escape.markdown` (a run named
-``<script>`` is shown, never run, in either).
+(```RankingOptions.missing```, :func:`robustness.errors.parameter`). Every text is escaped for Markdown by
+:func:`robustness.results.escape.markdown`; the HTML page's texts and table cells are that Markdown rendered by
+markdown-it (CommonMark, raw HTML shown as text), so both files say the same thing and a run named ``<script>``
+is shown, never run, in either.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from robustness.files import MAX_FIGURE_BYTES, exists_inside, read_inside
 from robustness.results.escape import markdown as md
@@ -33,6 +36,7 @@ from robustness.results.escape import markdown_cell, visible
 
 if TYPE_CHECKING:
     import pandas as pd
+    from markdown_it.rules_core import StateCore
 
 __all__ = ["Report", "md_table", "cells_of"]
 
@@ -108,37 +112,67 @@ _FILE = re.compile(r"(?<![\w/.-])((?:figures/)?[\w.-]+\.(?:csv|parquet|json|md|p
 _WRITTEN_LAST = ("meta.json", "summary.md", "report.html")
 
 
-def _linked(text_html: str, root: Path) -> str:
-    """File names of the results folder in (escaped) text, as links to the files."""
-
-    def link(m):
-        name = m.group(1)
-        return f'<a href="{name}">{name}</a>' if name in _WRITTEN_LAST or exists_inside(root, name) else name
-
-    return _FILE.sub(link, text_html)
+def _linkable(name: str, root: Path) -> bool:
+    return name in _WRITTEN_LAST or exists_inside(root, name)
 
 
-def _inline(text: str) -> str:
-    """Escape for HTML, then ``**bold**`` and ```code``` spans."""
-    out = html.escape(text, quote=False)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+def _link(name: str, inner: list[Token]) -> list[Token]:
+    return [Token("link_open", "a", 1, attrs={"href": name}), *inner, Token("link_close", "a", -1)]
 
 
-def _html_text(text: str, root: Path) -> str:
-    """A text of the report as HTML: escaped, its inline markup and the folder's file names as links."""
-    return _linked(_inline(text), root)
+def _linked(token: Token, root: Path) -> list[Token]:
+    """One inline token, with the results folder's file names it holds as links to the files."""
+    if token.type == "code_inline":
+        whole = _FILE.fullmatch(token.content)
+        return _link(token.content, [token]) if whole and _linkable(token.content, root) else [token]
+    if token.type != "text":
+        return [token]
+    out, at = [], 0
+    for m in _FILE.finditer(token.content):
+        if _linkable(m.group(1), root):
+            out += [Token("text", "", 0, content=token.content[at:m.start(1)])]
+            out += _link(m.group(1), [Token("text", "", 0, content=m.group(1))])
+            at = m.end(1)
+    return [token] if not out else out + [Token("text", "", 0, content=token.content[at:])]
+
+
+def _link_files(state: StateCore) -> None:
+    """A core rule of the renderer below: file names as links where ``env["root"]`` names the results folder."""
+    root = state.env.get("root")
+    if root is None:
+        return
+    for token in state.tokens:
+        if token.type == "inline" and token.children:
+            token.children = [piece for child in token.children for piece in _linked(child, root)]
+
+
+#: The HTML renderer: CommonMark (raw HTML shown as text, no typography), GFM tables, and the rule above.
+_RENDERER = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+_RENDERER.core.ruler.push("link_files", _link_files)
+
+
+def _inline(text: str, root: Path | None = None) -> str:
+    """A text of the report as HTML, rendered inline by markdown-it from its Markdown (:func:`md`).
+
+    ``**bold**`` and ```code``` spans render and everything else is shown as written; with ``root``, the folder's
+    file names are links.
+    """
+    return _RENDERER.renderInline(md(text), {"root": root})
+
+
+def _html_cell(value: str, root: Path) -> str:
+    return _RENDERER.renderInline(markdown_cell(value), {"root": root})
 
 
 def _html_table(block: tuple, root: Path) -> list[str]:
     """A table block as HTML: its caption, the table in a sideways-scrolling box, how many rows it left out."""
     _, frame, floatfmt, caption, max_rows = block
-    out = [f'<p class="caption">{_html_text(caption, root)}</p>'] if caption else []
+    out = [f'<p class="caption">{_inline(caption, root)}</p>'] if caption else []
     shown = frame if max_rows is None else frame.head(max_rows)
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+    head = "".join(f"<th>{_html_cell(str(c), root)}</th>" for c in shown.columns)
     cells = cells_of(shown, floatfmt)
     long = ' class="long"'  # a long cell may wrap in a wide table
-    rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_linked(html.escape(v), root)}"
+    rows = "".join("<tr>" + "".join(f"<td{long if len(v) > 18 else ''}>{_html_cell(v, root)}"
                                     "</td>" for v in row) + "</tr>" for row in cells)
     widest = [max([len(str(c))] + [len(row[k]) for row in cells]) for k, c in enumerate(shown.columns)]
     wrap = ' class="wrap"' if sum(widest) + 3 * len(widest) > 100 else ""  # ~ the column's characters
@@ -156,7 +190,7 @@ def _html_figure(block: tuple, root: Path) -> str:
     files = [path] + [f for f in (str(Path(path).with_suffix(".pdf")),) if exists_inside(root, f)]
     links = " ".join(f'<a href="{f}">{Path(f).suffix[1:].upper()}</a>' for f in files)
     return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{_html_text(caption, root)} ({links})</figcaption></figure>")
+            f"<figcaption>{_inline(caption, root)} ({links})</figcaption></figure>")
 
 
 _CSS = """
@@ -359,9 +393,9 @@ class Report:
                     toc.append(f'<li><a href="#{anchor}">{_inline(block[2])}</a></li>')
                 body.append(f'<h{block[1]} id="{anchor}">{_inline(block[2])}</h{block[1]}>')
             elif kind == "paragraph":
-                body.append(f"<p>{_html_text(block[1], root)}</p>")
+                body.append(f"<p>{_inline(block[1], root)}</p>")
             elif kind == "bullets":
-                body.append("<ul>" + "".join(f"<li>{_html_text(i, root)}</li>" for i in block[1]) + "</ul>")
+                body.append("<ul>" + "".join(f"<li>{_inline(i, root)}</li>" for i in block[1]) + "</ul>")
             elif kind == "table":
                 body += _html_table(block, root)
             elif kind == "figure":

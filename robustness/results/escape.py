@@ -7,7 +7,10 @@ written, so no report section and no table has to remember it:
 - Markdown (:func:`markdown`, :func:`markdown_cell`): outside code spans, a backslash goes before every ``<``
   that could open a tag or an autolink, every ``&`` that could open an entity, every ``]`` that could close a
   link, and every backslash that would escape the next character (no HTML, no link, no image; in a table cell
-  ``|`` is escaped too, so no cell a name did not write); the raw file stays readable (``>=`` and intervals
+  ``|`` is escaped too, so no cell a name did not write); so does every ``*``, ``~`` and ``_`` that could open or
+  close emphasis or strikethrough (a ``_`` inside a word cannot: ``p_best`` stays) and the mark that would open a
+  block at the start of a text (``#``, ``>``, ``- ``, ``1. ``, a thematic break), so a run named ``_a_`` or
+  ``1. b`` reads as written; the raw file stays readable (``>=`` and intervals
   ``[0.61, 0.72]`` are left alone). Code spans are
   found by CommonMark's rule (a run of n backticks closes at the next run of exactly n), so they split where every
   CommonMark renderer splits them, and their content is shown literally by every renderer. Line breaks become
@@ -15,8 +18,8 @@ written, so no report section and no table has to remember it:
 - CSV (:func:`csv_frame`, :func:`csv_unquote`): a text cell beginning with ``= + - @``, a tab or a carriage return
   (what spreadsheets read as a formula) or with ``'`` is written with a leading ``'``, as OWASP advises;
   :func:`csv_unquote` removes exactly that quote when the package reads its tables back, so names round-trip.
-- HTML is escaped by :mod:`robustness.reporting.document` (``html.escape``); figures draw names as plain text
-  (``text.parse_math: False`` in the house style, so ``$x^{$`` is not mathtext).
+- HTML: :mod:`robustness.reporting.document` renders this Markdown with markdown-it (raw HTML shown as text).
+- Figures draw names as plain text (``text.parse_math: False`` in the house style, so ``$x^{$`` is not mathtext).
 - Direction controls (Unicode's bidirectional embeddings, overrides, isolates and marks: a run named
   ``evil\u202egpj.exe`` displays as ``evilexe.jpg``) are shown as their code, ``\u202e``, in every medium
   (:func:`visible`): Markdown and HTML (the whole page), the PDF, figures, messages
@@ -103,9 +106,43 @@ _MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?])|&(?=#\d+;|#[xX
                      r"|\](?=[(\[:])")
 
 
+#: Emphasis and strikethrough: a run of ``*`` (but the package's own ``**`` outside a table cell), ``~``, or ``_``
+#: that is not inside a word (CommonMark never opens or closes emphasis with ``_`` between two letters or digits).
+_EMPHASIS = re.compile(r"\*+|~+|_+")
+#: What opens a block at the start of a paragraph, a bullet's text or a heading (after its leading blanks, which
+#: are dropped: four of them make a code block): a heading's ``#``, a quote's ``>``, a list item's ``-``, ``+`` or
+#: ``1.``/``1)``, a fence ``~~~``, a thematic break (three ``-``, ``*`` or ``_``, blanks between); and a heading's
+#: closing ``#`` run at the end. Each gets a backslash before its mark.
+_BLOCK = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=[ \t]|$)|~~~)|\d{1,9}(?P<number>[.)])(?=[ \t]|$))"
+                    r"|^(?P<rule>[-*_])(?=(?:[ \t]*[-*_]){2,}[ \t]*$)|(?<=[ \t])(?P<closing>#)#*[ \t]*$")
+
+
+def _emphasis(m: re.Match, cell: bool) -> str:
+    run, text = m.group(), m.string
+    if run == "**" and not cell:
+        return run
+    if run[0] == "_" and 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isalnum() \
+            and text[m.end()].isalnum():
+        return run
+    return "".join("\\" + c for c in run)
+
+
 def _plain(text: str, cell: bool) -> str:
     out = _MARKUP.sub(lambda m: "\\" + m.group(), text)
+    out = _EMPHASIS.sub(lambda m: _emphasis(m, cell), out)
     return out.replace("|", "\\|") if cell else out
+
+
+def _block_start(text: str) -> str:
+    """``text`` with the mark that would open a block at its start (or close a heading at its end) escaped."""
+    text = text.lstrip(" \t")
+
+    def escape(m: re.Match) -> str:
+        name = next(k for k in ("mark", "number", "rule", "closing") if m.group(k) is not None)
+        at = m.start(name) - m.start()
+        return m.group()[:at] + "\\" + m.group()[at:]
+
+    return _BLOCK.sub(escape, text)
 
 
 def markdown(text: str, *, cell: bool = False) -> str:
@@ -127,6 +164,8 @@ def markdown(text: str, *, cell: bool = False) -> str:
     run \<img src=x onerror=alert(1)> is **first**, J >= 0.5 [0.61, 0.72]
     >>> print(markdown("see `a<b>` and [x](javascript:alert(1))"))
     see `a<b>` and [x\](javascript:alert(1))
+    >>> print(markdown("1. _run_ *b* p_best"))
+    1\. \_run\_ \*b\* p_best
     """
     text = visible(_BREAKS.sub(" ", str(text)))
     out, i = [], 0
@@ -145,7 +184,7 @@ def markdown(text: str, *, cell: bool = False) -> str:
         span = text[opening.start():closing.end()]
         out.append(span.replace("|", "\\|") if cell else span)
         i = closing.end()
-    return "".join(out)
+    return "".join(out) if cell else _block_start("".join(out))
 
 
 def markdown_cell(value: object) -> str:

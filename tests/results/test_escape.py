@@ -1,0 +1,64 @@
+"""Markdown escaping held against a CommonMark parser: every name reads as written, in every place a report puts it."""
+
+import html
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from robustness.results.escape import markdown, markdown_cell
+
+#: A second parser, set up apart from the report's: CommonMark and GFM tables, raw HTML as text.
+PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+#: Characters and pieces that are markup somewhere in CommonMark or GFM, with letters, digits and blanks.
+PIECES = st.sampled_from([*"ab1é *_~[]()!<>&\\#-+=.):;|{}\"'", "&amp;", "&#65;", "http://x", "1.", "---", "    ",
+                          "\t", "p_best"])
+#: Texts without the package's own markup (``**`` and code spans render by design).
+TEXTS = st.lists(PIECES, min_size=1, max_size=14).map("".join).filter(lambda t: "**" not in t and t.strip())
+
+
+def shown(text: str) -> str:
+    """What a reader should see: the text itself, escaped for HTML as markdown-it escapes text."""
+    return html.escape(text.strip(" \t"), quote=False).replace('"', "&quot;")
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_a_paragraph_shows_its_text(text):
+    assert PARSER.render(markdown(text)) == f"<p>{shown(text)}</p>\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS)
+def test_a_bullet_and_a_heading_show_their_text(text):
+    assert PARSER.render(f"- {markdown(text)}") == f"<ul>\n<li>{shown(text)}</li>\n</ul>\n"
+    assert PARSER.render(f"## {markdown(text)}") == f"<h2>{shown(text)}</h2>\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, TEXTS)
+def test_a_table_cell_shows_its_text(first, second):
+    cells = [markdown_cell(v) for v in (first, second)]
+    page = PARSER.render(f"| a | b |\n|---|---|\n| {cells[0]} | {cells[1]} |\n")
+    body = page[page.index("<tbody>"):]
+    assert body == f"<tbody>\n<tr>\n<td>{shown(first).strip()}</td>\n<td>{shown(second).strip()}</td>\n</tr>\n" \
+                   "</tbody>\n</table>\n"
+
+
+@pytest.mark.parametrize(("text", "escaped"), [
+    ("_run_ and *b* and ~c~", "\\_run\\_ and \\*b\\* and \\~c\\~"),
+    ("p_best a__b", "p_best a__b"),  # inside a word, ``_`` opens nothing
+    ("1. first", "1\\. first"), ("2) second", "2\\) second"), ("# one", "\\# one"), ("> quoted", "\\> quoted"),
+    ("- item", "\\- item"), ("+ item", "\\+ item"), ("-0.5 below", "-0.5 below"), ("- - -", "\\- - -"),
+    ("    code?", "code?"), ("Team #", "Team \\#"), ("#5 wins", "\\#5 wins"), ("~~~", "\\~\\~\\~"),
+    ("**kept** bold", "**kept** bold"),
+])
+def test_hand_made_marks(text, escaped):
+    assert markdown(text) == escaped
+
+
+def test_a_cell_escapes_stars_the_prose_keeps():
+    assert markdown_cell("**x**") == "\\*\\*x\\*\\*" and markdown("**x**") == "**x**"
+    assert PARSER.renderInline(markdown("**x** _y_")) == "<strong>x</strong> _y_"
