@@ -12,6 +12,7 @@ from robustness.errors import parameter
 from robustness.overlap.gold import STRATEGIES
 from robustness.overlap.metrics import METRICS
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import (
     default_rows,
     size_target_of,
@@ -124,22 +125,15 @@ def _conclusions(r: Report, res: StudyResult) -> None:
                      "checks found in the input may change what the numbers mean.")
     pairs, nb = res.verdict("pairs_differ", **key), res.verdict("neighbours_differ", **key)
     if pairs and nb:
-        pr, n = pairs[0], nb[0]
-        items.append(f"**Which runs are separable** ({scheme}): {pr['count']} of {pr['total']} pairs of runs differ "
-                     f"(paired t-test, Holm, 5%), " + separable_text(int(n["count"]), int(n["total"])))
+        n = nb[0]
+        items.append(phrase("pairs_differ", "headline", pairs[0], scheme=scheme,
+                         neighbours=separable_text(int(n["count"]), int(n["total"]))))
     best = res.verdict("best_is_best", **key)
     if best:
         b = best[0]
-        said = ("a model-based probability, the average of the two priors the distance's range spans; on "
-                "simulated populations claims above 0.5 came true within 0.08 of the claim, and claims below 0.5 "
-                "came true 0.08 to 0.16 more often than claimed: docs/calibration.md")
-        if b["statement"] == "tied":
-            items.append(f"**First place**: {names(b['subject'])} tie for first on this test set (equal scores), "
-                         "so none of them is named the winner; the posterior probability that one of them is the "
-                         f"runs' best on unlimited data is {b['value']:.2f} (rank_keep.csv; {said}).")
-        else:
-            items.append(f"**First place**: the observed best, {b['subject'][0]}, is the runs' best on unlimited "
-                         f"data with posterior probability {b['value']:.2f} (rank_keep.csv; {said}).")
+        tied = b["statement"] == "tied"
+        items.append(phrase("best_is_best", "tied", b, leaders=names(b["subject"])) if tied else
+                     phrase("best_is_best", "best", b))
     moved, order = _winner_bullet(res, p), _order_sentence(res, p)
     if moved or order:
         items.append(" ".join(x for x in (moved, order) if x))
@@ -149,21 +143,16 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     truth = res.verdict("truth_best", metric=p.metric, average=p.average)
     if truth:
         t = truth[0]
-        said = (f"{strategy_label(t['subject'][0])} agrees best" if t["statement"] == "best" else
-                f"{names(t['subject'])} are tied")
-        items.append(f"**Which gold**: against the latent truth on this test set ({p.average} {p.metric_label}) "
-                     f"{said}; one random "
-                     f"annotator is a draw, not a choice. Which gold and how many {unit}s a new challenge needs: "
-                     f"{_design_pointer(res)}.")
+        words = dict(metric_label=p.metric_label, unit=unit, design=_design_pointer(res))
+        best_gold = t["statement"] == "best"
+        items.append(phrase("truth_best", "best", t, gold=strategy_label(t["subject"][0]), **words) if best_gold
+                     else phrase("truth_best", "tied", t, golds=names(t["subject"]), **words))
     else:
         why = (f"{p.metric_label} is not computed against the true masks: truth.csv compares the golds under the "
                "overlap metrics" if res.has("truth.csv") else "there is no truth")
-        items.append(f"**Which gold**: this test set cannot say which gold ranks closer to the truth ({why}, and the "
-                     "convergence curves measure how soon a subset agrees with this test set's own ranking, "
-                     "not accuracy). The design study answers it by simulating challenges like this one: "
-                     + (f"its recommendation.md in {design['folder']} (the design study this job was given)."
-                        if (design := MainJobMeta.of(res).design_answer) else
-                        f"{_design_pointer(res)}."))
+        design = (f"its recommendation.md in {given['folder']} (the design study this job was given)."
+                  if (given := MainJobMeta.of(res).design_answer) else f"{_design_pointer(res)}.")
+        items.append(phrase("truth_best", "unknown", why=why, design=design))
     r.heading("What to conclude")
     r.bullets(items[:6])
 
@@ -311,22 +300,15 @@ def _winner_bullet(res: StudyResult, p: Scheme) -> str | None:
     lead = rows[0]["subject"][1]
     moves = [v for v in rows if v["statement"] == "moves"]
     maybe = [v for v in rows if v["statement"] == "may move"]
-    tail = (" The headline is the organiser's decision; this is how much it decides (rank_distribution.csv, "
-            "bootstrap over the same resampled test sets for every scheme).")
+    decides = phrase("winner_by_scheme", "decides")
     if moves:
-        said = "; ".join(f"under {_scheme_text(v)} {v['subject'][0]} is first in {v['value']:.0%} of resamples and "
-                         f"{lead} in {v['low']:.1%} (rank {v['count']} of {v['total']} on this test set)"
-                         for v in moves[:4])
+        said = "; ".join(phrase("winner_by_scheme", "moves", v, scheme=_scheme_text(v), lead=lead) for v in moves[:4])
         more = f" (and {len(moves) - 4} more schemes)" if len(moves) > 4 else ""
-        return (f"**What moves the first place**: {lead} is first under {p.label}, but {said}{more}."
-                + (f" Under {_schemes_text(maybe)}, another run is first on this test set, without confidence "
-                   "(tied)." if maybe else "") + tail)
+        return (phrase("winner_by_scheme", "moves_bullet", lead=lead, headline=p.label, moves=said, more=more)
+                + (phrase("winner_by_scheme", "may_move_too", schemes=_schemes_text(maybe)) if maybe else "") + decides)
     if maybe:
-        return (f"**What moves the first place**: nothing with confidence. Under {_schemes_text(maybe)}, another "
-                f"run than {lead} is first on this test set, but {lead} is also first in at least 2.5% of "
-                "resamples there (tied)." + tail)
-    return (f"**What moves the first place**: none of the {len(rows)} other schemes tried (another fixed gold, the "
-            f"other averaging, another overlap metric): {lead} is first under each of them on this test set.")
+        return phrase("winner_by_scheme", "may_move_bullet", schemes=_schemes_text(maybe), lead=lead) + decides
+    return phrase("winner_by_scheme", "stays_bullet", tried=len(rows), lead=lead)
 
 
 def _overview(r: Report, res: StudyResult) -> None:

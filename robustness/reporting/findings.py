@@ -1,0 +1,118 @@
+"""Each finding's prose, declared beside its claim: the sentences a report states for the verdicts rows.
+
+A study writes its findings as rows of the verdicts table (:mod:`robustness.results.verdicts`), each under a claim
+of :data:`robustness.results.claims.ClaimName`; a report phrases them. The phrasing lives here, one template per
+claim and form (a row's outcome, such as ``tied``, or a sentence that gathers rows), in the order a reader meets
+them, so the words of every finding can be read, reviewed and changed in one place, and a section only chooses the
+form and supplies the fields. A template's fields are a verdict row's (``value``, ``low``, ``high``, ``count``,
+``total``, ``subject``...) and the words the section computes (``scheme``, a list of names); :func:`phrase` fills one
+and refuses a form or field it does not have. ``tests/reporting/test_findings.py`` checks that every template
+names a declared claim and fills from a verdict row and its declared words.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+
+from robustness.results.claims import ClaimName
+
+__all__ = ["PROSE", "phrase", "fields_of"]
+
+#: How a posterior probability of first place was found to hold on simulated populations (docs/calibration.md).
+_P_BEST_CALIBRATION = ("a model-based probability, the average of the two priors the distance's range spans; on "
+                       "simulated populations claims above 0.5 came true within 0.08 of the claim, and claims below "
+                       "0.5 came true 0.08 to 0.16 more often than claimed: docs/calibration.md")
+
+#: claim -> form -> template (:meth:`str.format` over a verdict row's fields and the section's words).
+PROSE: dict[ClaimName, dict[str, str]] = {
+    "pairs_differ": {
+        "headline": "**Which runs are separable** ({scheme}): {count} of {total} pairs of runs differ (paired "
+                    "t-test, Holm, 5%), {neighbours}",
+    },
+    "best_is_best": {
+        "tied": "**First place**: {leaders} tie for first on this test set (equal scores), so none of them is named "
+                "the winner; the posterior probability that one of them is the runs' best on unlimited data is "
+                "{value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
+        "best": "**First place**: the observed best, {subject[0]}, is the runs' best on unlimited data with "
+                "posterior probability {value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
+    },
+    "winner_by_scheme": {
+        "moves": "under {scheme} {subject[0]} is first in {value:.0%} of resamples and {lead} in {low:.1%} (rank "
+                 "{count} of {total} on this test set)",
+        "moves_bullet": "**What moves the first place**: {lead} is first under {headline}, but {moves}{more}.",
+        "may_move_too": " Under {schemes}, another run is first on this test set, without confidence (tied).",
+        "may_move_bullet": "**What moves the first place**: nothing with confidence. Under {schemes}, another run "
+                           "than {lead} is first on this test set, but {lead} is also first in at least 2.5% of "
+                           "resamples there (tied).",
+        "stays_bullet": "**What moves the first place**: none of the {tried} other schemes tried (another fixed "
+                        "gold, the other averaging, another overlap metric): {lead} is first under each of them on "
+                        "this test set.",
+        "decides": " The headline is the organiser's decision; this is how much it decides (rank_distribution.csv, "
+                   "bootstrap over the same resampled test sets for every scheme).",
+    },
+    "truth_best": {
+        "best": "**Which gold**: against the latent truth on this test set ({average} {metric_label}) {gold} agrees "
+                "best; one random annotator is a draw, not a choice. Which gold and how many {unit}s a new "
+                "challenge needs: {design}.",
+        "tied": "**Which gold**: against the latent truth on this test set ({average} {metric_label}) {golds} are "
+                "tied; one random annotator is a draw, not a choice. Which gold and how many {unit}s a new "
+                "challenge needs: {design}.",
+        "unknown": "**Which gold**: this test set cannot say which gold ranks closer to the truth ({why}, and the "
+                   "convergence curves measure how soon a subset agrees with this test set's own ranking, not "
+                   "accuracy). The design study answers it by simulating challenges like this one: {design}",
+    },
+}
+
+
+def fields_of(claim: ClaimName, form: str) -> set[str]:
+    """The fields a template fills (each by its name before any index or attribute: ``subject[0]`` is ``subject``).
+
+    Parameters
+    ----------
+    claim : ClaimName
+    form : str
+
+    Returns
+    -------
+    set of str
+    """
+    parsed = string.Formatter().parse(PROSE[claim][form])
+    return {name.split("[")[0].split(".")[0] for _, name, _, _ in parsed if name}
+
+
+def phrase(claim: ClaimName, form: str, row: Mapping[str, object] | None = None, /, **words: object) -> str:
+    """A finding in words: the template of ``claim`` and ``form`` filled from a verdicts row and the section's words.
+
+    Parameters
+    ----------
+    claim : ClaimName
+    form : str
+        A form :data:`PROSE` declares for the claim.
+    row : mapping, optional
+        A verdicts row (:meth:`robustness.results.study_result.StudyResult.verdict`).
+    **words
+        The fields the section computes; they take precedence over the row's.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        A form the claim does not declare, or a field neither the row nor the words hold.
+
+    Examples
+    --------
+    >>> print(phrase("best_is_best", "best", {"subject": ("run-a",), "value": 0.912})[:83])
+    **First place**: the observed best, run-a, is the runs' best on unlimited data with
+    """
+    forms = PROSE[claim]
+    if form not in forms:
+        raise KeyError(f"claim {claim!r} has no form {form!r} (it has {', '.join(forms)})")
+    values = {**(row or {}), **words}
+    missing = fields_of(claim, form) - set(values)
+    if missing:
+        raise KeyError(f"{claim} ({form}) needs {', '.join(sorted(missing))}")
+    return forms[form].format_map(values)
