@@ -62,6 +62,57 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                    "convergence curves measure how soon a subset agrees with this test set's own ranking, not "
                    "accuracy). The design study answers it by simulating challenges like this one: {design}",
     },
+    # the design study's recommendation (recommendation.md)
+    "one_random_annotator": {
+        "average": "{average}: L1 {interval}, the {count} draws' means {first:.1f} to {last:.1f}",
+        "bullet": "**One random annotator** as the gold (a draw, not a choice an organiser can adopt; reported as one "
+                  "scheme): {averages}.",
+    },
+    "closest_scheme": {
+        "best": "**Use {scheme}**: its L1 to the runs' population ranking is smaller than every other scheme's in "
+                "paired comparisons over replicates (Bonferroni-adjusted {level:.1%} intervals).",
+        "tied": "**Use {scheme}**: tied with it for the ranking closest to the runs' population ranking: {others} "
+                "(the t intervals of their mean paired differences over replicates, Bonferroni-adjusted, include "
+                "zero); among tied schemes the rule picks the simplest gold to state and reproduce (majority before "
+                "STAPLE before the others) and, of its averagings, the one closer on average.",
+    },
+    "own_distance_to_truth": {
+        "unreachable": "**Test-set size**: no test-set size reaches an expected L1 <= {target} ({per_run}) with "
+                       "{scheme}: its own distance to the truth is {interval} (L1 between its ranking and the "
+                       "truth's on the same {count} {unit}s).",
+    },
+    "recommended_scheme": {
+        "size": "**Test-set size**: the expected L1 to the runs' population ranking falls to {target} ({per_run}) "
+                "with {about} {unit}s (95% interval over replicates: {lowest} to {conservative}); ",
+        "at_least": "at least {conservative} {unit}s meet it with 95% confidence.",
+        "needed": "{conservative} {unit}s are needed to meet it with 95% confidence.",
+    },
+    "encounters_needed_new_population": {
+        "size": " For a new run population drawn with these settings (the upper end of a 95% prediction interval "
+                "over the {total} run populations simulated): {size} {unit}s.",
+    },
+    "new_population_bound_left_out": {
+        "held": " Computed from all the run populations but one, in turn, that bound reached the left-out "
+                "population's own size in {count} of {total}.",
+        "short": " Computed from all the run populations but one, in turn, that bound reached the left-out "
+                 "population's own size in {count} of {total}: it may fall short on a new run population (the "
+                 "populations' own sizes are below).",
+    },
+    "encounters_needed_top1": {
+        "bullet": "The population's best run is ranked first in {share:.0%} of replicates with {about} {unit}s (95% "
+                  "interval over replicates: {lowest} to {highest}).",
+    },
+    "encounters_needed": {
+        "official": "Under {gold}, {average} (the main job's default headline scheme) the same target needs {about} "
+                    "{unit}s (95% interval {lowest} to {highest}).",
+    },
+    "annotation_effort": {
+        "setting": "{count} annotators on {units:.0f} {unit}s: L1 {interval}",
+        "bullet": "**More annotators or more {unit}s**, at the same annotation effort ({unit}s x annotators): "
+                  "{settings}.",
+        "tied": "**More annotators or more {unit}s**, at the same annotation effort ({unit}s x annotators): "
+                "{settings}: tied (the intervals overlap).",
+    },
 }
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from robustness.errors import parameter
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.plotting import strategy_style
 from robustness.reporting.sections.common import random_baseline, target_note
 from robustness.reporting.sections.design_twin import failed_fit_bullets, fit_section, resolution_bullet
@@ -80,6 +81,12 @@ def size_words(value: float | None, largest: int | str) -> str:
 def _about(size: str) -> str:
     """'about 270', but 'more than 400' and 'at most 25' as they are."""
     return size if not size[0].isdigit() else f"about {size}"
+
+
+def _sizes(row: dict, largest: int | str) -> dict:
+    """A size row's estimate and interval in words: ``about``, ``lowest``, ``highest``."""
+    return dict(about=_about(size_words(row["value"], largest)), lowest=size_words(row["low"], largest),
+                highest=size_words(row["high"], largest))
 
 
 def _scheme(name: str) -> str:
@@ -181,33 +188,29 @@ def _recommendation(r: Report, res: StudyResult) -> None:
     largest = rec["count"]
     random = res.verdict("one_random_annotator")
     if random:
-        parts = [f"{x['average']}: L1 {ci(x['value'], x['low'], x['high'], '{:.1f}')}, the {x['count']} draws' means "
-                 f"{float(x['subject'][0]):.1f} to {float(x['subject'][1]):.1f}" for x in random]
-        items.append("**One random annotator** as the gold (a draw, not a choice an organiser can adopt; reported "
-                     "as one scheme): " + "; ".join(parts) + ".")
+        parts = [phrase("one_random_annotator", "average", x, interval=ci(x["value"], x["low"], x["high"], "{:.1f}"),
+                        first=float(x["subject"][0]), last=float(x["subject"][1])) for x in random]
+        items.append(phrase("one_random_annotator", "bullet", averages="; ".join(parts)))
     items += [b for b in (_size_bullet(res, rec, unit, target, n_runs), resolution_bullet(res, unit),
                           _main_job_bullet(res, unit, target), _spread_bullet(res, unit, target, largest)) if b]
     top1 = res.verdict("encounters_needed_top1", strategy=strat, average=average)
     if top1:
         t = top1[0]
-        items.append(f"The population's best run is ranked first in {float(t['subject'][0]):.0%} of replicates with "
-                     f"{_about(size_words(t['value'], largest))} {unit}s (95% interval over replicates: "
-                     f"{size_words(t['low'], largest)} to {size_words(t['high'], largest)}).")
+        items.append(phrase("encounters_needed_top1", "bullet", share=float(t["subject"][0]), unit=unit,
+                            **_sizes(t, largest)))
     official = res.verdict("encounters_needed", strategy=DEFAULT.gold, average=DEFAULT.average)
     if official and (strat, average) != (DEFAULT.gold, DEFAULT.average):
         o = official[0]
-        items.append(f"Under {strategy_label(DEFAULT.gold)}, {DEFAULT.average} (the main job's default headline "
-                     "scheme) the same target needs "
-                     f"{_about(size_words(o['value'], o['count']))} {unit}s (95% interval "
-                     f"{size_words(o['low'], o['count'])} to {size_words(o['high'], o['count'])}).")
+        items.append(phrase("encounters_needed", "official", o, gold=strategy_label(DEFAULT.gold), unit=unit,
+                            **_sizes(o, o["count"])))
     effort = res.verdict("annotation_effort", strategy=strat, average=average)
     if len({e["count"] for e in effort}) > 1:
         e = sorted(effort, key=lambda x: x["count"])
-        parts = [f"{x['count']} annotators on {float(x['subject'][0]):.0f} {unit}s: L1 "
-                 f"{ci(x['value'], x['low'], x['high'], '{:.1f}')}" for x in e]
+        settings = "; ".join(phrase("annotation_effort", "setting", x, units=float(x["subject"][0]), unit=unit,
+                                    interval=ci(x["value"], x["low"], x["high"], "{:.1f}")) for x in e)
         tied = e[0]["statement"] == "tied"
-        items.append(f"**More annotators or more {unit}s**, at the same annotation effort ({unit}s x annotators): "
-                     + "; ".join(parts) + (": tied (the intervals overlap)." if tied else "."))
+        items.append(phrase("annotation_effort", "tied", unit=unit, settings=settings) if tied else
+                     phrase("annotation_effort", "bullet", unit=unit, settings=settings))
     r.bullets(items)
     _how_far(r, res, size, unit, n_runs)
 
@@ -217,16 +220,10 @@ def _use_bullet(res: StudyResult, rec: dict) -> str:
     closest = res.verdict("closest_scheme")[0]
     strat, average = rec["strategy"], rec["average"]
     others = [t for t in closest["subject"] if t != f"{strat} ({average})"]
+    scheme = f"{strategy_label(strat)} ({average})"
     if closest["statement"] == "best":
-        why = ("its L1 to the runs' population ranking is smaller than every other scheme's in paired comparisons "
-               f"over replicates (Bonferroni-adjusted {closest['level']:.1%} intervals)")
-    else:
-        why = (f"tied with it for the ranking closest to the runs' population ranking: "
-               f"{', '.join(_scheme(t) for t in others)} (the t intervals of their mean paired differences over "
-               "replicates, Bonferroni-adjusted, include zero); among "
-               "tied schemes the rule picks the simplest gold to state and reproduce (majority before STAPLE before "
-               "the others) and, of its averagings, the one closer on average")
-    return f"**Use {strategy_label(strat)} ({average})**: {why}."
+        return phrase("closest_scheme", "best", closest, scheme=scheme)
+    return phrase("closest_scheme", "tied", closest, scheme=scheme, others=", ".join(_scheme(t) for t in others))
 
 
 def _size_bullet(res: StudyResult, rec: dict, unit: str, target: float, n_runs: int) -> str:
@@ -235,19 +232,17 @@ def _size_bullet(res: StudyResult, rec: dict, unit: str, target: float, n_runs: 
     name = f"{strategy_label(strat)} ({average})"
     per_run = f"{target_rule(target, n_runs)}; {random_baseline(n_runs, target)}"
     reach = res.verdict("own_distance_to_truth")[0]
+    words = dict(target=format_target(target), per_run=per_run, unit=unit)
     if reach["statement"] == "unreachable":
-        return (f"**Test-set size**: no test-set size reaches an expected L1 <= {format_target(target)} "
-                f"({per_run}) with "
-                f"{name}: its own distance to the truth is "
-                f"{ci(reach['value'], reach['low'], reach['high'], '{:.1f}')} (L1 between its ranking and the "
-                f"truth's on the same {reach['count']} {unit}s)." + _alternatives(res, strat, average, unit))
-    conservative = size_words(rec["high"], largest)
-    return (f"**Test-set size**: the expected L1 to the runs' population ranking falls to {format_target(target)} "
-            f"({per_run}) with "
-            f"{_about(size_words(rec['value'], largest))} {unit}s (95% interval over replicates: "
-            f"{size_words(rec['low'], largest)} to {conservative}); "
-            + (f"at least {conservative} {unit}s meet it with 95% confidence." if conservative[0].isdigit() else
-               f"{conservative} {unit}s are needed to meet it with 95% confidence.")
+        return (phrase("own_distance_to_truth", "unreachable", reach, scheme=name, **words,
+                       interval=ci(reach["value"], reach["low"], reach["high"], "{:.1f}"))
+                + _alternatives(res, strat, average, unit))
+    sizes = _sizes(rec, largest)
+    conservative = sizes["highest"]
+    return (phrase("recommended_scheme", "size", **words, **sizes, conservative=conservative)
+            + (phrase("recommended_scheme", "at_least", conservative=conservative, unit=unit)
+               if conservative[0].isdigit() else
+               phrase("recommended_scheme", "needed", conservative=conservative, unit=unit))
             + target_note(target, n_runs) + _new_population(res, unit, largest) + _indicative(res))
 
 
@@ -274,16 +269,12 @@ def _new_population(res: StudyResult, unit: str, largest: int) -> str:
     found = res.verdict("encounters_needed_new_population")
     if not found or found[0]["statement"] == "undefined":
         return ""
-    x = found[0]
-    text = (f" For a new run population drawn with these settings (the upper end of a 95% prediction interval "
-            f"over the {x['total']} run populations simulated): {size_words(x['value'], largest)} {unit}s.")
+    text = phrase("encounters_needed_new_population", "size", found[0], size=size_words(found[0]["value"], largest),
+                  unit=unit)
     held = res.verdict("new_population_bound_left_out")
     if held:
         h = held[0]
-        text += (f" Computed from all the run populations but one, in turn, that bound reached the left-out "
-                 f"population's own size in {h['count']} of {h['total']}"
-                 + (": it may fall short on a new run population (the populations' own sizes are below)."
-                    if h["count"] < 0.8 * h["total"] else "."))
+        text += phrase("new_population_bound_left_out", "short" if h["count"] < 0.8 * h["total"] else "held", h)
     return text
 
 
