@@ -62,6 +62,43 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                    "convergence curves measure how soon a subset agrees with this test set's own ranking, not "
                    "accuracy). The design study answers it by simulating challenges like this one: {design}",
     },
+    # how many units: the resolution in score differences and the rank target's size (the main job)
+    "units_needed": {
+        "bullet": "**How many {unit}s** ({scheme}): {parts}",
+        "beyond": "more than {count} {unit}s, the largest size tried{estimate}",
+        "estimate": " (the estimate: about {value:.0f})",
+        "already": "at most {high:.0f} {unit}s",
+        "found": "about {value:.0f} {unit}s, at least {high:.0f} to claim it",
+    },
+    "resolution": {
+        "bullet": "with its {n_units} {unit}s this test set resolves a true difference of {resolution} in "
+                  "{metric_label} between neighbouring runs ({level:.0%} CI {lowest} to {highest}; paired t-test at "
+                  "{alpha:.0%}, {power:.0%} power); {close}.",
+        "closer": "{count} of the {total} neighbouring pairs lie closer than that",
+        "no_pairs": "there are no neighbouring pairs",
+        "paragraph": "**{gold}, {average} {metric_label}**: resolution {resolution} ({level:.0%} CI {lowest} to "
+                     "{highest}) at N = {n_units} {unit}s. ",
+        "unsettled": "{count} of the {total} neighbouring pairs differ by less than that on this test set ({pairs}): "
+                     "a true difference of that size is missed in more than {missed:.0%} of test sets like this "
+                     "one, so these places are the ones this test set cannot be expected to settle",
+        "declared_anyway": " ({declared} of the pairs are declared different here all the same).",
+        "not_evidence": "; not declaring them different is not evidence that they are equal.",
+        "settled": "None of the {total} neighbouring pairs differ by less than that on this test set.",
+    },
+    "resolve_units": {
+        "bullet_beyond": "A difference of {subject[0]} needs more than the largest size searched.",
+        "bullet": "A difference of {subject[0]} needs about {value:.0f} {unit}s, {high:.0f} to claim it.",
+        "beyond": " A true difference of {subject[0]} needs more than the largest size searched.",
+        "found": " A true difference of {subject[0]} is declared with {power:.0%} power at about {value:.0f} {unit}s "
+                 "({low:.0f} to {high:.0f} over the SD's interval; claim {high:.0f}: resolve.csv).",
+    },
+    "unlimited_distance": {
+        "bullet": "Ranks: L1 {value:.1f} ({low:.1f} to {high:.1f}) to the ranking on unlimited data; {target} needs "
+                  "{size}{flag}.",
+    },
+    "units_needed_range": {
+        "flag": " (the {group}s' spreads differ: claim {claim}, the range's upper end)",
+    },
     # the design study's recommendation (recommendation.md)
     "one_random_annotator": {
         "average": "{average}: L1 {interval}, the {count} draws' means {first:.1f} to {last:.1f}",

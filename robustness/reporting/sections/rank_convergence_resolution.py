@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import group_word, size_target_of, target_words
 from robustness.reporting.sections.rank_convergence_agreement import bootstrap_units, headline
 from robustness.reporting.sections.registry import strategy_label
@@ -75,14 +76,17 @@ def pairs_text(subject: list, *, limit: int = 6) -> str:
     return "; ".join(pairs[:limit]) + more
 
 
+def _resolution(v: dict) -> dict:
+    """A resolution row's difference and interval in prose (:func:`number`)."""
+    return dict(resolution=number(v["value"]), lowest=number(v["low"]), highest=number(v["high"]))
+
+
 def _size_claim(nd: dict, unit: str) -> str:
     """The rank target's size: the estimate and the conservative bound, in a few words."""
     if nd["statement"] == "beyond":
-        point = f" (the estimate: about {nd['value']:.0f})" if np.isfinite(nd["value"]) else ""
-        return f"more than {nd['count']} {unit}s, the largest size tried{point}"
-    if nd["statement"] == "already":
-        return f"at most {nd['high']:.0f} {unit}s"
-    return f"about {nd['value']:.0f} {unit}s, at least {nd['high']:.0f} to claim it"
+        point = phrase("units_needed", "estimate", nd) if np.isfinite(nd["value"]) else ""
+        return phrase("units_needed", "beyond", nd, unit=unit, estimate=point)
+    return phrase("units_needed", "already" if nd["statement"] == "already" else "found", nd, unit=unit)
 
 
 def size_bullet(res: StudyResult, *, design: str = "") -> str | None:
@@ -108,28 +112,23 @@ def size_bullet(res: StudyResult, *, design: str = "") -> str | None:
     rv = res.verdict("resolution", **key)
     if rv:
         v = rv[0]
-        close = (f"{v['count']} of the {v['total']} neighbouring pairs lie closer than that" if v["total"] else
-                 "there are no neighbouring pairs")
-        n_units = MainJobMeta.of(res).bootstrap_units
-        parts.append(f"with its {n_units} {unit}s this test set resolves a true difference of "
-                     f"{number(v['value'])} in {p.metric_label} between neighbouring runs ({v['level']:.0%} CI "
-                     f"{number(v['low'])} to {number(v['high'])}; paired t-test at {ALPHA:.0%}, {POWER:.0%} power); "
-                     f"{close}.")
+        close = phrase("resolution", "closer" if v["total"] else "no_pairs", v)
+        parts.append(phrase("resolution", "bullet", v, n_units=MainJobMeta.of(res).bootstrap_units, unit=unit,
+                            metric_label=p.metric_label, alpha=ALPHA, power=POWER, close=close, **_resolution(v)))
     need = res.verdict("resolve_units", **key)
     if need:
         n = need[0]
-        d = n["subject"][0]
-        parts.append(f"A difference of {d} needs more than the largest size searched." if n["statement"] == "beyond"
-                     else f"A difference of {d} needs about {n['value']:.0f} {unit}s, {n['high']:.0f} to claim it.")
+        parts.append(phrase("resolve_units", "bullet_beyond" if n["statement"] == "beyond" else "bullet", n,
+                            unit=unit))
     dist, nd = res.verdict("unlimited_distance", **key), res.verdict("units_needed", **key)
     if dist and nd:
-        d = dist[0]
-        parts.append(f"Ranks: L1 {d['value']:.1f} ({d['low']:.1f} to {d['high']:.1f}) to the ranking on unlimited "
-                     f"data; {target_words(size_target_of(res), MainJobMeta.of(res).runs)} needs "
-                     f"{_size_claim(nd[0], unit)}" + _flag_clause(res, key, unit) + ".")
+        parts.append(phrase("unlimited_distance", "bullet", dist[0],
+                            target=target_words(size_target_of(res), MainJobMeta.of(res).runs),
+                            size=_size_claim(nd[0], unit), flag=_flag_clause(res, key, unit)))
     if not parts:
         return None
-    return f"**How many {unit}s** ({p.label}): " + " ".join(parts) + (f" {design}" if design else "")
+    return phrase("units_needed", "bullet", unit=unit, scheme=p.label,
+                  parts=" ".join(parts) + (f" {design}" if design else ""))
 
 
 def _flag_clause(res: StudyResult, key: dict, unit: str) -> str:
@@ -140,7 +139,7 @@ def _flag_clause(res: StudyResult, key: dict, unit: str) -> str:
         return ""
     v = rng[0]
     high = f"more than {v['count']}" if v["statement"] == "beyond" else f"{v['high']:.0f}"
-    return f" (the {group_word(res)}s' spreads differ: claim {high}, the range's upper end)"
+    return phrase("units_needed_range", "flag", v, group=group_word(res), claim=high)
 
 
 def _declared(res: StudyResult, key: dict, subject: list) -> int:
@@ -200,26 +199,20 @@ def resolution_section(r: Report, res: StudyResult) -> None:
         if not rv:
             continue
         v = rv[0]
-        text = (f"**{p.gold_label}, {average} {p.metric_label}**: resolution {number(v['value'])} "
-                f"({v['level']:.0%} CI {number(v['low'])} to {number(v['high'])}) at N = {n_units} {unit}s. ")
+        text = phrase("resolution", "paragraph", v, gold=p.gold_label, metric_label=p.metric_label, n_units=n_units,
+                      unit=unit, **_resolution(v))
         if v["count"]:
             declared = _declared(res, key, v["subject"])
-            text += (f"{v['count']} of the {v['total']} neighbouring pairs differ by less than that on this test set "
-                     f"({pairs_text(v['subject'])}): a true difference of that size is missed in more than "
-                     f"{1 - POWER:.0%} of test sets like this one, so these places are the ones this test set cannot "
-                     "be expected to settle"
-                     + (f" ({declared} of the pairs are declared different here all the same)." if declared else
-                        "; not declaring them different is not evidence that they are equal."))
+            text += (phrase("resolution", "unsettled", v, pairs=pairs_text(v["subject"]), missed=1 - POWER)
+                     + (phrase("resolution", "declared_anyway", declared=declared) if declared else
+                        phrase("resolution", "not_evidence")))
         else:
-            text += f"None of the {v['total']} neighbouring pairs differ by less than that on this test set."
+            text += phrase("resolution", "settled", v)
         need = res.verdict("resolve_units", **key)
         if need:
             n = need[0]
-            text += (f" A true difference of {n['subject'][0]} needs more than the largest size searched."
-                     if n["statement"] == "beyond" else
-                     f" A true difference of {n['subject'][0]} is declared with {POWER:.0%} power at about "
-                     f"{n['value']:.0f} {unit}s ({n['low']:.0f} to {n['high']:.0f} over the SD's interval; claim "
-                     f"{n['high']:.0f}: resolve.csv).")
+            text += phrase("resolve_units", "beyond" if n["statement"] == "beyond" else "found", n, unit=unit,
+                           power=POWER)
         r.paragraph(text)
     target = format_target(size_target_of(res))
     r.figure("figures/fig_32_resolution.png",
