@@ -29,8 +29,43 @@ PROSE: dict[ClaimName, dict[str, str]] = {
     "pairs_differ": {
         "headline": "**Which runs are separable** ({scheme}): {count} of {total} pairs of runs differ (paired "
                     "t-test, Holm, 5%), {neighbours}",
+        "paragraph": "**{gold}, {average} {metric_label}**: {count} of {total} pairs of runs differ (Holm over all "
+                     "{total} pairs); {neighbours} there is no evidence of a difference (which is not evidence that "
+                     "they are equal).",
+    },
+    "neighbours_differ": {
+        "none": "none of the {total} pairs that are neighbours on the leaderboard differ: for all of them",
+        "some": "{count} of the {total} pairs that are neighbours on the leaderboard differ, and for the remaining "
+                "{rest}",
+    },
+    "neighbours_only_differ": {
+        "alone": " Holm over the {total} neighbouring pairs alone (a smaller family) finds {count} of them.",
+    },
+    "pairs_differ_wilcoxon": {
+        "check": " The rank-based check (Wilcoxon signed-rank test on per-{unit} scores, Holm over all pairs) finds "
+                 "{count} of {total} pairs and {neighbours} neighbouring pairs.",
+    },
+    "unlimited_distance": {
+        "sentence": "Against unlimited data (empirical-Bayes estimate, interval over resampled test sets): expected L1 "
+                    "{value:.1f} ({level:.0%} interval {low:.1f} to {high:.1f}; {per_run:.2f} places per run; "
+                    "{baseline}) at the test set's {count} {unit}s{best}; {target} needs {needed} "
+                    "(ranking_uncertainty.csv, test_set_size.csv).",
+        "bullet": "Ranks: L1 {value:.1f} ({low:.1f} to {high:.1f}) to the ranking on unlimited data; {target} needs "
+                  "{size}{flag}.",
+    },
+    "fastest_convergence": {
+        "fastest": "**{average}**: {gold} settles fastest on this test set's own ranking (self-consistency, not "
+                   "closeness to the truth), AUC {auc}: its paired differences in AUC with every other strategy are "
+                   "below zero {over} (Bonferroni-adjusted {level:.1%} intervals).{spread}",
+        "tied": "**{average}**: no strategy settles fastest: {golds} are tied: their paired AUC differences with "
+                "{gold} (the lowest {lowest}; AUC on this test set's orders {auc}) have Bonferroni-adjusted "
+                "{level:.1%} intervals {over} that include zero.{spread}",
+    },
+    "random_gold_spread": {
+        "auc": " One random annotator (a draw, not a candidate): AUC {low:.1f} to {high:.1f} over its {count} draws.",
     },
     "best_is_best": {
+        "clause": "; the observed best is the population's best with posterior probability {value:.2f}",
         "tied": "**First place**: {leaders} tie for first on this test set (equal scores), so none of them is named "
                 "the winner; the posterior probability that one of them is the runs' best on unlimited data is "
                 "{value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
@@ -91,10 +126,6 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "beyond": " A true difference of {subject[0]} needs more than the largest size searched.",
         "found": " A true difference of {subject[0]} is declared with {power:.0%} power at about {value:.0f} {unit}s "
                  "({low:.0f} to {high:.0f} over the SD's interval; claim {high:.0f}: resolve.csv).",
-    },
-    "unlimited_distance": {
-        "bullet": "Ranks: L1 {value:.1f} ({low:.1f} to {high:.1f}) to the ranking on unlimited data; {target} needs "
-                  "{size}{flag}.",
     },
     "units_needed_range": {
         "flag": " (the {group}s' spreads differ: claim {claim}, the range's upper end)",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robustness.reporting.findings import phrase
 from robustness.results.study_result import StudyResult
 from robustness.statistics.ranks import random_l1, target_rule, target_text
 
@@ -108,14 +109,11 @@ def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: i
     best = res.verdict("best_is_best", **key)
     nd = res.verdict("units_needed", **key)[0]
     target = size_target_of(res)
-    who = (f"; the observed best is the population's best with posterior probability {best[0]['value']:.2f}"
-           if best else "")
-    return (f"Against unlimited data (empirical-Bayes estimate, interval over resampled test sets): expected "
-            f"L1 {d['value']:.1f} ({d['level']:.0%} interval {d['low']:.1f} to {d['high']:.1f}; "
-            f"{d['value'] / n_runs:.2f} places per run; {random_baseline(n_runs, d['value'])}) at the test set's "
-            f"{d['count']} {unit}s{who}; {target_words(target, n_runs)} needs {needed_text(nd, unit)} "
-            f"(ranking_uncertainty.csv, test_set_size.csv).{target_note(target, n_runs)}"
-            + band_sentence(res, key, unit))
+    return (phrase("unlimited_distance", "sentence", d, per_run=d["value"] / n_runs,
+                   baseline=random_baseline(n_runs, d["value"]), unit=unit,
+                   best=phrase("best_is_best", "clause", best[0]) if best else "",
+                   target=target_words(target, n_runs), needed=needed_text(nd, unit))
+            + target_note(target, n_runs) + band_sentence(res, key, unit))
 
 
 def group_word(res: StudyResult) -> str:

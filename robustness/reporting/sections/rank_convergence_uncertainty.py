@@ -10,6 +10,7 @@ import pandas as pd
 
 from robustness.errors import parameter
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import (
     CALIBRATION_SENTENCE,
     at_tolerance,
@@ -82,19 +83,12 @@ def significance_section(r: Report, res: StudyResult) -> None:
         pw = res.verdict("pairs_differ_wilcoxon", **key)[0]
         nw = res.verdict("neighbours_differ_wilcoxon", **key)[0]
         alone = res.verdict("neighbours_only_differ", **key)
-        n_sig, n_all = n["count"], n["total"]
-        neighbours = (f"none of the {n_all} pairs that are neighbours on the leaderboard differ: for all of them"
-                      if n_sig == 0 else
-                      f"{n_sig} of the {n_all} pairs that are neighbours on the leaderboard differ, and for the "
-                      f"remaining {n_all - n_sig}")
-        r.paragraph(
-            f"**{p.gold_label}, {average} {p.metric_label}**: {pairs['count']} of {pairs['total']} pairs of runs "
-            f"differ (Holm over all {pairs['total']} pairs); {neighbours} there is no evidence of a difference "
-            "(which is not evidence that they are equal)."
-            + (f" Holm over the {alone[0]['total']} neighbouring pairs alone (a smaller family) finds "
-               f"{alone[0]['count']} of them." if alone else "")
-            + f" The rank-based check (Wilcoxon signed-rank test on per-{boot_unit} scores, Holm over all pairs) finds "
-            f"{pw['count']} of {pw['total']} pairs and {nw['count']} neighbouring pairs.")
+        neighbours = phrase("neighbours_differ", "none", n) if n["count"] == 0 else \
+            phrase("neighbours_differ", "some", n, rest=n["total"] - n["count"])
+        r.paragraph(phrase("pairs_differ", "paragraph", pairs, gold=p.gold_label, metric_label=p.metric_label,
+                           neighbours=neighbours)
+                    + (phrase("neighbours_only_differ", "alone", alone[0]) if alone else "")
+                    + phrase("pairs_differ_wilcoxon", "check", pw, unit=boot_unit, neighbours=nw["count"]))
     r.paragraph(f"Method: for every pair of runs, a paired two-sided t-test of the score difference with its "
                 f"delta-method standard error over {boot_unit}s (each {boot_unit}'s influence on both runs' ratios "
                 "of sums: micro scores pool TP/FP/FN, macro scores average per-image scores); analytic, so the count "
@@ -217,22 +211,16 @@ def convergence_section(r: Report, res: StudyResult) -> None:
         if not found:
             continue
         v = found[0]
-        adj = f"Bonferroni-adjusted {v['level']:.1%} intervals"
-        over = "over resampled test sets" if v["count"] else "over this test set's orders"
-        auc = ci(v["value"], v["low"], v["high"], "{:.1f}")
         drawn = res.verdict("random_gold_spread", ranking="aggregate", metric=p.metric, average=average,
                             statement="auc")
-        spread = (f" One random annotator (a draw, not a candidate): AUC {drawn[0]['low']:.1f} to "
-                  f"{drawn[0]['high']:.1f} over its {drawn[0]['count']} draws." if drawn else "")
+        words = dict(auc=ci(v["value"], v["low"], v["high"], "{:.1f}"), gold=strategy_label(v["subject"][0]),
+                     over="over resampled test sets" if v["count"] else "over this test set's orders",
+                     spread=phrase("random_gold_spread", "auc", drawn[0]) if drawn else "")
         if v["statement"] == "fastest":
-            r.paragraph(f"**{average}**: {strategy_label(v['subject'][0])} settles fastest on this test set's own "
-                        f"ranking (self-consistency, not closeness to the truth), AUC {auc}: its paired differences "
-                        f"in AUC with every other strategy are below zero {over} ({adj}).{spread}")
+            r.paragraph(phrase("fastest_convergence", "fastest", v, **words))
         else:
-            lowest = "mean AUC over resampled test sets" if v["count"] else "AUC"
-            r.paragraph(f"**{average}**: no strategy settles fastest: {names(v['subject'])} are tied: their paired "
-                        f"AUC differences with {strategy_label(v['subject'][0])} (the lowest {lowest}; AUC on this "
-                        f"test set's orders {auc}) have {adj} {over} that include zero.{spread}")
+            r.paragraph(phrase("fastest_convergence", "tied", v, golds=names(v["subject"]), **words,
+                               lowest="mean AUC over resampled test sets" if v["count"] else "AUC"))
         if v["count"] and average == "macro":
             r.paragraph(f"The golds are compared over {v['count']} test sets resampled from this one ("
                         f"{_resampled(res)}, "
