@@ -63,6 +63,8 @@ PROSE: dict[ClaimName, dict[str, str]] = {
     },
     "random_gold_spread": {
         "auc": " One random annotator (a draw, not a candidate): AUC {low:.1f} to {high:.1f} over its {count} draws.",
+        "tau_to_truth": " One random annotator (a draw, not a candidate): tau {low:.3f} to {high:.3f} over its "
+                        "{count} draws.",
     },
     "best_is_best": {
         "clause": "; the observed best is the population's best with posterior probability {value:.2f}",
@@ -87,6 +89,10 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                    "bootstrap over the same resampled test sets for every scheme).",
     },
     "truth_best": {
+        "section_best": "**{average}**: **{gold}** agrees best with the truth, tau {interval}; its paired differences "
+                        "with every other strategy exclude zero.{spread}",
+        "section_tied": "**{average}**: no single best: {golds} are tied (paired bootstrap differences in tau with "
+                        "{gold}, tau {interval}, include zero).{spread}",
         "best": "**Which gold**: against the latent truth on this test set ({average} {metric_label}) {gold} agrees "
                 "best; one random annotator is a draw, not a choice. Which gold and how many {unit}s a new "
                 "challenge needs: {design}.",
@@ -130,6 +136,40 @@ PROSE: dict[ClaimName, dict[str, str]] = {
     "units_needed_range": {
         "flag": " (the {group}s' spreads differ: claim {claim}, the range's upper end)",
     },
+    # how the rankings under golds, metrics and labels agree (the main job)
+    "least_gold_agreement": {
+        "paragraph": "Kendall's tau between the rankings under two golds ({average} {metric_label}); the lowest is "
+                     "between {gold} and {other}, tau {interval} (both rankings recomputed on {unit} resamples, "
+                     "percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.",
+        "overlapping": "; its interval overlaps those of {count} of the other {total} pairs, so these are not told "
+                       "apart from it",
+        "apart": "; its interval lies below those of every other pair",
+    },
+    "metric_tau": {
+        "paragraph": "**{metric}** ({direction}): Kendall's tau with macro {metric_label}'s ranking {tau}.",
+        # the tau of a metric_tau or label_tau row, by its statement
+        "agree": "{interval}; {count} of {total} runs take another rank than {what} on this test set; the two "
+                 "rankings are the same on every resampled test set",
+        "differ": "{interval}; {count} of {total} runs take another rank than {what} on this test set; the two "
+                  "rankings differ on at least 97.5% of resampled test sets",
+        "tied": "{interval}; {count} of {total} runs take another rank than {what} on this test set; its interval "
+                "reaches 1, so full agreement on a new test set is not excluded (tied)",
+    },
+    "label_tau": {
+        "paragraph": "**label {label} and label {other}**: Kendall's tau between their macro {metric_label} rankings "
+                     "{tau}.",
+    },
+    "fit_not_converged": {
+        "paragraph": "{gold} did not converge within its iteration cap on {count} image(s): see images.csv.",
+    },
+    "small_sd_share": {
+        "paragraph": "Trust the pooled-SD z of the leave-one-annotator-out rows. The mean of per-image z ({name}'s "
+                     "Table 4) is dominated by images where the annotators happen to agree almost exactly: the 10% "
+                     "of images with the smallest SD supply {value:.0%} of the sum (median over runs), and an SD "
+                     "over {panel} annotators has {dof} degrees of freedom. Scoring annotators against a STAPLE "
+                     "consensus that contains them shrinks their own spread, so that variant overstates how far "
+                     "runs are from human agreement. All variants: gold_spread.csv.",
+    },
     # the design study's recommendation (recommendation.md)
     "one_random_annotator": {
         "average": "{average}: L1 {interval}, the {count} draws' means {first:.1f} to {last:.1f}",
@@ -165,6 +205,44 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "short": " Computed from all the run populations but one, in turn, that bound reached the left-out "
                  "population's own size in {count} of {total}: it may fall short on a new run population (the "
                  "populations' own sizes are below).",
+    },
+    "encounters_needed_by_population": {
+        "bullet": "**Which runs take part matters**: per run population (runs drawn like this challenge's, {reps} test "
+                  "set{plural} each; recommendation_populations.csv) the size for L1 <= {target} {sizes} (median "
+                  "{median}; {count} of {total} populations found{beyond}).",
+        "same": "is {low_size} {unit}s in every population where the search found one",
+        "range": "ranges from {low_size} to {high_size} {unit}s",
+        "beyond": "; {rest} beyond the search",
+    },
+    "own_distance_alternative": {
+        "setting": "{count} annotators of agreement {agreement:g}: {value:.1f}",
+        "sentence": " Its own distance with other annotators (at {total} {unit}s): {settings}.",
+    },
+    "estimate": {
+        "calibrated": "**Is the package's estimate calibrated?** The main job estimates how far the test set's "
+                      "ranking is from the ranking the same gold would give on unlimited data. Where that is the "
+                      "truth (annotators equal to the truth), at {size} {unit}s under majority micro Jaccard it "
+                      "estimates {estimate:.1f} against an actual {actual:.1f} (median ratio per replicate "
+                      "{ratio:.2f}); {pool}",
+        "pool_far": "the population ranking's own distance to unlimited data is at most {pool:g} (L1 between its "
+                    "pool's two halves, halved).",
+        "pool_sharp": "the population ranking is sharp: its pool's two halves rank the runs identically.",
+        "gold_bias": "With annotators of agreement {agreement:g} the actual distance to the runs' true population "
+                     "ranking is {actual:.1f} against the estimate's {estimate:.1f}: the estimate sees the test-set "
+                     "sampling, not the gold's own bias (the L1 to the truth on the same images, "
+                     "design_summary.csv, measures that bias).",
+    },
+    "paper_converged_share": {
+        "optimistic": "**How optimistic is the convergence curve** (the MEDIQA-MAGIC 2025 overview's Figures 2 and "
+                      "3)? It 'converged' (L1 to the test set's own ranking within {runs} in 95% of orders) before "
+                      "the whole test set in {converged:.0%} of replicates, at {point:.0%} of the images on average, "
+                      "while the test set's ranking was farther than {runs} from the population's in {far:.0%} of "
+                      "replicates.",
+    },
+    "interval_coverage": {
+        "method": "{method}: {value:.1%} (95% CI {low:.1%} to {high:.1%})",
+        "bullet": "**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard against "
+                  "the truth, {count} {unit}s{correlation}): {methods}.",
     },
     "encounters_needed_top1": {
         "bullet": "The population's best run is ranked first in {share:.0%} of replicates with {about} {unit}s (95% "

@@ -252,16 +252,15 @@ def _spread_bullet(res: StudyResult, unit: str, target: float, largest: int) -> 
     if not spread:
         return ""
     x = spread[0]
-    beyond = "" if x["statement"] == "all_found" else f"; {x['total'] - x['count']} beyond the search"
+    beyond = "" if x["statement"] == "all_found" else \
+        phrase("encounters_needed_by_population", "beyond", rest=x["total"] - x["count"])
     reps = x["subject"][0] if x["subject"][0] == x["subject"][1] else "-".join(x["subject"])
-    return (f"**Which runs take part matters**: per run population (runs drawn like this challenge's, "
-            f"{reps} test set{'s' if reps != '1' else ''} each; recommendation_populations.csv) the size "
-            f"for L1 <= {format_target(target)} "
-            + (f"is {size_words(x['low'], largest)} {unit}s in every population where the search found one"
-               if size_words(x['low'], largest) == size_words(x['high'], largest) else
-               f"ranges from {size_words(x['low'], largest)} to {size_words(x['high'], largest)} {unit}s")
-            + f" (median {size_words(x['value'], largest)}; {x['count']} of {x['total']} populations "
-            f"found{beyond}).")
+    low, high = size_words(x["low"], largest), size_words(x["high"], largest)
+    sizes = phrase("encounters_needed_by_population", "same" if low == high else "range", low_size=low,
+                   high_size=high, unit=unit)
+    return phrase("encounters_needed_by_population", "bullet", x, reps=reps, plural="s" if reps != "1" else "",
+                  target=format_target(target),
+                  sizes=sizes, median=size_words(x["value"], largest), beyond=beyond)
 
 
 def _new_population(res: StudyResult, unit: str, largest: int) -> str:
@@ -370,8 +369,8 @@ def _alternatives(res: StudyResult, strat: str, average: str, unit: str) -> str:
     alt = res.verdict("own_distance_alternative", strategy=strat, average=average)
     if not alt:
         return ""
-    parts = [f"{x['count']} annotators of agreement {float(x['subject'][0]):g}: {x['value']:.1f}" for x in alt]
-    return (f" Its own distance with other annotators (at {alt[0]['total']} {unit}s): " + "; ".join(parts) + ".")
+    parts = [phrase("own_distance_alternative", "setting", x, agreement=float(x["subject"][0])) for x in alt]
+    return phrase("own_distance_alternative", "sentence", alt[0], unit=unit, settings="; ".join(parts))
 
 
 def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> None:
@@ -392,36 +391,24 @@ def _how_far(r: Report, res: StudyResult, size: int, unit: str, n_runs: int) -> 
     items = []
     if perfect:
         c = perfect
-        items.append(f"**Is the package's estimate calibrated?** The main job estimates how far the test set's "
-                     "ranking is from the ranking the same gold would give on unlimited data. Where that is the "
-                     f"truth (annotators equal to the truth), at {size} {unit}s under majority micro Jaccard it "
-                     f"estimates {c['estimate']:.1f} against an actual {c['actual_distance']:.1f} (median "
-                     f"ratio per replicate {c['estimate_ratio']:.2f}); " + (
-                         f"the population ranking's own distance to unlimited data is at most {c['pool_distance']:g} "
-                         "(L1 between its pool's two halves, halved)." if c["pool_distance"] > 0 else
-                         "the population ranking is sharp: its pool's two halves rank the runs identically."))
+        pool = phrase("estimate", "pool_far", pool=c["pool_distance"]) if c["pool_distance"] > 0 else \
+            phrase("estimate", "pool_sharp")
+        items.append(phrase("estimate", "calibrated", size=size, unit=unit, estimate=c["estimate"],
+                            actual=c["actual_distance"], ratio=c["estimate_ratio"], pool=pool))
     if here and base["agreement"] != 1.0:
-        items.append(f"With annotators of agreement {base['agreement']:g} the actual distance to the runs' "
-                     f"true population ranking is {here['actual_distance']:.1f} against the estimate's "
-                     f"{here['estimate']:.1f}: the estimate sees the test-set sampling, not the gold's own "
-                     "bias (the L1 to the truth on the same images, design_summary.csv, measures that bias).")
+        items.append(phrase("estimate", "gold_bias", agreement=base["agreement"], actual=here["actual_distance"],
+                            estimate=here["estimate"]))
     if here:
-        items.append(f"**How optimistic is the convergence curve** (the MEDIQA-MAGIC 2025 overview's Figures 2 and "
-                     f"3)? It 'converged' (L1 to the test set's own ranking "
-                     f"within {n_runs} in 95% of orders) before the whole test set in "
-                     f"{here['paper_converged_share']:.0%} of replicates, at {here['paper_point_fraction']:.0%} of the "
-                     f"images on average, while the test set's ranking was farther than {n_runs} from the population's "
-                     f"in {here['paper_converged_but_far_share']:.0%} of replicates.")
+        items.append(phrase("paper_converged_share", "optimistic", runs=n_runs, converged=here["paper_converged_share"],
+                            point=here["paper_point_fraction"], far=here["paper_converged_but_far_share"]))
     cov = res.verdict("interval_coverage")
     if cov:
         one = unit != "encounter"  # one image per encounter: the two units are the same, said once
         shown = [x for x in cov if not one or x["subject"][0] != "encounter"] or cov
-        r_items = ", ".join((f"{x['subject'][1]}" if one else f"{x['subject'][0]} unit, {x['subject'][1]}")
-                            + f": {x['value']:.1%} (95% CI {x['low']:.1%} to {x['high']:.1%})" for x in shown)
-        items.append(f"**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard "
-                     f"against the truth, {cov[0]['count']} {unit}s"
-                     + (f", within-encounter correlation {base['correlation']:g}" if not one else "")
-                     + f"): {r_items}.")
+        methods = ", ".join(phrase("interval_coverage", "method", x, method=x["subject"][1] if one else
+                                   f"{x['subject'][0]} unit, {x['subject'][1]}") for x in shown)
+        items.append(phrase("interval_coverage", "bullet", cov[0], unit=unit, methods=methods,
+                            correlation=f", within-encounter correlation {base['correlation']:g}" if not one else ""))
     if items:
         r.heading("How far to trust the other answers (simulated)")
         r.bullets(items)

@@ -13,6 +13,7 @@ import pandas as pd
 from robustness.errors import parameter
 from robustness.overlap.lesions import is_lesion_metric
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import (
     at_tolerance,
     convergence_cell,
@@ -108,14 +109,10 @@ def gold_agreement_section(r: Report, res: StudyResult) -> None:
     mat = m.pivot(index="strategy", columns="other", values="tau").loc[order, order]
     for v in res.verdict("least_gold_agreement", metric=p.metric, average=p.average):
         a, b = v["subject"]
-        overlapping, others = v["count"], v["total"]
-        tied = (f"; its interval overlaps those of {overlapping} of the other {others} pairs, so these are not "
-                "told apart from it" if overlapping else "; its interval lies below those of every other pair")
-        r.paragraph(f"Kendall's tau between the rankings under two golds ({p.average} {p.metric_label}); the lowest "
-                    "is between "
-                    f"{strategy_label(a)} and {strategy_label(b)}, tau "
-                    f"{ci(v['value'], v['low'], v['high'], '{:.2f}')} (both rankings recomputed on {boot_unit} "
-                    f"resamples, percentile intervals){tied}. Every pair with its interval: kendall_tau.csv.")
+        tied = phrase("least_gold_agreement", "overlapping" if v["count"] else "apart", v)
+        r.paragraph(phrase("least_gold_agreement", "paragraph", v, metric_label=p.metric_label, gold=strategy_label(a),
+                           other=strategy_label(b), interval=ci(v["value"], v["low"], v["high"], "{:.2f}"),
+                           unit=boot_unit, tied=tied))
     r.table(mat.reset_index().rename(columns={"strategy": ""}), floatfmt="{:.2f}")
     r.figure("figures/fig_06_kendall_tau.png", "Kendall's tau between the rankings under different golds; "
              "above the diagonal tau, below it its 95% bootstrap interval.")
@@ -200,20 +197,14 @@ def table4_section(r: Report, res: StudyResult) -> None:
         "hold for new "
         f"{boot_unit}s drawn by the same annotators, not for another panel (with {panel} annotators per image, a "
         f"different panel would move the SD by more than these intervals show).{paper}"))
-    share = res.verdict("small_sd_share", metric=p.metric)[0]["value"]
+    share = res.verdict("small_sd_share", metric=p.metric)[0]
     if two:
         r.paragraph(
             f"With {panel} annotators per image, leaving one out leaves a single annotator, whose spread is undefined: "
             "the leave-one-annotator-out variant is not computed, and no run is labelled best or worst (with two "
             "annotators the spread is one difference, with one degree of freedom). All variants: gold_spread.csv.")
         return
-    r.paragraph(
-        f"Trust the pooled-SD z of the leave-one-annotator-out rows. The mean of per-image z ({name}'s Table 4) is "
-        "dominated by "
-        f"images where the annotators happen to agree almost exactly: the 10% of images with the smallest SD supply "
-        f"{share:.0%} of the sum (median over runs), and an SD over {panel} annotators has {dof} degrees of freedom. "
-        "Scoring annotators against a STAPLE consensus that contains them shrinks their own spread, so that "
-        "variant overstates how far runs are from human agreement. All variants: gold_spread.csv.")
+    r.paragraph(phrase("small_sd_share", "paragraph", share, name=name, panel=panel, dof=dof))
 
 
 def fits_section(r: Report, res: StudyResult) -> None:
@@ -228,8 +219,7 @@ def fits_section(r: Report, res: StudyResult) -> None:
     """
     for v in res.verdict("fit_not_converged"):
         if v["count"]:
-            r.paragraph(f"{strategy_label(v['strategy'])} did not converge within its iteration cap on {v['count']} "
-                        "image(s): see images.csv.")
+            r.paragraph(phrase("fit_not_converged", "paragraph", v, gold=strategy_label(v["strategy"])))
 
 
 def truth_section(r: Report, res: StudyResult) -> None:
@@ -255,17 +245,11 @@ def truth_section(r: Report, res: StudyResult) -> None:
                 "interval's upper end; schemes are compared by paired differences on the same resamples.")
     for average in p.averages:
         for v in res.verdict("truth_best", metric=p.metric, average=average):
-            text = ci(v["value"], v["low"], v["high"])
             drawn = res.verdict("random_gold_spread", metric=p.metric, average=average, statement="tau_to_truth")
-            spread = (f" One random annotator (a draw, not a candidate): tau {drawn[0]['low']:.3f} to "
-                      f"{drawn[0]['high']:.3f} over its {drawn[0]['count']} draws." if drawn else "")
-            if v["statement"] == "best":
-                r.paragraph(f"**{average}**: **{strategy_label(v['subject'][0])}** agrees best with the truth, tau "
-                            f"{text}; its paired differences with every other strategy exclude zero.{spread}")
-            else:
-                r.paragraph(f"**{average}**: no single best: {names(v['subject'])} are tied (paired bootstrap "
-                            f"differences in tau with {strategy_label(v['subject'][0])}, tau {text}, include "
-                            f"zero).{spread}")
+            words = dict(interval=ci(v["value"], v["low"], v["high"]), gold=strategy_label(v["subject"][0]),
+                         spread=phrase("random_gold_spread", "tau_to_truth", drawn[0]) if drawn else "")
+            r.paragraph(phrase("truth_best", "section_best", v, **words) if v["statement"] == "best" else
+                        phrase("truth_best", "section_tied", v, golds=names(v["subject"]), **words))
     t = table[table.metric == p.metric].copy()
     t["strategy"] = t.strategy.map(strategy_label)
     r.table(t[["strategy", "average", "tau_to_truth", "tau_low", "tau_high", "p_best"]], floatfmt="{:.3f}")
@@ -314,10 +298,9 @@ def metrics_section(r: Report, res: StudyResult) -> None:
            "lesion scoring Dice 0 and HD95 374, lesions below the challenge's volume threshold left out."
            if any(str(m).startswith("brats_") for m in boards.metric.unique()) else ""))
     for v in res.verdict("metric_tau"):
-        metric = v["metric"]
-        direction = "lower is better" if lower_is_better(metric) else "higher is better"
-        r.paragraph(f"**{metric}** ({direction}): Kendall's tau with macro {p.metric_label}'s ranking "
-                    f"{_tau_text(v, f'under {p.metric_label}')}.")
+        direction = "lower is better" if lower_is_better(v["metric"]) else "higher is better"
+        r.paragraph(phrase("metric_tau", "paragraph", v, direction=direction, metric_label=p.metric_label,
+                           tau=_tau_text(v, f"under {p.metric_label}")))
     ranks = _rank_cells(boards, "metric")
     order = boards[boards.metric == p.metric].sort_values("rank").run
     r.paragraph(f"Each run's rank under each metric, with its 95% bootstrap rank interval ({unit}s resampled); "
@@ -381,14 +364,12 @@ def _few_units(n_units: int, unit: str, n_runs: int, labels: bool = False) -> st
 
 def _tau_text(v: dict, what: str = "under Jaccard") -> str:
     """A ``metric_tau``/``label_tau`` verdict in words: tau with its interval, runs that move, and what it means."""
-    moved = f"{v['count']} of {v['total']} runs take another rank than {what} on this test set"
+    words = dict(interval=ci(v["value"], v["low"], v["high"]), what=what)
     if v["statement"] == "agree":
-        tail = "the two rankings are the same on every resampled test set"
-    elif v["statement"] == "differ":
-        tail = "the two rankings differ on at least 97.5% of resampled test sets"
-    else:
-        tail = "its interval reaches 1, so full agreement on a new test set is not excluded (tied)"
-    return f"{ci(v['value'], v['low'], v['high'])}; {moved}; {tail}"
+        return phrase("metric_tau", "agree", v, **words)
+    if v["statement"] == "differ":
+        return phrase("metric_tau", "differ", v, **words)
+    return phrase("metric_tau", "tied", v, **words)
 
 
 def _rank_cells(boards: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -426,8 +407,8 @@ def labels_section(r: Report, res: StudyResult) -> None:
         "test set like this one." + _few_units(n_units, unit, boards.run.nunique(), labels=True))
     for v in res.verdict("label_tau"):
         a, b = v["subject"]
-        r.paragraph(f"**label {a} and label {b}**: Kendall's tau between their macro {p.metric_label} rankings "
-                    f"{_tau_text(v, f'on label {a}')}.")
+        r.paragraph(phrase("label_tau", "paragraph", v, label=a, other=b, metric_label=p.metric_label,
+                           tau=_tau_text(v, f"on label {a}")))
     order = boards[boards.label.astype(str) == labels[0]].sort_values("rank").run
     ranks = _rank_cells(boards.assign(label=[f"label {x}" for x in boards.label]), "label")
     r.paragraph(f"Each run's rank on each label ({p.gold_title}, macro {p.metric_label}), with its 95% bootstrap "
