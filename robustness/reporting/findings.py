@@ -135,6 +135,25 @@ PROSE: dict[ClaimName, dict[str, str]] = {
     },
     "units_needed_range": {
         "flag": " (the {group}s' spreads differ: claim {claim}, the range's upper end)",
+        "same": " Over the priors a test set can estimate, the size is {lowest} {unit}s too (units_needed_range).",
+        "between": " Over the priors a test set can estimate (the band's two ends), the size lies between {lowest} and "
+                   "{highest} {unit}s (units_needed_range).",
+        "flagged": "For the size, claim the range's upper end too, {highest} {unit}s, rather than the estimate's bound "
+                   "(on simulated populations this reached the target where the estimate's bound fell short). ",
+    },
+    "distance_band": {
+        "per_team": "each {group} its own, for the upper end the smallest spread the test set allows (97.5% lower "
+                    "limit)",
+        "plugin": "the plug-in, which takes the observed scores for the population's (no {group} of two or more runs)",
+        "span": "{low:.1f} to {high:.1f} at {count} {unit}s",
+        "sentence": " Allowing for the prior, which the test set estimates (one within-{group} spread shared by the "
+                    "{group}s, or {other}), the interval is {spans} (distance_band).",
+        "flag": " **Your {group}s differ in spread: read the range, not the estimate.** The test that the {group}s "
+                "share one within-{group} spread rejects it (p = {p_value:.3f} on {total} {unit}s). This is about "
+                "your runs, not about this test set's estimate: the estimate shares one spread among the {group}s, "
+                "and where a {group}'s runs lie closer together than the others' it tends to run low at larger sizes "
+                "(the other prior's estimate differs by {gap:.0%} at {count} {unit}s). The range's upper end, "
+                "{high:.1f} there, allows for it; more runs per {group} or more {unit}s settle it. ",
     },
     # how the rankings under golds, metrics and labels agree (the main job)
     "least_gold_agreement": {

@@ -81,10 +81,7 @@ def range_sentence(res: StudyResult, key: dict, unit: str) -> str:
     v = rows[0]
     low = f"{v['low']:.0f}" if np.isfinite(v["low"]) else f"more than {v['count']}"
     high = _range_high(v)
-    if low == high:
-        return f" Over the priors a test set can estimate, the size is {low} {unit}s too (units_needed_range)."
-    return (f" Over the priors a test set can estimate (the band's two ends), the size lies between {low} and {high} "
-            f"{unit}s (units_needed_range).")
+    return phrase("units_needed_range", "same" if low == high else "between", lowest=low, highest=high, unit=unit)
 
 
 def unlimited_sentence(res: StudyResult, scheme: tuple[str, str, str], n_runs: int, unit: str) -> str:
@@ -156,22 +153,15 @@ def band_sentence(res: StudyResult, key: dict, unit: str) -> str:
     if not rows:
         return ""
     t = group_word(res)
-    other = (f"each {t} its own, for the upper end the smallest spread the test set allows (97.5% lower limit)"
-             if rows[0]["subject"][0] == "per_team" else
-             f"the plug-in, which takes the observed scores for the population's (no {t} of two or more runs)")
-    spans = " and ".join(f"{v['low']:.1f} to {v['high']:.1f} at {v['count']} {unit}s" for v in rows)
-    text = (f" Allowing for the prior, which the test set estimates (one within-{t} spread shared by the {t}s, or "
-            f"{other}), the interval is {spans} (distance_band)." + range_sentence(res, key, unit))
+    other = phrase("distance_band", "per_team", group=t) if rows[0]["subject"][0] == "per_team" else \
+        phrase("distance_band", "plugin", group=t)
+    spans = " and ".join(phrase("distance_band", "span", v, unit=unit) for v in rows)
+    text = phrase("distance_band", "sentence", group=t, other=other, spans=spans) + range_sentence(res, key, unit)
     far = rows[-1]
     subject = far["subject"]
     if rows[0]["statement"] == "prior_sensitive" and len(subject) > 2:  # older folders flagged by the gap alone
-        text += (f" **Your {t}s differ in spread: read the range, not the estimate.** The test that the {t}s "
-                 f"share one within-{t} spread rejects it (p = {float(subject[2]):.3f} on {far['total']} {unit}s). "
-                 f"This is about your runs, not about this test set's estimate: the estimate shares one spread among "
-                 f"the {t}s, and where a {t}'s runs lie closer together than the others' it tends to run low at "
-                 f"larger sizes (the other prior's estimate differs by {float(subject[1]):.0%} at {far['count']} "
-                 f"{unit}s). The range's upper end, {far['high']:.1f} there, allows for it; more runs per {t} or more "
-                 f"{unit}s settle it. " + _flagged_size(res, key, unit) + FLAG_SENTENCE)
+        text += (phrase("distance_band", "flag", far, group=t, unit=unit, p_value=float(subject[2]),
+                        gap=float(subject[1])) + _flagged_size(res, key, unit) + FLAG_SENTENCE)
     return text
 
 
@@ -205,9 +195,7 @@ def _flagged_size(res: StudyResult, key: dict, unit: str) -> str:
     rows = res.verdict("units_needed_range", **key)
     if not rows:
         return ""
-    return (f"For the size, claim the range's upper end too, {_range_high(rows[0])} {unit}s, rather than the "
-            "estimate's bound (on simulated populations this reached the target where the estimate's bound fell "
-            "short). ")
+    return phrase("units_needed_range", "flagged", highest=_range_high(rows[0]), unit=unit)
 
 
 def size_target_of(res: StudyResult) -> float:
