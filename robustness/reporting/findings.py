@@ -29,6 +29,9 @@ PROSE: dict[ClaimName, dict[str, str]] = {
     "pairs_differ": {
         "headline": "**Which runs are separable** ({scheme}): {count} of {total} pairs of runs differ (paired "
                     "t-test, Holm, 5%), {neighbours}",
+        "qa": "Paired bootstrap of accuracy differences over encounters, two-sided, Holm over all {total} pairs: "
+              "{count} pairs differ; of the {neighbours} neighbouring pairs {neighbours_differ} differ and for {rest} "
+              "there is no evidence of a difference{same}.",
         "paragraph": "**{gold}, {average} {metric_label}**: {count} of {total} pairs of runs differ (Holm over all "
                      "{total} pairs); {neighbours} there is no evidence of a difference (which is not evidence that "
                      "they are equal).",
@@ -188,6 +191,31 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                      "over {panel} annotators has {dof} degrees of freedom. Scoring annotators against a STAPLE "
                      "consensus that contains them shrinks their own spread, so that variant overstates how far "
                      "runs are from human agreement. All variants: gold_spread.csv.",
+    },
+    # ranking methods, the per-case table and closed QA
+    "method_agreement": {
+        "bullet": "{method} vs {other}: Kendall's tau {tau}",
+    },
+    "first_place": {
+        "one": "first under {method}: {subject[0]}",
+        "tied": "first under {method}: {tied} runs tied ({runs}{more})",
+    },
+    "method_agreement_range": {
+        "paragraph": "Across the {count} golds ({average} {metric}), tau between two methods ranges from {low:.2f} to "
+                     "{high:.2f} (every pair with its interval: the figure below and the agreement table).",
+    },
+    "convergence_point": {
+        "reached": "L1 <= {tolerance} at n = {value:.0f} ({low:.0f}-{high:.0f})",
+        "only_at_n": "L1 <= {tolerance} only at n = N",
+        "points": "Convergence points (95% of orders, with their 95% intervals over orders): {points}; area under the "
+                  "mean L1 curve {auc}. Paired t-test (delta-method SE), Holm: {pairs} of {total} pairs differ; of "
+                  "{neighbours} neighbouring pairs {neighbours_differ} differ, the rest: no evidence of a difference.",
+        "qa": "The ranking on the first n encounters is within L1 <= {target} of the ranking on all {count} ({rule}) "
+              "from n = {value:.0f} in 95% of orders (95% CI over orders {low:.0f}-{high:.0f}); {exact}; area under "
+              "the mean L1 curve {auc} (Monte Carlo over orders). This compares subsets with this test set, not with "
+              "unlimited data.",
+        "exact": "exactly equal from n = {value:.0f}",
+        "exact_only_at_n": "exactly equal only at the whole test set, where L1 = 0 by construction",
     },
     # the design study's recommendation (recommendation.md)
     "one_random_annotator": {

@@ -107,13 +107,14 @@ _MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?])|&(?=#\d+;|#[xX
 
 
 #: Emphasis and strikethrough: a run of ``*`` (but the package's own ``**`` outside a table cell), ``~``, or ``_``
-#: that is not inside a word (CommonMark never opens or closes emphasis with ``_`` between two letters or digits).
+#: that is not inside a word (CommonMark never opens or closes emphasis with ``_`` between two letters or digits) and
+#: not between two blanks (such a run neither opens nor closes: ``a ~ b`` stays as written).
 _EMPHASIS = re.compile(r"\*+|~+|_+")
 #: What opens a block at the start of a paragraph, a bullet's text or a heading (after its leading blanks, which
 #: are dropped: four of them make a code block): a heading's ``#``, a quote's ``>``, a list item's ``-``, ``+`` or
 #: ``1.``/``1)``, a fence ``~~~``, a thematic break (three ``-``, ``*`` or ``_``, blanks between); and a heading's
 #: closing ``#`` run at the end. Each gets a backslash before its mark.
-_BLOCK = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=[ \t]|$)|~~~)|\d{1,9}(?P<number>[.)])(?=[ \t]|$))"
+_BLOCK = re.compile(r"^(?:(?P<mark>[#>]|[-+*](?=[ \t]|$)|~~~)|\d{1,9}(?P<number>[.)])(?=[ \t]|$))"
                     r"|^(?P<rule>[-*_])(?=(?:[ \t]*[-*_]){2,}[ \t]*$)|(?<=[ \t])(?P<closing>#)#*[ \t]*$")
 
 
@@ -121,6 +122,8 @@ def _emphasis(m: re.Match, cell: bool) -> str:
     run, text = m.group(), m.string
     if run == "**" and not cell:
         return run
+    if 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isspace() and text[m.end()].isspace():
+        return run  # blanks on both sides: neither opens nor closes (``a ~ b``, ``2 * 3``)
     if run[0] == "_" and 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isalnum() \
             and text[m.end()].isalnum():
         return run

@@ -53,7 +53,8 @@ def test_a_table_cell_shows_its_text(first, second):
     ("1. first", "1\\. first"), ("2) second", "2\\) second"), ("# one", "\\# one"), ("> quoted", "\\> quoted"),
     ("- item", "\\- item"), ("+ item", "\\+ item"), ("-0.5 below", "-0.5 below"), ("- - -", "\\- - -"),
     ("    code?", "code?"), ("Team #", "Team \\#"), ("#5 wins", "\\#5 wins"), ("~~~", "\\~\\~\\~"),
-    ("**kept** bold", "**kept** bold"),
+    ("**kept** bold", "**kept** bold"), ("a ~ b, 2 * 3, x _ y", "a ~ b, 2 * 3, x _ y"),  # blanks on both sides
+    ("* item", "\\* item"), ("~a", "\\~a"), ("a~", "a\\~"),
 ])
 def test_hand_made_marks(text, escaped):
     assert markdown(text) == escaped

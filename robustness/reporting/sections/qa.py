@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
@@ -44,14 +45,11 @@ def _convergence(r: Report, res: StudyResult) -> None:
     lenient, strict = points[f"{target:g}"], points[f"{float(res.options['tolerance']):g}"]
     auc = res.verdict("curve_auc", **key)[0]
     r.heading("Rank convergence (accuracy_all)")
-    r.paragraph(
-        f"The ranking on the first n encounters is within L1 <= {format_target(target)} of the ranking on all "
-        f"{lenient['count']} ({target_rule(target, n_runs)}) from n = {lenient['value']:.0f} in 95% of orders (95% "
-        f"CI over orders {lenient['low']:.0f}-{lenient['high']:.0f}); "
-        + (f"exactly equal from n = {strict['value']:.0f}" if strict["statement"] == "reached" else
-           "exactly equal only at the whole test set, where L1 = 0 by construction")
-        + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.1f}')} (Monte Carlo "
-        "over orders). This compares subsets with this test set, not with unlimited data.")
+    exact = phrase("convergence_point", "exact", strict) if strict["statement"] == "reached" else \
+        phrase("convergence_point", "exact_only_at_n")
+    r.paragraph(phrase("convergence_point", "qa", lenient, target=format_target(target),
+                       rule=target_rule(target, n_runs), exact=exact,
+                       auc=ci(auc["value"], auc["low"], auc["high"], "{:.1f}")))
     r.paragraph(unlimited_sentence(res, SCHEME, n_runs, "encounter"))
 
 
@@ -62,10 +60,8 @@ def _significance(r: Report, res: StudyResult) -> None:
     n = res.verdict("neighbours_differ", **key)[0]
     same = n["subject"]
     r.heading("Which runs differ?")
-    r.paragraph(f"Paired bootstrap of accuracy differences over encounters, two-sided, Holm over all {pairs['total']} "
-                f"pairs: {pairs['count']} pairs differ; of the {n['total']} neighbouring pairs {n['count']} "
-                f"differ and for {n['total'] - n['count']} there is no evidence of a difference"
-                + (": " + ", ".join(same) if same else "") + ".")
+    r.paragraph(phrase("pairs_differ", "qa", pairs, neighbours=n["total"], neighbours_differ=n["count"],
+                       rest=n["total"] - n["count"], same=": " + ", ".join(same) if same else ""))
 
 
 def _table5(r: Report, res: StudyResult) -> None:

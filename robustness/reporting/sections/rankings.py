@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import at_tolerance, convergence_cell, size_target_of
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.results.study_result import StudyResult
@@ -98,13 +99,14 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
             f"{label}: each run's statistic under each method with its 95% {interval_name(ci_table)} interval "
             f"({n_resamples} resamples of {test_unit}s, the same for every method), and its rank on the whole test "
             f"set (ties: {res.options.get('ties', 'average')} rank)."))
-        items = [f"{get_ranking(a).label} vs {get_ranking(b).label}: Kendall's tau "
-                 f"{_tau_text(v['value'], v['low'], v['high'])}"
+        items = [phrase("method_agreement", "bullet", v, method=get_ranking(a).label, other=get_ranking(b).label,
+                        tau=_tau_text(v["value"], v["low"], v["high"]))
                  for v in res.verdict("method_agreement", **key) for a, b in [v["subject"]]]
         for v in res.verdict("first_place", **key):
-            top, more = v["subject"], ", ..." if len(v["subject"]) > 5 else ""
-            items.append(f"first under {get_ranking(v['ranking']).label}: " + (
-                top[0] if len(top) == 1 else f"{len(top)} runs tied ({', '.join(top[:5])}{more})"))
+            top, method = v["subject"], get_ranking(v["ranking"]).label
+            items.append(phrase("first_place", "one", v, method=method) if len(top) == 1 else
+                         phrase("first_place", "tied", v, method=method, tied=len(top), runs=", ".join(top[:5]),
+                                more=", ..." if len(top) > 5 else ""))
         r.bullets(items)
         lenient = size_target_of(res)
         for method in methods:
@@ -117,9 +119,7 @@ def ranking_methods_section(r: Report, res: StudyResult, *, schemes: list[tuple[
                          f"n for L1 <= {format_target(lenient)}": convergence_cell(p)})
     strat, metric, average = schemes[0]
     for v in res.verdict("method_agreement_range", metric=metric, average=average):
-        r.paragraph(f"Across the {v['count']} golds ({average} {metric}), tau between two methods "
-                    f"ranges from {v['low']:.2f} to {v['high']:.2f} (every pair with its interval: the "
-                    "figure below and the agreement table).")
+        r.paragraph(phrase("method_agreement_range", "paragraph", v))
     r.figure("figures/fig_12_ranking_agreement.png",
              "Kendall's tau between the leaderboards of two ranking methods (macro), on the whole test set, with its "
              "95% bootstrap interval (both rankings recomputed on every resample).")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.common import default_rows, size_target_of, unlimited_sentence
 from robustness.reporting.sections.rankings import case_leaderboards_section, ranking_methods_section
 from robustness.reporting.sections.registry import ci, interval_name, register_section, register_study
@@ -47,14 +48,12 @@ def _schemes(r: Report, res: StudyResult) -> None:
         r.heading(f"{strat} / {metric}")
         r.table(c[["run", "score", "low", "high", "rank"]],
                 caption=f"95% {interval_name(c)} intervals over {unit}s.")
-        r.paragraph("Convergence points (95% of orders, with their 95% intervals over orders): "
-                    + ", ".join(f"L1 <= {_tolerance(res, x, n_runs)} at n = {x['value']:.0f} "
-                                f"({x['low']:.0f}-{x['high']:.0f})" if x["statement"] == "reached" else
-                                f"L1 <= {_tolerance(res, x, n_runs)} only at n = N"
-                                for x in points)
-                    + f"; area under the mean L1 curve {ci(auc['value'], auc['low'], auc['high'], '{:.2f}')}."
-                    + f" Paired t-test (delta-method SE), Holm: {pairs['count']} of {pairs['total']} pairs differ; "
-                    f"of {n['total']} neighbouring pairs {n['count']} differ, the rest: no evidence of a difference.")
+        said = ", ".join(phrase("convergence_point", "reached" if x["statement"] == "reached" else "only_at_n", x,
+                                tolerance=_tolerance(res, x, n_runs)) for x in points)
+        r.paragraph(phrase("convergence_point", "points", points=said, auc=ci(auc["value"], auc["low"], auc["high"],
+                                                                               "{:.2f}"),
+                           pairs=pairs["count"], total=pairs["total"], neighbours=n["total"],
+                           neighbours_differ=n["count"]))
         r.paragraph(unlimited_sentence(res, (strat, metric, average), n_runs, unit))
     r.figure("figures/fig_08_table_convergence.png", "L1 rank change vs number of units, one line per scheme.")
 
