@@ -291,6 +291,27 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "bullet": "**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard against "
                   "the truth, {count} {unit}s{correlation}): {methods}.",
     },
+    "main_job_size": {
+        "compared": "{scheme}: L1 <= {target}{rule} needs {estimate} {unit}s by the main job's empirical-Bayes "
+                    "estimate from the challenge's own {unit}s (90% interval {real}), {design} by the design study's "
+                    "twin (95% interval over replicates)",
+        "not_compared": ": not compared, because the twin failed its fit (fit.csv).",
+        "overlap": ": the intervals overlap, so the two answers agree within their uncertainty.",
+        "disagree": ": the intervals do not overlap, so the two answers disagree",
+        "differs": "; the twin differs from the challenge in {differs}.",
+        "unmodelled": "; the fit shows no statistic more than 20% apart: the difference lies in what the generator "
+                      "does not model.",
+    },
+    "twin_resolution": {
+        "compared": "**Resolution** ({scheme}; resolution.csv): a test set of {count} {unit}s like this challenge's "
+                    "declares a true difference of {value:.3g} between neighbouring runs with 80% power (95% range "
+                    "over replicates {low:.3g} to {high:.3g}); the main job on the real {n:.0f} {unit}s: {main:.3g} "
+                    "(95% CI {main_low:.3g} to {main_high:.3g}, main_job_resolution.csv)",
+        "not_compared": ": not compared, because the twin failed its fit.",
+        "overlap": ": the intervals overlap, so the two agree within their uncertainty.",
+        "disagree": ": the intervals do not overlap: the twin's runs move together from unit to unit otherwise than "
+                    "the real ones (fit.csv's separability row says how far).",
+    },
     "encounters_needed_top1": {
         "bullet": "The population's best run is ranked first in {share:.0%} of replicates with {about} {unit}s (95% "
                   "interval over replicates: {lowest} to {highest}).",

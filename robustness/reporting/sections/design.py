@@ -350,18 +350,16 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rul
     real = f"{v['low']:.0f} to {high_text}" if finite(v["low"]) and v["low"] > 0 else f"at most {high_text}"
     est = (f"about {v['value']:.0f}" if finite(v["value"]) else
            f"more than {v['count']}" if not finite(v["high"]) else f"at most {high_text}")
-    said = (f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}: "
-            f"L1 <= {format_target(target)}{f' ({rule})' if rule else ''} needs {est} {unit}s by the main job's "
-            f"empirical-Bayes estimate from the challenge's own {unit}s (90% interval {real}), {design} by the design "
-            "study's twin (95% interval over replicates)")
+    said = phrase("main_job_size", "compared", scheme=f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} "
+                  f"{metric_label(DEFAULT.metric)}", target=format_target(target), rule=f" ({rule})" if rule else "",
+                  estimate=est, unit=unit, real=real, design=design)
     if v["statement"] == "not_compared":
-        return said + ": not compared, because the twin failed its fit (fit.csv)."
+        return said + phrase("main_job_size", "not_compared")
     if v["statement"] == "overlap":
-        return said + ": the intervals overlap, so the two answers agree within their uncertainty."
-    return (said + ": the intervals do not overlap, so the two answers disagree"
-            + (f"; the twin differs from the challenge in {differs}." if differs else
-               "; the fit shows no statistic more than 20% apart: the difference lies in what the generator does "
-               "not model."))
+        return said + phrase("main_job_size", "overlap")
+    return (said + phrase("main_job_size", "disagree")
+            + (phrase("main_job_size", "differs", differs=differs) if differs else
+               phrase("main_job_size", "unmodelled")))
 
 
 def _alternatives(res: StudyResult, strat: str, average: str, unit: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from robustness.errors import parameter
 from robustness.reporting.document import Report
+from robustness.reporting.findings import phrase
 from robustness.reporting.sections.registry import strategy_label
 from robustness.results.meta import DesignMeta
 from robustness.results.study_result import StudyResult
@@ -126,15 +127,10 @@ def resolution_bullet(res: StudyResult, unit: str) -> str | None:
         return None
     v = found[0]
     main, main_low, main_high, n = (float(x) for x in v["subject"])
-    said = (f"**Resolution** ({strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}; "
-            "resolution.csv): a test set of "
-            f"{v['count']} {unit}s like this challenge's declares a true difference of {v['value']:.3g} between "
-            f"neighbouring runs with 80% power (95% range over replicates {v['low']:.3g} to {v['high']:.3g}); the main "
-            f"job on the real {n:.0f} {unit}s: {main:.3g} (95% CI {main_low:.3g} to {main_high:.3g}, "
-            "main_job_resolution.csv)")
+    said = phrase("twin_resolution", "compared", v, unit=unit, n=n, main=main, main_low=main_low, main_high=main_high,
+                  scheme=f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}")
     if v["statement"] == "not_compared":
-        return said + ": not compared, because the twin failed its fit."
+        return said + phrase("twin_resolution", "not_compared")
     if v["statement"] == "overlap":
-        return said + ": the intervals overlap, so the two agree within their uncertainty."
-    return said + (": the intervals do not overlap: the twin's runs move together from unit to unit otherwise than "
-                   "the real ones (fit.csv's separability row says how far).")
+        return said + phrase("twin_resolution", "overlap")
+    return said + phrase("twin_resolution", "disagree")
