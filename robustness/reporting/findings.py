@@ -168,6 +168,12 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "apart": "; its interval lies below those of every other pair",
     },
     "metric_tau": {
+        "conclusion": "under {metric} {count} of {total} runs take another place (Kendall's tau {interval}: {how})"
+                      "{first}",
+        "conclusions": "Against macro {metric_label} ({gold}): {said}.",
+        "same_order": "the same order on every resample",
+        "orders_differ": "the orders differ with confidence",
+        "tied_order": "tied with the headline's order",
         "paragraph": "**{metric}** ({direction}): Kendall's tau with macro {metric_label}'s ranking {tau}.",
         # the tau of a metric_tau or label_tau row, by its statement
         "agree": "{interval}; {count} of {total} runs take another rank than {what} on this test set; the two "
@@ -178,6 +184,9 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                 "reaches 1, so full agreement on a new test set is not excluded (tied)",
     },
     "label_tau": {
+        "moved": "{subject[0]} vs {subject[1]} ({count} of {total} runs move)",
+        "conclusion": "Between labels: {differ} of {pairs} pairs of labels order the runs differently with "
+                      "confidence{which} (label_tau).",
         "paragraph": "**label {label} and label {other}**: Kendall's tau between their macro {metric_label} rankings "
                      "{tau}.",
     },
@@ -287,6 +296,12 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                       "replicates.",
     },
     "interval_coverage": {
+        "warning": "**Warning: the twin's intervals {may}too narrow.** The runs' bootstrap intervals cover their "
+                   "population scores in fewer than {threshold:.0%} of simulated test sets of {n} {unit}s (nominal "
+                   "95%): {said}",
+        "unsure": "; each CI still includes 95% (more {replicates} tell).",
+        "overstate": ". On a challenge like this one, intervals and the claims resting on them overstate their "
+                     "confidence.",
         "method": "{method}: {value:.1%} (95% CI {low:.1%} to {high:.1%})",
         "bullet": "**Bootstrap interval coverage** of the runs' population scores (nominal 95%, micro Jaccard against "
                   "the truth, {count} {unit}s{correlation}): {methods}.",

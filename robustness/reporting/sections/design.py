@@ -301,12 +301,10 @@ def _coverage_bullets(res: StudyResult, unit: str) -> list[str]:
          "high": x["high"], "n": x["count"]} for x in res.verdict("interval_coverage")], unit)
     if not low:
         return []
-    return [f"**Warning: the twin's intervals {'may be' if unsure else 'are'} too narrow.** The runs' bootstrap "
-            f"intervals cover their population scores in fewer than {MIN_COVERAGE:.0%} of simulated test sets of "
-            f"{low[0]['n']} {unit}s (nominal 95%): {said}"
-            + (f"; each CI still includes 95% (more {parameter('DesignStudyOptions', 'replicates')} tell)."
-               if unsure else
-               ". On a challenge like this one, intervals and the claims resting on them overstate their confidence.")]
+    warning = phrase("interval_coverage", "warning", may="may be " if unsure else "are ", threshold=MIN_COVERAGE,
+                     n=low[0]["n"], unit=unit, said=said)
+    return [warning + (phrase("interval_coverage", "unsure", replicates=parameter("DesignStudyOptions", "replicates"))
+                       if unsure else phrase("interval_coverage", "overstate"))]
 
 
 def _main_job_bullet(res: StudyResult, unit: str, target: float) -> str | None:

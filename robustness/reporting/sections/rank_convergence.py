@@ -269,20 +269,21 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
         boards = res.table("metric_leaderboard.csv")
         said = []
         for v in metrics:
-            how = {"agree": "the same order on every resample", "differ": "the orders differ with confidence"}.get(
-                v["statement"], "tied with the headline's order")
+            how = (phrase("metric_tau", "same_order") if v["statement"] == "agree" else
+                   phrase("metric_tau", "orders_differ") if v["statement"] == "differ" else
+                   phrase("metric_tau", "tied_order"))
             tail = first_place(boards, "metric", v["metric"], lead) if lead else ""
-            said.append(f"under {metric_label(v['metric'])} {v['count']} of {v['total']} runs take another place "
-                        f"(Kendall's tau "
-                        f"{ci(v['value'], v['low'], v['high'], '{:.2f}')}: {how}){', and ' + tail if tail else ''}")
-        parts.append(f"Against macro {p.metric_label} ({p.gold_label}): " + "; ".join(said) + ".")
+            said.append(phrase("metric_tau", "conclusion", v, metric=metric_label(v["metric"]), how=how,
+                               interval=ci(v["value"], v["low"], v["high"], "{:.2f}"),
+                               first=", and " + tail if tail else ""))
+        parts.append(phrase("metric_tau", "conclusions", metric_label=p.metric_label, gold=p.gold_label,
+                            said="; ".join(said)))
     labels = res.verdict("label_tau")
     if labels:
         differ = [v for v in labels if v["statement"] == "differ"]
-        pairs = (", ".join(f"{v['subject'][0]} vs {v['subject'][1]} ({v['count']} of {v['total']} runs move)"
-                           for v in differ) if differ else "")
-        parts.append(f"Between labels: {len(differ)} of {len(labels)} pairs of labels order the runs differently "
-                     "with confidence" + (f" ({pairs})" if pairs else " (the others are tied)") + " (label_tau).")
+        pairs = ", ".join(phrase("label_tau", "moved", v) for v in differ)
+        parts.append(phrase("label_tau", "conclusion", differ=len(differ), pairs=len(labels),
+                            which=f" ({pairs})" if pairs else " (the others are tied)"))
     return " ".join(parts) or None
 
 
