@@ -121,14 +121,14 @@ def _pool(base, setting, sizes, population, seed, options):
     return population_scores(base, setting, sizes, population, seed=seed, options=options)
 
 
-def _replicate(base, setting, agreements, sizes, replicate, population_index, population, seed, options):
-    return simulate(base, setting, agreements, sizes, replicate, population_index=population_index,
-                    population=population, seed=seed, options=options)
+def _replicate(base, setting, agreements, sizes, replicate, keywords):
+    """One batch of the grid: :func:`simulate` with its keyword arguments (population, seed, options) as one dict."""
+    return simulate(base, setting, agreements, sizes, replicate, **keywords)
 
 
-def _size_replicate(base, setting, size, replicate, population_index, population, seed, options, strategies):
-    return simulate_size(base, setting, size, replicate, population_index=population_index, population=population,
-                         seed=seed, options=options, strategies=strategies)
+def _size_replicate(base, setting, size, replicate, keywords):
+    """One batch of the size search: :func:`simulate_size` with its keyword arguments as one dict."""
+    return simulate_size(base, setting, size, replicate, **keywords)
 
 
 def run_size(base: World, setting: Setting, size: int, *, replicates: int, populations: int, pools: dict,
@@ -160,8 +160,9 @@ def run_size(base: World, setting: Setting, size: int, *, replicates: int, popul
     parts.mkdir(parents=True, exist_ok=True)
     key = (setting.spread, setting.runs, setting.correlation)
     path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(replicates)}
-    return _resumed(_size_replicate, path_of, lambda r: (base, setting, size, r, r % populations,
-                                                         pools[(key, r % populations)], seed, options, strategies),
+    return _resumed(_size_replicate, path_of, lambda r: (base, setting, size, r, dict(
+        population_index=r % populations, population=pools[(key, r % populations)], seed=seed, options=options,
+        strategies=strategies)),
                     what=f"test sets of {size}", unit="replicate", n_jobs=n_jobs, progress=progress)
 
 
@@ -313,8 +314,10 @@ def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cach
     pending = [(s, r) for s, r in jobs if (s.key, r) not in done]
     if len(pending) < len(jobs):
         say(f"resuming: {len(jobs) - len(pending)} of {len(jobs)} replicates already done")
-    replicates = [(base, s, grid.agreement, grid.sizes, r, r % grid.populations,
-                   pools[((s.spread, s.runs, s.correlation), r % grid.populations)], seed, options) for s, r in pending]
+    replicates = [(base, s, grid.agreement, grid.sizes, r, dict(
+        population_index=r % grid.populations, population=pools[((s.spread, s.runs, s.correlation),
+                                                                  r % grid.populations)], seed=seed, options=options))
+                  for s, r in pending]
     bar = progress_bar(progress, len(replicates), "replicates", unit="replicate")
     for (s, r), (rows, cov) in zip(pending, run_batches(_replicate, replicates, n_jobs=n_jobs, progress=bar)):
         path = path_of[(s.key, r)]

@@ -167,9 +167,7 @@ class RankingMethod:
     task_notes: Callable[..., list[str]] | None = None
     challenger: ChallengerForm | None = None
 
-    def describe(self, *, case: str, test_unit: str, n_runs: int, ties: str = "average", adjustment: str = "holm",
-                 alpha: float = 0.05, aggregate: str | float = "mean", test: str = "wilcoxon",
-                 continuity: bool = False) -> str:
+    def describe(self, *, case: str, test_unit: str, n_runs: int, options: RankingOptions | None = None) -> str:
         """The method in one clause of prose, for the report.
 
         Parameters
@@ -179,21 +177,22 @@ class RankingMethod:
         test_unit : str
             The unit of the paired tests.
         n_runs : int
-        ties, adjustment, alpha : str, str, float
-            The study's tie rule and the test-based ranking's adjustment and level.
-        aggregate, test, continuity : str or float, str, bool
-            How scores and ranks are aggregated (mean, median, a quantile level) and the paired test.
+        options : RankingOptions, optional
+            The study's tie rule, the test-based ranking's adjustment, level and paired test, and how scores and
+            ranks are aggregated (mean, median, a quantile level); None: the defaults.
 
         Returns
         -------
         str
         """
+        o = RankingOptions() if options is None else options
+        ties, adjustment, alpha, aggregate, test = o.ties, o.adjustment, o.alpha, o.aggregate, o.test
         adjusted = {"holm": f"together with Holm's step-down method (family-wise error {alpha:.0%})",
                     "none": f"not adjusted (each test at {alpha:.0%}, challengeR's default)"}.get(
             adjustment, f"together ({adjustment}, {alpha:.0%})")
         how = aggregate if isinstance(aggregate, str) else f"{aggregate:g}-quantile"
         paired = ("paired t-test" if test == "t" else "paired Wilcoxon signed-rank test (normal approximation with "
-                  f"tie correction{', continuity correction' if continuity else ''}; zero differences dropped)")
+                  f"tie correction{', continuity correction' if o.continuity else ''}; zero differences dropped)")
         return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
                                  n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted, aggregate=how,
                                  test=paired)
