@@ -47,7 +47,7 @@ def seen(text: str) -> str:
     return " ".join(text.split())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(NAMES)
 def test_a_name_reads_as_written_in_every_place(tmp_path_factory, name):
     root = tmp_path_factory.mktemp("report")

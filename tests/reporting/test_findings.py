@@ -41,7 +41,7 @@ def test_a_form_or_field_it_does_not_have_is_refused():
 
 def test_every_call_names_a_declared_form_and_every_form_is_called():
     calls = []
-    for path in (ROOT / "robustness").rglob("*.py"):
+    for path in (ROOT / "robustness" / "reporting").rglob("*.py"):  # phrase is the reporting layer's
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "phrase":
                 claim, form = node.args[:2]

@@ -24,7 +24,7 @@ def shown(text: str) -> str:
     return html.escape(text.strip(" \t"), quote=False).replace('"', "&quot;")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(TEXTS)
 def test_a_paragraph_shows_its_text(text):
     assert PARSER.render(markdown(text)) == f"<p>{shown(text)}</p>\n"
