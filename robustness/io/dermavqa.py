@@ -45,6 +45,7 @@ from robustness.errors import InputError, parameter
 from robustness.files import file_mode, remove_stale_temporaries
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
+    Listing,
     attach_runs,
     build,
     check_policy,
@@ -239,7 +240,8 @@ def load_dermavqa(
     fmt = MaskFormat(foreground=1, background=0, binarize=binarize, strict=strict)
     encounters = [_encounter_of(im) for im in images]
     truth = _truth_paths(root / "truth", images) if data is not None and (root / "truth").exists() else None
-    return build(images, encounters, shapes, annotators, ann_paths, run_paths, keep, fmt, fmt, notes, truth)
+    return build(Listing(images, encounters, shapes, annotators, ann_paths, run_paths, fmt, fmt, truth_paths=truth),
+                 keep, notes)
 
 
 def _reference_masks(ref_dir: Path, notes: list[str]) -> dict:

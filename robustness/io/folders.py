@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from robustness.io.file_source import FileSource
 from robustness.io.masks import MaskFormat, read_shape
 
 __all__ = ["folder", "entries", "not_a_file", "ignored_folders", "checked_shapes", "check_policy",
-           "attach_runs", "check_run_name", "build", "examples"]
+           "attach_runs", "check_run_name", "build", "Listing", "examples"]
 
 
 # -- listing folders --------------------------------------------------------------------------------------------
@@ -333,39 +334,58 @@ def check_run_name(run: str, path: str | os.PathLike) -> None:
                          "(official/<run>.json): rename it")
 
 
-def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tuple[int, int]],
-          annotators: Sequence[str], ann_paths: Mapping[str, Sequence[Path | None]],
-          run_paths: Mapping[str, Sequence[Path | None]], keep: np.ndarray, ann_fmt: MaskFormat,
-          sys_fmt: MaskFormat, notes: Iterable[str], truth_paths: Sequence[Path] | None = None,
-          labels: Sequence[int | str] | None = None, spacings: Sequence[tuple] | None = None,
-          regions: dict | None = None) -> Challenge:
+@dataclass(frozen=True)
+class Listing:
+    """What a loader found, image by image, before :func:`build` keeps the images.
+
+    Attributes
+    ----------
+    images, encounters : sequence of str
+        Each image's id and its encounter.
+    shapes : sequence of tuple of int
+        Each image's shape.
+    annotators : sequence of str
+        The annotators, in challenge order.
+    annotator_paths, run_paths : mapping of str to sequence of Path or None
+        ``{annotator or run: [path or None per image]}``; None: no mask (an annotator that did not annotate the
+        image, a run's mask scored as empty).
+    annotator_format, run_format : MaskFormat
+        How the annotators' and the runs' files are decoded.
+    truth_paths : sequence of Path, optional
+        The latent true masks, one per image (a written synthetic challenge).
+    labels : sequence of int or str, optional
+        The label each image reads from its multi-label files (:class:`FileSource`), or its region's name.
+    spacings : sequence of tuple, optional
+        Each image's voxel size (medical images).
+    regions : dict, optional
+        Region name -> the label values whose union it is.
+    """
+
+    images: Sequence[str]
+    encounters: Sequence[str]
+    shapes: Sequence[tuple[int, ...]]
+    annotators: Sequence[str]
+    annotator_paths: Mapping[str, Sequence[Path | None]]
+    run_paths: Mapping[str, Sequence[Path | None]]
+    annotator_format: MaskFormat
+    run_format: MaskFormat
+    truth_paths: Sequence[Path] | None = None
+    labels: Sequence[int | str] | None = None
+    spacings: Sequence[tuple] | None = None
+    regions: dict | None = None
+
+
+def build(listing: Listing, keep: np.ndarray, notes: Iterable[str]) -> Challenge:
     """The file-backed challenge of the images that are kept.
 
     Parameters
     ----------
-    images, encounters : sequence of str
-        Each image's id and its encounter.
-    shapes : sequence of (int, int)
-        Each image's shape (rows, columns).
-    annotators : sequence of str
-        The annotators, in challenge order.
-    ann_paths, run_paths : mapping of str to sequence of Path or None
-        ``{annotator or run: [path or None per image]}``; None: no mask (an annotator that did not annotate the
-        image, a run's mask scored as empty).
+    listing : Listing
+        What the loader found.
     keep : ndarray of bool
         Which images are kept (from :func:`attach_runs`).
-    ann_fmt, sys_fmt : MaskFormat
-        How the annotators' and the runs' files are decoded.
     notes : iterable of str
         What the loader did with imperfect input (kept by the challenge).
-    truth_paths : sequence of Path, optional
-        The latent true masks, one per image (a written synthetic challenge).
-    labels : sequence of int, optional
-        The label each image reads from its multi-label files (:class:`FileSource`), or its region's name.
-    regions : dict, optional
-        Region name -> the label values whose union it is.
-    spacings : sequence of tuple, optional
-        Each image's voxel size (medical images).
 
     Returns
     -------
@@ -377,26 +397,27 @@ def build(images: Sequence[str], encounters: Sequence[str], shapes: Sequence[tup
     InputError
         No image is kept.
     """
+    found = listing
     idx = np.flatnonzero(keep)
     if idx.size == 0:
         raise InputError("no image left to score after dropping mismatched images")
     pick = lambda seq: [seq[i] for i in idx]  # noqa: E731
-    ann_paths = {a: pick(v) for a, v in ann_paths.items()}
-    run_paths = {s: pick(v) for s, v in run_paths.items()}
-    shapes = tuple(tuple(s) for s in pick(shapes))
-    annotated = np.array([[ann_paths[a][i] is not None for a in annotators] for i in range(idx.size)])
-    truth_paths = None if truth_paths is None else tuple(pick(truth_paths))
-    source = FileSource(ann_paths, run_paths, ann_fmt, sys_fmt, shapes, truth_paths,
-                        None if labels is None else tuple(pick(labels)),
-                        None if regions is None else tuple((n, tuple(v)) for n, v in regions.items()))
+    ann_paths = {a: pick(v) for a, v in found.annotator_paths.items()}
+    run_paths = {s: pick(v) for s, v in found.run_paths.items()}
+    shapes = tuple(tuple(s) for s in pick(found.shapes))
+    annotated = np.array([[ann_paths[a][i] is not None for a in found.annotators] for i in range(idx.size)])
+    truth_paths = None if found.truth_paths is None else tuple(pick(found.truth_paths))
+    source = FileSource(ann_paths, run_paths, found.annotator_format, found.run_format, shapes, truth_paths,
+                        None if found.labels is None else tuple(pick(found.labels)),
+                        None if found.regions is None else tuple((n, tuple(v)) for n, v in found.regions.items()))
     return Challenge(
-        images=tuple(pick(images)),
-        encounters=tuple(pick(encounters)),
+        images=tuple(pick(found.images)),
+        encounters=tuple(pick(found.encounters)),
         shapes=shapes,
-        annotators=tuple(annotators),
+        annotators=tuple(found.annotators),
         annotated=annotated,
         runs=tuple(run_paths),
         source=source,
         notes=tuple(notes),
-        spacings=None if spacings is None else tuple(tuple(v) for v in pick(spacings)),
+        spacings=None if found.spacings is None else tuple(tuple(v) for v in pick(found.spacings)),
     )

@@ -26,6 +26,7 @@ import numpy as np
 from robustness.errors import InputError, parameter
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
+    Listing,
     attach_runs,
     build,
     check_policy,
@@ -167,7 +168,8 @@ def load_raters(
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
                      strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
     if labels is None:
-        return build(images, images, shapes, gold, ann_paths, run_paths, keep, fmt, fmt, notes, spacings=spacings)
+        return build(Listing(images, images, shapes, gold, ann_paths, run_paths, fmt, fmt, spacings=spacings), keep,
+                     notes)
     return _per_label(labels, (images, shapes, gold, ann_paths, run_paths, keep, spacings), fmt, notes)
 
 
@@ -415,7 +417,8 @@ def _per_label(labels, files: tuple, fmt: MaskFormat, notes: list) -> Challenge:
     rows = [(i, x) for i in range(len(images)) for x in chosen]
     repeat = lambda seq: [seq[i] for i, _ in rows]  # noqa: E731
     named = "{}" if regions is not None else "label{}"  # an image per region is named by the region
-    return build([f"{images[i]}.{named.format(x)}" for i, x in rows], repeat(images), repeat(shapes), gold,
-                 {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
-                 np.array(repeat(list(keep))), fmt, fmt, notes, labels=[x for _, x in rows],
-                 spacings=None if spacings is None else repeat(spacings), regions=regions)
+    listing = Listing([f"{images[i]}.{named.format(x)}" for i, x in rows], repeat(images), repeat(shapes), gold,
+                      {a: repeat(v) for a, v in ann_paths.items()}, {r: repeat(v) for r, v in run_paths.items()},
+                      fmt, fmt, labels=[x for _, x in rows], spacings=None if spacings is None else repeat(spacings),
+                      regions=regions)
+    return build(listing, np.array(repeat(list(keep))), notes)
