@@ -33,6 +33,7 @@ written, so no report section and no table has to remember it:
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from robustness._lazy import lazy_module
@@ -100,10 +101,17 @@ _TICKS = re.compile(r"`+")
 _BREAKS = re.compile(r"[\r\n\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 #: What makes plain text markup in CommonMark (and GFM, marked, markdown-it): a backslash before punctuation (an
 #: escape; at the end of a piece of text it stands before a backtick), ``<`` opening a tag, a comment or an
-#: autolink, ``&`` opening an entity, ``]`` closing a link or a reference definition. Each gets a backslash; nothing
-#: else changes, so ``>=`` or ``[0.61, 0.72]`` read as written in the raw file.
-_MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?])|&(?=#\d+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)"""
-                     r"|\](?=[(\[:])")
+#: autolink (a scheme, or an e-mail address: ``<1@b.co>``), ``&`` opening an entity, ``]`` closing a link or a
+#: reference definition. Each gets a backslash; nothing else changes, so ``<=``, ``>=`` or ``[0.61, 0.72]`` read as
+#: written in the raw file.
+_MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?]|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@)"""
+                     r"""|&(?=#\d+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)|\](?=[(\[:])""")
+#: GFM's bare links (``www.``, ``http://``, ``https://``, ``ftp://``, ``mailto:``, ``xmpp:``): a backslash before the
+#: ``.`` or ``:`` keeps a name from becoming a link, and from a renderer taking the next escape's backslash into the
+#: link (marked then left ``http://x.y\<img ...>``'s tag raw).
+_BARE_LINK = re.compile(r"(?i)(?<![A-Za-z0-9])(?:https?|ftp|mailto|xmpp)(?=:)|(?<![A-Za-z0-9])www(?=\.)")
+#: GFM's bare e-mail addresses (``a@b.co``; also a boundary metric ``nsd@1.5``): a backslash before the ``@``.
+_BARE_EMAIL = re.compile(r"(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9_-]+\.[A-Za-z0-9_-])")
 
 
 #: Emphasis and strikethrough: a run of ``*`` (but the package's own ``**`` outside a table cell), ``~``, or ``_``
@@ -112,17 +120,24 @@ _MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?])|&(?=#\d+;|#[xX
 _EMPHASIS = re.compile(r"\*+|~+|_+")
 #: What opens a block at the start of a paragraph, a bullet's text or a heading (after its leading blanks, which
 #: are dropped: four of them make a code block): a heading's ``#``, a quote's ``>``, a list item's ``-``, ``+`` or
-#: ``1.``/``1)``, a fence ``~~~``, a thematic break (three ``-``, ``*`` or ``_``, blanks between); and a heading's
-#: closing ``#`` run at the end. Each gets a backslash before its mark.
+#: ``1.``/``1)``, a fence ``~~~``, a thematic break (three ``-``, ``*`` or ``_``, blanks between; after a bullet's
+#: own ``- ``, two dashes are enough), a GFM task box ``[ ]``/``[x]``; and a heading's closing ``#`` run at the end.
+#: Each gets a backslash before its mark.
 _BLOCK = re.compile(r"^(?:(?P<mark>[#>]|[-+*](?=[ \t]|$)|~~~)|\d{1,9}(?P<number>[.)])(?=[ \t]|$))"
-                    r"|^(?P<rule>[-*_])(?=(?:[ \t]*[-*_]){2,}[ \t]*$)|(?<=[ \t])(?P<closing>#)#*[ \t]*$")
+                    r"|^(?P<rule>[-*_])(?=(?:[ \t]*[-*_]){2,}[ \t]*$)|^(?P<dashes>-)(?=[- \t]*$)"
+                    r"|^(?P<task>\[)(?=[ xX]\])|(?<=[ \t])(?P<closing>#)#*[ \t]*$")
+
+
+def _blank(c: str) -> bool:
+    """CommonMark's whitespace: a tab, line feed, form feed, carriage return or a space separator (not NEL)."""
+    return c in "\t\n\f\r" or unicodedata.category(c) == "Zs"
 
 
 def _emphasis(m: re.Match, cell: bool) -> str:
     run, text = m.group(), m.string
     if run == "**" and not cell:
         return run
-    if 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isspace() and text[m.end()].isspace():
+    if 0 < m.start() and m.end() < len(text) and _blank(text[m.start() - 1]) and _blank(text[m.end()]):
         return run  # blanks on both sides: neither opens nor closes (``a ~ b``, ``2 * 3``)
     if run[0] == "_" and 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isalnum() \
             and text[m.end()].isalnum():
@@ -133,6 +148,7 @@ def _emphasis(m: re.Match, cell: bool) -> str:
 def _plain(text: str, cell: bool) -> str:
     out = _MARKUP.sub(lambda m: "\\" + m.group(), text)
     out = _EMPHASIS.sub(lambda m: _emphasis(m, cell), out)
+    out = _BARE_EMAIL.sub(r"\\@", _BARE_LINK.sub(lambda m: m.group() + "\\", out))
     return out.replace("|", "\\|") if cell else out
 
 
@@ -141,7 +157,7 @@ def _block_start(text: str) -> str:
     text = text.lstrip(" \t")
 
     def escape(m: re.Match) -> str:
-        name = next(k for k in ("mark", "number", "rule", "closing") if m.group(k) is not None)
+        name = next(k for k in ("mark", "number", "rule", "dashes", "task", "closing") if m.group(k) is not None)
         at = m.start(name) - m.start()
         return m.group()[:at] + "\\" + m.group()[at:]
 

@@ -3,10 +3,10 @@
     python -m tests.browser.hostile_report OUT
 
 Writes ``OUT/table`` (a per-case table whose runs and tasks are named ``<script>...``, ``<iframe
-src=javascript:...>``, ``=cmd|...``, ``$\\foo{$``) and ``OUT/raters`` (a 3D multi-rater challenge whose run folders
-and data path carry the same kind of names) with their results folders ``OUT/table/results`` and
-``OUT/raters/results``. ``make browser-check`` then opens every summary.md (rendered by two Markdown renderers that
-do not sanitise) and report.html in headless Chromium: a script that runs is a failure.
+src=javascript:...>``, ``=cmd|...``, ``$\\foo{$``, a bare link before a tag) and ``OUT/raters`` (a 3D multi-rater
+challenge whose run folders and data path carry the same kind of names) with their results folders
+``OUT/table/results`` and ``OUT/raters/results``. ``make browser-check`` then opens every summary.md (rendered by
+two Markdown renderers that do not sanitise) and report.html in headless Chromium: a script that runs is a failure.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ from experiments._cli import run
 from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 from tests.test_hostile_round2 import ALGORITHMS, TASKS
 
-RUNS = ["<img src=x onerror=alert(1)>", "$x^{$", "=cmd|calc!A0"]  # a folder name holds no /
+RUNS = ["<img src=x onerror=alert(1)>", "$x^{$", "=cmd|calc!A0",  # a folder name holds no /
+        "www.x.com<img src=x onerror=alert(7)>"]  # a bare link took the next escape's backslash (marked, GFM)
+#: Beside round 2's names, bare links right before a tag (marked's GFM links took the escape's backslash into the URL).
+LINKED = ["http://x.y<img src=x onerror=alert(8)>", "www.x.com<script>alert(9)</script>"]
 FAST = ["--orders", "3", "--bootstrap", "10", "--outer", "4", "--quiet"]
 
 
@@ -34,7 +37,7 @@ def main(out: str) -> int:
     table.mkdir(parents=True)
     rng = np.random.default_rng(0)
     rows = [{"task": t, "case": f"c{c:02d}", "algorithm": a, "value": float(rng.random() + 0.1 * k)}
-            for t in TASKS for c in range(8) for k, a in enumerate(ALGORITHMS)]
+            for t in TASKS for c in range(8) for k, a in enumerate(ALGORITHMS + LINKED)]
     pd.DataFrame(rows).to_csv(table / "scores.csv", index=False)
     code = run(table_rank_convergence.main, ["--table", str(table / "scores.csv"), "--out", str(table / "results"),
                                              *FAST])
