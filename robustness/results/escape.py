@@ -33,7 +33,6 @@ written, so no report section and no table has to remember it:
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import TYPE_CHECKING
 
 from robustness._lazy import lazy_module
@@ -106,10 +105,12 @@ _BREAKS = re.compile(r"[\r\n\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
 #: written in the raw file.
 _MARKUP = re.compile(r"""\\(?=[!-/:-@\[-`{-~]|$)|<(?=[A-Za-z/!?]|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@)"""
                      r"""|&(?=#\d+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)|\](?=[(\[:])""")
-#: GFM's bare links (``www.``, ``http://``, ``https://``, ``ftp://``, ``mailto:``, ``xmpp:``): a backslash before the
-#: ``.`` or ``:`` keeps a name from becoming a link, and from a renderer taking the next escape's backslash into the
-#: link (marked then left ``http://x.y\<img ...>``'s tag raw).
-_BARE_LINK = re.compile(r"(?i)(?<![A-Za-z0-9])(?:https?|ftp|mailto|xmpp)(?=:)|(?<![A-Za-z0-9])www(?=\.)")
+#: GFM's bare links (``www.``, ``http://``, ``https://``, ``ftp://``, ``mailto:``, ``xmpp:``), wherever they stand
+#: (marked links ``xhttp://`` too): a backslash before the ``.`` or ``:`` keeps a name from becoming a link, and from
+#: a renderer taking the next escape's backslash into the link (marked then left ``http://x.y\<img ...>``'s tag raw).
+_BARE_LINK = re.compile(r"(?i)(?:https?|ftp|mailto|xmpp)(?=:)|www(?=\.)")
+#: CommonMark's whitespace: tab, line feed, form feed, carriage return and the space separators (not NEL).
+_BLANKS = "\t\n\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 #: GFM's bare e-mail addresses (``a@b.co``; also a boundary metric ``nsd@1.5``): a backslash before the ``@``.
 _BARE_EMAIL = re.compile(r"(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9_-]+\.[A-Za-z0-9_-])")
 
@@ -128,16 +129,11 @@ _BLOCK = re.compile(r"^(?:(?P<mark>[#>]|[-+*](?=[ \t]|$)|~~~)|\d{1,9}(?P<number>
                     r"|^(?P<task>\[)(?=[ xX]\])|(?<=[ \t])(?P<closing>#)#*[ \t]*$")
 
 
-def _blank(c: str) -> bool:
-    """CommonMark's whitespace: a tab, line feed, form feed, carriage return or a space separator (not NEL)."""
-    return c in "\t\n\f\r" or unicodedata.category(c) == "Zs"
-
-
 def _emphasis(m: re.Match, cell: bool) -> str:
     run, text = m.group(), m.string
     if run == "**" and not cell:
         return run
-    if 0 < m.start() and m.end() < len(text) and _blank(text[m.start() - 1]) and _blank(text[m.end()]):
+    if 0 < m.start() and m.end() < len(text) and text[m.start() - 1] in _BLANKS and text[m.end()] in _BLANKS:
         return run  # blanks on both sides: neither opens nor closes (``a ~ b``, ``2 * 3``)
     if run[0] == "_" and 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isalnum() \
             and text[m.end()].isalnum():
@@ -154,7 +150,6 @@ def _plain(text: str, cell: bool) -> str:
 
 def _block_start(text: str) -> str:
     """``text`` with the mark that would open a block at its start (or close a heading at its end) escaped."""
-    text = text.lstrip(" \t")
 
     def escape(m: re.Match) -> str:
         name = next(k for k in ("mark", "number", "rule", "dashes", "task", "closing") if m.group(k) is not None)
@@ -186,7 +181,7 @@ def markdown(text: str, *, cell: bool = False) -> str:
     >>> print(markdown("1. _run_ *b* p_best"))
     1\. \_run\_ \*b\* p_best
     """
-    text = visible(_BREAKS.sub(" ", str(text)))
+    text = visible(_BREAKS.sub(" ", str(text))).strip(_BLANKS)  # blanks at an end: a code block, a broken list
     out, i = [], 0
     while True:
         opening = _TICKS.search(text, i)

@@ -26,7 +26,8 @@ from tests.test_hostile_round2 import ALGORITHMS, TASKS
 RUNS = ["<img src=x onerror=alert(1)>", "$x^{$", "=cmd|calc!A0",  # a folder name holds no /
         "www.x.com<img src=x onerror=alert(7)>"]  # a bare link took the next escape's backslash (marked, GFM)
 #: Beside round 2's names, bare links right before a tag (marked's GFM links took the escape's backslash into the URL).
-LINKED = ["http://x.y<img src=x onerror=alert(8)>", "www.x.com<script>alert(9)</script>"]
+LINKED = ["http://x.y<img src=x onerror=alert(8)>", "www.x.com<script>alert(9)</script>",
+          "run1https://a.b<img src=x onerror=alert(10)>"]  # marked links a URL glued to a word too
 FAST = ["--orders", "3", "--bootstrap", "10", "--outer", "4", "--quiet"]
 
 

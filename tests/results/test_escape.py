@@ -1,6 +1,7 @@
 """Markdown escaping held against a CommonMark parser: every name reads as written, in every place a report puts it."""
 
 import html
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -22,9 +23,13 @@ PIECES = st.sampled_from([*"ab1é *_~[]()!<>&\\#-+=.):;|{}\"'@", "&amp;", "&#65;
 TEXTS = st.lists(PIECES, min_size=1, max_size=14).map("".join).filter(lambda t: "**" not in t and t.strip())
 
 
+#: CommonMark's whitespace (its spec: the Unicode space separators, tab, line feed, form feed, carriage return).
+BLANKS = "".join(c for c in map(chr, range(0x3001)) if unicodedata.category(c) == "Zs") + "\t\n\f\r"
+
+
 def shown(text: str) -> str:
     """What a reader should see: the text itself, escaped for HTML as markdown-it escapes text."""
-    return html.escape(text.strip(" \t\xa0"), quote=False).replace('"', "&quot;")
+    return html.escape(text.strip(BLANKS), quote=False).replace('"', "&quot;")
 
 
 @settings(max_examples=250, deadline=None)
@@ -62,7 +67,7 @@ def test_a_table_cell_shows_its_text(first, second):
     # the tag raw; an e-mail autolink needs no letter after its <; NEL is not a blank; "- --" is a thematic break
     ("http://x.y<img src=x>", "http\\://x.y\\<img src=x>"), ("www.x.com", "www\\.x.com"), ("<1@b.co>", "\\<1\\@b.co>"),
     ("a@b.co, nsd@1.5, nsd@2", "a\\@b.co, nsd\\@1.5, nsd@2"), ("L1 <= 40", "L1 <= 40"),
-    ("\x85*\x85", "\x85\\*\x85"), ("--", "\\--"), ("[ ] task", "\\[ ] task"), ("xhttp://a", "xhttp://a"),
+    ("\x85*\x85", "\x85\\*\x85"), ("--", "\\--"), ("[ ] task", "\\[ ] task"), ("xhttp://a", "xhttp\\://a"), ("a\xa0", "a"),
 ])
 def test_hand_made_marks(text, escaped):
     assert markdown(text) == escaped
