@@ -283,8 +283,15 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
         differ = [v for v in labels if v["statement"] == "differ"]
         pairs = ", ".join(phrase("label_tau", "moved", v) for v in differ)
         parts.append(phrase("label_tau", "conclusion", differ=len(differ), pairs=len(labels),
-                            which=f" ({pairs})" if pairs else " (the others are tied)"))
+                            which=_moved_labels(pairs, len(labels) - len(differ))))
     return " ".join(parts) or None
+
+
+def _moved_labels(pairs: str, tied: int) -> str:
+    """The pairs of labels that order the runs differently, and how many are tied, in parentheses."""
+    if not pairs:
+        return " (every pair is tied)"
+    return f" ({pairs}; {tied} tied)" if tied else f" ({pairs})"
 
 
 def _schemes_text(rows: list[dict]) -> str:
