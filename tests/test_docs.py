@@ -54,3 +54,21 @@ def test_a_notebook_whose_data_is_absent_becomes_a_page_saying_so(tmp_path):
                                                                      "02_bubil_case_study.ipynb"]
     toctree = (REPO / "docs" / "index.md").read_text()
     assert "notebooks/02_bubil_case_study" in toctree  # one name, either page
+
+
+@pytest.mark.slow  # reads the shared main job's folder (tiny_main), which the first of its readers pays for
+def test_the_main_job_page_lists_each_tables_columns_as_written(tiny_main):
+    """Every row of docs/main-job.md's file table that spells out a file's columns (```a, b, c```) names exactly the
+    columns, in order, of that file in a results folder (it said ``system`` long after the column became ``run``)."""
+    import re
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    _, out = tiny_main
+    rows = re.findall(r"^\| `([\w.]+)` \|[^|\n]*?`(\w+(?:, \w+)+)`", (REPO / "docs" / "main-job.md").read_text(), re.M)
+    assert len(rows) >= 3
+    for name, listed in rows:
+        path = out / name
+        columns = pq.read_schema(path).names if name.endswith(".parquet") else list(pd.read_csv(path, nrows=0).columns)
+        assert columns == listed.split(", "), name
