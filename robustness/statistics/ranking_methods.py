@@ -51,8 +51,8 @@ and validate the methods before any heavy import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 from robustness.statistics.rankable import Rankable
@@ -167,7 +167,7 @@ class RankingMethod:
     task_notes: Callable[..., list[str]] | None = None
     challenger: ChallengerForm | None = None
 
-    def describe(self, *, case: str, test_unit: str, n_runs: int, options: RankingOptions | None = None) -> str:
+    def describe(self, *, case: str, test_unit: str, n_runs: int, options: Mapping[str, Any] | None = None) -> str:
         """The method in one clause of prose, for the report.
 
         Parameters
@@ -177,22 +177,23 @@ class RankingMethod:
         test_unit : str
             The unit of the paired tests.
         n_runs : int
-        options : RankingOptions, optional
-            The study's tie rule, the test-based ranking's adjustment, level and paired test, and how scores and
-            ranks are aggregated (mean, median, a quantile level); None: the defaults.
+        options : mapping, optional
+            The study's ranking options as it recorded them (``ties``, ``adjustment``, ``alpha``, ``aggregate``,
+            ``test``, ``continuity``; as :class:`RankingOptions` names them), shown as recorded; a missing one is
+            :class:`RankingOptions`' default.
 
         Returns
         -------
         str
         """
-        o = RankingOptions() if options is None else options
-        ties, adjustment, alpha, aggregate, test = o.ties, o.adjustment, o.alpha, o.aggregate, o.test
+        o: dict[str, Any] = {f.name: f.default for f in fields(RankingOptions)} | dict(options or {})
+        ties, adjustment, alpha, aggregate, test = (o[k] for k in ("ties", "adjustment", "alpha", "aggregate", "test"))
         adjusted = {"holm": f"together with Holm's step-down method (family-wise error {alpha:.0%})",
                     "none": f"not adjusted (each test at {alpha:.0%}, challengeR's default)"}.get(
             adjustment, f"together ({adjustment}, {alpha:.0%})")
         how = aggregate if isinstance(aggregate, str) else f"{aggregate:g}-quantile"
         paired = ("paired t-test" if test == "t" else "paired Wilcoxon signed-rank test (normal approximation with "
-                  f"tie correction{', continuity correction' if o.continuity else ''}; zero differences dropped)")
+                  f"tie correction{', continuity correction' if o['continuity'] else ''}; zero differences dropped)")
         return self.prose.format(label=self.label, statistic=self.statistic, case=case, test_unit=test_unit,
                                  n_pairs=n_runs * (n_runs - 1), ties=ties, adjusted=adjusted, aggregate=how,
                                  test=paired)

@@ -461,3 +461,17 @@ def test_random_ties_are_refused_before_any_work_unless_rankings_only(tmp_path, 
         err = capsys.readouterr().err
         assert e.value.code == 2 and "--ties random:" in err and "fixed tie rule" in err and "--rankings-only" in err
         assert not (tmp_path / "m").exists()
+
+
+def test_a_method_is_described_with_the_options_as_recorded():
+    """A report shows the options a study recorded as they are (an older or a Python caller's folder may hold
+    ``BH`` or a quantile as text); a missing one is RankingOptions' default."""
+    from robustness.statistics.ranking_methods import get_ranking
+
+    tested = get_ranking("test-based")
+    said = tested.describe(case="case", test_unit="case", n_runs=4, options={"adjustment": "BH", "alpha": 0.1})
+    assert "adjusts the 12 p-values of a scheme together (BH, 10%)" in said
+    assert "Holm's step-down method (family-wise error 5%)" in tested.describe(case="case", test_unit="case", n_runs=4)
+    ranked = get_ranking("aggregate").describe(case="case", test_unit="case", n_runs=3,
+                                              options={"aggregate": "0.25"})
+    assert "0.25" in ranked and "0.25-quantile" not in ranked

@@ -17,7 +17,6 @@ from robustness.reporting.sections.common import at_tolerance, convergence_cell,
 from robustness.reporting.sections.registry import ci, interval_name, strategy_label
 from robustness.results.study_result import StudyResult
 from robustness.statistics.ranking_methods import RANKING_METHODS, get_ranking
-from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import format_target, target_text
 
 __all__ = ["ranking_methods_section", "case_leaderboards_section"]
@@ -29,8 +28,7 @@ def _describe(r: Report, methods, *, case: str, test_unit: str, n_runs: int, tes
     methods = sorted(methods, key=lambda m: order.index(m) if m in order else len(order))
     o = options or {}
     chosen = {k: o[k] for k in ("ties", "adjustment", "alpha", "aggregate", "test", "continuity") if k in o}
-    parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs, options=RankingOptions(**chosen))
-             for m in methods]
+    parts = [get_ranking(m).describe(case=case, test_unit=test_unit, n_runs=n_runs, options=chosen) for m in methods]
     r.paragraph("The same per-case scores, three ways to a leaderboard (challengeR's families): " + "; ".join(parts)
                 + ". Rank-then-aggregate and test-based need per-case scores: they exist for macro schemes only, "
                 "and micro leaderboards are aggregate-then-rank; the significance analysis and the distance to "
