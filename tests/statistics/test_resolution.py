@@ -209,7 +209,7 @@ def test_the_main_job_states_one_size_answer_with_the_resolution(resolved):
     assert len(bullet.split()) <= 120, len(bullet.split())
     assert f"{at_n.resolution:.3g}" in bullet and "A difference of 0.03 needs about" in bullet
     assert "Checked on" not in conclude  # the calibration evidence once, in the statistics section
-    assert summary.count("Checked on 10 simulated populations") == 1
+    assert summary.count("Checked on simulated populations of known truth") == 1
 
 
 @pytest.mark.parametrize("value", ["0", "-0.1", "nan", "inf", "x"])
