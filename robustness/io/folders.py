@@ -381,7 +381,7 @@ def build(listing: Listing, keep: np.ndarray, notes: Iterable[str]) -> Challenge
     Parameters
     ----------
     listing : Listing
-        What the loader found.
+        What the loader listing.
     keep : ndarray of bool
         Which images are kept (from :func:`attach_runs`).
     notes : iterable of str
@@ -397,27 +397,26 @@ def build(listing: Listing, keep: np.ndarray, notes: Iterable[str]) -> Challenge
     InputError
         No image is kept.
     """
-    found = listing
     idx = np.flatnonzero(keep)
     if idx.size == 0:
         raise InputError("no image left to score after dropping mismatched images")
     pick = lambda seq: [seq[i] for i in idx]  # noqa: E731
-    ann_paths = {a: pick(v) for a, v in found.annotator_paths.items()}
-    run_paths = {s: pick(v) for s, v in found.run_paths.items()}
-    shapes = tuple(tuple(s) for s in pick(found.shapes))
-    annotated = np.array([[ann_paths[a][i] is not None for a in found.annotators] for i in range(idx.size)])
-    truth_paths = None if found.truth_paths is None else tuple(pick(found.truth_paths))
-    source = FileSource(ann_paths, run_paths, found.annotator_format, found.run_format, shapes, truth_paths,
-                        None if found.labels is None else tuple(pick(found.labels)),
-                        None if found.regions is None else tuple((n, tuple(v)) for n, v in found.regions.items()))
+    ann_paths = {a: pick(v) for a, v in listing.annotator_paths.items()}
+    run_paths = {s: pick(v) for s, v in listing.run_paths.items()}
+    shapes = tuple(tuple(s) for s in pick(listing.shapes))
+    annotated = np.array([[ann_paths[a][i] is not None for a in listing.annotators] for i in range(idx.size)])
+    truth_paths = None if listing.truth_paths is None else tuple(pick(listing.truth_paths))
+    source = FileSource(ann_paths, run_paths, listing.annotator_format, listing.run_format, shapes, truth_paths,
+                        None if listing.labels is None else tuple(pick(listing.labels)),
+                        None if listing.regions is None else tuple((n, tuple(v)) for n, v in listing.regions.items()))
     return Challenge(
-        images=tuple(pick(found.images)),
-        encounters=tuple(pick(found.encounters)),
+        images=tuple(pick(listing.images)),
+        encounters=tuple(pick(listing.encounters)),
         shapes=shapes,
-        annotators=tuple(found.annotators),
+        annotators=tuple(listing.annotators),
         annotated=annotated,
         runs=tuple(run_paths),
         source=source,
         notes=tuple(notes),
-        spacings=None if found.spacings is None else tuple(tuple(v) for v in pick(found.spacings)),
+        spacings=None if listing.spacings is None else tuple(tuple(v) for v in pick(listing.spacings)),
     )

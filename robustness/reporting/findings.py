@@ -177,13 +177,11 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "orders_differ": "the orders differ with confidence",
         "tied_order": "tied with the headline's order",
         "paragraph": "**{metric}** ({direction}): Kendall's tau with macro {metric_label}'s ranking {tau}.",
-        # the tau of a metric_tau or label_tau row, by its statement
-        "agree": "{interval}; {count} of {total} runs take another rank than {what} on this test set; the two "
-                 "rankings are the same on every resampled test set",
-        "differ": "{interval}; {count} of {total} runs take another rank than {what} on this test set; the two "
-                  "rankings differ on at least 97.5% of resampled test sets",
-        "tied": "{interval}; {count} of {total} runs take another rank than {what} on this test set; its interval "
-                "reaches 1, so full agreement on a new test set is not excluded (tied)",
+        # the tau of a metric_tau or label_tau row, and what it means by the row's statement
+        "tau": "{interval}; {count} of {total} runs take another rank than {what} on this test set; {meaning}",
+        "agree": "the two rankings are the same on every resampled test set",
+        "differ": "the two rankings differ on at least 97.5% of resampled test sets",
+        "tied": "its interval reaches 1, so full agreement on a new test set is not excluded (tied)",
     },
     "label_tau": {
         "moved": "{subject[0]} vs {subject[1]} ({count} of {total} runs move)",

@@ -8,10 +8,12 @@ written, so no report section and no table has to remember it:
   that could open a tag or an autolink, every ``&`` that could open an entity, every ``]`` that could close a
   link, and every backslash that would escape the next character (no HTML, no link, no image; in a table cell
   ``|`` is escaped too, so no cell a name did not write); so does every ``*``, ``~`` and ``_`` that could open or
-  close emphasis or strikethrough (a ``_`` inside a word cannot: ``p_best`` stays) and the mark that would open a
-  block at the start of a text (``#``, ``>``, ``- ``, ``1. ``, a thematic break), so a run named ``_a_`` or
-  ``1. b`` reads as written; the raw file stays readable (``>=`` and intervals
-  ``[0.61, 0.72]`` are left alone). Code spans are
+  close emphasis or strikethrough (a ``_`` inside a word cannot: ``p_best`` stays; nor can a run with blanks on both
+  sides), the mark that would open a block at the start of a text (``#``, ``>``, ``- ``, ``* ``, ``1. ``, a
+  thematic break, ``--`` after a bullet, a task box ``[ ]``), the ``:`` or ``.`` of a bare link (``http:``,
+  ``www.``) and the ``@`` of a bare e-mail address (GFM links them), so a run named ``_a_``, ``1. b`` or
+  ``www.x.com`` reads as written; blanks at either end are dropped. The raw file stays readable (``<=``, ``>=`` and
+  intervals ``[0.61, 0.72]`` are left alone). Code spans are
   found by CommonMark's rule (a run of n backticks closes at the next run of exactly n), so they split where every
   CommonMark renderer splits them, and their content is shown literally by every renderer. Line breaks become
   spaces. The package's own ``**bold**`` and ```code``` still render.

@@ -364,12 +364,9 @@ def _few_units(n_units: int, unit: str, n_runs: int, labels: bool = False) -> st
 
 def _tau_text(v: dict, what: str = "under Jaccard") -> str:
     """A ``metric_tau``/``label_tau`` verdict in words: tau with its interval, runs that move, and what it means."""
-    words = dict(interval=ci(v["value"], v["low"], v["high"]), what=what)
-    if v["statement"] == "agree":
-        return phrase("metric_tau", "agree", v, **words)
-    if v["statement"] == "differ":
-        return phrase("metric_tau", "differ", v, **words)
-    return phrase("metric_tau", "tied", v, **words)
+    meaning = (phrase("metric_tau", "agree") if v["statement"] == "agree" else
+               phrase("metric_tau", "differ") if v["statement"] == "differ" else phrase("metric_tau", "tied"))
+    return phrase("metric_tau", "tau", v, interval=ci(v["value"], v["low"], v["high"]), what=what, meaning=meaning)
 
 
 def _rank_cells(boards: pd.DataFrame, column: str) -> pd.DataFrame:
