@@ -77,8 +77,9 @@ def twin_upsample(coarse, h, w):
     return out
 
 
-def twin_rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of, empty, truth):
+def twin_rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
     """Each rater's mask made whole (max over its fields, plus level and noise, upsampled), then counted."""
+    (extra_start, n_extra), (rows, noise_of) = false_blobs, noise
     n_b = keep.shape[1]
     out = []
     for r in range(keep.shape[0]):
@@ -87,14 +88,14 @@ def twin_rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noi
         if empty[r] or not chosen:
             mask = np.zeros(truth.shape, bool)
         else:
-            mask = twin_upsample((np.max(chosen, axis=0) + level[r]) + amp[r] * noise[noise_of[r]], *truth.shape)
+            mask = twin_upsample((np.max(chosen, axis=0) + level[r]) + amp[r] * rows[noise_of[r]], *truth.shape)
         out.append([np.sum(mask & truth), np.sum(mask & ~truth), np.sum(~mask & truth)])
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
-def twin_blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
+def twin_blob_fields(grid, area, cy, cx, aspect, angle, amps, phases):
     """The blob fields of the module notes, with arctan2 and cos of every harmonic (numpy, whole arrays)."""
-    ys, xs = np.asarray(ys)[:, None], np.asarray(xs)[None, :]
+    ys, xs = np.asarray(grid[0])[:, None], np.asarray(grid[1])[None, :]
     harm = np.arange(2, 2 + amps.shape[1])
     r = np.sqrt(area / np.pi)[:, None, None]
     dy, dx = ys[None] - cy[:, None, None], xs[None] - cx[:, None, None]
@@ -152,8 +153,9 @@ def twin_kendall_tau_b(x, y):
     return kendalltau(x, y).statistic
 
 
-def twin_scores_from_sums(sums, cols, num, den, empty):
+def twin_scores_from_sums(sums, weights):
     """``num . sums[cols] / den . sums[cols]`` per scheme and run, ``empty`` where the denominator is 0."""
+    cols, num, den, empty = weights
     n_s, n_r = cols.shape[:2]
     out = np.empty((n_s, n_r))
     for s in range(n_s):
@@ -174,13 +176,13 @@ def twin_resample_sums(x, idx):
     return out
 
 
-def twin_l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, method):
+def twin_l1_curves(x, weights, orders, positions, final_ranks, tol, method):
     """L1 to ``final_ranks`` after each recorded prefix of each order: sum, score, rank, compare."""
-    out = np.empty((cols.shape[0], orders.shape[0], positions.size), dtype=np.float32)
+    out = np.empty((weights[0].shape[0], orders.shape[0], positions.size), dtype=np.float32)
     for k, order in enumerate(orders):
         for p, n in enumerate(positions):
             sums = twin_resample_sums(x, order[None, :n])[0]
-            ranks = twin_rank_rows(twin_scores_from_sums(sums, cols, num, den, empty), tol, method)
+            ranks = twin_rank_rows(twin_scores_from_sums(sums, weights), tol, method)
             out[:, k, p] = np.abs(ranks - final_ranks).sum(axis=1)
     return out
 
@@ -205,13 +207,14 @@ def twin_signed_rank_z(w, order, positive, new_group, length):
     return out
 
 
-def twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm):
+def twin_runs_beaten(w, tests):
     """Both one-sided p-values of every pair from z, Holm over all of them (robustness.statistics.multiplicity.adjust), and
     per run the number of adjusted p-values below alpha it wins."""
     from scipy.stats import norm
 
     from robustness.statistics.multiplicity import adjust
 
+    order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm = tests
     z = twin_signed_rank_z(w, order, positive, new_group, length)
     out = np.zeros((length.shape[0], n_runs))
     for s in range(length.shape[0]):
@@ -223,23 +226,22 @@ def twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_ru
     return out
 
 
-def twin_beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, orders,
-                          positions, final_ranks, tol, method):
+def twin_beaten_l1_curves(tests, orders, positions, final_ranks, tol, method):
     """For every order and recorded prefix: weights 1 on the prefix's units, runs beaten, ranks, L1."""
-    out = np.empty((length.shape[0], orders.shape[0], positions.size), dtype=np.float32)
+    out = np.empty((tests[3].shape[0], orders.shape[0], positions.size), dtype=np.float32)
     for k, o in enumerate(orders):
         for p, n in enumerate(positions):
             w = np.zeros(orders.shape[1])
             w[o[:n]] = 1.0
-            wins = twin_runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm)
+            wins = twin_runs_beaten(w, tests)
             out[:, k, p] = np.abs(twin_rank_rows(wins, tol, method) - final_ranks).sum(axis=1)
     return out
 
 
-def twin_beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, idx):
+def twin_beaten_resamples(tests, idx):
     """Runs beaten on every resample: a unit drawn c times weighs c."""
-    return np.stack([twin_runs_beaten(np.bincount(i, minlength=order.shape[2]).astype(float), order, positive,
-                                      new_group, length, pair_i, pair_j, n_runs, alpha, holm) for i in idx], axis=1)
+    n_units = tests[0].shape[2]
+    return np.stack([twin_runs_beaten(np.bincount(i, minlength=n_units).astype(float), tests) for i in idx], axis=1)
 
 
 # -- hand-made cases, run jitted and with NUMBA_DISABLE_JIT=1 --------------------------------------
@@ -336,11 +338,12 @@ def twin_distances_at(sources, index_sets, spacing):
 # -- the image twin's band ----------------------------------------------------------------------------------------
 
 
-def twin_threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound):
+def twin_threshold_band(flat, dist, crop_shape, spacing, displacement):
     """(bits, clipped): the field by scipy's linear interpolation of the lattice (clamped to its edges), at every
     band voxel's physical position."""
     from scipy.ndimage import map_coordinates
 
+    lattice, lattice_step, offset, scale, bound = displacement
     zyx = np.array(np.unravel_index(np.asarray(flat), tuple(int(v) for v in crop_shape)), dtype=np.float64)
     coords = zyx * (np.asarray(spacing, np.float64) / np.asarray(lattice_step, np.float64))[:, None]
     for a in range(3):
@@ -398,11 +401,12 @@ def tiny_cases() -> int:
     assert up.tolist() == twin_upsample(coarse, 3, 5).tolist() == [[False, False, False, True, True]] * 3
     checked += 1
     # a round blob of radius 2 at the centre of a 5x5 grid: 1 at the centre, 0 on the circle, 0.5 half way
-    f = _kernels.blob_fields(np.arange(5.0), np.arange(5.0), np.array([4 * np.pi]), np.array([2.0]), np.array([2.0]),
-                             np.array([1.0]), np.array([0.0]), np.zeros((1, 4)), np.zeros((1, 4)))
+    grid = (np.arange(5.0), np.arange(5.0))
+    f = _kernels.blob_fields(grid, np.array([4 * np.pi]), np.array([2.0]), np.array([2.0]), np.array([1.0]),
+                             np.array([0.0]), np.zeros((1, 4)), np.zeros((1, 4)))
     assert f[0, 2, 2] == 1.0 and f[0, 2, 0] == 0.0 and f[0, 2, 1] == 0.5 and f[0, 0, 2] == 0.0
-    t = twin_blob_fields(np.arange(5.0), np.arange(5.0), np.array([4 * np.pi]), np.array([2.0]), np.array([2.0]),
-                         np.array([1.0]), np.array([0.0]), np.zeros((1, 4)), np.zeros((1, 4)))
+    t = twin_blob_fields(grid, np.array([4 * np.pi]), np.array([2.0]), np.array([2.0]), np.array([1.0]),
+                         np.array([0.0]), np.zeros((1, 4)), np.zeros((1, 4)))
     assert np.abs(f - t).max() < 1e-12
     checked += 1
 
@@ -425,8 +429,9 @@ def tiny_cases() -> int:
     den = np.array([[1.0, 1, 1], [0, 1.0, 0]])
     empty = np.array([1.0, np.nan])
     sums = x.sum(axis=0)
-    got = _kernels.scores_from_sums(sums, cols, num, den, empty)
-    assert got.tolist() == twin_scores_from_sums(sums, cols, num, den, empty).tolist()
+    weights = (cols, num, den, empty)
+    got = _kernels.scores_from_sums(sums, weights)
+    assert got.tolist() == twin_scores_from_sums(sums, weights).tolist()
     assert got[0].tolist() == [3 / 6, 4 / 10, 3 / 7] and got[1, 0] == 0.5
     checked += 1
     idx = np.array([[0, 0, 2], [1, 2, 1]])
@@ -435,8 +440,8 @@ def tiny_cases() -> int:
     orders = np.array([[0, 1, 2], [2, 1, 0]])
     positions = np.array([1, 2, 3])
     final = twin_rank_rows(got, 1e-12, 0)
-    curves = _kernels.l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
-    twin = twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, 0)
+    curves = _kernels.l1_curves(x, weights, orders, positions, final, 1e-12, 0)
+    twin = twin_l1_curves(x, weights, orders, positions, final, 1e-12, 0)
     assert curves.tolist() == twin.tolist() and (curves[:, :, -1] == 0).all()
     checked += 1
 
@@ -454,21 +459,22 @@ def tiny_cases() -> int:
     assert z[0, 0] == 2.0 and abs(z[0, 1] - 2 / np.sqrt(3.5)) < 1e-15 and z[0, 2] == 0.0
     assert np.allclose(z, twin_signed_rank_z(ones, order, positive, new_group, length), rtol=1e-13, atol=1e-14)
     checked += 1
-    tests = (order, positive, new_group, length, pair_i, pair_j, 3, 0.05)
+    tests = (order, positive, new_group, length, pair_i, pair_j, 3, 0.05, False)
+    holm = (*tests[:-1], True)
     # p(run 0 > run 1) = Phi(-2) = 0.023: below 5% unadjusted, above Holm's first threshold 0.05 / 6
-    assert _kernels.runs_beaten(ones, *tests, False).tolist() == [[1.0, 0.0, 0.0]]
-    assert _kernels.runs_beaten(ones, *tests, True).tolist() == [[0.0, 0.0, 0.0]]
-    assert _kernels.runs_beaten(ones, *tests, True).tolist() == twin_runs_beaten(ones, *tests, True).tolist()
+    assert _kernels.runs_beaten(ones, tests).tolist() == [[1.0, 0.0, 0.0]]
+    assert _kernels.runs_beaten(ones, holm).tolist() == [[0.0, 0.0, 0.0]]
+    assert _kernels.runs_beaten(ones, holm).tolist() == twin_runs_beaten(ones, holm).tolist()
     checked += 1
     orders = np.array([[0, 1, 2, 3], [3, 2, 1, 0]])
     final = np.array([[1.0, 2.5, 2.5]])
-    got = _kernels.beaten_l1_curves(*tests, False, orders, np.array([2, 4]), final, 1e-12, 0)
-    assert got.tolist() == twin_beaten_l1_curves(*tests, False, orders, np.array([2, 4]), final, 1e-12, 0).tolist()
+    got = _kernels.beaten_l1_curves(tests, orders, np.array([2, 4]), final, 1e-12, 0)
+    assert got.tolist() == twin_beaten_l1_curves(tests, orders, np.array([2, 4]), final, 1e-12, 0).tolist()
     assert got[0, :, -1].tolist() == [0.0, 0.0]
     checked += 1
     idx = np.array([[0, 0, 2, 3], [1, 1, 1, 1]])
-    got = _kernels.beaten_resamples(*tests, False, idx)
-    assert got.tolist() == twin_beaten_resamples(*tests, False, idx).tolist()
+    got = _kernels.beaten_resamples(tests, idx)
+    assert got.tolist() == twin_beaten_resamples(tests, idx).tolist()
     checked += 1
 
     # boundary metrics: a 2x2x2 cube in a 3x4x4 array (every voxel on the border; the top plane touches the
@@ -504,12 +510,12 @@ def tiny_cases() -> int:
     flat = np.arange(9, dtype=np.int64)
     dist = np.full(9, 0.9, np.float32)
     bits = np.empty(9, np.uint8)
-    clipped = _kernels.threshold_band(flat, dist, np.array([1, 3, 3]), np.array([1.0, 1.0, 1.0]), lattice,
-                                      np.array([1.0, 2.0, 2.0]), 0.0, 1.0, 2.5, bits, np.zeros(0, np.int64))
+    clipped = _kernels.threshold_band(flat, dist, np.array([1, 3, 3]), np.array([1.0, 1.0, 1.0]),
+                                      (lattice, np.array([1.0, 2.0, 2.0]), 0.0, 1.0, 2.5), bits, np.zeros(0, np.int64))
     # field: row 0: 0, 0.5, 1; row 1: 1, 1.5, 2; row 2: 2, 2.5, 3 (clipped to 2.5 twice); drawn where field > 0.9
     assert bits.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 1] and clipped == 1
-    t_bits, t_clipped = twin_threshold_band(flat, dist, (1, 3, 3), (1.0, 1.0, 1.0), lattice, (1.0, 2.0, 2.0), 0.0,
-                                            1.0, 2.5)
+    t_bits, t_clipped = twin_threshold_band(flat, dist, (1, 3, 3), (1.0, 1.0, 1.0),
+                                            (lattice, (1.0, 2.0, 2.0), 0.0, 1.0, 2.5))
     assert t_bits.tolist() == bits.tolist() and t_clipped == clipped
     checked += 1
     # the distance to unlimited data at two sizes at once: runs 1 and 2 lie 0.02 apart; the noise lifts run 2 by

@@ -324,15 +324,18 @@ def _count_positive(f, truth, rows, cols, sy, sx):
 
 
 @njit(cache=True, nogil=True)
-def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of, empty, truth):
+def rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
     """TP, FP, FN against ``truth`` of raters drawn as ``max(kept fields) + level + amp * noise > 0``, upsampled.
 
     ``fields`` (F, ch, cw): the lesion's ``B`` blob fields, then the false blobs; ``keep`` (R, B) which lesion
-    blobs each rater keeps; rater ``r`` adds false blobs ``B + extra_start[r]`` .. ``+ n_extra[r]``; ``level``,
-    ``amp`` (R,); ``noise`` (K, ch, cw) and ``noise_of`` (R,) its row per rater; ``empty`` (R,) draws nothing;
-    ``truth`` (h, w) bool. The mask is :func:`upsample_positive` of the coarse field, as the generator draws it,
-    and is never made: returns int64 (R, 3).
+    blobs each rater keeps; ``false_blobs = (extra_start, n_extra)``: rater ``r`` adds false blobs
+    ``B + extra_start[r]`` .. ``+ n_extra[r]``; ``level``, ``amp`` (R,); ``noise = (rows, noise_of)``: rows
+    (K, ch, cw) and each rater's row (R,); ``empty`` (R,) draws nothing; ``truth`` (h, w) bool. The mask is
+    :func:`upsample_positive` of the coarse field, as the generator draws it, and is never made: returns int64
+    (R, 3).
     """
+    extra_start, n_extra = false_blobs
+    rows_of_noise, noise_of = noise
     n_r, n_b = keep.shape
     ch, cw = fields.shape[1], fields.shape[2]
     h, w = truth.shape
@@ -360,7 +363,7 @@ def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of
         if empty[r] or used == 0:
             out[r, 2] = n_t
             continue
-        z = noise[noise_of[r]]
+        z = rows_of_noise[noise_of[r]]
         for y in range(ch):
             for x in range(cw):
                 f[y, x] = (f[y, x] + level[r]) + amp[r] * z[y, x]
@@ -372,8 +375,8 @@ def rater_counts(fields, keep, extra_start, n_extra, level, amp, noise, noise_of
 
 
 @njit(cache=True, nogil=True)
-def blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
-    """Blob fields ``1 - d / R(theta)`` of ``n`` blobs on a grid: float64 (n, len(ys), len(xs)).
+def blob_fields(grid, area, cy, cx, aspect, angle, amps, phases):
+    """Blob fields ``1 - d / R(theta)`` of ``n`` blobs on a grid ``(ys, xs)``: float64 (n, len(ys), len(xs)).
 
     Blob ``b`` has centre (``cy[b]``, ``cx[b]``), area ``area[b]`` (radius
     ``r = sqrt(area / pi)``), an anisotropy ``aspect[b]`` along the direction
@@ -383,6 +386,7 @@ def blob_fields(ys, xs, area, cy, cx, aspect, angle, amps, phases):
     ``d = hypot(u, v)``, ``theta = atan2(v, u)``; the field is 1 at the centre,
     0 on the boundary, negative outside (``R`` floored at 1e-9).
     """
+    ys, xs = grid
     n = area.size
     n_h = amps.shape[1]
     n_x = xs.size

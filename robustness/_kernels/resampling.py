@@ -3,7 +3,8 @@
 Plain arrays in, arrays out: no objects, no generators, no pandas. Every
 kernel has a slow, obviously correct numpy twin in ``tests/naive.py``.
 
-Scores are ratios of weighted sums: scheme ``s`` reads three columns
+Scores are ratios of weighted sums, given as one tuple ``weights = (cols, num, den, empty)`` (a scheme table's
+:attr:`~robustness.statistics.schemes.Schemes.weights`): scheme ``s`` reads three columns
 ``cols[s, r]`` of the summed statistics for run ``r`` and scores
 ``num[s] . v / den[s] . v`` (``empty[s]`` where the denominator is 0). The
 weights come from the metric table (:mod:`robustness.overlap.metrics`): micro
@@ -150,8 +151,9 @@ def _scheme_scores(sums, cols, num, den, empty, s, out):
 
 
 @njit(cache=True, nogil=True)
-def scores_from_sums(sums, cols, num, den, empty):
-    """Scores (S, R) from summed statistics ``sums`` (M,) through ``cols`` (S, R, 3) and the weights."""
+def scores_from_sums(sums, weights):
+    """Scores (S, R) from summed statistics ``sums`` (M,) through ``weights = (cols, num, den, empty)``."""
+    cols, num, den, empty = weights
     n_s, n_r = cols.shape[0], cols.shape[1]
     out = np.empty((n_s, n_r), dtype=np.float64)
     for s in range(n_s):
@@ -160,14 +162,15 @@ def scores_from_sums(sums, cols, num, den, empty):
 
 
 @njit(cache=True, nogil=True)
-def l1_curves(x, cols, num, den, empty, orders, positions, final_ranks, tol, ties):
+def l1_curves(x, weights, orders, positions, final_ranks, tol, ties):
     """L1 rank change to ``final_ranks`` after every prefix of every order.
 
-    ``x`` (U, M) per-unit additive statistics; ``orders`` (K, U) unit
-    permutations; ``positions`` (P,) increasing prefix lengths to record.
+    ``x`` (U, M) per-unit additive statistics, scored through ``weights = (cols, num, den, empty)``;
+    ``orders`` (K, U) unit permutations; ``positions`` (P,) increasing prefix lengths to record.
     One running sum per order, so all prefixes of an order cost one pass.
     Returns float32 (S, K, P).
     """
+    cols, num, den, empty = weights
     n_s, n_r = cols.shape[0], cols.shape[1]
     n_k, n_u = orders.shape
     n_p = positions.size

@@ -18,6 +18,10 @@ approximation with tie correction, no continuity correction):
 tie groups ``t``; ``z = 0`` when ``n = 0``. The one-sided p-value of "i scores
 higher than j" is ``Phi(-z)``, of "j higher than i" ``Phi(z)``.
 
+The kernels of runs beaten take these as one tuple ``tests = (order, positive, new_group, length, pair_i, pair_j,
+n_runs, alpha, holm)`` (:class:`~robustness.statistics.test_based.PairedTests` keeps it): the pairs' runs, the
+number of runs, the level and whether Holm adjusts.
+
 Runs beaten: for every scheme, the ``2 P`` one-sided hypotheses (every ordered
 pair of runs) are adjusted together by Holm's step-down method (or not at all)
 and run ``i`` scores the number of runs ``j`` it beats significantly (adjusted
@@ -133,8 +137,9 @@ def _wins_from_z(z, pair_i, pair_j, alpha, z_alpha, holm, wins):
 
 
 @njit(cache=True, nogil=True)
-def runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm):
+def runs_beaten(w, tests):
     """Runs beaten significantly (S, R) by every run under every scheme, on the units weighted by ``w``."""
+    order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm = tests
     n_s, n_p = length.shape
     out = np.zeros((n_s, n_runs))
     z = np.empty(n_p)
@@ -147,14 +152,14 @@ def runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, a
 
 
 @njit(cache=True, nogil=True)
-def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, orders, positions,
-                   final_ranks, tol, ties):
+def beaten_l1_curves(tests, orders, positions, final_ranks, tol, ties):
     """L1 rank change of the test-based ranking to ``final_ranks`` after the recorded prefixes of every order.
 
     ``orders`` (K, U) unit permutations; ``positions`` (P,) increasing prefix
     lengths. Each recorded prefix reruns every test on its units. Returns
     float32 (S, K, P).
     """
+    length, n_runs = tests[3], tests[6]
     n_s = length.shape[0]
     n_k, n_u = orders.shape
     n_pos = positions.size
@@ -171,7 +176,7 @@ def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs,
         for n in range(n_u):
             w[orders[k, n]] = 1.0
             if p < n_pos and n + 1 == positions[p]:
-                wins = runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm)
+                wins = runs_beaten(w, tests)
                 for s in range(n_s):
                     out[s, k, p] = _l1_to(wins[s], perm[s], ranks, final_ranks[s], tol, ties)
                 p += 1
@@ -179,11 +184,12 @@ def beaten_l1_curves(order, positive, new_group, length, pair_i, pair_j, n_runs,
 
 
 @njit(cache=True, nogil=True)
-def beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm, idx):
+def beaten_resamples(tests, idx):
     """Runs beaten (S, B, R) on every resample ``idx[b]``.
 
     The resamples' units are drawn with replacement; a unit drawn c times counts c times.
     """
+    order, length, n_runs = tests[0], tests[3], tests[6]
     n_s = length.shape[0]
     n_b, n_j = idx.shape
     out = np.empty((n_s, n_b, n_runs))
@@ -192,7 +198,7 @@ def beaten_resamples(order, positive, new_group, length, pair_i, pair_j, n_runs,
         w[:] = 0.0
         for j in range(n_j):
             w[idx[b, j]] += 1.0
-        wins = runs_beaten(w, order, positive, new_group, length, pair_i, pair_j, n_runs, alpha, holm)
+        wins = runs_beaten(w, tests)
         for s in range(n_s):
             for r in range(n_runs):
                 out[s, b, r] = wins[s, r]

@@ -28,7 +28,7 @@ def _axis(u, n):
 
 
 @njit(cache=True, nogil=True)
-def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offset, scale, bound, out, positions):
+def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions):
     """Which band voxels a rater draws: ``dist < clip(offset + scale * F, -bound, bound)``.
 
     Parameters
@@ -41,12 +41,11 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
         The crop's shape (z, y, x); a 2D image has z = 1.
     spacing : float64 (3,)
         The voxel size (z, y, x) in physical units.
-    lattice : float64 (Lz, Ly, Lx)
-        The field's values at lattice points; point ``(a, b, c)`` sits at physical position
-        ``(a, b, c) * lattice_step`` from the crop's first voxel.
-    lattice_step : float64 (3,)
-    offset, scale, bound : float
-        The displacement is ``offset + scale * F``, clipped to ``[-bound, bound]``.
+    displacement : tuple (lattice, lattice_step, offset, scale, bound)
+        The rater's displacement ``offset + scale * F``, clipped to ``[-bound, bound]`` (floats), where the field
+        ``F`` is linear between the values ``lattice`` (float64 (Lz, Ly, Lx)) at lattice points: point
+        ``(a, b, c)`` sits at physical position ``(a, b, c) * lattice_step`` (float64 (3,)) from the crop's first
+        voxel.
     out : uint8
         1 where the voxel is drawn: ``out[v]``, or ``out[positions[v]]`` where ``positions`` is not empty.
     positions : int64 (V,) or (0,)
@@ -57,6 +56,7 @@ def threshold_band(flat, dist, crop_shape, spacing, lattice, lattice_step, offse
     int
         How many voxels had their displacement clipped (the band was too narrow for them).
     """
+    lattice, lattice_step, offset, scale, bound = displacement
     ny = crop_shape[1]
     nx = crop_shape[2]
     lz, ly, lx = lattice.shape

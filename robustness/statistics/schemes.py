@@ -116,7 +116,7 @@ class Schemes:
         """
         if sums is None:
             sums = self.x.sum(axis=0)
-        return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), *self.weights)
+        return _kernels.scores_from_sums(np.ascontiguousarray(sums, dtype=np.float64), self.weights)
 
     def index(self, strategy: str, metric: str, average: str) -> int:
         """The position of a scheme in :attr:`names` (:meth:`Rankable.index`)."""
@@ -169,16 +169,14 @@ class Schemes:
     def l1_curves(self, orders: np.ndarray, positions: np.ndarray, final_ranks: np.ndarray, tol: float,
                   ties: int) -> np.ndarray:
         """L1 to ``final_ranks`` after the recorded prefixes, one running sum per order (:meth:`Rankable.l1_curves`)."""
-        cols, numerator, denominator, empty_values = self.weights
-        return _kernels.l1_curves(self.x, cols, numerator, denominator, empty_values, orders, positions, final_ranks,
-                                  tol, ties)
+        return _kernels.l1_curves(self.x, self.weights, orders, positions, final_ranks, tol, ties)
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Scores on resamples of units drawn with replacement, (S, B, R) (:meth:`Rankable.resample_scores`)."""
         sums = _kernels.resample_sums(self.x, idx)
         out = np.empty((len(self.names), idx.shape[0], len(self.runs)))
         for b in range(idx.shape[0]):
-            out[:, b] = _kernels.scores_from_sums(sums[b], *self.weights)
+            out[:, b] = _kernels.scores_from_sums(sums[b], self.weights)
         return out
 
     def resample_se(self, idx: np.ndarray) -> np.ndarray:

@@ -141,7 +141,8 @@ class PairedTests(SchemesView):
 
     # -- what the resampling engines call --
 
-    def _args(self) -> tuple[Any, ...]:
+    def _tests(self) -> tuple[Any, ...]:
+        """The kernels' ``tests`` tuple (:mod:`robustness._kernels.signed_rank`)."""
         return (self.order, self.positive, self.new_group, self.length, self.pair_i, self.pair_j,
                 len(self.runs), self.alpha, self.adjustment == "holm")
 
@@ -149,7 +150,7 @@ class PairedTests(SchemesView):
         """Runs beaten significantly (S, R), on the whole test set or on the units weighted by ``weights`` (U,)."""
         w = np.ones(self.n_units) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         if self.adjustment in KERNEL_ADJUSTMENTS:
-            return _kernels.runs_beaten(w, *self._args())
+            return _kernels.runs_beaten(w, self._tests())
 
         z = self.z(w)
         n_r = len(self.runs)
@@ -181,15 +182,13 @@ class PairedTests(SchemesView):
         """L1 rank change to ``final_ranks`` after the recorded prefixes (every test rerun per prefix)."""
         if self.adjustment not in KERNEL_ADJUSTMENTS:
             return recomputed_l1_curves(self.scores, self.n_units, orders, positions, final_ranks, tol, ties)
-        return _kernels.beaten_l1_curves(*self._args(), orders, positions, final_ranks, tol,  # type: ignore[call-arg]
-                                         ties)  # numba's Dispatcher stub takes no positional arguments after *args
+        return _kernels.beaten_l1_curves(self._tests(), orders, positions, final_ranks, tol, ties)
 
     def resample_scores(self, idx: np.ndarray) -> np.ndarray:
         """Runs beaten (S, B, R) on the resamples ``idx`` (B, n) of units drawn with replacement."""
         if self.adjustment not in KERNEL_ADJUSTMENTS:
             return recomputed_resamples(self.scores, self.n_units, idx)
-        return _kernels.beaten_resamples(*self._args(),  # type: ignore[call-arg]  # (numba's Dispatcher stub)
-                                         np.ascontiguousarray(idx, dtype=np.int64))
+        return _kernels.beaten_resamples(self._tests(), np.ascontiguousarray(idx, dtype=np.int64))
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out runs beaten (S, R, U)."""

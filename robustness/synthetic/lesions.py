@@ -88,7 +88,7 @@ def _fields(grid, area, cy, cx, aspect, angle, amps, phases):
     """Blob fields on the coarse grid ``(ys, xs)``, one per row of the parameters: (n, ch, cw) (its kernel's)."""
     ys, xs = grid
     f = np.ascontiguousarray
-    return blob_fields(f(ys.ravel(), dtype=np.float64), f(xs.ravel(), dtype=np.float64), f(area, dtype=np.float64),
+    return blob_fields((f(ys.ravel(), dtype=np.float64), f(xs.ravel(), dtype=np.float64)), f(area, dtype=np.float64),
                        f(cy, dtype=np.float64), f(cx, dtype=np.float64), f(aspect, dtype=np.float64),
                        f(angle, dtype=np.float64), f(amps, dtype=np.float64), f(phases, dtype=np.float64))
 
@@ -309,11 +309,12 @@ def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndar
         which = np.asarray(which)
         return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),
                             u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
-                            np.array([offset.get(k, 0) for k in which], dtype=np.int64),
-                            np.array(n_extra, dtype=np.int64),
+                            (np.array([offset.get(k, 0) for k in which], dtype=np.int64),
+                             np.array(n_extra, dtype=np.int64)),
                             np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
-                            np.asarray(amp, dtype=np.float64), np.ascontiguousarray(noise, dtype=np.float64),
-                            which.astype(np.int64), u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
+                            np.asarray(amp, dtype=np.float64),
+                            (np.ascontiguousarray(noise, dtype=np.float64), which.astype(np.int64)),
+                            u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
     masks = []
     for n, k in enumerate(which):
         keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]

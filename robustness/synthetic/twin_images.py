@@ -345,14 +345,15 @@ def draw_band(image: TwinImage, model: RaterModel, length: float, rng: np.random
         lattice = field_lattice(image, length, rng)
     crop = np.array(image.crop, dtype=np.int64)
     spacing = np.array(image.spacing, dtype=np.float64)
-    args = (lattice[0], lattice[1], float(model.offset), float(model.wobble), float(image.bound))
+    displacement = (lattice[0], lattice[1], float(model.offset), float(model.wobble), float(image.bound))
     if abs(model.offset) + 6 * model.wobble <= image.bound / 3:  # the inner part decides (property notes)
         positions, flat, dist, bits = image.inner
         bits = bits.copy()
-        clipped = _kernels.threshold_band(flat, dist, crop, spacing, *args, bits, positions)
+        clipped = _kernels.threshold_band(flat, dist, crop, spacing, displacement, bits, positions)
     else:
         bits = np.empty(image.band.size, dtype=np.uint8)
-        clipped = _kernels.threshold_band(image.band, image.dist, crop, spacing, *args, bits, _NO_POSITIONS)
+        clipped = _kernels.threshold_band(image.band, image.dist, crop, spacing, displacement, bits,
+                                          _NO_POSITIONS)
     chance = np.asarray(model.p_miss, dtype=np.float64)
     if chance.ndim:
         chance = chance[size_class(image.object_sizes)]

@@ -151,10 +151,11 @@ def _raters_case(draw):
     fields = draw(arrays(np.float64, (n_b + n_x, ch, cw), elements=floats))
     starts = [draw(st.integers(0, n_x)) for _ in range(n_r)]
     counts = [draw(st.integers(0, n_x - a)) for a in starts]
-    return (fields, draw(arrays(np.bool_, (n_r, n_b))), np.array(starts, dtype=np.int64),
-            np.array(counts, dtype=np.int64), draw(arrays(np.float64, n_r, elements=floats)),
-            draw(arrays(np.float64, n_r, elements=floats)), draw(arrays(np.float64, (k, ch, cw), elements=floats)),
-            np.array([draw(st.integers(0, k - 1)) for _ in range(n_r)], dtype=np.int64),
+    return (fields, draw(arrays(np.bool_, (n_r, n_b))), (np.array(starts, dtype=np.int64),
+                                                          np.array(counts, dtype=np.int64)),
+            draw(arrays(np.float64, n_r, elements=floats)), draw(arrays(np.float64, n_r, elements=floats)),
+            (draw(arrays(np.float64, (k, ch, cw), elements=floats)),
+             np.array([draw(st.integers(0, k - 1)) for _ in range(n_r)], dtype=np.int64)),
             draw(arrays(np.bool_, n_r)), draw(arrays(np.bool_, (h, w))))
 
 
@@ -171,8 +172,9 @@ def test_rater_counts_hand_made():
     false = np.array([[-1.0, 1.0], [-1.0, 1.0]])
     truth = np.array([[True, False], [True, False]])
     out = _kernels.rater_counts(np.stack([lesion, false]), np.array([[True], [True], [True], [False]]),
-                                np.zeros(4, np.int64), np.array([0, 1, 0, 0]), np.zeros(4), np.zeros(4),
-                                np.zeros((1, 2, 2)), np.zeros(4, np.int64), np.array([False, False, True, False]), truth)
+                                (np.zeros(4, np.int64), np.array([0, 1, 0, 0])), np.zeros(4), np.zeros(4),
+                                (np.zeros((1, 2, 2)), np.zeros(4, np.int64)), np.array([False, False, True, False]),
+                                truth)
     assert out.tolist() == [[2, 0, 0], [2, 2, 0], [0, 0, 2], [0, 0, 2]]
 
 
@@ -228,9 +230,10 @@ def statistics(data, n_units, n_runs, n_schemes):
 def test_scores_sums_and_curves_match_twins(data):
     n_units, n_runs, n_schemes = data.draw(st.integers(1, 7)), data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
     x, cols, num, den, empty = statistics(data, n_units, n_runs, n_schemes)
+    weights = (cols, num, den, empty)
     sums = x.sum(axis=0)
-    scores = _kernels.scores_from_sums(sums, cols, num, den, empty)
-    np.testing.assert_array_equal(scores, twin_scores_from_sums(sums, cols, num, den, empty))
+    scores = _kernels.scores_from_sums(sums, weights)
+    np.testing.assert_array_equal(scores, twin_scores_from_sums(sums, weights))
     idx = data.draw(arrays(np.int64, (3, n_units), elements=st.integers(0, n_units - 1)))
     np.testing.assert_array_equal(_kernels.resample_sums(x, idx), twin_resample_sums(x, idx))
     orders = np.stack([np.random.default_rng(k).permutation(n_units) for k in range(2)])
@@ -238,8 +241,8 @@ def test_scores_sums_and_curves_match_twins(data):
     method = data.draw(st.sampled_from([0, 1]))
     final = twin_rank_rows(scores, 1e-12, method)
     np.testing.assert_array_equal(
-        _kernels.l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, method),
-        twin_l1_curves(x, cols, num, den, empty, orders, positions, final, 1e-12, method))
+        _kernels.l1_curves(x, weights, orders, positions, final, 1e-12, method),
+        twin_l1_curves(x, weights, orders, positions, final, 1e-12, method))
 
 
 @settings(max_examples=40, deadline=None)
@@ -252,7 +255,7 @@ def test_blob_fields_match_twin(n, ny, nx, data):
     args = (draw(n, 1.0, 50.0), draw(n, -2.0, ny + 2.0), draw(n, -2.0, nx + 2.0), draw(n, 0.5, 2.0),
             draw(n, 0.0, 3.2), draw((n, 4), -0.2, 0.2), draw((n, 4), 0.0, 6.3))
     # equal to rounding: the kernel's angle-addition recurrence against cos(m * atan2(v, u) + phase)
-    np.testing.assert_allclose(_kernels.blob_fields(ys, xs, *args), twin_blob_fields(ys, xs, *args),
+    np.testing.assert_allclose(_kernels.blob_fields((ys, xs), *args), twin_blob_fields((ys, xs), *args),
                                rtol=1e-9, atol=1e-9)
 
 
@@ -288,7 +291,7 @@ def test_blob_fields_equal_the_point_by_point_arithmetic_bit_for_bit(n, ny, nx, 
     args = [draw(n, 0.0, 50.0), draw(n, -2.0, ny + 2.0), draw(n, -2.0, nx + 2.0), draw(n, 0.5, 2.0),
             draw(n, 0.0, 3.2), draw((n, n_h), -0.3, 0.3), draw((n, n_h), 0.0, 6.3)]
     args[1][0], args[2][0] = ys[data.draw(st.integers(0, ny - 1))], xs[data.draw(st.integers(0, nx - 1))]  # d = 0
-    got, want = _kernels.blob_fields(ys, xs, *args), _blob_fields_point_by_point(ys, xs, *args)
+    got, want = _kernels.blob_fields((ys, xs), *args), _blob_fields_point_by_point(ys, xs, *args)
     assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
 
 
@@ -321,15 +324,15 @@ def test_signed_rank_kernels_match_twins(data):
     alpha = data.draw(st.sampled_from([0.05, 0.3]))
     holm = data.draw(st.booleans())
     tests = (order, positive, new_group, length, pair_i, pair_j, n_r, alpha, holm)
-    np.testing.assert_array_equal(_kernels.runs_beaten(w, *tests), twin_runs_beaten(w, *tests))
+    np.testing.assert_array_equal(_kernels.runs_beaten(w, tests), twin_runs_beaten(w, tests))
     orders = np.stack([g.permutation(n_u) for _ in range(2)]).astype(np.int64)
     positions = np.unique(g.integers(1, n_u + 1, 3))
     method = data.draw(st.sampled_from([0, 1]))
-    final = twin_rank_rows(twin_runs_beaten(np.ones(n_u), *tests), 1e-12, method)
-    np.testing.assert_array_equal(_kernels.beaten_l1_curves(*tests, orders, positions, final, 1e-12, method),
-                                  twin_beaten_l1_curves(*tests, orders, positions, final, 1e-12, method))
+    final = twin_rank_rows(twin_runs_beaten(np.ones(n_u), tests), 1e-12, method)
+    np.testing.assert_array_equal(_kernels.beaten_l1_curves(tests, orders, positions, final, 1e-12, method),
+                                  twin_beaten_l1_curves(tests, orders, positions, final, 1e-12, method))
     idx = g.integers(0, n_u, (3, n_u))
-    np.testing.assert_array_equal(_kernels.beaten_resamples(*tests, idx), twin_beaten_resamples(*tests, idx))
+    np.testing.assert_array_equal(_kernels.beaten_resamples(tests, idx), twin_beaten_resamples(tests, idx))
 
 
 def test_tiny_cases_jitted():
@@ -405,16 +408,16 @@ def test_threshold_band_matches_twin(case):
     from tests.naive import twin_threshold_band
 
     flat, dist, crop, spacing, lattice, step, offset, scale, bound = case
+    displacement = (lattice, step, offset, scale, bound)
     bits = np.empty(flat.size, np.uint8)
-    clipped = _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, bits,
-                                      np.zeros(0, np.int64))
+    clipped = _kernels.threshold_band(flat, dist, crop, spacing, displacement, bits, np.zeros(0, np.int64))
     # written through positions (a part of a band into the whole band's bits): the same bits where they land
     spread = np.full(2 * flat.size + 1, 7, np.uint8)
     where = np.arange(flat.size, dtype=np.int64) * 2 + 1
-    _kernels.threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound, spread, where)
+    _kernels.threshold_band(flat, dist, crop, spacing, displacement, spread, where)
     np.testing.assert_array_equal(spread[where], bits)
     assert (spread[::2] == 7).all()
-    want, want_clipped = twin_threshold_band(flat, dist, crop, spacing, lattice, step, offset, scale, bound)
+    want, want_clipped = twin_threshold_band(flat, dist, crop, spacing, displacement)
     # a voxel whose distance equals its displacement to rounding may fall either side; no other may differ
     from scipy.ndimage import map_coordinates
 

@@ -289,7 +289,7 @@ def test_a_narrow_rater_is_drawn_on_the_inner_band_exactly_as_on_the_whole():
     lattice = it.field_lattice(im, 5.0, np.random.default_rng(2))
     inner, _, _ = it.draw_band(im, model, 5.0, np.random.default_rng(9), lattice=lattice)
     whole = np.empty(im.band.size, np.uint8)
-    _kernels.threshold_band(im.band, im.dist, np.array(im.crop), np.array(im.spacing), lattice[0], lattice[1],
-                            model.offset, model.wobble, im.bound, whole, np.zeros(0, np.int64))
+    _kernels.threshold_band(im.band, im.dist, np.array(im.crop), np.array(im.spacing),
+                            (lattice[0], lattice[1], model.offset, model.wobble, im.bound), whole, np.zeros(0, np.int64))
     np.testing.assert_array_equal(inner, whole)
     assert im.inner[0].size < im.band.size
