@@ -21,8 +21,7 @@ name                      value                                                 
 ``abs_volume_difference`` ``||A| - |B||`` times the voxel's volume                                    lower
 ========================= =========================================================================== ======
 
-Lesion-wise metrics (``lesion_dice``, ``lesion_f1``, ``pq``...: :mod:`robustness.overlap.lesions`) are named in the
-same list.
+Lesion-wise metrics (``lesion_dice``, ``lesion_f1``, ``pq``...: :mod:`robustness.overlap.lesions`) are in the list.
 
 ``d <= t`` is decided on squared distances with a relative slack of 1e-9, so that a distance that is exactly the
 tolerance in real numbers (two voxels of 1 mm at ``nsd@2``) counts whatever the rounding of the spacing.
@@ -354,7 +353,8 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     at = _by_kind(every)
     policy = empty_policy(empty)
     items = [m if isinstance(m, tuple) else crop(m, one_slice) for m in list(runs) + list(references)]
-    planar, sp, worst_distance = _geometry(items, spacing, empty_distance)
+    geometry = _geometry(items, spacing, empty_distance)
+    _, sp, worst_distance = geometry
     out = np.empty((len(references), len(runs), len(every)))
     steps = _steps(at, every, len(runs), len(references))
 
@@ -369,17 +369,16 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
         out[:, :, at["volume"]] = _volumes(items, len(runs), [every[k] for k in at["volume"]], sp,
                                            both_empty("volume"))
     if at["lesion"]:
-        out[:, :, at["lesion"]] = lesion_matrix(items, len(runs), [every[k].name for k in at["lesion"]], sp, planar,
-                                                worst_distance, both_empty("lesion"), min_size=min_lesion_size,
-                                                advance=step)
+        out[:, :, at["lesion"]] = lesion_matrix(items, len(runs), [every[k].name for k in at["lesion"]], geometry,
+                                                both_empty("lesion"), min_size=min_lesion_size, advance=step)
     if at["brats"]:
-        out[:, :, at["brats"]] = _brats(items, len(runs), [every[k] for k in at["brats"]], sp, planar,
+        out[:, :, at["brats"]] = _brats(items, len(runs), [every[k] for k in at["brats"]], geometry,
                                         both_empty("brats"), step)
     for surface in ("voxels", "elements"):
         chosen = [k for k in at["distance"] if every[k].surface == surface]
         if chosen:
-            out[:, :, chosen] = _distances(items, len(runs), [every[k] for k in chosen], sp, planar, worst_distance,
-                                           policy, surface, border, step)
+            out[:, :, chosen] = _distances(items, len(runs), [every[k] for k in chosen], geometry, policy, surface,
+                                           border, step)
     return out
 
 
@@ -398,7 +397,7 @@ def _steps(at: dict, every: list, n_runs: int, n_references: int) -> int:
 
 
 def _geometry(items, spacing, empty_distance) -> tuple[bool, np.ndarray, float]:
-    """The masks' common geometry: whether they are planar, the voxel spacing, the empty-mask distance."""
+    """The masks' ``geometry`` (the helpers take it): whether they are planar, the spacing, the empty distance."""
     shape, planar = (items[0][2], items[0][3]) if items else ((1, 1, 1), False)
     if any(it[2] != shape for it in items):
         raise ValueError("masks of different shapes")
@@ -423,11 +422,12 @@ def _volumes(items, n_r, table, sp, both_empty) -> np.ndarray:
     return out
 
 
-def _brats(items, n_r, table, sp, planar, both_empty, step=lambda _: None):
+def _brats(items, n_r, table, geometry, both_empty, step=lambda _: None):
     """BraTS's lesion-wise scores of every run against every reference.
 
     On the box that holds every mask with the largest dilation's margin (the array's edge excepted).
     """
+    planar, sp, _ = geometry
     out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
@@ -460,11 +460,12 @@ def _brats(items, n_r, table, sp, planar, both_empty, step=lambda _: None):
     return out
 
 
-def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, border="face", step=lambda _: None):
+def _distances(items, n_r, table, geometry, policy, surface, border="face", step=lambda _: None):
     """The distance metrics of every run (the first ``n_r`` items) against every reference, on one surface model.
 
     One distance transform per mask, on the box that holds every mask's foreground (``step(1)`` after each).
     """
+    planar, sp, worst_distance = geometry
     out = np.empty((len(items) - n_r, n_r, len(table)))
     box = _kernels.union_box([it[0] for it in items])
     if box is None:
@@ -477,13 +478,9 @@ def _distances(items, n_r, table, sp, planar, worst_distance, policy, surface, b
         placed = np.zeros(tuple(hi - lo), dtype=bool)
         if box is not None:
             placed[box[0] - lo[0]:box[1] - lo[0], box[2] - lo[1]:box[3] - lo[1], box[4] - lo[2]:box[5] - lo[2]] = inside
-        if surface == "elements":
-            grid, areas = elements(placed, sp, planar)
-            borders.append(grid)
-            weights.append(areas)
-        else:
-            borders.append(_border(placed, planar, border))
-            weights.append(None)
+        grid, areas = elements(placed, sp, planar) if surface == "elements" else (_border(placed, planar, border), None)
+        borders.append(grid)
+        weights.append(areas)
     where = [np.flatnonzero(b) for b in borders]
     n_g = len(items) - n_r
     # to_ref[g][r]: run r's border's distances to reference g's border (one transform per reference)

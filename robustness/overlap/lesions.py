@@ -390,9 +390,8 @@ def lesion_values(run: Lesions, reference: Lesions, names: list[str], spacing: n
     return out
 
 
-def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarray, planar: bool,
-                  worst_distance: float, both_empty: np.ndarray, *,
-                  min_size: str | int | float = MIN_LESION_SIZE,
+def lesion_matrix(items: list, n_runs: int, names: list[str], geometry: tuple[bool, np.ndarray, float],
+                  both_empty: np.ndarray, *, min_size: str | int | float = MIN_LESION_SIZE,
                   advance: Callable[[float], None] | None = None) -> np.ndarray:
     """Every (reference, run) pair's lesion-wise metrics, each mask's components found once.
 
@@ -402,10 +401,9 @@ def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarra
         :func:`robustness.overlap.boundary.crop`'s results: the runs, then the references.
     n_runs : int
     names : list of str
-    spacing : ndarray (3,)
-    planar : bool
-    worst_distance : float
-        The HD95 of an unmatched lesion.
+    geometry : (planar, spacing, worst_distance)
+        The masks' common geometry (bool, ndarray (3,), float): whether they are planar, the voxel spacing and
+        the HD95 of an unmatched lesion.
     both_empty : ndarray (len(names),)
         What a pair of two empty masks scores (the both-empty policy's values); also a pair whose components are
         all below ``min_size``.
@@ -419,6 +417,7 @@ def lesion_matrix(items: list, n_runs: int, names: list[str], spacing: np.ndarra
     -------
     ndarray (len(items) - n_runs, n_runs, len(names))
     """
+    planar, spacing, worst_distance = geometry
     voxel = float(np.prod(spacing))
     step = advance or (lambda _: None)
     lesions = []

@@ -96,16 +96,28 @@ class UncertaintyDraws:
     plugin_noise: int = 1000
 
 
-def _distances(parts, weights, groups, sizes, margin, n_draws, n_noise, rng, *, full=True, known=None,
+@dataclass(frozen=True)
+class _Question:
+    """What every estimate of one call asks: the runs' groups (labels) of the prior, the sizes and the margin."""
+
+    groups: np.ndarray
+    sizes: np.ndarray
+    margin: float
+
+
+def _distances(parts, weights, question: _Question, counts: tuple[int, int], rng, *, full=True, known=None,
                prior="shared"):
     """The estimate on one (re)sample of units: expected L1 (S, M) with its posterior and Monte Carlo spreads.
 
-    With ``full``, also the plug-in's expected L1 (S, M) and the posterior's expected number of pairs within the
-    margin (S,) (an outer resample needs the estimate only). ``known`` (S, R): population scores that set the
-    prior (:func:`~robustness.statistics.population.score_posterior`; the calibration's diagnostic). ``prior``: the
+    ``counts``: the populations drawn and the noise vectors per population. With ``full``, also the plug-in's
+    expected L1 (S, M) and the posterior's expected number of pairs within the margin (S,) (an outer resample
+    needs the estimate only). ``known`` (S, R): population scores that set the prior
+    (:func:`~robustness.statistics.population.score_posterior`; the calibration's diagnostic). ``prior``: the
     within-group variance (:data:`~robustness.statistics.population.PRIORS`).
     """
     num, den = parts
+    groups, sizes, margin = question.groups, question.sizes, question.margin
+    n_draws, n_noise = counts
     theta, cov = delta_covariance(num, den, weights)  # (S, R), (S, R, R)
     n = float(num.shape[0] if weights is None else np.sum(weights))
     n_s, n_r = theta.shape
@@ -142,19 +154,19 @@ def _per_draw(draws, noise, sizes, margin):
     return means.mean(axis=1), np.sqrt(np.maximum(between - within_var, 0.0)), np.sqrt(between / n_d)
 
 
-def _outer_batch(parts, groups, sizes, margin, size, draws, noise, child):
+def _outer_batch(parts, question: _Question, size, counts: tuple[int, int], child):
     """``size`` outer resamples of the units: the estimate on each (B, S, M)."""
     n_units = parts[0].shape[0]
-    counts = draw_counts(child, n_units, size).astype(np.float64)  # (B, U)
+    drawn = draw_counts(child, n_units, size).astype(np.float64)  # (B, U)
     out = []
     for b in range(size):
-        keep = np.flatnonzero(counts[b])
+        keep = np.flatnonzero(drawn[b])
         sub = (parts[0][keep], parts[1][keep])
-        out.append(_distances(sub, counts[b, keep], groups, sizes, margin, draws, noise, child, full=False)[0])
+        out.append(_distances(sub, drawn[b, keep], question, counts, child, full=False)[0])
     return np.stack(out)
 
 
-def _band(parts, labels, sizes, margin, k, rng, estimate: tuple, z: float) -> dict:
+def _band(parts, question: _Question, k, rng, estimate: tuple, z: float) -> dict:
     """The prior-sensitivity band of the expected L1 (S, M): the estimate's interval, extended to other priors'.
 
     The estimate's prior shares one within-team variance among the teams. The band's lower end reaches down to
@@ -173,15 +185,14 @@ def _band(parts, labels, sizes, margin, k, rng, estimate: tuple, z: float) -> di
     the total SE, each (S, M).
     """
     est, plugin, sampling_se, total_se = estimate
-    teams = _has_teams(labels)
+    teams = _has_teams(question.groups)
     resampled = bool(np.isfinite(sampling_se).any())
     per_team = np.full_like(est, np.nan)
     per_team_low = np.full_like(est, np.nan)
     if teams and resampled:
         g_team, g_low = rng.spawn(2)
-        per_team = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, g_team, full=False,
-                              prior="per_team")[0]
-        per_team_low = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, g_low, full=False,
+        per_team = _distances(parts, None, question, (k.draws, k.noise), g_team, full=False, prior="per_team")[0]
+        per_team_low = _distances(parts, None, question, (k.draws, k.noise), g_low, full=False,
                                   prior="per_team_low")[0]
     other, upper = (per_team, per_team_low) if teams else (plugin, plugin)
     low, high = np.full_like(est, np.nan), np.full_like(est, np.nan)
@@ -320,11 +331,11 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     # counted in steps: the estimate, each outer resample, the prior-sensitivity band, the tests and stability
     bar = progress_bar(progress, n_resamples + 3, "distance to unlimited data", unit="step")
     step = bar.update if bar is not None else (lambda _: None)
-    est, post_sd, mc_se, plugin, within = _distances(parts, None, labels, sizes, margin, k.draws, k.noise, main)
+    question = _Question(labels, sizes, margin)
+    est, post_sd, mc_se, plugin, within = _distances(parts, None, question, (k.draws, k.noise), main)
     step(1)
     if chunks:
-        args = [(parts, labels, sizes, margin, size, k.outer_draws, k.outer_noise, g)
-                for size, g in zip(chunks, outer_children)]
+        args = [(parts, question, size, (k.outer_draws, k.outer_noise), g) for size, g in zip(chunks, outer_children)]
         outer_parts = []
         for done, size in zip(run_batches(_outer_batch, args, n_jobs=n_jobs, prefer="threads"), chunks):
             outer_parts.append(done)
@@ -337,7 +348,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         sampling_se = np.full_like(est, np.nan)
     total_se = np.sqrt(sampling_se**2 + post_sd**2)
     z = float(ndtri(tails(confidence)[1]))
-    band = _band(parts, labels, sizes, margin, k, band_stream, (est, plugin, sampling_se, total_se), z)
+    band = _band(parts, question, k, band_stream, (est, plugin, sampling_se, total_se), z)
     step(1)
     theta, cov = delta_covariance(*parts)
     spread_p = np.array([spread_test(theta[s], cov[s], labels, rng=spread_stream)[1]
@@ -394,8 +405,9 @@ def expected_l1(schemes: Schemes, sizes: ArrayLike, *, margin: float = 0.0, grou
         nan for a scheme with a run of undefined score.
     """
     labels, _ = run_groups(schemes.runs, groups)
-    return _distances(schemes.ratio_parts(), None, labels, np.asarray(sizes, dtype=np.int64), margin, draws.draws,
-                      draws.noise, np.random.default_rng(rng), full=False, known=known)[0]
+    question = _Question(labels, np.asarray(sizes, dtype=np.int64), margin)
+    return _distances(schemes.ratio_parts(), None, question, (draws.draws, draws.noise), np.random.default_rng(rng),
+                      full=False, known=known)[0]
 
 
 def crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, bool, bool]:

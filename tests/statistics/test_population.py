@@ -411,7 +411,7 @@ def test_per_team_prior_gives_each_team_its_own_spread():
 
 def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
     from robustness.parallel import batch_generators
-    from robustness.statistics.uncertainty import _distances
+    from robustness.statistics.uncertainty import _distances, _Question
 
     sizes = np.array([15, 30, 240])
     per_size, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, rng=7)
@@ -429,9 +429,9 @@ def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
     labels, _ = run_groups(schemes.runs)
     band_stream = batch_generators(7, 4 + 2)[-1]  # 20 resamples: two batches of ten
     g_team, g_low = band_stream.spawn(2)
-    want = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, g_team, full=False,
-                      prior="per_team")[0]
-    want_low = _distances(schemes.ratio_parts(), None, labels, sizes, 0.0, 200, 50, g_low, full=False,
+    question = _Question(labels, sizes, 0.0)
+    want = _distances(schemes.ratio_parts(), None, question, (200, 50), g_team, full=False, prior="per_team")[0]
+    want_low = _distances(schemes.ratio_parts(), None, question, (200, 50), g_low, full=False,
                           prior="per_team_low")[0]
     for s, (strategy, metric, average) in enumerate(schemes.names):
         got = per_size[(per_size.strategy == strategy) & (per_size.average == average)].sort_values("m")
