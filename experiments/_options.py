@@ -26,7 +26,7 @@ OPTIONS = {
     "`prepare.force`=True": "--force",  # the design study's twin
     "`prepare.only_task`": "--only-task",  # the per-case table study
     "`TableOptions.task_weights`": "--task-weights",
-    "`score.primary`": "--primary",
+    "`ScoringOptions.primary`": "--primary",
     "`options.target`": "--target",
     "`load_raters.gold`=[R1, R2, ..]": "--layout raters --gold R1,R2,..",
     "`load_raters.gold`": "--gold",

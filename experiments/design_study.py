@@ -207,10 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{len(grid.settings())} setting(s) x {len(grid.agreement)} agreement level(s) x {len(grid.sizes)} "
             f"size(s) x {grid.replicates} replicates -> {out.path}")
         with _study.execution(args) as n_jobs:
-            result = design.run(prepared.config, options, fit_table=prepared.fit_table,
-                                cache_dir=out.path / "cache" / "design", n_jobs=n_jobs, progress=_study.progress(args),
-                                say=say, warnings=prepared.warnings, main_answer=prepared.main_answer,
-                                main_resolution=prepared.main_resolution)
+            result = design.run(prepared, options, cache_dir=out.path / "cache" / "design", n_jobs=n_jobs,
+                                progress=_study.progress(args), say=say)
         _cli.say(result.warnings[len(prepared.warnings):])
         like = args.like or args.data
         # the challenge as read (its files, raters and foreground values): what `rank_convergence --design` checks

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     with _study.feedback(args):
         started = time.time()
         from robustness.results.folder import ResultsDir
-        from robustness.studies.scoring import score
+        from robustness.studies.scoring import ScoringOptions, score
 
         strategies = [s.name for s in _cli.strategies(args)]
         primary = _cli.primary_scheme(args, strategies)
@@ -67,9 +67,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"({','.join(strategies)})")
         challenge = _cli.load(args)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)
-        result = score(challenge, strategies=strategies, empty=args.empty, seed=args.seed, n_jobs=args.n_jobs,
-                       cache_dir=out.path / "cache", progress=_study.progress(args),
-                       source=args.data or args.reference or "the synthetic challenge", primary=primary)
+        options = ScoringOptions(strategies=tuple(strategies), empty=args.empty, seed=args.seed, primary=primary)
+        result = score(challenge, options, n_jobs=args.n_jobs, cache_dir=out.path / "cache",
+                       progress=_study.progress(args), source=args.data or args.reference or "the synthetic challenge")
         _cli.say(result.meta["checks"])
         result.meta["primary"]["set_by"] = "organiser" if args.primary else "default"  # the command resolves it
         _study.finish(out, result, args, argv=argv, started=started)

@@ -112,7 +112,9 @@ def main(argv=None) -> int:
 def _main(args: argparse.Namespace, argv) -> int:
     with _study.feedback(args):
         started = time.time()
-        from robustness.io.case_table import read_case_table
+        from dataclasses import replace
+
+        from robustness.io.case_table import CaseColumns, read_case_table
         from robustness.results.folder import ResultsDir
         from robustness.studies.table import TableOptions, engine_ranking, fingerprint, prepare, run
 
@@ -121,20 +123,20 @@ def _main(args: argparse.Namespace, argv) -> int:
         options = _study.resampling_options(args, TableOptions, consensus=consensus,
                                             task_weights=args.task_weights, top=args.top, rope=args.rope,
                                             **engine_ranking(ranking, rankings_only=args.rankings_only))
-        table, notes = read_case_table(args.table, case_column=args.case, run_column=args.algorithm,
-                                       value_column=args.value, unit_column=args.unit, task_column=args.task,
+        columns = CaseColumns(case=args.case, run=args.algorithm, value=args.value, unit=args.unit, task=args.task)
+        table, notes = read_case_table(args.table, case_column=columns.case, run_column=columns.run,
+                                       value_column=columns.value, unit_column=columns.unit, task_column=columns.task,
                                        allow_missing=ranking.missing != "refuse")
         methods = tuple(args.ranking)  # the leaderboards asked for (the engines add the aggregate)
-        prepared = prepare(table, options, ranking, source=args.table, case_column=args.case,
-                           run_column=args.algorithm, value_column=args.value, unit_column=args.unit,
-                           task_column=args.task, only_task=args.only_task, methods=methods,
-                           rankings_only=args.rankings_only, notes=notes)
-        tasks, schemes, notes = prepared.tasks, prepared.schemes, prepared.notes
+        prepared = prepare(table, options, ranking, source=args.table, columns=columns, only_task=args.only_task,
+                           methods=methods, rankings_only=args.rankings_only)
+        prepared = replace(prepared, notes=notes + prepared.notes)  # reading's notes first
+        notes = prepared.notes
         _cli.say(notes)
-        out = ResultsDir(args.out, fingerprint=fingerprint(tasks), force=args.force)
+        out = ResultsDir(args.out, fingerprint=fingerprint(prepared.tasks), force=args.force)
         with _study.execution(args) as n_jobs:
-            result = run(tasks, schemes, options, ranking_options=ranking, methods=methods, source=args.table,
-                         unit=args.unit or "case", n_jobs=n_jobs, progress=_study.progress(args), notes=notes)
+            result = run(prepared, options, ranking_options=ranking, methods=methods, n_jobs=n_jobs,
+                         progress=_study.progress(args))
         _cli.say([w for w in result.warnings if w not in notes])  # what the rankings and curves noted
         text = _study.finish(out, result, args, argv=argv, started=started)
         if not args.quiet:

@@ -8,10 +8,12 @@ traceback.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "parameter", "MAX_LINE", "DIRECTION_CONTROLS"]
+           "parameter", "deprecated_keywords", "MAX_LINE", "DIRECTION_CONTROLS"]
 
 #: The longest line an error or warning prints (a 50 MB table cell or file name is cut, never echoed whole).
 MAX_LINE = 2000
@@ -95,6 +97,48 @@ def parameter(owner: str, name: str) -> str:
     '`RankingOptions.missing`'
     """
     return f"`{owner}.{name}`"
+
+
+def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable[str], instead: str) -> dict:
+    """The keyword arguments a caller still passes by their old names, each accepted with a DeprecationWarning.
+
+    A function whose keywords moved into an options object keeps its old callers working: it takes ``**given``
+    and reads them through this (a name it never took is still a TypeError, as Python would raise).
+
+    Parameters
+    ----------
+    owner : str
+        The function's name, as the warning names it.
+    given : mapping
+        The keywords passed beyond the function's own.
+    accepted : iterable of str
+        The old names still accepted.
+    instead : str
+        What to pass now (the warning says it).
+
+    Returns
+    -------
+    dict
+        ``given``, checked.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     deprecated_keywords("run", {"seed": 1}, ["seed"], "RunOptions(seed=...)")
+    {'seed': 1}
+    >>> str(caught[0].message)
+    'run(): seed= is deprecated; pass RunOptions(seed=...)'
+    """
+    unknown = sorted(set(given) - set(accepted))
+    if unknown:
+        raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
+    if given:
+        names = ", ".join(f"{k}=" for k in given)
+        warnings.warn(f"{owner}(): {names} {'is' if len(given) == 1 else 'are'} deprecated; pass {instead}",
+                      DeprecationWarning, stacklevel=3)
+    return dict(given)
 
 
 class InputError(ValueError):

@@ -93,7 +93,7 @@ def test_a_report_names_the_parameter_for_python_and_the_option_for_a_command(tm
                           "value": np.random.default_rng(0).random(18)})
     options = study.TableOptions(step=10, orders=3, bootstrap=5, outer=4)
     prepared = study.prepare(frame, options, RankingOptions(), source="t.csv")
-    res = study.run(prepared.tasks, prepared.schemes, options, source="t.csv", notes=prepared.notes)
+    res = study.run(prepared, options)
     publish(res, tmp_path / "out", figures=False)
     python = (tmp_path / "out" / "summary.md").read_text()
     assert "`TableOptions.step` 10 leaves fewer than 2 recorded prefixes" in python and "--step" not in python

@@ -17,6 +17,7 @@ refused). In the score column an empty cell or ``NA``, ``NaN``, ``nan``, ``null`
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +26,29 @@ import pandas as pd
 from robustness.errors import InputError, parameter, shown
 from robustness.files import open_regular
 
-__all__ = ["read_case_table"]
+__all__ = ["read_case_table", "CaseColumns"]
 
 SCHEME_COLUMNS = ("strategy", "metric")
+
+
+@dataclass(frozen=True)
+class CaseColumns:
+    """The columns of a per-case table that hold its case, run (algorithm) and score, and optionally its unit and task.
+
+    Attributes
+    ----------
+    case, run, value : str
+    unit : str, optional
+        Groups cases into resampling units (default: the cases).
+    task : str, optional
+        Default: ``task`` when the table has it.
+    """
+
+    case: str = "case"
+    run: str = "algorithm"
+    value: str = "value"
+    unit: str | None = None
+    task: str | None = None
 
 #: Scores beyond this magnitude are refused: the means, sums and squares the rankings and intervals take over the
 #: cases would overflow to infinity (1e308 and 1.7e308 averaged to inf and tied).

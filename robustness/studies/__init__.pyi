@@ -17,6 +17,7 @@ from .common import ResamplingOptions as ResamplingOptions
 from .design_base import DesignStudyOptions as DesignStudyOptions
 from .qa import QAOptions as QAOptions
 from .rank_convergence_options import RankConvergenceOptions as RankConvergenceOptions
+from .scoring import ScoringOptions as ScoringOptions
 from .table import TableOptions as TableOptions
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "QAOptions",
     "RankConvergenceOptions",
     "ResamplingOptions",
+    "ScoringOptions",
     "TableOptions",
     "calibration",
     "common",

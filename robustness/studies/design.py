@@ -13,13 +13,14 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from robustness.errors import parameter
+from robustness.errors import deprecated_keywords, parameter
 from robustness.overlap.gold import is_random, resolve
 from robustness.results.claims import ClaimName
 from robustness.results.study_result import StudyResult, Verdicts
@@ -42,12 +43,13 @@ from robustness.statistics.size_answers import (  # noqa: F401 (the design study
     size_range,
     unit_name,
 )
-from robustness.studies.design_base import DesignStudyOptions, max_encounters
+from robustness.studies.design_base import DesignBase, DesignStudyOptions, max_encounters
 from robustness.synthetic.image_twin import ImageTwinConfig
 
 __all__ = ["DesignStudyOptions", "make_grid", "run", "counted_golds"]
 
 STUDY = "design_study"
+_BASE_FIELDS = ("fit_table", "warnings", "main_answer", "main_resolution")  # run's keywords before DesignBase
 
 
 def make_grid(base: World, options: DesignStudyOptions) -> Grid:
@@ -98,10 +100,8 @@ def fingerprint(base: World, grid: Grid, simulation: DesignOptions, seed: int) -
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
-        fit_table: pd.DataFrame | None = None, cache_dir: Path | str, n_jobs: int = 1, progress: bool = False,
-        say: Callable | None = None, warnings: list | tuple = (),
-        main_answer: pd.DataFrame | None = None, main_resolution: pd.DataFrame | None = None) -> StudyResult:
+def run(base: World | DesignBase, options: DesignStudyOptions = DesignStudyOptions(), *, cache_dir: Path | str,
+        n_jobs: int = 1, progress: bool = False, say: Callable | None = None, **deprecated: Any) -> StudyResult:
     """The design study around the generator parameters ``base``.
 
     The grid is simulated first (:func:`robustness.simulation.grid.run_grid`); the scheme is chosen at the
@@ -112,42 +112,43 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
 
     Parameters
     ----------
-    base : SyntheticConfig
-        The challenge to plan for (the generator's defaults, or :func:`base_from_challenge`).
+    base : SyntheticConfig, ImageTwinConfig or DesignBase
+        The challenge to plan for: the generator's defaults, or what
+        :func:`~robustness.studies.design_base.prepare` makes of a challenge: its twin, the fit (``fit.csv``) and
+        its warnings (kept with the study's own), and the main job's own size answer and resolution on it, stated
+        beside the design study's (``main_job_answer.csv``, verdict ``main_job_size``; ``main_job_resolution.csv``,
+        verdict ``twin_resolution``).
     options : DesignStudyOptions
-    fit_table : pandas.DataFrame, optional
-        The fit of ``base`` to a real challenge (written as ``fit.csv``).
     cache_dir : path
         Where the replicates are kept as they finish (the study resumes from them).
     n_jobs : int
     progress : bool
     say : callable, optional
         Prints progress lines.
-    warnings : list of str
-        What the loader and the fit found in the input (kept with the study's own warnings).
-    main_answer : pandas.DataFrame, optional
-        The main job's own size answer on the real challenge (:func:`main_job_answer`), stated beside the
-        design study's (``main_job_answer.csv``; verdict ``main_job_size``).
-    main_resolution : pandas.DataFrame, optional
-        The main job's own resolution on the real challenge (:func:`main_job_resolution`), beside the twin's
-        (``resolution.csv``, ``main_job_resolution.csv``; verdict ``twin_resolution``).
+    **deprecated
+        ``fit_table``, ``warnings``, ``main_answer``, ``main_resolution``: a DesignBase's fields one by one
+        (deprecated: pass the DesignBase).
 
     Returns
     -------
     StudyResult
     """
     say = say or (lambda *a: None)
-    grid = make_grid(base, options)
-    simulation = options.simulation(base)
-    key = fingerprint(base, grid, simulation, options.seed)
+    legacy = deprecated_keywords("run", deprecated, _BASE_FIELDS, "a DesignBase as base (design_base.prepare)")
+    given = replace(base, **legacy) if isinstance(base, DesignBase) else DesignBase(base, **legacy)
+    world, fit_table, main_answer, main_resolution = (given.config, given.fit_table, given.main_answer,
+                                                     given.main_resolution)
+    grid = make_grid(world, options)
+    simulation = options.simulation(world)
+    key = fingerprint(world, grid, simulation, options.seed)
     cache = Path(cache_dir) / key[:16]
-    if isinstance(base, ImageTwinConfig) and base.library.path is None:  # workers load the real bands once
+    if isinstance(world, ImageTwinConfig) and world.library.path is None:  # workers load the real bands once
         cache.mkdir(parents=True, exist_ok=True)
-        base = base.with_library(base.library.save(cache / f"library-{base.library.digest}.npz"))
-    design, coverage, notes, pools = run_grid(base, grid, simulation, seed=options.seed, cache_dir=cache,
+        world = world.with_library(world.library.save(cache / f"library-{world.library.digest}.npz"))
+    design, coverage, notes, pools = run_grid(world, grid, simulation, seed=options.seed, cache_dir=cache,
                                               n_jobs=n_jobs, progress=progress, say=say)
-    notes = list(warnings) + notes
-    plan = _plan(base, grid, simulation, options, cache)
+    notes = list(given.warnings) + notes
+    plan = _plan(world, grid, simulation, options, cache)
     base_setting, size, target_l1 = plan.setting, plan.size, plan.target_l1
     design, more, search, cap = _size_search(plan, design, pools, n_jobs=n_jobs, progress=progress, say=say)
     notes += more
@@ -159,7 +160,7 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
     rec = recommend(design, summary, coverage_summary, base=base_setting, size=size, target_top1=options.target_top1,
                     target_l1=target_l1)
     rec["search"] = search
-    unit = unit_name(base)
+    unit = unit_name(world)
     notes += _study_warnings(rec, design, search, cap, target_l1, simulation, unit)
     failed = fit_failures(fit_table) if fit_table is not None else []
     rec["fit_failed"] = failed
@@ -169,7 +170,7 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
         notes += _answer_warnings(rec, fit_table, unit) if not failed else []
     notes += _coverage_warnings(rec, unit)
     tables["resolution.csv"] = resolution_from_replicates(design, at=at_setting(design, base_setting),
-                                                          test_units=base.n_encounters, unit=unit)
+                                                          test_units=world.n_encounters, unit=unit)
     if main_resolution is not None:
         tables["main_job_resolution.csv"] = main_resolution
     rec["resolution"] = compare_resolutions(tables["resolution.csv"], main_resolution, strategy=DEFAULT.gold,
@@ -186,8 +187,8 @@ def run(base: World, options: DesignStudyOptions = DesignStudyOptions(), *,
                        meta={"options": asdict(options), "simulation": asdict(simulation), "grid": grid.as_dict(),
                              "base_setting": asdict(base_setting), "size": size, "search": search, "cap": cap,
                              "target": target_record(base_setting.runs, options.target_l1),
-                             "input": {"base": worlds.record(base), "fingerprint": key}, "warnings": notes,
-                             "fit": {"world": worlds.world_name(base), "failed": failed,
+                             "input": {"base": worlds.record(world), "fingerprint": key}, "warnings": notes,
+                             "fit": {"world": worlds.world_name(world), "failed": failed,
                                      "checked": fit_table is not None}})
 
 

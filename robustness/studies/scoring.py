@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from robustness import seeds
-from robustness.errors import parameter, summarise_notes
+from robustness.errors import deprecated_keywords, parameter, summarise_notes
 from robustness.overlap.checks import input_checks
 from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
@@ -20,23 +21,41 @@ if TYPE_CHECKING:
     from robustness.io.challenge import Challenge
     from robustness.scheme import Scheme
 
-__all__ = ["score"]
+__all__ = ["score", "ScoringOptions"]
 
 
-def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empty: str = "one", seed: int = 0,
-          n_jobs: int = 1, cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
-          source: str = "the challenge", primary: Scheme | None = None) -> StudyResult:
-    """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
+@dataclass(frozen=True)
+class ScoringOptions:
+    """What :func:`score` scores.
 
-    Parameters
+    Attributes
     ----------
-    challenge : Challenge
-    strategies : list of str, optional
+    strategies : tuple of str, optional
         Gold strategies (default: the registry's defaults).
     empty : str
         The both-empty policy (``official``: the official scorer's 0/0 = nan).
     seed : int
         Seed of the ``randN`` golds.
+    primary : Scheme, optional
+        The headline scheme, whose column sorts the leaderboard (default: :func:`robustness.scheme.default_scheme`
+        of the strategies); recorded in meta.json.
+    """
+
+    strategies: tuple[str, ...] | None = None
+    empty: str = "one"
+    seed: int = 0
+    primary: Scheme | None = None
+
+
+def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n_jobs: int = 1,
+          cache_dir: Path | None = None, progress: bool = False, notes: Iterable[str] = (),
+          source: str = "the challenge", **deprecated: Any) -> StudyResult:
+    """Every run's score under every gold strategy, metric and averaging, and the official scorer's JSON per run.
+
+    Parameters
+    ----------
+    challenge : Challenge
+    options : ScoringOptions
     n_jobs : int
     cache_dir : path, optional
     progress : bool
@@ -44,21 +63,23 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         Warnings of the layers above.
     source : str
         The input in prose, for the report.
-    primary : Scheme, optional
-        The headline scheme, whose column sorts the leaderboard (default: :func:`robustness.scheme.default_scheme`
-        of the strategies); recorded in meta.json.
+    **deprecated
+        ``strategies``, ``empty``, ``seed``, ``primary``: the options one by one (deprecated: pass
+        :class:`ScoringOptions`).
 
     Returns
     -------
     StudyResult
         ``leaderboard.csv`` and ``official/<run>.json`` (when the majority gold is scored).
     """
+    options = replace(options, **deprecated_keywords("score", deprecated, _OPTIONS, "ScoringOptions(...) as options"))
+    strategies, empty, seed, primary = options.strategies, options.empty, options.seed, options.primary
     chosen = resolve(None if strategies is None else list(strategies))
     set_by = "organiser" if primary is not None else "default"
     primary = primary or default_scheme([s.name for s in chosen])
     if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass
-        raise ValueError(f"{parameter('score', 'primary')} {primary.text}: its gold {primary.gold!r} is not among the "
-                         "strategies scored")
+        raise ValueError(f"{parameter('ScoringOptions', 'primary')} {primary.text}: its gold {primary.gold!r} is not "
+                         "among the strategies scored")
     over = [s.name for s in chosen if s.macro_only]
     counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
@@ -77,3 +98,6 @@ def score(challenge: Challenge, *, strategies: Iterable[str] | None = None, empt
         "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})
+
+
+_OPTIONS = ("strategies", "empty", "seed", "primary")  # score's keywords before ScoringOptions

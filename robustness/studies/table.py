@@ -20,14 +20,15 @@ Two parts:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from robustness.errors import InputError, parameter
-from robustness.io.case_table import SCHEME_COLUMNS
+from robustness.errors import InputError, deprecated_keywords, parameter
+from robustness.io.case_table import SCHEME_COLUMNS, CaseColumns
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.statistics.case_rankings import (
     TaskScores,
@@ -168,11 +169,17 @@ class PreparedTable:
         The engines' form (None: they do not run, and ``notes`` says why).
     notes : list of str
         What reading and preparing the table noted (the results' warnings).
+    source : str
+        The table's path, for the report.
+    unit : str
+        What a resampling unit is (the unit column's name, or ``case``).
     """
 
     tasks: list
     schemes: Schemes | None
-    notes: list
+    notes: list = field(default_factory=list)
+    source: str = "the table"
+    unit: str = "case"
 
 
 def _only_task(table: pd.DataFrame, task: str | None, only: str | None, source: str) -> pd.DataFrame:
@@ -207,10 +214,8 @@ def _engine_schemes(table: pd.DataFrame, tasks: Sequence[TaskScores], ranking: R
 
 
 def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions, *, source: str,
-            case_column: str = "case", run_column: str = "algorithm", value_column: str = "value",
-            unit_column: str | None = None, task_column: str | None = None, only_task: str | None = None,
-            methods: Sequence[str] = (), rankings_only: bool = False,
-            notes: Iterable[str] = ()) -> PreparedTable:
+            columns: CaseColumns = CaseColumns(), only_task: str | None = None, methods: Sequence[str] = (),
+            rankings_only: bool = False, **deprecated: Any) -> PreparedTable:
     """The table's leaderboards and, where the data allow, the engines' schemes; every check before any work.
 
     Parameters
@@ -222,19 +227,18 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         The leaderboards' ranking options.
     source : str
         The table's path (named in every error).
-    case_column, run_column, value_column : str
-    unit_column : str, optional
-        Groups cases into resampling units (default: the cases).
-    task_column : str, optional
-        Default: ``task`` when the table has it.
+    columns : CaseColumns
+        Its case, run, score, unit and task columns (as read).
     only_task : str, optional
         Rank this task only.
     methods : sequence of str
         The leaderboards' ranking methods.
     rankings_only : bool
         No curves, intervals or significance.
-    notes : iterable of str
-        What reading the table noted.
+    **deprecated
+        ``case_column``, ``run_column``, ``value_column``, ``unit_column``, ``task_column`` (deprecated: pass
+        ``columns``) and ``notes`` (what reading the table noted, kept first in the prepared table's notes;
+        deprecated: add them to its ``notes``).
 
     Returns
     -------
@@ -246,8 +250,11 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
         An unknown task, a missing score a method cannot rank, weights of unknown tasks, a size target the runs
         cannot meet.
     """
-    notes = list(notes)
-    task = task_column or ("task" if "task" in table.columns else None)
+    legacy = deprecated_keywords("prepare", deprecated, (*_COLUMN_KEYWORDS, "notes"), "columns=CaseColumns(...)")
+    notes = list(legacy.pop("notes", ()))
+    columns = replace(columns, **{_COLUMN_KEYWORDS[k]: v for k, v in legacy.items()})
+    case_column, run_column, value_column, unit_column = columns.case, columns.run, columns.value, columns.unit
+    task = columns.task or ("task" if "task" in table.columns else None)
     table = _only_task(table, task, only_task, source)
     by = [c for c in ((task,) if task else ()) + SCHEME_COLUMNS if c in table.columns]
     tasks = task_scores(table, case_column=case_column, run_column=run_column, value_column=value_column,
@@ -266,7 +273,12 @@ def prepare(table: pd.DataFrame, options: TableOptions, ranking: RankingOptions,
     schemes = None if rankings_only or obstacles else _engine_schemes(
         _engine_cases(table, tasks, case_column, notes), tasks, ranking, notes, case_column=case_column,
         run_column=run_column, value_column=value_column, unit_column=unit_column)
-    return PreparedTable(tasks, schemes, notes)
+    return PreparedTable(tasks, schemes, notes, source=source, unit=unit_column or "case")
+
+
+#: prepare's keywords of before :class:`CaseColumns`, and the field each became.
+_COLUMN_KEYWORDS = {"case_column": "case", "run_column": "run", "value_column": "value", "unit_column": "unit",
+                    "task_column": "task"}
 
 
 def _check_task_weights(options: TableOptions, known: list[str]) -> None:
@@ -305,39 +317,33 @@ def fingerprint(tasks: Sequence[TaskScores]) -> str:
     return h.hexdigest()
 
 
-def run(tasks: Sequence[TaskScores], schemes: Schemes | None, options: TableOptions = TableOptions(), *,
-        ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, source: str,
-        unit: str = "case", n_jobs: int = 1, progress: bool = False, notes: Iterable[str] = ()) -> StudyResult:
+def run(prepared: PreparedTable, options: TableOptions = TableOptions(), *,
+        ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, n_jobs: int = 1,
+        progress: bool = False) -> StudyResult:
     """The study on a per-case table: its rankings, and the resampling engines' study where they can run.
 
     Parameters
     ----------
-    tasks : sequence of TaskScores
-        The table's leaderboards (:func:`robustness.statistics.case_rankings.task_scores`).
-    schemes : Schemes or None
-        Macro schemes of the table, on its resampling unit, for the engines (None: they do not run;
-        :func:`engine_limits` says why, and ``notes`` should hold it).
+    prepared : PreparedTable
+        The table's leaderboards (:func:`robustness.statistics.case_rankings.task_scores`), its macro schemes on
+        its resampling unit for the engines (None: they do not run; :func:`engine_limits` says why, and the notes
+        should hold it), what reading and preparing it noted, its path and its unit (:func:`prepare`).
     options : TableOptions
     ranking_options : RankingOptions, optional
         Default: the package's.
     methods : sequence of str, optional
         The ranking methods of the leaderboards (default ``options.ranking``).
-    source : str
-        The table's path, for the report.
-    unit : str
-        What a resampling unit is (the unit column's name, or ``case``).
     n_jobs : int
     progress : bool
-    notes : iterable of str
-        What reading the table noted.
 
     Returns
     -------
     StudyResult
     """
-    given = {"tasks": tasks, "schemes": schemes, "options": options,
+    given = {"tasks": prepared.tasks, "schemes": prepared.schemes, "options": options,
              "ranking_options": ranking_options or RankingOptions(), "methods": methods or options.ranking,
-             "source": source, "unit": unit, "n_jobs": n_jobs, "progress": progress, "notes": list(notes)}
+             "source": prepared.source, "unit": prepared.unit, "n_jobs": n_jobs, "progress": progress,
+             "notes": list(prepared.notes)}
     values, tables = run_steps(STEPS, given, n_jobs=n_jobs)
     verdicts = values["verdicts"] if values["verdicts"] is not None else Verdicts()
     return StudyResult(STUDY, tables=tables, verdicts=verdicts.frame(), meta=values["meta"])

@@ -361,17 +361,28 @@ def test_the_size_search_goes_beyond_the_grid_or_says_why_not(tmp_path):
     from dataclasses import replace
 
     from robustness.studies.design import DesignStudyOptions, run
+    from robustness.studies.design_base import DesignBase
 
     base = replace(SMALL, n_runs=5, n_teams=2)
     common = dict(encounters=(4, 8), annotators=(3,), agreement=(0.6,), replicates=3, populations=1, pool=40,
                   orders=4, bootstrap=10, image_mp=0.002)
-    found = run(base, DesignStudyOptions(**common, target_l1=1.0, max_encounters=64), cache_dir=tmp_path / "a")
+    # the base as design_base.prepare makes it (its warnings kept with the study's), or its fields as the
+    # deprecated keywords of before
+    found = run(DesignBase(base, warnings=["from the loader"]), DesignStudyOptions(**common, target_l1=1.0,
+                                                                                 max_encounters=64),
+                cache_dir=tmp_path / "a")
+    assert found.warnings[0] == "from the loader"
     sizes = sorted(found.tables["design.csv"].encounters.unique())
     rec = found.verdict("recommended_scheme")[0]
     assert found.meta["search"] in ("met", "capped", "unreachable")
     if found.meta["search"] == "met":
         assert max(sizes) > 8 and np.isfinite(rec["value"]) and np.isfinite(rec["high"])
-    capped = run(base, DesignStudyOptions(**common, target_l1=0.0, max_encounters=8), cache_dir=tmp_path / "b")
+    with pytest.warns(DeprecationWarning, match=r"run\(\): warnings= is deprecated; pass a DesignBase"):
+        capped = run(base, DesignStudyOptions(**common, target_l1=0.0, max_encounters=8), cache_dir=tmp_path / "b",
+                     warnings=["from the fit"])
+    assert capped.warnings[0] == "from the fit"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'fit'"):
+        run(base, DesignStudyOptions(**common), cache_dir=tmp_path / "b", fit=None)
     assert capped.meta["search"] in ("capped", "unreachable")
     assert any("no test-set size reaches" in w or "the size search stopped at 8 encounters" in w
                for w in capped.warnings)

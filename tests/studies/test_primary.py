@@ -415,14 +415,18 @@ def test_a_python_callers_headline_is_said_to_be_the_organisers(tmp_path):
     before this version (``set_by`` "--primary") still reads as the organiser's."""
     from robustness import publish
     from robustness.scheme import set_by_organiser
-    from robustness.studies.scoring import score
+    from robustness.studies.scoring import ScoringOptions, score
     from robustness.synthetic.challenge import make_challenge
 
     challenge = make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=2, rng=2)
-    chosen = score(challenge, primary=Scheme("staple", "dice", "macro"))
+    chosen = score(challenge, ScoringOptions(primary=Scheme("staple", "dice", "macro")))
     assert chosen.meta["primary"]["set_by"] == "organiser"
     summary = publish(chosen, tmp_path / "chosen", figures=False)
-    assert "the organiser's choice (`score.primary`)" in summary and "package's default" not in summary
+    assert "the organiser's choice (`ScoringOptions.primary`)" in summary and "package's default" not in summary
     assert score(challenge).meta["primary"]["set_by"] == "default"
+    # the options one by one, as before ScoringOptions: accepted with a DeprecationWarning, the same result
+    with pytest.warns(DeprecationWarning, match=r"score\(\): primary= is deprecated; pass ScoringOptions"):
+        again = score(challenge, primary=Scheme("staple", "dice", "macro"))
+    assert again.tables["leaderboard.csv"].equals(chosen.tables["leaderboard.csv"])
     assert set_by_organiser({"set_by": "--primary"}) and set_by_organiser({"set_by": "--target"})
     assert not set_by_organiser({"set_by": "default"}) and not set_by_organiser({})

@@ -21,7 +21,7 @@ def _score_input(r: Report, res: StudyResult) -> None:
     if "primary" in res.meta:  # folders written before the headline scheme existed have none
 
         p = from_meta(res.meta)
-        option = parameter("score", "primary")
+        option = parameter("ScoringOptions", "primary")
         why = (f"the organiser's choice ({option})" if set_by_organiser(res.meta["primary"]) else
                "the official scorer's on this layout" if p.official else
                f"the package's default, not this challenge's decision ({option} names another)")
