@@ -62,6 +62,7 @@ from robustness.overlap.pixel_pass import compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.seeds import stream
 from robustness.simulation import worlds
+from robustness.simulation.worlds import RunPopulation
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.convergence import rank_convergence
 from robustness.statistics.count_schemes import schemes_from_counts
@@ -263,7 +264,7 @@ def population_scores(base: SyntheticConfig, setting: Setting, sizes: Iterable[i
 
 
 def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float], sizes: Iterable[int],
-             replicate: int, *, population_index: int, population: dict, seed: int,
+             replicate: int, *, population: RunPopulation, seed: int,
              options: DesignOptions) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One replicate of one setting, for every agreement level and every nested test-set size.
 
@@ -277,9 +278,8 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
         Nested test-set sizes (the first encounters of the largest).
     replicate : int
         Its test set draws from stream ``test_set`` (:data:`robustness.seeds.DESIGN_STREAMS`).
-    population_index : int
-    population : dict
-        The population scores of population ``population_index`` (:func:`population_scores`).
+    population : RunPopulation
+        Its run population and that population's scores (:func:`population_scores`).
     seed : int
     options : DesignOptions
 
@@ -290,8 +290,9 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     """
     sizes = sorted(int(n) for n in sizes)
     config = population_config(base, setting, sizes, options)
+    population_index, scores = population
     runs = worlds.population(config, population_index, seed=seed)
-    population_scores_ = {k: v for k, v in population.items() if len(k) == 2}
+    population_scores_ = {k: v for k, v in scores.items() if len(k) == 2}
     rows, coverage = [], []
     for agreement in agreements:
         cfg = worlds.with_agreement(config, agreement)
@@ -302,7 +303,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
             label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(agreement),
                          spread=setting.spread, runs=setting.runs, correlation=setting.correlation,
                          replicate=replicate, population=population_index, images=sub.n_images)
-            by_enc, truth_enc, measured = _scheme_rows(sub, population)
+            by_enc, truth_enc, measured = _scheme_rows(sub, scores)
             by_img = schemes_from_counts(sub, unit="image", metrics=[METRIC])
             n_runs = len(sub.runs)
             conv = rank_convergence(by_img, n_orders=options.n_orders,
@@ -366,9 +367,8 @@ def _scheme_rows(sub, population: dict) -> tuple:
     return by_enc, truth_enc, rows
 
 
-def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate: int, *, population_index: int,
-                  population: dict, seed: int, options: DesignOptions,
-                  strategies: Iterable[str] | None = None) -> pd.DataFrame:
+def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate: int, *, population: RunPopulation,
+                  seed: int, options: DesignOptions, strategies: Iterable[str] | None = None) -> pd.DataFrame:
     """One replicate of a larger test set at one setting: only the rankings' distances (the size search).
 
     The test set of ``size`` encounters draws from stream ``size_test_set`` ``(replicate, size)`` and its random
@@ -382,9 +382,7 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
         Its agreement is the one simulated.
     size : int
     replicate : int
-    population_index : int
-    population : dict
-        :func:`population_scores` of population ``population_index``.
+    population : RunPopulation
     seed : int
     options : DesignOptions
     strategies : iterable of str, optional
@@ -395,24 +393,24 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     pandas.DataFrame
     """
     config = setting_config(base, setting, int(size), megapixels=options.megapixels)
-    runs = worlds.population(config, population_index, seed=seed)
+    runs = worlds.population(config, population.number, seed=seed)
     challenge = worlds.challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
                                  population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
                              leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
-    return _distance_rows([(int(size), counts)], setting, replicate=replicate, population_index=population_index,
-                          population=population, stage="size search")
+    return _distance_rows([(int(size), counts)], setting, replicate=replicate, population=population,
+                          stage="size search")
 
 
-def _distance_rows(test_sets: Iterable[tuple[int, Any]], setting: Setting, *, replicate: int, population_index: int,
-                   population: dict, stage: str) -> pd.DataFrame:
+def _distance_rows(test_sets: Iterable[tuple[int, Any]], setting: Setting, *, replicate: int,
+                   population: RunPopulation, stage: str) -> pd.DataFrame:
     """Every scheme's distances on each ``(size, counts)`` test set, labelled; no curve, estimate or coverage (nan)."""
     rows = []
     for n_enc, sub in test_sets:
         label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(setting.agreement),
                      spread=setting.spread, runs=setting.runs, correlation=setting.correlation, replicate=replicate,
-                     population=population_index, images=sub.n_images)
-        rows += [label | row for row in _scheme_rows(sub, population)[2]]
+                     population=population.number, images=sub.n_images)
+        rows += [label | row for row in _scheme_rows(sub, population.scores)[2]]
     return pd.DataFrame(rows).assign(convergence_point=np.nan, convergence_reached=False, expected_l1_estimate=np.nan,
                                      stage=stage)
 
@@ -442,11 +440,11 @@ class NewPopulations:
     strategies: tuple | None = None
 
 
-def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_set: int, *, population_index: int,
-                            population: dict, seed: int, options: DesignOptions) -> pd.DataFrame:
+def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_set: int, *,
+                            population: RunPopulation, seed: int, options: DesignOptions) -> pd.DataFrame:
     """One test set of a run population a study never drew, at every nested size: the rankings' distances.
 
-    The test set of the largest size draws from stream ``new_population_test_set`` ``(population_index,
+    The test set of the largest size draws from stream ``new_population_test_set`` ``(population.number,
     test_set)`` and its random golds from ``new_population_random_golds`` (:data:`robustness.seeds.DESIGN_STREAMS`:
     never a study's own); every smaller size is its first encounters, as in :func:`simulate`. The rows are
     :func:`simulate_size`'s (``replicate`` is ``test_set``; ``stage`` is ``new population``).
@@ -457,9 +455,7 @@ def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_se
     plan : NewPopulations
         The setting, the sizes and the golds scored.
     test_set : int
-    population_index : int
-    population : dict
-        :func:`population_scores` of population ``population_index``.
+    population : RunPopulation
     seed : int
     options : DesignOptions
 
@@ -467,6 +463,7 @@ def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_se
     -------
     pandas.DataFrame
     """
+    population_index = population.number
     setting, strategies = plan.setting, plan.strategies
     sizes = sorted(int(n) for n in plan.sizes)
     config = setting_config(base, setting, sizes[-1], megapixels=options.megapixels)
@@ -476,8 +473,8 @@ def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_se
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
                              leave_one_out=False, rng=stream(seed, "new_population_random_golds", population_index,
                                                              test_set, design=True))
-    return _distance_rows(_prefixes(counts, sizes), setting, replicate=test_set, population_index=population_index,
-                          population=population, stage="new population")
+    return _distance_rows(_prefixes(counts, sizes), setting, replicate=test_set, population=population,
+                          stage="new population")
 
 
 

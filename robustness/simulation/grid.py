@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,13 +34,9 @@ from robustness.simulation.design import (
     simulate_new_population,
     simulate_size,
 )
-from robustness.simulation.worlds import World
+from robustness.simulation.worlds import RunPopulation, World
 
-if TYPE_CHECKING:
-
-    pass
-
-__all__ = ["Grid", "run_grid", "run_size", "run_new_populations"]
+__all__ = ["Grid", "GridRun", "run_grid", "run_size", "run_new_populations"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +86,17 @@ class Grid:
                 "replicates": self.replicates, "populations": self.populations}
 
 
+@dataclass(frozen=True)
+class GridRun:
+    """What every part of one design study's simulations shares: its world, grid, options, seed and cache folder."""
+
+    base: World
+    grid: Grid
+    options: DesignOptions
+    seed: int
+    cache_dir: Path
+
+
 def _read_pool(path: Path, notes: list):
     try:
         data = json.loads(path.read_bytes())
@@ -131,23 +138,20 @@ def _size_replicate(base, setting, size, replicate, keywords):
     return simulate_size(base, setting, size, replicate, **keywords)
 
 
-def run_size(base: World, setting: Setting, size: int, *, replicates: int, populations: int, pools: dict,
-             options: DesignOptions, seed: int, cache_dir: Path | str, strategies: list | None = None,
+def run_size(study: GridRun, setting: Setting, size: int, *, pools: dict, strategies: list | None = None,
              n_jobs: int = 1, progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
-    """``replicates`` test sets of ``size`` encounters at one setting (the size search beyond the grid), resumable.
+    """The grid's ``replicates`` test sets of ``size`` encounters at one setting (the size search beyond the grid).
+
+    Resumable: each test set is kept under ``study.cache_dir`` as it finishes.
 
     Parameters
     ----------
-    base : SyntheticConfig
+    study : GridRun
+        Replicate ``r`` scores population ``r % study.grid.populations``.
     setting : Setting
     size : int
-    replicates, populations : int
-        Replicate ``r`` scores population ``r % populations``.
     pools : dict
         :func:`run_grid`'s population scores, by ``(spread, runs, correlation)`` and population.
-    options : DesignOptions
-    seed : int
-    cache_dir : path
     strategies : list of str, optional
     n_jobs : int
     progress : bool
@@ -156,13 +160,13 @@ def run_size(base: World, setting: Setting, size: int, *, replicates: int, popul
     -------
     (rows, notes) : DataFrame, list of str
     """
-    parts = Path(cache_dir)
+    parts, populations = Path(study.cache_dir), study.grid.populations
     parts.mkdir(parents=True, exist_ok=True)
     key = (setting.spread, setting.runs, setting.correlation)
-    path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(replicates)}
-    return _resumed(_size_replicate, path_of, lambda r: (base, setting, size, r, dict(
-        population_index=r % populations, population=pools[(key, r % populations)], seed=seed, options=options,
-        strategies=strategies)),
+    path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(study.grid.replicates)}
+    return _resumed(_size_replicate, path_of, lambda r: (study.base, setting, size, r, dict(
+        population=RunPopulation(r % populations, pools[(key, r % populations)]), seed=study.seed,
+        options=study.options, strategies=strategies)),
                     what=f"test sets of {size}", unit="replicate", n_jobs=n_jobs, progress=progress)
 
 
@@ -187,8 +191,8 @@ def _resumed(fn: Callable[..., pd.DataFrame], path_of: dict, batch_of: Callable[
 
 
 def _new_population_set(base, plan: NewPopulations, seed, options, test_set, population_index, pool):
-    return simulate_new_population(base, plan, test_set, population_index=population_index, population=pool,
-                                   seed=seed, options=options)
+    return simulate_new_population(base, plan, test_set, population=RunPopulation(population_index, pool), seed=seed,
+                                   options=options)
 
 
 def run_new_populations(base: World, grid: Grid, plan: NewPopulations, *, options: DesignOptions, seed: int,
@@ -314,10 +318,10 @@ def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cach
     pending = [(s, r) for s, r in jobs if (s.key, r) not in done]
     if len(pending) < len(jobs):
         say(f"resuming: {len(jobs) - len(pending)} of {len(jobs)} replicates already done")
-    replicates = [(base, s, grid.agreement, grid.sizes, r, dict(
-        population_index=r % grid.populations, population=pools[((s.spread, s.runs, s.correlation),
-                                                                  r % grid.populations)], seed=seed, options=options))
-                  for s, r in pending]
+    of = [RunPopulation(r % grid.populations, pools[((s.spread, s.runs, s.correlation), r % grid.populations)])
+          for s, r in pending]
+    replicates = [(base, s, grid.agreement, grid.sizes, r, dict(population=p, seed=seed, options=options))
+                  for (s, r), p in zip(pending, of)]
     bar = progress_bar(progress, len(replicates), "replicates", unit="replicate")
     for (s, r), (rows, cov) in zip(pending, run_batches(_replicate, replicates, n_jobs=n_jobs, progress=bar)):
         path = path_of[(s.key, r)]

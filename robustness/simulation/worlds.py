@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from robustness.synthetic.pools import pool_counts
 World = SyntheticConfig | ImageTwinConfig
 
 __all__ = ["World", "is_image_twin", "population", "challenge", "pool", "pool_start", "with_agreement", "record",
-           "world_name"]
+           "world_name", "RunPopulation"]
 
 
 def is_image_twin(config: Any) -> bool:
@@ -62,6 +62,17 @@ def world_name(config: Any) -> str:
         ``the twin made of the challenge's own images`` or ``the synthetic generator``.
     """
     return "the twin made of the challenge's own images" if is_image_twin(config) else "the synthetic generator"
+
+
+class RunPopulation(NamedTuple):
+    """One of a design study's run populations: its number and its population scores.
+
+    The number draws its runs (:func:`population`'s ``index``); the scores are those on a large pool
+    (:func:`robustness.simulation.design.population_scores`).
+    """
+
+    number: int
+    scores: dict
 
 
 def population(config: Any, index: int, *, seed: int) -> Any:

@@ -27,7 +27,7 @@ from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import DEFAULT
 from robustness.simulation import worlds
 from robustness.simulation.design import METRIC, DesignOptions, Setting
-from robustness.simulation.grid import Grid, run_grid, run_size
+from robustness.simulation.grid import Grid, GridRun, run_grid, run_size
 from robustness.simulation.recommendation import at_setting, choose_scheme, recommend, sizes_by_agreement, summarise
 from robustness.simulation.twin import STAT_LABELS, fit_failures
 from robustness.simulation.twin_resolution import compare_resolutions, resolution_from_replicates
@@ -256,8 +256,7 @@ def _size_search(plan: _Plan, design: pd.DataFrame, pools: dict, *, n_jobs: int,
             largest *= 2
             n = largest
         say(f"size search: {grid.replicates} test sets of {n} {unit_name(base)}s ({strat}, {average})")
-        rows, more = run_size(base, setting, n, replicates=grid.replicates, populations=grid.populations,
-                              pools=pools, options=plan.simulation, seed=options.seed, cache_dir=plan.cache,
+        rows, more = run_size(GridRun(base, grid, plan.simulation, options.seed, plan.cache), setting, n, pools=pools,
                               strategies=golds, n_jobs=n_jobs, progress=progress)
         design = pd.concat([design, rows], ignore_index=True)
         notes += more

@@ -10,6 +10,7 @@ import pytest
 from robustness.overlap import compute_overlap
 from robustness.simulation import grid as grid_module
 from robustness.simulation.design import DesignOptions, Setting, population_scores, simulate
+from robustness.simulation.worlds import RunPopulation
 from robustness.statistics.spread import encounter_icc
 from robustness.synthetic.challenge import SyntheticConfig, make_challenge
 
@@ -81,7 +82,7 @@ def test_run_failure_scales_gross_failures_only():
 def replicate():
     setting = Setting(annotators=3, agreement=0.2, spread=0.5, runs=6, correlation=0.5)
     pop = population_scores(SMALL, setting, [6, 12], 0, seed=7, options=OPTIONS)
-    return setting, pop, simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population_index=0, population=pop, seed=7,
+    return setting, pop, simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population=RunPopulation(0, pop), seed=7,
                                   options=OPTIONS)
 
 
@@ -102,7 +103,7 @@ def test_noisier_annotators_lower_tau_to_the_truth(replicate):
 @pytest.mark.slow
 def test_replicates_reproduce_and_columns_are_complete(replicate):
     setting, pop, (design, coverage) = replicate
-    again, cov_again = simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population_index=0, population=pop, seed=7,
+    again, cov_again = simulate(SMALL, setting, [0.2, 1.0], [6, 12], 0, population=RunPopulation(0, pop), seed=7,
                                 options=OPTIONS)
     pd.testing.assert_frame_equal(design, again)
     pd.testing.assert_frame_equal(coverage, cov_again)
@@ -119,7 +120,7 @@ def test_image_unit_intervals_are_narrower_under_correlation():
     """With strongly correlated images the image-unit bootstrap treats photos of one lesion as independent."""
     setting = Setting(annotators=3, agreement=0.6, spread=0.5, runs=6, correlation=0.95)
     pop = population_scores(SMALL, setting, [12], 0, seed=3, options=OPTIONS)
-    _, coverage = simulate(SMALL, setting, [0.6], [12], 0, population_index=0, population=pop, seed=3,
+    _, coverage = simulate(SMALL, setting, [0.6], [12], 0, population=RunPopulation(0, pop), seed=3,
                            options=OPTIONS)
     width = coverage[coverage.method == "percentile"].groupby("unit").width.mean()
     assert width["image"] < 0.8 * width["encounter"]

@@ -11,6 +11,7 @@ import pytest
 from scipy.stats import binomtest
 
 from robustness.simulation import grid as grid_module
+from robustness.simulation.worlds import RunPopulation
 from robustness.studies.design_base import DesignStudyOptions
 from robustness.studies.design_check import DesignCheck, DesignCheckOptions, calibration_rows, check_design
 
@@ -80,7 +81,7 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     golds = [check.strategy] if check.strategy in counted else ["majority"]
     sizes = sorted(m.encounters.unique())
     plan = NewPopulations(setting, tuple(sizes), (p,), 2, tuple(golds))
-    again = simulate_new_population(_default_challenge(), plan, 1, population_index=p, population=pool, seed=0,
+    again = simulate_new_population(_default_challenge(), plan, 1, population=RunPopulation(p, pool), seed=0,
                                     options=TINY.simulation(_default_challenge()))
     pd.testing.assert_frame_equal(cached.reset_index(drop=True), again.reset_index(drop=True))
     assert sorted(again.encounters.unique()) == sizes and (np.diff(again.groupby("encounters").images.first()) > 0).all()
@@ -97,7 +98,7 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     smallest = again[again.encounters == sizes[0]].reset_index(drop=True)
     assert np.array_equal(hand.l1_population.to_numpy(), smallest.l1_population.to_numpy())
     assert (smallest.images == sub.n_images).all()
-    own_set = simulate_size(_default_challenge(), setting, n, 1, population_index=p, population=pool, seed=0,
+    own_set = simulate_size(_default_challenge(), setting, n, 1, population=RunPopulation(p, pool), seed=0,
                             options=TINY.simulation(_default_challenge()), strategies=golds)
     largest = again[again.encounters == n].reset_index(drop=True)
     assert not own_set.l1_population.equals(largest.l1_population) or not own_set.images.equals(largest.images) \
