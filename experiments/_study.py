@@ -284,18 +284,18 @@ def finish(out: ResultsDir, result: StudyResult, args: argparse.Namespace, *, ar
     Returns the report as Markdown (printed by the commands unless ``--quiet``).
     """
     from experiments._options import for_command_line
-    from robustness.reporting.publish import publish
+    from robustness.reporting.publish import Provenance, publish
 
-    figures = not getattr(args, "no_figures", True)
-    draw = None
-    if figures:
+    figures: bool | Callable = False
+    if not getattr(args, "no_figures", True):
         from figures import make_all  # the application's drawer, handed to the library
 
-        draw = make_all
+        figures = make_all
     command = f"python -m experiments.{result.study} " + " ".join(argv if argv is not None else sys.argv[1:])
-    return publish(result, out, figures=figures, command=command, parameters=vars(args),
-                   seed=getattr(args, "seed", None), started=started, meta=meta, pdf=getattr(args, "pdf", False),
-                   n_jobs=max(getattr(args, "n_jobs", 1), 1), draw=draw, spell=for_command_line)
+    made = Provenance(command=command, parameters=vars(args), seed=getattr(args, "seed", None), started=started,
+                      meta=meta or {})
+    return publish(result, out, figures=figures, provenance=made, pdf=getattr(args, "pdf", False),
+                   n_jobs=max(getattr(args, "n_jobs", 1), 1), spell=for_command_line)
 
 
 def conclusions(markdown: str, folder, *, section: str = "What to conclude") -> str:

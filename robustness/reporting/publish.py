@@ -7,7 +7,7 @@ complete (:class:`~robustness.results.folder.ResultsDir`): ``meta.json`` is writ
 leaves the earlier results in place.
 
 The library draws no figure itself and imports no application code: the figures are drawn by a drawer given as
-``draw``, or else by the one the installed application declares as an entry point of the group
+``figures``, or else by the one the installed application declares as an entry point of the group
 :data:`FIGURE_GROUP` (the repository's ``figures`` package: ``figures = "figures:make_all"`` in pyproject.toml).
 The commands pass theirs explicitly.
 """
@@ -17,16 +17,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from typing import Any
 
+from robustness.errors import deprecated_keywords
 from robustness.progress import stage
 from robustness.reporting.report import build, outputs
 from robustness.results.folder import ResultsDir, versions
 from robustness.results.study_result import StudyResult
 from robustness.scheme import from_meta
 
-__all__ = ["FIGURE_GROUP", "figure_drawer", "publish"]
+__all__ = ["FIGURE_GROUP", "figure_drawer", "publish", "Provenance"]
 
 #: The entry-point group where an application declares its figure drawer (see :func:`figure_drawer`).
 FIGURE_GROUP = "robustness.figures"
@@ -46,61 +48,86 @@ def figure_drawer() -> Callable[..., list]:
     ------
     LookupError
         No installed package declares one (the package was not installed with ``pip install -e .``, or its
-        figures are not part of it): pass ``draw=`` to :func:`publish`, or ``figures=False``.
+        figures are not part of it): pass the drawer as :func:`publish`'s ``figures``, or ``figures=False``.
     """
     found = [e for e in entry_points(group=FIGURE_GROUP) if e.name == "figures"]
     if not found:
         raise LookupError(f"no figure drawer is installed (entry point 'figures' of group {FIGURE_GROUP!r}): "
-                          "pass draw= or figures=False")
+                          "pass the drawer as figures= or figures=False")
     return found[0].load()
 
 
-def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures: bool = True,
-            fingerprint: str | None = None, force: bool = False, command: str | None = None,
-            parameters: dict | None = None, seed: int | None = None, started: float | None = None,
-            meta: dict | None = None, pdf: bool = False, n_jobs: int = 1,
-            draw: Callable[..., list] | None = None, spell: Callable[[str], str] | None = None) -> str:
+@dataclass(frozen=True)
+class Provenance:
+    """How the results were made, as ``meta.json`` records it (:func:`publish`).
+
+    Attributes
+    ----------
+    command : str, optional
+        The command line that ran the study, for ``meta.json`` and the report (default: the study's command
+        without options).
+    parameters : dict
+        The command's options as given (reports never read them).
+    seed : int, optional
+    started : float, optional
+        ``time.time()`` when the work started (``meta.json``'s ``wall_time_s``; default: when publishing starts).
+    meta : dict
+        More fields for ``meta.json`` (they win over the study's).
+    fingerprint : str, optional
+        The input's identity, which opens a results folder given as a path (default:
+        ``result.meta["input"]["fingerprint"]``).
+    """
+
+    command: str | None = None
+    parameters: dict = field(default_factory=dict)
+    seed: int | None = None
+    started: float | None = None
+    meta: dict = field(default_factory=dict)
+    fingerprint: str | None = None
+
+
+def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *,
+            figures: bool | Callable[..., list] = True, force: bool = False, provenance: Provenance = Provenance(),
+            pdf: bool = False, n_jobs: int = 1, spell: Callable[[str], str] | None = None, **deprecated: Any) -> str:
     """Save ``result``'s tables into ``out``, draw its figures, build its report and finish the folder.
 
     Parameters
     ----------
     result : StudyResult
     out : ResultsDir or path
-        The results folder (a path: opened with ``fingerprint`` and ``force``,
+        The results folder (a path: opened with ``provenance.fingerprint`` and ``force``,
         :class:`~robustness.results.folder.ResultsDir`).
-    figures : bool
-        Draw the study's figures (with ``draw``).
-    fingerprint : str, optional
-        The input's identity, when ``out`` is a path (default: ``result.meta["input"]["fingerprint"]``).
+    figures : bool or callable
+        Draw the study's figures: True with the installed drawer (:func:`figure_drawer`, looked up before anything
+        is written), or with the drawer given; False draws none.
     force : bool
         Overwrite a folder holding another input's results, when ``out`` is a path.
-    command : str, optional
-        The command line that ran the study, for ``meta.json`` and the report (default: the study's command
-        without options).
-    parameters : dict, optional
-        The command's options as given, recorded in ``meta.json`` (reports never read them).
-    seed : int, optional
-        The seed, recorded in ``meta.json``.
-    started : float, optional
-        ``time.time()`` when the work started (``meta.json``'s ``wall_time_s``; default: now).
-    meta : dict, optional
-        More fields for ``meta.json`` (they win over the study's).
+    provenance : Provenance
+        How the results were made (the command, its options, the seed, the start, more meta.json fields, the
+        input's fingerprint).
     pdf : bool
         Also ``report.pdf``, the report as a printable document (:mod:`robustness.reporting.pdf`).
     n_jobs : int
         Processes drawing the figures side by side (the files do not depend on it).
-    draw : callable, optional
-        The figure drawer (default: the installed one, :func:`figure_drawer`; looked up before anything is
-        written).
     spell : callable, optional
         How the report names the library's parameters (a command: its options,
         :func:`robustness.reporting.report.build`); meta.json keeps the library's names.
+
+    **deprecated
+        ``fingerprint``, ``command``, ``parameters``, ``seed``, ``started``, ``meta`` (deprecated: pass them in
+        ``provenance``) and ``draw`` (deprecated: pass the drawer as ``figures``).
 
     Returns
     -------
     str
         The report as Markdown.
     """
+    legacy = deprecated_keywords("publish", deprecated, (*_PROVENANCE, "draw"), "provenance=Provenance(...) and "
+                                                                                "figures=drawer")
+    draw = legacy.pop("draw", None) or (figures if callable(figures) else None)
+    provenance = replace(provenance, **{k: v for k, v in legacy.items() if v is not None})
+    command, seed, started, fingerprint = (provenance.command, provenance.seed, provenance.started,
+                                           provenance.fingerprint)
     if figures and draw is None:
         draw = figure_drawer()  # before any write: a missing drawer leaves the folder as it was
     if not isinstance(out, ResultsDir):
@@ -120,7 +147,7 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
                            for p in draw(out.staging, study=result.study, primary=primary,
                                              meta=dict(result.meta, study=result.study), n_jobs=n_jobs))
     full: dict[str, Any] = {"study": result.study, "command": command or f"python -m experiments.{result.study}",
-                            "parameters": parameters or {}, "seed": seed, **result.meta, **(meta or {}),
+                            "parameters": provenance.parameters, "seed": seed, **result.meta, **provenance.meta,
                             "versions": versions()}
     full["warnings"] = list(full.get("warnings", []))
     stage("writing the report", printed=False)
@@ -132,3 +159,6 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *, figures
             out.write_text(name, text)
     out.finish(dict(full, wall_time_s=round(time.time() - started, 2)))
     return report.to_markdown()
+
+
+_PROVENANCE = ("fingerprint", "command", "parameters", "seed", "started", "meta")  # publish's keywords before it
