@@ -33,6 +33,7 @@ def main(argv=None):
     from robustness.overlap import compute_overlap
     from robustness.statistics.bootstrap import bootstrap
     from robustness.statistics.convergence import rank_convergence
+    from robustness.statistics.convergence_options import ConvergenceOptions
     from robustness.statistics.count_schemes import schemes_from_counts
     from robustness.statistics.multiplicity import adjust
     from robustness.statistics.ranking_methods import prepare
@@ -45,7 +46,7 @@ def main(argv=None):
     tests = prepare(enc, "test-based")
     stats["test-based"] = (tests, tests)
     for conv_stats, boot_stats in stats.values():  # compile / load the numba cache outside the timings
-        rank_convergence(conv_stats, n_orders=1, step=50, rng=0)
+        rank_convergence(conv_stats, n_orders=1, options=ConvergenceOptions(step=50), rng=0)
         bootstrap(boot_stats, n_resamples=2, rng=0)
     n_pairs = tests.order.shape[1]
     print(f"{len(img.runs)} runs, {img.n_units} images in {enc.n_units} encounters; K = {args.orders} orders, "
@@ -61,7 +62,7 @@ def main(argv=None):
     for name, (conv_stats, _) in stats.items():
         for step in ((1,) if name != "test-based" else (1, 5, 10)):
             k = args.orders if name != "test-based" or step > 1 else max(args.orders // 10, 2)
-            t = timed(lambda: rank_convergence(conv_stats, n_orders=k, step=step, rng=1)) * args.orders / k
+            t = timed(lambda: rank_convergence(conv_stats, n_orders=k, options=ConvergenceOptions(step=step), rng=1)) * args.orders / k
             prefixes = int(np.ceil(conv_stats.n_units / step))
             base = t if base is None else base
             visits = "" if name != "test-based" else (

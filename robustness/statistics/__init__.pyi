@@ -8,6 +8,7 @@ from . import case_statistic as case_statistic
 from . import comparisons as comparisons
 from . import consensus as consensus
 from . import convergence as convergence
+from . import convergence_options as convergence_options
 from . import count_schemes as count_schemes
 from . import inference as inference
 from . import leaderboard as leaderboard
@@ -32,6 +33,7 @@ from .comparisons import ranking_agreement as ranking_agreement
 from .comparisons import strategy_agreement as strategy_agreement
 from .convergence import Convergence as Convergence
 from .convergence import rank_convergence as rank_convergence
+from .convergence_options import ConvergenceOptions as ConvergenceOptions
 from .count_schemes import schemes_from_counts as schemes_from_counts
 from .inference import bootstrap_interval as bootstrap_interval
 from .inference import mean_interval as mean_interval
@@ -61,6 +63,7 @@ from .uncertainty import units_needed as units_needed
 __all__ = [
     "BootstrapResult",
     "Convergence",
+    "ConvergenceOptions",
     "PairedTests",
     "RANKING_METHODS",
     "Rankable",
@@ -76,6 +79,7 @@ __all__ = [
     "comparisons",
     "consensus",
     "convergence",
+    "convergence_options",
     "count_schemes",
     "get_ranking",
     "gold_spread",

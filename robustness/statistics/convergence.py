@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,15 +29,18 @@ from scipy.special import ndtri
 
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
+from robustness.statistics.convergence_options import ConvergenceOptions, with_deprecated
 from robustness.statistics.inference import members, quantile_interval, tails
 from robustness.statistics.rankable import Rankable
-from robustness.statistics.ranks import TIE_TOL, rank, ties_code
+from robustness.statistics.ranks import rank, ties_code
 
 if TYPE_CHECKING:
 
     from robustness.statistics.schemes import Schemes
 
-__all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "GOLD_ORDERS", "rank_convergence"]
+__all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "ConvergenceOptions", "GOLD_ORDERS",
+           "rank_convergence"]
+
 
 #: Random orders per resampled test set when golds' curves are compared over test sets (the outer resamples carry
 #: the rest): the main job's and the calibration's comparisons use this one value.
@@ -318,8 +321,8 @@ def _test_set_batch(schemes, members, n_orders, step, tol, ties, size, child):
 
 
 def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n_resamples: int = 200,
-                       n_orders: int = 10, step: int = 1, ties: str = "average", tol: float = TIE_TOL,
-                       n_jobs: int = 1, progress: bool = False, rng: SeedLike = None) -> np.ndarray:
+                       n_orders: int = 10, options: ConvergenceOptions = ConvergenceOptions(), n_jobs: int = 1,
+                       progress: bool = False, rng: SeedLike = None, **deprecated: Any) -> np.ndarray:
     """Each scheme's area under the convergence curve on test sets resampled from this one.
 
     A claim that one gold's curve settles faster than another's is about the gold, not about this test set's
@@ -338,20 +341,25 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
         Outer resamples (new test sets).
     n_orders : int
         Random orders per resampled test set.
-    step : int
-        Record every ``step``-th prefix.
-    ties, tol
-        The tie rule (:func:`robustness.statistics.ranks.rank`).
+    options : ConvergenceOptions
+        Its ``step``, ``ties`` and ``tol`` (``positions`` and ``batch_size`` are refused).
     n_jobs : int
     progress : bool
         Count the resampled test sets (``curves over new test sets: 40/200 test sets``).
     rng : None, int or numpy.random.Generator
+    **deprecated
+        ``step``, ``ties``, ``tol``: the options one by one (deprecated: pass ``options``).
 
     Returns
     -------
     ndarray (S, n_resamples)
         Paired over resamples (the same test sets and orders for every scheme).
     """
+    options = with_deprecated("auc_over_test_sets", options, deprecated)
+    step, ties, tol = options.step, options.ties, options.tol
+    if options.positions is not None or options.batch_size != ConvergenceOptions.batch_size:
+        raise ValueError("auc_over_test_sets records every step-th prefix of orders batched by test set: "
+                         "ConvergenceOptions.positions and batch_size are rank_convergence's")
     ties_code(ties)  # an unknown rule is refused before any work
     if n_resamples < 2 or n_orders < 1:
         raise ValueError("n_resamples must be >= 2 and n_orders >= 1")
@@ -400,9 +408,8 @@ def _convergence_batch(schemes, n_units, positions, final, tol, ties, size, chil
     return orders, schemes.l1_curves(orders, positions, final, tol, ties)
 
 
-def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, positions: ArrayLike | None = None,
-                     ties: str = "average", tol: float = TIE_TOL, batch_size: int = 25, n_jobs: int = 1,
-                     progress: bool = False, rng: SeedLike = None) -> Convergence:
+def rank_convergence(schemes: Rankable, *, n_orders: int = 200, options: ConvergenceOptions = ConvergenceOptions(),
+                     n_jobs: int = 1, progress: bool = False, rng: SeedLike = None, **deprecated: Any) -> Convergence:
     """L1 rank change vs number of test units, over ``n_orders`` random orders.
 
     For every order, every prefix length n (1..U, every ``step``-th, or the
@@ -419,21 +426,16 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, p
         :func:`robustness.statistics.ranking_methods.prepare` builds them. The same
         ``rng`` draws the same orders for all of them on the same units.
     n_orders : int
-    step : int
-        Record every ``step``-th prefix (the last one always).
-    positions : array of int, optional
-        Explicit prefix lengths (overrides ``step``).
-    ties : {'average', 'min'}
-        Tie rule (see :mod:`robustness.statistics.ranks`).
-    tol : float
-        Scores this close tie.
-    batch_size : int
-        Orders per batch; batch ``b`` draws its orders from child ``b`` of ``rng``.
+    options : ConvergenceOptions
+        The prefixes recorded (``step`` or ``positions``), the tie rule and the orders' batches.
     n_jobs : int
         Parallel batches (joblib threads; a Dask cluster under :func:`robustness.parallel.parallel_backend`).
     progress : bool
         Show a progress bar.
     rng : None, int or numpy.random.Generator
+    **deprecated
+        ``step``, ``positions``, ``ties``, ``tol``, ``batch_size``: the options one by one (deprecated: pass
+        ``options``).
 
     Returns
     -------
@@ -449,6 +451,9 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, step: int = 1, p
     >>> conv.l1.shape[1:], float(conv.l1[:, :, -1].max())
     ((10, 12), 0.0)
     """
+    options = with_deprecated("rank_convergence", options, deprecated)
+    step, positions, ties, tol, batch_size = (options.step, options.positions, options.ties, options.tol,
+                                              options.batch_size)
     code = ties_code(ties)
     if n_orders < 1 or batch_size < 1 or step < 1:
         raise ValueError("n_orders, batch_size and step must be >= 1")

@@ -26,6 +26,7 @@ from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.bootstrap import bootstrap as run_bootstrap
 from robustness.statistics.comparisons import pairwise_comparisons, ranking_agreement
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.convergence_options import ConvergenceOptions
 from robustness.statistics.population import ESTIMATOR, GROUP_RULES
 from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, get_ranking, prepare, recomputed
 from robustness.statistics.ranking_options import RankingOptions
@@ -223,8 +224,9 @@ def resample(schemes: Schemes, options: ResamplingOptions, *, n_jobs: int = 1, b
             step = options.step
         else:
             conv_stats, step = boot_stats, options.test_step
-        convs[name] = rank_convergence(conv_stats, n_orders=options.orders, step=step, ties=options.ties,
-                                       n_jobs=n_jobs, progress=progress, rng=copy.deepcopy(orders))
+        convs[name] = rank_convergence(conv_stats, n_orders=options.orders,
+                                       options=ConvergenceOptions(step=step, ties=options.ties), n_jobs=n_jobs,
+                                       progress=progress, rng=copy.deepcopy(orders))
         if bootstrap:
             boots[name] = run_bootstrap(boot_stats, n_resamples=options.bootstrap, ties=options.ties, n_jobs=n_jobs,
                                         progress=progress, rng=copy.deepcopy(resamples))

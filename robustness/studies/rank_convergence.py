@@ -32,6 +32,7 @@ from robustness.statistics import leaderboard as score_tables
 from robustness.statistics import spread
 from robustness.statistics.case_rankings import task_scores
 from robustness.statistics.convergence import GOLD_ORDERS, auc_over_test_sets, compare_over_test_sets
+from robustness.statistics.convergence_options import ConvergenceOptions
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.metric_agreement import boundary_values
 from robustness.statistics.ranking_options import RankingOptions
@@ -218,8 +219,8 @@ def _over_test_sets(counts, conv_schemes, boot_schemes, primary: Scheme, options
     clusters = (np.asarray(counts.encounters) if conv_schemes.unit == "image" and boot_schemes.unit == "encounter"
                 else None)
     outer_auc = auc_over_test_sets(gold_schemes, clusters=clusters, n_resamples=options.outer,
-                                   n_orders=GOLD_ORDERS, step=options.step, n_jobs=n_jobs, progress=progress,
-                                   rng=options.rng("gold_comparison"))
+                                   n_orders=GOLD_ORDERS, options=ConvergenceOptions(step=options.step),
+                                   n_jobs=n_jobs, progress=progress, rng=options.rng("gold_comparison"))
     return {"test_sets": (outer_auc, list(gold_schemes.names))}
 
 

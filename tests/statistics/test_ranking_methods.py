@@ -18,6 +18,7 @@ from robustness.overlap import compute_overlap
 from robustness.statistics.bootstrap import bootstrap
 from robustness.statistics.comparisons import ranking_agreement
 from robustness.statistics.convergence import rank_convergence
+from robustness.statistics.convergence_options import ConvergenceOptions
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.multiplicity import adjust
 from robustness.statistics.ranking_methods import RANKING_METHODS, parse_rankings, prepare
@@ -197,7 +198,7 @@ def test_test_based_engines_equal_a_slow_scipy_loop(encounters):
     final = rankdata(-slow_runs_beaten(per_unit, np.arange(sc.n_units)))
     assert rank(tests.scores())[0].tolist() == final.tolist()
     assert len(set(final)) == 4  # the table has wins and a tie to get right
-    conv = rank_convergence(tests, n_orders=3, step=4, rng=2)
+    conv = rank_convergence(tests, n_orders=3, options=ConvergenceOptions(step=4), rng=2)
     for k, order in enumerate(conv.orders):
         for p, n in enumerate(conv.positions):
             expected = np.abs(rankdata(-slow_runs_beaten(per_unit, order[:n])) - final).sum()
@@ -219,8 +220,8 @@ def test_challenger_table_carries_into_all_methods(small_counts):
         a, b = prepare(from_counts, method), prepare(from_table, method)
         np.testing.assert_allclose(a.scores(), b.scores(), rtol=1e-12)
         np.testing.assert_array_equal(rank(a.scores()), rank(b.scores()))
-        ca = rank_convergence(a, n_orders=3, step=2, rng=4)
-        cb = rank_convergence(b, n_orders=3, step=2, rng=4)
+        ca = rank_convergence(a, n_orders=3, options=ConvergenceOptions(step=2), rng=4)
+        cb = rank_convergence(b, n_orders=3, options=ConvergenceOptions(step=2), rng=4)
         np.testing.assert_array_equal(ca.l1, cb.l1)
         assert ca.ranking == cb.ranking == method
 

@@ -13,6 +13,7 @@ from robustness import _kernels
 from robustness.overlap import compute_overlap, metrics
 from robustness.parallel import parallel_backend
 from robustness.statistics import (
+    ConvergenceOptions,
     bootstrap_interval,
     pairwise_tests,
     per_case_table,
@@ -75,9 +76,9 @@ def test_micro_jaccard_and_dice_curves_coincide(small_counts):
 
 def test_same_seed_same_numbers_any_n_jobs(small_counts):
     sc = schemes_from_counts(small_counts)
-    a = rank_convergence(sc, n_orders=30, batch_size=7, rng=5)
-    b = rank_convergence(sc, n_orders=30, batch_size=7, rng=5, n_jobs=2)
-    c = rank_convergence(sc, n_orders=30, batch_size=7, rng=6)
+    a = rank_convergence(sc, n_orders=30, options=ConvergenceOptions(batch_size=7), rng=5)
+    b = rank_convergence(sc, n_orders=30, options=ConvergenceOptions(batch_size=7), rng=5, n_jobs=2)
+    c = rank_convergence(sc, n_orders=30, options=ConvergenceOptions(batch_size=7), rng=6)
     np.testing.assert_array_equal(a.orders, b.orders)
     np.testing.assert_array_equal(a.l1, b.l1)
     assert not np.array_equal(a.orders, c.orders)
@@ -91,12 +92,12 @@ def test_same_seed_same_numbers_any_n_jobs(small_counts):
 def test_identical_on_a_dask_local_cluster(small_counts):
     pytest.importorskip("dask.distributed")
     sc = schemes_from_counts(small_counts)
-    local = rank_convergence(sc, n_orders=12, batch_size=4, rng=8)
+    local = rank_convergence(sc, n_orders=12, options=ConvergenceOptions(batch_size=4), rng=8)
     boot = bootstrap(sc, n_resamples=24, batch_size=8, rng=8)
     ch = make_challenge(n_encounters=8, n_images=15, n_runs=6, n_teams=2, rng=4)
     with parallel_backend("local", n_workers=2) as client:
         assert client is not None
-        remote = rank_convergence(sc, n_orders=12, batch_size=4, rng=8, n_jobs=2)
+        remote = rank_convergence(sc, n_orders=12, options=ConvergenceOptions(batch_size=4), rng=8, n_jobs=2)
         rboot = bootstrap(sc, n_resamples=24, batch_size=8, rng=8, n_jobs=2)
         rcounts = compute_overlap(ch, rng=0, n_jobs=2)  # the pixel pass, on the Dask workers
         assert client.run(lambda: 1)  # the cluster is up and answering
@@ -108,7 +109,7 @@ def test_identical_on_a_dask_local_cluster(small_counts):
 
 def test_positions_step_and_tables(small_counts):
     sc = schemes_from_counts(small_counts)
-    conv = rank_convergence(sc, n_orders=3, step=4, rng=0)
+    conv = rank_convergence(sc, n_orders=3, options=ConvergenceOptions(step=4), rng=0)
     assert conv.positions.tolist() == [4, 8, 12, 15]
     df = conv.to_frame()
     assert list(df.columns) == ["strategy", "metric", "average", "ranking", "order", "n", "n_images", "l1"]
@@ -140,7 +141,7 @@ def test_memory_bounded_for_large_k(small_counts):
 
     def peak(k):
         tracemalloc.start()
-        conv = rank_convergence(sc, n_orders=k, batch_size=50, rng=0)
+        conv = rank_convergence(sc, n_orders=k, options=ConvergenceOptions(batch_size=50), rng=0)
         p = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         return p, conv.l1.nbytes + conv.orders.nbytes
@@ -269,3 +270,19 @@ def test_encounters_of_one_image_are_images():
     grouped = schemes_from_counts(compute_overlap(make_challenge(n_encounters=4, n_images=6, n_runs=3, n_teams=2,
                                                                  rng=1), rng=0), unit="encounter")
     assert grouped.unit == "encounter" and grouped.n_units == 4
+
+
+def test_the_convergence_keywords_of_before_still_work_with_a_deprecation_warning(small_counts):
+    """``step=``, ``ties=`` ... one by one (before ConvergenceOptions): the same curves, with a DeprecationWarning;
+    a name never taken is still a TypeError, and the test-set AUC refuses what it cannot use."""
+    from robustness.statistics.convergence import auc_over_test_sets
+
+    sc = schemes_from_counts(small_counts)
+    new = rank_convergence(sc, n_orders=4, options=ConvergenceOptions(step=3, batch_size=2), rng=1)
+    with pytest.warns(DeprecationWarning, match=r"rank_convergence\(\): step=, batch_size= are deprecated"):
+        old = rank_convergence(sc, n_orders=4, step=3, batch_size=2, rng=1)
+    np.testing.assert_array_equal(old.l1, new.l1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'orders'"):
+        rank_convergence(sc, orders=4)
+    with pytest.raises(ValueError, match="positions and batch_size are rank_convergence's"):
+        auc_over_test_sets(sc, n_resamples=2, options=ConvergenceOptions(positions=[1, 2]))
