@@ -88,6 +88,7 @@ from robustness.statistics.uncertainty import (
     ranking_uncertainty,
     units_needed,
 )
+from robustness.statistics.uncertainty_options import UncertaintyOptions
 from robustness.statistics.verdicts import best_with_ties
 
 if TYPE_CHECKING:
@@ -219,7 +220,8 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
     g_unc, g_boot, g_known = rng.spawn(3)
     known = expected_l1(test, np.array([n, 8 * n]), margin=margin, known=truth.scores, rng=g_known)  # (S, 2)
     per_size, per_run = ranking_uncertainty(test, sizes=np.unique(np.r_[default_sizes(n), 8 * n]),
-                                            n_resamples=options.outer, margin=margin, confidence=options.confidence,
+                                            n_resamples=options.outer,
+                                            options=UncertaintyOptions(margin=margin, confidence=options.confidence),
                                             rng=g_unc)
     target = size_target(n_runs)
     needed = units_needed(per_size, tolerance=target)

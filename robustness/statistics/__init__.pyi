@@ -24,6 +24,7 @@ from . import task_statistics as task_statistics
 from . import test_based as test_based
 from . import truth as truth
 from . import uncertainty as uncertainty
+from . import uncertainty_options as uncertainty_options
 from . import verdicts as verdicts
 from .bootstrap import BootstrapResult as BootstrapResult
 from .comparisons import adjacent_pairs as adjacent_pairs
@@ -59,6 +60,7 @@ from .test_based import PairedTests as PairedTests
 from .truth import truth_agreement as truth_agreement
 from .uncertainty import ranking_uncertainty as ranking_uncertainty
 from .uncertainty import units_needed as units_needed
+from .uncertainty_options import UncertaintyOptions as UncertaintyOptions
 
 __all__ = [
     "BootstrapResult",
@@ -69,6 +71,7 @@ __all__ = [
     "Rankable",
     "RankingMethod",
     "Schemes",
+    "UncertaintyOptions",
     "adjacent_pairs",
     "adjust",
     "agreement",
@@ -116,6 +119,7 @@ __all__ = [
     "truth",
     "truth_agreement",
     "uncertainty",
+    "uncertainty_options",
     "units_needed",
     "verdicts",
 ]

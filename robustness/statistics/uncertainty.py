@@ -22,6 +22,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,11 +40,12 @@ from robustness.statistics.population import (
     score_posterior,
     spread_test,
 )
-from robustness.statistics.ranks import TIE_TOL, rank
+from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import Schemes
+from robustness.statistics.uncertainty_options import UncertaintyDraws, UncertaintyOptions, with_deprecated
 
 __all__ = ["ranking_uncertainty", "expected_l1", "units_needed", "default_sizes", "crossing", "UncertaintyDraws",
-           "CLAIM_CONFIDENCE", "FLAG_ALPHA"]
+           "UncertaintyOptions", "CLAIM_CONFIDENCE", "FLAG_ALPHA"]
 
 #: The confidence of the one-sided size claims ("at least n units"): calibrated by experiments.calibration so
 #: that at least 80% of claims reach the target without asking for far more than needed.
@@ -78,22 +80,6 @@ def default_sizes(n_units: int) -> np.ndarray:
     """
     sizes = {max(2, int(round(n_units * f))) for f in (1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64)}
     return np.array(sorted(sizes | {n_units}), dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class UncertaintyDraws:
-    """How many populations and noise vectors the estimate and each outer resample draw.
-
-    The estimate on the test set averages ``draws x noise`` rankings per size and scheme; each outer resample,
-    whose only use is the spread of the estimate, ``outer_draws x outer_noise``; the plug-in stability indices
-    ``plugin_noise`` test sets drawn around the observed scores.
-    """
-
-    draws: int = 200
-    noise: int = 50
-    outer_draws: int = 10
-    outer_noise: int = 10
-    plugin_noise: int = 1000
 
 
 @dataclass(frozen=True)
@@ -246,10 +232,8 @@ def _stability(theta, cov, n, sizes, n_noise, rng):
 
 
 def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_resamples: int = 200,
-                        margin: float = 0.0, groups: str | Mapping[str, str] = "auto", ties: str = "average",
-                        tol: float = TIE_TOL, confidence: float = 0.95, draws: UncertaintyDraws = UncertaintyDraws(),
-                        n_jobs: int = 1, progress: bool = False,
-                        rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                        options: UncertaintyOptions = UncertaintyOptions(), n_jobs: int = 1, progress: bool = False,
+                        rng: SeedLike = None, **deprecated: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Expected L1 between the ranking on ``m`` units and the ranking on unlimited data, with its interval.
 
     Parameters
@@ -261,24 +245,17 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     n_resamples : int
         Outer resamples of the units (the spread of the whole estimate over resampled test sets); 0: the estimate
         only, without its interval (the design study's replicates).
-    margin : float
-        Runs whose population scores differ by at most this count as tied (either order is right); 0 (the
-        default) ties equal scores only.
-    groups : {'auto', 'none'} or mapping
-        The runs' groups (teams) of the prior (:func:`robustness.statistics.population.run_groups`).
-    ties, tol
-        The tie rule and tolerance of the observed ranking in ``per_run``
-        (:func:`robustness.statistics.ranks.rank`).
-    confidence : float
-        Of the interval of the expected L1.
-    draws : UncertaintyDraws
-        Populations and noise vectors per estimate.
+    options : UncertaintyOptions
+        The margin, the runs' groups, the observed ranking's tie rule, the interval's confidence and the draws.
     n_jobs : int
         Parallel batches of outer resamples (the same numbers for any ``n_jobs``).
     progress : bool
         Count the work in steps: the estimate, each outer resample, the band, the tests and stability
         (``distance to unlimited data: 11/203 steps``).
     rng : None, int or numpy.random.Generator
+    **deprecated
+        ``margin``, ``groups``, ``ties``, ``tol``, ``confidence``, ``draws``: the options one by one (deprecated:
+        pass ``options``).
 
     Returns
     -------
@@ -315,6 +292,9 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     >>> sorted(set(per_size.m))
     [2, 4, 8, 16, 32, 64, 128, 256, 512]
     """
+    options = with_deprecated("ranking_uncertainty", options, deprecated)
+    margin, groups, ties, tol = options.margin, options.groups, options.ties, options.tol
+    confidence, draws = options.confidence, options.draws
     if n_resamples != 0 and n_resamples < 2:
         raise ValueError(f"n_resamples must be 0 (the estimate only, no interval) or >= 2, got {n_resamples}")
     if not (margin >= 0 and np.isfinite(margin)):

@@ -32,6 +32,7 @@ from robustness.statistics.ranking_methods import DEFAULT_RANKING, TEST_STEP, ge
 from robustness.statistics.ranking_options import RankingOptions
 from robustness.statistics.ranks import size_target, target_record
 from robustness.statistics.uncertainty import CLAIM_CONFIDENCE, ranking_uncertainty, units_needed
+from robustness.statistics.uncertainty_options import UncertaintyOptions
 
 if TYPE_CHECKING:
 
@@ -358,8 +359,9 @@ def uncertainty_tables(schemes: Schemes, options: ResamplingOptions, *, n_jobs: 
     """
     gen = options.rng("uncertainty", *stream)
     with threads_for_kernels(n_jobs):  # the estimate's and the band's large kernel calls, between the batches
-        per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, margin=options.margin,
-                                                groups=options.run_groups, n_jobs=n_jobs, progress=progress, rng=gen)
+        chosen = UncertaintyOptions(margin=options.margin, groups=options.run_groups)
+        per_size, per_run = ranking_uncertainty(schemes, n_resamples=options.outer, options=chosen, n_jobs=n_jobs,
+                                                progress=progress, rng=gen)
     return {"ranking_uncertainty.csv": per_size, "rank_keep.csv": per_run,
             "test_set_size.csv": units_needed(per_size, tolerance=tolerance)}
 

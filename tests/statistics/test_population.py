@@ -11,6 +11,7 @@ from robustness.overlap import compute_overlap
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.population import delta_covariance, noisy_l1, run_groups, score_posterior
 from robustness.statistics.uncertainty import ranking_uncertainty, units_needed
+from robustness.statistics.uncertainty_options import UncertaintyOptions
 from robustness.synthetic.challenge import make_challenge
 
 
@@ -440,7 +441,11 @@ def test_the_band_spans_both_priors_widened_by_the_sampling_se(schemes):
     # without an outer bootstrap there is no sampling SE and no band; without teams the other end is the plug-in
     bare, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=0, rng=7)
     assert bare.band_low.isna().all() and bare.band_high.isna().all()
-    alone, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, groups="none", rng=7)
+    alone, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, options=UncertaintyOptions(groups="none"),
+                                   rng=7)
+    with pytest.warns(DeprecationWarning, match=r"ranking_uncertainty\(\): groups= is deprecated; pass options="):
+        again, _ = ranking_uncertainty(schemes, sizes=sizes, n_resamples=20, groups="none", rng=7)
+    pd.testing.assert_frame_equal(again, alone)
     assert (alone.band_other == "plugin").all() and alone.expected_l1_per_team.isna().all()
     np.testing.assert_allclose(alone.prior_gap, (alone.plugin_l1 - alone.expected_l1) / alone.expected_l1)
     assert (alone.band_low <= alone.plugin_l1 + 1e-12).all() and (alone.band_high >= alone.expected_l1).all()
