@@ -150,11 +150,11 @@ def check_columns(function, frame: pd.DataFrame, part: str | None = None, symbol
 # -- small inputs -------------------------------------------------------------------------------------------
 
 def _metric_agreement(c):
-    from robustness.statistics.metric_agreement import metric_agreement
+    from robustness.statistics.metric_agreement import PerImageValues, metric_agreement
 
     rng = np.random.default_rng(0)
     values = rng.random((2, 3, 8))  # (metric, run, image)
-    return metric_agreement(values, np.array([False, True]), ["dice", "hd95"], ["a", "b", "c"], np.arange(8),
+    return metric_agreement(PerImageValues(values, np.array([False, True]), ["dice", "hd95"], ["a", "b", "c"], np.arange(8)),
                             n_resamples=20, rng=0)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from robustness import _kernels
 from robustness.seeds import SeedLike
-from robustness.statistics.metric_agreement import metric_agreement
+from robustness.statistics.metric_agreement import PerImageValues, metric_agreement
 
 __all__ = ["TauSetting", "SETTINGS", "tau_interval_coverage"]
 
@@ -86,9 +86,9 @@ def tau_interval_coverage(setting: TauSetting, n_units: int, *, n_test_sets: int
         else:
             b = mu_b[None, :] - 10 * difficulty + rng.normal(0, 1.5, (n_units, n_runs))
             values, extra, clusters = np.stack([a.T, b.T]), {}, np.arange(n_units)
-        _, agree = metric_agreement(values, np.array([False, True]), ["overlap", "distance"],
-                                    [str(r) for r in range(n_runs)], clusters, n_resamples=n_resamples, rng=rng,
-                                    **extra)
+        table = PerImageValues(values, np.array([False, True]), ["overlap", "distance"],
+                               [str(r) for r in range(n_runs)], clusters)
+        _, agree = metric_agreement(table, n_resamples=n_resamples, rng=rng, **extra)
         row = agree.iloc[0]
         covered.append(row.tau_low <= population <= row.tau_high)
         taus.append(row.tau)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,7 +45,28 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["boundary_values", "metric_values", "metric_agreement"]
+__all__ = ["boundary_values", "metric_values", "metric_agreement", "PerImageValues"]
+
+
+@dataclass(frozen=True)
+class PerImageValues:
+    """What :func:`metric_agreement` ranks: every run's per-image value under every metric, and the images' units.
+
+    Attributes
+    ----------
+    values : ndarray (n_metrics, n_runs, n_images)
+        :func:`metric_values`.
+    lower_better : ndarray of bool (n_metrics,)
+    metrics, runs : sequence of str
+    clusters : ndarray (n_images,)
+        The unit of every image (its encounter): units are resampled with all their images.
+    """
+
+    values: np.ndarray
+    lower_better: np.ndarray
+    metrics: Sequence[str]
+    runs: Sequence[str]
+    clusters: np.ndarray
 
 
 def boundary_values(counts: OverlapCounts, strategy: str, metric: str, *,
@@ -118,20 +140,18 @@ def _means(values, weights, skip, masks=None):
         return (values * weights).sum(axis=-1) / np.sum(weights, axis=-1)
 
 
-def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequence[str], runs: Sequence[str],
-                     clusters: np.ndarray, *, empty: str | EmptyPolicy = "one", n_resamples: int = 1000,
+def metric_agreement(table: PerImageValues, *legacy: Any, empty: str | EmptyPolicy = "one", n_resamples: int = 1000,
                      confidence: float = 0.95, ties: str = "average", masks: np.ndarray | None = None,
                      rng: SeedLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Leaderboards under every metric and Kendall's tau between every pair of them, with bootstrap intervals.
 
     Parameters
     ----------
-    values : ndarray (n_metrics, n_runs, n_images)
-        :func:`metric_values`.
-    lower_better : ndarray of bool (n_metrics,)
-    metrics, runs : sequence of str
-    clusters : ndarray (n_images,)
-        The unit of every image (its encounter): units are resampled with all their images.
+    table : PerImageValues
+        The values, their directions, the metrics' and runs' names and the images' units.
+    *legacy
+        ``lower_better, metrics, runs, clusters`` after the values array as ``table`` (the form before
+        PerImageValues; deprecated).
     empty : str or EmptyPolicy
         ``ignore`` leaves nan values out of the means; otherwise a nan makes the mean nan.
     n_resamples : int
@@ -151,6 +171,14 @@ def metric_agreement(values: np.ndarray, lower_better: np.ndarray, metrics: Sequ
         (``value``: the mean over images); ``agreement``: ``metric_a, metric_b, tau, tau_low, tau_high,
         tau_median, n_resamples, units`` (``tau`` on the test set; ``units``: the units resampled).
     """
+    if not isinstance(table, PerImageValues):  # the positional form of before
+        warnings.warn("metric_agreement(values, lower_better, metrics, runs, clusters) is deprecated; pass "
+                      "PerImageValues(values, lower_better, metrics, runs, clusters)", DeprecationWarning, stacklevel=2)
+        table = PerImageValues(table, *legacy)
+    elif legacy:
+        raise TypeError(f"metric_agreement() takes one PerImageValues, got {1 + len(legacy)} positional arguments")
+    values, lower_better, metrics, runs, clusters = (table.values, table.lower_better, table.metrics, table.runs,
+                                                     table.clusters)
     rng = np.random.default_rng(rng)
     skip = empty_policy(empty).skip
     codes, clusters = np.unique(np.asarray(clusters), return_inverse=True)

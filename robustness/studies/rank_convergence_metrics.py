@@ -19,7 +19,7 @@ from robustness.results.study_result import Verdicts
 from robustness.scheme import Scheme
 from robustness.statistics.bootstrap import SCORE_INTERVAL
 from robustness.statistics.count_schemes import schemes_from_counts, schemes_from_values
-from robustness.statistics.metric_agreement import metric_agreement, metric_values
+from robustness.statistics.metric_agreement import PerImageValues, metric_agreement, metric_values
 from robustness.studies.common import (
     convergence_points,
     resample,
@@ -120,8 +120,8 @@ def metric_tables(counts: OverlapCounts, per_image: PerImage, options: RankConve
         ``metric_leaderboard.csv``, ``metric_agreement.csv``, ``metric_convergence.csv``.
     """
     p = per_image
-    boards, agreement = metric_agreement(p.values, p.lower, p.metrics, counts.runs, p.clusters, empty=p.empty,
-                                         n_resamples=options.bootstrap, ties=options.ties,
+    boards, agreement = metric_agreement(PerImageValues(p.values, p.lower, p.metrics, counts.runs, p.clusters),
+                                         empty=p.empty, n_resamples=options.bootstrap, ties=options.ties,
                                          rng=options.rng("metric_agreement"))
     # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
     signed = np.where(p.lower, -1.0, 1.0)[:, None, None] * p.values  # higher is better for the engines
@@ -179,9 +179,9 @@ def label_tables(counts: OverlapCounts, labels: np.ndarray, per_image: PerImage,
     masks = np.stack([labels == label for label in found])
     boards, agree = [], []
     for m, metric in enumerate(p.metrics):
-        b, a = metric_agreement(np.repeat(p.values[m][None], len(found), axis=0), np.repeat(p.lower[m], len(found)),
-                                [str(label) for label in found], counts.runs, p.clusters, empty=p.empty,
-                                n_resamples=options.bootstrap, ties=options.ties, masks=masks,
+        by_label = PerImageValues(np.repeat(p.values[m][None], len(found), axis=0), np.repeat(p.lower[m], len(found)),
+                                  [str(label) for label in found], counts.runs, p.clusters)
+        b, a = metric_agreement(by_label, empty=p.empty, n_resamples=options.bootstrap, ties=options.ties, masks=masks,
                                 rng=options.rng("label_agreement"))
         boards.append(b.rename(columns={"metric": "label"}).assign(metric=metric))
         agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from robustness.statistics.metric_agreement import boundary_values, metric_agreement, metric_values
+from robustness.statistics.metric_agreement import PerImageValues, boundary_values, metric_agreement, metric_values
 from robustness.synthetic.challenge import make_challenge
 
 
@@ -18,8 +18,8 @@ def test_lower_is_better_metrics_rank_the_smallest_first_and_tau_matches_scipy()
     hd95 = np.array([[1.0, 2.0, 1.0, 2.0], [9.0, 8.0, 9.0, 8.0], [5.0, 5.0, 5.0, 5.0]])
     assd = np.array([[0.5, 0.5, 0.5, 0.5], [0.2, 0.2, 0.2, 0.2], [0.9, 0.9, 0.9, 0.9]])
     values = np.stack([jaccard, hd95, assd])
-    boards, agree = metric_agreement(values, np.array([False, True, True]), ["jaccard", "hd95", "assd"],
-                                     ["a", "b", "c"], np.array(["e1", "e1", "e2", "e2"]), n_resamples=200, rng=0)
+    boards, agree = metric_agreement(PerImageValues(values, np.array([False, True, True]), ["jaccard", "hd95", "assd"],
+                                     ["a", "b", "c"], np.array(["e1", "e1", "e2", "e2"])), n_resamples=200, rng=0)
     ranks = boards.pivot(index="run", columns="metric", values="rank")
     assert ranks["jaccard"].tolist() == [1.0, 3.0, 2.0] == ranks["hd95"].tolist()
     assert ranks["assd"].tolist() == [2.0, 1.0, 3.0]
@@ -39,15 +39,21 @@ def test_encounters_are_resampled_whole_and_the_seed_decides():
     values = rng.random((2, 4, 6))
     clusters = np.array([0, 0, 1, 1, 2, 2])
     args = (values, np.array([False, True]), ["m1", "m2"], list("abcd"), clusters)
-    one = metric_agreement(*args, n_resamples=300, rng=7)[1]
-    two = metric_agreement(*args, n_resamples=300, rng=7)[1]
+    one = metric_agreement(PerImageValues(*args), n_resamples=300, rng=7)[1]
+    two = metric_agreement(PerImageValues(*args), n_resamples=300, rng=7)[1]
     assert one.equals(two)
+    # the positional form of before PerImageValues: the same numbers, with a DeprecationWarning
+    with pytest.warns(DeprecationWarning, match=r"metric_agreement\(values, lower_better, metrics, runs, clusters\)"):
+        old = metric_agreement(*args, n_resamples=300, rng=7)[1]
+    assert old.equals(one)
+    with pytest.raises(TypeError, match="takes one PerImageValues"):
+        metric_agreement(PerImageValues(*args), args[1])
     # the two images of every encounter lie symmetrically about the run's level: every encounter's mean is that
     # level, so resampling whole encounters never moves a mean (resampling images would)
     level = np.array([0.9, 0.7, 0.5, 0.3])
     swing = rng.random((2, 4, 3))
     paired = level[None, :, None] + np.stack([swing, -swing], axis=-1).reshape(2, 4, 6)
-    boards, agree = metric_agreement(paired, np.array([False, False]), ["m1", "m2"], list("abcd"), clusters,
+    boards, agree = metric_agreement(PerImageValues(paired, np.array([False, False]), ["m1", "m2"], list("abcd"), clusters),
                                      n_resamples=400, rng=1)
     np.testing.assert_allclose(boards.value_low, boards.value, rtol=1e-12)
     np.testing.assert_allclose(boards.value_high, boards.value, rtol=1e-12)
@@ -73,7 +79,7 @@ def test_both_empty_pairs_follow_the_policy():
     assert boundary_values(counts, "majority", "nsd@2", empty="zero")[0, 1] == 0.0
     values, lower = metric_values(counts, "majority", ["jaccard", "hd95"], empty="ignore")
     assert lower.tolist() == [False, True] and values.shape == (2, 2, 4)
-    boards, _ = metric_agreement(values, lower, ["jaccard", "hd95"], counts.runs, np.asarray(counts.encounters),
+    boards, _ = metric_agreement(PerImageValues(values, lower, ["jaccard", "hd95"], counts.runs, np.asarray(counts.encounters)),
                                  empty="ignore", n_resamples=50, rng=0)
     kept = np.delete(values[1, 0], 1).mean()  # the both-empty image is left out of run 0's mean
     assert boards.set_index(["metric", "run"]).loc[("hd95", counts.runs[0]), "value"] == pytest.approx(kept)
@@ -107,12 +113,12 @@ def test_masked_leaderboards_equal_the_subsets_alone(empty):
     labels = np.tile([1, 2], n_enc)
     masks = np.stack([labels == 1, labels == 2])
     both = np.repeat(values, 2, axis=0)
-    boards, agree = metric_agreement(both, np.array([False, False]), ["1", "2"], list("abcd"), clusters,
+    boards, agree = metric_agreement(PerImageValues(both, np.array([False, False]), ["1", "2"], list("abcd"), clusters),
                                      empty=empty, masks=masks, n_resamples=200, rng=11)
     for k, label in enumerate((1, 2)):
         idx = labels == label
-        alone, _ = metric_agreement(values[:, :, idx], np.array([False]), [str(label)], list("abcd"),
-                                    clusters[idx], empty=empty, n_resamples=200, rng=11)
+        alone, _ = metric_agreement(PerImageValues(values[:, :, idx], np.array([False]), [str(label)], list("abcd"),
+                                    clusters[idx]), empty=empty, n_resamples=200, rng=11)
         got = boards[boards.metric == str(label)].reset_index(drop=True)
         cols = ["value", "value_low", "value_high", "rank", "rank_low", "rank_high"]
         np.testing.assert_allclose(got[cols].to_numpy(float), alone[cols].to_numpy(float), rtol=1e-12)
