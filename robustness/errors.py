@@ -7,13 +7,16 @@ traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "parameter", "deprecated_keywords", "MAX_LINE", "DIRECTION_CONTROLS"]
+           "parameter", "deprecated_keywords", "options_with", "MAX_LINE", "DIRECTION_CONTROLS"]
+
+_Options = TypeVar("_Options")
 
 #: The longest line an error or warning prints (a 50 MB table cell or file name is cut, never echoed whole).
 MAX_LINE = 2000
@@ -139,6 +142,28 @@ def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable
         warnings.warn(f"{owner}(): {names} {'is' if len(given) == 1 else 'are'} deprecated; pass {instead}",
                       DeprecationWarning, stacklevel=3)
     return dict(given)
+
+
+def options_with(owner: str, options: _Options, given: Mapping[str, Any]) -> _Options:
+    """An options object with the fields a caller still passes to ``owner`` as keywords, one by one (deprecated).
+
+    Parameters
+    ----------
+    owner : str
+        The function the keywords were passed to.
+    options : dataclass instance
+        Its options object.
+    given : mapping
+        Its ``**deprecated`` keywords: each must be one of the options' fields (:func:`deprecated_keywords`).
+
+    Returns
+    -------
+    dataclass instance
+        ``options`` with those fields replaced.
+    """
+    names = [f.name for f in dataclasses.fields(options)]  # type: ignore[arg-type]
+    legacy = deprecated_keywords(owner, given, names, f"options={type(options).__name__}(...)")
+    return dataclasses.replace(options, **legacy)  # type: ignore[type-var]
 
 
 class InputError(ValueError):

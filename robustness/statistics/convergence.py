@@ -27,9 +27,10 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import ndtri
 
+from robustness.errors import options_with
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
-from robustness.statistics.convergence_options import ConvergenceOptions, with_deprecated
+from robustness.statistics.convergence_options import ConvergenceOptions
 from robustness.statistics.inference import members, quantile_interval, tails
 from robustness.statistics.rankable import Rankable
 from robustness.statistics.ranks import rank, ties_code
@@ -355,7 +356,7 @@ def auc_over_test_sets(schemes: Schemes, *, clusters: ArrayLike | None = None, n
     ndarray (S, n_resamples)
         Paired over resamples (the same test sets and orders for every scheme).
     """
-    options = with_deprecated("auc_over_test_sets", options, deprecated)
+    options = options_with("auc_over_test_sets", options, deprecated)
     step, ties, tol = options.step, options.ties, options.tol
     if options.positions is not None or options.batch_size != ConvergenceOptions.batch_size:
         raise ValueError("auc_over_test_sets records every step-th prefix of orders batched by test set: "
@@ -451,7 +452,7 @@ def rank_convergence(schemes: Rankable, *, n_orders: int = 200, options: Converg
     >>> conv.l1.shape[1:], float(conv.l1[:, :, -1].max())
     ((10, 12), 0.0)
     """
-    options = with_deprecated("rank_convergence", options, deprecated)
+    options = options_with("rank_convergence", options, deprecated)
     step, positions, ties, tol, batch_size = (options.step, options.positions, options.ties, options.tol,
                                               options.batch_size)
     code = ties_code(ties)

@@ -6,13 +6,12 @@ pass one :class:`ConvergenceOptions` (the number of orders, the workers and the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from robustness.errors import deprecated_keywords
 from robustness.statistics.ranks import TIE_TOL
 
-__all__ = ["ConvergenceOptions", "with_deprecated"]
+__all__ = ["ConvergenceOptions"]
 
 
 @dataclass(frozen=True)
@@ -41,25 +40,3 @@ class ConvergenceOptions:
     tol: float = TIE_TOL
     batch_size: int = 25
 
-
-#: The keywords ``rank_convergence`` and ``auc_over_test_sets`` took before :class:`ConvergenceOptions`.
-_OPTION_KEYWORDS = ("step", "positions", "ties", "tol", "batch_size")
-
-
-def with_deprecated(owner: str, options: ConvergenceOptions, deprecated: dict) -> ConvergenceOptions:
-    """``options`` with the keywords a caller still passes one by one (each accepted with a DeprecationWarning).
-
-    Parameters
-    ----------
-    owner : str
-        The function they were passed to.
-    options : ConvergenceOptions
-    deprecated : dict
-        Its ``**deprecated`` keywords.
-
-    Returns
-    -------
-    ConvergenceOptions
-    """
-    legacy = deprecated_keywords(owner, deprecated, _OPTION_KEYWORDS, "options=ConvergenceOptions(...)")
-    return replace(options, **legacy)

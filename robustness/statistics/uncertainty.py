@@ -29,6 +29,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import ndtri
 
+from robustness.errors import options_with
 from robustness.parallel import batch_generators, batch_sizes, progress_bar, run_batches
 from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
@@ -42,7 +43,7 @@ from robustness.statistics.population import (
 )
 from robustness.statistics.ranks import rank
 from robustness.statistics.schemes import Schemes
-from robustness.statistics.uncertainty_options import UncertaintyDraws, UncertaintyOptions, with_deprecated
+from robustness.statistics.uncertainty_options import UncertaintyDraws, UncertaintyOptions
 
 __all__ = ["ranking_uncertainty", "expected_l1", "units_needed", "default_sizes", "crossing", "UncertaintyDraws",
            "UncertaintyOptions", "CLAIM_CONFIDENCE", "FLAG_ALPHA"]
@@ -292,7 +293,7 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
     >>> sorted(set(per_size.m))
     [2, 4, 8, 16, 32, 64, 128, 256, 512]
     """
-    options = with_deprecated("ranking_uncertainty", options, deprecated)
+    options = options_with("ranking_uncertainty", options, deprecated)
     margin, groups, ties, tol = options.margin, options.groups, options.ties, options.tol
     confidence, draws = options.confidence, options.draws
     if n_resamples != 0 and n_resamples < 2:

@@ -8,12 +8,11 @@ resamples, the workers and the seed stay keywords).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from robustness.errors import deprecated_keywords
 from robustness.statistics.ranks import TIE_TOL
 
-__all__ = ["UncertaintyDraws", "UncertaintyOptions", "with_deprecated"]
+__all__ = ["UncertaintyDraws", "UncertaintyOptions"]
 
 
 @dataclass(frozen=True)
@@ -59,25 +58,3 @@ class UncertaintyOptions:
     confidence: float = 0.95
     draws: UncertaintyDraws = field(default_factory=UncertaintyDraws)
 
-
-#: The keywords ``ranking_uncertainty`` took before :class:`UncertaintyOptions`.
-_OPTION_KEYWORDS = ("margin", "groups", "ties", "tol", "confidence", "draws")
-
-
-def with_deprecated(owner: str, options: UncertaintyOptions, deprecated: dict) -> UncertaintyOptions:
-    """``options`` with the keywords a caller still passes one by one (each accepted with a DeprecationWarning).
-
-    Parameters
-    ----------
-    owner : str
-        The function they were passed to.
-    options : UncertaintyOptions
-    deprecated : dict
-        Its ``**deprecated`` keywords.
-
-    Returns
-    -------
-    UncertaintyOptions
-    """
-    legacy = deprecated_keywords(owner, deprecated, _OPTION_KEYWORDS, "options=UncertaintyOptions(...)")
-    return replace(options, **legacy)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robustness import seeds
-from robustness.errors import deprecated_keywords, parameter, summarise_notes
+from robustness.errors import options_with, parameter, summarise_notes
 from robustness.overlap.checks import input_checks
 from robustness.overlap.gold import resolve
 from robustness.overlap.pixel_pass import compute_overlap
@@ -72,7 +72,7 @@ def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n
     StudyResult
         ``leaderboard.csv`` and ``official/<run>.json`` (when the majority gold is scored).
     """
-    options = replace(options, **deprecated_keywords("score", deprecated, _OPTIONS, "ScoringOptions(...) as options"))
+    options = options_with("score", options, deprecated)
     strategies, empty, seed, primary = options.strategies, options.empty, options.seed, options.primary
     chosen = resolve(None if strategies is None else list(strategies))
     set_by = "organiser" if primary is not None else "default"
@@ -99,5 +99,3 @@ def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})
 
-
-_OPTIONS = ("strategies", "empty", "seed", "primary")  # score's keywords before ScoringOptions

@@ -425,7 +425,7 @@ def test_a_python_callers_headline_is_said_to_be_the_organisers(tmp_path):
     assert "the organiser's choice (`ScoringOptions.primary`)" in summary and "package's default" not in summary
     assert score(challenge).meta["primary"]["set_by"] == "default"
     # the options one by one, as before ScoringOptions: accepted with a DeprecationWarning, the same result
-    with pytest.warns(DeprecationWarning, match=r"score\(\): primary= is deprecated; pass ScoringOptions"):
+    with pytest.warns(DeprecationWarning, match=r"score\(\): primary= is deprecated; pass options=ScoringOptions"):
         again = score(challenge, primary=Scheme("staple", "dice", "macro"))
     assert again.tables["leaderboard.csv"].equals(chosen.tables["leaderboard.csv"])
     assert set_by_organiser({"set_by": "--primary"}) and set_by_organiser({"set_by": "--target"})
