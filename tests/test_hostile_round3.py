@@ -102,14 +102,14 @@ def test_a_minimum_lesion_size_leaves_a_fragment_out():
     got = boundary_scores(run, ref, names)  # the default: every component is a lesion
     np.testing.assert_allclose(got, [(1.2 + diagonal) / 2, (1.0 + diagonal) / 2, 2 / 3, 1, (25 / 27) / 1.5])
     for size in (2, "2 voxels", "2vox"):
-        np.testing.assert_allclose(boundary_scores(run, ref, names, min_lesion_size=size), [1.2, 1.0, 1, 0, 25 / 27])
+        np.testing.assert_allclose(boundary_scores(run, ref, names, conventions={"min_lesion_size": size}), [1.2, 1.0, 1, 0, 25 / 27])
     # in the spacing's units (a pixel's area in 2D): 0.25 mm^2 a pixel, the fragment 0.25, the lesion 6.75
-    half = boundary_scores(run, ref, names, (0.5, 0.5), min_lesion_size="0.5mm3")
+    half = boundary_scores(run, ref, names, (0.5, 0.5), conventions={"min_lesion_size": "0.5mm3"})
     np.testing.assert_allclose(half, [0.6, 0.5, 1, 0, 25 / 27])
-    kept = boundary_scores(run, ref, names, (0.5, 0.5), min_lesion_size="0.25 mm3")  # at least: the fragment stays
+    kept = boundary_scores(run, ref, names, (0.5, 0.5), conventions={"min_lesion_size": "0.25 mm3"})  # at least: the fragment stays
     assert kept[3] == 1
     # every lesion below the minimum: both masks hold none, the both-empty policy decides (best values by default)
-    assert boundary_scores(run, ref, names, min_lesion_size=100).tolist() == [0, 0, 1, 0, 1]
+    assert boundary_scores(run, ref, names, conventions={"min_lesion_size": 100}).tolist() == [0, 0, 1, 0, 1]
 
 
 @pytest.mark.parametrize("value, message", [  # the command names the option once: "expected ...", not the parameter
@@ -121,7 +121,7 @@ def test_a_bad_minimum_lesion_size_is_refused(value, message, tmp_path, capsys):
 
     run, ref = _protruding()
     with pytest.raises(ValueError, match="min_lesion_size"):
-        boundary_scores(run, ref, ["lesion_f1"], min_lesion_size=value)
+        boundary_scores(run, ref, ["lesion_f1"], conventions={"min_lesion_size": value})
     code = run_main(["--boundary", "lesion_f1", "--min-lesion-size", value, "--out", str(tmp_path / "o")])
     line = one_line_error(capsys, code, r"argument --min-lesion-size: ", message)
     assert "min_lesion_size" not in line and "must be" not in line

@@ -38,15 +38,24 @@ Empty masks (:func:`boundary_scores`), in the spirit of the overlap metrics' bot
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from robustness import _kernels
 from robustness._lazy import lazy_module
+from robustness.overlap.boundary_conventions import (
+    BORDERS,
+    CONVENTION_DEFAULTS,
+    EMPTY_DISTANCES,
+    MAX_EMPTY_DISTANCE,
+    ONE_SLICE,
+    chosen_conventions,
+    conventions,
+    empty_mask_distance,
+)
 from robustness.overlap.boundary_names import (
     BOUNDARY_METRICS,
     BoundaryMetric,
@@ -56,7 +65,7 @@ from robustness.overlap.boundary_names import (
 )
 from robustness.overlap.brats import BRATS_SETTINGS, brats_scores
 from robustness.overlap.empty import EmptyPolicy, empty_policy
-from robustness.overlap.lesions import MIN_LESION_SIZE, lesion_matrix, lesion_size
+from robustness.overlap.lesions import lesion_matrix, lesion_size
 from robustness.overlap.surface_stats import SLACK
 from robustness.overlap.surfels import elements
 
@@ -68,77 +77,6 @@ else:
 __all__ = ["BoundaryMetric", "BOUNDARY_METRICS", "register_boundary_metric", "boundary_metric", "is_boundary_metric",
            "boundary_scores", "surface_distances", "boundary_matrix", "crop", "SLACK", "ONE_SLICE", "EMPTY_DISTANCES",
            "BORDERS", "MAX_EMPTY_DISTANCE", "conventions"]
-
-
-#: How a volume of one slice (``1 x H x W``, common in converted 2D datasets) is scored: ``2d`` (the default) as the
-#: image it is, its border in the plane (SimpleITK's and seg-metrics' numbers); ``3d`` as a slab whose every voxel
-#: faces the background above and below, so that every voxel is border (MetricsReloaded's and MONAI's numbers).
-ONE_SLICE = ("2d", "3d")
-
-#: What a distance between an empty and a non-empty mask is: ``diagonal`` (the default: the array's largest
-#: distance between two voxel centres, so that an empty answer never beats a poor one), ``nan`` (MetricsReloaded:
-#: left out), ``inf`` (DeepMind's surface-distance, MONAI), or a number (BraTS: 373.13).
-EMPTY_DISTANCES = ("diagonal", "nan", "inf")
-
-#: The largest distance given as a number (a kilometre in mm, far beyond any image's diagonal): the per-image means,
-#: their variances and the bootstrap's sums stay far from overflowing (1e200 failed in an eigenvalue solver, 1e308
-#: emptied every HD95 interval). Beyond, ``inf`` says it.
-MAX_EMPTY_DISTANCE = 1e6
-
-#: Which foreground voxels are border: ``face`` (the default: a face neighbour, 6 in 3D and 4 in 2D, in the
-#: background; MetricsReloaded's, SimpleITK's ``BinaryContour(fullyConnected=False)``) or ``full`` (any of the 26, in
-#: 2D 8, neighbours: ``BinaryContour(fullyConnected=True)``, seg-metrics' default). Outside the array is background.
-BORDERS = ("face", "full")
-
-
-def conventions(*, empty_distance: str | float = "diagonal", one_slice: str = "2d", border: str = "face",
-                min_lesion_size: str | int | float = MIN_LESION_SIZE) -> dict:
-    """The conventions of the boundary metrics, checked: the keyword arguments of :func:`boundary_matrix`.
-
-    Parameters
-    ----------
-    empty_distance : {'diagonal', 'nan', 'inf'} or float
-        :data:`EMPTY_DISTANCES`.
-    one_slice : {'2d', '3d'}
-        :data:`ONE_SLICE`.
-    border : {'face', 'full'}
-        :data:`BORDERS`.
-    min_lesion_size : str or int or float
-        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`; default
-        :data:`robustness.overlap.lesions.MIN_LESION_SIZE`, none left out).
-
-    Returns
-    -------
-    dict
-        The four, a number as a float, the minimum lesion size spelled ``'<amount> voxels'`` or ``'<amount> mm3'``.
-
-    Raises
-    ------
-    ValueError
-        For a value outside its list (a negative or non-numeric distance).
-
-    Examples
-    --------
-    >>> conventions(empty_distance="373.13")
-    {'empty_distance': 373.13, 'one_slice': '2d', 'border': 'face', 'min_lesion_size': '0 voxels'}
-    """
-    if isinstance(empty_distance, str) and empty_distance not in EMPTY_DISTANCES:
-        try:
-            empty_distance = float(empty_distance)
-        except ValueError:
-            raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
-                             f"{empty_distance!r}") from None
-    _worst_distance((1, 1, 1), np.ones(3), empty_distance)  # refuses a negative or nan number
-    if not isinstance(empty_distance, str) and float(empty_distance) > MAX_EMPTY_DISTANCE:
-        raise ValueError(f"empty_distance must be at most {MAX_EMPTY_DISTANCE:g} (or 'inf'), got "
-                         f"{float(empty_distance):g}")
-    if one_slice not in ONE_SLICE:
-        raise ValueError(f"one_slice must be one of {', '.join(ONE_SLICE)}, got {one_slice!r}")
-    if border not in BORDERS:
-        raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
-    amount, unit = lesion_size(min_lesion_size)
-    return {"empty_distance": empty_distance if isinstance(empty_distance, str) else float(empty_distance),
-            "one_slice": one_slice, "border": border, "min_lesion_size": f"{amount:g} {unit}"}
 
 
 def _border(placed: np.ndarray, planar: bool, border: str) -> np.ndarray:
@@ -174,19 +112,6 @@ def _spacing(spacing: ArrayLike | None, ndim: int, planar: bool = False) -> np.n
     return sp
 
 
-def _worst_distance(shape: tuple, sp: np.ndarray, empty_distance: str | float) -> float:
-    """The distance an empty mask scores against a non-empty one (:data:`EMPTY_DISTANCES`)."""
-    if isinstance(empty_distance, str):
-        if empty_distance not in EMPTY_DISTANCES:
-            raise ValueError(f"empty_distance must be one of {', '.join(EMPTY_DISTANCES)} or a number, got "
-                             f"{empty_distance!r}")
-        return {"nan": math.nan, "inf": math.inf}.get(empty_distance) or _diagonal(shape, sp)
-    value = float(empty_distance)
-    if not value >= 0:
-        raise ValueError(f"empty_distance must be >= 0, got {empty_distance!r}")
-    return value
-
-
 def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = None, *,
                       one_slice: str = "2d") -> tuple[np.ndarray, np.ndarray]:
     """Distances from every border voxel of ``a`` to ``b``'s border, and from ``b``'s to ``a``'s.
@@ -219,15 +144,10 @@ def surface_distances(a: ArrayLike, b: ArrayLike, spacing: ArrayLike | None = No
     return _kernels.surface_distances(va, vb, _spacing(spacing, np.ndim(a), planar), planar)
 
 
-def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
-    """The largest distance between two voxel centres of the array (physical units)."""
-    return math.sqrt(sum(((n - 1) * s) ** 2 for n, s in zip(shape, spacing)))
-
-
 def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE) -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one",
+                    conventions: Mapping[str, Any] | None = None, label: object = None,
+                    **deprecated: Any) -> np.ndarray:
     """Every boundary metric of a run's mask against a reference mask (module notes for empty masks).
 
     Parameters
@@ -239,18 +159,15 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     empty : str or EmptyPolicy
         What a pair of two empty masks scores: ``one`` the best value, ``zero`` the worst, ``ignore`` and
         ``official`` nan.
-    one_slice : {'2d', '3d'}
-        A volume of one slice: scored as 2D (the default) or as a 3D slab (:data:`ONE_SLICE`).
-    empty_distance : {'diagonal', 'nan', 'inf'} or float
-        A distance between an empty and a non-empty mask (:data:`EMPTY_DISTANCES`; also the HD95 of an unmatched
-        lesion).
+    conventions : mapping, optional
+        Any of :func:`conventions`' four, the others at their defaults: ``one_slice`` (a volume of one slice scored
+        as 2D, the default, or as a 3D slab), ``empty_distance`` (between an empty and a non-empty mask, also the
+        HD95 of an unmatched lesion), ``border`` (the voxel model's border voxels), ``min_lesion_size`` (smaller
+        components are not lesions: ``8`` voxels, ``'2.5 mm3'``; default none left out).
     label : int or str, optional
         The masks' label or region, for a metric with a tolerance per label.
-    border : {'face', 'full'}
-        Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics).
-    min_lesion_size : str or int or float
-        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`: ``8`` voxels,
-        ``'2.5 mm3'``); smaller components are not lesions. Default none left out.
+    **deprecated
+        The four conventions as keywords (deprecated: pass ``conventions``).
 
     Returns
     -------
@@ -265,14 +182,15 @@ def boundary_scores(run: ArrayLike, reference: ArrayLike, metrics: Sequence[str 
     >>> boundary_scores(a, np.roll(a, 1, axis=2), ["nsd@1", "hd95", "assd"]).round(4).tolist()
     [1.0, 1.0, 0.3333]
     """
+    chosen = chosen_conventions("boundary_scores", conventions, deprecated)
+    one_slice, empty_distance, border, min_lesion_size = (chosen[k] for k in CONVENTION_DEFAULTS)
     table = [boundary_metric(m).for_label(label) for m in metrics]
     if border != "face" or any(m.kind in ("lesion", "volume", "brats") or m.surface == "elements" for m in table):
-        return boundary_matrix([run], [reference], table, spacing, empty=empty, one_slice=one_slice,
-                               empty_distance=empty_distance, border=border, min_lesion_size=min_lesion_size)[0, 0]
+        return boundary_matrix([run], [reference], table, spacing, empty=empty, conventions=chosen)[0, 0]
     lesion_size(min_lesion_size)  # checked whatever the metrics
     d_ab, d_ba = surface_distances(run, reference, spacing, one_slice=one_slice)
     vol, planar = _as_volume(run, one_slice)
-    worst_distance = _worst_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
+    worst_distance = empty_mask_distance(vol.shape, _spacing(spacing, np.ndim(run), planar), empty_distance)
     return _reduced(table, d_ab, d_ba, worst_distance, empty_policy(empty))
 
 
@@ -312,10 +230,9 @@ def crop(mask: ArrayLike, one_slice: str = "2d") -> tuple:
 
 
 def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str | BoundaryMetric],
-                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one", one_slice: str = "2d",
-                    empty_distance: str | float = "diagonal", label: object = None,
-                    border: str = "face", min_lesion_size: str | int | float = MIN_LESION_SIZE,
-                    advance: Callable[[float], None] | None = None) -> np.ndarray:
+                    spacing: ArrayLike | None = None, *, empty: str | EmptyPolicy = "one",
+                    conventions: Mapping[str, Any] | None = None, label: object = None,
+                    advance: Callable[[float], None] | None = None, **deprecated: Any) -> np.ndarray:
     """Every run's boundary metrics against every reference of one image, with one distance transform per mask.
 
     The same numbers as :func:`boundary_scores` pair by pair, at the cost of ``len(runs) + len(references)``
@@ -329,23 +246,24 @@ def boundary_matrix(runs: Sequence, references: Sequence, metrics: Sequence[str 
     metrics : sequence of str or BoundaryMetric
     spacing : array_like, optional
     empty : str or EmptyPolicy
-    one_slice : {'2d', '3d'}
-        For masks given as arrays (:func:`crop`'s results carry their own).
-    empty_distance : {'diagonal', 'nan', 'inf'} or float
+    conventions : mapping, optional
+        As :func:`boundary_scores` takes them (``one_slice`` for masks given as arrays: :func:`crop`'s results
+        carry their own).
     label : int or str, optional
         The image's label or region, for a metric with a tolerance per label (:meth:`BoundaryMetric.for_label`).
-    border : {'face', 'full'}
-        Which voxels are border (:data:`BORDERS`; the voxel model's distance metrics, not the lesions').
-    min_lesion_size : str or int or float
-        The lesion-wise metrics' minimum lesion size (:func:`robustness.overlap.lesions.lesion_size`).
     advance : callable, optional
         Called with the share of the work done as it advances (the shares add up to 1 by the end): a progress
         count within an image whose metrics take minutes.
+
+    **deprecated
+        The four conventions as keywords (deprecated: pass ``conventions``).
 
     Returns
     -------
     ndarray (len(references), len(runs), len(metrics))
     """
+    made = chosen_conventions("boundary_matrix", conventions, deprecated)
+    one_slice, empty_distance, border, min_lesion_size = (made[k] for k in CONVENTION_DEFAULTS)
     if border not in BORDERS:
         raise ValueError(f"border must be one of {', '.join(BORDERS)}, got {border!r}")
     lesion_size(min_lesion_size)
@@ -405,7 +323,7 @@ def _geometry(items, spacing, empty_distance) -> tuple[bool, np.ndarray, float]:
     if given == 2 and not planar:
         raise ValueError(f"spacing must hold 3 positive numbers (one per axis), got {spacing!r}")
     sp = _spacing(spacing, 2 if given == 2 else 3, planar)
-    return planar, sp, _worst_distance(shape, sp, empty_distance)
+    return planar, sp, empty_mask_distance(shape, sp, empty_distance)
 
 
 def _volumes(items, n_r, table, sp, both_empty) -> np.ndarray:

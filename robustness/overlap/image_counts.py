@@ -211,8 +211,7 @@ def _boundary(challenge: Challenge, image: int, masks: tuple, metrics: tuple, ch
     runs, golds = masks
     return boundary_matrix(runs, golds, metrics, challenge.spacing(image),
                            label=None if labels is None else labels[image], empty="official",
-                           empty_distance=chosen["empty_distance"], border=chosen["border"],
-                           min_lesion_size=chosen["min_lesion_size"], advance=advance)
+                           conventions=chosen, advance=advance)
 
 
 def _count_runs(challenge: Challenge, image: int, golds: np.ndarray, gold_size: np.ndarray, notes: list,

@@ -51,7 +51,7 @@ def compare(path: str) -> None:
     from robustness.overlap.boundary import boundary_scores
 
     theirs = np.load(path)["values"]
-    ours = np.array([boundary_scores(*masks(k)[:2], NAMES, masks(k)[2], border="full") for k in range(N)])
+    ours = np.array([boundary_scores(*masks(k)[:2], NAMES, masks(k)[2], conventions={"border": "full"}) for k in range(N)])
     gap = np.abs(ours - theirs)
     for j, name in enumerate(NAMES):
         print(f"{name}: equal to seg-metrics within 1e-5 in {(gap[:, j] <= 1e-5).sum()} of {N} "

@@ -131,7 +131,7 @@ def test_surface_distances_and_metrics_match_brute_force(shape, spacing, planar,
         names = ["nsd@1", "nsd@2.5", "hd95", "assd", "hd"]
         arr = (lambda m: m[0]) if planar else (lambda m: m)
         got = boundary_scores(arr(a), arr(b), names, spacing[1:] if planar else spacing,
-                              one_slice="3d")  # a 3D array of one slice here is the twin's slab
+                              conventions={"one_slice": "3d"})  # a 3D array of one slice here is the twin's slab
         both = np.concatenate([t_ab, t_ba])
         want = [np.mean(both <= 1 + 1e-9), np.mean(both <= 2.5 + 1e-9),
                 max(np.percentile(t_ab, 95), np.percentile(t_ba, 95)), both.mean(), both.max()]
@@ -259,7 +259,7 @@ def test_full_connectivity_borders_equal_their_twin_and_simpleitks_fully_connect
         pa, pb = np.argwhere(b_run) * spacing, np.argwhere(b_ref) * spacing
         d = np.sqrt(((pa[:, None] - pb[None]) ** 2).sum(-1))
         want = max(d.min(1).max(), d.min(0).max())
-        got = boundary_scores(mask, other, ["hd"], spacing, border="full", one_slice="2d")[0]
+        got = boundary_scores(mask, other, ["hd"], spacing, conventions={"border": "full", "one_slice": "2d"})[0]
         assert got == pytest.approx(want, rel=1e-12)
     assert conventions(border="full")["border"] == "full"
     with pytest.raises(ValueError, match="border must be one of face, full"):
@@ -367,7 +367,7 @@ def test_one_slice_volumes_are_scored_as_images_unless_asked():
     names = ["nsd@1", "hd95", "assd", "masd", "hd90", "volume_similarity", "abs_volume_difference", "lesion_dice"]
     flat = boundary_scores(a, b, names, (0.5, 0.7))
     np.testing.assert_array_equal(boundary_scores(a[None], b[None], names, (3.0, 0.5, 0.7)), flat)
-    slab = boundary_scores(a[None], b[None], names, (3.0, 0.5, 0.7), one_slice="3d")
+    slab = boundary_scores(a[None], b[None], names, (3.0, 0.5, 0.7), conventions={"one_slice": "3d"})
     assert slab[1] < flat[1] and slab[2] < flat[2]  # every voxel is border in the slab: distances shrink
     d_ab, d_ba = surface_distances(a, b, (0.5, 0.7))
     assert flat[3] == pytest.approx((d_ab.mean() + d_ba.mean()) / 2)
@@ -381,11 +381,11 @@ def test_empty_distance_conventions():
     a[2:4, 2:4] = True
     empty = np.zeros_like(a)
     assert boundary_scores(a, empty, ["hd95"])[0] == pytest.approx(np.hypot(5, 5))  # the diagonal
-    assert np.isnan(boundary_scores(a, empty, ["hd95"], empty_distance="nan")[0])  # MetricsReloaded
-    assert boundary_scores(a, empty, ["hd95", "lesion_hd95"], empty_distance="inf").tolist() == [np.inf] * 2
-    assert boundary_scores(a, empty, ["assd", "nsd@1"], empty_distance=373.13).tolist() == [373.13, 0.0]  # BraTS
+    assert np.isnan(boundary_scores(a, empty, ["hd95"], conventions={"empty_distance": "nan"})[0])  # MetricsReloaded
+    assert boundary_scores(a, empty, ["hd95", "lesion_hd95"], conventions={"empty_distance": "inf"}).tolist() == [np.inf] * 2
+    assert boundary_scores(a, empty, ["assd", "nsd@1"], conventions={"empty_distance": 373.13}).tolist() == [373.13, 0.0]  # BraTS
     with pytest.raises(ValueError, match="empty_distance"):
-        boundary_scores(a, empty, ["hd95"], empty_distance="huge")
+        boundary_scores(a, empty, ["hd95"], conventions={"empty_distance": "huge"})
 
 
 def ndimage_blob(rng, shape):
@@ -413,7 +413,7 @@ def test_the_pooled_percentile_equals_medpy(seed, planar):
         pooled = np.hstack([distances(a, b, spacing, connectivity), distances(b, a, spacing, connectivity)])
         want = [binary.hd95(a, b, spacing, connectivity), np.percentile(pooled, 90), binary.hd(a, b, spacing,
                 connectivity), binary.assd(a, b, spacing, connectivity)]
-        got = boundary_scores(a, b, ["hd95_pooled", "hd90_pooled", "hd", "assd"], spacing, border=border)
+        got = boundary_scores(a, b, ["hd95_pooled", "hd90_pooled", "hd", "assd"], spacing, conventions={"border": border})
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
@@ -439,3 +439,24 @@ def test_the_pooled_percentile_by_hand_and_its_names():
                          ("assd_pooled", "unknown boundary metric"), ("hd_pooled", "the pooled percentile applies")):
         with pytest.raises(ValueError, match=message):
             boundary_metric(bad)
+
+
+def test_conventions_are_one_mapping_and_the_keywords_of_before_still_work():
+    """boundary_scores and boundary_matrix take any of the four conventions as one mapping; the keywords one by one
+    give the same numbers with a DeprecationWarning, and a convention that does not exist is refused by name."""
+    from robustness.overlap.boundary import boundary_matrix
+
+    a = np.zeros((6, 6), bool)
+    a[1:4, 1:4] = True
+    empty = np.zeros_like(a)
+    new = boundary_scores(a, empty, ["hd95", "assd"], conventions={"empty_distance": 7.5, "border": "full"})
+    assert new.tolist() == [7.5, 7.5]
+    with pytest.warns(DeprecationWarning, match=r"boundary_scores\(\): empty_distance=, border= are deprecated"):
+        old = boundary_scores(a, empty, ["hd95", "assd"], empty_distance=7.5, border="full")
+    assert old.tolist() == new.tolist()
+    with pytest.warns(DeprecationWarning, match=r"boundary_matrix\(\): one_slice= is deprecated"):
+        boundary_matrix([a], [a], ["hd95"], one_slice="2d")
+    with pytest.raises(ValueError, match="no convention 'borders'"):
+        boundary_scores(a, a, ["hd95"], conventions={"borders": "full"})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'borders'"):
+        boundary_scores(a, a, ["hd95"], borders="full")

@@ -110,14 +110,14 @@ def test_lesion_metrics_equal_the_twin(seed, planar):
     min_size = [(0, "voxels"), (int(rng.integers(1, 12)), "voxels"), (float(rng.uniform(0.5, 12)), "mm3")][seed % 3]
     spelled = f"{min_size[0]:g} {min_size[1]}"
     want = twin(run, ref, spacing, min_size=min_size)
-    got = boundary_scores(run, ref, NAMES, spacing, empty="official", min_lesion_size=spelled)
+    got = boundary_scores(run, ref, NAMES, spacing, empty="official", conventions={"min_lesion_size": spelled})
     if want is None:
         assert np.isnan(got).all()
     else:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     # the matrix path (every run against every reference, masks cropped) gives the same numbers
     np.testing.assert_array_equal(boundary_matrix([run, ref], [ref], NAMES, spacing, empty="official",
-                                                  min_lesion_size=spelled)[0, 0], got)
+                                                  conventions={"min_lesion_size": spelled})[0, 0], got)
 
 
 def _cube(vol, corner, size):
