@@ -370,7 +370,7 @@ def test_boundary_conventions_reach_the_pixel_pass_the_options_and_the_report(tm
             majority = np.sum([_labels(root / a / f"{volume}.nii.gz") == 1 for a in GOLD], axis=0) >= 2
             for r, run in enumerate(ch.runs):
                 m = _labels(root / run / f"{volume}.nii.gz") == 1
-                want = boundary_scores(m, majority, metrics, ch.spacing(i), empty="official", **chosen)
+                want = boundary_scores(m, majority, metrics, ch.spacing(i), empty="official", conventions=chosen)
                 np.testing.assert_allclose(counts.boundary[maj, r, i], want, rtol=1e-12, equal_nan=True)
         default = compute_overlap(ch, strategies=["majority"], rng=0, boundary=metrics)
         assert np.isfinite(counts.boundary[maj]).sum() >= 24  # the slices hold objects
