@@ -20,6 +20,7 @@ Two parts:
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -317,9 +318,9 @@ def fingerprint(tasks: Sequence[TaskScores]) -> str:
     return h.hexdigest()
 
 
-def run(prepared: PreparedTable, options: TableOptions = TableOptions(), *,
+def run(prepared: PreparedTable, options: TableOptions = TableOptions(), *legacy: Any,
         ranking_options: RankingOptions | None = None, methods: Sequence[str] | None = None, n_jobs: int = 1,
-        progress: bool = False) -> StudyResult:
+        progress: bool = False, **deprecated: Any) -> StudyResult:
     """The study on a per-case table: its rankings, and the resampling engines' study where they can run.
 
     Parameters
@@ -335,11 +336,23 @@ def run(prepared: PreparedTable, options: TableOptions = TableOptions(), *,
         The ranking methods of the leaderboards (default ``options.ranking``).
     n_jobs : int
     progress : bool
+    *legacy, **deprecated
+        The form before PreparedTable, ``run(tasks, schemes, options, source=..., unit=..., notes=...)``: still
+        accepted, with a DeprecationWarning.
 
     Returns
     -------
     StudyResult
     """
+    if not isinstance(prepared, PreparedTable):  # the form of before: (tasks, schemes, options)
+        words = deprecated_keywords("run", deprecated, ("source", "unit", "notes"), "run(PreparedTable, options)")
+        if not words:
+            warnings.warn("run(tasks, schemes, options) is deprecated; pass run(PreparedTable, options)",
+                          DeprecationWarning, stacklevel=2)
+        prepared = PreparedTable(list(prepared), options, list(words.pop("notes", [])), **words)  # type: ignore[arg-type]
+        options = legacy[0] if legacy else TableOptions()
+    elif legacy or deprecated:
+        raise TypeError("run() takes a PreparedTable and TableOptions, and no source, unit or notes")
     given = {"tasks": prepared.tasks, "schemes": prepared.schemes, "options": options,
              "ranking_options": ranking_options or RankingOptions(), "methods": methods or options.ranking,
              "source": prepared.source, "unit": prepared.unit, "n_jobs": n_jobs, "progress": progress,

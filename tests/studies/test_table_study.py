@@ -44,3 +44,20 @@ def test_the_column_keywords_of_before_are_accepted_with_a_deprecation_warning()
     assert [t.values.tolist() for t in old.tasks] == [t.values.tolist() for t in new.tasks]
     with pytest.raises(TypeError, match="unexpected keyword argument 'case'"):
         prepare(_table(), options, RankingOptions(), source="s.csv", case="id")
+
+
+def test_run_s_form_of_before_still_works_with_a_deprecation_warning():
+    options = TableOptions(step=1, orders=3, bootstrap=5, outer=4)
+    prepared = prepare(_table(), options, RankingOptions(), source="s.csv",
+                       columns=CaseColumns(case="id", run="team", value="dsc"))
+    new = run(prepared, options)
+    with pytest.warns(DeprecationWarning, match=r"run\(\): source=, notes= are deprecated; pass run\(PreparedTable"):
+        old = run(prepared.tasks, prepared.schemes, options, source="s.csv", notes=prepared.notes)
+    assert sorted(old.tables) == sorted(new.tables)
+    frames = {name: frame for name, frame in new.tables.items() if isinstance(frame, pd.DataFrame)}
+    assert frames
+    for name, frame in frames.items():
+        pd.testing.assert_frame_equal(old.tables[name], frame)
+    assert old.meta["input"] == new.meta["input"]
+    with pytest.raises(TypeError, match="takes a PreparedTable"):
+        run(prepared, options, source="s.csv")
