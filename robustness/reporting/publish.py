@@ -112,7 +112,6 @@ def publish(result: StudyResult, out: ResultsDir | str | os.PathLike, *,
     spell : callable, optional
         How the report names the library's parameters (a command: its options,
         :func:`robustness.reporting.report.build`); meta.json keeps the library's names.
-
     **deprecated
         ``fingerprint``, ``command``, ``parameters``, ``seed``, ``started``, ``meta`` (deprecated: pass them in
         ``provenance``) and ``draw`` (deprecated: pass the drawer as ``figures``).
