@@ -9,7 +9,7 @@ lesion. :func:`conventions` checks and spells the four; :func:`~robustness.overl
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -122,15 +122,15 @@ def chosen_conventions(owner: str, given: Mapping[str, Any] | None, deprecated: 
     return chosen
 
 
-def empty_mask_distance(shape: tuple, sp: np.ndarray, empty_distance: str | float) -> float:
+def empty_mask_distance(shape: tuple, sp: Sequence[float] | np.ndarray, empty_distance: str | float) -> float:
     """The distance an empty mask scores against a non-empty one (:data:`EMPTY_DISTANCES`).
 
     Parameters
     ----------
     shape : tuple
-        The array's 3D shape.
-    sp : ndarray (3,)
-        Its spacing.
+        The array's shape.
+    sp : sequence of float
+        Its spacing, one per axis.
     empty_distance : str or float
 
     Returns
@@ -148,6 +148,6 @@ def empty_mask_distance(shape: tuple, sp: np.ndarray, empty_distance: str | floa
     return value
 
 
-def _diagonal(shape: tuple, spacing: np.ndarray) -> float:
+def _diagonal(shape: tuple, spacing: Sequence[float] | np.ndarray) -> float:
     """The largest distance between two voxel centres of the array (physical units)."""
     return math.sqrt(sum(((n - 1) * s) ** 2 for n, s in zip(shape, spacing)))

@@ -15,6 +15,7 @@ import numpy as np
 from robustness import _kernels, progress
 from robustness.io.challenge import Challenge
 from robustness.overlap.boundary import boundary_matrix, conventions, crop
+from robustness.overlap.boundary_conventions import empty_mask_distance
 from robustness.overlap.gold import get_strategy, resolve
 from robustness.overlap.patterns import annotator_luts
 from robustness.overlap.staple import STAPLE_MAX_ITER, staple
@@ -190,7 +191,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         fit_rule=tuple(f.rule for f in fits), notes=tuple(notes),
         twins=_twins(challenge, image, sizes, sys_counts[:, :, 0]), truth=truth, truth_annotator=truth_annotator,
         boundary=boundary_out,
-        diagonal=_worst(shape, challenge.spacing(image), chosen["empty_distance"]),
+        diagonal=empty_mask_distance(shape, challenge.spacing(image), chosen["empty_distance"]),
     )
 
 
@@ -297,13 +298,6 @@ def _loo_luts(hist: np.ndarray, names: tuple, staple_max_iter: int, image_id: st
                          f"{names[j]!r} did not converge within {fit.iterations} EM iterations (its mask is the "
                          "last iterate's)")
     return np.concatenate(luts).astype(np.uint8)
-
-
-def _worst(shape: tuple, spacing, empty_distance: str | float) -> float:
-    """An empty mask's distance to a non-empty one: the image's diagonal, or the number the convention names."""
-    if empty_distance == "diagonal":
-        return float(np.sqrt(sum(((d - 1) * sp) ** 2 for d, sp in zip(shape, spacing))))
-    return float(empty_distance)  # 'nan', 'inf' or a number
 
 
 def _unpacked(words: np.ndarray, n: int, shape: tuple) -> np.ndarray:

@@ -97,6 +97,12 @@ class GridRun:
     cache_dir: Path
 
 
+def _population_of(pools: dict, setting: Setting, replicate: int, populations: int) -> RunPopulation:
+    """The run population replicate ``replicate`` scores: ``replicate % populations``, with the setting's runs."""
+    number = replicate % populations
+    return RunPopulation(number, pools[((setting.spread, setting.runs, setting.correlation), number)])
+
+
 def _read_pool(path: Path, notes: list):
     try:
         data = json.loads(path.read_bytes())
@@ -160,12 +166,11 @@ def run_size(study: GridRun, setting: Setting, size: int, *, pools: dict, strate
     -------
     (rows, notes) : DataFrame, list of str
     """
-    parts, populations = Path(study.cache_dir), study.grid.populations
+    parts = Path(study.cache_dir)
     parts.mkdir(parents=True, exist_ok=True)
-    key = (setting.spread, setting.runs, setting.correlation)
     path_of = {r: parts / f"size-{setting.key}-n{size}-r{r}.parquet" for r in range(study.grid.replicates)}
     return _resumed(_size_replicate, path_of, lambda r: (study.base, setting, size, r, dict(
-        population=RunPopulation(r % populations, pools[(key, r % populations)]), seed=study.seed,
+        population=_population_of(pools, setting, r, study.grid.populations), seed=study.seed,
         options=study.options, strategies=strategies)),
                     what=f"test sets of {size}", unit="replicate", n_jobs=n_jobs, progress=progress)
 
@@ -318,10 +323,8 @@ def run_grid(base: World, grid: Grid, options: DesignOptions, *, seed: int, cach
     pending = [(s, r) for s, r in jobs if (s.key, r) not in done]
     if len(pending) < len(jobs):
         say(f"resuming: {len(jobs) - len(pending)} of {len(jobs)} replicates already done")
-    of = [RunPopulation(r % grid.populations, pools[((s.spread, s.runs, s.correlation), r % grid.populations)])
-          for s, r in pending]
-    replicates = [(base, s, grid.agreement, grid.sizes, r, dict(population=p, seed=seed, options=options))
-                  for (s, r), p in zip(pending, of)]
+    replicates = [(base, s, grid.agreement, grid.sizes, r, dict(
+        population=_population_of(pools, s, r, grid.populations), seed=seed, options=options)) for s, r in pending]
     bar = progress_bar(progress, len(replicates), "replicates", unit="replicate")
     for (s, r), (rows, cov) in zip(pending, run_batches(_replicate, replicates, n_jobs=n_jobs, progress=bar)):
         path = path_of[(s.key, r)]

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["auc_over_test_sets", "compare_over_test_sets", "Convergence", "ConvergenceOptions", "GOLD_ORDERS",
            "rank_convergence"]
 
-
 #: Random orders per resampled test set when golds' curves are compared over test sets (the outer resamples carry
 #: the rest): the main job's and the calibration's comparisons use this one value.
 GOLD_ORDERS = 10

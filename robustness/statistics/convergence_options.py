@@ -39,4 +39,3 @@ class ConvergenceOptions:
     ties: str = "average"
     tol: float = TIE_TOL
     batch_size: int = 25
-

@@ -57,4 +57,3 @@ class UncertaintyOptions:
     tol: float = TIE_TOL
     confidence: float = 0.95
     draws: UncertaintyDraws = field(default_factory=UncertaintyDraws)
-

@@ -98,4 +98,3 @@ def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n
         "input": {"source": source, "fingerprint": counts.fingerprint, "images": challenge.n_images,
                                          "runs": challenge.n_runs},
         "warnings": list(notes) + list(challenge.notes) + summarise_notes(counts.notes) + found, "checks": found})
-
