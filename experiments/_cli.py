@@ -361,7 +361,7 @@ def check_study(args: argparse.Namespace, *, n_units: int, unit: str, n_runs: in
 
 def load(args: argparse.Namespace) -> Challenge:
     """The challenge the options describe (synthetic when no input is given); prints the loader's notes."""
-    from robustness.io import load_dermavqa, load_raters
+    from robustness.io import RaterOptions, load_dermavqa, load_raters
 
     common = dict(binarize=args.binarize, missing=args.missing,
                   mismatched="skip" if args.skip_mismatched else "error",
@@ -369,9 +369,10 @@ def load(args: argparse.Namespace) -> Challenge:
     if args.layout == "raters":
         challenge = load_raters(args.data, gold=args.gold.split(","),
                                 runs=args.runs.split(",") if args.runs else None, foreground=args.foreground,
-                                background=args.background, threshold=args.threshold, strict=args.strict,
+                                background=args.background,
                                 labels=dict(args.regions) if getattr(args, "regions", None) else
-                                getattr(args, "labels", None), **common)
+                                getattr(args, "labels", None),
+                                options=RaterOptions(threshold=args.threshold, strict=args.strict, **common))
     elif args.data is None and args.reference is None:
         from robustness.synthetic.challenge import make_challenge
 

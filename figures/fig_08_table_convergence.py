@@ -25,7 +25,7 @@ def make(results_dir, out_path):
             fig, axes = plt.subplots(1, len(metrics), figsize=(3.5 * len(metrics), 2.8), squeeze=False,
                                      layout="constrained")
             for ax, metric in zip(axes[0], metrics):
-                plotting.convergence(summary, metric=metric, average="macro", ax=ax, x="n", legend=False)
+                plotting.convergence(summary, metric=metric, average="macro", ax=ax, x="n")
             handles, labels = axes[0][0].get_legend_handles_labels()
             fig.legend(handles, labels, loc="outside right center", title="scheme", title_fontsize=6.5)
             if ranking != "aggregate":

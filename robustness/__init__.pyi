@@ -28,6 +28,7 @@ from .overlap.gold import register as register
 from .overlap.gold import register_strategy as register_strategy
 from .overlap.metrics import Metric as Metric
 from .overlap.metrics import register_metric as register_metric
+from .overlap.pixel_pass import OverlapOptions as OverlapOptions
 from .overlap.pixel_pass import compute_overlap as compute_overlap
 from .overlap.staple import staple as staple
 from .reporting.document import Report as Report
@@ -57,6 +58,7 @@ __all__ = [
     "GoldStrategy",
     "Metric",
     "OverlapCounts",
+    "OverlapOptions",
     "RankingMethod",
     "Report",
     "ResultsDir",

@@ -42,6 +42,19 @@ def test_convergence_artists(summary):
     plt.close("all")
 
 
+def test_convergence_into_given_axes_leaves_the_legend_to_the_caller(summary):
+    """Axes given: no legend on them (the caller's figure holds it); legend= still works, with a warning."""
+    fig, ax = plt.subplots()
+    plotting.convergence(summary, metric="jaccard", average="micro", ax=ax)
+    assert ax.get_legend() is None
+    with pytest.warns(DeprecationWarning, match=r"convergence\(\): legend= is deprecated"):
+        plotting.convergence(summary, metric="dice", average="micro", ax=ax, legend=True)
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:1] == ["majority"]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'legends'"):
+        plotting.convergence(summary, metric="dice", average="micro", ax=ax, legends=True)
+    plt.close(fig)
+
+
 def test_convergence_figure_micro_is_one_panel_and_macro_has_both_metrics(summary):
     """Micro Dice ranks as micro Jaccard (2J / (1 + J) of the same counts): one panel, and the figure says so."""
     fig = plotting.convergence_figure(summary, average="micro", official="majority")

@@ -29,7 +29,7 @@ from experiments import (
 )
 from experiments._cli import run
 from robustness.errors import InputError
-from robustness.io import load_dermavqa, load_raters
+from robustness.io import RaterOptions, load_dermavqa, load_raters
 from tests.conftest import REPO, as_a_terminal_job, tree_digest, wait_for_workers, write_png
 from tests.experiments.test_options import refused
 from tests.io.test_warnings import everywhere
@@ -67,9 +67,14 @@ def test_staple_runs_to_convergence_and_equals_simpleitk_uncapped():
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["score", "rank_convergence"])
 def test_unconverged_staple_is_a_warning_in_every_command(tiny_dermavqa, tmp_path, capsys, monkeypatch, command):
-    from robustness.overlap.pixel_pass import compute_overlap
+    from dataclasses import fields
 
-    monkeypatch.setitem(compute_overlap.__kwdefaults__, "staple_max_iter", 2)  # a cap real data would reach
+    from robustness.overlap.pixel_pass import OverlapOptions
+
+    # a cap real data would reach, as every command's pass options default to it
+    capped = tuple(2 if f.name == "staple_max_iter" else d
+                   for f, d in zip(fields(OverlapOptions), OverlapOptions.__init__.__defaults__))
+    monkeypatch.setattr(OverlapOptions.__init__, "__defaults__", capped)
     main = {"score": score.main, "rank_convergence": rank_convergence.main}[command]
     out = tmp_path / "out"
     extra = ARGS if command == "rank_convergence" else ["--quiet"]
@@ -119,14 +124,14 @@ def raters(tmp_path):
 def test_rater_folder_that_is_a_broken_link_is_said(raters, tmp_path):
     (raters / "run3").symlink_to(tmp_path / "unmounted" / "run3")
     with pytest.raises(InputError, match=r"raters/run3: rater folder is a broken symbolic link \(is its drive "
-                                         r"mounted\?\) \(`load_raters\.empty_folders`='skip' drops it with a warning\)$"):
+                                         r"mounted\?\) \(`RaterOptions\.empty_folders`='skip' drops it with a warning\)$"):
         load_raters(raters, gold=["a", "b"])
-    ch = load_raters(raters, gold=["a", "b"], empty_folders="skip")
+    ch = load_raters(raters, gold=["a", "b"], options=RaterOptions(empty_folders="skip"))
     assert ch.runs == ("run1", "run2")
     assert f"{raters}: dropped 1 rater folder(s) that are broken symbolic links: run3" in ch.notes
     with pytest.raises(InputError, match=r"raters/run3: rater folder is a broken symbolic link \(is its drive "
                                          r"mounted\?\)$"):
-        load_raters(raters, gold=["a", "run3"], empty_folders="skip")
+        load_raters(raters, gold=["a", "run3"], options=RaterOptions(empty_folders="skip"))
 
 
 def test_run_folder_that_is_a_broken_link_is_said(tiny_dermavqa, tmp_path):

@@ -24,6 +24,7 @@ from .masks import MASK_SUFFIXES as MASK_SUFFIXES
 from .masks import MaskFormat as MaskFormat
 from .masks import read_mask as read_mask
 from .masks import read_shape as read_shape
+from .raters import RaterOptions as RaterOptions
 from .raters import load_raters as load_raters
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "MASK_SUFFIXES",
     "MaskFormat",
     "MaskSource",
+    "RaterOptions",
     "arrays",
     "case_table",
     "challenge",

@@ -277,7 +277,8 @@ def load_challenge(data: str | os.PathLike, *, layout: str = "dermavqa", **optio
     layout : {'dermavqa', 'raters'}
         The folder layout (module notes).
     **options
-        The layout's loader options (e.g. ``binarize``, ``missing``; ``gold`` for ``raters``).
+        The layout's loader options (e.g. ``binarize``, ``missing``; for ``raters`` ``gold``, ``foreground`` and
+        ``options``, a :class:`~robustness.io.raters.RaterOptions`).
 
     Returns
     -------

@@ -9,7 +9,7 @@ the others are 0/255, or the reverse) are read on their own scale, with a note
 some image is a note that counts them (that image is scored against the
 others); a rater folder without masks, or a rater folder that is a broken
 symbolic link (a drive that is not mounted), is an error, or with
-``empty_folders='skip'`` a note (a broken link named in ``gold`` or ``runs``
+``RaterOptions(empty_folders='skip')`` a note (a broken link named in ``gold`` or ``runs``
 is always an error). Files beside the rater folders and sub-folders of a
 rater folder (never read) are noted; a run whose name cannot name its result
 files (a leading ``.``, a backslash) is refused when loading. Nothing in the
@@ -19,11 +19,13 @@ input folder is written to.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from robustness.errors import InputError, parameter
+from robustness.errors import InputError, options_with, parameter
 from robustness.io.challenge import Challenge
 from robustness.io.folders import (
     Listing,
@@ -41,10 +43,55 @@ from robustness.io.folders import folder as _folder
 from robustness.io.masks import MaskFormat, mask_suffix, read_grey
 from robustness.io.volumes import check_grids, labels_in, read_volume
 
-__all__ = ["detect_scale", "load_raters"]
+__all__ = ["RaterOptions", "detect_scale", "load_raters"]
 
 #: A rater folder without masks, dropped with a warning instead of refused (a command: --skip-empty-folders).
-_SKIP_EMPTY = parameter("load_raters", "empty_folders") + "='skip'"
+_SKIP_EMPTY = parameter("RaterOptions", "empty_folders") + "='skip'"
+
+
+@dataclass(frozen=True)
+class RaterOptions:
+    """How :func:`load_raters` reads the masks beyond their two values, and what it does with an incomplete folder.
+
+    Parameters
+    ----------
+    threshold : int, optional
+        Foreground is every value ``>= threshold`` (``<= threshold`` when ``foreground < background``), for
+        anti-aliased masks.
+    binarize, strict, stray_tolerance
+        See :class:`~robustness.io.masks.MaskFormat`.
+    missing : {'error', 'empty'}
+        A run without a mask for some image: error, or score it as empty (as :func:`robustness.io.load_dermavqa`).
+    mismatched : {'error', 'skip'}
+        A run's mask of another shape than the image: error, or drop the image.
+    empty_folders : {'error', 'skip'}
+        A rater folder without masks, or a broken link: error, or drop it with a note.
+
+    Examples
+    --------
+    >>> RaterOptions(threshold=128, empty_folders="skip").threshold
+    128
+    """
+
+    threshold: int | None = None
+    binarize: bool = False
+    strict: bool = False
+    stray_tolerance: float = 1e-3
+    missing: str = "error"
+    mismatched: str = "error"
+    empty_folders: str = "error"
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown policy before any file is read.
+
+        Raises
+        ------
+        ValueError
+            A policy that is none of its choices.
+        """
+        check_policy("missing", self.missing, ("error", "empty"))
+        check_policy("mismatched", self.mismatched)
+        check_policy("empty_folders", self.empty_folders)
 
 
 def _stem(p: Path) -> str:
@@ -86,14 +133,9 @@ def load_raters(
     runs: list[str] | tuple[str, ...] | None = None,
     foreground: int | None = None,
     background: int | None = None,
-    threshold: int | None = None,
-    binarize: bool = False,
-    strict: bool = False,
-    stray_tolerance: float = 1e-3,
-    missing: str = "error",
-    mismatched: str = "error",
-    empty_folders: str = "error",
     labels: list[int] | tuple[int, ...] | str | dict | None = None,
+    options: RaterOptions | None = None,
+    **deprecated: Any,
 ) -> Challenge:
     """Load a "one sub-folder per rater" challenge (e.g. BU-BIL).
 
@@ -108,15 +150,8 @@ def load_raters(
         The raters scored as runs (default: every other sub-folder).
     foreground, background : int, optional
         The pixel values of the two classes (BU-BIL: foreground 0 on 255). When neither is given (nor
-        ``threshold``, ``binarize`` or ``labels``), they are read from the values present
+        ``options.threshold``, ``options.binarize`` or ``labels``), they are read from the values present
         (:func:`detect_scale`): 1 on 0 where the gold's masks hold only 0 and 1, else 255 on 0.
-    threshold : int, optional
-        Foreground is every value ``>= threshold`` (``<= threshold`` when
-        ``foreground < background``), for anti-aliased masks.
-    binarize, strict, stray_tolerance
-        See :class:`~robustness.io.masks.MaskFormat`.
-    missing, mismatched, empty_folders
-        See :func:`robustness.io.load_dermavqa`; ``empty_folders`` applies to rater folders.
     labels : list of int or 'all', optional
         Multi-label masks (medical images): score each of these labels as its own mask (``'all'``: every label
         the gold annotators' masks hold, read once at loading). Each file then gives one image per label,
@@ -125,6 +160,11 @@ def load_raters(
         each the union of label values (``{"WT": (1, 2, 4), "TC": (1, 4), "ET": (4,)}``, BraTS's; KiTS's
         ``{"kidney": (1, 2, 3), "masses": (2, 3), "tumor": (2,)}``): one image per file and region,
         ``<image>.<region>``, scored, ranked and reported like a label.
+    options : RaterOptions, optional
+        A threshold, the other reading rules, and the incomplete-folder policies (default: none, strict reading
+        off, every gap an error).
+    **deprecated
+        ``RaterOptions``' fields as keywords (``threshold=``, ``missing=``...), each with a DeprecationWarning.
 
     Returns
     -------
@@ -147,7 +187,8 @@ def load_raters(
     ...                  gold=["Person1_Amira", "Person2_Amira", "Person3_Amira"],
     ...                  foreground=0, background=255)  # doctest: +SKIP
     """
-    check_policy("empty_folders", empty_folders)
+    opts = options_with("load_raters", options or RaterOptions(), deprecated)
+    threshold, binarize, empty_folders = opts.threshold, opts.binarize, opts.empty_folders
     root = _folder(folder, "raters")
     notes: list[str] = []
     gold, runs = _named_raters(root, gold, runs, empty_folders, notes)
@@ -159,14 +200,14 @@ def load_raters(
     shapes = checked_shapes(images, gold, ann_paths, notes)
     keep, run_paths = attach_runs(
         images, shapes, {s: files[s] for s in runs},
-        missing=missing, mismatched=mismatched, notes=notes, key=str.lower,
+        missing=opts.missing, mismatched=opts.mismatched, notes=notes, key=str.lower,
     )
     spacings = check_grids(images, gold, ann_paths, run_paths)
     if spacings is not None:
         spacings = [(1.0,) * len(shape) if sp is None else sp for sp, shape in zip(spacings, shapes)]
     foreground, background, given = _scale(ann_paths, foreground, background, threshold, binarize, labels)
     fmt = MaskFormat(foreground=foreground, background=background, binarize=binarize, threshold=threshold,
-                     strict=strict, stray_tolerance=stray_tolerance, rescale=True, given=given)
+                     strict=opts.strict, stray_tolerance=opts.stray_tolerance, rescale=True, given=given)
     if labels is None:
         return build(Listing(images, images, shapes, gold, ann_paths, run_paths, fmt, fmt, spacings=spacings), keep,
                      notes)

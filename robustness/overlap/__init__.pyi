@@ -34,6 +34,7 @@ from .metrics import METRICS as METRICS
 from .metrics import Metric as Metric
 from .metrics import get_metric as get_metric
 from .metrics import register_metric as register_metric
+from .pixel_pass import OverlapOptions as OverlapOptions
 from .pixel_pass import compute_overlap as compute_overlap
 from .staple import StapleResult as StapleResult
 
@@ -45,6 +46,7 @@ __all__ = [
     "METRICS",
     "Metric",
     "OverlapCounts",
+    "OverlapOptions",
     "STRATEGIES",
     "StapleResult",
     "TWIN_JACCARD",

@@ -129,7 +129,7 @@ def foreground_coverage(counts: OverlapCounts, *, foreground: int, background: i
     n_big = int((share > 0.5).sum())
     if share.size == 0 or n_big <= share.size / 2:
         return []
-    how = f"{parameter('load_raters', 'threshold')} {threshold} " if threshold is not None else ""
+    how = f"{parameter('RaterOptions', 'threshold')} {threshold} " if threshold is not None else ""
     return [f"the foreground (value {foreground}{', ' + how.strip() if how else ''}) covers more than half of the "
             f"image in {n_big} of {share.size} annotator masks (median {np.median(share):.0%}): did you mean "
             f"{parameter('load_raters', 'foreground')} {background} {parameter('load_raters', 'background')} "
@@ -198,7 +198,8 @@ def empty_annotators(counts: OverlapCounts) -> list[str]:
             out.append(f"annotator {name!r} is empty on all {n} image(s) it drew: a mask on another scale (0/1 "
                        "where the others are 0/255) or read with the wrong foreground value or threshold reads as "
                        "empty; check its files and "
-                       + "/".join(parameter("load_raters", x) for x in ("foreground", "background", "threshold")))
+                       + f"{parameter('load_raters', 'foreground')}/{parameter('load_raters', 'background')}/"
+                       + parameter("RaterOptions", "threshold"))
     return out
 
 

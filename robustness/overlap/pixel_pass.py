@@ -18,13 +18,15 @@ import hashlib
 import json
 import os
 import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robustness import __version__
-from robustness.errors import InputError, MaskWarning, NoteWarning, summarise_notes
+from robustness.errors import InputError, MaskWarning, NoteWarning, deprecated_keywords, options_with, summarise_notes
 from robustness.files import atomic_write, remove_stale_temporaries
 from robustness.io.challenge import Challenge
 from robustness.overlap.boundary import boundary_metric, conventions
@@ -36,15 +38,41 @@ from robustness.overlap.staple import STAPLE_MAX_ITER
 from robustness.parallel import progress_bar, run_batches
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-    from typing import Any
+    from collections.abc import Iterable
 
     from robustness.overlap.gold import GoldStrategy
     from robustness.seeds import SeedLike
 
-__all__ = ["compute_overlap"]
+__all__ = ["OverlapOptions", "compute_overlap"]
 
 _CACHE_FORMAT = 7  # 7: a volume of one slice has the boundary metrics of the image it is
+
+
+@dataclass(frozen=True)
+class OverlapOptions:
+    """How :func:`compute_overlap` fits the golds and measures the boundaries, beyond which ones it counts.
+
+    Parameters
+    ----------
+    leave_one_out : bool
+        Also count against each annotator's leave-one-out STAPLE (Table 4's ``leave_one_out`` variant). Scoring
+        alone does not need them: False leaves ``loo_valid`` all False and saves a STAPLE fit per annotator.
+    staple_max_iter : int
+        Cap on STAPLE's EM iterations (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`); images that
+        reach it are flagged in ``fit_converged``, leave-one-out fits that reach it in ``notes``.
+    boundary_conventions : mapping, optional
+        The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`: ``empty_distance``,
+        ``one_slice``, ``border``, ``min_lesion_size``; default theirs).
+
+    Examples
+    --------
+    >>> OverlapOptions(leave_one_out=False).staple_max_iter == STAPLE_MAX_ITER
+    True
+    """
+
+    leave_one_out: bool = True
+    staple_max_iter: int = STAPLE_MAX_ITER
+    boundary_conventions: Mapping[str, Any] | None = None
 
 
 # -- one image ----------------------------------------------------------------
@@ -199,6 +227,15 @@ def _draw_random(valid, n_rand, rng):
     return choice
 
 
+def _with_deprecated(options: OverlapOptions | None, given: dict) -> tuple[OverlapOptions, int | None]:
+    """The pass's options with the keywords of before them, and the deprecated ``n_random`` (each one warned)."""
+    given = dict(given)
+    old_random = {"n_random": given.pop("n_random")} if "n_random" in given else {}
+    n_random = deprecated_keywords("compute_overlap", old_random, ["n_random"],
+                                   "strategies=[rand1, .., randN, majority, ..]").get("n_random")
+    return options_with("compute_overlap", options or OverlapOptions(), given), n_random
+
+
 def _chosen(strategies: Iterable[str | GoldStrategy] | None, n_random: int | None) -> list[GoldStrategy]:
     """The strategies asked for (``n_random``: that many random golds beside the default others), resolved."""
     if strategies is None and n_random is not None:
@@ -245,15 +282,13 @@ def compute_overlap(
     challenge: Challenge,
     *,
     strategies: Iterable[str | GoldStrategy] | None = None,
-    n_random: int | None = None,
-    staple_max_iter: int = STAPLE_MAX_ITER,
-    leave_one_out: bool = True,
     n_jobs: int = 1,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
     rng: SeedLike = None,
     boundary: Iterable[str] = (),
-    boundary_conventions: Mapping[str, Any] | None = None,
+    options: OverlapOptions | None = None,
+    **deprecated: Any,
 ) -> OverlapCounts:
     """Count TP/FP/FN of every run against every gold strategy and every annotator.
 
@@ -264,16 +299,8 @@ def compute_overlap(
     strategies : list of str, optional
         Gold strategies of the registry (:mod:`robustness.overlap.gold`); default: its
         default ones (``rand1..rand3``, majority, intersection, union, staple).
-        Macro-only strategies (``mean``, ``max``) need no counts and are skipped.
-    n_random : int, optional
-        Number of ``randN`` strategies when ``strategies`` is not given (None: the default three).
-    staple_max_iter : int
-        Cap on STAPLE's EM iterations (default :data:`~robustness.overlap.staple.STAPLE_MAX_ITER`); images that
-        reach it are flagged in ``fit_converged``, leave-one-out fits that reach it in ``notes``.
-    leave_one_out : bool
-        Also count against each annotator's leave-one-out STAPLE (Table 4's
-        ``leave_one_out`` variant). Scoring alone does not need them: False
-        leaves ``loo_valid`` all False and saves a STAPLE fit per annotator.
+        Macro-only strategies (``mean``, ``max``) need no counts and are skipped. More random golds than
+        the default three: name them (``rand1`` to ``rand5``).
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
@@ -294,9 +321,11 @@ def compute_overlap(
     boundary : iterable of str
         Boundary metrics (``nsd@2``, ``hd95``, ``assd``, ``hd``: :mod:`robustness.overlap.boundary`) of every run
         against every gold, per image, with the images' voxel spacing (``boundary`` of the result).
-    boundary_conventions : mapping, optional
-        The boundary metrics' conventions (:func:`robustness.overlap.boundary.conventions`: ``empty_distance``,
-        ``one_slice``, ``border``, ``min_lesion_size``; default theirs).
+    options : OverlapOptions, optional
+        Leave-one-out STAPLE, STAPLE's iteration cap and the boundary conventions (default: ``OverlapOptions()``).
+    **deprecated
+        ``OverlapOptions``' fields as keywords, and ``n_random`` (that many ``randN`` golds beside the default
+        others, when ``strategies`` is not given), each with a DeprecationWarning.
 
     Returns
     -------
@@ -313,6 +342,8 @@ def compute_overlap(
     >>> oc.counts.shape
     (7, 2, 4, 3)
     """
+    opts, n_random = _with_deprecated(options, deprecated)
+    staple_max_iter, leave_one_out = opts.staple_max_iter, opts.leave_one_out
     chosen = _chosen(strategies, n_random)
     golds = [s for s in chosen if s.in_pixel_pass]
     n_rand = sum(s.kind == "random" for s in chosen)
@@ -323,7 +354,7 @@ def compute_overlap(
                          f"at most {MAX_ANNOTATORS} per image are supported")
     rng = np.random.default_rng(rng)
     boundary = tuple(dict.fromkeys(boundary_metric(b).name for b in boundary))  # nsd@2.0 and nsd@2: one metric
-    chosen_conventions = conventions(**dict(boundary_conventions or {}))
+    chosen_conventions = conventions(**dict(opts.boundary_conventions or {}))
     key = _pass_key(challenge, golds, staple_max_iter, leave_one_out, boundary, chosen_conventions)
     data, cache_path, cache_note = _cached(cache_dir, key, challenge, golds, boundary)
     if cache_note:

@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from robustness.errors import deprecated_keywords
 from robustness.overlap.gold import ONE_RANDOM, get_strategy
 from robustness.scheme import DEFAULT, lower_is_better, metric_label
 
@@ -118,7 +119,7 @@ def _identical_to(curves: dict, *, rel: float = 0.01) -> dict:
 
 def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd.DataFrame | None = None,
                 ax: Axes | None = None, band: str | bool | None = None, strategies: list[str] | None = None,
-                x: str = "n_images", legend: bool = True) -> Axes:
+                x: str = "n_images", **deprecated: Any) -> Axes:
     """L1 rank change vs number of test images, one line per strategy.
 
     Parameters
@@ -134,12 +135,14 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
         Shade the band between ``low`` and ``high`` (e.g. 90% of orders) for
         this strategy only (``True``: every strategy).
     ax : matplotlib.axes.Axes, optional
-        Draw into it (default: a new figure).
+        Draw into it, without a legend: the caller's figure holds it (``ax.legend()`` draws one there). Default: a
+        new figure, with the legend.
     strategies : list of str, optional
         Which strategies, in which order (default: the table's).
     x : {'n_images', 'n'}
         The x axis: images in the prefix, or units.
-    legend : bool
+    **deprecated
+        ``legend=`` (bool), still honoured with a DeprecationWarning.
 
     Returns
     -------
@@ -151,6 +154,8 @@ def convergence(summary: pd.DataFrame, *, metric: str, average: str, example: pd
     labelled ``name (= other)`` (``name (≈ other)`` when no point differs by
     more than 1% of the largest value), so that it is not lost under it.
     """
+    legacy = deprecated_keywords("convergence", deprecated, ["legend"], "ax= for a figure whose legend is yours")
+    legend = legacy.get("legend", ax is None)
     ax = axes(ax)
     sel = summary[(summary.metric == metric) & (summary.average == average)]
     names = list(dict.fromkeys(sel.strategy)) if strategies is None else list(strategies)
@@ -218,7 +223,7 @@ def convergence_figure(summary: pd.DataFrame, *, average: str, example: pd.DataF
                              layout="constrained", squeeze=False)
     axes = axes[0]
     for ax, metric in zip(axes, metrics):
-        convergence(summary, metric=metric, average=average, example=example, ax=ax, legend=False, band=official)
+        convergence(summary, metric=metric, average=average, example=example, ax=ax, band=official)
     for ax in axes[1:]:
         ax.set_ylabel("")
     if len(metrics) == 1:

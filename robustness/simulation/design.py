@@ -58,7 +58,7 @@ import pandas as pd
 
 from robustness._kernels import kendall_tau_b
 from robustness.overlap.metrics import macro, micro
-from robustness.overlap.pixel_pass import compute_overlap
+from robustness.overlap.pixel_pass import OverlapOptions, compute_overlap
 from robustness.scheme import DEFAULT
 from robustness.seeds import stream
 from robustness.simulation import worlds
@@ -86,6 +86,8 @@ __all__ = ["Setting", "DesignOptions", "NewPopulations", "simulate_new_populatio
 #: the default scheme's, so its tables name the gold and the averaging (``strategy``, ``average``) and its verdicts
 #: all three.
 METRIC = DEFAULT.metric
+#: Every pass's options: a design study scores its test sets and never reads the leave-one-out golds.
+_COUNTS_ONLY = OverlapOptions(leave_one_out=False)
 
 SETTING_COLUMNS = ("encounters", "annotators", "agreement", "spread", "runs", "correlation")
 
@@ -297,7 +299,7 @@ def simulate(base: SyntheticConfig, setting: Setting, agreements: Iterable[float
     for agreement in agreements:
         cfg = worlds.with_agreement(config, agreement)
         challenge = worlds.challenge(cfg, rng=stream(seed, "test_set", replicate, design=True), population=runs)
-        counts = compute_overlap(challenge, leave_one_out=False, boundary=tuple(options.boundary),
+        counts = compute_overlap(challenge, boundary=tuple(options.boundary), options=_COUNTS_ONLY,
                                  rng=stream(seed, "random_golds", replicate, design=True))
         for n_enc, sub in _prefixes(counts, sizes):
             label = dict(encounters=n_enc, annotators=setting.annotators, agreement=float(agreement),
@@ -397,7 +399,7 @@ def simulate_size(base: SyntheticConfig, setting: Setting, size: int, replicate:
     challenge = worlds.challenge(config, rng=stream(seed, "size_test_set", replicate, size, design=True),
                                  population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
-                             leave_one_out=False, rng=stream(seed, "size_random_golds", replicate, size, design=True))
+                             options=_COUNTS_ONLY, rng=stream(seed, "size_random_golds", replicate, size, design=True))
     return _distance_rows([(int(size), counts)], setting, replicate=replicate, population=population,
                           stage="size search")
 
@@ -471,7 +473,7 @@ def simulate_new_population(base: SyntheticConfig, plan: NewPopulations, test_se
     challenge = worlds.challenge(config, rng=stream(seed, "new_population_test_set", population_index, test_set,
                                                     design=True), population=runs)
     counts = compute_overlap(challenge, strategies=None if strategies is None else list(strategies),
-                             leave_one_out=False, rng=stream(seed, "new_population_random_golds", population_index,
+                             options=_COUNTS_ONLY, rng=stream(seed, "new_population_random_golds", population_index,
                                                              test_set, design=True))
     return _distance_rows(_prefixes(counts, sizes), setting, replicate=test_set, population=population,
                           stage="new population")

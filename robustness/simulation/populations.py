@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robustness import _kernels
-from robustness.overlap import compute_overlap
+from robustness.overlap import OverlapOptions, compute_overlap
 from robustness.overlap.counts import load_counts, save_counts
 from robustness.seeds import stream
 from robustness.simulation import worlds
@@ -197,8 +197,8 @@ def population_counts(spec: PopulationSpec, n_encounters: int, *, seed: int = 0,
               replace(spec.config, n_encounters=n_encounters, n_images=int(round(n_encounters * per_image))))
     challenge = worlds.challenge(config, rng=stream(seed, "images", spec.index, calibration=True),
                                  population=spec.runs)
-    counts = compute_overlap(challenge, strategies=list(GOLDS), leave_one_out=False, n_jobs=n_jobs,
-                             progress=progress, rng=0)
+    counts = compute_overlap(challenge, strategies=list(GOLDS), n_jobs=n_jobs, progress=progress, rng=0,
+                             options=OverlapOptions(leave_one_out=False))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         save_counts(counts, path)

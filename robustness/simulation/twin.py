@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from robustness.overlap.pixel_pass import compute_overlap
+from robustness.overlap.pixel_pass import OverlapOptions, compute_overlap
 from robustness.statistics.count_schemes import schemes_from_counts
 from robustness.statistics.population import delta_covariance
 from robustness.statistics.spread import agreement
@@ -118,7 +118,8 @@ def fit_counts(challenge: Challenge, *, leave_one_out: bool = True) -> OverlapCo
     OverlapCounts
         Read by :func:`challenge_stats`.
     """
-    return compute_overlap(challenge, strategies=["majority"], leave_one_out=leave_one_out, rng=0)
+    return compute_overlap(challenge, strategies=["majority"], rng=0,
+                           options=OverlapOptions(leave_one_out=leave_one_out))
 
 
 def challenge_stats(counts: OverlapCounts) -> dict:

@@ -25,7 +25,7 @@ from robustness.overlap.boundary import is_boundary_metric
 from robustness.overlap.checks import input_checks
 from robustness.overlap.empty import empty_policy
 from robustness.overlap.gold import resolve
-from robustness.overlap.pixel_pass import compute_overlap
+from robustness.overlap.pixel_pass import OverlapOptions, compute_overlap
 from robustness.results.study_result import StudyResult
 from robustness.scheme import Scheme, default_scheme
 from robustness.statistics import leaderboard as score_tables
@@ -121,7 +121,7 @@ def _pixel_pass(challenge, options: RankConvergenceOptions, counted, headline_bo
     t0 = time.time()
     counts = compute_overlap(challenge, strategies=counted, n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
                              rng=options.rng("random_golds"), boundary=tuple(options.boundary) + headline_boundary,
-                             boundary_conventions=options.boundary_conventions)
+                             options=OverlapOptions(boundary_conventions=options.boundary_conventions))
     return {"counts": counts, "t_pass": time.time() - t0}
 
 

@@ -12,7 +12,7 @@ from robustness import seeds
 from robustness.errors import options_with, parameter, summarise_notes
 from robustness.overlap.checks import input_checks
 from robustness.overlap.gold import resolve
-from robustness.overlap.pixel_pass import compute_overlap
+from robustness.overlap.pixel_pass import OverlapOptions, compute_overlap
 from robustness.results.study_result import StudyResult, Verdicts
 from robustness.scheme import default_scheme
 from robustness.statistics import leaderboard as score_tables
@@ -81,10 +81,11 @@ def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n
         raise ValueError(f"{parameter('ScoringOptions', 'primary')} {primary.text}: its gold {primary.gold!r} is not "
                          "among the strategies scored")
     over = [s.name for s in chosen if s.macro_only]
-    counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only], leave_one_out=False,
+    counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only],
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,
                              rng=seeds.stream(seed, "random_golds"),
-                             boundary=(primary.metric,) if primary.boundary else ())
+                             boundary=(primary.metric,) if primary.boundary else (),
+                             options=OverlapOptions(leave_one_out=False))
     found = input_checks(challenge, counts)
     files = {}
     if "majority" in counts.strategies:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from robustness.errors import InputError, MaskWarning
-from robustness.io import load_raters
+from robustness.io import RaterOptions, load_raters
 from tests.conftest import tree_digest
 
 GOLD = ["Person1_Amira", "Person2_Amira", "Person3_Amira"]
@@ -50,7 +50,7 @@ def test_stray_pixel_is_counted_and_repaired(experts, bubil):
         m = experts.run_mask(i, "Person5_Amira")
     assert m.dtype == bool
     strict = load_raters(bubil / "ExpertsAnnotations", gold=GOLD, runs=["Person5_Amira"],
-                         foreground=0, background=255, strict=True)
+                         foreground=0, background=255, options=RaterOptions(strict=True))
     with pytest.raises(InputError, match=r"Person5_Amira/seg_B04\.png: not a binary mask: values \{0, 24, 255\}"):
         strict.run_mask(i, "Person5_Amira")
 
@@ -65,7 +65,7 @@ def test_crowd_masks_shape_mismatch(bubil, tmp_path):
     with pytest.raises(InputError, match=r"mturk1/seg_B01\.png: run 'mturk1' mask has shape \(\d+, \d+\), "
                                          r"the image has shape \(811, 1024\)"):
         load_raters(view, gold=GOLD, foreground=0, background=255)
-    ch = load_raters(view, gold=GOLD, foreground=0, background=255, mismatched="skip")
+    ch = load_raters(view, gold=GOLD, foreground=0, background=255, options=RaterOptions(mismatched="skip"))
     assert ch.n_images < 35
     assert any(n.startswith("dropped ") for n in ch.notes)
 

@@ -17,7 +17,7 @@ import tifffile
 from experiments import score
 from experiments._cli import run
 from robustness.errors import InputError
-from robustness.io import MaskFormat, load_dermavqa, load_raters, read_mask, read_shape
+from robustness.io import MaskFormat, RaterOptions, load_dermavqa, load_raters, read_mask, read_shape
 from tests.conftest import write_png, write_tiff
 
 MASK = (np.random.default_rng(0).random((20, 30)) < 0.3).astype(np.uint8) * 255
@@ -222,7 +222,7 @@ def drive_like(tmp_path):
 
 def test_threshold_reads_a_0_1_annotator_on_its_own_scale(drive_like):
     root, vessels = drive_like
-    ch = load_raters(root, gold=["observer1", "observer2"], threshold=128)
+    ch = load_raters(root, gold=["observer1", "observer2"], options=RaterOptions(threshold=128))
     for k, v in enumerate(vessels):
         mask, note = ch.read(k, "annotator", "observer2")
         np.testing.assert_array_equal(mask, v)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robustness.errors import InputError, MaskWarning
-from robustness.io import MaskFormat, load_dermavqa, load_raters, read_mask, write_dermavqa
+from robustness.io import MaskFormat, RaterOptions, load_dermavqa, load_raters, read_mask, write_dermavqa
 from tests.conftest import tree_digest, write_png, write_tiff
 
 # -- the official layout ------------------------------------------------------
@@ -236,7 +236,7 @@ def test_raters_missing_image(raters_folder):
     (raters_folder / "algo2" / "seg_3.png").unlink()
     with pytest.raises(InputError, match=r"run 'algo2' has no mask for image seg_3"):
         load_raters(raters_folder, gold=["expertA"], foreground=0, background=255)
-    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255, missing="empty")
+    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255, options=RaterOptions(missing="empty"))
     assert "run 'algo2' misses 1 of 4 images: scored as empty masks" in ch.notes
 
 
@@ -378,9 +378,34 @@ def test_raters_folder_like_mask_and_empty_rater(raters_folder):
         load_raters(raters_folder, gold=["expertA"], foreground=0, background=255)
     (raters_folder / "algo1" / "seg_9.png").rmdir()
     (raters_folder / "empty").mkdir()
-    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255, empty_folders="skip")
+    ch = load_raters(raters_folder, gold=["expertA"], foreground=0, background=255,
+                     options=RaterOptions(empty_folders="skip"))
     assert "empty" not in ch.runs
     assert any("dropped rater 'empty' without mask files (it is empty)" in n for n in ch.notes)
+
+
+def test_raters_reading_options_old_keywords_still_work_with_a_warning(raters_folder):
+    """RaterOptions' fields passed as load_raters keywords (the form before it): the same challenge, warned."""
+    (raters_folder / "empty").mkdir()
+    new = load_raters(raters_folder, gold=["expertA", "expertB"], foreground=0, background=255,
+                      options=RaterOptions(threshold=128, empty_folders="skip", missing="empty"))
+    with pytest.warns(DeprecationWarning, match=r"load_raters\(\): threshold=, empty_folders=, missing= are depr"):
+        old = load_raters(raters_folder, gold=["expertA", "expertB"], foreground=0, background=255, threshold=128,
+                          empty_folders="skip", missing="empty")
+    assert (old.images, old.annotators, old.runs, old.notes) == (new.images, new.annotators, new.runs, new.notes)
+    for i in range(old.n_images):
+        for run in old.runs:
+            np.testing.assert_array_equal(old.run_mask(i, run), new.run_mask(i, run))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'treshold'"):
+        load_raters(raters_folder, gold=["expertA"], treshold=128)
+
+
+def test_raters_options_refuse_an_unknown_policy_before_reading():
+    with pytest.raises(ValueError, match="empty_folders must be 'error' or 'skip', got 'drop'"):
+        RaterOptions(empty_folders="drop")
+    with pytest.raises(ValueError, match="missing must be 'error' or 'empty', got 'skip'"), \
+            pytest.warns(DeprecationWarning):
+        load_raters("/nonexistent/folder", gold=["a"], missing="skip")
 
 
 # -- the per-rater layout's values (issue 10) ------------------------------------------------------

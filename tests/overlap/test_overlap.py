@@ -10,7 +10,7 @@ import pytest
 
 from robustness.errors import NoteWarning
 from robustness.io.arrays import from_arrays
-from robustness.overlap import compute_overlap, load_counts, save_counts
+from robustness.overlap import OverlapOptions, compute_overlap, load_counts, save_counts
 from robustness.overlap import pixel_pass as ov
 from robustness.overlap.gold import staple
 from robustness.synthetic.challenge import make_challenge
@@ -120,10 +120,31 @@ def test_identical_for_any_n_jobs():
 def test_scoring_without_leave_one_out_counts_the_same():
     ch = make_challenge(n_encounters=5, n_images=7, n_runs=3, n_teams=1, rng=4)
     full = compute_overlap(ch, rng=5)
-    lean = compute_overlap(ch, rng=5, leave_one_out=False)
+    lean = compute_overlap(ch, rng=5, options=OverlapOptions(leave_one_out=False))
     for name in ("counts", "annotator_counts", "annotator_vs_gold", "pair_counts", "run_twins"):
         np.testing.assert_array_equal(getattr(full, name), getattr(lean, name))
     assert full.loo_valid.any() and not lean.loo_valid.any() and full.fingerprint != lean.fingerprint
+
+
+def test_old_keywords_of_compute_overlap_still_count_the_same_with_a_warning():
+    """OverlapOptions' fields as keywords, and n_random (the forms before it): the same counts, each warned."""
+    ch = make_challenge(n_encounters=4, n_images=5, n_runs=2, n_teams=1, rng=4)
+    new = compute_overlap(ch, rng=5, boundary=["hd95"], options=OverlapOptions(
+        leave_one_out=False, staple_max_iter=9, boundary_conventions={"empty_distance": 50.0}))
+    with pytest.warns(DeprecationWarning, match=r"compute_overlap\(\): staple_max_iter=, leave_one_out=, "
+                                                r"boundary_conventions= are deprecated; pass options=OverlapOptions"):
+        old = compute_overlap(ch, rng=5, boundary=["hd95"], staple_max_iter=9, leave_one_out=False,
+                              boundary_conventions={"empty_distance": 50.0})
+    assert old.fingerprint == new.fingerprint
+    for name in ("counts", "loo_valid", "fit_iterations", "boundary"):
+        np.testing.assert_array_equal(getattr(old, name), getattr(new, name))
+    named = [f"rand{i}" for i in range(1, 6)] + ["majority", "intersection", "union", "staple"]
+    with pytest.warns(DeprecationWarning, match=r"n_random= is deprecated; pass strategies="):
+        five = compute_overlap(ch, rng=5, n_random=5)
+    assert five.strategies == tuple(named)
+    np.testing.assert_array_equal(five.counts, compute_overlap(ch, rng=5, strategies=named).counts)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'loo'"):
+        compute_overlap(ch, loo=False)
 
 
 def test_rand_strategies_seeded():
@@ -195,7 +216,7 @@ def test_cache_reused_and_invalidated(disk_challenge, tmp_path, monkeypatch):
     compute_overlap(load_dermavqa(folder), cache_dir=cache, rng=0)
     assert len(calls) == 2
     # other settings invalidate it too
-    compute_overlap(load_dermavqa(folder), cache_dir=cache, staple_max_iter=7, rng=0)
+    compute_overlap(load_dermavqa(folder), cache_dir=cache, options=OverlapOptions(staple_max_iter=7), rng=0)
     assert len(calls) == 3
 
 

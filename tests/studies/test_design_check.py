@@ -46,7 +46,7 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
     """The new run populations come after the study's own indices; each is measured at every size the study simulated
     and at its claims, over test sets drawn from the new populations' streams; the curve is the isotonic fit of the
     means and the need is its log-linear crossing of the target; a second call resumes from the cache."""
-    from robustness.overlap import compute_overlap
+    from robustness.overlap import OverlapOptions, compute_overlap
     from robustness.overlap.gold import resolve
     from robustness.seeds import stream
     from robustness.simulation import worlds
@@ -90,7 +90,7 @@ def test_new_populations_are_the_study_s_own_kind_beyond_its_indices_and_their_n
         _default_challenge()).megapixels)
     challenge = worlds.challenge(config, rng=stream(0, "new_population_test_set", p, 1, design=True),
                                  population=worlds.population(config, p, seed=0))
-    counts = compute_overlap(challenge, strategies=golds, leave_one_out=False,
+    counts = compute_overlap(challenge, strategies=golds, options=OverlapOptions(leave_one_out=False),
                              rng=stream(0, "new_population_random_golds", p, 1, design=True))
     first = list(dict.fromkeys(counts.encounters))[:sizes[0]]
     sub = counts.select([i for i, e in enumerate(counts.encounters) if e in first])

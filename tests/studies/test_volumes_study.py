@@ -14,7 +14,7 @@ from scipy.stats import kendalltau
 
 from robustness.errors import InputError
 from robustness.io import load_raters
-from robustness.overlap import compute_overlap
+from robustness.overlap import OverlapOptions, compute_overlap
 from robustness.synthetic.volumes import VolumeConfig, write_volume_challenge
 
 sitk = pytest.importorskip("SimpleITK")
@@ -363,7 +363,8 @@ def test_boundary_conventions_reach_the_pixel_pass_the_options_and_the_report(tm
     metrics = ("hd95", "assd", "hd95_surfel")
     for chosen in ({"border": "full", "one_slice": "2d", "empty_distance": 373.13},
                    {"border": "face", "one_slice": "3d", "empty_distance": "diagonal"}):
-        counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=metrics, boundary_conventions=chosen)
+        counts = compute_overlap(ch, strategies=["majority"], rng=0, boundary=metrics,
+                                 options=OverlapOptions(boundary_conventions=chosen))
         maj = counts.strategies.index("majority")
         for i, image in enumerate(ch.images):
             volume = image.rsplit(".label", 1)[0]
