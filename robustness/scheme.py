@@ -214,16 +214,24 @@ def lower_is_better(name: str) -> bool:
 def metric_label(name: str) -> str:
     """A metric's name in prose: ``Jaccard``, ``Dice``, ``Precision``; boundary metrics as they are (``hd95``).
 
+    A name the package does not compute (a per-case table's own metric) is written as the table spells it: its
+    case may carry meaning (``nDSC``, ``mIoU``).
+
     Parameters
     ----------
     name : str
-        A registered metric.
+        A metric's name.
 
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> metric_label("jaccard"), metric_label("hd95"), metric_label("nDSC")
+    ('Jaccard', 'hd95', 'nDSC')
     """
-    return name if is_boundary_metric(name) else name[:1].upper() + name[1:]
+    return name[:1].upper() + name[1:] if name in METRICS and not is_boundary_metric(name) else name
 
 
 def metric_unit(name: str, distance_unit: str | None) -> str:

@@ -55,6 +55,14 @@ def test_convergence_into_given_axes_leaves_the_legend_to_the_caller(summary):
     plt.close(fig)
 
 
+def test_a_tables_own_metric_is_titled_as_the_table_spells_it(summary):
+    """A per-case table's metric (nDSC, metric_value) keeps its case; the package's own metrics read as prose."""
+    for metric, title in (("nDSC", "nDSC, micro"), ("metric_value", "metric_value, micro"), ("jaccard", "Jaccard, micro")):
+        ax = plotting.convergence(summary.assign(metric=metric), metric=metric, average="micro")
+        assert ax.get_title() == title
+    plt.close("all")
+
+
 def test_convergence_figure_micro_is_one_panel_and_macro_has_both_metrics(summary):
     """Micro Dice ranks as micro Jaccard (2J / (1 + J) of the same counts): one panel, and the figure says so."""
     fig = plotting.convergence_figure(summary, average="micro", official="majority")
