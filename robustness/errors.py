@@ -8,7 +8,10 @@ traceback.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import sys
+import types
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
@@ -140,8 +143,27 @@ def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable
     if given:
         names = ", ".join(f"{k}=" for k in given)
         warnings.warn(f"{owner}(): {names} {'is' if len(given) == 1 else 'are'} deprecated; pass {instead}",
-                      DeprecationWarning, stacklevel=3)
+                      DeprecationWarning, stacklevel=_callers_level())
     return dict(given)
+
+
+#: The package's folder: a warning about how it was called is attributed to the first frame outside it.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside the package, seen from the function that calls this one.
+
+    A deprecated keyword may be read a helper or two below the public function (:func:`options_with`); the warning
+    names the caller's own line wherever that is, so that Python's default filter, which shows a
+    DeprecationWarning only where ``__main__`` triggers it, shows it to a script that passes an old keyword.
+    """
+    frame: types.FrameType | None = sys._getframe(1)  # the function that warns: stacklevel 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def options_with(owner: str, options: _Options, given: Mapping[str, Any]) -> _Options:
