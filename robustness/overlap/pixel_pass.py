@@ -300,7 +300,7 @@ def compute_overlap(
         Gold strategies of the registry (:mod:`robustness.overlap.gold`); default: its
         default ones (``rand1..rand3``, majority, intersection, union, staple).
         Macro-only strategies (``mean``, ``max``) need no counts and are skipped. More random golds than
-        the default three: name them (``rand1`` to ``rand5``).
+        the default three: name them, without gaps (``rand1``, ``rand2``, ... ``rand5``).
     n_jobs : int
         Worker processes (joblib) over batches of images. Results are identical
         for any value, and under a ``joblib.parallel_config(backend="dask")``.
