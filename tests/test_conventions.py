@@ -158,14 +158,14 @@ def test_ruff_passes_with_the_projects_rule_set():
 
 
 def test_markers_are_declared_and_enforced():
-    """Declared here; the slow marker's limit is enforced by tests/conftest.py (tested in test_suite_speed.py)."""
+    """Declared here; the slow marker's limit is enforced by tests/timing.py (tested in test_suite_speed.py)."""
     import tomllib
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in config["addopts"]
     slow = next(m for m in config["markers"] if m.startswith("slow:"))
-    # the marker says the limit tests/conftest.py enforces by default, in the same unit (CPU seconds)
-    limit = re.search(r'ROBUSTNESS_SLOW_LIMIT", "([0-9.]+)"', (REPO / "tests" / "conftest.py").read_text()).group(1)
+    # the marker says the limit tests/timing.py enforces by default, in the same unit (CPU seconds)
+    limit = re.search(r'ROBUSTNESS_SLOW_LIMIT", "([0-9.]+)"', (REPO / "tests" / "timing.py").read_text()).group(1)
     assert f"fails an unmarked test over {limit} CPU-seconds" in slow, (slow, limit)
 
 

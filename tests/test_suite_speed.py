@@ -1,4 +1,4 @@
-"""The slow marker is enforced: a test over the CPU limit fails unless marked (tests/conftest.py)."""
+"""The slow marker is enforced: a test over the CPU limit fails unless marked (tests/timing.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_quick():
 
 @pytest.mark.slow
 def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester, monkeypatch):
-    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+    pytester.makeconftest((Path(__file__).parent / "timing.py").read_text())
     pytester.makepyfile(test_burn=BURN)
     monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0.2")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning")
@@ -54,7 +54,7 @@ def test_the_compilation_clock_counts_cpu_seconds_like_the_limit():
     that waits (a loaded machine) adds nothing, one that computes adds what it computed."""
     import time
 
-    from tests.conftest import _compile_clock
+    from tests.timing import _compile_clock
 
     clock = _compile_clock()
     before = clock.total
