@@ -26,17 +26,10 @@ from robustness.simulation.populations import (
     held_out_populations,
     population_counts,
 )
-from robustness.statistics.population import delta_covariance, run_groups, score_posterior
+from robustness.statistics.population import ScorePosterior, delta_covariance, run_groups, score_posterior
 
 PRIORS = ("shared", "per_team", "per_team_low")
 BINS = ((0.0, 0.5), (0.5, 0.8), (0.8, 1.01))
-
-
-def _flat(theta: np.ndarray, cov: np.ndarray, rng: np.random.Generator, n_draws: int = 4000) -> np.ndarray:
-    """Each run's probability of being the best when the population's scores are drawn from the likelihood alone."""
-    root = np.linalg.cholesky(cov + 1e-15 * np.eye(theta.size))
-    drawn = theta + rng.standard_normal((n_draws, theta.size)) @ root.T
-    return np.bincount(np.argmax(drawn, axis=1), minlength=theta.size) / n_draws
 
 
 def claims(seed: int, cache: str, n_tests: int) -> pd.DataFrame:
@@ -56,7 +49,8 @@ def claims(seed: int, cache: str, n_tests: int) -> pd.DataFrame:
                 g = np.random.default_rng([seed, t, s])
                 p = {prior: score_posterior(theta[s], cov[s], labels, prior=prior).p_best(4000, g)[best]
                      for prior in PRIORS}
-                p["flat"] = _flat(theta[s], cov[s], g)[best]
+                # no prior: the population's scores drawn from the likelihood alone
+                p["flat"] = ScorePosterior(theta[s], cov[s], 0.0, 0.0).p_best(4000, g)[best]
                 p["reported"] = (p["shared"] + p["per_team"]) / 2
                 rows.append({"population": spec.name, "average": name[2], "test_set": t,
                              "is_best": float(best == int(np.argmax(truth[s]))), **p})
