@@ -381,7 +381,7 @@ def build(listing: Listing, keep: np.ndarray, notes: Iterable[str]) -> Challenge
     Parameters
     ----------
     listing : Listing
-        What the loader listing.
+        What the loader found.
     keep : ndarray of bool
         Which images are kept (from :func:`attach_runs`).
     notes : iterable of str
