@@ -48,7 +48,7 @@ def dataset(n_images, megapixels, name):
 def _old_batch(challenge, images, golds, staple_max_iter):
     from robustness.overlap import count_image
 
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter) for i in images]
+    return [count_image(challenge, i, strategies=golds, staple_max_iter=staple_max_iter) for i in images]
 
 
 def old_pass(challenge, n_jobs):

@@ -205,8 +205,8 @@ def synthetic_shape(args: argparse.Namespace) -> dict:
 
 
 def add_primary_option(g) -> None:
-    """``--primary GOLD:METRIC:AVERAGING``: the organiser's headline scheme."""
-    g.add_argument("--primary", metavar="GOLD:METRIC:AVERAGING", type=scheme_text,
+    """``--primary STRATEGY:METRIC:AVERAGING``: the organiser's headline scheme."""
+    g.add_argument("--primary", metavar="STRATEGY:METRIC:AVERAGING", type=scheme_text,
                    help="the headline scheme the leaderboard, the verdicts and the conclusions are about, e.g. "
                         "staple:dice:macro or majority:hd95:macro (a boundary metric: macro only, smallest first; "
                         "default majority:jaccard:micro, called official only on the dermavqa layout, whose scorer "

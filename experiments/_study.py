@@ -399,9 +399,9 @@ def _check_design_folder(folder: str, *, data: str | None, out: str, strategies:
     here, there = os.path.realpath(out), os.path.realpath(folder)
     if here == there or here.startswith(there + os.sep) or there.startswith(here + os.sep):
         raise InputError(f"{out}: --out and --design {folder} overlap; write the results elsewhere")
-    if DEFAULT.gold not in strategies:
-        raise InputError(f"--design compares sizes under {DEFAULT.gold}, {DEFAULT.average} "
-                         f"{DEFAULT.metric}: keep {DEFAULT.gold} in --strategies")
+    if DEFAULT.strategy not in strategies:
+        raise InputError(f"--design compares sizes under {DEFAULT.strategy}, {DEFAULT.average} "
+                         f"{DEFAULT.metric}: keep {DEFAULT.strategy} in --strategies")
 
 
 def _design_challenge(folder: str, meta, data: str) -> str:
@@ -426,18 +426,18 @@ def _twin_size(folder: str, res) -> dict:
     from robustness.scheme import DEFAULT
 
     sizes = res.table("recommendation_sizes.csv")
-    twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+    twin = sizes[(sizes.strategy == DEFAULT.strategy) & (sizes.average == DEFAULT.average)]
     if len(twin) != 1:
-        raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.gold}, "
+        raise InputError(f"{folder}: recommendation_sizes.csv holds {len(twin)} rows for {DEFAULT.strategy}, "
                          f"{DEFAULT.average}, not one")
     columns = ("encounters_for_l1", "encounters_for_l1_optimistic", "encounters_for_l1_conservative", "largest_size")
     size = {c: float(twin[c].iloc[0]) for c in columns}
     ends = [abs(size[c]) for c in columns[1:3] if math.isfinite(size[c])]
     if not (math.isfinite(size["largest_size"]) and size["largest_size"] >= 1 and all(ends)
             and (len(ends) < 2 or ends[0] <= ends[1]) and not size["encounters_for_l1"] == math.inf):
-        raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a "
+        raise InputError(f"{folder}: recommendation_sizes.csv's {DEFAULT.strategy}, {DEFAULT.average} row is not a "
                          "size with its interval")
-    return {"strategy": DEFAULT.gold, "average": DEFAULT.average} | size
+    return {"strategy": DEFAULT.strategy, "average": DEFAULT.average} | size
 
 
 def _twin_resolution(folder: str, res) -> dict | None:
@@ -448,13 +448,13 @@ def _twin_resolution(folder: str, res) -> dict | None:
     if not res.has("resolution.csv"):
         return None
     t = res.table("resolution.csv")
-    t = t[(t.strategy == DEFAULT.gold) & (t.metric == DEFAULT.metric) & (t.average == DEFAULT.average)]
+    t = t[(t.strategy == DEFAULT.strategy) & (t.metric == DEFAULT.metric) & (t.average == DEFAULT.average)]
     if not len(t):
         return None
     at = t.iloc[int((t.units - t.test_units).abs().to_numpy().argmin())]
     resolution = {k: float(at[k]) for k in ("resolution", "resolution_low", "resolution_high", "units")}
     if not all(math.isfinite(v) for v in resolution.values()):
-        raise InputError(f"{folder}: resolution.csv's {DEFAULT.gold}, {DEFAULT.average} row is not a number with "
+        raise InputError(f"{folder}: resolution.csv's {DEFAULT.strategy}, {DEFAULT.average} row is not a number with "
                          "its interval")
     return resolution
 

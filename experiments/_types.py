@@ -262,7 +262,7 @@ def boundary_list(text: str) -> tuple[str, ...]:
 
 
 def scheme_text(text: str) -> str:
-    """``--primary``: ``GOLD:METRIC:AVERAGING`` naming registered entries.
+    """``--primary``: ``STRATEGY:METRIC:AVERAGING`` naming registered entries.
 
     Checked here, built by :func:`primary_scheme` once the layout is known.
     """

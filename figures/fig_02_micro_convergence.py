@@ -32,7 +32,7 @@ def make(results_dir, out_path, *, average="micro", primary=None):
     from robustness.reporting import plotting
 
     summary, example = load(results_dir, average)
-    official = headline(results_dir, primary, summary.strategy).gold
+    official = headline(results_dir, primary, summary.strategy).strategy
     paths = []
     for ranking in rankings(summary) if average == "macro" else ["aggregate"]:
         title = None if ranking == "aggregate" else method_title(ranking, for_ranking(summary, ranking),

@@ -25,12 +25,12 @@ def make(results_dir, out_path, *, primary=None, method=None):
         fig, axes = plt.subplots(1, len(p.averages), figsize=(3.5 * len(p.averages), max(2.2, 0.11 * n + 0.8)),
                                  layout="constrained", squeeze=False)
         for ax, average in zip(axes[0], p.averages):
-            plotting.forest(ci, strategy=p.gold, metric=p.metric, average=average, ax=ax, unit=unit,
+            plotting.forest(ci, strategy=p.strategy, metric=p.metric, average=average, ax=ax, unit=unit,
                             interval_note=False)
-            ax.set_title(f"{p.gold_label}, {average} {p.metric_label}"
+            ax.set_title(f"{p.strategy_label}, {average} {p.metric_label}"
                          + (" (headline)" if average == p.average else ""))
         # which interval: said once under the panels (each panel's second line ran into its neighbour's)
-        shown = ci[(ci.strategy == p.gold) & (ci.metric == p.metric) & ci.average.isin(p.averages)]
+        shown = ci[(ci.strategy == p.strategy) & (ci.metric == p.metric) & ci.average.isin(p.averages)]
         fig.supxlabel(plotting.interval_note_text(shown), fontsize=7)
         return save(fig, out_path)
 

@@ -17,7 +17,7 @@ def make(results_dir, out_path, *, primary=None):
     p = headline(results_dir, primary, dist.strategy)
     with plotting.style():
         fig, ax = plt.subplots(figsize=(5.0, 4.2), layout="constrained")
-        plotting.rank_blobs(dist, strategy=p.gold, metric=p.metric, average=p.average, ax=ax)
+        plotting.rank_blobs(dist, strategy=p.strategy, metric=p.metric, average=p.average, ax=ax)
         return save(fig, out_path)
 
 

@@ -17,7 +17,7 @@ def make(results_dir, out_path, *, primary=None):
 
     pairwise = read(results_dir, "pairwise.parquet")
     p = headline(results_dir, primary, pairwise.strategy)
-    strategy, metric = p.gold, p.metric
+    strategy, metric = p.strategy, p.metric
     averages = [a for a in p.averages if ((pairwise.strategy == strategy) & (pairwise.metric == metric)
                                           & (pairwise.average == a)).any()]
     runs = pd.concat([pairwise.run, pairwise.other]).unique()

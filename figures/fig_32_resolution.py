@@ -22,15 +22,15 @@ def make(results_dir, out_path, *, primary=None):
     asked = read(results_dir, "resolve.csv") if (results_dir / "resolve.csv").is_file() else None
     difference = None if asked is None or asked.empty else float(asked.difference.iloc[0])
     averages = [a for a in p.averages if ((table.metric == p.metric) & (table.average == a)
-                                          & (table.strategy == p.gold)).any()]
+                                          & (table.strategy == p.strategy)).any()]
     unit = unit_word(results_dir, str(table.unit.iloc[0]))
     with plotting.style():
         fig, axes = plt.subplots(1, len(averages), figsize=(3.5 * len(averages) + 1.8, 2.8), sharey=True,
                                  squeeze=False, layout="constrained")
         for ax, average in zip(axes[0], averages):
-            inference_plots.resolution_curve(table, strategy=p.gold, metric=p.metric, average=average, unit=unit,
+            inference_plots.resolution_curve(table, strategy=p.strategy, metric=p.metric, average=average, unit=unit,
                                              difference=difference, ax=ax)
-            ax.set_title(f"{p.gold_label}, {average} {p.metric_label}", fontsize=8)
+            ax.set_title(f"{p.strategy_label}, {average} {p.metric_label}", fontsize=8)
             value_unit = metric_unit(p.metric, distance_unit(results_dir))
             if value_unit:  # a distance: its unit on the axis
                 ax.set_ylabel(ax.get_ylabel().replace(", log scale", f" in {value_unit}, log scale"))

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "parameter", "deprecated_keywords", "options_with", "MAX_LINE", "DIRECTION_CONTROLS"]
+           "parameter", "deprecated_keywords", "deprecated_name", "options_with", "MAX_LINE", "DIRECTION_CONTROLS"]
 
 _Options = TypeVar("_Options")
 
@@ -145,6 +145,28 @@ def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable
         warnings.warn(f"{owner}(): {names} {'is' if len(given) == 1 else 'are'} deprecated; pass {instead}",
                       DeprecationWarning, stacklevel=_callers_level())
     return dict(given)
+
+
+def deprecated_name(old: str, new: str) -> None:
+    """Warn that a caller used a deprecated name (an attribute, a function) that still works.
+
+    Parameters
+    ----------
+    old : str
+        The deprecated name, as the warning names it (``Scheme.gold``).
+    new : str
+        Its name now.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     deprecated_name("Scheme.gold", "Scheme.strategy")
+    >>> str(caught[0].message)
+    'Scheme.gold is deprecated; use Scheme.strategy'
+    """
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=_callers_level())
 
 
 #: The package's folder: a warning about how it was called is attributed to the first frame outside it.

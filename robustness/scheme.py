@@ -2,7 +2,7 @@
 
 A challenge's organiser decides how the leaderboard is computed; every verdict,
 section and figure that speaks of "the leaderboard" reads this one value. The
-command line sets it with ``--primary GOLD:METRIC:AVERAGING`` (for example
+command line sets it with ``--primary STRATEGY:METRIC:AVERAGING`` (for example
 ``--primary staple:dice:macro``); without it the default is :data:`DEFAULT`
 (majority vote, micro Jaccard), which the MEDIQA-MAGIC layout's official scorer
 uses and which only that layout calls "official" (``official=True``).
@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from robustness.errors import deprecated_keywords, deprecated_name
 from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.gold import get_strategy, is_random, official_strategy
 from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
@@ -37,14 +38,14 @@ __all__ = ["Scheme", "DEFAULT", "default_scheme", "from_meta", "metric_label", "
            "set_by_organiser"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Scheme:
     """One way of ranking the runs: a gold strategy, an overlap metric and an averaging.
 
     Parameters
     ----------
-    gold : str
-        A gold strategy of the registry (not a random single-annotator draw).
+    strategy : str
+        A gold strategy of the registry (not a random single-annotator draw). ``gold=`` is its deprecated name.
     metric : str
         An overlap metric of the metric table or a boundary metric (its direction comes from there).
     average : {'micro', 'macro'}
@@ -61,18 +62,29 @@ class Scheme:
     ('micro', 'macro')
     """
 
-    gold: str
+    strategy: str
     metric: str
     average: str
     official: bool = False
 
+    def __init__(self, strategy: str = "", metric: str = "", average: str = "", official: bool = False,
+                 **deprecated: str) -> None:
+        """Set the four fields and check them; ``gold=`` is accepted for ``strategy=`` (deprecated)."""
+        if "gold" in deprecated and strategy:
+            raise TypeError("Scheme() got both strategy= and its deprecated name gold=")
+        old = deprecated_keywords("Scheme", deprecated, ["gold"], "strategy=...")
+        for name, value in dict(strategy=old.get("gold", strategy), metric=metric, average=average,
+                                official=official).items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         """Check the three names against their registries (one line naming the bad part)."""
-        strategy = get_strategy(self.gold)
-        if is_random(self.gold):
-            raise ValueError(f"gold {self.gold!r} is one annotator drawn at random per image: a draw, not a "
-                             "headline scheme (choose a fixed gold)")
-        object.__setattr__(self, "gold", strategy.name)
+        strategy = get_strategy(self.strategy)
+        if is_random(self.strategy):
+            raise ValueError(f"gold strategy {self.strategy!r} is one annotator drawn at random per image: a draw, "
+                             "not a headline scheme (choose a fixed gold)")
+        object.__setattr__(self, "strategy", strategy.name)
         boundary = is_boundary_metric(str(self.metric))
         if boundary:  # a bad NSD tolerance: one line; nsd@2.0 is spelled nsd@2
             object.__setattr__(self, "metric", boundary_metric(self.metric).name)
@@ -82,18 +94,18 @@ class Scheme:
         if self.average not in AVERAGES:
             raise ValueError(f"averaging must be one of {', '.join(AVERAGES)}; got {self.average!r}")
         if strategy.macro_only and self.average != "macro":
-            raise ValueError(f"gold {self.gold!r} scores a run against each annotator per image, so it exists only "
-                             f"macro; got {self.average!r}")
+            raise ValueError(f"gold strategy {self.strategy!r} scores a run against each annotator per image, so it "
+                             f"exists only macro; got {self.average!r}")
         if boundary and self.average != "macro":
             raise ValueError(f"metric {self.metric!r} is a boundary metric: it scores each image on its own, so it "
                              f"exists only macro; got {self.average!r}")
         if boundary and strategy.macro_only:
             raise ValueError(f"metric {self.metric!r} is a boundary metric, computed against a gold mask; gold "
-                             f"{self.gold!r} has none (it scores against each annotator)")
+                             f"strategy {self.strategy!r} has none (it scores against each annotator)")
 
     @classmethod
     def parse(cls, text: str, *, official: bool = False) -> Scheme:
-        """``GOLD:METRIC:AVERAGING`` (e.g. ``staple:dice:macro``) as a scheme.
+        """``STRATEGY:METRIC:AVERAGING`` (e.g. ``staple:dice:macro``) as a scheme.
 
         Parameters
         ----------
@@ -106,28 +118,28 @@ class Scheme:
         """
         parts = str(text).split(":")
         if len(parts) != 3 or not all(parts):
-            raise ValueError(f"expected GOLD:METRIC:AVERAGING (e.g. staple:dice:macro), got {text!r}")
+            raise ValueError(f"expected STRATEGY:METRIC:AVERAGING (e.g. staple:dice:macro), got {text!r}")
         odd = [p for p in parts if p != p.strip().lower()]
         if odd:  # spelled as the registries and --strategies spell them: nothing guessed
             raise ValueError(f"{odd[0]!r} in {text!r}: names are lower case, without spaces "
                              "(e.g. staple:dice:macro)")
-        gold, metric, average = parts
-        return cls(gold, metric, average, official=official)
+        strategy, metric, average = parts
+        return cls(strategy, metric, average, official=official)
 
     @property
     def key(self) -> tuple[str, str, str]:
-        """``(gold, metric, average)``, the scheme's name in the score tables."""
-        return (self.gold, self.metric, self.average)
+        """``(strategy, metric, average)``, the scheme's name in the score tables."""
+        return (self.strategy, self.metric, self.average)
 
     @property
     def text(self) -> str:
-        """``gold:metric:average``, as ``--primary`` takes it."""
+        """``strategy:metric:average``, as ``--primary`` takes it."""
         return ":".join(self.key)
 
     @property
     def averages(self) -> tuple[str, ...]:
         """The averagings the reports show beside each other for this gold and metric (micro first)."""
-        return ("macro",) if get_strategy(self.gold).macro_only or self.boundary else tuple(AVERAGES)
+        return ("macro",) if get_strategy(self.strategy).macro_only or self.boundary else tuple(AVERAGES)
 
     @property
     def boundary(self) -> bool:
@@ -145,9 +157,9 @@ class Scheme:
         Returns
         -------
         tuple of str
-            ``(gold, metric, average)``.
+            ``(strategy, metric, average)``.
         """
-        return (self.gold, self.metric, average)
+        return (self.strategy, self.metric, average)
 
     @property
     def lower_better(self) -> bool:
@@ -160,15 +172,27 @@ class Scheme:
         return metric_label(self.metric)
 
     @property
-    def gold_label(self) -> str:
-        """The gold's name in prose (the registry's label)."""
-        s = get_strategy(self.gold)
+    def strategy_label(self) -> str:
+        """The gold strategy's name in prose (the registry's label)."""
+        s = get_strategy(self.strategy)
         return s.label or s.name
+
+    @property
+    def gold(self) -> str:
+        """Deprecated name of :attr:`strategy`."""
+        deprecated_name("Scheme.gold", "Scheme.strategy")
+        return self.strategy
+
+    @property
+    def gold_label(self) -> str:
+        """Deprecated name of :attr:`strategy_label`."""
+        deprecated_name("Scheme.gold_label", "Scheme.strategy_label")
+        return self.strategy_label
 
     @property
     def label(self) -> str:
         """``majority, micro Jaccard``: the gold, the averaging and the metric in prose."""
-        return f"{self.gold_label}, {self.average} {self.metric_label}"
+        return f"{self.strategy_label}, {self.average} {self.metric_label}"
 
     @property
     def title(self) -> str:
@@ -186,9 +210,9 @@ class Scheme:
         Returns
         -------
         dict
-            ``gold``, ``metric``, ``average``, ``official``, ``label`` and ``lower_better``.
+            ``strategy``, ``metric``, ``average``, ``official``, ``label`` and ``lower_better``.
         """
-        return {"gold": self.gold, "metric": self.metric, "average": self.average, "official": self.official,
+        return {"strategy": self.strategy, "metric": self.metric, "average": self.average, "official": self.official,
                 "label": self.label, "lower_better": self.lower_better}
 
 
@@ -287,14 +311,16 @@ def default_scheme(strategies: Iterable[str | GoldStrategy], *, official: bool =
     """
     names: list[str] = [str(getattr(s, "name", s)) for s in strategies]
     fixed = [n for n in names if not is_random(n)] or names
-    gold = DEFAULT.gold if DEFAULT.gold in fixed else official_strategy(fixed)
+    gold = DEFAULT.strategy if DEFAULT.strategy in fixed else official_strategy(fixed)
     average = DEFAULT.average if not get_strategy(gold).macro_only else "macro"
-    return Scheme(gold, DEFAULT.metric, average, official=official and gold == DEFAULT.gold)
+    return Scheme(gold, DEFAULT.metric, average, official=official and gold == DEFAULT.strategy)
 
 
 def from_meta(meta: dict) -> Scheme:
     """The headline scheme a results folder's meta.json records.
 
+    meta.json's ``primary`` names its gold strategy ``strategy`` (``gold`` in folders written before the evening of
+    2026-12-07).
     Folders written before it existed: their ``official`` gold with :data:`DEFAULT`'s metric and averaging, called
     official as they were.
 
@@ -309,8 +335,9 @@ def from_meta(meta: dict) -> Scheme:
     """
     p = meta.get("primary")
     if isinstance(p, dict):
-        return Scheme(p["gold"], p["metric"], p["average"], official=bool(p.get("official")))
-    gold = meta.get("official", DEFAULT.gold)
+        strategy = p["strategy"] if "strategy" in p else p["gold"]  # "gold": written before 2026-12-07 evening
+        return Scheme(strategy, p["metric"], p["average"], official=bool(p.get("official")))
+    gold = meta.get("official", DEFAULT.strategy)
     return Scheme(gold, DEFAULT.metric, DEFAULT.average if not get_strategy(gold).macro_only else "macro",
                   official=True)
 

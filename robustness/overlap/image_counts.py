@@ -8,11 +8,12 @@ in batches and workers); it also finds runs that copy an annotator (``TWIN_JACCA
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robustness import _kernels, progress
+from robustness.errors import deprecated_keywords
 from robustness.io.challenge import Challenge
 from robustness.overlap.boundary import boundary_matrix, conventions, crop
 from robustness.overlap.boundary_conventions import empty_mask_distance
@@ -98,12 +99,12 @@ def _staple_without(hist, k, j, max_iter):
     return fit.lut[reduced], fit
 
 
-def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldStrategy] | None = None,
+def count_image(challenge: Challenge, image: int, *, strategies: Iterable[str | GoldStrategy] | None = None,
                 staple_max_iter: int = STAPLE_MAX_ITER, loo: bool = True, boundary: tuple = (),
-                boundary_conventions: dict | None = None) -> ImageCounts:
-    """All counts of one image against the annotators, the pixel-pass ``golds`` and the leave-one-out STAPLEs.
+                boundary_conventions: dict | None = None, **deprecated: Any) -> ImageCounts:
+    """All counts of one image against the annotators, the pixel-pass ``strategies`` and the leave-one-out STAPLEs.
 
-    ``golds`` are registry strategies (names or :class:`~robustness.overlap.gold.GoldStrategy`)
+    ``strategies`` are registry strategies (names or :class:`~robustness.overlap.gold.GoldStrategy`)
     with a pixel-level gold; default: the registry's default ones.
 
     Parameters
@@ -112,7 +113,7 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         The challenge whose masks are read.
     image : int
         Position of the image in ``challenge.images``.
-    golds : iterable of str or GoldStrategy, optional
+    strategies : iterable of str or GoldStrategy, optional
         The pixel-pass strategies to count against (None: the registry's default ones that have a pixel-level
         gold).
     staple_max_iter : int
@@ -124,6 +125,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         strategies' golds, with the image's voxel spacing (:meth:`Challenge.spacing`).
     boundary_conventions : dict, optional
         Their conventions (:func:`robustness.overlap.boundary.conventions`; default theirs).
+    **deprecated
+        ``golds=``, the old name of ``strategies``, with a DeprecationWarning.
 
     Returns
     -------
@@ -131,7 +134,8 @@ def count_image(challenge: Challenge, image: int, *, golds: Iterable[str | GoldS
         Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
         decoding notes and the pairs of runs that are copies of each other.
     """
-    golds = _pixel_golds(golds)
+    golds = _pixel_golds(deprecated_keywords("count_image", deprecated, ["golds"], "strategies=...").get("golds",
+                                                                                                        strategies))
     # the image's share of a counted stage (robustness.progress.advance): the golds, each run, the boundary metrics
     shares = (0.05, 0.05, 0.9) if boundary else (0.5, 0.5, 0.0)
     given = 0.0

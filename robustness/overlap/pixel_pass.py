@@ -80,7 +80,7 @@ class OverlapOptions:
 
 def _count_batch(challenge, golds, staple_max_iter, loo, boundary=(), boundary_conventions=None):
     """Counts of every image of ``challenge`` (a batch: :meth:`Challenge.subset`; workers read its files)."""
-    return [count_image(challenge, i, golds=golds, staple_max_iter=staple_max_iter, loo=loo, boundary=boundary,
+    return [count_image(challenge, i, strategies=golds, staple_max_iter=staple_max_iter, loo=loo, boundary=boundary,
                         boundary_conventions=boundary_conventions)
             for i in range(challenge.n_images)]
 

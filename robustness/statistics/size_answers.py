@@ -131,8 +131,8 @@ def compare_answers(rec: dict) -> dict | None:
     main, sizes = rec.get("main_answer"), rec["sizes"]
     if main is None:
         return None
-    mine = main[(main.strategy == DEFAULT.gold) & (main.average == DEFAULT.average)]
-    twin = sizes[(sizes.strategy == DEFAULT.gold) & (sizes.average == DEFAULT.average)]
+    mine = main[(main.strategy == DEFAULT.strategy) & (main.average == DEFAULT.average)]
+    twin = sizes[(sizes.strategy == DEFAULT.strategy) & (sizes.average == DEFAULT.average)]
     if mine.empty or twin.empty:
         return None
     m, t = mine.iloc[0], twin.iloc[0]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from robustness.errors import deprecated_keywords
 from robustness.overlap.metrics import micro, pair_score
 from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
@@ -72,14 +73,16 @@ def encounter_icc(values: ArrayLike, encounters: Sequence) -> np.ndarray:
         return (msb - msw) / (msb + (n0 - 1) * msw)
 
 
-def agreement(overlap: OverlapCounts, *, gold: str = "majority") -> dict:
+def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecated: str) -> dict:
     """How much annotators agree with each other and runs with the gold: a challenge's vital signs.
 
     Parameters
     ----------
     overlap : OverlapCounts
-    gold : str
-        The gold the runs are scored against.
+    strategy : str
+        The gold strategy the runs are scored against.
+    **deprecated
+        ``gold=``, the old name of ``strategy``, with a DeprecationWarning.
 
     Returns
     -------
@@ -92,7 +95,7 @@ def agreement(overlap: OverlapCounts, *, gold: str = "majority") -> dict:
     annotator Jaccard (over images and unordered pairs of annotators present;
     both-empty pairs count as 1), the gold's coverage of the image (median,
     5th and 95th percentile), the best, median and worst micro Jaccard
-    of the runs against ``gold``, and the median over runs of the intra-class
+    of the runs against ``strategy``'s gold, and the median over runs of the intra-class
     correlation of their per-image Jaccard within encounters (:func:`encounter_icc`).
     """
     pair = overlap.pair_counts
@@ -104,6 +107,7 @@ def agreement(overlap: OverlapCounts, *, gold: str = "majority") -> dict:
             both = valid[a] & valid[b]
             vals.append(pair_score(pair[a, b][both], "jaccard", empty="one"))
     pj = np.concatenate(vals) if vals else np.array([np.nan])
+    gold = deprecated_keywords("agreement", deprecated, ["gold"], "strategy=...").get("gold", strategy)
     g = overlap.strategy_counts(gold)
     gold_size = g[0, :, 0] + g[0, :, 2]  # tp + fn of any run = |gold|
     cover = gold_size / overlap.n_pixels

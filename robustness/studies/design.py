@@ -173,7 +173,7 @@ def run(base: World | DesignBase, options: DesignStudyOptions = DesignStudyOptio
                                                           test_units=world.n_encounters, unit=unit)
     if main_resolution is not None:
         tables["main_job_resolution.csv"] = main_resolution
-    rec["resolution"] = compare_resolutions(tables["resolution.csv"], main_resolution, strategy=DEFAULT.gold,
+    rec["resolution"] = compare_resolutions(tables["resolution.csv"], main_resolution, strategy=DEFAULT.strategy,
                                             metric=DEFAULT.metric, average=DEFAULT.average)
     tables["recommendation_sizes.csv"] = rec["sizes"]
     tables["recommendation_populations.csv"] = rec["per_population"]
@@ -234,7 +234,7 @@ def _size_search(plan: _Plan, design: pd.DataFrame, pools: dict, *, n_jobs: int,
     base, grid, options, setting, target_l1 = plan.base, plan.grid, plan.options, plan.setting, plan.target_l1
     strat, average = choose_scheme(design, base=setting, size=plan.size)["chosen"]
     # the size search scores the chosen gold and the official one (majority): the statements it backs
-    golds = counted_golds(strat, DEFAULT.gold)
+    golds = counted_golds(strat, DEFAULT.strategy)
     largest, cap, search = max(grid.sizes), options.max_encounters or max_encounters(base, options.quick), "met"
     notes: list[str] = []
     while True:
@@ -279,7 +279,7 @@ def counted_golds(*names: str) -> list[str]:
     list of str
     """
     counted = {g.name for g in resolve(None, macro_only="drop")}
-    return [g for g in dict.fromkeys(names) if g in counted and not is_random(g)] or [DEFAULT.gold]
+    return [g for g in dict.fromkeys(names) if g in counted and not is_random(g)] or [DEFAULT.strategy]
 
 
 def _study_warnings(rec: dict, design: pd.DataFrame, search: str, cap: int, target: float,
@@ -447,8 +447,8 @@ def _verdicts(rec: dict, base_setting: Setting, options: DesignStudyOptions) -> 
               level=0.95, count=int(row.largest_size), subject=[f"{options.target_top1:g}"], **key)
     _effort_verdicts(v, rec["annotators"])
     for c in rec["calibration"].itertuples():
-        key = dict(strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, subject=[f"{c.agreement:g}"],
-                   count=int(c.encounters), table="design.csv")
+        key = dict(strategy=DEFAULT.strategy, average=DEFAULT.average, metric=DEFAULT.metric,
+                   subject=[f"{c.agreement:g}"], count=int(c.encounters), table="design.csv")
         claims: tuple[tuple[ClaimName, float], ...] = (
             ("estimate", c.expected_l1_estimate), ("actual_distance", c.l1_population),
             ("estimate_ratio", c.ratio_median), ("pool_distance", c.pool_l1),
@@ -480,11 +480,11 @@ def _comparison_verdicts(v: Verdicts, rec: dict) -> None:
         f = comparison_fields(c)
         if rec.get("fit_failed"):  # two answers agree only when both rest on fits that passed
             f = f | {"statement": "not_compared"}
-        v.add("main_job_size", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, level=0.90,
+        v.add("main_job_size", strategy=DEFAULT.strategy, average=DEFAULT.average, metric=DEFAULT.metric, level=0.90,
               table="main_job_answer.csv", **(f | {"subject": [f"{x:g}" for x in f["subject"]]}))
     r = rec.get("resolution")
     if r is not None:
-        v.add("twin_resolution", strategy=DEFAULT.gold, average=DEFAULT.average, metric=DEFAULT.metric, level=0.95,
+        v.add("twin_resolution", strategy=DEFAULT.strategy, average=DEFAULT.average, metric=DEFAULT.metric, level=0.95,
               value=r["twin"], low=r["twin_low"], high=r["twin_high"], count=r["twin_units"],
               statement="not_compared" if rec.get("fit_failed") else r["statement"],
               subject=[f"{r['main']:.17g}", f"{r['main_low']:.17g}", f"{r['main_high']:.17g}", str(r["units"])],

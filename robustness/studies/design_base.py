@@ -238,7 +238,7 @@ def main_job_answer(counts: OverlapCounts, *, target_l1: float, seed: int = 0) -
     over = [s.name for s in resolve(None) if s.macro_only]
     schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
     table = uncertainty_tables(schemes, o, tolerance=target_l1)["test_set_size.csv"]
-    keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
+    keep = (table.strategy == DEFAULT.strategy) & (table.metric == DEFAULT.metric)
     return table[keep].reset_index(drop=True)
 
 
@@ -266,7 +266,7 @@ def main_job_resolution(counts: OverlapCounts, *, seed: int = 0) -> pd.DataFrame
     over = [s.name for s in resolve(None) if s.macro_only]
     schemes = schemes_from_counts(counts, unit=o.bootstrap_unit, empty=o.empty, annotators=over)
     table = resolution_table(schemes)
-    keep = (table.strategy == DEFAULT.gold) & (table.metric == DEFAULT.metric)
+    keep = (table.strategy == DEFAULT.strategy) & (table.metric == DEFAULT.metric)
     return table[keep].reset_index(drop=True)
 
 

@@ -150,7 +150,7 @@ def _headline_rank_tables(conv_schemes, counts, primary: Scheme, options) -> dic
     :func:`robustness.studies.table_ranks.rank_tables`), resampling the bootstrap's units. Per-case scores left empty by
     the both-empty policy are left out of a run's mean, as in the leaderboard.
     """
-    frames = [f for f in per_case_frames(conv_schemes, counts) if f.strategy.iloc[0] == primary.gold and
+    frames = [f for f in per_case_frames(conv_schemes, counts) if f.strategy.iloc[0] == primary.strategy and
               f.metric.iloc[0] == primary.metric]
     unit = "encounter" if options.bootstrap_unit == "encounter" else None
     tasks = task_scores(pd.concat(frames, ignore_index=True), by=["strategy", "metric"], unit_column=unit)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from robustness.errors import deprecated_name
 from robustness.overlap.counts import OverlapCounts
 from robustness.overlap.metrics import METRICS, EmptyPolicy
 from robustness.results.study_result import Verdicts
@@ -89,14 +90,20 @@ class PerImage:
         PerImage
         """
         metrics = list(dict.fromkeys((primary.metric,) + overlap_metrics() + tuple(counts.boundary_metrics)))
-        values, lower = metric_values(counts, primary.gold, metrics, empty=empty)
+        values, lower = metric_values(counts, primary.strategy, metrics, empty=empty)
         clusters = np.asarray(counts.encounters if unit == "encounter" else counts.images)
         return cls(primary, empty, metrics, values, lower, unit, clusters)
 
     @property
+    def strategy(self) -> str:
+        """The headline gold strategy."""
+        return self.primary.strategy
+
+    @property
     def gold(self) -> str:
-        """The headline gold."""
-        return self.primary.gold
+        """Deprecated name of :attr:`strategy`."""
+        deprecated_name("PerImage.gold", "PerImage.strategy")
+        return self.strategy
 
 
 def metric_tables(counts: OverlapCounts, per_image: PerImage, options: RankConvergenceOptions, *, n_jobs: int,
@@ -125,12 +132,12 @@ def metric_tables(counts: OverlapCounts, per_image: PerImage, options: RankConve
                                          rng=options.rng("metric_agreement"))
     # each metric's ranking through the convergence engine (every ranking method), as the golds' curves
     signed = np.where(p.lower, -1.0, 1.0)[:, None, None] * p.values  # higher is better for the engines
-    names = [(p.gold, m, "macro") for m in p.metrics]
+    names = [(p.strategy, m, "macro") for m in p.metrics]
     conv = schemes_from_values(signed, names, counts, unit=options.unit, empty=p.empty)
     boot = schemes_from_values(signed, names, counts, unit=options.bootstrap_unit, empty=p.empty)
     res = resample(conv, options, n_jobs=n_jobs, boot_schemes=boot, bootstrap=False)
-    return {"metric_leaderboard.csv": boards.assign(strategy=p.gold, unit=p.unit),
-            "metric_agreement.csv": agreement.assign(strategy=p.gold, unit=p.unit),
+    return {"metric_leaderboard.csv": boards.assign(strategy=p.strategy, unit=p.unit),
+            "metric_agreement.csv": agreement.assign(strategy=p.strategy, unit=p.unit),
             "metric_convergence.csv": convergence_points(res.convergence.values(), tolerance=options.tolerance,
                                                          lenient=lenient)}
 
@@ -187,8 +194,8 @@ def label_tables(counts: OverlapCounts, labels: np.ndarray, per_image: PerImage,
         agree.append(a.rename(columns={"metric_a": "label_a", "metric_b": "label_b"}).assign(metric=metric))
     return {"label_scores.csv": pd.concat(scores, ignore_index=True),
             "label_convergence.csv": pd.concat(points, ignore_index=True),
-            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.gold, unit=p.unit),
-            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.gold, unit=p.unit)}
+            "label_leaderboard.csv": pd.concat(boards, ignore_index=True).assign(strategy=p.strategy, unit=p.unit),
+            "label_agreement.csv": pd.concat(agree, ignore_index=True).assign(strategy=p.strategy, unit=p.unit)}
 
 
 def _tau_statement(row) -> str:
@@ -212,7 +219,7 @@ def label_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
     for row in agree.itertuples():
         a = boards[boards.label == row.label_a].set_index("run")["rank"]
         b = boards[boards.label == row.label_b].set_index("run")["rank"].reindex(a.index)
-        v.add("label_tau", strategy=primary.gold, metric=primary.metric, average="macro",
+        v.add("label_tau", strategy=primary.strategy, metric=primary.metric, average="macro",
               statement=_tau_statement(row),
               subject=(str(row.label_a), str(row.label_b)), value=row.tau, low=row.tau_low, high=row.tau_high,
               level=0.95, count=int((a != b).sum()), total=len(a), table="label_agreement.csv")
@@ -234,7 +241,7 @@ def metric_verdicts(v: Verdicts, tables: dict, primary: Scheme) -> None:
     for row in agree[agree.metric_a == primary.metric].itertuples():
         other = boards[boards.metric == row.metric_b].set_index("run")["rank"]
         moved = int((other.reindex(base.index) != base).sum())
-        v.add("metric_tau", strategy=primary.gold, metric=row.metric_b, average="macro",
+        v.add("metric_tau", strategy=primary.strategy, metric=row.metric_b, average="macro",
               statement=_tau_statement(row), subject=(primary.metric, row.metric_b), value=row.tau, low=row.tau_low,
               high=row.tau_high, level=0.95,
               count=moved, total=len(base), table="metric_agreement.csv")

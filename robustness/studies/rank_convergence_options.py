@@ -91,9 +91,9 @@ class RankConvergenceOptions(ResamplingOptions):
         if self.primary is not None:
             if not isinstance(self.primary, Scheme):
                 raise TypeError(f"primary must be a Scheme, got {type(self.primary).__name__}")
-            if self.primary.gold not in chosen:
-                raise ValueError(f"the headline scheme's gold {self.primary.gold!r} is not among the gold strategies "
-                                 f"({', '.join(chosen)}): add it to them")
+            if self.primary.strategy not in chosen:
+                raise ValueError(f"the headline scheme's gold strategy {self.primary.strategy!r} is not among the "
+                                 f"strategies chosen ({', '.join(chosen)}): add it to them")
         for name in self.boundary:
             boundary_metric(name)
         self.boundary_conventions  # noqa: B018  (refuses a convention outside its list)

@@ -77,9 +77,9 @@ def score(challenge: Challenge, options: ScoringOptions = ScoringOptions(), *, n
     chosen = resolve(None if strategies is None else list(strategies))
     set_by = "organiser" if primary is not None else "default"
     primary = primary or default_scheme([s.name for s in chosen])
-    if primary.gold not in [s.name for s in chosen]:  # refused before the pixel pass
-        raise ValueError(f"{parameter('ScoringOptions', 'primary')} {primary.text}: its gold {primary.gold!r} is not "
-                         "among the strategies scored")
+    if primary.strategy not in [s.name for s in chosen]:  # refused before the pixel pass
+        raise ValueError(f"{parameter('ScoringOptions', 'primary')} {primary.text}: its gold strategy "
+                         f"{primary.strategy!r} is not among the strategies scored")
     over = [s.name for s in chosen if s.macro_only]
     counts = compute_overlap(challenge, strategies=[s.name for s in chosen if not s.macro_only],
                              n_jobs=n_jobs, cache_dir=cache_dir, progress=progress,

@@ -209,7 +209,7 @@ def test_rope_adds_the_bayesian_signed_rank_test_on_encounter_means(tiny, tmp_pa
     from robustness.seeds import stream
 
     meta = open_results(with_rope)[1]
-    gold, metric = meta["primary"]["gold"], meta["primary"]["metric"]
+    gold, metric = meta["primary"]["strategy"], meta["primary"]["metric"]
     per_case = pd.read_parquet(with_rope / "per_case.parquet")
     scores = per_case[(per_case.strategy == gold) & (per_case.metric == metric)]
     means = scores.groupby(["algorithm", "encounter"]).value.mean().unstack()

@@ -1,4 +1,4 @@
-"""The organiser's headline scheme (``--primary GOLD:METRIC:AVERAGING``): one value every table, verdict, section and
+"""The organiser's headline scheme (``--primary STRATEGY:METRIC:AVERAGING``): one value every table, verdict, section and
 figure of the main job reads; "official" only on the layout whose scorer ranks by it."""
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def test_scheme_parses_and_names_itself():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("majority:jaccard", "expected GOLD:METRIC:AVERAGING"),
-    ("majority::micro", "expected GOLD:METRIC:AVERAGING"),
+    ("majority:jaccard", "expected STRATEGY:METRIC:AVERAGING"),
+    ("majority::micro", "expected STRATEGY:METRIC:AVERAGING"),
     ("nobody:jaccard:micro", "unknown gold strategy 'nobody'"),
     ("rand2:jaccard:micro", "a draw, not a headline scheme"),
     ("majority:recall:micro", "unknown metric 'recall'"),
@@ -73,9 +73,9 @@ def test_default_scheme_follows_the_strategies_and_old_folders_read_as_written()
 
 def test_bad_primary_is_refused_before_any_work(tmp_path, capsys):
     out = tmp_path / "out"
-    for argv, message in ((["--primary", "staple:dice"], "--primary: expected GOLD:METRIC:AVERAGING"),
+    for argv, message in ((["--primary", "staple:dice"], "--primary: expected STRATEGY:METRIC:AVERAGING"),
                           (["--primary", "staple:dice:macro", "--strategies", "majority,union"],
-                           "gold 'staple' is not among the gold strategies")):
+                           "gold strategy 'staple' is not among the strategies chosen")):
         assert _cli.run(main_job.main, argv + ["--out", str(out)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error:") and message in err[0]
@@ -114,7 +114,7 @@ def organiser(tmp_path_factory):
 def test_the_chosen_scheme_is_what_every_headline_names(organiser):
     out, _ = organiser
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["primary"]["gold"] == "staple" and meta["primary"]["metric"] == "dice"
+    assert meta["primary"]["strategy"] == "staple" and meta["primary"]["metric"] == "dice"
     assert meta["primary"]["average"] == "macro" and meta["primary"]["set_by"] == "organiser"
     assert meta["primary"]["official"] is False and "official" not in meta
 
@@ -152,7 +152,7 @@ def test_no_report_calls_a_scheme_official_off_the_mediqa_layout(organiser):
             assert "official" not in text, (out.name, name)
     _, default = organiser
     meta = json.loads((default / "meta.json").read_text())
-    assert meta["primary"]["set_by"] == "default" and meta["primary"]["gold"] == "majority"
+    assert meta["primary"]["set_by"] == "default" and meta["primary"]["strategy"] == "majority"
     summary = (default / "summary.md").read_text()
     assert "the package's default, not this challenge's decision" in summary
     assert "## Leaderboard under the headline scheme (majority, micro Jaccard)" in summary

@@ -198,10 +198,10 @@ def _recommendation(r: Report, res: StudyResult) -> None:
         t = top1[0]
         items.append(phrase("encounters_needed_top1", "bullet", share=float(t["subject"][0]), unit=unit,
                             **_sizes(t, largest)))
-    official = res.verdict("encounters_needed", strategy=DEFAULT.gold, average=DEFAULT.average)
-    if official and (strat, average) != (DEFAULT.gold, DEFAULT.average):
+    official = res.verdict("encounters_needed", strategy=DEFAULT.strategy, average=DEFAULT.average)
+    if official and (strat, average) != (DEFAULT.strategy, DEFAULT.average):
         o = official[0]
-        items.append(phrase("encounters_needed", "official", o, gold=strategy_label(DEFAULT.gold), unit=unit,
+        items.append(phrase("encounters_needed", "official", o, gold=strategy_label(DEFAULT.strategy), unit=unit,
                             **_sizes(o, o["count"])))
     effort = res.verdict("annotation_effort", strategy=strat, average=average)
     if len({e["count"] for e in effort}) > 1:
@@ -348,7 +348,7 @@ def size_comparison(v: dict, unit: str, target: float, differs: str = "", *, rul
     real = f"{v['low']:.0f} to {high_text}" if finite(v["low"]) and v["low"] > 0 else f"at most {high_text}"
     est = (f"about {v['value']:.0f}" if finite(v["value"]) else
            f"more than {v['count']}" if not finite(v["high"]) else f"at most {high_text}")
-    said = phrase("main_job_size", "compared", scheme=f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} "
+    said = phrase("main_job_size", "compared", scheme=f"{strategy_label(DEFAULT.strategy)}, {DEFAULT.average} "
                   f"{metric_label(DEFAULT.metric)}", target=format_target(target), rule=f" ({rule})" if rule else "",
                   estimate=est, unit=unit, real=real, design=design)
     if v["statement"] == "not_compared":

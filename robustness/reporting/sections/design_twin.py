@@ -128,7 +128,7 @@ def resolution_bullet(res: StudyResult, unit: str) -> str | None:
     v = found[0]
     main, main_low, main_high, n = (float(x) for x in v["subject"])
     said = phrase("twin_resolution", "compared", v, unit=unit, n=n, main=main, main_low=main_low, main_high=main_high,
-                  scheme=f"{strategy_label(DEFAULT.gold)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}")
+                  scheme=f"{strategy_label(DEFAULT.strategy)}, {DEFAULT.average} {metric_label(DEFAULT.metric)}")
     if v["statement"] == "not_compared":
         return said + phrase("twin_resolution", "not_compared")
     if v["statement"] == "overlap":

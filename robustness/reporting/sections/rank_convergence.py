@@ -117,7 +117,7 @@ def _conclusions(r: Report, res: StudyResult) -> None:
     """What to conclude: at most six bullets, each read from a verdicts row (the sections below hold the rest)."""
     p = headline(res)
     unit, _ = bootstrap_units(res)
-    key = dict(strategy=p.gold, metric=p.metric, average=p.average)
+    key = dict(strategy=p.strategy, metric=p.metric, average=p.average)
     scheme = p.label
     items = []
     if res.warnings:
@@ -209,7 +209,7 @@ def _design_sentence(res: StudyResult) -> str:
     twin = d.get("resolution")
     own = res.table("resolution.csv") if res.has("resolution.csv") else None
     if twin is not None and own is not None:
-        o = own[(own.strategy == DEFAULT.gold) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)
+        o = own[(own.strategy == DEFAULT.strategy) & (own.metric == DEFAULT.metric) & (own.average == DEFAULT.average)
                 & (own.units == own.test_units)]
         if len(o):
             o = o.iloc[0]
@@ -218,7 +218,7 @@ def _design_sentence(res: StudyResult) -> str:
                          f"{twin['resolution_high']:.3g}) against this job's {o.resolution:.3g}: "
                          + ("they agree" if agree else "they differ"))
     own_size = res.table("test_set_size.csv")
-    own_size = own_size[(own_size.strategy == DEFAULT.gold) & (own_size.metric == DEFAULT.metric)
+    own_size = own_size[(own_size.strategy == DEFAULT.strategy) & (own_size.metric == DEFAULT.metric)
                         & (own_size.average == DEFAULT.average)]
     target = size_target_of(res)
     if own_size.empty or not same_target(d["target"], target):
@@ -237,7 +237,7 @@ def _design_sentence(res: StudyResult) -> str:
                          + ("it agrees" if v["statement"] == "overlap" else "it differs"))
     if not parts:
         return ""
-    return (f"The design study's twin ({d['folder']}; {DEFAULT.gold}, {DEFAULT.average} "
+    return (f"The design study's twin ({d['folder']}; {DEFAULT.strategy}, {DEFAULT.average} "
             f"{metric_label(DEFAULT.metric)}): " + "; ".join(parts) + ".")
 
 
@@ -276,7 +276,7 @@ def _order_sentence(res: StudyResult, p: Scheme) -> str | None:
             said.append(phrase("metric_tau", "conclusion", v, metric=metric_label(v["metric"]), how=how,
                                interval=ci(v["value"], v["low"], v["high"], "{:.2f}"),
                                first=", and " + tail if tail else ""))
-        parts.append(phrase("metric_tau", "conclusions", metric_label=p.metric_label, gold=p.gold_label,
+        parts.append(phrase("metric_tau", "conclusions", metric_label=p.metric_label, gold=p.strategy_label,
                             said="; ".join(said)))
     labels = res.verdict("label_tau")
     if labels:
@@ -367,10 +367,10 @@ def _headline_sentence(res: StudyResult) -> str:
     if set_by_organiser(res.meta.get("primary")):
         why = f"the organiser's choice ({_PRIMARY})"
     elif p.official:
-        why = f"the official scorer's leaderboard on this layout; another with {_PRIMARY} GOLD:METRIC:AVERAGING"
+        why = f"the official scorer's leaderboard on this layout; another with {_PRIMARY} STRATEGY:METRIC:AVERAGING"
     else:
         why = ("the package's default, not this challenge's decision: name the challenge's own with "
-               f"{_PRIMARY} GOLD:METRIC:AVERAGING")
+               f"{_PRIMARY} STRATEGY:METRIC:AVERAGING")
     direction = "lower is better" if p.lower_better else "higher is better"
     return (f"Headline scheme: {p.label} ({p.text}; {direction}), {why}. The leaderboard, the significance "
             "analysis, the distance to unlimited data and the conclusions are about it; every other gold, metric "
@@ -401,7 +401,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
     ci_table = ci_table[ci_table.reported]
     board = res.table("leaderboard.csv")
     r.heading(f"Leaderboard under {p.title} ({p.label})")
-    sel = ci_table[(ci_table.strategy == p.gold) & (ci_table.metric == p.metric)
+    sel = ci_table[(ci_table.strategy == p.strategy) & (ci_table.metric == p.metric)
                    & (ci_table.average == p.average)].set_index("run")
     tab = board[[c for c in dict.fromkeys(_leaderboard_columns(p, board.columns)) if c in board]].copy()
     tab.insert(0, "rank", [f"{x:g}" for x in sel.loc[tab.index, "rank"]])
@@ -414,7 +414,7 @@ def _leaderboard(r: Report, res: StudyResult) -> None:
         "Neighbouring runs whose intervals overlap may still "
         "differ; the next section tests every pair."))
     r.figure("figures/fig_04_forest.png", f"Every run's score with its 95% {interval_name(sel)} interval over "
-             f"{boot_unit}s, under {p.gold_title} ({p.gold_label}), "
+             f"{boot_unit}s, under {p.gold_title} ({p.strategy_label}), "
              f"{' and '.join(p.averages)} {p.metric_label}.")
     r.figure("figures/fig_05_rank_blobs.png", f"How often each run takes each rank over {o['bootstrap']} bootstrap "
              "resamples (dot area: share of resamples); x marks the rank on the full test set.")
@@ -426,7 +426,7 @@ def _leaderboard_columns(p: Scheme, columns) -> list[str]:
     The other metrics under the same averaging, then the headline metric's macro scores over annotators (the golds
     that score a run against each annotator).
     """
-    out = ["_".join(p.key)] + [f"{p.gold}_{m}_{p.average}" for m in METRICS]
+    out = ["_".join(p.key)] + [f"{p.strategy}_{m}_{p.average}" for m in METRICS]
     for c in columns:
         gold, _, rest = str(c).partition("_")
         if rest == f"{p.metric}_macro" and gold in _annotator_golds():
@@ -452,7 +452,7 @@ def _per_case(r: Report, res: StudyResult) -> None:
     head = "The official" if p.official else "The headline"
     case_leaderboards_section(
         r, res, heading=f"{head} leaderboard case by case", max_rows=15, unit=bootstrap_units(res)[0],
-        intro=f"{p.gold_title[:1].upper() + p.gold_title[1:]}'s macro {p.metric_label} leaderboard ({p.gold}; one "
+        intro=f"{p.gold_title[:1].upper() + p.gold_title[1:]}'s macro {p.metric_label} leaderboard ({p.strategy}; one "
               "score per image), ranked "
               "as a per-case table would be (challengeR's views; aggregate-then-rank and rank-then-aggregate where "
               "chosen: the test-based ranking's bootstrap ranks are in rank_distribution.csv). ")

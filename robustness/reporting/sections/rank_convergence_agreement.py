@@ -273,7 +273,7 @@ def metrics_section(r: Report, res: StudyResult) -> None:
     p = headline(res)
     r.heading("Does the metric change the ranking?")
     r.paragraph(
-        f"{p.gold_title[:1].upper() + p.gold_title[1:]} ({p.gold_label}) ranks the runs by the mean over images of "
+        f"{p.gold_title[:1].upper() + p.gold_title[1:]} ({p.strategy_label}) ranks the runs by the mean over images of "
         "each per-image "
         "metric, each in its own direction: the overlap metrics per image (their macro averages) and the boundary "
         "metrics, computed with the images' voxel spacing (NSD at a tolerance in the images' physical units, "
@@ -397,7 +397,7 @@ def labels_section(r: Report, res: StudyResult) -> None:
     r.heading("Does the label change the ranking?")
     r.paragraph(
         f"Each of the labels {', '.join(labels)} is scored as its own mask, so every label has its own leaderboard: "
-        f"{p.gold_title} ({p.gold_label}) ranks the runs by their mean {p.metric_label} over that label's "
+        f"{p.gold_title} ({p.strategy_label}) ranks the runs by their mean {p.metric_label} over that label's "
         "masks alone (macro; micro and the other golds are in label_scores.csv). Kendall's tau-b compares two "
         f"labels' rankings; its 95% interval is the percentile interval over {n_boot} bootstrap test sets "
         f"({n_units} {unit}s resampled with all their labels), so it says how the agreement would vary on a new "
@@ -413,7 +413,7 @@ def labels_section(r: Report, res: StudyResult) -> None:
                 f"({unit}s resampled); other per-image metrics: label_leaderboard.csv and label_agreement.csv.")
     r.table(ranks.loc[list(order)].reset_index(), floatfmt="{}")
     points = res.table("label_convergence.csv")
-    points = points[points.strategy == p.gold]
+    points = points[points.strategy == p.strategy]
     _settling(r, points, "label", lenient, (
         f"How fast each label's ranking settles on its own full-set ranking ({p.gold_title}, {p.metric_label}; "
         "random orders "

@@ -107,7 +107,7 @@ def size_bullet(res: StudyResult, *, design: str = "") -> str | None:
     """
     p = headline(res)
     unit = unit_word(res)
-    key = dict(strategy=p.gold, metric=p.metric, average=p.average)
+    key = dict(strategy=p.strategy, metric=p.metric, average=p.average)
     parts = []
     rv = res.verdict("resolution", **key)
     if rv:
@@ -194,12 +194,12 @@ def resolution_section(r: Report, res: StudyResult) -> None:
             f"jackknife over {unit}s), for the upper quartile of the neighbouring pairs' SDs, and at Holm's first "
             "level over the neighbouring pairs; every scheme and size: resolution.csv."))
     for average in p.averages:
-        key = dict(strategy=p.gold, metric=p.metric, average=average)
+        key = dict(strategy=p.strategy, metric=p.metric, average=average)
         rv = res.verdict("resolution", **key)
         if not rv:
             continue
         v = rv[0]
-        text = phrase("resolution", "paragraph", v, gold=p.gold_label, metric_label=p.metric_label, n_units=n_units,
+        text = phrase("resolution", "paragraph", v, gold=p.strategy_label, metric_label=p.metric_label, n_units=n_units,
                       unit=unit, **_resolution(v))
         if v["count"]:
             declared = _declared(res, key, v["subject"])

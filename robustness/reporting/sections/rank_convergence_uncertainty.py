@@ -74,7 +74,7 @@ def significance_section(r: Report, res: StudyResult) -> None:
     boot_unit, _ = bootstrap_units(res)
     r.heading("Which runs differ? (one significance analysis)")
     for average in p.averages:
-        key = dict(strategy=p.gold, metric=p.metric, average=average)
+        key = dict(strategy=p.strategy, metric=p.metric, average=average)
         found = res.verdict("pairs_differ", **key)
         if not found:
             continue
@@ -85,7 +85,7 @@ def significance_section(r: Report, res: StudyResult) -> None:
         alone = res.verdict("neighbours_only_differ", **key)
         neighbours = phrase("neighbours_differ", "none", n) if n["count"] == 0 else \
             phrase("neighbours_differ", "some", n, rest=n["total"] - n["count"])
-        r.paragraph(phrase("pairs_differ", "paragraph", pairs, gold=p.gold_label, metric_label=p.metric_label,
+        r.paragraph(phrase("pairs_differ", "paragraph", pairs, gold=p.strategy_label, metric_label=p.metric_label,
                            neighbours=neighbours)
                     + (phrase("neighbours_only_differ", "alone", alone[0]) if alone else "")
                     + phrase("pairs_differ_wilcoxon", "check", pw, unit=boot_unit, neighbours=nw["count"]))
@@ -100,8 +100,8 @@ def significance_section(r: Report, res: StudyResult) -> None:
                    if boot_unit == "encounter" else f"{boot_unit}. ")
                 + "Every scheme and pair, with the difference's 95% interval, is in pairwise.parquet.")
     r.figure("figures/fig_09_significance_map.png",
-             f"Significance map ({p.gold_label}, {' and '.join(p.averages)} {p.metric_label}): a dark cell means the "
-             "run of "
+             f"Significance map ({p.strategy_label}, {' and '.join(p.averages)} {p.metric_label}): a dark cell means "
+             "the run of "
              f"the row scores significantly {'lower (better)' if p.lower_better else 'higher'} than the run of the "
              "column (paired t-test with delta-method "
              "standard errors, Holm over all pairs, 5%).")
@@ -144,8 +144,8 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
            f" No equivalence margin ({parameter('ResamplingOptions', 'margin')} 0): runs count as tied only where "
            "their population scores are equal."))
     for average in p.averages:
-        if res.verdict("unlimited_distance", strategy=p.gold, metric=p.metric, average=average):
-            r.paragraph(f"**{p.gold_label}, {average} {p.metric_label}**: "
+        if res.verdict("unlimited_distance", strategy=p.strategy, metric=p.metric, average=average):
+            r.paragraph(f"**{p.strategy_label}, {average} {p.metric_label}**: "
                         + unlimited_sentence(res, p.with_average(average), n_runs, boot_unit))
     r.paragraph("How far to trust these claims." + CALIBRATION_SENTENCE)
     at_n = per_size[per_size.observed_size & (per_size.metric == p.metric)].copy()
@@ -177,7 +177,7 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
 
 def _within(per_size: pd.DataFrame, p: Scheme) -> float:
     """The posterior's expected number of pairs within the margin under the headline scheme."""
-    row = per_size[(per_size.strategy == p.gold) & (per_size.metric == p.metric) & (per_size.average == p.average)]
+    row = per_size[(per_size.strategy == p.strategy) & (per_size.metric == p.metric) & (per_size.average == p.average)]
     return float(row.pairs_within_margin.iloc[0]) if len(row) else float("nan")
 
 
