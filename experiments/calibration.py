@@ -7,7 +7,7 @@ study's run populations, and with ``--like`` the runs of a challenge fitted to y
 estimators on each and writes calibration.csv: per estimator, population and official scheme the relative bias,
 the coverage of its intervals, the share of size claims that reach their target and the share of "these two
 runs differ" claims that are wrong, each with its Monte Carlo standard error. ``--quick`` (a population of 2,000
-encounters, smaller resampling) finishes in under 10 minutes on 2 cores.
+encounters, smaller resampling) takes about 4 minutes on 2 cores (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def parser() -> _cli.Parser:
     g.add_argument("--margin", type=_types.number(0, 1), default=0.0, metavar="D",
                    help="equivalence margin of the distance to unlimited data (default 0)")
     g.add_argument("--quick", action="store_true", help="a population of 2,000 encounters and smaller resampling: "
-                   "under 10 minutes on 2 cores")
+                   "about 4 minutes on 2 cores")
     g.add_argument("--seed", type=integer(0), default=0, help="seed of everything random (default 0)")
     g = p.add_argument_group("execution")
     g.add_argument("--out", type=_types.output_folder, default="results/calibration", metavar="DIR",

@@ -204,17 +204,18 @@ def default_backend() -> bool:
 def _in_processes(fn, batches, n_jobs, fresh=False):
     """``fn(*b)`` on ``n_jobs - 1`` worker processes (which exit when this process dies) and on this process.
 
-    This process runs the first batch before any worker starts (forked workers then inherit its imports and
-    compiled kernels). The workers' queue is kept two batches deep; whenever it is full this process takes the
-    next batch itself, so no core waits. Results in batch order; at most ``4 * n_jobs``
-    batches in flight.
+    Where no pool is kept from an earlier pass, this process runs the first batch before any worker starts (forked
+    workers then inherit its imports and compiled kernels); a kept pool's workers were forked already, so they
+    start at once. The workers' queue is kept two batches deep; whenever it is full this process takes the next
+    batch itself, so no core waits. Results in batch order; at most ``4 * n_jobs`` batches in flight.
     """
     workers = n_jobs - 1
     batches = iter(batches)
-    first = next(batches, None)
-    if first is None:
-        return
-    yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
+    if not _kept(workers, fresh):
+        first = next(batches, None)
+        if first is None:
+            return
+        yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
     executor = _executor(workers, fresh)
     pending: deque = deque()
 
@@ -245,6 +246,15 @@ WORKER_IDLE_S = 30
 _EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared one (joblib expects its own type)
 
 
+def _kept(workers: int, fresh: bool) -> bool:
+    """Whether :func:`_executor` would hand back this process's pool of ``workers`` kept from an earlier pass."""
+    if fresh or not _EXECUTOR:
+        return False
+    pid, n, ex = _EXECUTOR[0]
+    broken = getattr(ex, "_broken", False) or getattr(getattr(ex, "_flags", None), "broken", None)
+    return pid == os.getpid() and n == workers and not broken
+
+
 def _executor(workers: int, fresh: bool = False):
     """The pool of ``workers`` processes of this process, kept between calls (started again when broken).
 
@@ -254,9 +264,8 @@ def _executor(workers: int, fresh: bool = False):
     ``fresh``: a new pool even where one is kept (forked now, with what this process holds now).
     """
     if _EXECUTOR:
-        pid, n, ex = _EXECUTOR[0]
-        broken = getattr(ex, "_broken", False) or getattr(getattr(ex, "_flags", None), "broken", None)
-        if pid == os.getpid() and n == workers and not broken and not fresh:
+        pid, _, ex = _EXECUTOR[0]
+        if _kept(workers, fresh):
             return ex
         _EXECUTOR.clear()
         if pid == os.getpid():

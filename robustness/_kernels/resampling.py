@@ -68,13 +68,28 @@ def _ranks_from_sorted(scores, perm, ranks, tol, ties):
 def _l1_to(scores, perm, ranks, final, tol, ties):
     """Rank ``scores`` into ``ranks``, and return ``sum |ranks - final|``.
 
-    ``perm`` is re-sorted in place (it is nearly sorted from the previous prefix).
+    ``perm`` is re-sorted in place (it is nearly sorted from the previous prefix). For the average, min and max
+    rules the distance is summed group by group in sorted order, without writing ``ranks``: ranks and final
+    ranks are multiples of 1/2, so every partial sum is exact and the order of summation cannot change it.
     """
     _insertion_sort_desc(scores, perm)
-    _ranks_from_sorted(scores, perm, ranks, tol, ties)
+    if ties == 3 or ties == 4:
+        _ranks_from_sorted(scores, perm, ranks, tol, ties)
+        d = 0.0
+        for r in range(ranks.size):
+            d += abs(ranks[r] - final[r])
+        return d
+    n = perm.size
     d = 0.0
-    for r in range(ranks.size):
-        d += abs(ranks[r] - final[r])
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
+            j += 1  # the tie groups of _ranks_from_sorted
+        r = (i + j) / 2.0 + 1.0 if ties == 0 else (i + 1.0 if ties == 1 else j + 1.0)
+        for t in range(i, j + 1):
+            d += abs(r - final[perm[t]])
+        i = j + 1
     return d
 
 

@@ -171,12 +171,11 @@ def _gold_statements(golds: Schemes, encounters: np.ndarray, truth: tuple, optio
     return out
 
 
-def _test_set_batch(counts: OverlapCounts, draws: list, truth: PopulationTruth, golds: tuple,
-                    options: CalibrationOptions, margin: float) -> list[dict]:
-    """Every claim of a few test sets (``draws``: each one's images and its two generators)."""
+def _test_set_batch(tests: list, truth: PopulationTruth, golds: tuple, options: CalibrationOptions,
+                    margin: float) -> list[dict]:
+    """Every claim of a few test sets (``tests``: each one's counts and its two generators)."""
     out = []
-    for images, g_test, g_gold in draws:
-        sub = counts.select(images)
+    for sub, g_test, g_gold in tests:
         result = _one_test_set(encounter_schemes(sub), truth, options, g_test, margin)
         result["golds"] = _gold_statements(gold_schemes(sub), np.asarray(sub.encounters), golds, options, g_gold)
         out.append(result)
@@ -367,7 +366,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
     cache_dir : path, optional
         Where the populations' counts are kept between runs.
     n_jobs : int
-        For the populations' pixel passes, and threads over test sets (the same numbers for any ``n_jobs``).
+        For the populations' pixel passes and the test sets (processes) (the same numbers for any ``n_jobs``).
     progress : bool
     say : callable, optional
         Prints a line of progress.
@@ -396,9 +395,12 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         truth, truth_frames = _truth_of(spec, counts, grid, options, margin)
         truth_rows += truth_frames
         golds, draws = _golds_and_draws(spec, counts, options)
-        batches = [(counts, draws[i:i + 5], truth, golds, options, margin) for i in range(0, len(draws), 5)]
+        # a batch carries its test sets' own counts, not the population's: worker processes receive a few hundred
+        # images each, not thousands (processes, not threads: the estimators' pandas glue holds the GIL)
+        batches = (([(counts.select(images), *g) for images, *g in draws[i:i + 2]], truth, golds, options, margin)
+                   for i in range(0, len(draws), 2))
         results = []
-        for done in run_batches(_test_set_batch, batches, n_jobs=n_jobs, prefer="threads"):
+        for done in run_batches(_test_set_batch, batches, n_jobs=n_jobs):
             results += done
             if len(results) % 10 == 0 or len(results) == options.test_sets:
                 say(f"  {len(results)} of {options.test_sets} test sets")
