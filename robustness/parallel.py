@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import multiprocessing
 import os
 import signal
@@ -206,16 +207,20 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
 
     Where no pool is kept from an earlier pass, this process runs the first batch before any worker starts (forked
     workers then inherit its imports and compiled kernels); a kept pool's workers were forked already, so they
-    start at once. The workers' queue is kept two batches deep; whenever it is full this process takes the next
-    batch itself, so no core waits. Results in batch order; at most ``4 * n_jobs`` batches in flight.
+    start at once. A single batch always runs here. The workers' queue is kept two batches deep; whenever it is
+    full this process takes the next batch itself, so no core waits. Results in batch order; at most
+    ``4 * n_jobs`` batches in flight.
     """
     workers = n_jobs - 1
     batches = iter(batches)
-    if not _kept(workers, fresh):
-        first = next(batches, None)
-        if first is None:
-            return
+    first = next(batches, None)
+    if first is None:
+        return
+    second = next(batches, None) if _kept(workers, fresh) else None
+    if second is None:
         yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
+    else:
+        batches = itertools.chain((first, second), batches)
     executor = _executor(workers, fresh)
     pending: deque = deque()
 

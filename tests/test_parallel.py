@@ -27,6 +27,20 @@ def test_in_order_for_any_n_jobs_and_lazy():
         list(run_batches(_square, [(1,)], n_jobs=0))
 
 
+def _pid(_):
+    return os.getpid()
+
+
+def test_a_kept_pool_starts_at_once_and_a_single_batch_stays_here():
+    list(run_batches(_square, [(i,) for i in range(4)], n_jobs=2))  # a pool of one worker, kept
+    # a single batch runs in this process, kept pool or not (a local function would not reach a worker)
+    assert list(run_batches(lambda x: os.getpid(), [(0,)], n_jobs=2)) == [os.getpid()]
+    # with the kept pool, the worker takes the first batch at once (a fresh pool's first batch runs here)
+    pids = list(run_batches(_pid, [(i,) for i in range(6)], n_jobs=2))
+    assert len(pids) == 6 and pids[0] != os.getpid()
+    assert list(run_batches(_pid, [(i,) for i in range(6)], n_jobs=2, fresh=True))[0] == os.getpid()
+
+
 def _alive(pid):
     try:
         os.kill(pid, 0)
