@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from robustness.overlap import compute_overlap
 from robustness.overlap.image_counts import count_image
 from robustness.scheme import DEFAULT, Scheme, from_meta
 from robustness.statistics.spread import agreement
+from robustness.studies.rank_convergence_metrics import PerImage
 from robustness.synthetic.challenge import make_challenge
 
 
@@ -84,3 +86,11 @@ def test_agreement_and_count_image_take_strategies_and_still_take_the_old_names(
 def test_the_default_scheme_is_spelled_with_the_registrys_word():
     assert DEFAULT.key == (DEFAULT.strategy, DEFAULT.metric, DEFAULT.average)
     assert DEFAULT.text.split(":")[0] == DEFAULT.strategy
+
+
+def test_per_image_tables_say_strategy_and_still_answer_to_gold():
+    p = PerImage(Scheme.parse("union:dice:macro"), "one", ["dice"], np.zeros((1, 2, 3)), np.zeros(1, bool),
+                 "image", np.arange(3))
+    value, said = _deprecated(lambda: p.gold)
+    assert value == p.strategy == "union"
+    assert said == ["PerImage.gold is deprecated; use PerImage.strategy"]
