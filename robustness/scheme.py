@@ -67,14 +67,17 @@ class Scheme:
     average: str
     official: bool = False
 
-    def __init__(self, strategy: str = "", metric: str = "", average: str = "", official: bool = False,
-                 **deprecated: str) -> None:
+    def __init__(self, strategy: str | None = None, metric: str | None = None, average: str | None = None,
+                 official: bool = False, **deprecated: str) -> None:
         """Set the four fields and check them; ``gold=`` is accepted for ``strategy=`` (deprecated)."""
-        if "gold" in deprecated and strategy:
+        if "gold" in deprecated and strategy is not None:
             raise TypeError("Scheme() got both strategy= and its deprecated name gold=")
-        old = deprecated_keywords("Scheme", deprecated, ["gold"], "strategy=...")
-        for name, value in dict(strategy=old.get("gold", strategy), metric=metric, average=average,
-                                official=official).items():
+        strategy = deprecated_keywords("Scheme", deprecated, ["gold"], "strategy=...").get("gold", strategy)
+        given = dict(strategy=strategy, metric=metric, average=average)
+        missing = [name for name, value in given.items() if value is None]
+        if missing:  # as the generated __init__ said it
+            raise TypeError(f"Scheme() missing required argument(s): {', '.join(map(repr, missing))}")
+        for name, value in (given | {"official": official}).items():
             object.__setattr__(self, name, value)
         self.__post_init__()
 
@@ -311,9 +314,9 @@ def default_scheme(strategies: Iterable[str | GoldStrategy], *, official: bool =
     """
     names: list[str] = [str(getattr(s, "name", s)) for s in strategies]
     fixed = [n for n in names if not is_random(n)] or names
-    gold = DEFAULT.strategy if DEFAULT.strategy in fixed else official_strategy(fixed)
-    average = DEFAULT.average if not get_strategy(gold).macro_only else "macro"
-    return Scheme(gold, DEFAULT.metric, average, official=official and gold == DEFAULT.strategy)
+    strategy = DEFAULT.strategy if DEFAULT.strategy in fixed else official_strategy(fixed)
+    average = DEFAULT.average if not get_strategy(strategy).macro_only else "macro"
+    return Scheme(strategy, DEFAULT.metric, average, official=official and strategy == DEFAULT.strategy)
 
 
 def from_meta(meta: dict) -> Scheme:
@@ -337,8 +340,8 @@ def from_meta(meta: dict) -> Scheme:
     if isinstance(p, dict):
         strategy = p["strategy"] if "strategy" in p else p["gold"]  # "gold": written before 2026-12-07 evening
         return Scheme(strategy, p["metric"], p["average"], official=bool(p.get("official")))
-    gold = meta.get("official", DEFAULT.strategy)
-    return Scheme(gold, DEFAULT.metric, DEFAULT.average if not get_strategy(gold).macro_only else "macro",
+    strategy = meta.get("official", DEFAULT.strategy)
+    return Scheme(strategy, DEFAULT.metric, DEFAULT.average if not get_strategy(strategy).macro_only else "macro",
                   official=True)
 
 

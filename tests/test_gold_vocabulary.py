@@ -43,6 +43,10 @@ def test_scheme_takes_strategy_and_still_takes_gold_with_a_warning():
         Scheme(strategy="staple", gold="union", metric="dice", average="macro")
     with pytest.raises(TypeError, match="unexpected keyword argument 'golds'"):
         Scheme(golds="staple", metric="dice", average="macro")
+    with pytest.raises(TypeError, match="missing required argument\\(s\\): 'metric', 'average'"):
+        Scheme("staple")
+    with pytest.raises(TypeError, match="missing required argument\\(s\\): 'strategy'"):
+        Scheme(metric="dice", average="macro")
 
 
 def test_the_old_attribute_names_warn_and_give_the_new_ones():

@@ -42,13 +42,27 @@ def _insertion_sort_desc(scores, perm):
 
 
 @njit(cache=True, nogil=True)
+def _group_end(scores, perm, i, tol):
+    """The last sorted position of the tie group that starts at ``i`` (neighbours within ``tol`` are tied)."""
+    n = perm.size
+    j = i
+    while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
+        j += 1  # (== catches -inf ties, whose difference is nan)
+    return j
+
+
+@njit(cache=True, nogil=True)
+def _group_rank(i, j, ties):
+    """The rank every run of the tie group at sorted positions ``i..j`` takes (average, min or max rule)."""
+    return (i + j) / 2.0 + 1.0 if ties == 0 else (i + 1.0 if ties == 1 else j + 1.0)
+
+
+@njit(cache=True, nogil=True)
 def _ranks_from_sorted(scores, perm, ranks, tol, ties):
     n = perm.size
     i = 0
     while i < n:
-        j = i
-        while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
-            j += 1  # (== catches -inf ties, whose difference is nan)
+        j = _group_end(scores, perm, i, tol)
         if ties == 3 or ties == 4:
             reverse = ties == 4 and scores[perm[i]] != -np.inf
             for t in range(i, j + 1):
@@ -58,7 +72,7 @@ def _ranks_from_sorted(scores, perm, ranks, tol, ties):
                         before += 1
                 ranks[perm[t]] = j + 1.0 - before if reverse else i + 1.0 + before
         else:
-            r = (i + j) / 2.0 + 1.0 if ties == 0 else (i + 1.0 if ties == 1 else j + 1.0)
+            r = _group_rank(i, j, ties)
             for t in range(i, j + 1):
                 ranks[perm[t]] = r
         i = j + 1
@@ -79,14 +93,11 @@ def _l1_to(scores, perm, ranks, final, tol, ties):
         for r in range(ranks.size):
             d += abs(ranks[r] - final[r])
         return d
-    n = perm.size
     d = 0.0
     i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
-            j += 1  # the tie groups of _ranks_from_sorted
-        r = (i + j) / 2.0 + 1.0 if ties == 0 else (i + 1.0 if ties == 1 else j + 1.0)
+    while i < perm.size:
+        j = _group_end(scores, perm, i, tol)
+        r = _group_rank(i, j, ties)
         for t in range(i, j + 1):
             d += abs(r - final[perm[t]])
         i = j + 1

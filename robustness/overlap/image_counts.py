@@ -134,8 +134,8 @@ def count_image(challenge: Challenge, image: int, *, strategies: Iterable[str | 
         Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
         decoding notes and the pairs of runs that are copies of each other.
     """
-    golds = _pixel_golds(deprecated_keywords("count_image", deprecated, ["golds"], "strategies=...").get("golds",
-                                                                                                        strategies))
+    strategies = deprecated_keywords("count_image", deprecated, ["golds"], "strategies=...").get("golds", strategies)
+    golds = _pixel_golds(strategies)
     # the image's share of a counted stage (robustness.progress.advance): the golds, each run, the boundary metrics
     shares = (0.05, 0.05, 0.9) if boundary else (0.5, 0.5, 0.0)
     given = 0.0

@@ -366,7 +366,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
     cache_dir : path, optional
         Where the populations' counts are kept between runs.
     n_jobs : int
-        For the populations' pixel passes and the test sets (processes) (the same numbers for any ``n_jobs``).
+        Processes for the populations' pixel passes and for the test sets (the same numbers for any ``n_jobs``).
     progress : bool
     say : callable, optional
         Prints a line of progress.

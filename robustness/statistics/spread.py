@@ -98,6 +98,7 @@ def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecate
     of the runs against ``strategy``'s gold, and the median over runs of the intra-class
     correlation of their per-image Jaccard within encounters (:func:`encounter_icc`).
     """
+    strategy = deprecated_keywords("agreement", deprecated, ["gold"], "strategy=...").get("gold", strategy)
     pair = overlap.pair_counts
     valid = overlap.annotator_valid
     n_ann = pair.shape[0]
@@ -107,8 +108,7 @@ def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecate
             both = valid[a] & valid[b]
             vals.append(pair_score(pair[a, b][both], "jaccard", empty="one"))
     pj = np.concatenate(vals) if vals else np.array([np.nan])
-    gold = deprecated_keywords("agreement", deprecated, ["gold"], "strategy=...").get("gold", strategy)
-    g = overlap.strategy_counts(gold)
+    g = overlap.strategy_counts(strategy)
     gold_size = g[0, :, 0] + g[0, :, 2]  # tp + fn of any run = |gold|
     cover = gold_size / overlap.n_pixels
     run_j = micro(g, "jaccard")
@@ -121,9 +121,9 @@ def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecate
         "gold_coverage_p5": float(np.percentile(cover, 5)),
         "gold_coverage_p95": float(np.percentile(cover, 95)),
         "empty_gold_images": int((gold_size == 0).sum()),
-        f"run_micro_jaccard_vs_{gold}_best": float(run_j.max()),
-        f"run_micro_jaccard_vs_{gold}_median": float(np.median(run_j)),
-        f"run_micro_jaccard_vs_{gold}_worst": float(run_j.min()),
+        f"run_micro_jaccard_vs_{strategy}_best": float(run_j.max()),
+        f"run_micro_jaccard_vs_{strategy}_median": float(np.median(run_j)),
+        f"run_micro_jaccard_vs_{strategy}_worst": float(run_j.min()),
         "run_jaccard_icc_median": float(np.nanmedian(icc)) if np.isfinite(icc).any() else float("nan"),
     }
 
