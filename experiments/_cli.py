@@ -338,7 +338,7 @@ def strategies(args: argparse.Namespace) -> list[GoldStrategy]:
     """The gold strategies the options ask for, validated by the registry."""
     from robustness.overlap.gold import resolve
 
-    return resolve([s for s in args.strategies.split(",") if s] if args.strategies is not None else None)
+    return resolve(args.strategies.split(",") if args.strategies is not None else None)  # checked: strategy_list
 
 
 def check_study(args: argparse.Namespace, *, n_units: int, unit: str, n_runs: int) -> None:

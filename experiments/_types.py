@@ -137,6 +137,16 @@ def positive() -> Callable[[str], float]:
     return _type("positive", convert)
 
 
+def _items(text: str, what: str) -> list[str]:
+    """A comma-separated list's items; an empty one (two commas, one at an end) is refused, not dropped."""
+    items = text.split(",")
+    if not any(item.strip() for item in items):
+        return []  # nothing given: the caller says so
+    if any(not item.strip() for item in items):
+        raise argparse.ArgumentTypeError(f"an empty {what} in {text!r} (two commas, or one at an end)")
+    return items
+
+
 def strategy_list(text: str) -> str:
     """An ``argparse`` type: a comma-separated list of gold strategies the registry knows (kept as text).
 
@@ -145,7 +155,7 @@ def strategy_list(text: str) -> str:
     from robustness.overlap.gold import resolve
 
     try:
-        chosen = resolve([s for s in text.split(",") if s], macro_only="keep")
+        chosen = resolve(_items(text, "gold strategy"), macro_only="keep")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if all(s.macro_only for s in chosen):
@@ -253,7 +263,7 @@ def boundary_list(text: str) -> tuple[str, ...]:
     from robustness.overlap.boundary import boundary_metric
 
     try:  # one spelling per metric: nsd@2.0 is nsd@2
-        names = tuple(boundary_metric(v.strip()).name for v in text.split(",") if v.strip())
+        names = tuple(boundary_metric(v.strip()).name for v in _items(text, "boundary metric"))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if not names or len(set(names)) != len(names):

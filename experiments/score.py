@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         strategies = [s.name for s in _cli.strategies(args)]
         primary = _cli.primary_scheme(args, strategies)
         if primary.strategy not in strategies:  # refused before any work
-            p.error(f"--primary {primary.text}: its gold {primary.strategy!r} is not among --strategies "
+            p.error(f"--primary {primary.text}: its gold strategy {primary.strategy!r} is not among --strategies "
                     f"({','.join(strategies)})")
         challenge = _cli.load(args)
         out = ResultsDir(args.out, fingerprint=challenge.fingerprint(), force=args.force)

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["InputError", "OutputError", "NoteWarning", "MaskWarning", "summarise_notes", "shown", "one_line",
-           "parameter", "deprecated_keywords", "deprecated_name", "options_with", "MAX_LINE", "DIRECTION_CONTROLS"]
+           "parameter", "deprecated_keywords", "deprecated_name", "renamed_keyword", "options_with", "MAX_LINE",
+           "DIRECTION_CONTROLS"]
 
 _Options = TypeVar("_Options")
 
@@ -146,6 +147,43 @@ def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable
                       DeprecationWarning, stacklevel=_callers_level())
     return dict(given)
 
+
+
+def renamed_keyword(owner: str, given: Mapping[str, Any], old: str, new: str, value: Any) -> Any:
+    """A keyword's value, passed by its new name or (with a DeprecationWarning) by its old one, never by both.
+
+    Parameters
+    ----------
+    owner : str
+        The function's name, as the warning and the error name it.
+    given : mapping
+        The keywords passed beyond the function's own (its ``**deprecated``).
+    old, new : str
+        The old and the new name.
+    value : object
+        What was passed as ``new``; None where it was not passed (the function's default for it must be None).
+
+    Returns
+    -------
+    object
+        ``given[old]`` where the old name was used, else ``value``.
+
+    Raises
+    ------
+    TypeError
+        Both names passed, or a keyword the function never took (as Python would raise).
+
+    Examples
+    --------
+    >>> renamed_keyword("agreement", {}, "gold", "strategy", "staple")
+    'staple'
+    >>> renamed_keyword("agreement", {"gold": "staple"}, "gold", "strategy", "majority")
+    Traceback (most recent call last):
+    TypeError: agreement() got both strategy= and its deprecated name gold=
+    """
+    if old in given and value is not None:
+        raise TypeError(f"{owner}() got both {new}= and its deprecated name {old}=")
+    return deprecated_keywords(owner, given, [old], f"{new}=...").get(old, value)
 
 def deprecated_name(old: str, new: str) -> None:
     """Warn that a caller used a deprecated name (an attribute, a function) that still works.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import itertools
 import multiprocessing
 import os
@@ -177,7 +178,7 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
     elif prefer != "threads" and default_backend():
-        results = _in_processes(fn, batches, n_jobs, fresh)
+        results = _in_processes(fn, batches, n_jobs, fresh or _defined_since_fork(fn))
     else:
         results = joblib.Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
             joblib.delayed(fn)(*b) for b in batches)
@@ -249,6 +250,19 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
 #: Idle loky workers exit after this many seconds (all workers also exit as soon as their parent is gone).
 WORKER_IDLE_S = 30
 _EXECUTOR: list = []  # [(pid, n_workers, executor)]: ours, not joblib's shared one (joblib expects its own type)
+_FORKED_WITH: set = set()  # the modules this process held when its pool was made (:func:`_defined_since_fork`)
+
+
+def _defined_since_fork(fn: Callable) -> bool:
+    """Whether a kept pool's workers may lack ``fn``: a script's function, or one of a module imported since.
+
+    A script's (``__main__``) function may have been defined after the workers were forked. Such work gets a pool
+    forked now, as ``fresh`` asks (a worker that cannot find the function would break the pool).
+    """
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    module = getattr(fn, "__module__", None)
+    return module == "__main__" or module not in _FORKED_WITH
 
 
 def _kept(workers: int, fresh: bool) -> bool:
@@ -286,6 +300,8 @@ def _executor(workers: int, fresh: bool = False):
         ex = ProcessPoolExecutor(max_workers=workers, timeout=WORKER_IDLE_S, initializer=_watch_parent,
                                  initargs=(os.getpid(),))
     _EXECUTOR[:] = [(os.getpid(), workers, ex)]
+    _FORKED_WITH.clear()
+    _FORKED_WITH.update(sys.modules)  # the workers fork on their first task, with at least these
     return ex
 
 

@@ -81,6 +81,13 @@ class Scheme:
             object.__setattr__(self, name, value)
         self.__post_init__()
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle, also a scheme pickled when ``strategy`` was called ``gold`` (before the evening of 2026-12-07)."""
+        state = dict(state)
+        if "gold" in state and "strategy" not in state:
+            state["strategy"] = state.pop("gold")
+        self.__dict__.update(state)
+
     def __post_init__(self) -> None:
         """Check the three names against their registries (one line naming the bad part)."""
         strategy = get_strategy(self.strategy)
@@ -335,11 +342,21 @@ def from_meta(meta: dict) -> Scheme:
     Returns
     -------
     Scheme
+
+    Raises
+    ------
+    ValueError
+        A ``primary`` that is not a record, or that names its strategy under neither name or under both.
     """
     p = meta.get("primary")
+    if p is not None and not isinstance(p, dict):
+        raise ValueError(f"meta.json's primary is not a record (a {type(p).__name__})")
     if isinstance(p, dict):
-        strategy = p["strategy"] if "strategy" in p else p["gold"]  # "gold": written before 2026-12-07 evening
-        return Scheme(strategy, p["metric"], p["average"], official=bool(p.get("official")))
+        named = [key for key in ("strategy", "gold") if key in p]  # "gold": written before 2026-12-07 evening
+        if len(named) != 1:
+            raise ValueError("meta.json's primary record names " + ("no gold strategy ('strategy')" if not named else
+                                                                    "its gold strategy twice ('strategy' and 'gold')"))
+        return Scheme(p[named[0]], p["metric"], p["average"], official=bool(p.get("official")))
     strategy = meta.get("official", DEFAULT.strategy)
     return Scheme(strategy, DEFAULT.metric, DEFAULT.average if not get_strategy(strategy).macro_only else "macro",
                   official=True)

@@ -72,6 +72,34 @@ def test_meta_json_names_the_strategy_and_folders_written_before_still_read():
     assert from_meta({"primary": record}) == Scheme.parse("union:dice:macro")
     before = {k: v for k, v in record.items() if k != "strategy"} | {"gold": "union"}
     assert from_meta({"primary": before}) == Scheme.parse("union:dice:macro")
+    # a record naming its strategy twice, or not at all, or no record: damaged, said as such (not a silent pick, not
+    # a KeyError naming the old key)
+    for damaged, said in ((record | {"gold": "staple"}, "its gold strategy twice"),
+                          ({k: v for k, v in record.items() if k != "strategy"}, r"no gold strategy \('strategy'\)"),
+                          ("union:dice:macro", "primary is not a record")):
+        with pytest.raises(ValueError, match=said):
+            from_meta({"primary": damaged})
+
+
+@pytest.mark.slow
+def test_a_rebuild_refuses_a_primary_record_naming_two_strategies(tiny_main, tmp_path, capsys):
+    import json
+    import shutil
+
+    from experiments import report
+    from experiments._cli import run
+
+    folder = tmp_path / "copy"
+    shutil.copytree(tiny_main[1], folder)
+    meta = json.loads((folder / "meta.json").read_text())
+    before = (folder / "summary.md").read_bytes()
+    meta["primary"]["gold"] = "staple" if meta["primary"]["strategy"] != "staple" else "majority"
+    (folder / "meta.json").write_text(json.dumps(meta))
+    assert run(report.main, [str(folder), "--quiet"]) == 2
+    errors = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error:")]
+    assert len(errors) == 1 and str(folder) in errors[0]
+    assert "primary record names its gold strategy twice ('strategy' and 'gold')" in errors[0]
+    assert (folder / "summary.md").read_bytes() == before
 
 
 def test_agreement_and_count_image_take_strategies_and_still_take_the_old_names(tiny):
@@ -85,6 +113,15 @@ def test_agreement_and_count_image_take_strategies_and_still_take_the_old_names(
     assert said == ["count_image(): golds= is deprecated; pass strategies=..."]
     assert a.run.shape[0] == b.run.shape[0] == tiny.annotated[0].sum() + 1  # the annotators present, then union
     assert (a.run == b.run).all() and (a.annotator == b.annotator).all()
+    # both names at once is a TypeError before any work, as Scheme(strategy=, gold=) is, whatever the values
+    for call in (lambda: agreement(counts, gold="staple", strategy="majority"),
+                 lambda: agreement(counts, gold=None, strategy="union"),
+                 lambda: count_image(tiny, 0, golds=["staple"], strategies=["majority"], loo=False),
+                 lambda: count_image(tiny, 0, golds=None, strategies=["union"], loo=False)):
+        with warnings.catch_warnings(record=True) as caught, pytest.raises(TypeError, match="got both .* deprecated"):
+            warnings.simplefilter("always")
+            call()
+        assert not caught
 
 
 def test_the_default_scheme_is_spelled_with_the_registrys_word():
@@ -98,3 +135,16 @@ def test_per_image_tables_say_strategy_and_still_answer_to_gold():
     value, said = _deprecated(lambda: p.gold)
     assert value == p.strategy == "union"
     assert said == ["PerImage.gold is deprecated; use PerImage.strategy"]
+
+
+def test_a_scheme_pickled_when_its_strategy_was_called_gold_loads():
+    """A pickle written before the rename (its state's key ``gold``): the same scheme, under today's field name."""
+    import pickle
+
+    scheme = Scheme.parse("staple:dice:macro")
+    now = pickle.dumps(scheme, protocol=0)  # the text protocol spells each key: the old pickle is the same but one
+    before = now.replace(b"Vstrategy\n", b"Vgold\n")
+    assert before != now and b"strategy" not in before
+    loaded = pickle.loads(before)
+    assert loaded == scheme and loaded.strategy == "staple" and hash(loaded) == hash(scheme)
+    assert pickle.loads(pickle.dumps(scheme)) == scheme

@@ -41,6 +41,33 @@ def test_a_kept_pool_starts_at_once_and_a_single_batch_stays_here():
     assert list(run_batches(_pid, [(i,) for i in range(6)], n_jobs=2, fresh=True))[0] == os.getpid()
 
 
+
+def test_a_scripts_function_defined_after_the_pool_was_kept_still_runs():
+    """A kept pool's workers were forked before a script defined its next function: that work gets workers forked
+    now (before, the worker could not find the function and the pool broke with a traceback)."""
+    import functools
+    import types
+
+    list(run_batches(_square, [(i,) for i in range(4)], n_jobs=2))  # a pool of one worker, kept
+    main = sys.modules["__main__"]
+
+    def cube(x):
+        return x ** 3
+
+    cube.__module__, cube.__qualname__ = "__main__", "robustness_test_cube"
+    setattr(main, "robustness_test_cube", cube)  # pickled by reference: found in this process only
+    try:
+        for fn in (cube, functools.partial(cube)):
+            assert list(run_batches(fn, [(i,) for i in range(6)], n_jobs=2)) == [i ** 3 for i in range(6)]
+        # a module imported after the pool was made: the same
+        late = types.ModuleType("robustness_test_late_module")
+        exec("def double(x):\n    return 2 * x\n", late.__dict__)
+        sys.modules[late.__name__] = late
+        assert list(run_batches(late.double, [(i,) for i in range(6)], n_jobs=2)) == [2 * i for i in range(6)]
+    finally:
+        delattr(main, "robustness_test_cube")
+        sys.modules.pop("robustness_test_late_module", None)
+
 def _alive(pid):
     try:
         os.kill(pid, 0)

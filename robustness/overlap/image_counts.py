@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robustness import _kernels, progress
-from robustness.errors import deprecated_keywords
+from robustness.errors import renamed_keyword
 from robustness.io.challenge import Challenge
 from robustness.overlap.boundary import boundary_matrix, conventions, crop
 from robustness.overlap.boundary_conventions import empty_mask_distance
@@ -126,7 +126,7 @@ def count_image(challenge: Challenge, image: int, *, strategies: Iterable[str | 
     boundary_conventions : dict, optional
         Their conventions (:func:`robustness.overlap.boundary.conventions`; default theirs).
     **deprecated
-        ``golds=``, the old name of ``strategies``, with a DeprecationWarning.
+        ``golds=``, the old name of ``strategies``, with a DeprecationWarning (not both).
 
     Returns
     -------
@@ -134,7 +134,7 @@ def count_image(challenge: Challenge, image: int, *, strategies: Iterable[str | 
         Every run and every present annotator against every gold of the image, with the fits' diagnostics, the
         decoding notes and the pairs of runs that are copies of each other.
     """
-    strategies = deprecated_keywords("count_image", deprecated, ["golds"], "strategies=...").get("golds", strategies)
+    strategies = renamed_keyword("count_image", deprecated, "golds", "strategies", strategies)
     golds = _pixel_golds(strategies)
     # the image's share of a counted stage (robustness.progress.advance): the golds, each run, the boundary metrics
     shares = (0.05, 0.05, 0.9) if boundary else (0.5, 0.5, 0.0)

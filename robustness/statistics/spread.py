@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from robustness.errors import deprecated_keywords
+from robustness.errors import renamed_keyword
 from robustness.overlap.metrics import micro, pair_score
 from robustness.seeds import SeedLike
 from robustness.statistics.inference import draw_counts, tails
@@ -73,16 +73,16 @@ def encounter_icc(values: ArrayLike, encounters: Sequence) -> np.ndarray:
         return (msb - msw) / (msb + (n0 - 1) * msw)
 
 
-def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecated: str) -> dict:
+def agreement(overlap: OverlapCounts, *, strategy: str | None = None, **deprecated: str) -> dict:
     """How much annotators agree with each other and runs with the gold: a challenge's vital signs.
 
     Parameters
     ----------
     overlap : OverlapCounts
-    strategy : str
-        The gold strategy the runs are scored against.
+    strategy : str, optional
+        The gold strategy the runs are scored against (None: ``majority``).
     **deprecated
-        ``gold=``, the old name of ``strategy``, with a DeprecationWarning.
+        ``gold=``, the old name of ``strategy``, with a DeprecationWarning (not both).
 
     Returns
     -------
@@ -98,7 +98,9 @@ def agreement(overlap: OverlapCounts, *, strategy: str = "majority", **deprecate
     of the runs against ``strategy``'s gold, and the median over runs of the intra-class
     correlation of their per-image Jaccard within encounters (:func:`encounter_icc`).
     """
-    strategy = deprecated_keywords("agreement", deprecated, ["gold"], "strategy=...").get("gold", strategy)
+    strategy = renamed_keyword("agreement", deprecated, "gold", "strategy", strategy)
+    if strategy is None:
+        strategy = "majority"
     pair = overlap.pair_counts
     valid = overlap.annotator_valid
     n_ann = pair.shape[0]

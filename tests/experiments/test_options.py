@@ -162,6 +162,9 @@ def test_help_shows_every_default():
     ("--margin", "-0.1", r"--margin: must be a number in 0\.\.1, got '-0\.1'"),
     ("--margin", "nan", r"--margin: must be a number in 0\.\.1"),
     ("--run-groups", "teams", r"--run-groups: invalid choice: 'teams'"),
+    ("--strategies", "majority,,staple", r"--strategies: an empty gold strategy in 'majority,,staple' \(two commas"),
+    ("--strategies", "majority,", r"--strategies: an empty gold strategy in 'majority,'"),
+    ("--boundary", "hd95,", r"--boundary: an empty boundary metric in 'hd95,'"),
 ])
 def test_distance_options_are_refused_when_parsed(tmp_path, capsys, option, value, match):
     refused(rank_convergence.main, ["--out", str(tmp_path / "o"), option, value], capsys, match)
