@@ -288,6 +288,16 @@ class _Tables(Mapping):
         return len(self.names)
 
 
+def _equal(value, wanted) -> bool:
+    """``value == wanted`` as a pandas column compares with a scalar: a missing value (None, nan, NA) equals nothing."""
+    if value is None or wanted is None or value is pd.NA or wanted is pd.NA:
+        return False
+    try:
+        return bool(value == wanted)
+    except (TypeError, ValueError):
+        return False
+
+
 @dataclass
 class StudyResult:
     """A study's results: tables by name, the verdicts, the metadata (see the module notes).
@@ -318,6 +328,7 @@ class StudyResult:
     meta: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
     folder: Path | None = None
+    _by_claim: tuple = field(default=(), init=False, repr=False, compare=False)
 
     @property
     def options(self) -> dict:
@@ -374,12 +385,21 @@ class StudyResult:
         -------
         list of dict
         """
+        name = known_claim(claim)
         v = self.verdicts
-        rows = v[v.claim == known_claim(claim)]
-        for column, value in where.items():
-            rows = rows[rows[column] == value]
+        missing = [column for column in where if column not in v.columns]
+        if missing:
+            raise KeyError(missing[0])
+        if not self._by_claim or self._by_claim[0] is not v or self._by_claim[1] != v.shape:
+            groups: dict[str, list[dict]] = {}
+            for record in v.to_dict("records"):
+                groups.setdefault(record["claim"], []).append(record)
+            self._by_claim = (v, v.shape, groups)  # the table read once: a report asks hundreds of questions
         out = []
-        for row in rows.to_dict("records"):
+        for record in self._by_claim[2].get(name, ()):
+            if not all(_equal(record[column], value) for column, value in where.items()):
+                continue
+            row = dict(record)
             row["subject"] = json.loads(row["subject"])
             for key in ("count", "total"):
                 row[key] = None if row[key] is None or (isinstance(row[key], float) and math.isnan(row[key])) \

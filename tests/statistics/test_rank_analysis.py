@@ -21,6 +21,7 @@ from experiments.table_rank_convergence import main
 from robustness.results.study_result import read_table
 from robustness.statistics.bayes_signed_rank import bayes_signed_rank, signed_rank_thetas
 from robustness.statistics.consensus import consensus, symdiff_distance
+from tests.conftest import statsmodels_multipletests
 
 
 def write(tmp_path, rows, columns=("task", "case", "algorithm", "value")):
@@ -41,7 +42,6 @@ def three_tasks(seed=4, runs=5, cases=25):
 @pytest.mark.parametrize("adjustment", ["holm", "none", "hommel"])
 def test_significance_table_equals_scipy_and_statsmodels(tmp_path, adjustment):
     from scipy.stats import wilcoxon
-    from statsmodels.stats.multitest import multipletests
 
     rows = three_tasks()
     out = tmp_path / "out"
@@ -53,7 +53,8 @@ def test_significance_table_equals_scipy_and_statsmodels(tmp_path, adjustment):
         p = np.array([wilcoxon(values[a] - values[b], alternative="greater", method="asymptotic",
                                correction=False).pvalue for a, b in zip(g.run, g.other)])
         np.testing.assert_allclose(g.p, p, rtol=1e-10)
-        want = p if adjustment == "none" else multipletests(p, method=adjustment)[1]
+        with statsmodels_multipletests() as multipletests:
+            want = p if adjustment == "none" else multipletests(p, method=adjustment)[1]
         np.testing.assert_allclose(g.p_adjusted, want, rtol=1e-10)
         assert (g.significant == (want <= 0.05)).all()
         assert (g.cases == 25).all()

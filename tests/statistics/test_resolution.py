@@ -222,3 +222,21 @@ def test_a_bad_difference_is_refused_before_any_work(value, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--resolve" in err[0]
     assert not out.exists()
+
+
+def test_the_integrals_density_is_scipys_chi_square_to_the_bit():
+    """The power's fallback integral evaluates scipy's chi-square density through its own formula, without the
+    generic method's checks (20 times faster): equal bit for bit across degrees of freedom and the whole range the
+    integral covers, so every resolution is the one computed through ``scipy.stats.chi2.pdf``."""
+    from robustness.statistics import resolution
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for df in [0.5, 1.0, 1.5, 2.0, 3.0, 7.0, 39.0, 199.0, 4095.0, *rng.uniform(0.2, 20_000, 40)]:
+        low, high = stats.chi2.ppf([1e-15, 1 - 1e-15], df)
+        for v in np.r_[rng.uniform(low, high, 40), np.geomspace(low, high, 20), df - 2.0 if df > 2 else df]:
+            want = stats.chi2.pdf(float(v), float(df))
+            got = resolution._chi2_pdf(float(v), float(df))
+            assert got == want, (df, v, got, want)
+            checked += 1
+    assert checked == 49 * 61
