@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable
@@ -65,7 +66,15 @@ class QuestionSet:
         list of int
             The positions, in definition order (empty for an unknown parent).
         """
-        return [i for i, q in enumerate(self.questions) if q.parent == parent]
+        return list(self._positions.get(parent, ()))
+
+    @functools.cached_property
+    def _positions(self) -> dict[str, list[int]]:
+        """Every parent's slot positions, found once (scoring asks for them per encounter and parent)."""
+        out: dict[str, list[int]] = {}
+        for i, q in enumerate(self.questions):
+            out.setdefault(q.parent, []).append(i)
+        return out
 
     @property
     def n_options(self) -> np.ndarray:

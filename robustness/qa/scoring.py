@@ -14,9 +14,9 @@ MULTI_SLOT_PARENTS = ("CQID011", "CQID012", "CQID020")
 
 
 def _sets(answers: Answers, parent: str, e: int, *, drop_not_mentioned: bool = False) -> set:
-    slots = answers.questions.slots(parent)
-    nm = answers.questions.not_mentioned
-    return {int(answers.values[e, s]) for s in slots if not (drop_not_mentioned and answers.values[e, s] == nm[s])}
+    questions = answers.questions.questions
+    return {int(answers.values[e, s]) for s in answers.questions.slots(parent)
+            if not (drop_not_mentioned and answers.values[e, s] == questions[s].not_mentioned)}
 
 
 def credit(gold: Answers, run: Answers) -> np.ndarray:
