@@ -304,10 +304,10 @@ def _resolution_claims(resolution, pairs, key: dict, theta: np.ndarray, test: Sc
 
 
 def _truth_of(spec: PopulationSpec, counts: OverlapCounts, grid: np.ndarray, options: CalibrationOptions,
-              margin: float) -> tuple[PopulationTruth, list[pd.DataFrame]]:
+              margin: float, n_jobs: int = 1) -> tuple[PopulationTruth, list[pd.DataFrame]]:
     """A population's truth (expected L1 by size, its teams' spread test, its resolution) and its truth rows."""
     truth = population_truth(counts, sizes=grid, draws=options.truth_draws, margin=margin,
-                             rng=stream(options.seed, "truth", spec.index, calibration=True))
+                             rng=stream(options.seed, "truth", spec.index, calibration=True), n_jobs=n_jobs)
     labels = run_groups(list(counts.runs))[0]
     spread_p = np.array([spread_test(scores, np.zeros((scores.size, scores.size)), labels,
                                      rng=stream(options.seed, "truth", spec.index, 2, calibration=True))[1]
@@ -366,7 +366,8 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
     cache_dir : path, optional
         Where the populations' counts are kept between runs.
     n_jobs : int
-        Processes for the populations' pixel passes and for the test sets (the same numbers for any ``n_jobs``).
+        Processes for the populations' pixel passes and for the test sets, threads for their truth (the same
+        numbers for any ``n_jobs``).
     progress : bool
     say : callable, optional
         Prints a line of progress.
@@ -392,7 +393,7 @@ def calibrate(populations: list[PopulationSpec], options: CalibrationOptions = C
         say(f"population {spec.name}: {options.population} encounters")
         counts = population_counts(spec, options.population, seed=options.seed, cache_dir=cache_dir, n_jobs=n_jobs,
                                    progress=progress)
-        truth, truth_frames = _truth_of(spec, counts, grid, options, margin)
+        truth, truth_frames = _truth_of(spec, counts, grid, options, margin, n_jobs)
         truth_rows += truth_frames
         golds, draws = _golds_and_draws(spec, counts, options)
         # a batch carries its test sets' own counts, not the population's: worker processes receive a few hundred

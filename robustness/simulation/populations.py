@@ -20,6 +20,7 @@ import numpy as np
 from robustness import _kernels
 from robustness.overlap import OverlapOptions, compute_overlap
 from robustness.overlap.counts import load_counts, save_counts
+from robustness.parallel import run_batches
 from robustness.seeds import stream
 from robustness.simulation import worlds
 from robustness.statistics.convergence import rank_convergence
@@ -330,8 +331,15 @@ class PopulationTruth:
         return crossing(self.sizes, self.expected_l1[s], target)[0]
 
 
+def _truth_batch(sch: Schemes, theta: np.ndarray, idx: np.ndarray, margin: float) -> np.ndarray:
+    """The L1 of each scheme on the resamples ``idx`` (B, m) of the population's units: (S, B)."""
+    scores = sch.resample_scores(idx)  # (S, B, R)
+    return np.stack([_kernels.margin_l1(theta[s][None], scores[s] - theta[s][None], 1.0, margin)[0]
+                     for s in range(len(sch.names))])
+
+
 def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1000, margin: float = 0.0,
-                     rng: np.random.Generator | int | None = None) -> PopulationTruth:
+                     rng: np.random.Generator | int | None = None, n_jobs: int = 1) -> PopulationTruth:
     """The population's scores and its true expected L1 at every size (sampling the population itself).
 
     Parameters
@@ -345,6 +353,9 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
     margin : float
         Runs within it in the population count as tied.
     rng : None, int or numpy.random.Generator
+    n_jobs : int
+        Threads sharing the resamples (their kernels release the GIL); the same numbers for any ``n_jobs``: the
+        resamples are drawn here, in order, as the threads ask for them.
 
     Returns
     -------
@@ -357,14 +368,12 @@ def population_truth(counts: OverlapCounts, *, sizes: np.ndarray, draws: int = 1
     e = np.empty((len(sch.names), sizes.size))
     se = np.empty_like(e)
     batch = 100
-    for k, m in enumerate(sizes):
-        per = []
-        for start in range(0, draws, batch):
-            n = min(batch, draws - start)
-            scores = sch.resample_scores(rng.integers(0, sch.n_units, (n, int(m))))  # (S, n, R)
-            per.append(np.stack([_kernels.margin_l1(theta[s][None], scores[s] - theta[s][None], 1.0, margin)[0]
-                                 for s in range(len(sch.names))]))
-        l1 = np.concatenate(per, axis=1)
+    starts = range(0, draws, batch)
+    resamples = ((sch, theta, rng.integers(0, sch.n_units, (min(batch, draws - start), int(m))), margin)
+                 for m in sizes for start in starts)  # drawn lazily, in the order of a loop over sizes and batches
+    done = run_batches(_truth_batch, resamples, n_jobs=n_jobs, prefer="threads")
+    for k in range(sizes.size):
+        l1 = np.concatenate([next(done) for _ in starts], axis=1)
         e[:, k], se[:, k] = l1.mean(axis=1), l1.std(axis=1, ddof=1) / np.sqrt(l1.shape[1])
     pair_sd, _ = pair_sd_summary(sch)
     return PopulationTruth(schemes=list(sch.names), scores=theta, sizes=sizes, expected_l1=e, expected_l1_se=se,
