@@ -161,7 +161,9 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
         How far each batch advances ``progress`` (e.g. its number of images); None advances it by 1 a batch.
     fresh : bool
         Worker processes forked now (on Linux), not those kept from an earlier pass: they start with everything
-        registered and imported since (a gold strategy, a ranking method, matplotlib).
+        registered and imported since (a gold strategy, a ranking method, matplotlib). The pool is this pass's
+        own, ended with it; a kept pool stays kept (another pass may be half way through it). A function of a
+        script (``__main__``) or of a module imported since the kept pool was made always gets one.
 
     Yields
     ------
@@ -178,7 +180,7 @@ def run_batches(fn: Callable[..., T], batches: Iterable[tuple], *, n_jobs: int =
     if n_jobs == 1:
         results = (fn(*b) for b in batches)
     elif prefer != "threads" and default_backend():
-        results = _in_processes(fn, batches, n_jobs, fresh or _defined_since_fork(fn))
+        results = _in_processes(fn, batches, n_jobs, fresh)
     else:
         results = joblib.Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(
             joblib.delayed(fn)(*b) for b in batches)
@@ -213,6 +215,7 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
     ``4 * n_jobs`` batches in flight.
     """
     workers = n_jobs - 1
+    fresh = fresh or (_kept(workers, False) and _defined_since_fork(fn))  # a kept pool may lack fn: one of its own
     batches = iter(batches)
     first = next(batches, None)
     if first is None:
@@ -222,8 +225,9 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
         yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
     else:
         batches = itertools.chain((first, second), batches)
-    executor = _executor(workers, fresh)
+    executor = _pool(workers) if fresh else _executor(workers)  # a fresh pool is this pass's own
     pending: deque = deque()
+    interrupted = False
 
     def ready():
         return pending and (not isinstance(pending[0], Future) or pending[0].done() or len(pending) >= 4 * n_jobs)
@@ -239,12 +243,15 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
             head = pending.popleft()
             yield head.result() if isinstance(head, Future) else head
     except KeyboardInterrupt:  # Ctrl-C: the workers (which ignore it) are stopped now, not after their batch
-        _stop_workers()
+        interrupted = True
+        _stop_workers(executor)
         raise
     finally:
         for p in pending:
             if isinstance(p, Future):
                 p.cancel()
+        if fresh:  # ended with its pass; a pool kept for other passes (perhaps half way through one) is left alone
+            executor.shutdown(wait=not interrupted, cancel_futures=True)
 
 
 #: Idle loky workers exit after this many seconds (all workers also exit as soon as their parent is gone).
@@ -274,44 +281,49 @@ def _kept(workers: int, fresh: bool) -> bool:
     return pid == os.getpid() and n == workers and not broken
 
 
-def _executor(workers: int, fresh: bool = False):
+def _executor(workers: int):
     """The pool of ``workers`` processes of this process, kept between calls (started again when broken).
 
     On Linux the workers are forked: they start with every module and compiled kernel of this process, in
     milliseconds instead of the second or two a fresh interpreter needs to import numpy, numba and the
     package (which would eat the gain of a pass of a few seconds). Elsewhere they are loky's (spawned).
-    ``fresh``: a new pool even where one is kept (forked now, with what this process holds now).
     """
     if _EXECUTOR:
         pid, _, ex = _EXECUTOR[0]
-        if _kept(workers, fresh):
+        if _kept(workers, False):
             return ex
         _EXECUTOR.clear()
         if pid == os.getpid():
             ex.shutdown(wait=False)
-    if sys.platform.startswith("linux"):
-        from concurrent.futures import ProcessPoolExecutor
-
-        ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_watch_parent, initargs=(os.getpid(),))
-    else:
-        from joblib.externals.loky import ProcessPoolExecutor
-
-        ex = ProcessPoolExecutor(max_workers=workers, timeout=WORKER_IDLE_S, initializer=_watch_parent,
-                                 initargs=(os.getpid(),))
+    ex = _pool(workers)
     _EXECUTOR[:] = [(os.getpid(), workers, ex)]
     _FORKED_WITH.clear()
     _FORKED_WITH.update(sys.modules)  # the workers fork on their first task, with at least these
     return ex
 
 
-def _stop_workers() -> None:
-    """Terminate this process's pool at once (after Ctrl-C): no batch is finished, nothing is printed."""
-    for pid, _, ex in _EXECUTOR:
-        if pid == os.getpid():
-            for p in list((getattr(ex, "_processes", None) or {}).values()):
-                p.terminate()
-            ex.shutdown(wait=False, cancel_futures=True)
+def _pool(workers: int):
+    """A new pool of ``workers`` processes (:func:`_executor`'s kind), kept by no one."""
+    if sys.platform.startswith("linux"):
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_watch_parent, initargs=(os.getpid(),))
+    from joblib.externals.loky import ProcessPoolExecutor as LokyPool
+
+    return LokyPool(max_workers=workers, timeout=WORKER_IDLE_S, initializer=_watch_parent, initargs=(os.getpid(),))
+
+
+def _stop_workers(also=None) -> None:
+    """Terminate this process's kept pool, and the pool ``also``, at once (after Ctrl-C).
+
+    No batch is finished, nothing is printed.
+    """
+    pools = [ex for pid, _, ex in _EXECUTOR if pid == os.getpid()] + ([also] if also is not None else [])
+    for ex in dict.fromkeys(pools):
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
+            p.terminate()
+        ex.shutdown(wait=False, cancel_futures=True)
     _EXECUTOR.clear()
 
 

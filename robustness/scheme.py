@@ -346,7 +346,8 @@ def from_meta(meta: dict) -> Scheme:
     Raises
     ------
     ValueError
-        A ``primary`` that is not a record, or that names its strategy under neither name or under both.
+        A ``primary`` that is not a record, that names its strategy under neither name or under both, or whose
+        strategy, metric or averaging is not a name.
     """
     p = meta.get("primary")
     if p is not None and not isinstance(p, dict):
@@ -356,6 +357,9 @@ def from_meta(meta: dict) -> Scheme:
         if len(named) != 1:
             raise ValueError("meta.json's primary record names " + ("no gold strategy ('strategy')" if not named else
                                                                     "its gold strategy twice ('strategy' and 'gold')"))
+        unnamed = [key for key in (named[0], "metric", "average") if not isinstance(p.get(key), str)]
+        if unnamed:
+            raise ValueError(f"meta.json's primary record gives no name for {unnamed[0]!r}")
         return Scheme(p[named[0]], p["metric"], p["average"], official=bool(p.get("official")))
     strategy = meta.get("official", DEFAULT.strategy)
     return Scheme(strategy, DEFAULT.metric, DEFAULT.average if not get_strategy(strategy).macro_only else "macro",

@@ -76,7 +76,9 @@ def test_meta_json_names_the_strategy_and_folders_written_before_still_read():
     # a KeyError naming the old key)
     for damaged, said in ((record | {"gold": "staple"}, "its gold strategy twice"),
                           ({k: v for k, v in record.items() if k != "strategy"}, r"no gold strategy \('strategy'\)"),
-                          ("union:dice:macro", "primary is not a record")):
+                          ("union:dice:macro", "primary is not a record"),
+                          (record | {"strategy": None}, "gives no name for 'strategy'"),
+                          ({k: v for k, v in record.items() if k != "average"}, "gives no name for 'average'")):
         with pytest.raises(ValueError, match=said):
             from_meta({"primary": damaged})
 

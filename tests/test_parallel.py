@@ -64,6 +64,12 @@ def test_a_scripts_function_defined_after_the_pool_was_kept_still_runs():
         exec("def double(x):\n    return 2 * x\n", late.__dict__)
         sys.modules[late.__name__] = late
         assert list(run_batches(late.double, [(i,) for i in range(6)], n_jobs=2)) == [2 * i for i in range(6)]
+        # such a pass's own pool leaves the kept pool alone: a pass half way through it goes on (it used to be shut
+        # down under it: "cannot schedule new futures after shutdown")
+        first = run_batches(os.path.join, [("a", str(i)) for i in range(40)], n_jobs=2)
+        head = [next(first) for _ in range(5)]
+        assert list(run_batches(cube, [(i,) for i in range(20)], n_jobs=2)) == [i ** 3 for i in range(20)]
+        assert head + list(first) == [os.path.join("a", str(i)) for i in range(40)]
     finally:
         delattr(main, "robustness_test_cube")
         sys.modules.pop("robustness_test_late_module", None)

@@ -311,7 +311,8 @@ class StudyResult:
         File name -> a DataFrame, or a callable returning an iterable of DataFrames of the same columns (a table
         written as it comes, e.g. ``curves.parquet``: bounded memory).
     verdicts : pandas.DataFrame
-        One row per claim (:data:`VERDICT_COLUMNS`).
+        One row per claim (:data:`VERDICT_COLUMNS`). :meth:`verdict` reads it once: to change the verdicts, assign
+        a new table (an edit in place is not seen).
     meta : dict
         What the study knows about itself: ``options`` (its options as a dict), ``input`` (what it read),
         ``warnings`` (what the loaders skipped, repaired or guessed, and the checks' findings) and
@@ -328,7 +329,6 @@ class StudyResult:
     meta: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
     folder: Path | None = None
-    _by_claim: tuple = field(default=(), init=False, repr=False, compare=False)
 
     @property
     def options(self) -> dict:
@@ -390,13 +390,14 @@ class StudyResult:
         missing = [column for column in where if column not in v.columns]
         if missing:
             raise KeyError(missing[0])
-        if not self._by_claim or self._by_claim[0] is not v or self._by_claim[1] != v.shape:
+        read = self.__dict__.get("_by_claim")  # not a field: not compared, not in asdict()
+        if read is None or read[0] is not v or read[1] != v.shape:
             groups: dict[str, list[dict]] = {}
             for record in v.to_dict("records"):
                 groups.setdefault(record["claim"], []).append(record)
-            self._by_claim = (v, v.shape, groups)  # the table read once: a report asks hundreds of questions
+            read = self.__dict__["_by_claim"] = (v, v.shape, groups)  # read once: a report asks hundreds of questions
         out = []
-        for record in self._by_claim[2].get(name, ()):
+        for record in read[2].get(name, ()):
             if not all(_equal(record[column], value) for column, value in where.items()):
                 continue
             row = dict(record)
