@@ -148,7 +148,6 @@ def deprecated_keywords(owner: str, given: Mapping[str, Any], accepted: Iterable
     return dict(given)
 
 
-
 def renamed_keyword(owner: str, given: Mapping[str, Any], old: str, new: str, value: Any) -> Any:
     """A keyword's value, passed by its new name or (with a DeprecationWarning) by its old one, never by both.
 
@@ -184,6 +183,7 @@ def renamed_keyword(owner: str, given: Mapping[str, Any], old: str, new: str, va
     if old in given and value is not None:
         raise TypeError(f"{owner}() got both {new}= and its deprecated name {old}=")
     return deprecated_keywords(owner, given, [old], f"{new}=...").get(old, value)
+
 
 def deprecated_name(old: str, new: str) -> None:
     """Warn that a caller used a deprecated name (an attribute, a function) that still works.

@@ -215,12 +215,12 @@ def _in_processes(fn, batches, n_jobs, fresh=False):
     ``4 * n_jobs`` batches in flight.
     """
     workers = n_jobs - 1
-    fresh = fresh or (_kept(workers, False) and _defined_since_fork(fn))  # a kept pool may lack fn: one of its own
+    fresh = fresh or (_kept(workers) and _defined_since_fork(fn))  # a kept pool may lack fn: one of its own
     batches = iter(batches)
     first = next(batches, None)
     if first is None:
         return
-    second = next(batches, None) if _kept(workers, fresh) else None
+    second = next(batches, None) if not fresh and _kept(workers) else None
     if second is None:
         yield fn(*first)  # here first: forked workers then start with this process's imports and compiled kernels
     else:
@@ -272,9 +272,9 @@ def _defined_since_fork(fn: Callable) -> bool:
     return module == "__main__" or module not in _FORKED_WITH
 
 
-def _kept(workers: int, fresh: bool) -> bool:
+def _kept(workers: int) -> bool:
     """Whether :func:`_executor` would hand back this process's pool of ``workers`` kept from an earlier pass."""
-    if fresh or not _EXECUTOR:
+    if not _EXECUTOR:
         return False
     pid, n, ex = _EXECUTOR[0]
     broken = getattr(ex, "_broken", False) or getattr(getattr(ex, "_flags", None), "broken", None)
@@ -290,7 +290,7 @@ def _executor(workers: int):
     """
     if _EXECUTOR:
         pid, _, ex = _EXECUTOR[0]
-        if _kept(workers, False):
+        if _kept(workers):
             return ex
         _EXECUTOR.clear()
         if pid == os.getpid():

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robustness.errors import deprecated_keywords, deprecated_name
+from robustness.errors import deprecated_name, renamed_keyword
 from robustness.overlap.boundary import boundary_metric, is_boundary_metric
 from robustness.overlap.gold import get_strategy, is_random, official_strategy
 from robustness.overlap.metrics import AVERAGES, METRICS, get_metric
@@ -70,9 +70,7 @@ class Scheme:
     def __init__(self, strategy: str | None = None, metric: str | None = None, average: str | None = None,
                  official: bool = False, **deprecated: str) -> None:
         """Set the four fields and check them; ``gold=`` is accepted for ``strategy=`` (deprecated)."""
-        if "gold" in deprecated and strategy is not None:
-            raise TypeError("Scheme() got both strategy= and its deprecated name gold=")
-        strategy = deprecated_keywords("Scheme", deprecated, ["gold"], "strategy=...").get("gold", strategy)
+        strategy = renamed_keyword("Scheme", deprecated, "gold", "strategy", strategy)
         given = dict(strategy=strategy, metric=metric, average=average)
         missing = [name for name, value in given.items() if value is None]
         if missing:  # as the generated __init__ said it
