@@ -3,7 +3,8 @@
 A rater's mask near the truth's border is the set of voxels whose signed distance to the truth (negative inside,
 in physical units) lies below a displacement ``offset + scale * F``, ``F`` a smooth random field given on a
 coarse lattice and interpolated (trilinearly; a 2D image is a volume of one slice). Only the voxels of a band
-around the border are visited: deeper voxels are inside every mask and farther ones outside.
+around the border are visited: deeper voxels are inside every mask and farther ones outside. Within the band, a
+voxel beyond the rater's extreme displacements is decided without interpolating the field.
 """
 
 from __future__ import annotations
@@ -25,6 +26,30 @@ def _axis(u, n):
         return n - 1, n - 1, 0.0
     i = int(np.floor(u))
     return i, i + 1, u - i
+
+
+@njit(cache=True, nogil=True)
+def _shortcut(lattice, offset, scale, bound):
+    """``(lo, hi, sure)``: below ``lo`` a voxel is drawn, from ``hi`` on it is not, without interpolating.
+
+    The field lies between the lattice's extremes (linear interpolation), so the displacement ``offset + scale * F``
+    lies between its values there; the margin stands far above the interpolation's rounding (a few units in the
+    last place), so the bits are those interpolation gives. ``sure`` is false where a displacement may be clipped
+    (the clipped ones are counted) or the lattice holds a NaN.
+    """
+    lo = np.inf
+    hi = -np.inf
+    for value in lattice.ravel():
+        if np.isnan(value):
+            return 0.0, 0.0, False
+        lo = min(lo, value)
+        hi = max(hi, value)
+    a = offset + scale * lo
+    b = offset + scale * hi
+    margin = 1e-9 * (abs(offset) + abs(a - offset) + abs(b - offset) + 1.0)
+    lo = min(a, b) - margin
+    hi = max(a, b) + margin
+    return lo, hi, lo >= -bound and hi <= bound
 
 
 @njit(cache=True, nogil=True)
@@ -57,6 +82,7 @@ def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions
         How many voxels had their displacement clipped (the band was too narrow for them).
     """
     lattice, lattice_step, offset, scale, bound = displacement
+    lo, hi, sure = _shortcut(lattice, offset, scale, bound)  # beyond the rater's extreme displacements
     ny = crop_shape[1]
     nx = crop_shape[2]
     lz, ly, lx = lattice.shape
@@ -67,6 +93,11 @@ def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions
     z0 = z1 = y0 = y1 = 0
     wz = wy = 0.0
     for v in range(flat.size):
+        if sure:
+            d = dist[v]
+            if d < lo or d >= hi:
+                out[positions[v] if positions.size else v] = 1 if d < lo else 0
+                continue
         f = flat[v]
         if f >= row_end or f < row_start:  # a new row (z, y): the band is sorted, so rows repeat
             r = f // nx

@@ -113,9 +113,10 @@ def draw_mask(image: TwinImage, model: RaterModel, length: float, rng: np.random
     if image.band.size:
         bits, missed, clipped = draw_band(image, model, length, rng)
         buf[image.full] = bits
-        for k in range(1, image.n_objects + 1):
-            if not missed[k - 1]:
-                buf[image.interior_of(k)] = 1
+        if missed.any():  # the kept objects' interiors (each object's voxels are one run of ``interior``)
+            buf[image.interior[np.repeat(~missed, np.diff(image.interior_start))]] = 1
+        else:
+            buf[image.interior] = 1
     else:
         clipped = 0
     count = int(rng.poisson(model.spurious)) if model.spurious > 0 else 0

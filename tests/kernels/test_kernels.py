@@ -428,3 +428,23 @@ def test_threshold_band_matches_twin(case):
     np.testing.assert_array_equal(bits[sure], want[sure])
     edge = np.abs(np.abs(delta) - bound) <= 1e-9
     assert abs(clipped - want_clipped) <= int(edge.sum())
+
+
+def test_threshold_band_decides_without_interpolating_only_what_interpolation_would():
+    """A voxel beyond the lattice's extremes is decided without interpolating; rounding can carry the interpolated
+    field one unit in the last place past the lattice's largest value, and that voxel must be interpolated."""
+    top, low, w = -1.6732741594314575, -1.811208494996075, 2.8044346610672644e-16  # top is a float32
+    assert top * (1 - w) + low * w > top  # the field between the two lattice values rounds above both
+    lattice = np.array([[[top, low]]])
+    flat = np.array([0, 1], np.int64)  # voxel 1 lies w of a lattice step from the first lattice point
+    dist = np.array([top, top], np.float32)  # on the border drawn at the largest displacement, exactly
+    bits = np.empty(2, np.uint8)
+    clipped = _kernels.threshold_band(flat, dist, np.array([1, 1, 2]), np.array([1.0, 1.0, w]),
+                                      (lattice, np.ones(3), 0.0, 1.0, 10.0), bits, np.zeros(0, np.int64))
+    assert bits.tolist() == [0, 1] and clipped == 0  # top < top is false; top < top + 1 ulp is true
+    # a voxel farther out is decided by the shortcut, and as interpolation would: beyond top, not drawn; below
+    # the smallest displacement, drawn
+    dist = np.array([top + 0.5, low - 0.5], np.float32)
+    _kernels.threshold_band(flat, dist, np.array([1, 1, 2]), np.array([1.0, 1.0, w]),
+                            (lattice, np.ones(3), 0.0, 1.0, 10.0), bits, np.zeros(0, np.int64))
+    assert bits.tolist() == [0, 1]
