@@ -230,20 +230,32 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
     test = which if callable(which) else (lambda v: v.startswith(which))
 
     def hits(values: pd.Series):
+        """Which entries are selected (None: none is, or the values are not text)."""
         if not _is_text(values):
             return None
-        # an object column may mix text with booleans, numbers or None (a fit table's "within"): only text is checked
+        # an object column may mix text with booleans, numbers or None (a fit table's "within"): only text is
+        # checked, each distinct text once
+        try:
+            distinct = pd.unique(values)
+        except TypeError:  # unhashable cells (lists) hold no text to check
+            distinct = values.to_numpy()
+        chosen = [v for v in distinct if isinstance(v, str) and test(v)]
+        if not chosen:
+            return None
         return values.map(lambda v: isinstance(v, str) and bool(test(v))).astype(bool)
 
     columns = {c: hits(frame[c]) for c in frame.columns}
-    columns = {c: m for c, m in columns.items() if m is not None and m.any()}
+    columns = {c: m for c, m in columns.items() if m is not None}
     index = hits(pd.Series(frame.index, dtype=frame.index.dtype))
     names = [isinstance(c, str) and bool(test(c)) for c in frame.columns]
     if not columns and not any(names) and (index is None or not index.any()):
         return frame
     out = frame.copy()
-    for c, m in columns.items():
-        out[c] = out[c].where(~m.to_numpy(), out[c][m].map(change))
+    for c, m in columns.items():  # by position: an index may repeat a label
+        cells = out[c].to_numpy(dtype=object, copy=True)
+        chosen = m.to_numpy()
+        cells[chosen] = [change(v) for v in cells[chosen]]
+        out[c] = pd.array(cells, dtype=out[c].dtype)
     if index is not None and index.any():
         out.index = [change(v) if hit else v for v, hit in zip(out.index, index)]
     out.columns = [change(c) if hit else c for c, hit in zip(out.columns, names)]

@@ -76,3 +76,41 @@ def test_hand_made_marks(text, escaped):
 def test_a_cell_escapes_stars_the_prose_keeps():
     assert markdown_cell("**x**") == "\\*\\*x\\*\\*" and markdown("**x**") == "**x**"
     assert PARSER.renderInline(markdown("**x** _y_")) == "<strong>x</strong> _y_"
+
+
+def _quoted_cell_by_cell(value):
+    """The CSV rule written out for one cell: text a spreadsheet would run (or holding direction controls) changes."""
+    from robustness.errors import DIRECTION_CONTROLS
+    from robustness.results.escape import FORMULA_STARTS
+
+    if not isinstance(value, str):
+        return value
+    if DIRECTION_CONTROLS.search(value):
+        return "'\\" + value.replace("\\", "\\\\").replace("\u202e", "\\u202e")
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_csv_quoting_checks_each_distinct_text_once_and_changes_what_a_cell_by_cell_rule_does(dtype):
+    """Columns of repeated text, text mixed with booleans, numbers, None and lists, hits in the index and the names:
+    the quoted frame is the one the rule applied to every cell gives, and a frame without a hit is returned as is."""
+    import numpy as np
+    import pandas as pd
+
+    from robustness.results.escape import csv_frame, csv_unquote
+
+    runs = np.array(["a", "=b", "c", "-1", "d\u202ee"], dtype=object)[np.arange(500) % 5]
+    frame = pd.DataFrame({"run": pd.array(runs, dtype=dtype), "plain": pd.array(["x", "y"] * 250, dtype=dtype),
+                          "mixed": [True, None, 1.5, "+x", [1, 2]] * 100, "=name": np.arange(500.0)},
+                         index=pd.Index(["@i", "j"] * 250, dtype=dtype))
+    got = csv_frame(frame)
+    for column in ("run", "plain", "mixed"):
+        want = [_quoted_cell_by_cell(v) for v in frame[column]]
+        assert [v if isinstance(v, list) or v == v else "nan" for v in got[column]] == \
+               [v if isinstance(v, list) or v == v else "nan" for v in want], column
+    assert frame.run.tolist() == runs.tolist() and got.run.dtype == frame.run.dtype
+    assert list(got.columns) == ["run", "plain", "mixed", "'=name"]
+    assert list(got.index) == [_quoted_cell_by_cell(v) for v in frame.index]
+    assert csv_unquote(got)["run"].tolist() == runs.tolist()
+    untouched = frame[["plain"]].set_axis(range(500))
+    assert csv_frame(untouched) is untouched and csv_unquote(untouched) is untouched
