@@ -218,6 +218,8 @@ def markdown_cell(value: object) -> str:
 
 
 def _is_text(values) -> bool:
+    if isinstance(values.dtype, pd.CategoricalDtype):  # its categories are what a cell can hold
+        return _is_text(values.dtype.categories)
     return values.dtype == object or str(values.dtype) in ("str", "string")
 
 
@@ -255,7 +257,8 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
         cells = out[c].to_numpy(dtype=object, copy=True)
         chosen = m.to_numpy()
         cells[chosen] = [change(v) for v in cells[chosen]]
-        out[c] = pd.array(cells, dtype=out[c].dtype)
+        kept = out[c].dtype
+        out[c] = pd.array(cells, dtype=object if isinstance(kept, pd.CategoricalDtype) else kept)
     if index is not None and index.any():
         out.index = [change(v) if hit else v for v, hit in zip(out.index, index)]
     out.columns = [change(c) if hit else c for c, hit in zip(out.columns, names)]

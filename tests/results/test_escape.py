@@ -93,7 +93,7 @@ def _quoted_cell_by_cell(value):
 @pytest.mark.parametrize("dtype", [object, "str"])
 def test_csv_quoting_checks_each_distinct_text_once_and_changes_what_a_cell_by_cell_rule_does(dtype):
     """Columns of repeated text, text mixed with booleans, numbers, None and lists, hits in the index and the names:
-    the quoted frame is the one the rule applied to every cell gives, and a frame without a hit is returned as is."""
+    the quoted frame is the one the rule applied to every cell gives (a categorical column's too), and a frame without a hit is returned as is."""
     import numpy as np
     import pandas as pd
 
@@ -101,15 +101,16 @@ def test_csv_quoting_checks_each_distinct_text_once_and_changes_what_a_cell_by_c
 
     runs = np.array(["a", "=b", "c", "-1", "d\u202ee"], dtype=object)[np.arange(500) % 5]
     frame = pd.DataFrame({"run": pd.array(runs, dtype=dtype), "plain": pd.array(["x", "y"] * 250, dtype=dtype),
-                          "mixed": [True, None, 1.5, "+x", [1, 2]] * 100, "=name": np.arange(500.0)},
+                          "mixed": [True, None, 1.5, "+x", [1, 2]] * 100, "=name": np.arange(500.0),
+                          "kind": pd.Categorical(["@k", "k"] * 250)},
                          index=pd.Index(["@i", "j"] * 250, dtype=dtype))
     got = csv_frame(frame)
-    for column in ("run", "plain", "mixed"):
+    for column in ("run", "plain", "mixed", "kind"):
         want = [_quoted_cell_by_cell(v) for v in frame[column]]
         assert [v if isinstance(v, list) or v == v else "nan" for v in got[column]] == \
                [v if isinstance(v, list) or v == v else "nan" for v in want], column
     assert frame.run.tolist() == runs.tolist() and got.run.dtype == frame.run.dtype
-    assert list(got.columns) == ["run", "plain", "mixed", "'=name"]
+    assert list(got.columns) == ["run", "plain", "mixed", "'=name", "kind"]
     assert list(got.index) == [_quoted_cell_by_cell(v) for v in frame.index]
     assert csv_unquote(got)["run"].tolist() == runs.tolist()
     untouched = frame[["plain"]].set_axis(range(500))
