@@ -290,7 +290,7 @@ def test_no_csv_cell_starts_a_formula_and_names_round_trip(hostile_results):
 def test_csv_quoting_round_trips_every_leading_character():
     from robustness.results.escape import csv_frame, csv_unquote
 
-    names = ["=a", "+b", "-c", "@d", "\te", "'f", "''g", "'", "h", "-1", "", "x=y"]
+    names = ["=a", "+b", "-c", "@d", "\te", "'f", "''g", "'", "h", "-1", "", "x=y", "x\ry", "\rz", "'\\u000d"]
     frame = pd.DataFrame({"run": names, "value": np.arange(len(names), dtype=float) - 3})
     text = csv_frame(frame).to_csv(index=False)
     back = csv_unquote(pd.read_csv(io.StringIO(text), dtype={"run": str}, keep_default_na=False))

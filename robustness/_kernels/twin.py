@@ -29,14 +29,18 @@ def _axis(u, n):
 
 
 @njit(cache=True, nogil=True)
-def _shortcut(lattice, offset, scale, bound):
+def _shortcut(displacement, crop_shape, spacing):
     """``(lo, hi, sure)``: below ``lo`` a voxel is drawn, from ``hi`` on it is not, without interpolating.
 
     The field lies between the lattice's extremes (linear interpolation), so the displacement ``offset + scale * F``
     lies between its values there; the margin stands far above the interpolation's rounding (a few units in the
     last place), so the bits are those interpolation gives. ``sure`` is false where a displacement may be clipped
-    (the clipped ones are counted) or the lattice holds a NaN.
+    (the clipped ones are counted), the lattice holds a NaN, or the field is not an interpolation everywhere
+    (:func:`_interpolates`).
     """
+    lattice, lattice_step, offset, scale, bound = displacement
+    if not _interpolates(crop_shape, spacing, lattice_step):
+        return 0.0, 0.0, False
     lo = np.inf
     hi = -np.inf
     for value in lattice.ravel():
@@ -50,6 +54,17 @@ def _shortcut(lattice, offset, scale, bound):
     lo = min(a, b) - margin
     hi = max(a, b) + margin
     return lo, hi, lo >= -bound and hi <= bound
+
+
+@njit(cache=True, nogil=True)
+def _interpolates(crop_shape, spacing, lattice_step):
+    """Whether every voxel's field is an interpolation, never an extrapolation, and no division fails.
+
+    The x position is not clamped to the lattice below (a negative step or spacing extrapolates), and a zero step
+    or crop size raises as interpolating would: the shortcut is taken only where neither can happen.
+    """
+    return (spacing[2] / lattice_step[2] >= 0.0 and lattice_step[0] != 0.0 and lattice_step[1] != 0.0
+            and crop_shape[1] > 0 and crop_shape[2] > 0)
 
 
 @njit(cache=True, nogil=True)
@@ -82,7 +97,7 @@ def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions
         How many voxels had their displacement clipped (the band was too narrow for them).
     """
     lattice, lattice_step, offset, scale, bound = displacement
-    lo, hi, sure = _shortcut(lattice, offset, scale, bound)  # beyond the rater's extreme displacements
+    lo, hi, sure = _shortcut(displacement, crop_shape, spacing)  # beyond the rater's extreme displacements
     ny = crop_shape[1]
     nx = crop_shape[2]
     lz, ly, lx = lattice.shape

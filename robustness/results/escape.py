@@ -257,8 +257,8 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
         cells = out[c].to_numpy(dtype=object, copy=True)
         chosen = m.to_numpy()
         cells[chosen] = [change(v) for v in cells[chosen]]
-        kept = out[c].dtype
-        out[c] = pd.array(cells, dtype=object if isinstance(kept, pd.CategoricalDtype) else kept)
+        kept = out[c].dtype  # a Series of the frame's own index: an object column stays one (None stays None)
+        out[c] = pd.Series(cells, index=out.index, dtype=object if isinstance(kept, pd.CategoricalDtype) else kept)
     if index is not None and index.any():
         out.index = [change(v) if hit else v for v, hit in zip(out.index, index)]
     out.columns = [change(c) if hit else c for c, hit in zip(out.columns, names)]
@@ -266,7 +266,11 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
 
 
 def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every text cell (and text index and column name) that a spreadsheet would run quoted.
+    r"""``frame`` with every text cell (and text index and column name) that a spreadsheet would run quoted.
+
+    A cell holding a direction control or a carriage return is written coded (``'\`` and its text with those
+    characters as ``\uXXXX`` codes), so that it neither reorders what a reader sees nor ends a CSV row;
+    :func:`csv_unquote` reads every cell back as it was.
 
     Parameters
     ----------
@@ -283,18 +287,26 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
     >>> csv_frame(pd.DataFrame({"run": ["=1+1", "A", "-x"], "value": [-1.0, 2.0, 3.0]})).run.tolist()
     ["'=1+1", 'A', "'-x"]
     """
-    return _recode(frame, lambda v: v.startswith(FORMULA_STARTS) or DIRECTION_CONTROLS.search(v),
-                   lambda v: _coded(v) if DIRECTION_CONTROLS.search(v) else "'" + v)
+    return _recode(frame, lambda v: v.startswith(FORMULA_STARTS) or _needs_code(v),
+                   lambda v: _coded(v) if _needs_code(v) else "'" + v)
 
 
-#: How a CSV cell holding direction controls begins (:func:`csv_frame`); a user's cell beginning with ``'`` is
-#: written behind a second ``'``, so no other cell begins so.
+#: How a CSV cell holding direction controls or a carriage return begins (:func:`csv_frame`); a user's cell
+#: beginning with ``'`` is written behind a second ``'``, so no other cell begins so.
 _CODED = "'\\"
 _CODE = re.compile(r"\\(\\|u[0-9a-f]{4})")
 
 
+def _needs_code(text: str) -> bool:
+    """Whether a CSV cell is written coded: it holds a direction control or a carriage return.
+
+    A CSV writer whose lines end with a line feed leaves a carriage return unquoted, and a reader ends the row there.
+    """
+    return "\r" in text or bool(DIRECTION_CONTROLS.search(text))
+
+
 def _coded(text: str) -> str:
-    return _CODED + visible(text.replace("\\", "\\\\"))
+    return _CODED + visible(text.replace("\\", "\\\\")).replace("\r", "\\u000d")
 
 
 def _decoded(text: str) -> str:

@@ -448,3 +448,18 @@ def test_threshold_band_decides_without_interpolating_only_what_interpolation_wo
     _kernels.threshold_band(flat, dist, np.array([1, 1, 2]), np.array([1.0, 1.0, w]),
                             (lattice, np.ones(3), 0.0, 1.0, 10.0), bits, np.zeros(0, np.int64))
     assert bits.tolist() == [0, 1]
+
+
+def test_threshold_band_extrapolating_or_dividing_by_zero_takes_no_shortcut():
+    """A negative step along x extrapolates the field past the lattice's extremes (x is not clamped below), and a
+    zero step along z or y raises where a voxel is interpolated: the shortcut stands aside for both."""
+    lattice = np.array([[[0.0, 1.0]]])
+    bits = np.empty(1, np.uint8)
+    # voxel 1 sits half a step before the lattice: the field there is 0 - 0.5 (1 - 0) = -0.5, below its extremes
+    _kernels.threshold_band(np.array([1], np.int64), np.array([-0.25], np.float32), np.array([1, 1, 2]), np.ones(3),
+                            (lattice, np.array([1.0, 1.0, -2.0]), 0.0, 1.0, 10.0), bits, np.zeros(0, np.int64))
+    assert bits.tolist() == [0]  # -0.25 < -0.5 is false; the lattice's extremes (0, 1) would have drawn it
+    with pytest.raises(ZeroDivisionError):  # the distance is beyond every displacement, as before
+        _kernels.threshold_band(np.array([1], np.int64), np.array([5.0], np.float32), np.array([1, 1, 2]),
+                                np.ones(3), (lattice, np.array([1.0, 0.0, 1.0]), 0.0, 1.0, 10.0), bits,
+                                np.zeros(0, np.int64))

@@ -79,39 +79,44 @@ def test_a_cell_escapes_stars_the_prose_keeps():
 
 
 def _quoted_cell_by_cell(value):
-    """The CSV rule written out for one cell: text a spreadsheet would run (or holding direction controls) changes."""
+    """The CSV rule written out for one cell: text a spreadsheet would run changes; text holding a direction control
+    or a carriage return is coded."""
     from robustness.errors import DIRECTION_CONTROLS
     from robustness.results.escape import FORMULA_STARTS
 
     if not isinstance(value, str):
         return value
-    if DIRECTION_CONTROLS.search(value):
-        return "'\\" + value.replace("\\", "\\\\").replace("\u202e", "\\u202e")
+    if DIRECTION_CONTROLS.search(value) or "\r" in value:
+        return "'\\" + value.replace("\\", "\\\\").replace("\u202e", "\\u202e").replace("\r", "\\u000d")
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 @pytest.mark.parametrize("dtype", [object, "str"])
 def test_csv_quoting_checks_each_distinct_text_once_and_changes_what_a_cell_by_cell_rule_does(dtype):
     """Columns of repeated text, text mixed with booleans, numbers, None and lists, hits in the index and the names:
-    the quoted frame is the one the rule applied to every cell gives (a categorical column's too), and a frame without a hit is returned as is."""
+    the quoted frame is the one the rule applied to every cell gives (a categorical column's too, written as text),
+    each column keeps its dtype (an object column's None stays None), and a frame without a hit is returned as is."""
     import numpy as np
     import pandas as pd
 
     from robustness.results.escape import csv_frame, csv_unquote
 
-    runs = np.array(["a", "=b", "c", "-1", "d\u202ee"], dtype=object)[np.arange(500) % 5]
-    frame = pd.DataFrame({"run": pd.array(runs, dtype=dtype), "plain": pd.array(["x", "y"] * 250, dtype=dtype),
-                          "mixed": [True, None, 1.5, "+x", [1, 2]] * 100, "=name": np.arange(500.0),
-                          "kind": pd.Categorical(["@k", "k"] * 250)},
-                         index=pd.Index(["@i", "j"] * 250, dtype=dtype))
+    runs = np.array(["a", "=b", None, "-1", "d\u202ee", "f\rg"], dtype=object)[np.arange(600) % 6]
+    frame = pd.DataFrame({"run": pd.Series(runs, dtype=dtype), "plain": pd.Series(["x", "y"] * 300, dtype=dtype),
+                          "mixed": [True, None, 1.5, "+x", [1, 2], "y"] * 100, "=name": np.arange(600.0),
+                          "kind": pd.Categorical(["@k", "k"] * 300)})
+    frame.index = pd.Index(["@i", "j"] * 300, dtype=dtype)  # a label repeated
+    assert frame.run.dtype == dtype and frame.plain.dtype == dtype
     got = csv_frame(frame)
     for column in ("run", "plain", "mixed", "kind"):
         want = [_quoted_cell_by_cell(v) for v in frame[column]]
         assert [v if isinstance(v, list) or v == v else "nan" for v in got[column]] == \
                [v if isinstance(v, list) or v == v else "nan" for v in want], column
-    assert frame.run.tolist() == runs.tolist() and got.run.dtype == frame.run.dtype
+    assert got.run.dtype == frame.run.dtype and got.mixed.dtype == object and got.kind.dtype == object
+    assert (got.run.tolist()[2] is None) == (dtype is object)
     assert list(got.columns) == ["run", "plain", "mixed", "'=name", "kind"]
     assert list(got.index) == [_quoted_cell_by_cell(v) for v in frame.index]
-    assert csv_unquote(got)["run"].tolist() == runs.tolist()
-    untouched = frame[["plain"]].set_axis(range(500))
+    back = csv_unquote(got)
+    assert back.run.dtype == frame.run.dtype and back.run.equals(frame.run)
+    untouched = frame[["plain"]].set_axis(range(600))
     assert csv_frame(untouched) is untouched and csv_unquote(untouched) is untouched
