@@ -35,14 +35,17 @@ written, so no report section and no table has to remember it:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from robustness._lazy import lazy_module
 from robustness.errors import DIRECTION_CONTROLS
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:
+    np = lazy_module("numpy")
     pd = lazy_module("pandas")
 
 __all__ = ["markdown", "markdown_cell", "csv_frame", "csv_unquote", "FORMULA_STARTS", "visible", "figure_text",
@@ -220,48 +223,65 @@ def markdown_cell(value: object) -> str:
 def _is_text(values) -> bool:
     if isinstance(values.dtype, pd.CategoricalDtype):  # its categories are what a cell can hold
         return _is_text(values.dtype.categories)
-    return values.dtype == object or str(values.dtype) in ("str", "string")
+    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
+
+
+def _hits(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarray | None:
+    """Which entries ``test`` selects (bool), or None when none is or the values are not text.
+
+    An object column may mix text with booleans, numbers or None (a fit table's "within"): only text is checked,
+    each distinct text once.
+    """
+    if not _is_text(values):
+        return None
+    try:
+        distinct = pd.unique(values)
+    except TypeError:  # unhashable cells (lists) hold no text to check
+        distinct = values.to_numpy()
+    if not any(isinstance(v, str) and test(v) for v in distinct):
+        return None
+    return np.array([isinstance(v, str) and bool(test(v)) for v in values], dtype=bool)
+
+
+def _recode_labels(labels: pd.Index, test: Callable[[str], Any], change: Callable[[str], str]) -> pd.Index | None:
+    """The labels with the selected text changed (each level of a MultiIndex), or None when none is."""
+    if isinstance(labels, pd.MultiIndex):
+        levels = [_recode_labels(level, test, change) for level in labels.levels]
+        if all(level is None for level in levels):
+            return None
+        return labels.set_levels([old if new is None else new for old, new in zip(labels.levels, levels)])
+    chosen = _hits(labels, test)
+    if chosen is None:
+        return None
+    return pd.Index([change(v) if hit else v for v, hit in zip(labels, chosen)], name=labels.name)
 
 
 def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
     """``frame`` with ``change`` applied to every text cell, index entry and column name that ``which`` selects.
 
     ``which``: a tuple of starts (a text beginning with one), or a function of the text. Returns ``frame`` itself
-    when nothing is selected (no copy of a large table for nothing).
+    when nothing is selected (no copy of a large table for nothing). Columns are taken by position (two may share
+    a name) and cells changed by position (the index may repeat a label).
     """
     test = which if callable(which) else (lambda v: v.startswith(which))
-
-    def hits(values: pd.Series):
-        """Which entries are selected (None: none is, or the values are not text)."""
-        if not _is_text(values):
-            return None
-        # an object column may mix text with booleans, numbers or None (a fit table's "within"): only text is
-        # checked, each distinct text once
-        try:
-            distinct = pd.unique(values)
-        except TypeError:  # unhashable cells (lists) hold no text to check
-            distinct = values.to_numpy()
-        chosen = [v for v in distinct if isinstance(v, str) and test(v)]
-        if not chosen:
-            return None
-        return values.map(lambda v: isinstance(v, str) and bool(test(v))).astype(bool)
-
-    columns = {c: hits(frame[c]) for c in frame.columns}
-    columns = {c: m for c, m in columns.items() if m is not None}
-    index = hits(pd.Series(frame.index, dtype=frame.index.dtype))
-    names = [isinstance(c, str) and bool(test(c)) for c in frame.columns]
-    if not columns and not any(names) and (index is None or not index.any()):
+    columns = {i: _hits(frame.iloc[:, i], test) for i in range(frame.shape[1])}
+    columns = {i: m for i, m in columns.items() if m is not None}
+    index = _recode_labels(frame.index, test, change)
+    names = _recode_labels(frame.columns, test, change)
+    if not columns and index is None and names is None:
         return frame
     out = frame.copy()
-    for c, m in columns.items():  # by position: an index may repeat a label
-        cells = out[c].to_numpy(dtype=object, copy=True)
-        chosen = m.to_numpy()
+    for i, chosen in columns.items():
+        column = out.iloc[:, i]
+        cells = column.to_numpy(dtype=object, copy=True)
         cells[chosen] = [change(v) for v in cells[chosen]]
-        kept = out[c].dtype  # a Series of the frame's own index: an object column stays one (None stays None)
-        out[c] = pd.Series(cells, index=out.index, dtype=object if isinstance(kept, pd.CategoricalDtype) else kept)
-    if index is not None and index.any():
-        out.index = [change(v) if hit else v for v, hit in zip(out.index, index)]
-    out.columns = [change(c) if hit else c for c, hit in zip(out.columns, names)]
+        kept = column.dtype  # an object column stays one (None stays None); a categorical one becomes text
+        out.isetitem(i, pd.Series(cells, index=out.index, dtype=object if isinstance(kept, pd.CategoricalDtype)
+                                  else kept))
+    if index is not None:
+        out.index = index
+    if names is not None:
+        out.columns = names
     return out
 
 

@@ -120,3 +120,26 @@ def test_csv_quoting_checks_each_distinct_text_once_and_changes_what_a_cell_by_c
     assert back.run.dtype == frame.run.dtype and back.run.equals(frame.run)
     untouched = frame[["plain"]].set_axis(range(600))
     assert csv_frame(untouched) is untouched and csv_unquote(untouched) is untouched
+
+
+def test_csv_quoting_reaches_repeated_column_names_multiindex_levels_and_arrow_text():
+    """Two columns of one name, a MultiIndex of columns and of rows (each level's text), a pyarrow string column:
+    quoted like any other text, read back as written, the index's name kept."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from robustness.results.escape import csv_frame, csv_unquote
+
+    twice = pd.DataFrame([["=a", "b"], ["c", "@d"]], columns=["run", "run"])
+    assert csv_frame(twice).to_numpy().tolist() == [["'=a", "b"], ["c", "'@d"]]
+    levels = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("=x", "y"), ("z", "+w")]),
+                          index=pd.MultiIndex.from_tuples([("-1", 2)], names=["case", "k"]))
+    got = csv_frame(levels)
+    assert got.columns.tolist() == [("'=x", "y"), ("z", "'+w")] and got.index.tolist() == [("'-1", 2)]
+    assert got.index.names == ["case", "k"] and csv_unquote(got).equals(levels)
+    arrow = pd.DataFrame({"run": pd.array(["=a", "b"], dtype=pd.ArrowDtype(pa.string()))},
+                         index=pd.Index(["=i", "j"], name="case"))
+    got = csv_frame(arrow)
+    assert got.run.tolist() == ["'=a", "b"] and got.run.dtype == arrow.run.dtype
+    assert got.index.tolist() == ["'=i", "j"] and got.index.name == "case"
+    assert csv_unquote(got).equals(arrow)
