@@ -32,6 +32,7 @@ from robustness.simulation.twin import (
     fit_counts,
 )
 from robustness.statistics.population import run_groups
+from robustness.statistics.spread import pairwise_annotator_jaccard
 from robustness.synthetic.image_twin import (
     MISS_CLASSES,
     ImageLibrary,
@@ -402,6 +403,16 @@ def _twin_stats(config: ImageTwinConfig, seed: int) -> dict:
     return challenge_stats(fit_counts(make_twin_challenge(config, rng=seed, every_unit=True), leave_one_out=False))
 
 
+def _annotator_jaccard(config: ImageTwinConfig, seed: int) -> float:
+    """:func:`_twin_stats`'s median pairwise annotator Jaccard alone: the same twin, its runs not drawn.
+
+    Each mask is drawn from its own stream (image and rater), so the annotators' masks are those of the whole
+    twin, and so is the statistic, without drawing or counting the runs' masks.
+    """
+    twin = make_twin_challenge(config, rng=seed, every_unit=True)
+    return float(np.median(pairwise_annotator_jaccard(fit_counts(replace(twin, runs=()), leave_one_out=False))))
+
+
 def fit_image_twin(challenge: Challenge, *, target: dict, seed: int = 0, say: Callable[..., None] | None = None
                    ) -> tuple[ImageTwinConfig, pd.DataFrame]:
     """The twin made of the challenge's images, fitted and checked (module notes).
@@ -428,9 +439,8 @@ def fit_image_twin(challenge: Challenge, *, target: dict, seed: int = 0, say: Ca
     if say is not None:
         say("twin: fitting the annotators' agreement and the runs' separability")
     if challenge.n_annotators > 1 and np.isfinite(target["annotator_pairwise_jaccard_median"]):
-        scale = bisect_closest(lambda v: _twin_stats(replace(config, annotator_scale=v), seed)[
-            "annotator_pairwise_jaccard_median"], target["annotator_pairwise_jaccard_median"], 0.0, 3.0,
-            increasing=False)
+        scale = bisect_closest(lambda v: _annotator_jaccard(replace(config, annotator_scale=v), seed),
+                               target["annotator_pairwise_jaccard_median"], 0.0, 3.0, increasing=False)
         config = replace(config, annotator_scale=scale)
     if challenge.n_runs > 2 and np.isfinite(target["run_separability"]):
         scale = bisect_closest(lambda v: _twin_stats(replace(config, run_scale=v), seed)["run_separability"],

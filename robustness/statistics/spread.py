@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from robustness.overlap.counts import OverlapCounts
     from robustness.overlap.empty import EmptyPolicy
 
-__all__ = ["agreement", "gold_spread", "encounter_icc"]
+__all__ = ["agreement", "gold_spread", "encounter_icc", "pairwise_annotator_jaccard"]
 
 
 def encounter_icc(values: ArrayLike, encounters: Sequence) -> np.ndarray:
@@ -73,6 +73,32 @@ def encounter_icc(values: ArrayLike, encounters: Sequence) -> np.ndarray:
         return (msb - msw) / (msb + (n0 - 1) * msw)
 
 
+def pairwise_annotator_jaccard(overlap: OverlapCounts) -> np.ndarray:
+    """The Jaccard of every unordered pair of annotators on every image where both are present.
+
+    Both-empty pairs count as 1; pairs in order (0, 1), (0, 2), ..., images in order within a pair. The counts
+    may hold no run: only the annotators' pairs are read.
+
+    Parameters
+    ----------
+    overlap : OverlapCounts
+
+    Returns
+    -------
+    ndarray of float
+        ``[nan]`` with fewer than two annotators.
+    """
+    pair = overlap.pair_counts
+    valid = overlap.annotator_valid
+    n_ann = pair.shape[0]
+    vals = []
+    for a in range(n_ann):
+        for b in range(a + 1, n_ann):
+            both = valid[a] & valid[b]
+            vals.append(pair_score(pair[a, b][both], "jaccard", empty="one"))
+    return np.concatenate(vals) if vals else np.array([np.nan])
+
+
 def agreement(overlap: OverlapCounts, *, strategy: str | None = None, **deprecated: str) -> dict:
     """How much annotators agree with each other and runs with the gold: a challenge's vital signs.
 
@@ -101,15 +127,7 @@ def agreement(overlap: OverlapCounts, *, strategy: str | None = None, **deprecat
     strategy = renamed_keyword("agreement", deprecated, "gold", "strategy", strategy)
     if strategy is None:
         strategy = "majority"
-    pair = overlap.pair_counts
-    valid = overlap.annotator_valid
-    n_ann = pair.shape[0]
-    vals = []
-    for a in range(n_ann):
-        for b in range(a + 1, n_ann):
-            both = valid[a] & valid[b]
-            vals.append(pair_score(pair[a, b][both], "jaccard", empty="one"))
-    pj = np.concatenate(vals) if vals else np.array([np.nan])
+    pj = pairwise_annotator_jaccard(overlap)
     g = overlap.strategy_counts(strategy)
     gold_size = g[0, :, 0] + g[0, :, 2]  # tp + fn of any run = |gold|
     cover = gold_size / overlap.n_pixels

@@ -166,6 +166,21 @@ def small_twin():
 
 
 @pytest.mark.slow
+def test_the_annotator_fit_reads_the_whole_twins_statistic_without_drawing_its_runs(small_twin):
+    """The annotators' bisection measures only their pairwise Jaccard: on the twin without its runs, the same
+    number as the whole twin's, at every scale and seed tried (the masks' streams are the image's and rater's)."""
+    from dataclasses import replace
+
+    from robustness.simulation import image_fit
+
+    _, config, _ = small_twin
+    for scale, seed in ((0.0, 0), (0.7, 3), (2.2, 11)):
+        c = replace(config, annotator_scale=scale)
+        whole = image_fit._twin_stats(c, seed)["annotator_pairwise_jaccard_median"]
+        assert image_fit._annotator_jaccard(c, seed) == whole
+
+
+@pytest.mark.slow
 def test_a_twin_of_the_challenges_size_reuses_its_images_and_draws_its_own_masks(small_twin):
     ch, config, _ = small_twin
     same = it.make_twin_challenge(config, rng=5, every_unit=True)
