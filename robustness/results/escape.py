@@ -220,10 +220,22 @@ def markdown_cell(value: object) -> str:
     return markdown(str(value), cell=True)
 
 
+def _coded_like(dtype) -> bool:
+    """A dtype whose cells stand for values held apart (categorical, sparse, a pyarrow dictionary)."""
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    return isinstance(dtype, (pd.CategoricalDtype, pd.SparseDtype)) or hasattr(arrow, "value_type")
+
+
 def _is_text(values) -> bool:
-    if isinstance(values.dtype, pd.CategoricalDtype):  # its categories are what a cell can hold
-        return _is_text(values.dtype.categories)
-    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype):  # its categories are what a cell can hold
+        return _is_text(dtype.categories)
+    if isinstance(dtype, pd.SparseDtype):
+        return pd.api.types.is_object_dtype(dtype.subtype)
+    values_type = getattr(getattr(dtype, "pyarrow_dtype", None), "value_type", None)
+    if values_type is not None:  # a pyarrow dictionary: its values' type
+        return str(values_type) in ("string", "large_string")
+    return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
 def _hits(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarray | None:
@@ -235,25 +247,44 @@ def _hits(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarra
     if not _is_text(values):
         return None
     try:
-        distinct = pd.unique(values)
-    except TypeError:  # unhashable cells (lists) hold no text to check
-        distinct = values.to_numpy()
-    if not any(isinstance(v, str) and test(v) for v in distinct):
+        codes, distinct = pd.factorize(values)
+    except TypeError:  # unhashable cells (lists): each cell checked
+        return _hits_cell_by_cell(values, test)
+    hit = np.array([isinstance(v, str) and bool(test(v)) for v in distinct], dtype=bool)
+    if not hit.any():
         return None
-    return np.array([isinstance(v, str) and bool(test(v)) for v in values], dtype=bool)
+    return np.where(codes >= 0, hit[np.maximum(codes, 0)], False)
+
+
+def _hits_cell_by_cell(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarray | None:
+    chosen = np.array([isinstance(v, str) and bool(test(v)) for v in values], dtype=bool)
+    return chosen if chosen.any() else None
+
+
+def _recode_name(name: Any, test: Callable[[str], Any], change: Callable[[str], str]) -> Any:
+    return change(name) if isinstance(name, str) and test(name) else name
 
 
 def _recode_labels(labels: pd.Index, test: Callable[[str], Any], change: Callable[[str], str]) -> pd.Index | None:
-    """The labels with the selected text changed (each level of a MultiIndex), or None when none is."""
+    """The labels with the selected text changed (each level of a MultiIndex, and the names), or None if none is.
+
+    A MultiIndex is rebuilt from its levels' values in place (the labels its rows use), so a level whose changed
+    values meet values it already holds stays whole.
+    """
+    names = [_recode_name(n, test, change) for n in labels.names]
     if isinstance(labels, pd.MultiIndex):
-        levels = [_recode_labels(level, test, change) for level in labels.levels]
-        if all(level is None for level in levels):
+        levels = [labels.get_level_values(k) for k in range(labels.nlevels)]
+        recoded = [_recode_labels(level, test, change) for level in levels]
+        if all(level is None for level in recoded) and names == list(labels.names):
             return None
-        return labels.set_levels([old if new is None else new for old, new in zip(labels.levels, levels)])
+        return pd.MultiIndex.from_arrays([old if new is None else new for old, new in zip(levels, recoded)],
+                                         names=names)
     chosen = _hits(labels, test)
     if chosen is None:
-        return None
-    return pd.Index([change(v) if hit else v for v, hit in zip(labels, chosen)], name=labels.name)
+        return None if names == list(labels.names) else labels.rename(names[0])
+    cells = labels.to_numpy(dtype=object, copy=True)
+    cells[chosen] = [change(v) for v in cells[chosen]]
+    return pd.Index(cells, dtype=object if _coded_like(labels.dtype) else labels.dtype, name=names[0])
 
 
 def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
@@ -261,7 +292,8 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
 
     ``which``: a tuple of starts (a text beginning with one), or a function of the text. Returns ``frame`` itself
     when nothing is selected (no copy of a large table for nothing). Columns are taken by position (two may share
-    a name) and cells changed by position (the index may repeat a label).
+    a name) and cells changed by position (the index may repeat a label). The names of the index and of the
+    columns' index are labels too.
     """
     test = which if callable(which) else (lambda v: v.startswith(which))
     columns = {i: _hits(frame.iloc[:, i], test) for i in range(frame.shape[1])}
@@ -275,9 +307,9 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
         column = out.iloc[:, i]
         cells = column.to_numpy(dtype=object, copy=True)
         cells[chosen] = [change(v) for v in cells[chosen]]
-        kept = column.dtype  # an object column stays one (None stays None); a categorical one becomes text
-        out.isetitem(i, pd.Series(cells, index=out.index, dtype=object if isinstance(kept, pd.CategoricalDtype)
-                                  else kept))
+        # an object column stays one (None stays None); a categorical, sparse or dictionary one becomes text
+        out.isetitem(i, pd.Series(cells, index=out.index, dtype=object if _coded_like(column.dtype)
+                                  else column.dtype))
     if index is not None:
         out.index = index
     if names is not None:

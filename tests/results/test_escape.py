@@ -143,3 +143,31 @@ def test_csv_quoting_reaches_repeated_column_names_multiindex_levels_and_arrow_t
     assert got.run.tolist() == ["'=a", "b"] and got.run.dtype == arrow.run.dtype
     assert got.index.tolist() == ["'=i", "j"] and got.index.name == "case"
     assert csv_unquote(got).equals(arrow)
+
+
+def test_csv_quoting_of_labels_names_unused_levels_and_coded_columns():
+    """A MultiIndex level whose unquoted values meet values it holds stays whole; a level's unused values are not
+    read (nothing to quote: the frame itself); the index's and the columns' names are quoted like labels; pyarrow
+    dictionary and sparse text columns are text; a pyarrow string index keeps its dtype."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from robustness.results.escape import csv_frame, csv_unquote
+
+    meeting = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("'=a", "x"), ("=a", "y")]))
+    assert csv_unquote(meeting).columns.tolist() == [("=a", "x"), ("=a", "y")]
+    whole = pd.DataFrame({"v": range(4)}, index=pd.MultiIndex.from_product([["=a", "b"], ["x", "y"]]))
+    part = whole.loc[["b"]]
+    assert csv_frame(part) is part and csv_frame(whole).index.get_level_values(0).tolist() == ["'=a"] * 2 + ["b"] * 2
+    named = pd.DataFrame({"v": ["=x"]}, index=pd.Index(["i"], name='=HYPERLINK("x")'))
+    named.columns.name = "@c"
+    got = csv_frame(named)
+    assert got.index.name == "'=HYPERLINK(\"x\")" and got.columns.name == "'@c" and got.v.tolist() == ["'=x"]
+    back = csv_unquote(got)
+    assert back.index.name == named.index.name and back.columns.name == "@c" and back.v.tolist() == ["=x"]
+    coded = pd.DataFrame({"d": pd.array(["=a", "b"], dtype=pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string()))),
+                          "s": pd.arrays.SparseArray(["=a", "b"], dtype=pd.SparseDtype(object, "b"))},
+                         index=pd.Index(["=i", "j"], dtype=pd.ArrowDtype(pa.string())))
+    got = csv_frame(coded)
+    assert got.d.tolist() == ["'=a", "b"] and got.s.tolist() == ["'=a", "b"]
+    assert got.index.tolist() == ["'=i", "j"] and got.index.dtype == coded.index.dtype
