@@ -108,10 +108,11 @@ def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions
     z0 = z1 = y0 = y1 = 0
     wz = wy = 0.0
     for v in range(flat.size):
+        at = positions[v] if positions.size else v
         if sure:
             d = dist[v]
             if d < lo or d >= hi:
-                out[positions[v] if positions.size else v] = 1 if d < lo else 0
+                out[at] = 1 if d < lo else 0
                 continue
         f = flat[v]
         if f >= row_end or f < row_start:  # a new row (z, y): the band is sorted, so rows repeat
@@ -144,6 +145,5 @@ def threshold_band(flat, dist, crop_shape, spacing, displacement, out, positions
         elif delta < -bound:
             delta = -bound
             clipped += 1
-        at = positions[v] if positions.size else v
         out[at] = 1 if dist[v] < delta else 0
     return clipped

@@ -220,10 +220,14 @@ def markdown_cell(value: object) -> str:
     return markdown(str(value), cell=True)
 
 
+def _dictionary_values(dtype) -> Any:
+    """The values' type of a pyarrow dictionary dtype, or None for any other dtype."""
+    return getattr(getattr(dtype, "pyarrow_dtype", None), "value_type", None)
+
+
 def _coded_like(dtype) -> bool:
     """A dtype whose cells stand for values held apart (categorical, sparse, a pyarrow dictionary)."""
-    arrow = getattr(dtype, "pyarrow_dtype", None)
-    return isinstance(dtype, (pd.CategoricalDtype, pd.SparseDtype)) or hasattr(arrow, "value_type")
+    return isinstance(dtype, (pd.CategoricalDtype, pd.SparseDtype)) or _dictionary_values(dtype) is not None
 
 
 def _is_text(values) -> bool:
@@ -232,10 +236,14 @@ def _is_text(values) -> bool:
         return _is_text(dtype.categories)
     if isinstance(dtype, pd.SparseDtype):
         return pd.api.types.is_object_dtype(dtype.subtype)
-    values_type = getattr(getattr(dtype, "pyarrow_dtype", None), "value_type", None)
-    if values_type is not None:  # a pyarrow dictionary: its values' type
-        return str(values_type) in ("string", "large_string")
+    if _dictionary_values(dtype) is not None:
+        return str(_dictionary_values(dtype)) in ("string", "large_string")
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def _selected(values: Any, test: Callable[[str], Any]) -> np.ndarray:
+    """Which of ``values`` are text that ``test`` selects (bool)."""
+    return np.array([isinstance(v, str) and bool(test(v)) for v in values], dtype=bool)
 
 
 def _hits(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarray | None:
@@ -249,16 +257,22 @@ def _hits(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarra
     try:
         codes, distinct = pd.factorize(values)
     except TypeError:  # unhashable cells (lists): each cell checked
-        return _hits_cell_by_cell(values, test)
-    hit = np.array([isinstance(v, str) and bool(test(v)) for v in distinct], dtype=bool)
+        chosen = _selected(values, test)
+        return chosen if chosen.any() else None
+    hit = _selected(distinct, test)
     if not hit.any():
         return None
     return np.where(codes >= 0, hit[np.maximum(codes, 0)], False)
 
 
-def _hits_cell_by_cell(values: pd.Series | pd.Index, test: Callable[[str], Any]) -> np.ndarray | None:
-    chosen = np.array([isinstance(v, str) and bool(test(v)) for v in values], dtype=bool)
-    return chosen if chosen.any() else None
+def _changed(values: pd.Series | pd.Index, chosen: np.ndarray, change: Callable[[str], str]) -> tuple:
+    """The cells with the chosen ones changed (object), and the dtype they are written back with.
+
+    An object column stays one (None stays None); a categorical, sparse or dictionary one becomes text.
+    """
+    cells = values.to_numpy(dtype=object, copy=True)
+    cells[chosen] = [change(v) for v in cells[chosen]]
+    return cells, object if _coded_like(values.dtype) else values.dtype
 
 
 def _recode_name(name: Any, test: Callable[[str], Any], change: Callable[[str], str]) -> Any:
@@ -282,9 +296,8 @@ def _recode_labels(labels: pd.Index, test: Callable[[str], Any], change: Callabl
     chosen = _hits(labels, test)
     if chosen is None:
         return None if names == list(labels.names) else labels.rename(names[0])
-    cells = labels.to_numpy(dtype=object, copy=True)
-    cells[chosen] = [change(v) for v in cells[chosen]]
-    return pd.Index(cells, dtype=object if _coded_like(labels.dtype) else labels.dtype, name=names[0])
+    cells, dtype = _changed(labels, chosen, change)
+    return pd.Index(cells, dtype=dtype, name=names[0])
 
 
 def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
@@ -296,20 +309,15 @@ def _recode(frame: pd.DataFrame, which, change) -> pd.DataFrame:
     columns' index are labels too.
     """
     test = which if callable(which) else (lambda v: v.startswith(which))
-    columns = {i: _hits(frame.iloc[:, i], test) for i in range(frame.shape[1])}
-    columns = {i: m for i, m in columns.items() if m is not None}
+    columns = {i: m for i in range(frame.shape[1]) if (m := _hits(frame.iloc[:, i], test)) is not None}
     index = _recode_labels(frame.index, test, change)
     names = _recode_labels(frame.columns, test, change)
     if not columns and index is None and names is None:
         return frame
     out = frame.copy()
     for i, chosen in columns.items():
-        column = out.iloc[:, i]
-        cells = column.to_numpy(dtype=object, copy=True)
-        cells[chosen] = [change(v) for v in cells[chosen]]
-        # an object column stays one (None stays None); a categorical, sparse or dictionary one becomes text
-        out.isetitem(i, pd.Series(cells, index=out.index, dtype=object if _coded_like(column.dtype)
-                                  else column.dtype))
+        cells, dtype = _changed(out.iloc[:, i], chosen, change)
+        out.isetitem(i, pd.Series(cells, index=out.index, dtype=dtype))
     if index is not None:
         out.index = index
     if names is not None:
