@@ -39,6 +39,30 @@ def _bounds(theta, margin, lo, hi):
 
 
 @njit(cache=True, nogil=True)
+def _sort_beside(values, perm):
+    """Sort ``values`` in decreasing order in place, moving ``perm`` beside them; True where no two are equal.
+
+    An insertion sort, fast on values nearly in order; ``values[i]`` stays the score of run ``perm[i]``, so the
+    order found is that of :func:`~robustness._kernels.resampling._insertion_sort_desc` on the runs' scores.
+    """
+    n = perm.size
+    for i in range(1, n):
+        v = values[i]
+        p = perm[i]
+        j = i - 1
+        while j >= 0 and values[j] < v:
+            values[j + 1] = values[j]
+            perm[j + 1] = perm[j]
+            j -= 1
+        values[j + 1] = v
+        perm[j + 1] = p
+    for i in range(n - 1):
+        if values[i] == values[i + 1]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def margin_l1(draws, noise, scale, margin):
     """L1 with a margin between noisy rankings and their population's, for every draw and noise vector.
 
@@ -65,6 +89,7 @@ def margin_l1_sizes(draws, noise, scales, margin):
     lo = np.empty(n_r)
     hi = np.empty(n_r)
     values = np.empty(n_r)
+    sorted_values = np.empty(n_r)
     ranks = np.empty(n_r)
     perm = np.empty(n_r, dtype=np.int64)
     start = np.empty(n_r, dtype=np.int64)
@@ -78,15 +103,20 @@ def margin_l1_sizes(draws, noise, scales, margin):
                 perm[r] = start[r]
             for k in range(n_m):  # from the previous scale's order
                 scale = scales[k]
-                for r in range(n_r):
-                    values[r] = draws[d, r] + scale * noise[f, r]
-                _insertion_sort_desc(values, perm)
-                _ranks_from_sorted(values, perm, ranks, 0.0, 0)
-                total = 0.0
-                for r in range(n_r):
-                    if ranks[r] < lo[r]:
-                        total += lo[r] - ranks[r]
-                    elif ranks[r] > hi[r]:
-                        total += ranks[r] - hi[r]
+                for i in range(n_r):  # the noisy scores in the previous order, sorted beside it
+                    sorted_values[i] = draws[d, perm[i]] + scale * noise[f, perm[i]]
+                tied = not _sort_beside(sorted_values, perm)
+                if tied:
+                    for i in range(n_r):
+                        values[perm[i]] = sorted_values[i]
+                    _ranks_from_sorted(values, perm, ranks, 0.0, 0)
+                total = 0.0  # in sorted order: multiples of 1/2, so the sum is exact in any order
+                for i in range(n_r):
+                    r = perm[i]
+                    v = ranks[r] if tied else i + 1.0
+                    if v < lo[r]:
+                        total += lo[r] - v
+                    elif v > hi[r]:
+                        total += v - hi[r]
                 out[k, d, f] = total
     return out

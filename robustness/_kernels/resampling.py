@@ -84,7 +84,9 @@ def _l1_to(scores, perm, ranks, final, tol, ties):
 
     ``perm`` is re-sorted in place (it is nearly sorted from the previous prefix). For the average, min and max
     rules the distance is summed group by group in sorted order, without writing ``ranks``: ranks and final
-    ranks are multiples of 1/2, so every partial sum is exact and the order of summation cannot change it.
+    ranks are multiples of 1/2, so every partial sum is exact and the order of summation cannot change it. A
+    ranking without a tie (no two neighbours in sorted order within ``tol``) is summed in one plain pass: each
+    group is one run, whose rank is its sorted position plus one under all three rules.
     """
     _insertion_sort_desc(scores, perm)
     if ties == 3 or ties == 4:
@@ -93,9 +95,19 @@ def _l1_to(scores, perm, ranks, final, tol, ties):
         for r in range(ranks.size):
             d += abs(ranks[r] - final[r])
         return d
+    n = perm.size
+    tied = False
+    for i in range(n - 1):  # most rankings have no tie: then run i of the order takes rank i + 1 under every rule
+        a = scores[perm[i]]
+        b = scores[perm[i + 1]]
+        tied |= (a == b) | (a - b <= tol)
     d = 0.0
+    if not tied:
+        for i in range(n):
+            d += abs(i + 1.0 - final[perm[i]])
+        return d
     i = 0
-    while i < perm.size:
+    while i < n:
         j = _group_end(scores, perm, i, tol)
         r = _group_rank(i, j, ties)
         for t in range(i, j + 1):

@@ -245,6 +245,31 @@ def test_scores_sums_and_curves_match_twins(data):
         twin_l1_curves(x, weights, orders, positions, final, 1e-12, method))
 
 
+@pytest.mark.parametrize("method", [0, 1, 2])
+def test_curves_with_tied_and_untied_prefixes_hand_made(method):
+    """A curve whose first prefix ties every run (or two runs' nan scores) and whose second ties none.
+
+    Three runs scored ``s / c`` (columns ``s_r, c_r``). Unit A gives every run 1/1, unit B gives 1/1, 0/1 and
+    1/2: after both, 1, 0.5, 0.75, no tie (ranks 1, 3, 2, the final ranks). Tied at 1 after A alone: average ranks
+    2 (L1 1 + 1 + 0), min ranks 1 (0 + 2 + 1), max ranks 3 (2 + 0 + 1). With unit A giving runs 1 and 2 nothing
+    (0/0: nan, ranked last, tied), ranks 1, 2.5, 2.5 (average), 1, 2, 2 (min), 1, 3, 3 (max): L1 1 each.
+    """
+    cols = np.array([[[0, 1, 1], [2, 3, 3], [4, 5, 5]]], dtype=np.int64)
+    weights = (cols, np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]), np.array([np.nan]))
+    b = [1.0, 1.0, 0.0, 1.0, 0.5, 1.0]
+    orders = np.array([[0, 1], [1, 0]], dtype=np.int64)
+    positions = np.array([1, 2], dtype=np.int64)
+    final = np.array([[1.0, 3.0, 2.0]])
+    for a, first in (([1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [2.0, 3.0, 3.0][method]),
+                     ([1.0, 1.0, 0.0, 0.0, 0.0, 0.0], 1.0)):
+        x = np.array([a, b])
+        assert twin_rank_rows(_kernels.scores_from_sums(x.sum(axis=0), weights), 1e-12, method).tolist() == \
+            final.tolist()
+        got = _kernels.l1_curves(x, weights, orders, positions, final, 1e-12, method)
+        assert got.tolist() == [[[first, 0.0], [0.0, 0.0]]]
+        assert got.tolist() == twin_l1_curves(x, weights, orders, positions, final, 1e-12, method).tolist()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 4), st.integers(2, 9), st.integers(2, 9), st.data())
 def test_blob_fields_match_twin(n, ny, nx, data):
