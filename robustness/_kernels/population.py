@@ -80,7 +80,9 @@ def margin_l1_sizes(draws, noise, scales, margin):
     sort starts from its order at the previous scale: a pair of runs changes places at most once as the scale
     shrinks, so with decreasing scales (increasing sizes) the sorts together move fewer runs than sorting every
     scale from the population's order. Every number is :func:`margin_l1`'s at that scale: the average ranks of
-    finite scores do not depend on the order a sort starts from.
+    finite scores do not depend on the order a sort starts from. A noise vector whose scores hold no equal pair
+    ranks each run by its sorted position, without tie groups, and the distance is summed in sorted order (ranks and
+    bounds are multiples of 1/2, so the sum is exact in any order).
     """
     n_d, n_r = draws.shape
     n_f = noise.shape[0]
