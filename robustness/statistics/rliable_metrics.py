@@ -139,7 +139,22 @@ def _resampled(n: int, units: np.ndarray | None, n_resamples: int, rng: np.rando
         return list(rng.integers(0, n, size=(n_resamples, n)))
     labels, where = members(units)
     draws = rng.integers(0, labels.size, size=(n_resamples, labels.size))
-    return [np.concatenate([where[k] for k in d]) for d in draws]
+    return _gathered(where, draws)
+
+
+def _gathered(where: list[np.ndarray], draws: np.ndarray) -> list[np.ndarray]:
+    """Each row of ``draws`` as its units' cases one after another: ``np.concatenate([where[k] for k in row])``.
+
+    In one pass over all rows (the cases of every drawn unit found by offsets into the units' cases laid end to
+    end), not a Python loop over each row's units.
+    """
+    sizes = np.array([w.size for w in where], dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    taken = sizes[draws].ravel()  # cases of each drawn unit, row by row
+    first = np.repeat(starts[draws].ravel(), taken)
+    within = np.arange(int(taken.sum())) - np.repeat(np.cumsum(taken) - taken, taken)
+    cases = np.concatenate(where)[first + within]
+    return np.split(cases, np.cumsum(sizes[draws].sum(axis=1))[:-1])
 
 
 def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robustness.statistics.rliable_metrics import (
     bootstrap_improvement,
@@ -75,6 +77,22 @@ def test_grouped_cases_resample_whole_units():
     p0, a0, b0 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2))
     p1, a1, b1 = bootstrap_improvement(x, y, 2000, np.random.default_rng(2), units_x=units, units_y=units)
     assert p0 == p1 and 1.7 < (b1 - a1) / (b0 - a0) < 2.8
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=30), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_clustered_resamples_lay_each_rows_units_end_to_end(units, n_resamples, seed):
+    """A resample of whole units holds each drawn unit's cases, in the order drawn (the obvious concatenation)."""
+    from robustness.statistics.inference import members
+    from robustness.statistics.rliable_metrics import _resampled
+
+    labels = np.array(units)
+    got = _resampled(labels.size, labels, n_resamples, np.random.default_rng(seed))
+    _, where = members(labels)
+    drawn = np.random.default_rng(seed).integers(0, len(where), size=(n_resamples, len(where)))
+    want = [np.concatenate([where[k] for k in row]) for row in drawn]
+    assert len(got) == n_resamples
+    assert all(g.dtype == w.dtype and g.tolist() == w.tolist() for g, w in zip(got, want))
 
 
 def _loop_profile(values, taus, n_resamples, rng, confidence=0.95, units=None):
