@@ -57,7 +57,7 @@ def _sort_beside(values, perm):
         values[j + 1] = v
         perm[j + 1] = p
     for i in range(n - 1):
-        if values[i] == values[i + 1]:
+        if values[i] == values[i + 1]:  # resampling._tied at tol 0: sorted, a - b <= 0 only where they are equal
             return False
     return True
 

@@ -42,13 +42,28 @@ def _insertion_sort_desc(scores, perm):
 
 
 @njit(cache=True, nogil=True)
+def _tied(higher, lower, tol):
+    """Whether two neighbours in sorted order are tied: within ``tol`` (== catches -inf ties, their difference nan)."""
+    return (higher == lower) | (higher - lower <= tol)  # without a branch: most neighbours are not tied
+
+
+@njit(cache=True, nogil=True)
 def _group_end(scores, perm, i, tol):
     """The last sorted position of the tie group that starts at ``i`` (neighbours within ``tol`` are tied)."""
     n = perm.size
     j = i
-    while j + 1 < n and (scores[perm[j]] == scores[perm[j + 1]] or scores[perm[j]] - scores[perm[j + 1]] <= tol):
-        j += 1  # (== catches -inf ties, whose difference is nan)
+    while j + 1 < n and _tied(scores[perm[j]], scores[perm[j + 1]], tol):
+        j += 1
     return j
+
+
+@njit(cache=True, nogil=True)
+def _has_tie(scores, perm, tol):
+    """Whether any two neighbours of the sorted order ``perm`` are tied (:func:`_tied`)."""
+    tied = False
+    for i in range(perm.size - 1):  # every neighbour, without an early exit: most rankings have no tie
+        tied |= _tied(scores[perm[i]], scores[perm[i + 1]], tol)
+    return tied
 
 
 @njit(cache=True, nogil=True)
@@ -96,13 +111,8 @@ def _l1_to(scores, perm, ranks, final, tol, ties):
             d += abs(ranks[r] - final[r])
         return d
     n = perm.size
-    tied = False
-    for i in range(n - 1):  # most rankings have no tie: then run i of the order takes rank i + 1 under every rule
-        a = scores[perm[i]]
-        b = scores[perm[i + 1]]
-        tied |= (a == b) | (a - b <= tol)
     d = 0.0
-    if not tied:
+    if not _has_tie(scores, perm, tol):  # most rankings: run i of the order takes rank i + 1 under every rule
         for i in range(n):
             d += abs(i + 1.0 - final[perm[i]])
         return d

@@ -236,8 +236,9 @@ def _is_text(values) -> bool:
         return _is_text(dtype.categories)
     if isinstance(dtype, pd.SparseDtype):
         return pd.api.types.is_object_dtype(dtype.subtype)
-    if _dictionary_values(dtype) is not None:
-        return str(_dictionary_values(dtype)) in ("string", "large_string")
+    dictionary_values = _dictionary_values(dtype)
+    if dictionary_values is not None:
+        return str(dictionary_values) in ("string", "large_string")
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 

@@ -150,11 +150,12 @@ def _gathered(where: list[np.ndarray], draws: np.ndarray) -> list[np.ndarray]:
     """
     sizes = np.array([w.size for w in where], dtype=np.int64)
     starts = np.cumsum(sizes) - sizes
-    taken = sizes[draws].ravel()  # cases of each drawn unit, row by row
+    per_unit = sizes[draws]  # cases of each drawn unit (B, U)
+    taken = per_unit.ravel()
     first = np.repeat(starts[draws].ravel(), taken)
     within = np.arange(int(taken.sum())) - np.repeat(np.cumsum(taken) - taken, taken)
     cases = np.concatenate(where)[first + within]
-    return np.split(cases, np.cumsum(sizes[draws].sum(axis=1))[:-1])
+    return np.split(cases, np.cumsum(per_unit.sum(axis=1))[:-1])
 
 
 def bootstrap_iqm(values: np.ndarray, n_resamples: int, rng: np.random.Generator,
