@@ -145,8 +145,9 @@ PROSE: dict[ClaimName, dict[str, str]] = {
         "same": " Over the priors a test set can estimate, the size is {lowest} {unit}s too (units_needed_range).",
         "between": " Over the priors a test set can estimate (the band's two ends), the size lies between {lowest} and "
                    "{highest} {unit}s (units_needed_range).",
-        "flagged": "For the size, claim the range's upper end too, {highest} {unit}s, rather than the estimate's bound "
-                   "(on simulated populations this reached the target where the estimate's bound fell short). ",
+        "flagged": "For the size, claim the range's upper end too, {highest} {unit}s, rather than the two priors' "
+                   "bound (on simulated populations with a team tighter than the noise this reached the target where "
+                   "that bound fell short). ",
     },
     "distance_band": {
         "per_team": "each {group} its own, for the upper end the smallest spread the test set allows (97.5% lower "

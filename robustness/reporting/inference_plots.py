@@ -126,7 +126,8 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = DEFAULT
         ``ranking_uncertainty.csv``.
     average, metric : str
     official : str, optional
-        The strategy whose interval is drawn as a band.
+        The strategy whose interval is drawn as a band, and the two priors' average (``expected_l1_both``, which
+        the size claim reads) as crosses where it differs from the estimate.
     tolerance : float, optional
         A dotted line at this L1 (the size target, :func:`robustness.statistics.ranks.size_target`).
     n_runs : int, optional
@@ -152,6 +153,9 @@ def test_set_size(per_size: pd.DataFrame, *, average: str, metric: str = DEFAULT
             level = float(g.confidence.iloc[0]) if "confidence" in g else 0.95
             ax.fill_between(g.m, g.low, g.high, color=st["color"], alpha=0.15, linewidth=0,
                             label=f"{level:.0%} interval ({label})")
+            if "expected_l1_both" in g and not np.allclose(g.expected_l1_both, g.expected_l1, equal_nan=True):
+                ax.plot(g.m, g.expected_l1_both, color=st["color"], linestyle="none", marker="x", markersize=4,
+                        markeredgewidth=0.9, label=f"two priors averaged ({label}):\nthe size claim's curve")
     observed = d[d.observed_size].m
     if len(observed):
         ax.axvline(observed.iloc[0], color="black", linewidth=0.6, linestyle="-", label="this test set")

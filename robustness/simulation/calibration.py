@@ -191,21 +191,26 @@ def _distance_row(s: int, factor: int, row: pd.Series, known: float, true: float
             "prior_gap": row.prior_gap, "spread_p": row.spread_p, "per_team_low": row.expected_l1_per_team_low}
 
 
-def _rule_claims(s: int, ps: pd.DataFrame, claim: float, beyond: bool, truth: PopulationTruth, target: float,
+def _rule_claims(s: int, ps: pd.DataFrame, nd: pd.Series, truth: PopulationTruth, target: float,
                  need: float) -> list[dict]:
-    """The size each rule of :data:`CLAIM_RULES` would claim from one test set's band (``ps``, by size)."""
+    """The size each rule of :data:`CLAIM_RULES` would claim from one test set's band (``ps``, by size).
+
+    ``nd``: the test set's :func:`units_needed` row (the reported claim and the shared prior's).
+    """
     grid = ps.index.to_numpy(dtype=np.float64)
     band = {"band_mid": (ps.band_low + ps.band_high) / 2, "band_high": ps.band_high}
     flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
     band["flagged"] = band["band_high"] if flagged else None
     band["adaptive"] = band["flagged"] if ps.band_other.iloc[0] == "per_team" else band["band_mid"]
+    band["shared"] = None
+    stated = {"shared": (nd.units_needed_shared, nd.beyond_shared)}  # else the reported claim
     out = []
     for rule in CLAIM_RULES:
-        if band[rule] is None:  # the reported claim
-            at, over = claim, beyond
+        if band[rule] is None:  # a claim units_needed states
+            size, over = stated.get(rule, (nd.units_needed, nd.beyond))
         else:
             size, over, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
-            at = float(grid[-1]) if over else size
+        at = float(grid[-1]) if over else float(size)
         out.append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(over), "truth_at_claim": truth.at(s, at),
                     "true_need": need, "largest": float(grid[-1])})
     return out
@@ -243,7 +248,7 @@ def _one_test_set(test: Schemes, truth: PopulationTruth, options: CalibrationOpt
         out["needed"].append({"scheme": s, "claim": claim, "beyond": bool(nd.beyond),
                               "truth_at_claim": truth.at(s, claim), "true_need": need,
                               "point": float(nd.units_needed_point), "largest": float(nd.largest_size)})
-        out["needed_rules"] += _rule_claims(s, ps, claim, bool(nd.beyond), truth, target, need)
+        out["needed_rules"] += _rule_claims(s, ps, nd, truth, target, need)
         theta = truth.scores[s]
         for method, ci in intervals.items():
             c = ci[(ci.strategy == key["strategy"]) & (ci.average == key["average"])]

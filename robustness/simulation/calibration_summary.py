@@ -125,12 +125,13 @@ def relative_error(estimates: list, truths: list) -> tuple[float, float]:
 MIN_RELATIVE_TRUTH = 5.0
 
 
-#: Size-claim rules measured beside the reported one (``units_needed``, the estimate's one-sided bound): where the
-#: prior-sensitivity band's midpoint or its upper end falls to the target (rows ``units_needed_band_mid``,
-#: ``units_needed_band_high``); ``flagged``: the band's upper end where the flag fires (the teams' spreads differ,
-#: ``spread_p`` below :data:`~robustness.statistics.uncertainty.FLAG_ALPHA`), the reported claim elsewhere;
-#: ``adaptive``: the same, and the band's midpoint without a team of two or more runs.
-CLAIM_RULES = ("band_mid", "band_high", "flagged", "adaptive")
+#: Size-claim rules measured beside the reported one (``units_needed``, the one-sided bound of the two priors'
+#: estimates averaged): where the prior-sensitivity band's midpoint or its upper end falls to the target (rows
+#: ``units_needed_band_mid``, ``units_needed_band_high``); ``flagged``: the band's upper end where the flag fires
+#: (the teams' spreads differ, ``spread_p`` below :data:`~robustness.statistics.uncertainty.FLAG_ALPHA`), the
+#: reported claim elsewhere; ``adaptive``: the same, and the band's midpoint without a team of two or more runs;
+#: ``shared``: the shared prior's estimate's bound alone (the claim reported before).
+CLAIM_RULES = ("band_mid", "band_high", "flagged", "adaptive", "shared")
 
 
 def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> None:

@@ -169,7 +169,8 @@ def _band(parts, question: _Question, k, rng, estimate: tuple, z: float) -> dict
     interval (``z`` total SEs) and is floored at 0; nan without an outer bootstrap (no sampling SE). ``gap``: the
     per-team end relative to the estimate, ``(other - est) / est``, large where the answer depends on how tight
     the teams are, which the test set cannot resolve. ``estimate``: the estimate, the plug-in, the sampling SE and
-    the total SE, each (S, M).
+    the total SE, each (S, M). ``both``: the two priors' estimates averaged (equal weights, as ``p_best``; the
+    estimate alone where the per-team one is nan), the curve the size claim reads (:func:`units_needed`).
     """
     est, plugin, sampling_se, total_se = estimate
     teams = _has_teams(question.groups)
@@ -188,8 +189,9 @@ def _band(parts, question: _Question, k, rng, estimate: tuple, z: float) -> dict
             low = np.maximum(np.fmin(est - z * total_se, other - z * sampling_se), 0.0)
             high = np.fmax(est + z * total_se, upper + z * sampling_se)
         gap = (other - est) / est
+    both = np.where(np.isfinite(per_team), (est + per_team) / 2, est)
     return {"per_team": per_team, "per_team_low": per_team_low, "other": "per_team" if teams else "plugin",
-            "low": low, "high": high, "gap": gap}
+            "low": low, "high": high, "gap": gap, "both": both}
 
 
 def _has_teams(labels) -> bool:
@@ -265,7 +267,9 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         high`` (the interval at ``confidence``), ``sampling_se`` (outer bootstrap), ``posterior_se``, ``mc_se``
         (Monte Carlo error of the estimate), ``plugin_l1`` (the plug-in bootstrap's estimate, biased low, for
         comparison), ``expected_l1_per_team`` (the estimate with each team of two or more runs its own
-        within-team variance; nan without such a team or without ``n_resamples``), ``band_other`` (the band's other
+        within-team variance; nan without such a team or without ``n_resamples``), ``expected_l1_both`` (the two
+        priors' estimates averaged, the size claim's curve; the estimate where the per-team one is nan),
+        ``band_other`` (the band's other
         end: 'per_team', or 'plugin' without a team of two or more runs), ``expected_l1_per_team_low`` (the
         estimate with each team's within-team variance at its one-sided lower confidence limit,
         :data:`~robustness.statistics.population.LOW_LEVEL`), ``band_low``, ``band_high`` (the prior-sensitivity
@@ -347,7 +351,8 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
                          "n_images": m * images_per_unit, "observed_size": bool(m == n_units),
                          "expected_l1": est[s, j], "expected_l1_se": total_se[s, j],
                          "low": max(est[s, j] - z * total_se[s, j], 0.0), "high": est[s, j] + z * total_se[s, j],
-                         "expected_l1_per_team": band["per_team"][s, j], "band_other": band["other"],
+                         "expected_l1_per_team": band["per_team"][s, j], "expected_l1_both": band["both"][s, j],
+                         "band_other": band["other"],
                          "band_low": band["low"][s, j], "band_high": band["high"][s, j],
                          "expected_l1_per_team_low": band["per_team_low"][s, j],
                          "prior_gap": band["gap"][s, j], "spread_p": spread_p[s],
@@ -421,17 +426,19 @@ def crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, boo
 def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float = CLAIM_CONFIDENCE) -> pd.DataFrame:
     """Per scheme, how many units bring the expected L1 to ``tolerance``: a conservative claim and the estimate.
 
-    ``units_needed`` is where the one-sided upper bound ``expected_l1 + z(confidence) * expected_l1_se`` falls to
-    the tolerance (log-linear interpolation between the sizes tried): at that size the expected L1 is at most the
-    tolerance with that confidence, so the claim reads "at least this many units". ``units_needed_point`` is where
-    the estimate itself falls to it, ``units_needed_low`` where the matching lower bound does. nan where a curve
-    stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed); ``already``
-    where it is below at the smallest size. ``units_needed_range_low`` and ``units_needed_range_high``: where the
-    prior-sensitivity band's ends fall to the tolerance (the range of claims over the priors a test set can
-    estimate; nan without the band, and ``beyond_range_high`` where its upper end stays above on the whole grid).
-    The claim stays the estimate's bound; where the teams' spreads differ (the prior flag), the report tells the
-    reader to claim the range's upper end instead, the rule that reached the target more often on the calibration
-    study's populations (19 of 22 cells against 15; docs/calibration.md).
+    The size claim reads the two priors' estimates averaged (``expected_l1_both``, equal weights as ``p_best``;
+    the estimate alone where that column is absent or nan): ``units_needed`` is where its one-sided upper bound,
+    plus ``z(confidence) * expected_l1_se``, falls to the tolerance (log-linear interpolation between the sizes
+    tried), so the claim reads "at least this many units". ``units_needed_point`` is where the average itself falls
+    to it, ``units_needed_low`` where the matching lower bound does; ``units_needed_shared`` (``beyond_shared``)
+    where the shared prior's estimate's bound does, the claim reported before. The shared prior alone runs low
+    where the teams' spreads differ in truth, and its claims then reached the target in 19-35% of a calibration
+    population's test sets; the average's in 79-100% of every design population's (docs/calibration.md). nan where
+    a curve stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed);
+    ``already`` where it is below at the smallest size. ``units_needed_range_low`` and ``units_needed_range_high``:
+    where the prior-sensitivity band's ends fall to the tolerance (nan without the band, and ``beyond_range_high``
+    where its upper end stays above on the whole grid); where the teams' spreads differ (the prior flag), the report
+    tells the reader to claim the range's upper end (docs/calibration.md).
 
     Parameters
     ----------
@@ -447,7 +454,7 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float 
     pandas.DataFrame
         ``strategy, metric, average, tolerance, units_needed, images_needed, beyond, already, units_needed_point,
         beyond_point, units_needed_low, units_needed_range_low, units_needed_range_high, beyond_range_high,
-        largest_size, confidence``.
+        units_needed_shared, beyond_shared, largest_size, confidence``.
     """
     z = float(ndtri(confidence))
     rows = []
@@ -455,10 +462,13 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float 
         d = d.sort_values("m")
         m = d.m.to_numpy(dtype=float)
         e, se = d.expected_l1.to_numpy(), d.expected_l1_se.to_numpy()
+        both = d.expected_l1_both.to_numpy(dtype=float) if "expected_l1_both" in d else e  # older folders: none
+        both = np.where(np.isfinite(both), both, e)
         ipu = float((d.n_images / d.m).iloc[0])
-        need, beyond, already = crossing(m, e + z * se, tolerance)
-        point, beyond_point, _ = crossing(m, e, tolerance)
-        optimistic, _, _ = crossing(m, e - z * se, tolerance)
+        need, beyond, already = crossing(m, both + z * se, tolerance)
+        point, beyond_point, _ = crossing(m, both, tolerance)
+        optimistic, _, _ = crossing(m, both - z * se, tolerance)
+        shared, beyond_shared, _ = crossing(m, e + z * se, tolerance)
         range_low, range_high, beyond_high = np.nan, np.nan, False
         if "band_low" in d and np.isfinite(d.band_low).all() and np.isfinite(d.band_high).all():
             range_low = crossing(m, d.band_low.to_numpy(dtype=float), tolerance)[0]
@@ -467,6 +477,6 @@ def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float 
                          units_needed=need, images_needed=need * ipu, beyond=beyond, already=already,
                          units_needed_point=point, beyond_point=beyond_point, units_needed_low=optimistic,
                          units_needed_range_low=range_low, units_needed_range_high=range_high,
-                         beyond_range_high=beyond_high,
+                         beyond_range_high=beyond_high, units_needed_shared=shared, beyond_shared=beyond_shared,
                          largest_size=int(m[-1]), confidence=confidence))
     return pd.DataFrame(rows)

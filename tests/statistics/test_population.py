@@ -164,6 +164,8 @@ def test_the_estimate_beats_the_plugin_where_runs_are_close():
     at = per_size.set_index("m").loc[n_units]
     assert at.expected_l1 > at.plugin_l1
     assert at.low <= at.expected_l1 <= at.high and at.groups == "2 groups of runs (from the run names)"
+    # the size claim's curve: the two priors' estimates averaged
+    assert np.allclose(per_size.expected_l1_both, (per_size.expected_l1 + per_size.expected_l1_per_team) / 2)
     assert per_run.p_best.sum() == pytest.approx(1.0)
 
 
@@ -181,6 +183,27 @@ def test_size_claims_are_one_sided_bounds():
     assert got.units_needed > got.units_needed_point > got.units_needed_low
     assert not got.beyond and got.confidence == 0.95
     assert units_needed(per_size, tolerance=1.0).iloc[0].beyond
+
+
+def test_size_claims_read_the_two_priors_average_and_state_the_shared_one_beside():
+    """The claim is the bound of ``expected_l1_both`` (the estimate where it is nan); ``units_needed_shared`` is the
+    shared prior's estimate's bound, worked out by hand here."""
+    import pandas as pd
+
+    per_size = pd.DataFrame({"strategy": "s", "metric": "m", "average": "micro", "m": [10, 20, 40, 80],
+                             "n_images": [10, 20, 40, 80], "expected_l1": [40.0, 30.0, 20.0, 10.0],
+                             "expected_l1_both": [np.nan, 40.0, 30.0, 20.0], "expected_l1_se": [5.0, 5.0, 5.0, 5.0]})
+    z = 1.6448536269514722
+    got = units_needed(per_size, tolerance=30.0).iloc[0]
+    t = (30 + z * 5 - 30) / 10  # the average's bound: 38.2 at 40 units, 28.2 at 80
+    assert got.units_needed == pytest.approx(np.exp(np.log(40) + t * np.log(2)))
+    assert got.units_needed_point == pytest.approx(40.0)  # the average itself reaches 30 at 40 units
+    t = (40 - z * 5 - 30) / 10  # the lower bound: 31.8 at 20 units (the estimate's 40 at 10 stands in for nan)
+    assert got.units_needed_low == pytest.approx(np.exp(np.log(20) + t * np.log(2)))
+    t = (30 + z * 5 - 30) / 10  # the shared prior's bound: 38.2 at 20 units, 28.2 at 40
+    assert got.units_needed_shared == pytest.approx(np.exp(np.log(20) + t * np.log(2))) and not got.beyond_shared
+    assert units_needed(per_size.drop(columns="expected_l1_both"), tolerance=30.0).iloc[0].units_needed == \
+        pytest.approx(got.units_needed_shared)  # without the column (older folders): the estimate's bound
 
 
 def test_studentized_interval_equals_a_slow_loop(schemes):

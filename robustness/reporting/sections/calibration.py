@@ -34,12 +34,14 @@ MEANINGS = {
                          "within-team spread rejects at 5%) in a population whose teams do differ (the same test on "
                          "its scores without noise, p in truth): share of test sets it fires on",
     "prior_flag_silent": "the same flag in a population whose teams share one spread: share of test sets it fires on",
-    "units_needed": "the conservative size claim (where the interval's upper end reaches the size target, one "
+    "units_needed": "the conservative size claim (where the one-sided 95% upper bound of the two priors' estimates "
+                    "averaged reaches the size target, one "
                     "place per run with 31 runs or more, else a tenth of a random order's distance): "
                     "share of test sets whose claim reaches the target in truth; median claim over the true need",
     "units_needed_band_mid": "another size-claim rule, measured beside the reported one: where the "
                              "prior-sensitivity band's midpoint falls to the size target",
     "units_needed_band_high": "another: where the band's upper end falls to it",
+    "units_needed_shared": "another: the shared prior's estimate's one-sided bound alone (the claim reported before)",
     "score_interval_percentile": "every run's 95% percentile interval: coverage of its population score",
     "score_interval_bca": "the same, BCa",
     "score_interval_studentized": "the same, studentized (bootstrap-t with delta-method standard errors)",
