@@ -28,7 +28,7 @@ CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_s
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
                        "share_holding", "share_holding_se", "n_claims", "claim_to_need", "power", "power_se",
-                       "true_need", "largest_size", "share_beyond")
+                       "true_need", "largest_size", "share_beyond", "share_reaching_finite")
 
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
@@ -143,7 +143,8 @@ def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> No
     for name, d in sets:
         if not d:
             continue
-        share, share_se = cluster_share([float(size_claim_holds(x["beyond"], x["truth_at_claim"], target)) for x in d])
+        holds = [size_claim_holds(x["beyond"], x["truth_at_claim"], target) for x in d]
+        share, share_se = cluster_share([float(h) for h in holds])
         need = d[0]["true_need"]
         claims = np.array([x["claim"] for x in d])
         ratio = np.median(claims) / need - 1 if np.isfinite(need) else np.nan
@@ -151,7 +152,8 @@ def _needed_rows(row, s, results: list[dict], n_runs: int, nominal: float) -> No
         row(name, f"expected L1 <= {target_text(target, n_runs)}", s, estimate=float(np.median(claims)),
             truth=need, relative_bias=ratio, share_reaching_target=share, share_reaching_target_se=share_se,
             nominal=nominal, n_claims=len(d), claim_to_need=ratio + 1, true_need=need, largest_size=largest,
-            share_beyond=float(np.mean([bool(x["beyond"]) for x in d])))
+            share_beyond=float(np.mean([bool(x["beyond"]) for x in d])),
+            share_reaching_finite=float(np.mean([h and not x["beyond"] for h, x in zip(holds, d)])))
 
 
 def _flag_rows(row, s, d: list[dict], spread_p: float) -> None:
@@ -264,7 +266,7 @@ def averaged(rows: list[dict], names: list[str]) -> list[dict]:
         if g.n_claims.notna().all():
             r["n_claims"] = float(g.n_claims.sum())
         for column in ("estimate", "truth", "relative_bias", "coverage", "share_reaching_target", "share_wrong",
-                       "share_holding"):
+                       "share_holding", "share_reaching_finite"):
             values = g[column].to_numpy(np.float64)
             if np.all(np.isfinite(values)):
                 r[column] = float(values.mean())

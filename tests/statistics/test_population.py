@@ -206,6 +206,23 @@ def test_size_claims_read_the_two_priors_average_and_state_the_shared_one_beside
         pytest.approx(got.units_needed_shared)  # without the column (older folders): the estimate's bound
 
 
+def test_a_claim_beyond_the_search_holds_but_is_not_a_finite_claim_that_does():
+    """calibration.csv's ``share_reaching_target`` counts a claim "more than the largest size" as holding;
+    ``share_reaching_finite`` counts only finite claims that reach the target (here 2 of 3 against 1 of 3)."""
+    from robustness.simulation.calibration_summary import _needed_rows
+
+    rows: list[dict] = []
+    claim = {"scheme": 0, "true_need": 40.0, "largest": 800.0}
+    needed = [{**claim, "claim": 50.0, "beyond": False, "truth_at_claim": 30.0},  # finite, reaches L1 <= 40
+              {**claim, "claim": 800.0, "beyond": True, "truth_at_claim": 10.0},  # "more than 800"
+              {**claim, "claim": 20.0, "beyond": False, "truth_at_claim": 60.0}]  # finite, falls short
+    _needed_rows(lambda name, setting, s, **v: rows.append({"estimator": name, **v}), 0, [{"needed": needed}],
+                 40, 0.95)
+    (got,) = rows
+    assert got["estimator"] == "units_needed" and got["share_beyond"] == pytest.approx(1 / 3)
+    assert got["share_reaching_target"] == pytest.approx(2 / 3) and got["share_reaching_finite"] == pytest.approx(1 / 3)
+
+
 def test_studentized_interval_equals_a_slow_loop(schemes):
     from robustness.statistics.bootstrap import bootstrap
 
@@ -324,6 +341,12 @@ def test_calibration_command_scores_its_claims(tmp_path, capsys):
     assert not table.estimator.str.startswith("p_best_pooled").any()  # one population: nothing pooled
     needed = table[table.estimator == "units_needed"]
     assert np.allclose(needed.claim_to_need.dropna(), needed.relative_bias.dropna() + 1)
+    # the share reached by a finite claim, from the claims file: "beyond" claims left out
+    claims = pd.read_csv(out / "calibration_claims.csv")
+    finite = claims[claims.rule == "reported"].assign(f=lambda c: c.holds & ~c.beyond).groupby("scheme").f.mean()
+    assert np.allclose(needed.set_index("scheme").share_reaching_finite.sort_index(), finite.sort_index())
+    assert (needed.share_reaching_finite <= needed.share_reaching_target).all()
+    assert "units_needed_shared" in set(table.estimator)  # the shared prior's claim, scored beside
     # the rules measured beside it: the band's upper end lies above its midpoint and above the one-sided bound
     claim = table[table.estimator.str.startswith("units_needed")].pivot(index="scheme", columns="estimator",
                                                                         values="estimate")
