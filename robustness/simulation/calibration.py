@@ -202,14 +202,15 @@ def _rule_claims(s: int, ps: pd.DataFrame, nd: pd.Series, truth: PopulationTruth
     flagged = bool(ps.spread_p.iloc[0] < FLAG_ALPHA)
     band["flagged"] = band["band_high"] if flagged else None
     band["adaptive"] = band["flagged"] if ps.band_other.iloc[0] == "per_team" else band["band_mid"]
-    band["shared"] = None
-    stated = {"shared": (nd.units_needed_shared, nd.beyond_shared)}  # else the reported claim
     out = []
     for rule in CLAIM_RULES:
-        if band[rule] is None:  # a claim units_needed states
-            size, over = stated.get(rule, (nd.units_needed, nd.beyond))
-        else:
-            size, over, _ = crossing(grid, band[rule].to_numpy(dtype=np.float64), target)
+        curve = band.get(rule)
+        if curve is not None:
+            size, over, _ = crossing(grid, curve.to_numpy(dtype=np.float64), target)
+        elif rule == "shared":  # the shared prior's claim, which units_needed states beside the reported one
+            size, over = nd.units_needed_shared, nd.beyond_shared
+        else:  # the reported claim (the flagged rules where the flag is silent)
+            size, over = nd.units_needed, nd.beyond
         at = float(grid[-1]) if over else float(size)
         out.append({"scheme": s, "rule": rule, "claim": at, "beyond": bool(over), "truth_at_claim": truth.at(s, at),
                     "true_need": need, "largest": float(grid[-1])})

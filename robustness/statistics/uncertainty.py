@@ -426,20 +426,20 @@ def crossing(m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, boo
 def units_needed(per_size: pd.DataFrame, *, tolerance: float, confidence: float = CLAIM_CONFIDENCE) -> pd.DataFrame:
     """Per scheme, how many units bring the expected L1 to ``tolerance``: a conservative claim and the estimate.
 
-    The size claim reads the two priors' estimates averaged (``expected_l1_both``, equal weights as ``p_best``;
-    the estimate alone where that column is absent or nan): ``units_needed`` is where its one-sided upper bound,
-    plus ``z(confidence) * expected_l1_se``, falls to the tolerance (log-linear interpolation between the sizes
-    tried), so the claim reads "at least this many units". ``units_needed_point`` is where the average itself falls
-    to it, ``units_needed_low`` where the matching lower bound does; ``units_needed_shared`` (``beyond_shared``)
-    where the shared prior's estimate's bound does, the claim reported before. The shared prior alone runs low
-    where the teams' spreads differ in truth, and its claims then reached the target in as few as 14% of a design
-    population's test sets; the average's in 72-100% of every design population's at two seeds, at up to 3.8 times
-    the need (docs/calibration.md; the 95% is nominal: the SE is the shared estimate's). nan where
-    a curve stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed);
-    ``already`` where it is below at the smallest size. ``units_needed_range_low`` and ``units_needed_range_high``:
-    where the prior-sensitivity band's ends fall to the tolerance (nan without the band, and ``beyond_range_high``
-    where its upper end stays above on the whole grid); where the teams' spreads differ (the prior flag), the report
-    tells the reader to claim the range's upper end (docs/calibration.md).
+    The size claim reads the two priors' estimates averaged (``expected_l1_both``, equal weights as ``p_best``; the
+    estimate alone where that column is absent or nan): ``units_needed`` is where its one-sided upper bound, the
+    average plus ``z(confidence) * expected_l1_se``, falls to the tolerance (log-linear interpolation between the
+    sizes tried), so the claim reads "at least this many units". ``units_needed_point`` is where the average itself
+    falls to it, ``units_needed_low`` where the matching lower bound does; ``units_needed_shared``
+    (``beyond_shared``) where the shared prior's estimate's bound does, the claim reported before. The shared prior
+    alone runs low where the teams' spreads differ in truth, and its claims then reached the target in as few as 14%
+    of a design population's test sets; the average's in 72-100% of every design population's at two seeds, at up to
+    3.8 times the need (docs/calibration.md; the 95% is nominal: the SE is the shared estimate's). nan where a curve
+    stays above the tolerance on the whole grid (``beyond``: more than ``largest_size`` is needed); ``already``
+    where it is below at the smallest size. ``units_needed_range_low`` and ``units_needed_range_high``: where the
+    prior-sensitivity band's ends fall to the tolerance (nan without the band, and ``beyond_range_high`` where its
+    upper end stays above on the whole grid); where the teams' spreads differ (the prior flag), the report tells the
+    reader to claim the range's upper end (docs/calibration.md).
 
     Parameters
     ----------
