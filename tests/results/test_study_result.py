@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from robustness.results.folder import ResultsDir
 from robustness.results.study_result import StudyResult, Verdicts, read_table
@@ -87,6 +88,7 @@ def _same_rows(a: list[dict], b: list[dict]) -> bool:
     return len(a) == len(b) and all(x.keys() == y.keys() and all(same(x[k], y[k]) for k in x) for x, y in zip(a, b))
 
 
+@pytest.mark.slow  # about 2-3 CPU-s (over 500 lookups, each beside pandas), near the 3 s an unmarked test may take
 def test_verdict_lookups_equal_the_table_filtered_by_pandas(tmp_path):
     """``verdict`` reads the table once into rows by claim; every question, on the frame a study makes and on the one
     read back from its folder, answers what filtering the table does: missing values equal nothing, names stay
