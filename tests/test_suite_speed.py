@@ -39,6 +39,7 @@ def test_an_unmarked_test_over_the_limit_fails_and_a_marked_one_passes(pytester,
     pytester.makeconftest((Path(__file__).parent / "timing.py").read_text())
     pytester.makepyfile(test_burn=BURN)
     monkeypatch.setenv("ROBUSTNESS_SLOW_LIMIT", "0.2")
+    monkeypatch.delenv("ROBUSTNESS_CPU_LOG", raising=False)  # the inner suite's tests are not this suite's
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning")
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
@@ -69,3 +70,14 @@ def test_the_compilation_clock_counts_cpu_seconds_like_the_limit():
         pass
     clock.on_end(None)
     assert clock.total - before >= 0.2
+
+
+def test_blas_runs_one_thread_as_in_the_commands(pytestconfig):
+    """The root conftest.py sets BLAS's threads before numpy is first imported, as the commands do."""
+    import os
+
+    root = Path(__file__).resolve().parent.parent / "conftest.py"
+    conftest = next(m for m in pytestconfig.pluginmanager.get_plugins() if getattr(m, "__file__", None)
+                    and Path(m.__file__).resolve() == root)
+    assert conftest.NUMPY_BEFORE is False
+    assert os.environ["OPENBLAS_NUM_THREADS"] and os.environ["MKL_NUM_THREADS"]
