@@ -27,8 +27,8 @@ __all__ = ["CALIBRATION_COLUMNS", "CLAIM_RULES", "FLAG_FIRES", "FLAG_SILENT", "M
 CALIBRATION_COLUMNS = ("estimator", "setting", "population", "scheme", "n_test_sets", "estimate", "truth",
                        "relative_bias", "relative_bias_se", "coverage", "coverage_se", "nominal",
                        "share_reaching_target", "share_reaching_target_se", "share_wrong", "share_wrong_se",
-                       "share_holding", "share_holding_se", "n_claims", "claim_to_need", "power", "power_se",
-                       "true_need", "largest_size", "share_beyond", "share_reaching_finite")
+                       "share_holding", "share_holding_se", "n_claims", "claim_to_need", "claim_to_need_se", "power",
+                       "power_se", "true_need", "largest_size", "share_beyond", "share_reaching_finite")
 
 #: The 90% normal quantile: the distance's 90% interval is its estimate +- Z90 standard errors.
 Z90 = 1.6448536269514722
@@ -266,7 +266,7 @@ def averaged(rows: list[dict], names: list[str]) -> list[dict]:
         if g.n_claims.notna().all():
             r["n_claims"] = float(g.n_claims.sum())
         for column in ("estimate", "truth", "relative_bias", "coverage", "share_reaching_target", "share_wrong",
-                       "share_holding", "share_reaching_finite"):
+                       "share_holding", "share_reaching_finite", "claim_to_need"):
             values = g[column].to_numpy(np.float64)
             if np.all(np.isfinite(values)):
                 r[column] = float(values.mean())

@@ -298,6 +298,11 @@ def test_rows_averaged_over_design_populations():
     assert avg["relative_bias_se"] == pytest.approx(np.std([-0.02, 0.04, 0.07], ddof=1) / np.sqrt(3))
     assert avg["coverage"] == pytest.approx(0.93) and avg["nominal"] == 0.95
     assert _averaged(rows, ["design-0"]) == []  # one population is not averaged
+    # a size claim's median over the need: averaged with its SE over the populations, as the target judges it
+    claims = [r | {"estimator": "units_needed", "claim_to_need": ratio} for r, ratio in zip(rows, (9.0, 1.2, 2.0, 3.1))]
+    (claim,) = _averaged(claims, ["design-0", "design-1", "design-2"])
+    assert claim["claim_to_need"] == pytest.approx(2.1)
+    assert claim["claim_to_need_se"] == pytest.approx(np.std([1.2, 2.0, 3.1], ddof=1) / np.sqrt(3))
     # nor a row that only one of the populations has
     only = dict(row("design-1", 0.1, 0.9, 10), estimator="p_best_reliability", setting="claimed p_best in [0.95, 1]")
     assert [r["estimator"] for r in _averaged(rows + [only], ["design-0", "design-1", "design-2"])] == ["expected_l1"]
@@ -671,3 +676,23 @@ def test_a_target_judged_per_bin_names_its_bin(monkeypatch):
     rows = [r for r in res.verdict("target") if r["subject"][0] == "p_best_pooled"]
     assert [r["subject"][2] for r in rows] == [f"pooled (2 populations), {b}" for b in bins]
     assert [r["statement"] for r in rows] == ["not_met", "met", "met"]
+
+
+def test_the_size_claims_overshoot_is_judged_as_the_ratio_the_summary_names(monkeypatch):
+    """"median size claim at most 2.5 times the true need": the verdict's value is the median claim over the need
+    (not that less 1), judged against 2.5, undecided within two SEs (the design populations' average)."""
+    from robustness.simulation.calibration_summary import CALIBRATION_COLUMNS
+    from robustness.studies import calibration as study
+
+    cells = [("few", 6.96, np.nan), ("default", 1.95, np.nan), ("design (8 populations)", 2.3, 0.15),
+             ("design (8 populations)", 3.2, 0.1)]
+    table = pd.DataFrame([{c: np.nan for c in CALIBRATION_COLUMNS} | {
+        "estimator": "units_needed", "setting": "expected L1 <= 1.17", "population": population,
+        "scheme": f"majority jaccard {average}", "claim_to_need": ratio, "claim_to_need_se": se,
+        "relative_bias": ratio - 1, "true_need": 28.0}
+        for (population, ratio, se), average in zip(cells, ("micro", "micro", "micro", "macro"))])
+    empty = pd.DataFrame()
+    monkeypatch.setattr(study, "calibrate", lambda *a, **k: (table, empty, empty, empty))
+    rows = [r for r in study.run([]).verdict("target") if r["subject"][1] == "claim_to_need"]
+    assert [r["value"] for r in rows] == [6.96, 1.95, 2.3, 3.2] and {r["high"] for r in rows} == {2.5}
+    assert [r["statement"] for r in rows] == ["not_met", "met", "undecided", "not_met"]
