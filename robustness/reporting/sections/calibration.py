@@ -67,8 +67,8 @@ MEANINGS = {
                    "claim over their needs (no target: it is a size for the average over run populations, not for "
                    "each)",
     "design_size_new_population": "the design study's size for one new run population (the upper end of a two-sided "
-                                  "95% prediction interval, so 97.5% nominal; the issue's target is 80%) over "
-                                  "its run populations): the same share, against at least 80%",
+                                  "95% prediction interval over its run populations, so 97.5% nominal): the same "
+                                  "share, against a target of at least 80%",
     "resolution": "the resolution at N (the smallest true difference the paired t-test declares with 80% power, "
                   "for the median neighbouring pair): among pairs whose true difference is at least the claim, the "
                   "share declared at 5% the right way round (power); the claim against the population's resolution",
