@@ -20,12 +20,12 @@ from robustness.results.claims import ClaimName
 __all__ = ["PROSE", "phrase", "fields_of"]
 
 #: How a posterior probability of first place was found to hold on simulated populations (docs/calibration.md: the
-#: ``--quick`` study's populations at seeds 0 and 7, with 100 and with 500 test sets each, and the full study of
-#: 2026-12-06; p_best pooled over populations, by bin).
+#: ``--quick`` study's populations at seeds 0 and 7, with 100 and with 500 test sets each, and the full studies of
+#: 2026-12-06, five populations, and 2026-12-07, twelve; p_best pooled over populations, by bin).
 _P_BEST_CALIBRATION = ("a model-based probability, the average of the two priors the distance's range spans; on "
                        "simulated populations claims above 0.8 came true within 0.06 of the claim, claims from 0.5 to "
-                       "0.8 from 0.10 less often to 0.07 more often than claimed (0.15 less often in the full study, "
-                       "micro), and claims below 0.5 came true 0.08 to 0.24 more often than claimed: "
+                       "0.8 from 0.10 less often to 0.07 more often than claimed (0.15 and 0.11 less often in the two "
+                       "full studies, micro), and claims below 0.5 came true 0.08 to 0.24 more often than claimed: "
                        "docs/calibration.md")
 
 #: claim -> form -> template (:meth:`str.format` over a verdict row's fields and the section's words).
