@@ -24,7 +24,7 @@ __all__ = ["PROSE", "phrase", "fields_of"]
 #: 2026-12-06, five populations, and 2026-12-07, twelve; p_best pooled over populations, by bin).
 _P_BEST_CALIBRATION = ("a model-based probability, the average of the two priors the distance's range spans; on "
                        "simulated populations claims above 0.8 came true within 0.06 of the claim, claims from 0.5 to "
-                       "0.8 from 0.10 less often to 0.07 more often than claimed (0.15 and 0.11 less often in the two "
+                       "0.8 from 0.10 less often to 0.09 more often than claimed (0.15 and 0.11 less often in the two "
                        "full studies, micro), and claims below 0.5 came true 0.08 to 0.24 more often than claimed: "
                        "docs/calibration.md")
 
