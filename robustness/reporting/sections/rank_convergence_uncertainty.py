@@ -104,8 +104,8 @@ def significance_section(r: Report, res: StudyResult) -> None:
                 "has no Monte Carlo error and Holm's smallest thresholds are not read off the tails of a finite set "
                 "of resamples (the bootstrap-SE test is kept in pairwise.parquet, p_bootstrap); Holm's correction "
                 "over all pairs of the scheme, at 5%; on simulated populations of known truth, 6 of 357,978 "
-                "such claims had the wrong direction (python -m experiments.calibration --quick, seeds 0 and 7; 8 "
-                "of 692,793 on the full study's eight design populations; docs/calibration.md). Unit: the "
+                "such claims had the wrong direction (python -m experiments.calibration, its quick form, seeds 0 "
+                "and 7; 8 of 692,793 on the full study's eight design populations; docs/calibration.md). Unit: the "
                 + (f"{boot_unit}, because {_unit_reason(res)} and are not independent. "
                    if boot_unit == "encounter" else f"{boot_unit}. ")
                 + "Every scheme and pair, with the difference's 95% interval, is in pairwise.parquet.")
