@@ -269,12 +269,12 @@ def ranking_uncertainty(schemes: Schemes, *, sizes: ArrayLike | None = None, n_r
         comparison), ``expected_l1_per_team`` (the estimate with each team of two or more runs its own
         within-team variance; nan without such a team or without ``n_resamples``), ``expected_l1_both`` (the two
         priors' estimates averaged, the size claim's curve; the estimate where the per-team one is nan),
-        ``band_other`` (the band's other
-        end: 'per_team', or 'plugin' without a team of two or more runs), ``expected_l1_per_team_low`` (the
-        estimate with each team's within-team variance at its one-sided lower confidence limit,
-        :data:`~robustness.statistics.population.LOW_LEVEL`), ``band_low``, ``band_high`` (the prior-sensitivity
-        band: the interval, extended down to the per-team estimate and up to the lower-limit one, each widened by
-        z sampling SEs; nan without ``n_resamples``), ``prior_gap`` (the per-team end relative to the estimate),
+        ``band_other`` (the band's other end: 'per_team', or 'plugin' without a team of two or more runs),
+        ``expected_l1_per_team_low`` (the estimate with each team's within-team variance at its one-sided lower
+        confidence limit, :data:`~robustness.statistics.population.LOW_LEVEL`), ``band_low``, ``band_high`` (the
+        prior-sensitivity band: the interval, extended down to the per-team estimate and up to the lower-limit
+        one, each widened by z sampling SEs; nan without ``n_resamples``), ``prior_gap`` (the per-team end
+        relative to the estimate),
         ``spread_p`` (the p-value of the test that the teams share one within-team spread,
         :func:`~robustness.statistics.population.spread_test`; nan with fewer than two teams of two or more runs
         or without ``n_resamples``),
