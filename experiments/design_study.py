@@ -124,9 +124,9 @@ def parser() -> _cli.Parser:
                    help="output folder (default results/design_study)")
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results, "
                                                            "and plan with a fitted twin outside fit.csv's tolerances")
-    g.add_argument("--n-jobs", type=_types.jobs, default=os.cpu_count() or 1,
-                   help=f"parallel workers (default: every core, {os.cpu_count() or 1} here; the numbers do not "
-                        "depend on it)")
+    g.add_argument("--n-jobs", type=_types.jobs, default=_types.cores(),
+                   help=f"parallel workers (default: every core this process may use, {_types.cores()} here; the "
+                        "numbers do not depend on it)")
     g.add_argument("--scheduler", type=_types.scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")
     g.add_argument("--no-figures", action="store_true", help="write tables only")

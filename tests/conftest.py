@@ -166,6 +166,36 @@ def tiny_main(tmp_path_factory) -> tuple[Path, Path]:
     return data, out
 
 
+@contextlib.contextmanager
+def only_figures(study: str, *names: str):
+    """Within the block, ``study`` draws only ``names`` of its figures (the ones the test reads), in its own order.
+
+    Each figure costs 0.4 to 1.3 CPU-s even at the suite's 50 dpi, and most tests that run a study read one or two
+    of them; the whole set is drawn by the runs that check it (:func:`tiny_main`, the table study's hostile-name
+    and three-task tests). A name the study does not draw fails here, so a renamed figure is not silently skipped.
+    The registry is patched before any worker is forked, so processes drawing figures see the same list.
+    """
+    import figures
+
+    unknown = set(names) - set(figures.FIGURES[study])
+    assert not unknown, f"{study} draws no figure {sorted(unknown)}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(figures.FIGURES, study, tuple(n for n in figures.FIGURES[study] if n in names))
+        yield
+
+
+#: The figures that draw each ranking method (a file per method, or the methods side by side): the studies with
+#: several ranking methods draw these (tests/statistics/test_ranking_methods.py, tests/test_architecture.py);
+#: tiny_main and the three-task table test draw every figure.
+METHOD_FIGURES = {
+    "rank_convergence": ("fig_02_micro_convergence", "fig_03_macro_convergence", "fig_04_forest", "fig_05_rank_blobs",
+                         "fig_06_kendall_tau", "fig_11_convergence_auc", "fig_12_ranking_agreement",
+                         "fig_19_ranking_methods"),
+    "table_rank_convergence": ("fig_08_table_convergence", "fig_12_ranking_agreement", "fig_19_ranking_methods",
+                               "fig_29_bootstrap_tau_density"),
+}
+
+
 def spread_challenge():
     """Two 4x4 images, three annotators, one run (the hand-made Table 4 case).
 

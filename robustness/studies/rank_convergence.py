@@ -92,7 +92,7 @@ def run(challenge: Challenge, options: RankConvergenceOptions = RankConvergenceO
     --------
     >>> from robustness.synthetic.challenge import make_challenge
     >>> ch = make_challenge(n_encounters=6, n_images=10, n_runs=3, n_teams=1, rng=0)
-    >>> res = run(ch, RankConvergenceOptions(orders=5, bootstrap=20))
+    >>> res = run(ch, RankConvergenceOptions(orders=5, bootstrap=20, outer=20))
     >>> res.verdict("pairs_differ", average="micro")[0]["total"]  # pairs of 3 runs
     3
     """

@@ -21,7 +21,7 @@ from robustness.errors import InputError
 from robustness.results import folder as rs
 from robustness.results import transaction
 from robustness.results.folder import ResultsDir, open_results
-from tests.conftest import REPO, tree_digest
+from tests.conftest import REPO, only_figures, tree_digest
 
 ARGS = ["--orders", "4", "--bootstrap", "10", "--outer", "4", "--quiet", "--no-figures"]
 
@@ -209,7 +209,8 @@ def test_nothing_is_written_through_symbolic_links(data, tmp_path):
     (out / "leaderboard.csv").symlink_to(victim)
     (out / "cache").symlink_to(outside / "dir", target_is_directory=True)
     before = tree_digest(outside)
-    assert job.main(["--data", str(data), "--out", str(out), "--force"] + ARGS[:-1]) == 0  # with figures
+    with only_figures("rank_convergence", "fig_02_micro_convergence"):  # with the figure the link stood for
+        assert job.main(["--data", str(data), "--out", str(out), "--force"] + ARGS[:-1]) == 0
     assert tree_digest(outside) == before
     for name in ("figures/fig_02_micro_convergence.png", "leaderboard.csv", "cache"):
         assert not (out / name).is_symlink()

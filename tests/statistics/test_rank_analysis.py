@@ -21,7 +21,7 @@ from experiments.table_rank_convergence import main
 from robustness.results.study_result import read_table
 from robustness.statistics.bayes_signed_rank import bayes_signed_rank, signed_rank_thetas
 from robustness.statistics.consensus import consensus, symdiff_distance
-from tests.conftest import statsmodels_multipletests
+from tests.conftest import only_figures, statsmodels_multipletests
 
 
 def write(tmp_path, rows, columns=("task", "case", "algorithm", "value")):
@@ -177,8 +177,11 @@ def test_task_distances_and_the_figures(tmp_path):
 
     rows = three_tasks(seed=3)
     out = tmp_path / "out"
-    assert run(main, ["--table", str(write(tmp_path, rows)), "--out", str(out), "--quiet", "--rankings-only",
-                      "--bootstrap", "20", "--consensus", "pairwise-majority", "--rope", "0.05"]) == 0
+    drawn = ("fig_26_significance_map_tasks", "fig_27_rank_stability_tasks", "fig_28_task_clusters",
+             "fig_30_bayes_signed_rank", "fig_31_iqm_improvement", "fig_29_bootstrap_tau_density")
+    with only_figures("table_rank_convergence", *drawn):  # the tasks' and the ROPE's (the three-task test: all)
+        assert run(main, ["--table", str(write(tmp_path, rows)), "--out", str(out), "--quiet", "--rankings-only",
+                          "--bootstrap", "20", "--consensus", "pairwise-majority", "--rope", "0.05"]) == 0
     dist = read_table(out / "task_distances.csv")
     ranking = read_table(out / "ranking.csv").pivot(index="run", columns="task", values="rank")
     assert len(dist) == 3 and (dist.pairs == 20).all()
@@ -188,9 +191,7 @@ def test_task_distances_and_the_figures(tmp_path):
         assert row.tau == pytest.approx(kendalltau(a, b).statistic)
     assert dist.set_index(["task", "other"]).symdiff[("T0", "T2")] > dist.set_index(["task", "other"]).symdiff[
         ("T0", "T1")]  # T2's runs are reversed
-    for name in ("fig_26_significance_map_tasks", "fig_27_rank_stability_tasks", "fig_28_task_clusters",
-                 "fig_30_bayes_signed_rank", "fig_31_iqm_improvement",
-                 "fig_29_bootstrap_tau_density"):
+    for name in drawn:
         assert (out / "figures" / f"{name}.png").stat().st_size > 0, name
     summary = (out / "summary.md").read_text()
     assert "pairwise-majority: runs ordered by their pairwise-majority score" in summary

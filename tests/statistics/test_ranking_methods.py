@@ -25,6 +25,7 @@ from robustness.statistics.ranking_methods import RANKING_METHODS, parse_ranking
 from robustness.statistics.ranks import kendall_tau, rank
 from robustness.statistics.table_schemes import per_case_table, schemes_from_table
 from robustness.synthetic.challenge import make_challenge
+from tests.conftest import METHOD_FIGURES, only_figures
 
 METHODS = tuple(RANKING_METHODS)
 
@@ -271,6 +272,7 @@ def test_agreement_heatmap_artists():
 
 # -- the studies ---------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def all_methods_job(tmp_path_factory):
     from experiments import rank_convergence as job
@@ -279,8 +281,10 @@ def all_methods_job(tmp_path_factory):
     root = tmp_path_factory.mktemp("methods")
     data = write_dermavqa(make_challenge(n_encounters=10, n_images=16, n_runs=5, n_teams=2, rng=2), root / "c")
     out = root / "out"
-    assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "40", "--outer", "4", "--seed", "3",
-                     "--ranking", "test-based,rank-then-aggregate", "--test-step", "3", "--quiet"]) == 0
+    with only_figures("rank_convergence", *METHOD_FIGURES["rank_convergence"]):
+        assert job.main(["--data", str(data), "--out", str(out), "--orders", "6", "--bootstrap", "40", "--outer", "4",
+                         "--seed", "3", "--ranking", "test-based,rank-then-aggregate", "--test-step", "3",
+                         "--quiet"]) == 0
     return data, out
 
 
@@ -344,9 +348,10 @@ def test_table_and_qa_studies_with_methods(tmp_path):
     t = long_table({f"r{k}": np.clip(0.4 + 0.1 * k + g.normal(0, 0.1, 30), 0, 1) for k in range(4)})
     t.to_csv(tmp_path / "t.csv", index=False)
     out = tmp_path / "table"
-    assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20", "--outer", "4",
-                                        "--out", str(out), "--quiet", "--ranking",
-                                        "aggregate,rank-then-aggregate,test-based"]) == 0
+    with only_figures("table_rank_convergence", *METHOD_FIGURES["table_rank_convergence"]):
+        assert table_rank_convergence.main(["--table", str(tmp_path / "t.csv"), "--orders", "4", "--bootstrap", "20",
+                                            "--outer", "4", "--out", str(out), "--quiet", "--ranking",
+                                            "aggregate,rank-then-aggregate,test-based"]) == 0
     ci = pd.read_csv(out / "bootstrap_ci.csv")
     assert set(ci.ranking) == set(METHODS)
     assert set(ci[ci.ranking == "test-based"].statistic) == {"runs beaten"}

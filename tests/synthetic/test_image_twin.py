@@ -239,11 +239,11 @@ def test_the_fit_table_checks_the_objects_size(small_twin):
 
 # -- a twin that fails its fit --------------------------------------------------------------------------------
 
-def _raters_on_disk(root, seed=3):
+def _raters_on_disk(root, seed=3, n=8):
     from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
-    ch = make_challenge(n_encounters=16, n_images=16, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
+    ch = make_challenge(n_encounters=n, n_images=n, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
                         n_runs=4, n_teams=2, rng=seed)
     for i in range(ch.n_images):
         for name, mask in ch.annotator_masks(i).items():
@@ -266,8 +266,10 @@ def test_a_refused_twin_writes_its_fit_and_a_forced_one_says_it_failed_everywher
     failure = "runs' separability is 2 in the challenge but 0.5 in its fitted twin (within a factor 1.5)"
     monkeypatch.setattr(design_base, "fit_failures", lambda table: [failure])
     monkeypatch.setattr(design, "fit_failures", lambda table: [failure])
+    # the smallest study (the failure is made, not fitted: no size or count here changes what is checked)
     common = ["--like", str(data), "--layout", "raters", "--gold", "ann0,ann1,ann2", "--quick", "--replicates", "2",
-              "--encounters", "8,16", "--max-encounters", "16", "--quiet", "--no-figures", "--n-jobs", "1"]
+              "--encounters", "4,8", "--max-encounters", "8", "--annotators", "3", "--pool", "2000", "--orders", "4",
+              "--bootstrap", "10", "--quiet", "--no-figures", "--n-jobs", "1"]
     out = tmp_path / "design"
     assert run(design_study.main, [*common, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
