@@ -411,7 +411,8 @@ def test_design_study_makes_a_3d_twin_of_the_real_volumes(volumes, tmp_path):
     code = run(design_study.main, ["--quick", "--like", str(root), "--layout", "raters", "--gold", ",".join(GOLD),
                                    "--labels", "1,2", "--encounters", "2,4", "--annotators", "3", "--replicates", "2",
                                    "--populations", "1", "--orders", "10", "--bootstrap", "50", "--boundary", "hd95",
-                                   "--no-figures", "--quiet", "--force", "--n-jobs", "1", "--out", str(out)])
+                                   "--pool", "40", "--max-encounters", "4", "--no-figures", "--quiet", "--force",
+                                   "--n-jobs", "1", "--out", str(out)])
     assert code == 0
     fit = pd.read_csv(out / "fit.csv").set_index("statistic")
     assert fit.loc["slices per volume", "target"] == 8 and fit.loc["slices per volume", "fitted"] == 8
@@ -440,8 +441,8 @@ def test_design_study_fits_a_3d_twin_from_another_folder(volumes, tmp_path):
                            "--layout", "raters", "--gold", ",".join(GOLD), "--labels", "1,2", "--encounters", "2,4",
                            "--annotators", "3", "--agreement", "0.8", "--replicates", "2", "--populations", "1",
                            "--pool", "40", "--orders", "10", "--bootstrap", "50", "--boundary", "hd95",
-                           "--no-figures", "--quiet", "--out", str(out)], cwd=tmp_path, env=env, capture_output=True,
-                          text=True)
+                           "--no-figures", "--quiet", "--n-jobs", "1", "--out", str(out)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     fit = pd.read_csv(out / "fit.csv").set_index("statistic")
     assert fit.loc["slices per volume", "target"] == 8 and fit.loc["slices per volume", "fitted"] == 8
