@@ -125,7 +125,7 @@ def parser() -> _cli.Parser:
     g.add_argument("--force", action="store_true", help="overwrite an output folder holding another grid's results, "
                                                            "and plan with a fitted twin outside fit.csv's tolerances")
     g.add_argument("--n-jobs", type=_types.jobs, default=_types.cores(),
-                   help=f"parallel workers (default: every core this process may use, {_types.cores()} here; the "
+                   help="parallel workers (default: every core this process may use, %(default)s here; the "
                         "numbers do not depend on it)")
     g.add_argument("--scheduler", type=_types.scheduler_address, metavar="ADDRESS",
                    help="run on a Dask cluster ('local' starts one)")

@@ -239,11 +239,11 @@ def test_the_fit_table_checks_the_objects_size(small_twin):
 
 # -- a twin that fails its fit --------------------------------------------------------------------------------
 
-def _raters_on_disk(root, seed=3, n=8):
+def _raters_on_disk(root, seed=3):
     from robustness.synthetic.challenge import make_challenge
     from tests.conftest import write_png
 
-    ch = make_challenge(n_encounters=n, n_images=n, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
+    ch = make_challenge(n_encounters=8, n_images=8, max_images_per_encounter=1, n_annotators=3, min_annotators=3,
                         n_runs=4, n_teams=2, rng=seed)
     for i in range(ch.n_images):
         for name, mask in ch.annotator_masks(i).items():
