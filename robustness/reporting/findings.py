@@ -19,14 +19,13 @@ from robustness.results.claims import ClaimName
 
 __all__ = ["PROSE", "phrase", "fields_of"]
 
-#: How a posterior probability of first place was found to hold on simulated populations (docs/calibration.md: the
-#: ``--quick`` study's populations at seeds 0 and 7, with 100 and with 500 test sets each, and the full studies of
-#: 2026-12-06, five populations, and 2026-12-07, twelve; p_best pooled over populations, by bin).
-_P_BEST_CALIBRATION = ("a model-based probability, the average of the two priors the distance's range spans; on "
-                       "simulated populations claims above 0.8 came true within 0.06 of the claim, claims from 0.5 to "
-                       "0.8 from 0.10 less often to 0.09 more often than claimed (0.15 and 0.11 less often in the two "
-                       "full studies, micro), and claims below 0.5 came true 0.08 to 0.24 more often than claimed: "
-                       "docs/calibration.md")
+#: How a probability of first place was found to hold on simulated populations (docs/calibration.md, "p_best from
+#: the likelihood alone": the full study's twelve populations at the quick size, seeds 0 and 7, 300 test sets each;
+#: p_best pooled over populations, by bin of the claim).
+_P_BEST_CALIBRATION = ("the likelihood's probability, without a prior; pooled over twelve simulated populations at "
+                       "two seeds its claims came true within 0.08 of the claim in 11 of 12 bins, and claims below 0.5 "
+                       "at worst 0.09 less often than claimed, where the empirical-Bayes posteriors' claims below 0.5 "
+                       "came true up to 0.26 more often: docs/calibration.md")
 
 #: claim -> form -> template (:meth:`str.format` over a verdict row's fields and the section's words).
 PROSE: dict[ClaimName, dict[str, str]] = {
@@ -74,12 +73,12 @@ PROSE: dict[ClaimName, dict[str, str]] = {
                         "{count} draws.",
     },
     "best_is_best": {
-        "clause": "; the observed best is the population's best with posterior probability {value:.2f}",
+        "clause": "; the observed best is the population's best with probability {value:.2f}",
         "tied": "**First place**: {leaders} tie for first on this test set (equal scores), so none of them is named "
-                "the winner; the posterior probability that one of them is the runs' best on unlimited data is "
+                "the winner; the probability that one of them is the runs' best on unlimited data is "
                 "{value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
         "best": "**First place**: the observed best, {subject[0]}, is the runs' best on unlimited data with "
-                "posterior probability {value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
+                "probability {value:.2f} (rank_keep.csv; " + _P_BEST_CALIBRATION + ").",
     },
     "winner_by_scheme": {
         "moves": "under {scheme} {subject[0]} is first in {value:.0%} of resamples and {lead} in {low:.1%} (rank "

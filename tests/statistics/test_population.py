@@ -696,3 +696,38 @@ def test_the_size_claims_overshoot_is_judged_as_the_ratio_the_summary_names(monk
     rows = [r for r in study.run([]).verdict("target") if r["subject"][1] == "claim_to_need"]
     assert [r["value"] for r in rows] == [6.96, 1.95, 2.3, 3.2] and {r["high"] for r in rows} == {2.5}
     assert [r["statement"] for r in rows] == ["not_met", "met", "undecided", "not_met"]
+
+
+def test_p_best_is_the_likelihoods_probability_of_first_place():
+    """The reported p_best is the probability of first place under the scores' normal sampling distribution alone
+    (no prior, no shrinkage; docs/calibration.md: the one whose claims came true as often as they said), here
+    against the exact orthant probability of the score differences (scipy's multivariate normal CDF), not a
+    Monte Carlo of the package's. The empirical-Bayes posteriors stay beside it and differ from it here."""
+    import pandas as pd
+    from scipy.stats import multivariate_normal
+
+    from robustness.statistics.population import delta_covariance
+    from robustness.statistics.table_schemes import schemes_from_table
+
+    rng = np.random.default_rng(11)
+    true = np.array([0.70, 0.69, 0.55, 0.40])
+    values = true[None, :] + rng.normal(0, 0.08, (80, 4))
+    runs = ["teamA-run1", "teamA-run2", "teamB-run1", "teamB-run2"]
+    table = pd.DataFrame([{"case": f"c{u}", "algorithm": runs[r], "value": values[u, r]}
+                          for u in range(80) for r in range(4)])
+    sc = schemes_from_table(table)
+    _, per_run = ranking_uncertainty(sc, n_resamples=10, rng=3)
+    theta, cov = delta_covariance(*sc.ratio_parts())
+    theta, cov = theta[0], cov[0]
+    exact = []
+    for r in range(4):  # P(theta_r + e_r > theta_j + e_j for every j): the differences' orthant probability
+        others = [j for j in range(4) if j != r]
+        a = np.zeros((3, 4))
+        a[np.arange(3), r] = 1.0
+        a[np.arange(3), others] = -1.0
+        exact.append(multivariate_normal(mean=np.zeros(3), cov=a @ cov @ a.T).cdf(a @ theta))
+    got = per_run.set_index("run").loc[runs]
+    np.testing.assert_allclose(got.p_best, exact, atol=0.03)  # 4,000 draws: SE at most 0.008
+    assert abs(sum(exact) - 1) < 1e-3
+    # the priors shrink the first team's two runs towards each other: their posteriors split first place otherwise
+    assert np.abs(got.p_best_shared - exact).max() > 0.05 or np.abs(got.p_best_per_team - exact).max() > 0.05

@@ -53,13 +53,15 @@ MEANINGS = {
     "gold_statement": "the report's statement about the golds' curves (the fastest gold, or the golds tied with it, "
                       "over resampled test sets): share of test sets where it holds, i.e. the gold with the lowest "
                       "expected area under the curve on a new test set is the one named or among the tied",
-    "p_best": "the posterior probability that the observed best is the population's best, against how often it is",
+    "p_best": "the probability that the observed best is the population's best (the likelihood alone, a flat prior), "
+              "against how often it is",
     "p_best_reliability": "p_best's reliability: per bin of the claimed probability, its mean (estimate) and how "
                           "often the observed best is the population's best (share_holding)",
     "p_best_pooled": "the same pooled over every population in three bins; relative_bias is the claim minus the "
-                     "share (p_best averages the posteriors of the two priors the band spans)",
-    "p_best_pooled_shared": "the same for the shared prior's p_best alone (the p_best reported before)",
-    "p_best_pooled_per_team": "the same for the per-team prior's p_best alone",
+                     "share (p_best is the likelihood's alone, a flat prior)",
+    "p_best_pooled_shared": "the same for the shared prior's empirical-Bayes posterior",
+    "p_best_pooled_per_team": "the same for the per-team prior's empirical-Bayes posterior (the average of the "
+                              "two priors was reported before)",
     "best_stays_first": "the plug-in stability index (how often the observed best stays first on resampling), "
                         "against the same",
     "design_size": "the design study's recommended size (runs like the challenge's, on average), run around the "

@@ -175,7 +175,7 @@ def unlimited_section(r: Report, res: StudyResult) -> None:
         f"with its {first.confidence:.0%} interval, the same per run (places), the plug-in bootstrap's estimate "
         f"(biased low, for comparison), and the number of {boot_unit}s at which the interval's upper end falls "
         f"to {size_target_caption(res)} (a conservative claim; log-linear interpolation between the sizes "
-        "tried). All sizes, the posterior probability that each run is the population's best and the plug-in "
+        "tried). All sizes, the probability that each run is the population's best (the likelihood's) and the plug-in "
         "stability indices: ranking_uncertainty.csv, rank_keep.csv, test_set_size.csv."))
     r.figure("figures/fig_10_test_set_size.png",
              f"Expected L1 between the ranking on m {boot_unit}s and the ranking on unlimited data (empirical-Bayes "
