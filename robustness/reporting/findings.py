@@ -20,12 +20,14 @@ from robustness.results.claims import ClaimName
 __all__ = ["PROSE", "phrase", "fields_of"]
 
 #: How a probability of first place was found to hold on simulated populations (docs/calibration.md, "p_best from
-#: the likelihood alone": the full study's twelve populations at the quick size, seeds 0 and 7, 300 test sets each;
-#: p_best pooled over populations, by bin of the claim).
+#: the likelihood alone": the full study's twelve populations at the quick size, seeds 0 and 7, by
+#: tests/outside/p_best_priors.py with 300 test sets each and by experiments.calibration with 100; p_best pooled over
+#: populations, by bin of the claim).
 _P_BEST_CALIBRATION = ("the likelihood's probability, without a prior; pooled over twelve simulated populations at "
-                       "two seeds its claims came true within 0.08 of the claim in 11 of 12 bins, and claims below 0.5 "
-                       "at worst 0.09 less often than claimed, where the empirical-Bayes posteriors' claims below 0.5 "
-                       "came true up to 0.26 more often: docs/calibration.md")
+                       "two seeds its claims came true within 0.08 of the claim in 11 of 12 bins in each of two "
+                       "measurements, and micro claims below 0.5 at worst 0.10 less often than claimed, where the "
+                       "empirical-Bayes posteriors' claims below 0.5 came true up to 0.26 more often: "
+                       "docs/calibration.md")
 
 #: claim -> form -> template (:meth:`str.format` over a verdict row's fields and the section's words).
 PROSE: dict[ClaimName, dict[str, str]] = {
