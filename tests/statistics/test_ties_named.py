@@ -53,7 +53,7 @@ def test_an_exact_tie_for_first_is_called_a_tie(tied):
     first = next(line for line in conclude.splitlines() if line.startswith("- **First place**"))
     assert "the observed best" not in first
     assert "tie for first" in first and best in first and "copy" in first
-    assert "model-based" in first and "claims below 0.5" in first  # with its measured calibration
+    assert "the likelihood's probability" in first and "claims below 0.5" in first  # with its measured calibration
     moved = [line for line in conclude.splitlines() if line.startswith("- **What moves the first place**")]
     assert all(f"{best} is first under" not in m and "copy is first under" not in m for m in moved)
 
