@@ -207,16 +207,15 @@ def _p_best(theta, cov, labels, rng, n_draws=4000):
     without the empirical-Bayes shrinkage. Pooled over the calibration's twelve populations at two seeds its claims
     came true within 0.08 of the claim in 11 of 12 cells (bins, averagings, seeds; the twelfth undecided), where the
     priors' claims below 0.5 came true up to 0.26 more often than claimed (docs/calibration.md); the two priors'
-    are kept beside it. Without a team of two or more runs the priors are
-    one. nan where a score is.
+    are kept beside it. Without a team of two or more runs the priors are one. nan where a score is.
     """
     if not np.all(np.isfinite(theta)):
         nan = np.full(theta.size, np.nan)
         return nan, nan, nan
-    shared = score_posterior(theta, cov, labels).p_best(n_draws, rng)
-    per_team = score_posterior(theta, cov, labels, prior="per_team").p_best(n_draws, rng) if _has_teams(labels) \
-        else shared
-    flat = ScorePosterior(theta, (cov + cov.T) / 2, 0.0, 0.0).p_best(n_draws, rng)
+    shared = per_team = score_posterior(theta, cov, labels).p_best(n_draws, rng)
+    if _has_teams(labels):
+        per_team = score_posterior(theta, cov, labels, prior="per_team").p_best(n_draws, rng)
+    flat = ScorePosterior(theta, cov, 0.0, 0.0).p_best(n_draws, rng)  # its draws' matrix_root symmetrises cov
     return flat, shared, per_team
 
 

@@ -700,7 +700,7 @@ def test_the_size_claims_overshoot_is_judged_as_the_ratio_the_summary_names(monk
 
 def test_p_best_is_the_likelihoods_probability_of_first_place():
     """The reported p_best is the probability of first place under the scores' normal sampling distribution alone
-    (no prior, no shrinkage; docs/calibration.md: the one whose claims came true as often as they said), here
+    (no prior, no shrinkage; docs/calibration.md: the rule whose claims came closest to as often as they said), here
     against the exact orthant probability of the score differences (scipy's multivariate normal CDF), not a
     Monte Carlo of the package's. The empirical-Bayes posteriors stay beside it and differ from it here."""
     import pandas as pd
