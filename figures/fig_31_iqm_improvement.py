@@ -29,7 +29,7 @@ def make(results_dir, out_path):
             g = g.sort_values("iqm", ascending=lower).iloc[:SHOWN_RUNS]
             y = np.arange(len(g))[::-1]
             ax = axes[k, 0]
-            ax.errorbar(g.iqm, y, xerr=[g.iqm - g.low, g.high - g.iqm], fmt="o", color="#0072B2", ms=4, capsize=2)
+            plotting.point_intervals(ax, (g.iqm, y), (g.low, g.high), color="#0072B2", sizes=(4, 1.2, 2))
             ax.set_yticks(y, list(g.run), fontsize=7)
             unit = task_unit(results_dir, task)
             ax.set_xlabel(f"interquartile mean{f' ({unit})' if unit else ''} (95% interval)"
@@ -40,7 +40,7 @@ def make(results_dir, out_path):
             b = better[better.task == task].iloc[:SHOWN_RUNS - 1]
             ax = axes[k, 1]
             yb = np.arange(len(b))[::-1]
-            ax.errorbar(b.p, yb, xerr=[b.p - b.low, b.high - b.p], fmt="o", color="#009E73", ms=4, capsize=2)
+            plotting.point_intervals(ax, (b.p, yb), (b.low, b.high), color="#009E73", sizes=(4, 1.2, 2))
             ax.axvline(0.5, color="black", lw=0.8, ls=":")
             ax.set_yticks(yb, [f"{a} vs {o}" for a, o in zip(b.run, b.other)], fontsize=7)
             ax.set_xlim(0, 1)

@@ -98,6 +98,13 @@ def test_forest_blobs_heatmap_artists():
     # the axis says which interval it shows
     assert ax.get_xlabel() == "micro Jaccard\n(95% CI: percentile bootstrap, 1000 resamples of encounters)"
     plt.close("all")
+    # an interval that does not hold its estimate (few or skewed resamples) is drawn where it lies, not refused
+    # (matplotlib's errorbar raised on the negative lengths: `--bootstrap 2` ended in a traceback)
+    ax = plotting.forest(ci.assign(low=[0.52, 0.6, 0.45], high=[0.58, 0.8, 0.55]), strategy="majority")
+    segments = sorted((s[0][0], s[1][0], s[0][1]) for s in ax.collections[0].get_segments())
+    assert segments == [(0.45, 0.55, 1.0), (0.52, 0.58, 0.0), (0.6, 0.8, 2.0)]  # (low, high, row): a, c, b rows
+    assert sorted(map(tuple, ax.lines[-1].get_xydata())) == [(0.5, 0.0), (0.6, 1.0), (0.7, 2.0)]
+    plt.close("all")
     dist = pd.DataFrame(dict(strategy="majority", metric="jaccard", average="micro", run=["a", "a", "b"],
                              rank=[1, 2, 2], share=[0.7, 0.3, 1.0], full_rank=[1.0, 1.0, 2.0]))
     ax = plotting.rank_blobs(dist, strategy="majority")

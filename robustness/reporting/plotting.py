@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["axes", "style", "strategy_style", "convergence", "convergence_figure", "auc_intervals", "forest",
-           "interval_note_text", "rank_blobs", "tau_heatmap", "qa_convergence", "ONE_RANDOM"]
+           "interval_note_text", "point_intervals", "rank_blobs", "tau_heatmap", "qa_convergence", "ONE_RANDOM"]
 
 STYLE_FILE = Path(__file__).with_name("robustness.mplstyle")
 
@@ -272,6 +272,35 @@ def auc_intervals(points: pd.DataFrame, *, metric: str = DEFAULT.metric, average
     return ax
 
 
+def point_intervals(ax: Axes, points: tuple, interval: tuple, *, color: str,
+                    sizes: tuple[float, float, float] = (2.5, 0.8, 0.0)) -> None:
+    """Points with their intervals drawn horizontally, each interval a segment of its own.
+
+    A bootstrap interval need not hold its estimate (a percentile or studentized interval from few or skewed
+    resamples), and matplotlib's ``errorbar`` refuses such an interval (negative error lengths); here the segment
+    is drawn where the interval lies and the point where the estimate does.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    points : (array_like, array_like)
+        The estimates and their positions on the other axis.
+    interval : (array_like, array_like)
+        The intervals' ends (nan: no segment).
+    color : str
+    sizes : (float, float, float)
+        The points' marker size, the segments' line width and their caps' half-length (points; 0: no caps), as
+        ``errorbar``'s ``markersize``, ``elinewidth`` and ``capsize``.
+    """
+    centre, at = (np.asarray(v, dtype=float) for v in points)
+    low, high = (np.asarray(v, dtype=float) for v in interval)
+    markersize, linewidth, capsize = sizes
+    ax.hlines(at, low, high, colors=color, linewidth=linewidth)
+    if capsize:
+        ax.plot(np.r_[low, high], np.r_[at, at], "|", color=color, markersize=2 * capsize, linestyle="none")
+    ax.plot(centre, at, "o", color=color, markersize=markersize, linestyle="none")
+
+
 def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metric, average: str = "micro",
            ax: Axes | None = None, top: int | None = None, unit: str = "", interval_note: bool = True) -> Axes:
     """Leaderboard with bootstrap confidence intervals: one row per run, best on top; the axis says which interval.
@@ -303,8 +332,7 @@ def forest(intervals: pd.DataFrame, *, strategy: str, metric: str = DEFAULT.metr
     ax = axes(ax, figsize=(3.5, max(2.0, 0.12 * len(d) + 0.6)))
     y = np.arange(len(d))
     color = strategy_style(strategy)["color"]
-    ax.errorbar(d["score"], y, xerr=[d["score"] - d["low"], d["high"] - d["score"]], fmt="o", markersize=2.5,
-                color=color, ecolor=color, elinewidth=0.8, capsize=0)
+    point_intervals(ax, (d["score"], y), (d["low"], d["high"]), color=color)
     ax.set_yticks(y, d["run"])
     ax.tick_params(axis="y", labelsize=5.5)
     direction = ", smaller is better" if lower_is_better(metric) else ""
