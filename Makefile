@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.bench_surface
 	$(PY) -m benchmarks.bench_surfels
 	$(PY) -m benchmarks.bench_pool
+	$(PY) -m benchmarks.bench_generate
 	$(PY) -m benchmarks.bench_design
 
 # summary.md and report.html with hostile names, opened in headless Chromium (npm's puppeteer-core and

@@ -77,19 +77,23 @@ def twin_upsample(coarse, h, w):
     return out
 
 
-def twin_rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
-    """Each rater's mask made whole (max over its fields, plus level and noise, upsampled), then counted."""
+def twin_rater_masks(fields, keep, false_blobs, level, amp, noise, empty, shape):
+    """Each rater's mask made whole: the max over its fields, plus level and noise, upsampled (R, h, w)."""
     (extra_start, n_extra), (rows, noise_of) = false_blobs, noise
     n_b = keep.shape[1]
-    out = []
+    out = np.zeros((keep.shape[0], *shape), bool)
     for r in range(keep.shape[0]):
         chosen = [fields[b] for b in range(n_b) if keep[r, b]]
         chosen += [fields[n_b + extra_start[r] + j] for j in range(n_extra[r])]
-        if empty[r] or not chosen:
-            mask = np.zeros(truth.shape, bool)
-        else:
-            mask = twin_upsample((np.max(chosen, axis=0) + level[r]) + amp[r] * rows[noise_of[r]], *truth.shape)
-        out.append([np.sum(mask & truth), np.sum(mask & ~truth), np.sum(~mask & truth)])
+        if not empty[r] and chosen:
+            out[r] = twin_upsample((np.max(chosen, axis=0) + level[r]) + amp[r] * rows[noise_of[r]], *shape)
+    return out
+
+
+def twin_rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
+    """Each rater's mask made whole (:func:`twin_rater_masks`), then counted against ``truth``."""
+    masks = twin_rater_masks(fields, keep, false_blobs, level, amp, noise, empty, truth.shape)
+    out = [[np.sum(mask & truth), np.sum(mask & ~truth), np.sum(~mask & truth)] for mask in masks]
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 

@@ -16,6 +16,7 @@ from .pixels import golds_from_words as golds_from_words
 from .pixels import pack_rows as pack_rows
 from .pixels import pattern_hist as pattern_hist
 from .pixels import rater_counts as rater_counts
+from .pixels import rater_masks as rater_masks
 from .pixels import upsample_positive as upsample_positive
 from .population import margin_l1 as margin_l1
 from .population import margin_l1_sizes as margin_l1_sizes
@@ -59,6 +60,7 @@ __all__ = [
     "population",
     "rank_rows",
     "rater_counts",
+    "rater_masks",
     "resample_sums",
     "resampling",
     "runs_beaten",

@@ -23,6 +23,8 @@ __all__ = [
     "count_run",
     "count_run_words",
     "upsample_positive",
+    "rater_counts",
+    "rater_masks",
     "blob_fields",
 ]
 
@@ -324,6 +326,36 @@ def _count_positive(f, truth, rows, cols, sy, sx):
 
 
 @njit(cache=True, nogil=True)
+def _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
+    """Fill ``f`` (ch, cw) with rater ``r``'s coarse field ``(max(kept fields) + level) + amp * noise``.
+
+    The arguments are :func:`rater_counts`'s; False where the rater keeps no field (nothing drawn, ``f`` unset).
+    """
+    extra_start, n_extra = false_blobs
+    rows_of_noise, noise_of = noise
+    n_b = keep.shape[1]
+    ch, cw = f.shape
+    used = 0
+    f[:, :] = -np.inf
+    for b in range(n_b + n_extra[r]):
+        k = b if b < n_b else n_b + extra_start[r] + b - n_b
+        if b < n_b and not keep[r, b]:
+            continue
+        used += 1
+        for y in range(ch):
+            for x in range(cw):
+                if fields[k, y, x] > f[y, x]:
+                    f[y, x] = fields[k, y, x]
+    if used == 0:
+        return False
+    z = rows_of_noise[noise_of[r]]
+    for y in range(ch):
+        for x in range(cw):
+            f[y, x] = (f[y, x] + level[r]) + amp[r] * z[y, x]
+    return True
+
+
+@njit(cache=True, nogil=True)
 def rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
     """TP, FP, FN against ``truth`` of raters drawn as ``max(kept fields) + level + amp * noise > 0``, upsampled.
 
@@ -334,9 +366,7 @@ def rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
     :func:`upsample_positive` of the coarse field, as the generator draws it, and is never made: returns int64
     (R, 3).
     """
-    extra_start, n_extra = false_blobs
-    rows_of_noise, noise_of = noise
-    n_r, n_b = keep.shape
+    n_r = keep.shape[0]
     ch, cw = fields.shape[1], fields.shape[2]
     h, w = truth.shape
     n_t = 0
@@ -349,28 +379,39 @@ def rater_counts(fields, keep, false_blobs, level, amp, noise, empty, truth):
     sx = (cw - 1) / max(w - 1, 1)
     rows, cols = _axis_cells(h, ch), _axis_cells(w, cw)
     for r in range(n_r):
-        used = 0
-        f[:, :] = -np.inf
-        for b in range(n_b + n_extra[r]):
-            k = b if b < n_b else n_b + extra_start[r] + b - n_b
-            if b < n_b and not keep[r, b]:
-                continue
-            used += 1
-            for y in range(ch):
-                for x in range(cw):
-                    if fields[k, y, x] > f[y, x]:
-                        f[y, x] = fields[k, y, x]
-        if empty[r] or used == 0:
+        if empty[r] or not _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
             out[r, 2] = n_t
             continue
-        z = rows_of_noise[noise_of[r]]
-        for y in range(ch):
-            for x in range(cw):
-                f[y, x] = (f[y, x] + level[r]) + amp[r] * z[y, x]
         size, tp = _count_positive(f, truth, rows, cols, sy, sx)
         out[r, 0] = tp
         out[r, 1] = size - tp
         out[r, 2] = n_t - tp
+    return out
+
+
+@njit(cache=True, nogil=True)
+def rater_masks(fields, keep, false_blobs, level, amp, noise, empty, shape):
+    """The masks of :func:`rater_counts`'s raters at ``shape`` (h, w): bool (R, h, w), all False where none drawn.
+
+    Each mask is :func:`upsample_positive` of the rater's coarse field, as the generator draws it one by one.
+    """
+    n_r = keep.shape[0]
+    ch, cw = fields.shape[1], fields.shape[2]
+    h, w = shape
+    out = np.zeros((n_r, h, w), dtype=np.bool_)
+    f = np.empty((ch, cw))
+    sy = (ch - 1) / max(h - 1, 1)
+    sx = (cw - 1) / max(w - 1, 1)
+    rows, cols = _axis_cells(h, ch), _axis_cells(w, cw)
+    for r in range(n_r):
+        if empty[r] or not _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
+            continue
+        signs = _cell_signs(f)
+        mask = out[r]
+        for y in range(h):
+            for x in range(w):
+                s = _sign_at(signs, rows, cols, y, x)
+                mask[y, x] = s > 0 if s != 0 else _positive_at(f, y, x, sy, sx)
     return out
 
 

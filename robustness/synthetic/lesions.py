@@ -17,7 +17,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 from scipy.special import ndtr, ndtri
 
-from robustness._kernels import blob_fields, rater_counts, upsample_positive
+from robustness._kernels import blob_fields, rater_counts, rater_masks, upsample_positive
 
 __all__ = ["generate_image", "ImageModel"]
 
@@ -290,7 +290,8 @@ class _RaterModel:
 def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndarray | None = None):
     """The masks of raters ``which`` (rows of the draws); false blobs computed in one call.
 
-    With ``truth`` (2D) their counts against it instead (:func:`robustness._kernels.rater_counts`).
+    A 2D image's raters are drawn by one kernel call (:func:`robustness._kernels.rater_masks`), or with ``truth``
+    counted against it instead (:func:`robustness._kernels.rater_counts`); a volume's one by one.
     """
     level, amp, p_miss, extra_rate, p_empty = model.level, model.amp, model.p_miss, model.extra_rate, model.p_empty
     blobs, n_blobs, shape = scene.blobs, scene.n_blobs, scene.shape
@@ -304,17 +305,19 @@ def _draw(scene: _Scene, draws: tuple, which, model: _RaterModel, truth: np.ndar
     x = np.concatenate([extra[k, :m] for k, m in most.items()]) if sum(n_extra) else None
     if x is not None:
         false_blobs = _false_blobs(scene, x)
-    if truth is not None and scene.zs is None:
+    if scene.zs is None:  # 2D: every rater in one kernel call, the masks or their counts against ``truth``
         fields = blobs if x is None else np.concatenate([blobs, false_blobs])
         which = np.asarray(which)
-        return rater_counts(np.ascontiguousarray(fields, dtype=np.float64),
-                            u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
-                            (np.array([offset.get(k, 0) for k in which], dtype=np.int64),
-                             np.array(n_extra, dtype=np.int64)),
-                            np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
-                            np.asarray(amp, dtype=np.float64),
-                            (np.ascontiguousarray(noise, dtype=np.float64), which.astype(np.int64)),
-                            u_empty[which] < np.asarray(p_empty, dtype=np.float64), truth)
+        args = (np.ascontiguousarray(fields, dtype=np.float64),
+                u_miss[which, :n_blobs] >= np.asarray(p_miss, dtype=np.float64)[:, None],
+                (np.array([offset.get(k, 0) for k in which], dtype=np.int64), np.array(n_extra, dtype=np.int64)),
+                np.array([level[n](jitter[k]) for n, k in enumerate(which)], dtype=np.float64),
+                np.asarray(amp, dtype=np.float64),
+                (np.ascontiguousarray(noise, dtype=np.float64), which.astype(np.int64)),
+                u_empty[which] < np.asarray(p_empty, dtype=np.float64))
+        if truth is not None:
+            return rater_counts(*args, truth)
+        return list(rater_masks(*args, shape))
     masks = []
     for n, k in enumerate(which):
         keep = blobs[u_miss[k, :n_blobs] >= p_miss[n]]

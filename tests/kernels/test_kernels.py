@@ -31,6 +31,7 @@ from tests.naive import (
     twin_pattern_hist,
     twin_rank_rows,
     twin_rater_counts,
+    twin_rater_masks,
     twin_resample_sums,
     twin_runs_beaten,
     twin_scores_from_sums,
@@ -165,6 +166,13 @@ def test_rater_counts_matches_twin(case):
     np.testing.assert_array_equal(_kernels.rater_counts(*case), twin_rater_counts(*case))
 
 
+@settings(max_examples=80, deadline=None)
+@given(_raters_case())
+def test_rater_masks_matches_twin(case):
+    *args, truth = case
+    np.testing.assert_array_equal(_kernels.rater_masks(*args, truth.shape), twin_rater_masks(*args, truth.shape))
+
+
 def test_rater_counts_hand_made():
     """One lesion blob (left half positive), one false blob (right column); rater 0 keeps the lesion, rater 1 adds
     the false blob, rater 2 draws nothing, rater 3 misses the lesion and adds nothing (an empty mask)."""
@@ -176,6 +184,21 @@ def test_rater_counts_hand_made():
                                 (np.zeros((1, 2, 2)), np.zeros(4, np.int64)), np.array([False, False, True, False]),
                                 truth)
     assert out.tolist() == [[2, 0, 0], [2, 2, 0], [0, 0, 2], [0, 0, 2]]
+
+
+def test_rater_masks_hand_made():
+    """The same four raters' masks: the lesion's left column, then both columns, then two empty masks; one rater
+    keeps a field lying wholly below zero (nothing drawn) and one is raised above it by its level."""
+    lesion = np.array([[1.0, -1.0], [1.0, -1.0]])
+    false = np.array([[-1.0, 1.0], [-1.0, 1.0]])
+    args = (np.stack([lesion, false]), np.array([[True], [True], [True], [False]]),
+            (np.zeros(4, np.int64), np.array([0, 1, 0, 0])), np.zeros(4), np.zeros(4),
+            (np.zeros((1, 2, 2)), np.zeros(4, np.int64)), np.array([False, False, True, False]))
+    left, both, none = [[True, False]] * 2, [[True, True]] * 2, [[False, False]] * 2
+    assert _kernels.rater_masks(*args, (2, 2)).tolist() == [left, both, none, none]
+    below = (np.full((1, 2, 2), -0.5), np.array([[True], [True]]), (np.zeros(2, np.int64), np.zeros(2, np.int64)),
+             np.array([0.0, 1.0]), np.zeros(2), (np.zeros((1, 2, 2)), np.zeros(2, np.int64)), np.zeros(2, bool))
+    assert _kernels.rater_masks(*below, (3, 3)).tolist() == [[[False] * 3] * 3, [[True] * 3] * 3]
 
 
 # -- ranking kernels --------------------------------------------------------------------------------
