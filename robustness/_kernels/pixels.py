@@ -299,14 +299,23 @@ def upsample_positive(coarse, h, w):
     """
     ch, cw = coarse.shape
     out = np.empty((h, w), dtype=np.bool_)
+    _upsample_into(coarse, out, (_axis_cells(h, ch), _axis_cells(w, cw)))
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _upsample_into(coarse, out, cells):
+    """:func:`upsample_positive` of ``coarse`` written into ``out`` (h, w); ``cells``: its axes' :func:`_axis_cells`."""
+    ch, cw = coarse.shape
+    h, w = out.shape
     sy = (ch - 1) / max(h - 1, 1)
     sx = (cw - 1) / max(w - 1, 1)
-    signs, rows, cols = _cell_signs(coarse), _axis_cells(h, ch), _axis_cells(w, cw)
+    rows, cols = cells
+    signs = _cell_signs(coarse)
     for y in range(h):
         for x in range(w):
             s = _sign_at(signs, rows, cols, y, x)
             out[y, x] = s > 0 if s != 0 else _positive_at(coarse, y, x, sy, sx)
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -400,18 +409,10 @@ def rater_masks(fields, keep, false_blobs, level, amp, noise, empty, shape):
     h, w = shape
     out = np.zeros((n_r, h, w), dtype=np.bool_)
     f = np.empty((ch, cw))
-    sy = (ch - 1) / max(h - 1, 1)
-    sx = (cw - 1) / max(w - 1, 1)
-    rows, cols = _axis_cells(h, ch), _axis_cells(w, cw)
+    cells = (_axis_cells(h, ch), _axis_cells(w, cw))
     for r in range(n_r):
-        if empty[r] or not _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
-            continue
-        signs = _cell_signs(f)
-        mask = out[r]
-        for y in range(h):
-            for x in range(w):
-                s = _sign_at(signs, rows, cols, y, x)
-                mask[y, x] = s > 0 if s != 0 else _positive_at(f, y, x, sy, sx)
+        if not empty[r] and _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
+            _upsample_into(f, out[r], cells)
     return out
 
 
