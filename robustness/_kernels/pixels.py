@@ -338,7 +338,8 @@ def _count_positive(f, truth, rows, cols, sy, sx):
 def _rater_field(fields, keep, false_blobs, level, amp, noise, r, f):
     """Fill ``f`` (ch, cw) with rater ``r``'s coarse field ``(max(kept fields) + level) + amp * noise``.
 
-    The arguments are :func:`rater_counts`'s; False where the rater keeps no field (nothing drawn, ``f`` unset).
+    The arguments are :func:`rater_counts`'s; False where the rater keeps no field (nothing drawn; ``f`` left at
+    -inf).
     """
     extra_start, n_extra = false_blobs
     rows_of_noise, noise_of = noise

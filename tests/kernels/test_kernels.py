@@ -187,8 +187,9 @@ def test_rater_counts_hand_made():
 
 
 def test_rater_masks_hand_made():
-    """The same four raters' masks: the lesion's left column, then both columns, then two empty masks; one rater
-    keeps a field lying wholly below zero (nothing drawn) and one is raised above it by its level."""
+    """The four raters of the counts' hand-made test: the lesion's left column, then both columns, then two empty
+    masks. Then two raters keeping one field lying wholly below zero: at level 0 an all-False mask, raised above
+    zero by a level of 1 an all-True one."""
     lesion = np.array([[1.0, -1.0], [1.0, -1.0]])
     false = np.array([[-1.0, 1.0], [-1.0, 1.0]])
     args = (np.stack([lesion, false]), np.array([[True], [True], [True], [False]]),
